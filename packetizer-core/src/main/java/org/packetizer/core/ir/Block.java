@@ -1,0 +1,84 @@
+package org.packetizer.core.ir;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
+import org.bytedeco.llvm.LLVM.LLVMValueRef;
+
+/** A basic block. Equality is identity of the native block. */
+public final class Block {
+  private final LLVMBasicBlockRef ref;
+
+  Block(LLVMBasicBlockRef ref) {
+    if (ref == null || ref.isNull()) throw new IllegalArgumentException("null block");
+    this.ref = ref;
+  }
+
+  public static Block of(LLVMBasicBlockRef ref) { return new Block(ref); }
+
+  public LLVMBasicBlockRef ref() { return ref; }
+
+  public String name() {
+    var p = LLVMGetBasicBlockName(ref);
+    return p == null || p.isNull() ? "" : p.getString();
+  }
+
+  /** The block's name, or its position in the function for unnamed ones ("%3"-like). */
+  public String describe() {
+    String n = name();
+    if (!n.isEmpty()) return n;
+    int i = 0;
+    for (Block b : parent().blocks()) {
+      if (b.equals(this)) return "<block #" + i + ">";
+      i++;
+    }
+    return "<block>";
+  }
+
+  public Function parent() { return new Function(LLVMGetBasicBlockParent(ref)); }
+
+  public List<Value> instructions() {
+    List<Value> out = new ArrayList<>();
+    for (LLVMValueRef i = LLVMGetFirstInstruction(ref); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) {
+      out.add(new Value(i));
+    }
+    return out;
+  }
+
+  public Value firstInstruction() { return Value.ofNullable(LLVMGetFirstInstruction(ref)); }
+
+  /** The terminator, or null for a block under construction. */
+  public Value terminator() { return Value.ofNullable(LLVMGetBasicBlockTerminator(ref)); }
+
+  /** Successors in terminator order (duplicates kept). */
+  public List<Block> successors() {
+    Value t = terminator();
+    if (t == null) return List.of();
+    int n = t.numSuccessors();
+    List<Block> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) out.add(t.successor(i));
+    return out;
+  }
+
+  /** The phi instructions at the top of the block. */
+  public List<Value> phis() {
+    List<Value> out = new ArrayList<>();
+    for (Value v : instructions()) {
+      if (v.opcode() != Opcode.PHI) break;
+      out.add(v);
+    }
+    return out;
+  }
+
+  public Value asValue() { return new Value(LLVMBasicBlockAsValue(ref)); }
+
+  public void delete() { LLVMDeleteBasicBlock(ref); }
+
+  public void moveAfter(Block other) { LLVMMoveBasicBlockAfter(ref, other.ref); }
+
+  @Override public boolean equals(Object o) { return o instanceof Block b && b.ref.address() == ref.address(); }
+  @Override public int hashCode() { return Long.hashCode(ref.address()); }
+  @Override public String toString() { return describe(); }
+}

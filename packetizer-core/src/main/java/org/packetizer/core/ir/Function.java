@@ -1,0 +1,139 @@
+package org.packetizer.core.ir;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.bytedeco.javacpp.PointerPointer;
+import org.bytedeco.llvm.LLVM.LLVMAttributeRef;
+import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
+
+/** A function (definition or declaration). */
+public final class Function extends Value {
+  Function(org.bytedeco.llvm.LLVM.LLVMValueRef ref) { super(ref); }
+
+  public static Function of(org.bytedeco.llvm.LLVM.LLVMValueRef ref) { return new Function(ref); }
+
+  /** The function's type (not the pointer type of the global). */
+  public Type functionType() { return new Type(LLVMGlobalGetValueType(ref)); }
+
+  public Type returnType() { return functionType().returnType(); }
+
+  public boolean isDeclaration() { return LLVMIsDeclaration(ref) != 0; }
+
+  public boolean isVarArg() { return functionType().isVarArg(); }
+
+  public int paramCount() { return LLVMCountParams(ref); }
+
+  public Value param(int i) { return new Value(LLVMGetParam(ref, i)); }
+
+  public List<Value> params() {
+    int n = paramCount();
+    List<Value> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) out.add(param(i));
+    return out;
+  }
+
+  public List<Block> blocks() {
+    List<Block> out = new ArrayList<>();
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(ref); b != null && !b.isNull(); b = LLVMGetNextBasicBlock(b)) {
+      out.add(new Block(b));
+    }
+    return out;
+  }
+
+  public Block entry() { return new Block(LLVMGetEntryBasicBlock(ref)); }
+
+  public Block appendBlock(String name) {
+    return new Block(LLVMAppendBasicBlockInContext(LLVMGetTypeContext(LLVMTypeOf(ref)), ref, name));
+  }
+
+  public int instructionCount() {
+    int n = 0;
+    for (Block b : blocks()) n += b.instructions().size();
+    return n;
+  }
+
+  public void delete() { LLVMDeleteFunction(ref); }
+
+  public int linkage() { return LLVMGetLinkage(ref); }
+
+  public void setLinkage(int linkage) { LLVMSetLinkage(ref, linkage); }
+
+  public int callingConvention() { return LLVMGetFunctionCallConv(ref); }
+
+  public void setCallingConvention(int cc) { LLVMSetFunctionCallConv(ref, cc); }
+
+  // ---- attributes (function index) ----
+
+  /** A string attribute of the function ("target-cpu", "target-features", ...), if present. */
+  public Optional<String> stringAttribute(String key) {
+    LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(ref, LLVMAttributeFunctionIndex, key, key.length());
+    if (a == null || a.isNull()) return Optional.empty();
+    try (var len = new org.bytedeco.javacpp.IntPointer(1)) {
+      var p = LLVMGetStringAttributeValue(a, len);
+      return Optional.of(p == null || p.isNull() ? "" : p.getString());
+    }
+  }
+
+  public void setStringAttribute(String key, String value) {
+    LLVMAttributeRef a = LLVMCreateStringAttribute(LLVMGetTypeContext(LLVMTypeOf(ref)), key, key.length(), value, value.length());
+    LLVMAddAttributeAtIndex(ref, LLVMAttributeFunctionIndex, a);
+  }
+
+  public void removeStringAttribute(String key) {
+    LLVMRemoveStringAttributeAtIndex(ref, LLVMAttributeFunctionIndex, key, key.length());
+  }
+
+  /** All string attributes of the function index (key -> value). */
+  public Map<String, String> stringAttributes() {
+    Map<String, String> out = new LinkedHashMap<>();
+    int n = LLVMGetAttributeCountAtIndex(ref, LLVMAttributeFunctionIndex);
+    if (n == 0) return out;
+    try (PointerPointer<LLVMAttributeRef> pp = new PointerPointer<>(n)) {
+      LLVMGetAttributesAtIndex(ref, LLVMAttributeFunctionIndex, pp);
+      for (int i = 0; i < n; i++) {
+        LLVMAttributeRef a = pp.get(LLVMAttributeRef.class, i);
+        if (LLVMIsStringAttribute(a) == 0) continue;
+        try (var len = new org.bytedeco.javacpp.IntPointer(1)) {
+          String k = LLVMGetStringAttributeKind(a, len).getString();
+          var vp = LLVMGetStringAttributeValue(a, len);
+          out.put(k, vp == null || vp.isNull() ? "" : vp.getString());
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Whether an enum attribute (by name, e.g. "nounwind", "readnone") is on the function. */
+  public boolean hasEnumAttribute(String name) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind == 0) return false;
+    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(ref, LLVMAttributeFunctionIndex, kind);
+    return a != null && !a.isNull();
+  }
+
+  public void addEnumAttribute(String name) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind == 0) throw new IllegalArgumentException("unknown attribute " + name);
+    LLVMAttributeRef a = LLVMCreateEnumAttribute(LLVMGetTypeContext(LLVMTypeOf(ref)), kind, 0);
+    LLVMAddAttributeAtIndex(ref, LLVMAttributeFunctionIndex, a);
+  }
+
+  /** The memory effects attribute value (LLVM's "memory" attribute int), or -1 when absent. */
+  public long memoryEffects() {
+    int kind = LLVMGetEnumAttributeKindForName("memory", 6);
+    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(ref, LLVMAttributeFunctionIndex, kind);
+    return a == null || a.isNull() ? -1 : LLVMGetEnumAttributeValue(a);
+  }
+
+  /** Verifies this function alone; the verifier's message when broken. */
+  public Optional<String> verify() {
+    if (LLVMVerifyFunction(ref, LLVMReturnStatusAction) == 0) return Optional.empty();
+    // LLVMVerifyFunction gives no message; verify the module to get one, filtered by nothing.
+    return Optional.of("function @" + name() + " is broken");
+  }
+}

@@ -1,0 +1,177 @@
+package org.packetizer.core.ir;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+import java.util.List;
+import org.bytedeco.javacpp.PointerPointer;
+import org.bytedeco.llvm.LLVM.LLVMBuilderRef;
+import org.bytedeco.llvm.LLVM.LLVMValueRef;
+
+/**
+ * Builds instructions at an insertion point, plus constants. Owns its native builder: close it.
+ * Every method that creates an instruction takes an optional name ("" for none).
+ */
+public final class IrBuilder implements AutoCloseable {
+  private LLVMBuilderRef ref;
+  private final LlvmContext ctx;
+
+  public IrBuilder(LlvmContext ctx) {
+    this.ctx = ctx;
+    this.ref = LLVMCreateBuilderInContext(ctx.ref());
+  }
+
+  public LlvmContext context() { return ctx; }
+
+  private LLVMBuilderRef b() {
+    if (ref == null) throw new IllegalStateException("builder is closed");
+    return ref;
+  }
+
+  // ---- positioning ----
+
+  public IrBuilder atEnd(Block block) { LLVMPositionBuilderAtEnd(b(), block.ref()); return this; }
+
+  public IrBuilder before(Value inst) { LLVMPositionBuilderBefore(b(), inst.ref()); return this; }
+
+  public Block currentBlock() { return Block.of(LLVMGetInsertBlock(b())); }
+
+  // ---- constants ----
+
+  public Value constInt(Type t, long v) { return Value.of(LLVMConstInt(t.ref(), v, 1)); }
+  public Value i1(boolean v) { return constInt(ctx.i1(), v ? 1 : 0); }
+  public Value i32(long v) { return constInt(ctx.i32(), v); }
+  public Value i64(long v) { return constInt(ctx.i64(), v); }
+  public Value constReal(Type t, double v) { return Value.of(LLVMConstReal(t.ref(), v)); }
+  public Value constNull(Type t) { return Value.of(LLVMConstNull(t.ref())); }
+  public Value allOnes(Type t) { return Value.of(LLVMConstAllOnes(t.ref())); }
+  public Value undef(Type t) { return Value.of(LLVMGetUndef(t.ref())); }
+  public Value poison(Type t) { return Value.of(LLVMGetPoison(t.ref())); }
+
+  public Value constVector(List<Value> elems) {
+    try (PointerPointer<LLVMValueRef> pp = values(elems)) {
+      return Value.of(LLVMConstVector(pp, elems.size()));
+    }
+  }
+
+  /** A constant vector {@code <0, 1, ..., n-1>} of the given integer type. */
+  public Value laneIndices(Type intType, int n) {
+    Value[] es = new Value[n];
+    for (int i = 0; i < n; i++) es[i] = constInt(intType, i);
+    return constVector(List.of(es));
+  }
+
+  // ---- arithmetic ----
+
+  public Value binop(Opcode op, Value a, Value c, String name) {
+    return Value.of(LLVMBuildBinOp(b(), op.code(), a.ref(), c.ref(), name));
+  }
+  public Value add(Value a, Value c, String n) { return binop(Opcode.ADD, a, c, n); }
+  public Value sub(Value a, Value c, String n) { return binop(Opcode.SUB, a, c, n); }
+  public Value mul(Value a, Value c, String n) { return binop(Opcode.MUL, a, c, n); }
+  public Value and(Value a, Value c, String n) { return binop(Opcode.AND, a, c, n); }
+  public Value or(Value a, Value c, String n) { return binop(Opcode.OR, a, c, n); }
+  public Value xor(Value a, Value c, String n) { return binop(Opcode.XOR, a, c, n); }
+  public Value fadd(Value a, Value c, String n) { return binop(Opcode.FADD, a, c, n); }
+  public Value fsub(Value a, Value c, String n) { return binop(Opcode.FSUB, a, c, n); }
+  public Value fmul(Value a, Value c, String n) { return binop(Opcode.FMUL, a, c, n); }
+  public Value not(Value a, String n) { return Value.of(LLVMBuildNot(b(), a.ref(), n)); }
+  public Value fneg(Value a, String n) { return Value.of(LLVMBuildFNeg(b(), a.ref(), n)); }
+
+  public Value icmp(int predicate, Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), predicate, a.ref(), c.ref(), n)); }
+  public Value fcmp(int predicate, Value a, Value c, String n) { return Value.of(LLVMBuildFCmp(b(), predicate, a.ref(), c.ref(), n)); }
+
+  public Value select(Value cond, Value t, Value f, String n) { return Value.of(LLVMBuildSelect(b(), cond.ref(), t.ref(), f.ref(), n)); }
+
+  public Value cast(Opcode op, Value v, Type to, String n) { return Value.of(LLVMBuildCast(b(), op.code(), v.ref(), to.ref(), n)); }
+
+  public Value freeze(Value v, String n) { return Value.of(LLVMBuildFreeze(b(), v.ref(), n)); }
+
+  // ---- vectors ----
+
+  public Value extractElement(Value vec, Value idx, String n) { return Value.of(LLVMBuildExtractElement(b(), vec.ref(), idx.ref(), n)); }
+  public Value extractElement(Value vec, int idx, String n) { return extractElement(vec, i32(idx), n); }
+  public Value insertElement(Value vec, Value elem, Value idx, String n) { return Value.of(LLVMBuildInsertElement(b(), vec.ref(), elem.ref(), idx.ref(), n)); }
+  public Value insertElement(Value vec, Value elem, int idx, String n) { return insertElement(vec, elem, i32(idx), n); }
+  public Value shuffle(Value v1, Value v2, Value mask, String n) { return Value.of(LLVMBuildShuffleVector(b(), v1.ref(), v2.ref(), mask.ref(), n)); }
+
+  /** Broadcasts a scalar to a {@code width}-lane vector (insertelement + zero shuffle; constants fold). */
+  public Value splat(Value scalar, int width, String n) {
+    if (scalar.isConstant() && !scalar.isConstantExpr()) {
+      Value[] es = new Value[width];
+      java.util.Arrays.fill(es, scalar);
+      return constVector(List.of(es));
+    }
+    Type vt = scalar.type().vectorOf(width);
+    Value ins = insertElement(poison(vt), scalar, 0, n.isEmpty() ? "" : n + ".ins");
+    Value zeros = constNull(ctx.i32().vectorOf(width));
+    return shuffle(ins, poison(vt), zeros, n);
+  }
+
+  public Value extractValue(Value agg, int idx, String n) { return Value.of(LLVMBuildExtractValue(b(), agg.ref(), idx, n)); }
+  public Value insertValue(Value agg, Value v, int idx, String n) { return Value.of(LLVMBuildInsertValue(b(), agg.ref(), v.ref(), idx, n)); }
+
+  // ---- memory ----
+
+  public Value alloca(Type t, String n) { return Value.of(LLVMBuildAlloca(b(), t.ref(), n)); }
+
+  public Value load(Type t, Value ptr, String n) { return Value.of(LLVMBuildLoad2(b(), t.ref(), ptr.ref(), n)); }
+
+  public Value load(Type t, Value ptr, int align, String n) {
+    Value l = load(t, ptr, n);
+    if (align > 0) LLVMSetAlignment(l.ref(), align);
+    return l;
+  }
+
+  public Value store(Value v, Value ptr) { return Value.of(LLVMBuildStore(b(), v.ref(), ptr.ref())); }
+
+  public Value store(Value v, Value ptr, int align) {
+    Value s = store(v, ptr);
+    if (align > 0) LLVMSetAlignment(s.ref(), align);
+    return s;
+  }
+
+  public Value gep(Type sourceElementType, Value ptr, List<Value> indices, boolean inBounds, String n) {
+    try (PointerPointer<LLVMValueRef> pp = values(indices)) {
+      return Value.of(inBounds
+          ? LLVMBuildInBoundsGEP2(b(), sourceElementType.ref(), ptr.ref(), pp, indices.size(), n)
+          : LLVMBuildGEP2(b(), sourceElementType.ref(), ptr.ref(), pp, indices.size(), n));
+    }
+  }
+
+  // ---- control flow ----
+
+  public Value phi(Type t, String n) { return Value.of(LLVMBuildPhi(b(), t.ref(), n)); }
+
+  public Value br(Block target) { return Value.of(LLVMBuildBr(b(), target.ref())); }
+
+  public Value condBr(Value cond, Block ifTrue, Block ifFalse) { return Value.of(LLVMBuildCondBr(b(), cond.ref(), ifTrue.ref(), ifFalse.ref())); }
+
+  public Value ret(Value v) { return Value.of(LLVMBuildRet(b(), v.ref())); }
+
+  public Value retVoid() { return Value.of(LLVMBuildRetVoid(b())); }
+
+  public Value unreachable() { return Value.of(LLVMBuildUnreachable(b())); }
+
+  // ---- calls ----
+
+  public Value call(Function f, List<Value> args, String n) { return call(f.functionType(), f, args, n); }
+
+  public Value call(Type fnType, Value callee, List<Value> args, String n) {
+    try (PointerPointer<LLVMValueRef> pp = values(args)) {
+      String name = fnType.returnType().isVoid() ? "" : n;
+      return Value.of(LLVMBuildCall2(b(), fnType.ref(), callee.ref(), pp, args.size(), name));
+    }
+  }
+
+  static PointerPointer<LLVMValueRef> values(List<Value> vs) {
+    PointerPointer<LLVMValueRef> pp = new PointerPointer<>(Math.max(1, vs.size()));
+    for (int i = 0; i < vs.size(); i++) pp.put(i, vs.get(i).ref());
+    return pp;
+  }
+
+  @Override
+  public void close() {
+    if (ref != null) LLVMDisposeBuilder(ref);
+    ref = null;
+  }
+}

@@ -1,0 +1,59 @@
+package org.packetizer.core.ir;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.llvm.LLVM.LLVMErrorRef;
+
+/** Process-wide LLVM initialisation and small helpers for LLVM-owned strings and errors. */
+public final class Llvm {
+  private static volatile boolean initialized;
+
+  private Llvm() {}
+
+  /** Initialises the native (x86) target, asm printer and parser once per process. Thread-safe. */
+  public static void init() {
+    if (initialized) return;
+    synchronized (Llvm.class) {
+      if (initialized) return;
+      LLVMInitializeNativeTarget();
+      LLVMInitializeNativeAsmPrinter();
+      LLVMInitializeNativeAsmParser();
+      initialized = true;
+    }
+  }
+
+  /** Copies an LLVM-allocated message and disposes it; null gives "". */
+  static String takeMessage(BytePointer p) {
+    if (p == null || p.isNull()) return "";
+    try {
+      return p.getString();
+    } finally {
+      LLVMDisposeMessage(p);
+    }
+  }
+
+  /** Throws an {@link LlvmException} with the error's message when {@code err} is set; consumes it. */
+  public static void check(LLVMErrorRef err, String what) {
+    if (err == null || err.isNull()) return;
+    BytePointer msg = LLVMGetErrorMessage(err);
+    String text = msg.getString();
+    LLVMDisposeErrorMessage(msg);
+    throw new LlvmException(what + ": " + text);
+  }
+
+  /** The host CPU name, e.g. "znver4". */
+  public static String hostCpuName() {
+    return takeMessage(LLVMGetHostCPUName());
+  }
+
+  /** The host CPU feature string, e.g. "+sse2,+avx,...". */
+  public static String hostCpuFeatures() {
+    return takeMessage(LLVMGetHostCPUFeatures());
+  }
+
+  /** The host's default target triple. */
+  public static String hostTriple() {
+    return takeMessage(LLVMGetDefaultTargetTriple());
+  }
+}

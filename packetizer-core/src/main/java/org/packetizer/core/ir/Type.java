@@ -1,0 +1,129 @@
+package org.packetizer.core.ir;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.bytedeco.javacpp.PointerPointer;
+import org.bytedeco.llvm.LLVM.LLVMTypeRef;
+
+/**
+ * An LLVM type. Types are uniqued per context, so equality is identity of the native type. Owned by
+ * the context; a {@code Type} is valid as long as its context is open.
+ */
+public final class Type {
+  public enum Kind { VOID, HALF, FLOAT, DOUBLE, X86_FP80, FP128, PPC_FP128, LABEL, INTEGER, FUNCTION, STRUCT,
+    ARRAY, POINTER, VECTOR, METADATA, TOKEN, SCALABLE_VECTOR, BFLOAT, X86_AMX, TARGET_EXT, OTHER }
+
+  private final LLVMTypeRef ref;
+
+  Type(LLVMTypeRef ref) {
+    if (ref == null || ref.isNull()) throw new IllegalArgumentException("null type");
+    this.ref = ref;
+  }
+
+  public static Type of(LLVMTypeRef ref) { return new Type(ref); }
+
+  public LLVMTypeRef ref() { return ref; }
+
+  public Kind kind() {
+    int k = LLVMGetTypeKind(ref);
+    if (k == LLVMVoidTypeKind) return Kind.VOID;
+    if (k == LLVMHalfTypeKind) return Kind.HALF;
+    if (k == LLVMFloatTypeKind) return Kind.FLOAT;
+    if (k == LLVMDoubleTypeKind) return Kind.DOUBLE;
+    if (k == LLVMX86_FP80TypeKind) return Kind.X86_FP80;
+    if (k == LLVMFP128TypeKind) return Kind.FP128;
+    if (k == LLVMPPC_FP128TypeKind) return Kind.PPC_FP128;
+    if (k == LLVMLabelTypeKind) return Kind.LABEL;
+    if (k == LLVMIntegerTypeKind) return Kind.INTEGER;
+    if (k == LLVMFunctionTypeKind) return Kind.FUNCTION;
+    if (k == LLVMStructTypeKind) return Kind.STRUCT;
+    if (k == LLVMArrayTypeKind) return Kind.ARRAY;
+    if (k == LLVMPointerTypeKind) return Kind.POINTER;
+    if (k == LLVMVectorTypeKind) return Kind.VECTOR;
+    if (k == LLVMMetadataTypeKind) return Kind.METADATA;
+    if (k == LLVMTokenTypeKind) return Kind.TOKEN;
+    if (k == LLVMScalableVectorTypeKind) return Kind.SCALABLE_VECTOR;
+    if (k == LLVMBFloatTypeKind) return Kind.BFLOAT;
+    if (k == LLVMX86_AMXTypeKind) return Kind.X86_AMX;
+    if (k == LLVMTargetExtTypeKind) return Kind.TARGET_EXT;
+    return Kind.OTHER;
+  }
+
+  public boolean isVoid() { return kind() == Kind.VOID; }
+  public boolean isInteger() { return kind() == Kind.INTEGER; }
+  public boolean isInteger(int bits) { return isInteger() && intWidth() == bits; }
+  public boolean isFloat() { return kind() == Kind.FLOAT; }
+  public boolean isDouble() { return kind() == Kind.DOUBLE; }
+  public boolean isFloatingPoint() { Kind k = kind(); return k == Kind.FLOAT || k == Kind.DOUBLE || k == Kind.HALF || k == Kind.BFLOAT || k == Kind.X86_FP80 || k == Kind.FP128 || k == Kind.PPC_FP128; }
+  public boolean isPointer() { return kind() == Kind.POINTER; }
+  public boolean isVector() { return kind() == Kind.VECTOR; }
+  public boolean isStruct() { return kind() == Kind.STRUCT; }
+  public boolean isArray() { return kind() == Kind.ARRAY; }
+  public boolean isFunction() { return kind() == Kind.FUNCTION; }
+  public boolean isAggregate() { return isStruct() || isArray(); }
+  /** Integer, float, double or pointer: what can be an element of a fixed vector. */
+  public boolean isVectorElement() {
+    Kind k = kind();
+    return k == Kind.INTEGER || k == Kind.FLOAT || k == Kind.DOUBLE || k == Kind.POINTER || k == Kind.HALF || k == Kind.BFLOAT;
+  }
+
+  public int intWidth() { return LLVMGetIntTypeWidth(ref); }
+
+  /** Element type of a vector or array. */
+  public Type elementType() { return new Type(LLVMGetElementType(ref)); }
+
+  public int vectorSize() { return LLVMGetVectorSize(ref); }
+
+  public long arrayLength() { return LLVMGetArrayLength2(ref); }
+
+  /** A fixed vector of {@code n} elements of this type. */
+  public Type vectorOf(int n) { return new Type(LLVMVectorType(ref, n)); }
+
+  /** An array of {@code n} elements of this type. */
+  public Type arrayOf(long n) { return new Type(LLVMArrayType2(ref, n)); }
+
+  /** The scalar element type: for a vector its element, else itself. */
+  public Type scalarType() { return isVector() ? elementType() : this; }
+
+  public List<Type> structElements() {
+    int n = LLVMCountStructElementTypes(ref);
+    List<Type> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) out.add(new Type(LLVMStructGetTypeAtIndex(ref, i)));
+    return out;
+  }
+
+  public boolean isPackedStruct() { return LLVMIsPackedStruct(ref) != 0; }
+
+  public boolean isLiteralStruct() { return LLVMIsLiteralStruct(ref) != 0; }
+
+  public String structName() {
+    var p = LLVMGetStructName(ref);
+    return p == null || p.isNull() ? "" : p.getString();
+  }
+
+  public Type returnType() { return new Type(LLVMGetReturnType(ref)); }
+
+  public boolean isVarArg() { return LLVMIsFunctionVarArg(ref) != 0; }
+
+  public List<Type> paramTypes() {
+    int n = LLVMCountParamTypes(ref);
+    if (n == 0) return List.of();
+    PointerPointer<LLVMTypeRef> pp = new PointerPointer<>(n);
+    try {
+      LLVMGetParamTypes(ref, pp);
+      List<Type> out = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) out.add(new Type(pp.get(LLVMTypeRef.class, i)));
+      return out;
+    } finally {
+      pp.close();
+    }
+  }
+
+  public LlvmContext context() { return LlvmContext.borrowed(LLVMGetTypeContext(ref)); }
+
+  @Override public boolean equals(Object o) { return o instanceof Type t && t.ref.address() == ref.address(); }
+  @Override public int hashCode() { return Long.hashCode(ref.address()); }
+  @Override public String toString() { return Llvm.takeMessage(LLVMPrintTypeToString(ref)); }
+}

@@ -1,0 +1,182 @@
+package org.packetizer.core.ir;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.bytedeco.javacpp.SizeTPointer;
+import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
+import org.bytedeco.llvm.LLVM.LLVMUseRef;
+import org.bytedeco.llvm.LLVM.LLVMValueRef;
+
+/**
+ * An LLVM value: instruction, argument, constant, global or function. Equality is identity of the
+ * native value. Valid while its module is alive.
+ */
+public class Value {
+  protected final LLVMValueRef ref;
+
+  Value(LLVMValueRef ref) {
+    if (ref == null || ref.isNull()) throw new IllegalArgumentException("null value");
+    this.ref = ref;
+  }
+
+  public static Value of(LLVMValueRef ref) { return new Value(ref); }
+
+  public static Value ofNullable(LLVMValueRef ref) { return ref == null || ref.isNull() ? null : new Value(ref); }
+
+  public LLVMValueRef ref() { return ref; }
+
+  public Type type() { return new Type(LLVMTypeOf(ref)); }
+
+  public String name() {
+    try (SizeTPointer len = new SizeTPointer(1)) {
+      var p = LLVMGetValueName2(ref, len);
+      return p == null || p.isNull() ? "" : p.getString();
+    }
+  }
+
+  public void setName(String name) { LLVMSetValueName2(ref, name, name.length()); }
+
+  /** "%name" or the printed value for unnamed ones; for messages. */
+  public String describe() {
+    String n = name();
+    if (!n.isEmpty()) return (isGlobalValue() ? "@" : "%") + n;
+    String s = print().strip();
+    return s.length() > 80 ? s.substring(0, 77) + "..." : s;
+  }
+
+  /** The value printed as LLVM assembly (an instruction prints as its whole line). */
+  public String print() { return Llvm.takeMessage(LLVMPrintValueToString(ref)); }
+
+  // ---- classification ----
+
+  public boolean isInstruction() { return isNonNull(LLVMIsAInstruction(ref)); }
+  public boolean isArgument() { return isNonNull(LLVMIsAArgument(ref)); }
+  public boolean isConstant() { return LLVMIsConstant(ref) != 0; }
+  public boolean isConstantInt() { return isNonNull(LLVMIsAConstantInt(ref)); }
+  public boolean isConstantFP() { return isNonNull(LLVMIsAConstantFP(ref)); }
+  public boolean isUndef() { return LLVMIsUndef(ref) != 0; }
+  public boolean isPoison() { return LLVMIsPoison(ref) != 0; }
+  public boolean isGlobalValue() { return isNonNull(LLVMIsAGlobalValue(ref)); }
+  public boolean isGlobalVariable() { return isNonNull(LLVMIsAGlobalVariable(ref)); }
+  public boolean isFunction() { return isNonNull(LLVMIsAFunction(ref)); }
+  public boolean isConstantExpr() { return isNonNull(LLVMIsAConstantExpr(ref)); }
+  public boolean isInlineAsm() { return isNonNull(LLVMIsAInlineAsm(ref)); }
+  public boolean isMetadataAsValue() { return LLVMGetValueKind(ref) == LLVMMetadataAsValueValueKind; }
+  public boolean isBasicBlockValue() { return LLVMValueIsBasicBlock(ref) != 0; }
+
+  private static boolean isNonNull(LLVMValueRef r) { return r != null && !r.isNull(); }
+
+  public long constIntSExt() { return LLVMConstIntGetSExtValue(ref); }
+  public long constIntZExt() { return LLVMConstIntGetZExtValue(ref); }
+  public double constReal() {
+    try (var lossy = new org.bytedeco.javacpp.IntPointer(1)) {
+      return LLVMConstRealGetDouble(ref, lossy);
+    }
+  }
+
+  // ---- instructions ----
+
+  public Opcode opcode() {
+    if (isInstruction()) return Opcode.of(LLVMGetInstructionOpcode(ref));
+    if (isConstantExpr()) return Opcode.of(LLVMGetConstOpcode(ref));
+    return Opcode.UNKNOWN;
+  }
+
+  public int numOperands() { return LLVMGetNumOperands(ref); }
+
+  public Value operand(int i) { return Value.ofNullable(LLVMGetOperand(ref, i)); }
+
+  public List<Value> operands() {
+    int n = numOperands();
+    List<Value> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) out.add(operand(i));
+    return out;
+  }
+
+  public void setOperand(int i, Value v) { LLVMSetOperand(ref, i, v.ref); }
+
+  /** The instruction's block, if it is an instruction in a block. */
+  public Optional<Block> block() {
+    if (!isInstruction()) return Optional.empty();
+    LLVMBasicBlockRef b = LLVMGetInstructionParent(ref);
+    return b == null || b.isNull() ? Optional.empty() : Optional.of(new Block(b));
+  }
+
+  /** Users of this value (each user once per use, in use-list order). */
+  public List<Value> users() {
+    List<Value> out = new ArrayList<>();
+    for (LLVMUseRef u = LLVMGetFirstUse(ref); u != null && !u.isNull(); u = LLVMGetNextUse(u)) {
+      out.add(new Value(LLVMGetUser(u)));
+    }
+    return out;
+  }
+
+  public boolean hasUses() {
+    LLVMUseRef u = LLVMGetFirstUse(ref);
+    return u != null && !u.isNull();
+  }
+
+  public void replaceAllUsesWith(Value v) { LLVMReplaceAllUsesWith(ref, v.ref); }
+
+  public void eraseFromParent() { LLVMInstructionEraseFromParent(ref); }
+
+  public Value nextInstruction() { return Value.ofNullable(LLVMGetNextInstruction(ref)); }
+
+  // phi
+  public int incomingCount() { return LLVMCountIncoming(ref); }
+  public Value incomingValue(int i) { return new Value(LLVMGetIncomingValue(ref, i)); }
+  public Block incomingBlock(int i) { return new Block(LLVMGetIncomingBlock(ref, i)); }
+  public void addIncoming(Value v, Block b) {
+    try (var vs = new org.bytedeco.javacpp.PointerPointer<LLVMValueRef>(1);
+         var bs = new org.bytedeco.javacpp.PointerPointer<LLVMBasicBlockRef>(1)) {
+      vs.put(0, v.ref);
+      bs.put(0, b.ref());
+      LLVMAddIncoming(ref, vs, bs, 1);
+    }
+  }
+
+  // terminators
+  public boolean isConditional() { return LLVMIsConditional(ref) != 0; }
+  public Value condition() { return new Value(LLVMGetCondition(ref)); }
+  public int numSuccessors() { return LLVMGetNumSuccessors(ref); }
+  public Block successor(int i) { return new Block(LLVMGetSuccessor(ref, i)); }
+  public void setSuccessor(int i, Block b) { LLVMSetSuccessor(ref, i, b.ref()); }
+
+  // compares
+  public int icmpPredicate() { return LLVMGetICmpPredicate(ref); }
+  public int fcmpPredicate() { return LLVMGetFCmpPredicate(ref); }
+
+  // memory
+  public Type allocatedType() { return new Type(LLVMGetAllocatedType(ref)); }
+  public Type gepSourceElementType() { return new Type(LLVMGetGEPSourceElementType(ref)); }
+  public boolean isInBounds() { return LLVMIsInBounds(ref) != 0; }
+  public int alignment() { return LLVMGetAlignment(ref); }
+  public boolean isVolatile() { return LLVMGetVolatile(ref) != 0; }
+  public boolean isAtomic() { return LLVMIsAtomic(ref) != 0; }
+
+  // calls
+  public Type calledFunctionType() { return new Type(LLVMGetCalledFunctionType(ref)); }
+  public Value calledOperand() { return new Value(LLVMGetCalledValue(ref)); }
+  public int numArgOperands() { return LLVMGetNumArgOperands(ref); }
+  /** The called function when the callee is a function (not a pointer or inline asm). */
+  public Optional<Function> calledFunction() {
+    Value c = calledOperand();
+    return c.isFunction() ? Optional.of(new Function(c.ref)) : Optional.empty();
+  }
+
+  // flags
+  public boolean canUseFastMathFlags() { return LLVMCanValueUseFastMathFlags(ref) != 0; }
+  public int fastMathFlags() { return LLVMGetFastMathFlags(ref); }
+  public void setFastMathFlags(int f) { LLVMSetFastMathFlags(ref, f); }
+  public boolean nsw() { return LLVMGetNSW(ref) != 0; }
+  public boolean nuw() { return LLVMGetNUW(ref) != 0; }
+  public boolean isDisjoint() { return LLVMGetIsDisjoint(ref) != 0; }
+  public boolean isExact() { return LLVMGetExact(ref) != 0; }
+
+  @Override public boolean equals(Object o) { return o instanceof Value v && v.ref.address() == ref.address(); }
+  @Override public int hashCode() { return Long.hashCode(ref.address()); }
+  @Override public String toString() { return describe(); }
+}
