@@ -22,6 +22,19 @@ public final class IrBuilder implements AutoCloseable {
 
   public LlvmContext context() { return ctx; }
 
+  /** The native builder, for facade-internal use. */
+  LLVMBuilderRef rawRef() { return b(); }
+
+  /**
+   * Inserts a copy of a scalar instruction (LLVMInstructionClone: same opcode, flags, attributes and
+   * operands) at the insertion point; the caller remaps its operands.
+   */
+  public Value insertClone(Value instruction, String name) {
+    Value copy = Value.of(LLVMInstructionClone(instruction.ref()));
+    LLVMInsertIntoBuilderWithName(b(), copy.ref(), name);
+    return copy;
+  }
+
   private LLVMBuilderRef b() {
     if (ref == null) throw new IllegalStateException("builder is closed");
     return ref;

@@ -57,6 +57,16 @@ public final class TargetMachine implements AutoCloseable {
     }
   }
 
+  /**
+   * Gives up ownership of the native target machine (e.g. to an ORC JITTargetMachineBuilder, which
+   * takes it over); this object becomes unusable and {@link #close()} does nothing.
+   */
+  public LLVMTargetMachineRef release() {
+    LLVMTargetMachineRef r = ref();
+    ref = null;
+    return r;
+  }
+
   @Override
   public void close() {
     if (ref != null) LLVMDisposeTargetMachine(ref);

@@ -1,0 +1,60 @@
+package org.packetizer.core.api;
+
+import java.util.Optional;
+
+/**
+ * Packetization failed: an unsupported construct, an unfit prototype, bad options or an internal
+ * error. Names what went wrong and where (function, block, instruction). When this is thrown the
+ * module is unchanged.
+ */
+public class PacketizationException extends RuntimeException {
+  /** Why packetization failed, for exit codes and filtering. */
+  public enum Kind {
+    /** The input asks for something invalid: missing function, bad width, unfit prototype, bad option. */
+    INVALID_INPUT,
+    /** A construct the packetizer does not handle (and says so). */
+    UNSUPPORTED,
+    /** The packetizer produced invalid IR: a bug. */
+    INTERNAL
+  }
+
+  private final Kind kind;
+  private final String function;
+  private final String block;
+  private final String instruction;
+
+  public PacketizationException(Kind kind, String message, String function, String block, String instruction) {
+    super(format(message, function, block, instruction));
+    this.kind = kind;
+    this.function = function;
+    this.block = block;
+    this.instruction = instruction;
+  }
+
+  public PacketizationException(Kind kind, String message, String function) {
+    this(kind, message, function, null, null);
+  }
+
+  public static PacketizationException invalid(String message, String function) {
+    return new PacketizationException(Kind.INVALID_INPUT, message, function);
+  }
+
+  public static PacketizationException unsupported(String message, String function, String block, String instruction) {
+    return new PacketizationException(Kind.UNSUPPORTED, message, function, block, instruction);
+  }
+
+  private static String format(String message, String function, String block, String instruction) {
+    StringBuilder sb = new StringBuilder();
+    if (function != null) sb.append("in function @").append(function);
+    if (block != null) sb.append(", block %").append(block);
+    if (sb.length() > 0) sb.append(": ");
+    sb.append(message);
+    if (instruction != null) sb.append("\n    at: ").append(instruction.strip());
+    return sb.toString();
+  }
+
+  public Kind kind() { return kind; }
+  public Optional<String> function() { return Optional.ofNullable(function); }
+  public Optional<String> block() { return Optional.ofNullable(block); }
+  public Optional<String> instruction() { return Optional.ofNullable(instruction); }
+}

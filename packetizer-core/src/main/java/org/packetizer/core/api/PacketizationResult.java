@@ -1,0 +1,61 @@
+package org.packetizer.core.api;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one packetization did.
+ *
+ * @param shapes                value name (in the prepared scalar function) -> shape, for named values
+ * @param blocks                scalar blocks emitted
+ * @param linearizedBranches    conditional branches turned into masked fall-through
+ * @param keptBranches          uniform branches kept as real branches
+ * @param selects               blend selects created for varying phis
+ * @param scalarInstructions    instructions of the user's scalar function
+ * @param emittedInstructions   instructions of the packet function before clean-up
+ * @param packetInstructions    instructions of the final packet function
+ * @param nanos                 wall time of the packetization
+ */
+public record PacketizationResult(
+    String scalarFunction,
+    String packetFunction,
+    int width,
+    List<ParamKind> params,
+    Map<String, String> shapes,
+    int uniformValues,
+    int varyingValues,
+    int blocks,
+    int linearizedBranches,
+    int keptBranches,
+    int selects,
+    int vectorLoads,
+    int vectorStores,
+    int gathers,
+    int scatters,
+    int cascades,
+    int vectorCalls,
+    int scalarizedCalls,
+    int scalarInstructions,
+    int emittedInstructions,
+    int packetInstructions,
+    List<Remark> remarks,
+    long nanos) {
+
+  /** The parameter kinds as vector-function-ABI letters, e.g. "vvu". */
+  public String signature() {
+    StringBuilder sb = new StringBuilder();
+    for (ParamKind k : params) sb.append(k.letters());
+    return sb.toString();
+  }
+
+  /** A one-paragraph summary for humans. */
+  public String summary() {
+    return String.format(java.util.Locale.ROOT,
+        "@%s -> @%s (width %d, params %s): %d uniform / %d varying values; %d blocks, %d branches linearized, %d kept; "
+            + "%d selects; memory: %d vector loads, %d vector stores, %d gathers, %d scatters, %d if-cascades; calls: %d vector, "
+            + "%d scalarized; %d -> %d instructions; %.1f ms",
+        scalarFunction, packetFunction, width, signature().isEmpty() ? "-" : signature(), uniformValues, varyingValues, blocks,
+        linearizedBranches, keptBranches, selects, vectorLoads, vectorStores, gathers, scatters, cascades, vectorCalls,
+        scalarizedCalls, scalarInstructions, packetInstructions, nanos / 1e6);
+  }
+}

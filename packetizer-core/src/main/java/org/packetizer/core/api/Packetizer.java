@@ -1,0 +1,371 @@
+package org.packetizer.core.api;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.bytedeco.llvm.LLVM.LLVMModuleRef;
+import org.packetizer.analysis.cfg.CfgAnalyses;
+import org.packetizer.analysis.cfg.IrreducibleCfgException;
+import org.packetizer.analysis.divergence.DivergenceAnalysis;
+import org.packetizer.analysis.divergence.DivergenceInfo;
+import org.packetizer.analysis.divergence.Shape;
+import org.packetizer.core.adapt.LlvmSsaFunction;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.FunctionCloner;
+import org.packetizer.core.ir.LlvmException;
+import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.linearize.Schedule;
+import org.packetizer.core.mapping.UserMappings;
+import org.packetizer.core.pipeline.PacketizationState;
+import org.packetizer.core.pipeline.PureCalls;
+import org.packetizer.core.prepare.Preparer;
+import org.packetizer.core.widen.PacketEmitter;
+import org.packetizer.core.widen.SoaPointers;
+
+/**
+ * Whole-function vectorization: turns a scalar function into a packet function computing W calls of
+ * it at once.
+ *
+ * <pre>{@code
+ * try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(Path.of("kernels.bc"))) {
+ *   PacketizationResult r = Packetizer.packetize(m, "shade", "shade_simd", 8);
+ * }
+ * }</pre>
+ *
+ * The module changes only when packetization succeeds and the result verifies; on any failure a
+ * {@link PacketizationException} is thrown and the module is exactly as it was. Instances are
+ * immutable and may be shared between threads, but one module (and its LLVM context) must only be
+ * used by one thread at a time.
+ */
+public final class Packetizer {
+  /** The largest packet width accepted. */
+  public static final int MAX_WIDTH = 256;
+
+  private final PacketizerOptions options;
+
+  public Packetizer(PacketizerOptions options) {
+    this.options = options;
+  }
+
+  public PacketizerOptions options() { return options; }
+
+  /** Packetizes {@code scalar} into {@code simd} at width {@code width} with default options. */
+  public static PacketizationResult packetize(Module module, String scalar, String simd, int width) {
+    return new Packetizer(PacketizerOptions.builder().width(width).build()).run(module, scalar, simd);
+  }
+
+  /**
+   * The same on a module owned by the caller (another tool on the same bytedeco bindings): the
+   * module is borrowed, never disposed, and unchanged on failure.
+   */
+  public static PacketizationResult packetize(LLVMModuleRef module, String scalar, String simd, int width) {
+    return packetize(Module.borrow(module), scalar, simd, width);
+  }
+
+  public PacketizationResult run(LLVMModuleRef module, String scalar, String simd) {
+    return run(Module.borrow(module), scalar, simd);
+  }
+
+  /** Packetizes {@code scalarName} into a new function {@code simdName} (or fills its declaration). */
+  public PacketizationResult run(Module module, String scalarName, String simdName) {
+    long start = System.nanoTime();
+    int w = options.width();
+    validateWidth(w, scalarName);
+    if (simdName == null || simdName.isBlank()) throw PacketizationException.invalid("the SIMD function needs a name", scalarName);
+    if (simdName.equals(scalarName)) {
+      throw PacketizationException.invalid("the SIMD function must have a different name than the scalar one", scalarName);
+    }
+    Function scalar = module.function(scalarName).orElseThrow(() -> PacketizationException.invalid(
+        "no function @" + scalarName + " in module '" + module.identifier() + "'" + suggest(module, scalarName), null));
+    if (scalar.isDeclaration()) {
+      throw PacketizationException.invalid("@" + scalarName + " is only declared; packetization needs its body", scalarName);
+    }
+    if (scalar.isVarArg()) {
+      throw PacketizationException.unsupported("variadic functions cannot be packetized", scalarName, null, null);
+    }
+    Optional<Function> declared = module.function(simdName);
+    if (declared.isPresent() && !declared.get().isDeclaration()) {
+      throw PacketizationException.invalid("@" + simdName + " is already defined in the module", scalarName);
+    }
+    Preparer.checkSupported(scalar, scalarName);
+    List<ParamKind> kinds = paramKinds(module, scalar, declared, scalarName);
+    Type packetType = packetFunctionType(module, scalar, kinds, w);
+    declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
+
+    Set<String> functionsBefore = new HashSet<>();
+    for (Function f : module.functions()) functionsBefore.add(f.name());
+    Function temp = null;
+    Function packet = null;
+    try {
+      temp = FunctionCloner.cloneInModule(module, scalar, "__packetizer.scalar." + scalarName);
+      Preparer.prepare(module, temp, options, scalarName);
+      PureCalls pure = new PureCalls();
+      SoaPointers soa = SoaPointers.find(temp, kinds, scalarName);
+      LlvmSsaFunction ssa = new LlvmSsaFunction(module, temp, pure, soa::customShape);
+      CfgAnalyses<Block> cfg;
+      try {
+        cfg = CfgAnalyses.of(ssa.cfg());
+      } catch (IrreducibleCfgException e) {
+        throw PacketizationException.unsupported("irreducible control flow remained after fix-irreducible: " + e.getMessage(),
+            scalarName, null, null);
+      }
+      Map<Value, Shape> seeds = new LinkedHashMap<>();
+      for (int i = 0; i < temp.paramCount(); i++) seeds.put(temp.param(i), seedShape(kinds.get(i)));
+      DivergenceInfo<Block, Value> div = DivergenceAnalysis.run(ssa, cfg, seeds, options.masked());
+      Schedule<Block> schedule = Schedule.compute(cfg);
+      UserMappings mappings = new UserMappings(options.mappings(), module, w, scalarName);
+      PacketizationState state = new PacketizationState(module, options, scalarName, temp, ssa, cfg, div, schedule,
+          kinds, mappings, pure, soa);
+      packet = module.addFunction("__packetizer.packet." + simdName, packetType);
+      for (var e : scalar.stringAttributes().entrySet()) packet.setStringAttribute(e.getKey(), e.getValue());
+      packet.setCallingConvention(scalar.callingConvention());
+      for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
+        if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
+      }
+      new PacketEmitter(state, packet).emit();
+      int rawInstructions = packet.instructionCount();
+      verify(module, "after emitting the packet function", scalarName);
+      if (options.cleanup()) {
+        Module.runPasses(packet, CLEANUP_PIPELINE, null);
+        if (options.verifyEachPhase()) verify(module, "after clean-up", scalarName);
+      }
+      Map<String, String> shapes = new LinkedHashMap<>();
+      int uniformValues = 0;
+      int varyingValues = 0;
+      for (Block bl : schedule.order()) {
+        for (Value v : ssa.instructions(bl)) {
+          if (v.type().isVoid()) continue;
+          Shape s = div.shape(v);
+          if (s.isUniform()) uniformValues++;
+          else varyingValues++;
+          if (!v.name().isEmpty()) shapes.put("%" + v.name(), s.toString());
+        }
+      }
+      temp.delete();
+      temp = null;
+      if (declared.isPresent()) {
+        declared.get().replaceAllUsesWith(packet);
+        declared.get().delete();
+      }
+      packet.setName(simdName);
+      verify(module, "at the end", scalarName);
+      var stats = state.stats();
+      return new PacketizationResult(scalarName, simdName, w, kinds, shapes, uniformValues, varyingValues,
+          stats.blocks, stats.linearizedBranches, stats.keptBranches, stats.selects, stats.vectorLoads, stats.vectorStores,
+          stats.gathers, stats.scatters, stats.cascades, stats.vectorCalls, stats.scalarizedCalls,
+          scalar.instructionCount(), rawInstructions, packet.instructionCount(), List.copyOf(state.remarks()),
+          System.nanoTime() - start);
+    } catch (RuntimeException e) {
+      rollback(module, functionsBefore, temp, packet);
+      if (e instanceof PacketizationException pe) throw pe;
+      if (e instanceof LlvmException le) {
+        throw new PacketizationException(PacketizationException.Kind.INTERNAL, le.getMessage(), scalarName);
+      }
+      PacketizationException pe = new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal error: " + e, scalarName);
+      pe.initCause(e);
+      throw pe;
+    }
+  }
+
+  /** Clean-up on the packet function: slots back to SSA, then the usual scalar optimizations. */
+  public static final String CLEANUP_PIPELINE =
+      "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,instcombine<no-verify-fixpoint>,adce,simplifycfg";
+
+  private static void verify(Module module, String when, String fn) {
+    Optional<String> msg = module.verify();
+    if (msg.isPresent()) {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal error: the packet function is invalid " + when + ": " + msg.get(), fn);
+    }
+  }
+
+  private static void rollback(Module module, Set<String> before, Function temp, Function packet) {
+    try {
+      if (packet != null) packet.delete();
+      if (temp != null) temp.delete();
+      for (Function f : module.functions()) {
+        if (!before.contains(f.name()) && f.isDeclaration() && !f.hasUses()) f.delete();
+      }
+    } catch (RuntimeException ignored) {
+      // best effort: the original exception matters more
+    }
+  }
+
+  static void validateWidth(int w, String fn) {
+    if (w < 2 || w > MAX_WIDTH || Integer.bitCount(w) != 1) {
+      String why = w == 1 ? " (width 1 is the scalar function itself)" : w <= 0 ? " (must be positive)"
+          : w > MAX_WIDTH ? " (larger than " + MAX_WIDTH + ")" : " (not a power of two)";
+      throw PacketizationException.invalid("invalid width " + w + why + "; use a power of two from 2 to " + MAX_WIDTH, fn);
+    }
+  }
+
+  private static Shape seedShape(ParamKind k) {
+    return switch (k) {
+      case ParamKind.Varying v -> Shape.VARYING;
+      case ParamKind.Uniform u -> Shape.UNIFORM;
+      case ParamKind.Linear l -> Shape.linear(l.step());
+      case ParamKind.SoaPointer s -> Shape.UNIFORM;
+    };
+  }
+
+  private List<ParamKind> paramKinds(Module module, Function scalar, Optional<Function> declared, String fn) {
+    List<Value> ps = scalar.params();
+    List<ParamKind> kinds;
+    if (options.params().isPresent()) {
+      kinds = options.params().get();
+      if (kinds.size() != ps.size()) {
+        throw PacketizationException.invalid("@" + fn + " has " + ps.size() + " parameters but " + kinds.size()
+            + " parameter kinds were given", fn);
+      }
+    } else if (declared.isPresent()) {
+      kinds = kindsFromPrototype(declared.get(), scalar, fn);
+    } else {
+      kinds = new ArrayList<>();
+      for (Value p : ps) kinds.add(p.type().isPointer() ? ParamKind.SOA : ParamKind.VARYING);
+    }
+    for (int i = 0; i < ps.size(); i++) {
+      Type t = ps.get(i).type();
+      ParamKind k = kinds.get(i);
+      String where = "parameter " + i + describeParam(ps.get(i)) + " of type " + t;
+      switch (k) {
+        case ParamKind.Varying v -> {
+          if (!t.isVectorElement() || (t.isFloatingPoint() && !t.isFloat() && !t.isDouble())) {
+            throw PacketizationException.unsupported(where + " cannot be varying: only integers, float, double and pointers"
+                + " can become packets", fn, null, null);
+          }
+        }
+        case ParamKind.Linear l -> {
+          if (!t.isInteger() && !t.isPointer()) {
+            throw PacketizationException.invalid(where + " cannot be linear: only integers and pointers can", fn);
+          }
+        }
+        case ParamKind.SoaPointer s -> {
+          if (!t.isPointer()) {
+            throw PacketizationException.invalid(where + " cannot be a struct-of-arrays pointer: it is not a pointer", fn);
+          }
+        }
+        case ParamKind.Uniform u -> {
+          if (t.kind() == Type.Kind.SCALABLE_VECTOR) {
+            throw PacketizationException.unsupported(where + ": scalable vectors are not supported", fn, null, null);
+          }
+        }
+      }
+    }
+    return List.copyOf(kinds);
+  }
+
+  private static String describeParam(Value p) {
+    return p.name().isEmpty() ? "" : " (%" + p.name() + ")";
+  }
+
+  /** Thesis rule: a parameter whose packet type equals the scalar type is uniform; a packet is varying. */
+  private List<ParamKind> kindsFromPrototype(Function decl, Function scalar, String fn) {
+    List<Type> pt = decl.functionType().paramTypes();
+    List<Value> ps = scalar.params();
+    int expected = ps.size() + (options.masked() ? 1 : 0);
+    if (pt.size() != expected) {
+      throw PacketizationException.invalid("the declared prototype @" + decl.name() + " has " + pt.size()
+          + " parameters but @" + fn + " has " + ps.size() + (options.masked() ? " (+1 mask)" : ""), fn);
+    }
+    List<ParamKind> out = new ArrayList<>();
+    int w = options.width();
+    for (int i = 0; i < ps.size(); i++) {
+      Type s = ps.get(i).type();
+      Type p = pt.get(i);
+      if (p.equals(s)) out.add(s.isPointer() ? ParamKind.SOA : ParamKind.UNIFORM);
+      else if (p.isVector() && p.vectorSize() == w && p.elementType().equals(s)) out.add(ParamKind.VARYING);
+      else {
+        throw PacketizationException.invalid("parameter " + i + describeParam(ps.get(i)) + " of the declared prototype @"
+            + decl.name() + " has type " + p + "; for scalar type " + s + " it must be " + s.vectorOf(w)
+            + " (varying) or " + s + " (uniform)", fn);
+      }
+    }
+    return out;
+  }
+
+  private Type packetFunctionType(Module module, Function scalar, List<ParamKind> kinds, int w) {
+    var ctx = module.context();
+    List<Type> params = new ArrayList<>();
+    List<Value> ps = scalar.params();
+    for (int i = 0; i < ps.size(); i++) {
+      Type t = ps.get(i).type();
+      params.add(kinds.get(i) instanceof ParamKind.Varying ? t.vectorOf(w) : t);
+    }
+    if (options.masked()) params.add(ctx.i1().vectorOf(w));
+    Type rt = scalar.returnType();
+    Type prt;
+    if (rt.isVoid()) prt = rt;
+    else if (rt.isVectorElement() && (!rt.isFloatingPoint() || rt.isFloat() || rt.isDouble())) prt = rt.vectorOf(w);
+    else {
+      throw PacketizationException.unsupported("the return type " + rt + " cannot be packetized (only void, integers, float,"
+          + " double and pointers)", scalar.name(), null, null);
+    }
+    return ctx.functionType(prt, params, false);
+  }
+
+  private void checkPrototype(Function decl, Type expected, Function scalar, List<ParamKind> kinds, String fn) {
+    Type actual = decl.functionType();
+    if (actual.isVarArg()) throw PacketizationException.invalid("the declared prototype @" + decl.name() + " is variadic", fn);
+    List<Type> a = actual.paramTypes();
+    List<Type> e = expected.paramTypes();
+    if (a.size() != e.size()) {
+      throw PacketizationException.invalid("the declared prototype @" + decl.name() + " has " + a.size()
+          + " parameters; expected " + e.size(), fn);
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!a.get(i).equals(e.get(i))) {
+        String kind = i < kinds.size() ? kinds.get(i).getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT) : "mask";
+        throw PacketizationException.invalid("parameter " + i + " of the declared prototype @" + decl.name() + " has type "
+            + a.get(i) + " but a " + kind + " parameter needs " + e.get(i), fn);
+      }
+    }
+    if (!actual.returnType().equals(expected.returnType())) {
+      throw PacketizationException.invalid("the declared prototype @" + decl.name() + " returns " + actual.returnType()
+          + " but the packet of " + scalar.returnType() + " is " + expected.returnType(), fn);
+    }
+  }
+
+  private static String suggest(Module module, String name) {
+    String best = null;
+    int bestD = Integer.MAX_VALUE;
+    for (Function f : module.functions()) {
+      if (f.isDeclaration()) continue;
+      int d = levenshtein(name, f.name());
+      if (d < bestD) {
+        bestD = d;
+        best = f.name();
+      }
+    }
+    if (best != null && bestD <= Math.max(2, name.length() / 3)) return "; did you mean @" + best + "?";
+    List<String> defined = new ArrayList<>();
+    for (Function f : module.functions()) if (!f.isDeclaration()) defined.add("@" + f.name());
+    if (defined.isEmpty()) return " (it defines no functions)";
+    return " (it defines " + String.join(", ", defined.subList(0, Math.min(8, defined.size())))
+        + (defined.size() > 8 ? ", ..." : "") + ")";
+  }
+
+  private static int levenshtein(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) prev[j] = j;
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int c = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + c);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+}

@@ -1,0 +1,105 @@
+package org.packetizer.core.api;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Options of one packetization. Build with {@link #builder()}; immutable.
+ *
+ * @param width           the packet width W: lanes per call (a power of two, 2..256)
+ * @param params          each scalar parameter's kind, or empty to take them from a declared SIMD
+ *                        prototype or default to varying (pointers: struct-of-arrays)
+ * @param masked          add a trailing {@code <W x i1>} mask parameter: inactive lanes do nothing
+ * @param memoryStrategy  gathers/scatters or guarded if-cascades for arbitrary addresses
+ * @param verifyEachPhase run the verifier after every phase (slower; for tests and debugging)
+ * @param prepareOptimize run sroa/early-cse/instcombine on the scalar copy before packetizing
+ * @param cleanup         run clean-up passes on the packet function
+ * @param skipThreshold   blocks with at least this many instructions are skipped at run time when
+ *                        no lane is active (0: every block; Integer.MAX_VALUE: only where needed
+ *                        for safety)
+ * @param remarks         receives remarks as they are produced (may be a no-op)
+ * @param mappings        user-supplied packet versions of functions
+ * @param vectorMath      map libm/intrinsic math calls to a vector library when one is available
+ */
+public record PacketizerOptions(
+    int width,
+    Optional<List<ParamKind>> params,
+    boolean masked,
+    MemoryStrategy memoryStrategy,
+    boolean verifyEachPhase,
+    boolean prepareOptimize,
+    boolean cleanup,
+    int skipThreshold,
+    Consumer<Remark> remarks,
+    List<VectorMapping> mappings,
+    VectorMath vectorMath) {
+
+  public PacketizerOptions {
+    Objects.requireNonNull(params);
+    Objects.requireNonNull(memoryStrategy);
+    Objects.requireNonNull(remarks);
+    mappings = List.copyOf(mappings);
+    Objects.requireNonNull(vectorMath);
+  }
+
+  /** Vector math for sin, cos, exp, log, pow and friends. */
+  public enum VectorMath {
+    /** LLVM's vector intrinsics: the backend calls the scalar libm once per lane (bit-identical). */
+    INTRINSICS,
+    /** glibc's libmvec ({@code _ZGV...} names) where it has a variant, intrinsics otherwise. */
+    LIBMVEC
+  }
+
+  public static Builder builder() { return new Builder(); }
+
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.width = width;
+    b.params = params.orElse(null);
+    b.masked = masked;
+    b.memoryStrategy = memoryStrategy;
+    b.verifyEachPhase = verifyEachPhase;
+    b.prepareOptimize = prepareOptimize;
+    b.cleanup = cleanup;
+    b.skipThreshold = skipThreshold;
+    b.remarks = remarks;
+    b.mappings = new ArrayList<>(mappings);
+    b.vectorMath = vectorMath;
+    return b;
+  }
+
+  public static final class Builder {
+    private int width = 4;
+    private List<ParamKind> params;
+    private boolean masked;
+    private MemoryStrategy memoryStrategy = MemoryStrategy.GATHER;
+    private boolean verifyEachPhase;
+    private boolean prepareOptimize = true;
+    private boolean cleanup = true;
+    private int skipThreshold = 6;
+    private Consumer<Remark> remarks = r -> {};
+    private List<VectorMapping> mappings = new ArrayList<>();
+    private VectorMath vectorMath = VectorMath.INTRINSICS;
+
+    public Builder width(int w) { this.width = w; return this; }
+    public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
+    public Builder params(String letters) { return params(ParamKind.parseLetters(letters)); }
+    public Builder masked(boolean m) { this.masked = m; return this; }
+    public Builder memoryStrategy(MemoryStrategy s) { this.memoryStrategy = s; return this; }
+    public Builder verifyEachPhase(boolean v) { this.verifyEachPhase = v; return this; }
+    public Builder prepareOptimize(boolean v) { this.prepareOptimize = v; return this; }
+    public Builder cleanup(boolean v) { this.cleanup = v; return this; }
+    public Builder skipThreshold(int t) { this.skipThreshold = t; return this; }
+    public Builder remarks(Consumer<Remark> sink) { this.remarks = Objects.requireNonNull(sink); return this; }
+    public Builder addMapping(VectorMapping m) { this.mappings.add(m); return this; }
+    public Builder vectorMath(VectorMath v) { this.vectorMath = v; return this; }
+
+    public PacketizerOptions build() {
+      return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
+          prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package org.packetizer.core.mask;
+
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.IrBuilder;
+import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+
+/**
+ * Mask arithmetic on {@code <W x i1>} (thesis 4.2). Conjunctions are built as selects, not
+ * {@code and}: a lane whose mask bit is false must yield false even when the other operand is poison
+ * there (values of inactive lanes may be poison), so edge masks never carry poison into a branch.
+ */
+public final class MaskOps {
+  private final Module module;
+  private final IrBuilder b;
+  private final int width;
+  private final Type maskType;
+
+  public MaskOps(Module module, IrBuilder builder, int width) {
+    this.module = module;
+    this.b = builder;
+    this.width = width;
+    this.maskType = builder.context().i1().vectorOf(width);
+  }
+
+  public Type maskType() { return maskType; }
+
+  public Value allTrue() { return b.allOnes(maskType); }
+
+  public Value allFalse() { return b.constNull(maskType); }
+
+  /** {@code m AND c} per lane, false wherever m is false (poison-safe in c). */
+  public Value and(Value m, Value c, String name) {
+    if (isAllTrue(m)) return c;
+    if (isAllFalse(m)) return m;
+    Value cv = c.type().isVector() ? c : b.splat(c, width, name + ".c");
+    return b.select(m, cv, allFalse(), name);
+  }
+
+  /** {@code m AND NOT c} per lane, poison-safe in c. */
+  public Value andNot(Value m, Value c, String name) {
+    Value cv = c.type().isVector() ? c : b.splat(c, width, name + ".c");
+    if (isAllFalse(m)) return m;
+    return b.select(cv, allFalse(), m, name);
+  }
+
+  public Value or(Value a, Value c, String name) {
+    if (isAllFalse(a)) return c;
+    if (isAllFalse(c)) return a;
+    return b.or(a, c, name);
+  }
+
+  /** True when any lane of the mask is set ({@code llvm.vector.reduce.or}). */
+  public Value any(Value m, String name) {
+    if (isAllTrue(m)) return b.i1(true);
+    if (isAllFalse(m)) return b.i1(false);
+    Function f = module.intrinsic("llvm.vector.reduce.or", maskType);
+    return b.call(f, java.util.List.of(m), name);
+  }
+
+  public static boolean isAllTrue(Value m) {
+    return m.isConstant() && !m.isConstantExpr() && m.equals(Value.of(org.bytedeco.llvm.global.LLVM.LLVMConstAllOnes(m.type().ref())));
+  }
+
+  public static boolean isAllFalse(Value m) {
+    return m.isConstant() && !m.isConstantExpr() && org.bytedeco.llvm.global.LLVM.LLVMIsNull(m.ref()) != 0;
+  }
+}

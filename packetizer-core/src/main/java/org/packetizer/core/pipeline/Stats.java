@@ -1,0 +1,17 @@
+package org.packetizer.core.pipeline;
+
+/** Counters filled while packetizing one function (reported in the result). */
+public final class Stats {
+  public int blocks;
+  public int keptBranches;
+  public int linearizedBranches;
+  public int selects;
+  public int vectorLoads;
+  public int vectorStores;
+  public int gathers;
+  public int scatters;
+  public int cascades;
+  public int scalarStores;
+  public int vectorCalls;
+  public int scalarizedCalls;
+}

@@ -1,0 +1,923 @@
+package org.packetizer.core.widen;
+
+import static org.bytedeco.llvm.global.LLVM.*;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.packetizer.analysis.cfg.LoopForest;
+import org.packetizer.analysis.divergence.Shape;
+import org.packetizer.core.api.MemoryStrategy;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.IrBuilder;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.mapping.MathMappings;
+import org.packetizer.core.mask.MaskOps;
+import org.packetizer.core.pipeline.PacketizationState;
+
+/**
+ * Emits the packet function from the prepared scalar function (thesis 4.2–4.5 in one pass over the
+ * linearized order).
+ *
+ * <p>How the phases map onto the emitted code:
+ *
+ * <ul>
+ *   <li><b>Masks (4.2).</b> Every scalar block B has a mask slot; an edge B→S ORs its edge mask
+ *       ({@code blockMask(B)} and the branch condition, or its negation) into S's slot; B's head loads
+ *       its slot (and clears it when B is in a loop, so the next iteration accumulates afresh). A loop
+ *       header's slot thus holds the preheader's mask on entry and the latch edge's mask afterwards;
+ *       an exit block's slot accumulates the lanes that left through it over all iterations (the
+ *       thesis' exit masks).
+ *   <li><b>Blends (4.3).</b> Every scalar phi has a slot; the edge B→S updates it with
+ *       {@code select(edgeMask, incoming, slot)}. Lanes that left a loop are never updated again, which
+ *       freezes their live values (the thesis' latch selects and combined exit mask); LCSSA phis at
+ *       exits accumulate each lane's value at the iteration it left. Uniform phis use a scalar select
+ *       on "any lane took this edge".
+ *   <li><b>Linearization (4.4), partial.</b> Blocks are emitted in the schedule's order. A block that
+ *       can only hold all lanes or none (not in the region of a divergent branch) keeps a uniform
+ *       branch as a real branch; every other branch falls through to the next block; a latch jumps
+ *       back while any lane takes the back edge. Blocks may be skipped at run time when their mask is
+ *       empty (guards), which is always safe because an empty block changes no slot.
+ *   <li><b>Widening (4.5).</b> Uniform instructions stay scalar (cloned); varying ones become vector
+ *       instructions; memory, calls and integer division follow the rules in the methods below.
+ * </ul>
+ *
+ * Values crossing blocks go through stack slots; {@code sroa} turns all slots back into SSA form
+ * (phis) in the clean-up. This keeps the emitter simple and correct under any mix of real and
+ * linearized branches.
+ */
+public final class PacketEmitter {
+  private final PacketizationState st;
+  private final IrBuilder b;
+  private final IrBuilder entryB;
+  private final MaskOps masks;
+  private final int w;
+  private final Function packet;
+
+  private final Map<Block, Block> head = new HashMap<>();
+  private final Map<Block, Value> maskSlot = new HashMap<>();
+  private final Map<Value, Value> phiSlot = new HashMap<>();
+  private final Map<Value, Value> valueSlot = new HashMap<>();
+  private final Map<Value, Value> params = new HashMap<>();
+  private Value retSlot;
+  private Block exitBlock;
+  private Block allocaBlock;
+  private Value entryMask;
+
+  /** Packet values of the current scalar block's instructions, and loads/splats cached in it. */
+  private final Map<Value, Value> local = new HashMap<>();
+  private final Map<Value, Value> splats = new HashMap<>();
+  private Block current;
+  private Value mask;
+
+  public PacketEmitter(PacketizationState state, Function packetFunction) {
+    this.st = state;
+    this.packet = packetFunction;
+    this.w = state.width();
+    this.b = new IrBuilder(state.context());
+    this.entryB = new IrBuilder(state.context());
+    this.masks = new MaskOps(state.module(), b, w);
+  }
+
+  /** Emits the body of the packet function. Closes its builders. */
+  public void emit() {
+    try {
+      emitAll();
+    } finally {
+      b.close();
+      entryB.close();
+    }
+  }
+
+  private void emitAll() {
+    Function scalar = st.scalar();
+    allocaBlock = packet.appendBlock("entry");
+    entryB.atEnd(allocaBlock);
+    List<Block> order = st.schedule().order();
+    for (Block sb : order) head.put(sb, packet.appendBlock(sb.name().isEmpty() ? "bb" : sb.name()));
+    exitBlock = packet.appendBlock("packet.exit");
+
+    // parameters and the entry mask
+    setupParams(scalar);
+
+    Type ret = packet.returnType();
+    if (!ret.isVoid()) retSlot = entryB.alloca(ret, "ret.slot");
+
+    for (Block sb : order) emitBlock(sb);
+
+    b.atEnd(exitBlock);
+    if (ret.isVoid()) b.retVoid();
+    else b.ret(b.load(ret, retSlot, "ret"));
+
+    entryB.atEnd(allocaBlock);
+    entryB.br(head.get(order.getFirst()));
+  }
+
+  private void setupParams(Function scalar) {
+    List<ParamKind> kinds = st.paramKinds();
+    for (int i = 0; i < scalar.paramCount(); i++) {
+      Value sp = scalar.param(i);
+      Value pp = packet.param(i);
+      pp.setName(sp.name());
+      ParamKind k = kinds.get(i);
+      Value v = switch (k) {
+        case ParamKind.Linear lin -> {
+          Type t = sp.type();
+          if (t.isPointer()) {
+            Value offs = linearOffsets(entryB, st.context().i64(), lin.step());
+            yield entryB.gep(st.context().i8(), pp, List.of(offs), false, sp.name() + ".lanes");
+          }
+          Value base = entryB.splat(pp, w, sp.name() + ".splat");
+          yield entryB.add(base, linearOffsets(entryB, t, lin.step()), sp.name() + ".lanes");
+        }
+        default -> pp;
+      };
+      params.put(sp, v);
+    }
+    if (st.options().masked()) {
+      entryMask = packet.param(packet.paramCount() - 1);
+      entryMask.setName("mask");
+    } else {
+      entryMask = masks.allTrue();
+    }
+  }
+
+  private Value linearOffsets(IrBuilder bb, Type intType, long step) {
+    List<Value> es = new ArrayList<>();
+    for (int k = 0; k < w; k++) es.add(bb.constInt(intType, k * step));
+    return bb.constVector(es);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // blocks
+
+  private boolean isEntry(Block sb) { return sb.equals(st.scalar().entry()); }
+
+  private boolean inLoop(Block sb) { return st.cfg().loops().loopOf(sb).isPresent(); }
+
+  private Value maskSlot(Block sb) {
+    return maskSlot.computeIfAbsent(sb, k -> {
+      Value slot = entryB.alloca(masks.maskType(), "mask.slot." + k.name());
+      entryB.store(masks.allFalse(), slot);
+      return slot;
+    });
+  }
+
+  private void emitBlock(Block sb) {
+    current = sb;
+    local.clear();
+    splats.clear();
+    Block h = head.get(sb);
+    b.atEnd(h);
+    boolean partial = st.divergence().mayBePartial(sb);
+    Value m;
+    Value slotMask;
+    if (isEntry(sb)) {
+      slotMask = entryMask;
+    } else {
+      Value slot = maskSlot(sb);
+      slotMask = b.load(masks.maskType(), slot, "m." + sb.name());
+      if (inLoop(sb)) b.store(masks.allFalse(), slot);
+    }
+    m = partial ? slotMask : entryMask;
+    boolean guard = needsGuard(sb, partial);
+    if (guard) {
+      Block body = packet.appendBlock(h.name() + ".body");
+      body.moveAfter(h);
+      Optional<Block> skip = st.schedule().skipTarget(sb);
+      b.condBr(masks.any(slotMask, "any." + sb.name()), body, skip.map(head::get).orElse(exitBlock));
+      b.atEnd(body);
+      if (!isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)
+          && instructionCount(sb) >= st.options().skipThreshold()) {
+        st.remark(Remark.Kind.SKIP_IF_EMPTY, sb, null, "block is skipped when no lane is active");
+      }
+    }
+    mask = m;
+    st.stats().blocks++;
+
+    for (Value inst : st.ssa().instructions(sb)) {
+      Opcode op = st.ssa().opcode(inst);
+      if (op == Opcode.PHI) {
+        local.put(inst, b.load(slotType(inst), phiSlot(inst), inst.name()));
+        continue;
+      }
+      if (op.isTerminator()) {
+        emitTerminator(sb, inst, partial);
+        break;
+      }
+      Value pv = emitInstruction(inst);
+      if (pv != null) {
+        local.put(inst, pv);
+        if (needsValueSlot(inst)) b.store(pv, valueSlot(inst));
+      }
+    }
+  }
+
+  private int instructionCount(Block sb) { return st.ssa().instructions(sb).size(); }
+
+  /**
+   * A block needs a run-time "any lane active" test when it keeps a real branch or does scalar
+   * (uniform) work with side effects, when it is a loop header (skipping the whole loop), or when
+   * it is big enough to be worth skipping.
+   */
+  private boolean needsGuard(Block sb, boolean partial) {
+    if (isEntry(sb)) return st.options().masked();
+    if (!partial) return true;
+    if (st.schedule().loopHeadedBy(sb).isPresent()) return true;
+    if (instructionCount(sb) >= st.options().skipThreshold()) return true;
+    for (Value inst : st.ssa().instructions(sb)) if (hasScalarSideEffect(inst)) return true;
+    return false;
+  }
+
+  /** Whether emitting this instruction executes a scalar operation that must not run with no lane. */
+  private boolean hasScalarSideEffect(Value inst) {
+    Opcode op = st.ssa().opcode(inst);
+    return switch (op) {
+      case LOAD -> uniform(inst.operand(0));
+      case STORE -> uniform(inst.operand(1));
+      case CALL -> uniform(inst) && !isPureCall(inst);
+      case UDIV, SDIV, UREM, SREM -> uniform(inst) && !(inst.operand(1).isConstantInt() && inst.operand(1).constIntSExt() != 0
+          && inst.operand(1).constIntSExt() != -1);
+      default -> false;
+    };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // slots
+
+  private Type slotType(Value v) {
+    return uniform(v) ? v.type() : packetType(v, v.type());
+  }
+
+  private Value phiSlot(Value phi) {
+    return phiSlot.computeIfAbsent(phi, p -> entryB.alloca(slotType(p), "phi.slot." + p.name()));
+  }
+
+  private Value valueSlot(Value v) {
+    return valueSlot.computeIfAbsent(v, p -> entryB.alloca(slotType(p), "val.slot." + p.name()));
+  }
+
+  private boolean needsValueSlot(Value inst) {
+    Block def = current;
+    for (Value u : inst.users()) {
+      if (!u.isInstruction()) continue;
+      if (u.opcode() == Opcode.PHI) return true;
+      Optional<Block> ub = st.ssa().blockOf(u);
+      if (ub.isEmpty() || !ub.get().equals(def)) return true;
+    }
+    return false;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // values
+
+  private boolean uniform(Value v) {
+    if (v.isConstant() || v.isBasicBlockValue() || v.isMetadataAsValue()) return true;
+    return st.divergence().isUniform(v);
+  }
+
+  private Shape shape(Value v) {
+    if (v.isConstant()) return Shape.UNIFORM;
+    return st.divergence().shape(v);
+  }
+
+  /** The packet type of a varying scalar type: {@code <W x T>}. */
+  private Type packetType(Value where, Type t) {
+    if (!t.isVectorElement()) {
+      throw unsupported(where, "a varying value of type " + t + " (only integers, floating point and pointers can be packetized)");
+    }
+    if (t.isFloatingPoint() && !t.isFloat() && !t.isDouble()) {
+      throw unsupported(where, "floating-point type " + t + " cannot be packetized");
+    }
+    return t.vectorOf(w);
+  }
+
+  /** The packet value of a scalar value: a scalar when uniform, else a vector. */
+  private Value get(Value v) {
+    if (v.isConstant()) return v;
+    Value p = params.get(v);
+    if (p != null) return p;
+    Value l = local.get(v);
+    if (l != null) return l;
+    Value slot = valueSlot.get(v);
+    if (slot == null) {
+      // defined in a block not yet emitted or unreachable: only possible for values that are never
+      // really used on a path that reaches here
+      Value undef = b.poison(slotType(v));
+      return undef;
+    }
+    Value loaded = b.load(slotType(v), slot, v.name());
+    local.put(v, loaded);
+    return loaded;
+  }
+
+  /** The packet value as a vector (broadcast when uniform). */
+  private Value vec(Value v) {
+    Value p = get(v);
+    if (p.type().isVector()) return p;
+    Value s = splats.get(p);
+    if (s == null) {
+      s = b.splat(p, w, p.isConstant() ? "" : v.name() + ".splat");
+      splats.put(p, s);
+    }
+    return s;
+  }
+
+  /** The packet value of a uniform scalar value. */
+  private Value scal(Value v) {
+    Value p = get(v);
+    if (p.type().isVector() && !v.type().isVector()) {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal: value " + v.describe() + " used as uniform but it is varying", st.scalarName(),
+          current == null ? null : current.name(), null);
+    }
+    return p;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // instructions
+
+  private Value emitInstruction(Value inst) {
+    Opcode op = st.ssa().opcode(inst);
+    if (op == Opcode.CALL) {
+      Optional<Function> callee = inst.calledFunction();
+      if (callee.isPresent() && MathMappings.isDroppable(callee.get().name())) return null;
+    }
+    if (op == Opcode.STORE) {
+      if (st.soa().isDerived(inst.operand(1))) emitSoaStore(inst);
+      else emitStore(inst);
+      return null;
+    }
+    if (op == Opcode.GEP && st.soa().isDerived(inst)) return emitSoaGep(inst);
+    if (op == Opcode.LOAD && st.soa().isDerived(inst.operand(0))) return emitSoaLoad(inst);
+    if (uniform(inst) && op != Opcode.ALLOCA) return cloneUniform(inst);
+    return switch (op) {
+      case FNEG -> b.fneg(vec(inst.operand(0)), inst.name());
+      case ADD, SUB, MUL, FADD, FSUB, FMUL, FDIV, FREM, SHL, LSHR, ASHR, AND, OR, XOR -> copyFlags(inst,
+          b.binop(op, vec(inst.operand(0)), vec(inst.operand(1)), inst.name()));
+      case UDIV, SDIV, UREM, SREM -> emitIntDiv(inst, op);
+      case ICMP -> b.icmp(inst.icmpPredicate(), vec(inst.operand(0)), vec(inst.operand(1)), inst.name());
+      case FCMP -> copyFlags(inst, b.fcmp(inst.fcmpPredicate(), vec(inst.operand(0)), vec(inst.operand(1)), inst.name()));
+      case TRUNC, ZEXT, SEXT, FPTOUI, FPTOSI, UITOFP, SITOFP, FPTRUNC, FPEXT, PTRTOINT, INTTOPTR, BITCAST, ADDRSPACECAST ->
+          copyFlags(inst, b.cast(op, vec(inst.operand(0)), packetType(inst, inst.type()), inst.name()));
+      case FREEZE -> b.freeze(vec(inst.operand(0)), inst.name());
+      case SELECT -> emitSelect(inst);
+      case GEP -> emitGep(inst);
+      case LOAD -> emitLoad(inst);
+      case ALLOCA -> emitAlloca(inst);
+      case CALL -> emitCall(inst);
+      default -> throw unsupported(inst, "the instruction '" + op.mnemonic() + "' on varying values");
+    };
+  }
+
+  private Value copyFlags(Value scalar, Value packetInst) {
+    if (!packetInst.isInstruction()) return packetInst;
+    Opcode op = scalar.opcode();
+    if (scalar.canUseFastMathFlags() && packetInst.canUseFastMathFlags()) {
+      packetInst.setFastMathFlags(scalar.fastMathFlags());
+    }
+    if (op == Opcode.ADD || op == Opcode.SUB || op == Opcode.MUL || op == Opcode.SHL) {
+      if (scalar.nsw()) LLVMSetNSW(packetInst.ref(), 1);
+      if (scalar.nuw()) LLVMSetNUW(packetInst.ref(), 1);
+    }
+    if ((op == Opcode.LSHR || op == Opcode.ASHR) && scalar.isExact()) LLVMSetExact(packetInst.ref(), 1);
+    if (op == Opcode.OR && scalar.isDisjoint()) LLVMSetIsDisjoint(packetInst.ref(), 1);
+    if ((op == Opcode.ZEXT || op == Opcode.UITOFP) && LLVMGetNNeg(scalar.ref()) != 0) LLVMSetNNeg(packetInst.ref(), 1);
+    return packetInst;
+  }
+
+  /** A uniform instruction: a copy of the scalar one on the scalar operands. */
+  private Value cloneUniform(Value inst) {
+    Value copy = b.insertClone(inst, inst.name());
+    int n = copy.numOperands();
+    for (int i = 0; i < n; i++) {
+      Value o = copy.operand(i);
+      if (o == null || o.isConstant() || o.isBasicBlockValue() || o.isMetadataAsValue() || o.isInlineAsm()) continue;
+      copy.setOperand(i, scal(o));
+    }
+    return copy;
+  }
+
+  /**
+   * Integer division by a varying divisor: inactive lanes divide by 1 so they cannot trap (DESIGN §4).
+   */
+  private Value emitIntDiv(Value inst, Opcode op) {
+    Value divisor = vec(inst.operand(1));
+    if (!MaskOps.isAllTrue(mask) || !inst.operand(1).isConstant()) {
+      Value one = b.splat(b.constInt(inst.type(), 1), w, "");
+      divisor = b.select(mask, divisor, one, inst.name() + ".safediv");
+    }
+    return copyFlags(inst, b.binop(op, vec(inst.operand(0)), divisor, inst.name()));
+  }
+
+  private Value emitSelect(Value inst) {
+    Value c = inst.operand(0);
+    if (uniform(c)) return b.select(scal(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name());
+    return copyFlags(inst, b.select(vec(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name()));
+  }
+
+  private Value emitGep(Value inst) {
+    List<Value> idx = new ArrayList<>();
+    Type t = inst.gepSourceElementType();
+    int n = inst.numOperands();
+    for (int i = 1; i < n; i++) {
+      Value o = inst.operand(i);
+      // struct field indices must stay scalar constants
+      idx.add(uniform(o) ? scal(o) : vec(o));
+    }
+    Value base = inst.operand(0);
+    Value pb = uniform(base) ? scal(base) : vec(base);
+    boolean anyVector = pb.type().isVector();
+    for (Value v : idx) anyVector |= v.type().isVector();
+    if (!anyVector) pb = vec(base);
+    return b.gep(t, pb, idx, inst.isInBounds(), inst.name());
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // memory (thesis 4.5.3, 4.5.4)
+
+  private Value emitAlloca(Value inst) {
+    Type t = inst.allocatedType();
+    Value count = inst.operand(0);
+    if (!count.isConstantInt()) throw unsupported(inst, "a stack allocation of variable size");
+    long n = count.constIntZExt();
+    Type one = n == 1 ? t : t.arrayOf(n);
+    // one private slot per lane: lane k's object at base + k * size(one)
+    Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
+    int align = Math.max(inst.alignment(), 16);
+    LLVMSetAlignment(base.ref(), align);
+    Value iota = linearOffsets(b, st.context().i64(), 1);
+    return b.gep(one.arrayOf(w), base, List.of(b.i64(0), iota), true, inst.name());
+  }
+
+  private Value emitLoad(Value inst) {
+    if (inst.isVolatile() || inst.isAtomic()) throw unsupported(inst, "a volatile or atomic load through a varying address");
+    Type t = inst.type();
+    Type vt = packetType(inst, t);
+    Value ptr = inst.operand(0);
+    int align = Math.max(1, inst.alignment());
+    Shape s = shape(ptr);
+    if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
+      st.stats().vectorLoads++;
+      Value p0 = b.extractElement(vec(ptr), 0, ptr.name() + ".lane0");
+      if (MaskOps.isAllTrue(mask)) return b.load(vt, p0, align, inst.name());
+      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      return b.call(f, List.of(p0, b.i32(align), mask, b.poison(vt)), inst.name());
+    }
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      st.remark(Remark.Kind.MEMORY, current, inst, "load from varying addresses became a guarded if-cascade of " + w + " scalar loads");
+      return cascadeLoad(inst, t, vt, vec(ptr), align);
+    }
+    st.stats().gathers++;
+    st.remark(Remark.Kind.MEMORY, current, inst, "load from " + s + " addresses became a gather");
+    Type pvt = st.context().ptrType().vectorOf(w);
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, pvt);
+    return b.call(f, List.of(vec(ptr), b.i32(align), mask, b.poison(vt)), inst.name());
+  }
+
+  private Value cascadeLoad(Value inst, Type t, Type vt, Value ptrs, int align) {
+    Value acc = b.poison(vt);
+    for (int k = 0; k < w; k++) {
+      Block from = b.currentBlock();
+      Block lane = packet.appendBlock(from.name() + ".l" + k);
+      Block next = packet.appendBlock(from.name() + ".n" + k);
+      lane.moveAfter(from);
+      next.moveAfter(lane);
+      Value bit = b.extractElement(mask, k, "");
+      b.condBr(bit, lane, next);
+      b.atEnd(lane);
+      Value p = b.extractElement(ptrs, k, "");
+      Value v = b.load(t, p, align, "");
+      Value ins = b.insertElement(acc, v, k, "");
+      b.br(next);
+      b.atEnd(next);
+      Value phi = b.phi(vt, inst.name() + ".c" + k);
+      phi.addIncoming(ins, lane);
+      phi.addIncoming(acc, from);
+      acc = phi;
+    }
+    return acc;
+  }
+
+  private void emitStore(Value inst) {
+    if (inst.isVolatile() || inst.isAtomic()) {
+      if (uniform(inst.operand(0)) && uniform(inst.operand(1)) && !st.divergence().mayBePartial(current)) {
+        cloneUniform(inst);
+        return;
+      }
+      throw unsupported(inst, "a volatile or atomic store in packet code");
+    }
+    Value val = inst.operand(0);
+    Value ptr = inst.operand(1);
+    Type t = val.type();
+    int align = Math.max(1, inst.alignment());
+    Shape s = shape(ptr);
+    if (s.isUniform()) {
+      if (uniform(val)) {
+        cloneUniform(inst);
+      } else {
+        // sequential lane order: the last active lane's value stays in memory
+        Value lane = lastActiveLane();
+        Value v = b.extractElement(vec(val), lane, val.name() + ".last");
+        b.store(v, scal(ptr), align);
+      }
+      st.stats().scalarStores++;
+      return;
+    }
+    Type vt = packetType(inst, t);
+    if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
+      st.stats().vectorStores++;
+      Value p0 = b.extractElement(vec(ptr), 0, ptr.name() + ".lane0");
+      if (MaskOps.isAllTrue(mask)) {
+        b.store(vec(val), p0, align);
+      } else {
+        Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
+        b.call(f, List.of(vec(val), p0, b.i32(align), mask), "");
+      }
+      return;
+    }
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      st.remark(Remark.Kind.MEMORY, current, inst, "store to varying addresses became a guarded if-cascade of " + w + " scalar stores");
+      Value vv = vec(val);
+      Value pv = vec(ptr);
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(vv, k, ""), b.extractElement(pv, k, ""), align);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    st.remark(Remark.Kind.MEMORY, current, inst, "store to " + s + " addresses became a scatter");
+    Type pvt = st.context().ptrType().vectorOf(w);
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, pvt);
+    b.call(f, List.of(vec(val), vec(ptr), b.i32(align), mask), "");
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // struct-of-arrays memory (thesis Fig 4.4, 4.17): lane k's leaf at scalar offset o, size s, lies
+  // at W*o + k*s from the packetized base
+
+  /** A GEP from a struct-of-arrays pointer: the scalar byte offset, scaled by W. */
+  private Value emitSoaGep(Value inst) {
+    Type i64 = st.context().i64();
+    Value offset = b.i64(0);
+    Type t = inst.gepSourceElementType();
+    int n = inst.numOperands();
+    long constant = 0;
+    for (int i = 1; i < n; i++) {
+      Value idx = inst.operand(i);
+      long scale;
+      if (i == 1) {
+        scale = st.module().allocSize(t);
+      } else if (t.isStruct()) {
+        int field = (int) idx.constIntSExt();
+        constant += st.module().offsetOfElement(t, field);
+        t = t.structElements().get(field);
+        continue;
+      } else if (t.isArray() || t.isVector()) {
+        t = t.elementType();
+        scale = st.module().allocSize(t);
+      } else {
+        throw unsupported(inst, "a GEP through a non-aggregate type on a struct-of-arrays pointer");
+      }
+      if (idx.isConstantInt()) {
+        constant += idx.constIntSExt() * scale;
+        continue;
+      }
+      Value iv = uniform(idx) ? scal(idx) : vec(idx);
+      Type it = iv.type().isVector() ? i64.vectorOf(w) : i64;
+      if (!iv.type().scalarType().isInteger(64)) iv = b.cast(Opcode.SEXT, iv, it, "");
+      Value term = b.mul(iv, iv.type().isVector() ? b.splat(b.i64(scale * w), w, "") : b.i64(scale * w), "");
+      offset = offset.type().isVector() || term.type().isVector()
+          ? b.add(offset.type().isVector() ? offset : b.splat(offset, w, ""), term.type().isVector() ? term : b.splat(term, w, ""), "")
+          : b.add(offset, term, "");
+    }
+    if (constant != 0) {
+      Value c = b.i64(constant * w);
+      offset = offset.type().isVector() ? b.add(offset, b.splat(c, w, ""), "") : b.add(offset, c, "");
+    }
+    Value base = get(inst.operand(0));
+    if (offset.type().isVector() && !base.type().isVector()) base = b.splat(base, w, "");
+    return b.gep(st.context().i8(), base, List.of(offset), false, inst.name());
+  }
+
+  /** Lane addresses {@code p_k + k*size} for a varying struct-of-arrays pointer. */
+  private Value soaLaneAddresses(Value scaled, long size) {
+    return b.gep(st.context().i8(), scaled, List.of(linearOffsets(b, st.context().i64(), size)), false, "soa.lanes");
+  }
+
+  private Value emitSoaLoad(Value inst) {
+    Type t = inst.type();
+    Type vt = packetType(inst, t);
+    Value q = get(inst.operand(0));
+    int align = Math.max(1, inst.alignment());
+    if (!q.type().isVector()) {
+      st.stats().vectorLoads++;
+      if (MaskOps.isAllTrue(mask)) return b.load(vt, q, align, inst.name());
+      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      return b.call(f, List.of(q, b.i32(align), mask, b.poison(vt)), inst.name());
+    }
+    Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      st.remark(Remark.Kind.MEMORY, current, inst, "load through a struct-of-arrays pointer with a varying index became an if-cascade");
+      return cascadeLoad(inst, t, vt, lanes, align);
+    }
+    st.stats().gathers++;
+    st.remark(Remark.Kind.MEMORY, current, inst, "load through a struct-of-arrays pointer with a varying index became a gather");
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    return b.call(f, List.of(lanes, b.i32(align), mask, b.poison(vt)), inst.name());
+  }
+
+  private void emitSoaStore(Value inst) {
+    Value val = inst.operand(0);
+    Type t = val.type();
+    Type vt = packetType(inst, t);
+    Value q = get(inst.operand(1));
+    int align = Math.max(1, inst.alignment());
+    Value vv = vec(val);
+    if (!q.type().isVector()) {
+      st.stats().vectorStores++;
+      if (MaskOps.isAllTrue(mask)) {
+        b.store(vv, q, align);
+      } else {
+        Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
+        b.call(f, List.of(vv, q, b.i32(align), mask), "");
+      }
+      return;
+    }
+    Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      st.remark(Remark.Kind.MEMORY, current, inst, "store through a struct-of-arrays pointer with a varying index became an if-cascade");
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(vv, k, ""), b.extractElement(lanes, k, ""), align);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    st.remark(Remark.Kind.MEMORY, current, inst, "store through a struct-of-arrays pointer with a varying index became a scatter");
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+    b.call(f, List.of(vv, lanes, b.i32(align), mask), "");
+  }
+
+  /** The index (i32) of the highest active lane of the current mask. */
+  private Value lastActiveLane() {
+    if (MaskOps.isAllTrue(mask)) return b.i32(w - 1);
+    Type iw = st.context().intType(w);
+    Value bits = b.cast(Opcode.BITCAST, mask, iw, "mask.bits");
+    Function ctlz = st.module().intrinsic("llvm.ctlz", iw);
+    Value lz = b.call(ctlz, List.of(bits, b.i1(false)), "lz");
+    Value idx = b.sub(b.constInt(iw, w - 1), lz, "last.lane");
+    return w <= 32 ? (w == 32 ? idx : b.cast(Opcode.ZEXT, idx, st.context().i32(), "")) : b.cast(Opcode.TRUNC, idx, st.context().i32(), "");
+  }
+
+  /** Something emitted for lane k (may return a scalar result). */
+  @FunctionalInterface
+  private interface LaneBody {
+    Value emit(int lane, Void unused);
+  }
+
+  /**
+   * The thesis' if-cascade: for each lane, run {@code body} only when the lane's mask bit is set.
+   * Returns the lane results assembled into a vector of type {@code resultVec} (or null).
+   */
+  private Value perLaneGuarded(LaneBody body, Type resultVec) {
+    Value acc = resultVec == null ? null : b.poison(resultVec);
+    for (int k = 0; k < w; k++) {
+      Block from = b.currentBlock();
+      Block lane = packet.appendBlock(from.name() + ".l" + k);
+      Block next = packet.appendBlock(from.name() + ".n" + k);
+      lane.moveAfter(from);
+      next.moveAfter(lane);
+      Value bit = MaskOps.isAllTrue(mask) ? b.i1(true) : b.extractElement(mask, k, "");
+      b.condBr(bit, lane, next);
+      b.atEnd(lane);
+      Value r = body.emit(k, null);
+      Value ins = acc == null ? null : b.insertElement(acc, r, k, "");
+      Block laneEnd = b.currentBlock();
+      b.br(next);
+      b.atEnd(next);
+      if (acc != null) {
+        Value phi = b.phi(resultVec, "");
+        phi.addIncoming(ins, laneEnd);
+        phi.addIncoming(acc, from);
+        acc = phi;
+      }
+    }
+    return acc;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // calls (thesis 4.5.2, 4.5.3)
+
+  private boolean isPureCall(Value call) { return st.isPureCall(call); }
+
+  private Value emitCall(Value inst) {
+    Value calleeV = inst.calledOperand();
+    if (inst.isInlineAsm() || calleeV.isInlineAsm()) throw unsupported(inst, "inline assembly");
+    Optional<Function> callee = inst.calledFunction();
+    int nargs = inst.numArgOperands();
+    if (callee.isPresent()) {
+      String name = callee.get().name();
+      Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
+      Type rt = inst.type();
+      if (mm.isPresent() && !rt.isVoid() && rt.isVectorElement() && (rt.isFloatingPoint() || rt.isInteger())) {
+        Type vt = packetType(inst, rt);
+        List<Value> args = new ArrayList<>();
+        for (int i = 0; i < nargs; i++) {
+          Value a = inst.operand(i);
+          args.add(mm.get().scalarSecondArg() && i == 1 ? scal(a) : vec(a));
+        }
+        Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
+            ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
+            : st.module().intrinsic(mm.get().intrinsic(), vt);
+        st.stats().vectorCalls++;
+        st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " became " + mm.get().intrinsic() + " on " + vt);
+        Value r = b.call(f, args, inst.name());
+        return copyFlags(inst, r);
+      }
+      Optional<Value> mapped = st.mappings().emitMappedCall(b, inst, name, this::vec, this::scal, mask);
+      if (mapped.isPresent()) {
+        st.stats().vectorCalls++;
+        st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " uses its registered packet version");
+        return mapped.get();
+      }
+      if (callee.get().isVarArg()) throw unsupported(inst, "a call to the variadic function @" + name + " with varying arguments");
+    } else {
+      throw unsupported(inst, "an indirect call with varying arguments or results");
+    }
+    return scalarizeCall(inst, callee.get());
+  }
+
+  /** W scalar calls; guarded by each lane's mask bit unless the callee is free of side effects. */
+  private Value scalarizeCall(Value inst, Function callee) {
+    int nargs = inst.numArgOperands();
+    boolean pure = isPureCall(inst);
+    Type rt = inst.type();
+    Type vt = rt.isVoid() ? null : packetType(inst, rt);
+    st.stats().scalarizedCalls++;
+    st.remark(Remark.Kind.SCALARIZED_CALL, current, inst, "call to @" + callee.name() + " was split into " + w
+        + " scalar calls" + (pure ? " (no side effects: unguarded)" : " guarded by each lane's mask bit")
+        + "; register a packet version to avoid this");
+    List<Value> packed = new ArrayList<>();
+    for (int i = 0; i < nargs; i++) {
+      Value a = inst.operand(i);
+      packed.add(uniform(a) ? scal(a) : vec(a));
+    }
+    LaneBody body = (k, unused) -> {
+      List<Value> args = new ArrayList<>();
+      for (Value p : packed) {
+        Value a = p.type().isVector() ? b.extractElement(p, k, "") : p;
+        if (pure) a = b.freeze(a, "");
+        args.add(a);
+      }
+      Value call = b.call(callee.functionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
+      LLVMSetInstructionCallConv(call.ref(), LLVMGetInstructionCallConv(inst.ref()));
+      return call;
+    };
+    if (pure) {
+      Value acc = vt == null ? null : b.poison(vt);
+      for (int k = 0; k < w; k++) {
+        Value r = body.emit(k, null);
+        if (acc != null) acc = b.insertElement(acc, r, k, "");
+      }
+      return acc;
+    }
+    return perLaneGuarded(body, vt);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // terminators: masks (4.2), blends (4.3) and linearization (4.4)
+
+  private void emitTerminator(Block sb, Value term, boolean partial) {
+    Opcode op = st.ssa().opcode(term);
+    switch (op) {
+      case RET -> {
+        if (term.numOperands() > 0 && retSlot != null) {
+          Value rv = term.operand(0);
+          Type rt = packet.returnType();
+          Value v = rt.isVector() ? vec(rv) : scal(rv);
+          b.store(v, retSlot);
+        }
+        b.br(chainNext(sb));
+      }
+      case UNREACHABLE -> b.br(chainNext(sb));
+      case BR -> {
+        if (!term.isConditional()) {
+          Block s = term.successor(0);
+          contribute(sb, s, mask);
+          Optional<LoopForest.Loop<Block>> latched = st.schedule().loopLatchedBy(sb);
+          if (latched.isPresent() && latched.get().header().equals(s)) {
+            if (!partial) {
+              b.br(head.get(s));
+            } else {
+              b.condBr(masks.any(mask, "continue." + sb.name()), head.get(s), afterLoop(s));
+            }
+          } else if (!partial && st.schedule().isScheduled(s)) {
+            b.br(head.get(s));
+          } else {
+            b.br(chainNext(sb));
+          }
+          return;
+        }
+        Value c = term.condition();
+        Block s1 = term.successor(0);
+        Block s2 = term.successor(1);
+        boolean uniformCond = uniform(c);
+        Value e1;
+        Value e2;
+        if (uniformCond) {
+          Value cs = scal(c);
+          e1 = masks.and(mask, cs, "e." + sb.name() + "." + s1.name());
+          e2 = masks.andNot(mask, cs, "e." + sb.name() + "." + s2.name());
+        } else {
+          Value cv = vec(c);
+          e1 = masks.and(mask, cv, "e." + sb.name() + "." + s1.name());
+          e2 = masks.andNot(mask, cv, "e." + sb.name() + "." + s2.name());
+        }
+        contribute(sb, s1, e1);
+        contribute(sb, s2, e2);
+        if (uniformCond && !partial) {
+          st.stats().keptBranches++;
+          st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform branch kept");
+          b.condBr(scal(c), head.get(s1), head.get(s2));
+          return;
+        }
+        st.stats().linearizedBranches++;
+        if (!uniformCond) {
+          st.remark(Remark.Kind.LINEARIZED, sb, term, "divergent branch linearized: " + st.divergence().reason(c));
+        }
+        Optional<LoopForest.Loop<Block>> latched = st.schedule().loopLatchedBy(sb);
+        if (latched.isPresent()) {
+          Block h = latched.get().header();
+          Value back = s1.equals(h) ? e1 : s2.equals(h) ? e2 : null;
+          if (back == null) throw new IllegalStateException("latch without back edge: " + sb);
+          if (s1.equals(h) && s2.equals(h)) back = mask;
+          b.condBr(masks.any(back, "continue." + sb.name()), head.get(h), afterLoop(h));
+          return;
+        }
+        b.br(chainNext(sb));
+      }
+      default -> throw unsupported(term, "the terminator '" + op.mnemonic() + "'");
+    }
+  }
+
+  private Block chainNext(Block sb) {
+    return st.schedule().next(sb).map(head::get).orElse(exitBlock);
+  }
+
+  private Block afterLoop(Block header) {
+    return st.schedule().afterLoop(header).map(head::get).orElse(exitBlock);
+  }
+
+  /** Edge B→S with edge mask e: OR it into S's mask and blend S's phis. */
+  private void contribute(Block from, Block to, Value e) {
+    if (!st.schedule().isScheduled(to)) return;
+    if (MaskOps.isAllFalse(e)) return;
+    Value slot = maskSlot(to);
+    Value old = b.load(masks.maskType(), slot, "");
+    b.store(masks.or(old, e, "m.acc." + to.name()), slot);
+    Value any = null;
+    for (Value phi : st.ssa().instructions(to)) {
+      if (st.ssa().opcode(phi) != Opcode.PHI) break;
+      Value in = null;
+      for (int i = 0; i < phi.incomingCount(); i++) {
+        if (phi.incomingBlock(i).equals(from)) {
+          in = phi.incomingValue(i);
+          break;
+        }
+      }
+      if (in == null) continue;
+      Value ps = phiSlot(phi);
+      Value cur = b.load(slotType(phi), ps, "");
+      Value nv;
+      if (uniform(phi)) {
+        if (any == null) any = masks.any(e, "any.e." + to.name());
+        nv = b.select(any, scal(in), cur, phi.name() + ".blend");
+      } else {
+        nv = MaskOps.isAllTrue(e) ? vec(in) : b.select(e, vec(in), cur, phi.name() + ".blend");
+        st.stats().selects++;
+      }
+      b.store(nv, ps);
+    }
+  }
+
+  private PacketizationException unsupported(Value inst, String what) {
+    String blk = inst.isInstruction() ? st.ssa().blockOf(inst).map(Block::name).orElse(null) : null;
+    return PacketizationException.unsupported("cannot packetize " + what, st.scalarName(), blk,
+        inst.isInstruction() ? inst.print() : null);
+  }
+}
