@@ -39,7 +39,23 @@ public record PacketizationResult(
     int emittedInstructions,
     int packetInstructions,
     List<Remark> remarks,
+    List<BlockInfo> blockInfo,
     long nanos) {
+
+  /**
+   * What the analysis said about one block of the prepared scalar function (for CFG drawings).
+   *
+   * @param name            block name
+   * @param successors      successor block names
+   * @param partialMask     the block may run with only some lanes active
+   * @param divergentBranch its conditional branch depends on a varying condition
+   * @param keptBranch      its branch stayed a real branch in the packet function
+   * @param loopHeader      it heads a loop; {@code divergentLoop} whether that loop is divergent
+   * @param varying         names of varying values defined in it
+   * @param uniform         names of uniform values defined in it
+   */
+  public record BlockInfo(String name, List<String> successors, boolean partialMask, boolean divergentBranch,
+      boolean keptBranch, boolean loopHeader, boolean divergentLoop, List<String> varying, List<String> uniform) {}
 
   /** The parameter kinds as vector-function-ABI letters, e.g. "vvu". */
   public String signature() {

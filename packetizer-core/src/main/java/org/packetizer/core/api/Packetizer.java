@@ -136,6 +136,23 @@ public final class Packetizer {
         Module.runPasses(packet, CLEANUP_PIPELINE, null);
         if (options.verifyEachPhase()) verify(module, "after clean-up", scalarName);
       }
+      List<PacketizationResult.BlockInfo> blockInfo = new ArrayList<>();
+      for (Block bl : schedule.order()) {
+        List<String> succ = new ArrayList<>();
+        for (Block s2 : bl.successors()) succ.add(s2.name());
+        List<String> vary = new ArrayList<>();
+        List<String> uni = new ArrayList<>();
+        for (Value v : ssa.instructions(bl)) {
+          if (v.type().isVoid() || v.name().isEmpty()) continue;
+          (div.isUniform(v) ? uni : vary).add("%" + v.name());
+        }
+        var loop = cfg.loops().loopOf(bl).filter(l -> l.header().equals(bl));
+        boolean partial = div.mayBePartial(bl);
+        boolean divergent = div.isDivergentBranch(bl);
+        boolean kept = !partial && !divergent && ssa.branchCondition(bl).isPresent();
+        blockInfo.add(new PacketizationResult.BlockInfo(bl.name(), succ, partial, divergent, kept, loop.isPresent(),
+            loop.map(div::isDivergentLoop).orElse(false), vary, uni));
+      }
       Map<String, String> shapes = new LinkedHashMap<>();
       int uniformValues = 0;
       int varyingValues = 0;
@@ -161,7 +178,7 @@ public final class Packetizer {
           stats.blocks, stats.linearizedBranches, stats.keptBranches, stats.selects, stats.vectorLoads, stats.vectorStores,
           stats.gathers, stats.scatters, stats.cascades, stats.vectorCalls, stats.scalarizedCalls,
           scalar.instructionCount(), rawInstructions, packet.instructionCount(), List.copyOf(state.remarks()),
-          System.nanoTime() - start);
+          blockInfo, System.nanoTime() - start);
     } catch (RuntimeException e) {
       rollback(module, functionsBefore, temp, packet);
       if (e instanceof PacketizationException pe) throw pe;

@@ -33,6 +33,17 @@ public final class Preparer {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL,
           "preparatory passes failed: " + e.getMessage(), scalarName);
     }
+    // readable names for remarks, DOT graphs and the packet IR (clang discards value names)
+    int bi = 0;
+    int vi = 0;
+    for (Block b : copy.blocks()) {
+      if (b.name().isEmpty()) b.asValue().setName("bb" + bi);
+      bi++;
+      for (Value v : b.instructions()) {
+        if (v.name().isEmpty() && !v.type().isVoid()) v.setName("v" + vi++);
+      }
+    }
+    for (Value p : copy.params()) if (p.name().isEmpty()) p.setName("arg" + vi++);
     for (Block b : copy.blocks()) {
       Value t = b.terminator();
       if (t != null && t.opcode() == Opcode.SWITCH) {
