@@ -216,7 +216,8 @@ public final class Packetizer {
 
   /** Clean-up on the packet function: slots back to SSA, then the usual scalar optimizations. */
   public static final String CLEANUP_PIPELINE =
-      "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,instcombine<no-verify-fixpoint>,adce,simplifycfg";
+      "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,jump-threading,loop-mssa(licm),gvn,"
+          + "instcombine<no-verify-fixpoint>,adce,simplifycfg";
 
   private static void verify(Module module, Function f, String when, String fn) {
     // verify the function alone first: an enclosing packetization may have a function under construction
