@@ -89,8 +89,8 @@ final class Dot {
     StringBuilder sb = new StringBuilder();
     sb.append("digraph \"").append(esc(f.name())).append(".packet\" {\n");
     graphHeader(sb, "@" + f.name() + " (packet function of @" + r.scalarFunction() + ", width " + r.width() + "): "
-        + r.linearizedBranches() + " branches linearized, " + r.keptBranches() + " kept, " + f.instructionCount()
-        + " instructions");
+        + plural(r.linearizedBranches(), "branch", "branches") + " linearized, " + r.keptBranches() + " kept, "
+        + plural(f.instructionCount(), "instruction", "instructions"));
     List<Block> blocks = f.blocks();
     Map<String, Integer> order = new HashMap<>();
     for (int i = 0; i < blocks.size(); i++) order.put(name(blocks.get(i), i), i);
@@ -131,6 +131,8 @@ final class Dot {
     sb.append("}\n");
     return sb.toString();
   }
+
+  static String plural(long n, String one, String many) { return n + " " + (n == 1 ? one : many); }
 
   private static String name(Block b, int index) {
     String n = b.name();

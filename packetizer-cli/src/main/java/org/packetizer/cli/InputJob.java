@@ -228,9 +228,10 @@ final class InputJob implements Callable<InputJob.Result> {
         log.println(input.name() + ":   inputs: " + plan.description() + "; seed " + s.seed());
       }
     } else {
-      StringBuilder msg = new StringBuilder("check failed: @" + r.packetFunction() + " differs from @" + r.scalarFunction());
-      if (res.firstDifferingLane() >= 0) msg.append(" first in lane ").append(res.firstDifferingLane());
-      msg.append(" (inputs: ").append(plan.description()).append("; seed ").append(s.seed()).append(")\n  ")
+      StringBuilder msg = new StringBuilder("check failed: @" + r.packetFunction() + " differs from @" + r.scalarFunction()
+          + " (");
+      if (res.firstDifferingLane() >= 0) msg.append("first differing lane ").append(res.firstDifferingLane()).append("; ");
+      msg.append("inputs: ").append(plan.description()).append("; seed ").append(s.seed()).append(")\n  ")
           .append(res.report().replace("\n", "\n  "));
       error(msg.toString(), ExitCodes.CHECK_MISMATCH, null);
     }
