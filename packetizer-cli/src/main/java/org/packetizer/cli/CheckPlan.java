@@ -1,8 +1,5 @@
 package org.packetizer.cli;
 
-import static org.bytedeco.llvm.global.LLVM.LLVMGetNamedGlobal;
-import static org.bytedeco.llvm.global.LLVM.LLVMGlobalGetValueType;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.check.BufferInit;
+import org.packetizer.core.check.KernelChecks;
 import org.packetizer.core.check.ParamSpec;
 import org.packetizer.core.check.ValueDomain;
 import org.packetizer.core.ir.Function;
@@ -193,8 +191,8 @@ record CheckPlan(List<ParamSpec> specs, long ulps, String description) {
 
   /** Parses an LLVM type spelled as text (e.g. "{ float, float }") in the module's context. */
   static Type parseType(LlvmContext ctx, String text, String label) {
-    try (Module probe = ctx.parseIr("@packetize.probe = external global " + text + "\n", "pointee of " + label)) {
-      return Type.of(LLVMGlobalGetValueType(LLVMGetNamedGlobal(probe.ref(), "packetize.probe")));
+    try {
+      return KernelChecks.parseType(ctx, text);
     } catch (RuntimeException e) {
       throw new CliException(ExitCodes.INTERNAL, "the manifest's pointee type '" + text + "' for " + label
           + " is not an LLVM type: " + e.getMessage());

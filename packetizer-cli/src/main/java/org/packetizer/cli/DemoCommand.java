@@ -60,7 +60,7 @@ final class DemoCommand implements Callable<Integer> {
   int checkRuns;
 
   @Option(names = "--elements", paramLabel = "N", defaultValue = "0",
-      description = "Elements for the speed measurement (default: enough for about 0.1 s of scalar work).")
+      description = "Elements for the speed measurement (default: enough for about 60 ms of scalar work per run).")
   long elements;
 
   @Option(names = "--runs", paramLabel = "N", defaultValue = "7", description = "Timed runs of each loop; the median counts (default: ${DEFAULT-VALUE}).")
@@ -146,10 +146,11 @@ final class DemoCommand implements Callable<Integer> {
       if (!SpeedBench.supports(e)) {
         out.println("  not measured: the driver loop handles kernels with scalar parameters and a scalar result only");
       } else {
-        SpeedBench.Outcome b = SpeedBench.run(m, e, e.function(), simd, r.params(), width, false, elements, runs, 100);
+        SpeedBench.Outcome b = SpeedBench.run(m, e, e.function(), simd, r.params(), width, false, elements, runs, 60);
         out.printf(Locale.ROOT, "  %,d elements (%s); JIT for %s, median of %d runs%n", b.elements(), b.inputs(), b.cpu(), b.runs());
-        out.printf(Locale.ROOT, "    scalar loop, %2d calls per step: %9.2f ms%n", width, b.scalarNanos() / 1e6);
-        out.printf(Locale.ROOT, "    packet loop,  1 call per step:  %9.2f ms   %.2fx faster%n", b.packetNanos() / 1e6, b.speedup());
+        out.printf(Locale.ROOT, "    %-33s %9.2f ms%n", "scalar loop, " + width + " calls per step:", b.scalarNanos() / 1e6);
+        out.printf(Locale.ROOT, "    %-33s %9.2f ms   %.2fx faster%n", "packet loop, 1 call per step:", b.packetNanos() / 1e6,
+            b.speedup());
         if (b.differing() == 0) {
           out.printf(Locale.ROOT, "    all %,d results identical%n", b.elements());
         } else {

@@ -102,7 +102,10 @@ final class InputJob implements Callable<InputJob.Result> {
         } catch (PacketizationException e) {
           remarks(remarks);
           if (s.remarksYaml()) RemarkYaml.failure(yaml, input.name(), f.scalar(), e);
-          error(e.getMessage(), exitCodeOf(e), e);
+          String hint = e.kind() == PacketizationException.Kind.INTERNAL
+              ? "\n  (a bug in the packetizer: please report it with this input" + (s.debug() ? "" : "; --debug shows the stack trace")
+                  + ")" : "";
+          error(e.getMessage() + hint, exitCodeOf(e), e);
         }
       }
       if (done.size() < fns.size()) {

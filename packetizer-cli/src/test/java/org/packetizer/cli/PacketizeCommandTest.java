@@ -439,7 +439,7 @@ class PacketizeCommandTest {
     String out = r.out();
     for (String s : List.of("packetize demo: checker at width 8", "1. Packetize", "@checker -> @checker_simd8",
         "2. Scalar and packet IR", "define", "3. Remarks", "4. Differential check", "lanes and", "bytes equal",
-        "5. Speed", "scalar loop,  8 calls per step", "packet loop,  1 call per step", "results identical")) {
+        "5. Speed", "scalar loop, 8 calls per step:", "packet loop, 1 call per step:", "results identical")) {
       assertTrue(out.contains(s), "demo output mentions '" + s + "':\n" + out);
     }
     Matcher m = SPEEDUP.matcher(out);
