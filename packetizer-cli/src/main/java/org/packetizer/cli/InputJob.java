@@ -109,7 +109,9 @@ final class InputJob implements Callable<InputJob.Result> {
         }
       }
       if (done.size() < fns.size()) {
-        if (!done.isEmpty() || output != null) note("no output written for " + input.name() + " (a function failed)");
+        if (!done.isEmpty()) {
+          note("no output written for " + input.name() + ": it is written only when every function packetizes");
+        }
         return null;
       }
       if (s.dotDir() != null) for (PacketizationResult r : done) dot(m, r);

@@ -263,9 +263,11 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     try (Progress progress = new Progress(err, n, stderrIsTerminal && n > 1)) {
       if (threads == 1) {
         for (int i = 0; i < n; i++) {
-          progress.started(ins.get(i).name());
+          String name = ins.get(i).name();
+          progress.started(name);
           InputJob.Result r = new InputJob(settings, ins.get(i), outs.get(i), stdin).call();
-          progress.finished(r.log());
+          progress.completed(name);
+          progress.print(r.log());
           results.add(r);
         }
       } else {
@@ -278,12 +280,16 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
             String name = ins.get(i).name();
             fs.add(pool.submit(() -> {
               progress.started(name);
-              return job.call();
+              try {
+                return job.call();
+              } finally {
+                progress.completed(name);
+              }
             }));
           }
           for (Future<InputJob.Result> f : fs) {
             InputJob.Result r = f.get();
-            progress.finished(r.log()); // in input order
+            progress.print(r.log()); // in input order, whatever finished first
             results.add(r);
           }
         } catch (InterruptedException e) {

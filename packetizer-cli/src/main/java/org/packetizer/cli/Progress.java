@@ -23,6 +23,7 @@ final class Progress implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private int done;
   private boolean drawn;
+  private String last = "";
   private boolean closed;
 
   Progress(PrintWriter err, int total, boolean enabled) {
@@ -39,13 +40,20 @@ final class Progress implements AutoCloseable {
 
   synchronized void started(String name) { running.add(name); }
 
-  /** One input is done: print its messages (above the bar). */
-  synchronized void finished(String log) {
+  /** One input is done (called by the thread that did it, in any order). */
+  synchronized void completed(String name) {
     done++;
-    if (!running.isEmpty()) running.remove(0);
+    running.remove(name);
+    if (drawn) draw();
+  }
+
+  /** Prints messages above the bar (the command calls this in input order). */
+  synchronized void print(String log) {
+    if (log.isEmpty()) return;
     clear();
     err.print(log);
     err.flush();
+    last = "";
     if (drawn) draw();
   }
 
@@ -57,8 +65,10 @@ final class Progress implements AutoCloseable {
     int cols = Terminal.columns().orElse(80);
     String line = "[" + "#".repeat(filled) + ".".repeat(barWidth - filled) + "] " + done + "/" + total + " inputs" + name;
     if (line.length() > cols - 1) line = line.substring(0, Math.max(0, cols - 1));
+    if (line.equals(last)) return;
     err.print("\r\033[K" + line);
     err.flush();
+    last = line;
     drawn = true;
   }
 
@@ -66,6 +76,7 @@ final class Progress implements AutoCloseable {
     if (drawn) {
       err.print("\r\033[K");
       err.flush();
+      last = "";
     }
   }
 
