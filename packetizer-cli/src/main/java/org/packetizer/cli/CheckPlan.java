@@ -72,10 +72,63 @@ record CheckPlan(List<ParamSpec> specs, long ulps, String description) {
     }
   }
 
+  /**
+   * {@code --buffer} values: what a pointer parameter points to, for checking functions that are not
+   * bundled kernels. {@code [NAME=]TYPE[*COUNT][:in|out|inout]}: COUNT elements of the LLVM type TYPE
+   * (per lane for varying and struct-of-arrays pointers, in all for uniform and linear ones).
+   */
+  record Buffers(Map<String, Buffer> byParam) {
+    static final Buffers NONE = new Buffers(Map.of());
+
+    record Buffer(String type, long count, ParamSpec.Direction direction, String text) {}
+
+    static Buffers parse(List<String> args) {
+      Map<String, Buffer> by = new LinkedHashMap<>();
+      for (String a : args == null ? List.<String>of() : args) {
+        int eq = a.indexOf('=');
+        if (eq <= 0) throw CliException.usage("--buffer '" + a + "': expected NAME=TYPE[*COUNT][:in|out|inout], e.g. table=float*16:in");
+        String name = a.substring(0, eq).strip();
+        if (name.startsWith("%")) name = name.substring(1);
+        String rest = a.substring(eq + 1).strip();
+        ParamSpec.Direction dir = ParamSpec.Direction.INOUT;
+        int colon = rest.lastIndexOf(':');
+        if (colon >= 0) {
+          dir = switch (rest.substring(colon + 1).strip().toLowerCase(Locale.ROOT)) {
+            case "in" -> ParamSpec.Direction.IN;
+            case "out" -> ParamSpec.Direction.OUT;
+            case "inout" -> ParamSpec.Direction.INOUT;
+            default -> throw CliException.usage("--buffer '" + a + "': the direction after ':' must be in, out or inout");
+          };
+          rest = rest.substring(0, colon).strip();
+        }
+        long count = 1;
+        int star = rest.lastIndexOf('*');
+        if (star >= 0) {
+          try {
+            count = Long.parseLong(rest.substring(star + 1).strip());
+          } catch (NumberFormatException e) {
+            throw CliException.usage("--buffer '" + a + "': the count after '*' must be a number");
+          }
+          if (count < 1 || count > (1 << 24)) throw CliException.usage("--buffer '" + a + "': the count must be 1 to 16777216");
+          rest = rest.substring(0, star).strip();
+        }
+        if (rest.isEmpty()) throw CliException.usage("--buffer '" + a + "': no element type");
+        by.put(name, new Buffer(rest, count, dir, a));
+      }
+      return new Buffers(by);
+    }
+
+    Optional<Buffer> forParam(int index, String name) {
+      Buffer b = byParam.get(Integer.toString(index));
+      if (b == null && !name.isEmpty()) b = byParam.get(name);
+      return Optional.ofNullable(b);
+    }
+  }
+
   /** Names given to --range that match no parameter of {@code scalar} (to report a typo). */
-  static List<String> unknownRangeNames(Ranges ranges, Function scalar) {
+  static List<String> unknownNames(java.util.Collection<String> names, Function scalar) {
     List<String> out = new ArrayList<>();
-    for (String n : ranges.byParam().keySet()) {
+    for (String n : names) {
       boolean found = false;
       for (int i = 0; i < scalar.paramCount(); i++) {
         if (n.equals(Integer.toString(i)) || n.equals(scalar.param(i).name())) found = true;
@@ -86,8 +139,9 @@ record CheckPlan(List<ParamSpec> specs, long ulps, String description) {
   }
 
   static CheckPlan build(Module module, Function scalar, List<ParamKind> kinds, boolean masked, int width,
-      Optional<Manifest.Entry> kernel, Ranges ranges) {
+      Optional<Manifest.Entry> kernel, Ranges ranges, Buffers buffers) {
     List<ParamSpec> specs = new ArrayList<>();
+    List<String> fromBuffer = new ArrayList<>();
     List<String> fromRange = new ArrayList<>();
     boolean fromManifest = false;
     boolean usedDefault = false;
@@ -99,10 +153,27 @@ record CheckPlan(List<ParamSpec> specs, long ulps, String description) {
       final int at = i;
       Optional<Manifest.Param> mp = kernel.map(e -> e.params().get(at));
       if (t.isPointer()) {
+        Optional<Buffers.Buffer> given = buffers.forParam(i, p.name());
+        if (given.isPresent()) {
+          Buffers.Buffer b = given.get();
+          Type pointee;
+          try {
+            pointee = KernelChecks.parseType(module.context(), b.type());
+          } catch (RuntimeException e) {
+            throw CliException.usage("--buffer " + b.text() + ": '" + b.type() + "' is not an LLVM type (e.g. float, i32,"
+                + " [4 x float], { float, i32 })");
+          }
+          Optional<double[]> r = ranges.forParam(i, p.name());
+          BufferInit init = r.isPresent() ? init(Manifest.Init.random(r.get()[0], r.get()[1])) : BufferInit.random();
+          specs.add(buffer(module, pointee, b.count(), b.direction(), init, k, width, label));
+          fromBuffer.add(p.name().isEmpty() ? "#" + i : "%" + p.name());
+          continue;
+        }
         if (mp.isEmpty() || mp.get().pointee() == null) {
-          throw CliException.usage("--check cannot tell what memory " + label + " (ptr) points to: it knows that only for "
-              + "the bundled kernels (see 'packetize demo --list'); run without --check, or check from Java with "
-              + "DifferentialCheck and explicit ParamSpecs");
+          String name = p.name().isEmpty() ? Integer.toString(i) : p.name();
+          throw CliException.usage("--check needs to know what memory " + label + " (ptr) points to: give --buffer "
+              + name + "=TYPE*COUNT[:in|out|inout], e.g. --buffer " + name + "=float*16:in (the bundled kernels bring"
+              + " their own)");
         }
         specs.add(buffer(module, mp.get(), k, width, label));
         fromManifest = true;
@@ -131,6 +202,7 @@ record CheckPlan(List<ParamSpec> specs, long ulps, String description) {
     List<String> how = new ArrayList<>();
     if (fromManifest) how.add("ranges of bundled kernel " + kernel.get().name() + " (" + kernel.get().file() + ")");
     if (!fromRange.isEmpty()) how.add("--range for " + String.join(", ", fromRange));
+    if (!fromBuffer.isEmpty()) how.add("--buffer for " + String.join(", ", fromBuffer));
     if (usedDefault) how.add("default range [-1000, 1000] (give --range LO:HI)");
     if (how.isEmpty()) how.add("no parameters");
     return new CheckPlan(specs, kernel.map(Manifest.Entry::ulps).orElse(0), String.join("; ", how));
@@ -153,8 +225,11 @@ record CheckPlan(List<ParamSpec> specs, long ulps, String description) {
       case "out" -> ParamSpec.Direction.OUT;
       default -> ParamSpec.Direction.INOUT;
     };
-    BufferInit init = init(mp.init());
-    long count = mp.count() == null ? 1 : mp.count();
+    return buffer(module, pointee, mp.count() == null ? 1 : mp.count(), dir, init(mp.init()), k, width, label);
+  }
+
+  private static ParamSpec buffer(Module module, Type pointee, long count, ParamSpec.Direction dir, BufferInit init,
+      ParamKind k, int width, String label) {
     return switch (k) {
       case ParamKind.SoaPointer s -> ParamSpec.soaPtr(pointee, count, dir, init);
       case ParamKind.Varying v -> ParamSpec.varyingPtr(pointee, count, dir, init);

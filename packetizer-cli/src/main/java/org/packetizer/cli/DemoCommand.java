@@ -128,7 +128,7 @@ final class DemoCommand implements Callable<Integer> {
       for (Remark rk : remarks) out.println(wrapLine("  " + rk.toLine(), "      "));
 
       section("4. Differential check (--check=" + checkRuns + ")");
-      CheckPlan plan = CheckPlan.build(m, scalar, r.params(), false, width, Optional.of(e), CheckPlan.Ranges.NONE);
+      CheckPlan plan = CheckPlan.build(m, scalar, r.params(), false, width, Optional.of(e), CheckPlan.Ranges.NONE, CheckPlan.Buffers.NONE);
       Checker.Outcome o = Checker.run(m, e.function(), simd, width, plan, checkRuns, 1, null, null, 60);
       if (o.timedOut()) {
         out.println("  FAILED: the check did not finish within 60 s (a call does not terminate)");

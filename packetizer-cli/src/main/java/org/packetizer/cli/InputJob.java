@@ -205,11 +205,14 @@ final class InputJob implements Callable<InputJob.Result> {
 
   private void check(byte[] bytes, Module m, PacketizationResult r) {
     Function scalar = m.function(r.scalarFunction()).orElseThrow();
-    for (String bad : CheckPlan.unknownRangeNames(s.ranges(), scalar)) {
+    for (String bad : CheckPlan.unknownNames(s.ranges().byParam().keySet(), scalar)) {
       warning("--range " + bad + "=...: @" + r.scalarFunction() + " has no parameter named or numbered '" + bad + "'");
     }
+    for (String bad : CheckPlan.unknownNames(s.buffers().byParam().keySet(), scalar)) {
+      warning("--buffer " + bad + "=...: @" + r.scalarFunction() + " has no parameter named or numbered '" + bad + "'");
+    }
     Optional<Manifest.Entry> kernel = Kernels.match(bytes, m, scalar);
-    CheckPlan plan = CheckPlan.build(m, scalar, r.params(), s.masked(), r.width(), kernel, s.ranges());
+    CheckPlan plan = CheckPlan.build(m, scalar, r.params(), s.masked(), r.width(), kernel, s.ranges(), s.buffers());
     int runs = s.checkRuns().orElseThrow();
     Checker.Outcome o;
     try {

@@ -146,6 +146,12 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " for one. Bundled kernels bring their own; else [-1000, 1000].")
   List<String> ranges = new ArrayList<>();
 
+  @Option(names = "--buffer", paramLabel = "NAME=TYPE[*COUNT][:DIR]",
+      description = "For --check (repeatable): what pointer parameter NAME (name or index) points to: COUNT elements"
+          + " of the LLVM type TYPE (default 1; per lane for v and s pointers), DIR in, out or inout (default), e.g."
+          + " table=float*16:in. Bundled kernels bring their own.")
+  List<String> buffers = new ArrayList<>();
+
   @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "Seed of the --check inputs (default: ${DEFAULT-VALUE}).")
   long seed;
 
@@ -401,9 +407,10 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       throw CliException.usage("--remarks=- is not supported; use --remarks for lines on stderr, or --remarks=FILE");
     }
     CheckPlan.Ranges rs = CheckPlan.Ranges.parse(ranges);
+    CheckPlan.Buffers bs = CheckPlan.Buffers.parse(buffers);
     boolean yaml = remarks != null && !remarks.isEmpty();
     return new Settings(List.copyOf(fns), width, hardwareWidth, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, vm, verifyEach,
-        textual, Optional.ofNullable(check), seed, rs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, quiet, debug);
+        textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, quiet, debug);
   }
 
   static void checkWidth(String what, int w) {

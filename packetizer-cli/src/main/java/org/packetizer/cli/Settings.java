@@ -32,6 +32,7 @@ record Settings(
     Optional<Integer> checkRuns,
     long seed,
     CheckPlan.Ranges ranges,
+    CheckPlan.Buffers buffers,
     int checkTimeoutSeconds,
     Path dotDir,
     boolean prefixDot,

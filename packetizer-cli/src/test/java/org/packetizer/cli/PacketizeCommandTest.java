@@ -40,7 +40,7 @@ class PacketizeCommandTest {
     Cli.Run r = Cli.run("--help");
     ok(r);
     for (String s : List.of("--function", "--width", "--hardware-width", "--target-cpu", "--target-features", "--params",
-        "--masked", "--memory", "-o", "-S", "--jobs", "--check[=N]", "--range", "--dot", "--remarks[=FILE]", "--debug",
+        "--masked", "--memory", "-o", "-S", "--jobs", "--check[=N]", "--range", "--buffer", "--dot", "--remarks[=FILE]", "--debug",
         "--version", "Exit codes:", "demo", "Examples:")) {
       assertTrue(r.out().contains(s), "help mentions " + s + "\n" + r.out());
     }
@@ -225,8 +225,30 @@ class PacketizeCommandTest {
   }
 
   @Test
+  void checkWithBuffersForPointerParameters() {
+    for (String kinds : List.of("uv", "sv", "vv", "l4v")) {
+      Cli.Run r = Cli.run(p("table.ll"), "--params", kinds, "--check=30", "--buffer", "table=float*16:in", "--range", "i=-40:40",
+          "-o", dir.resolve("t.bc").toString());
+      ok(r);
+      assertTrue(r.err().contains("30 runs, 240 lanes") && r.err().contains("--range for %i; --buffer for %table"), r.err());
+    }
+    Cli.Run cascade = Cli.run(p("table.ll"), "--params", "uv", "--memory", "cascade", "--check=30", "--buffer", "0=float*16:in",
+        "-o", dir.resolve("c.bc").toString());
+    ok(cascade);
+    Cli.Run typo = Cli.run(p("table.ll"), "--check=3", "--buffer", "table=float*16", "--buffer", "tabel=i32", "-o",
+        dir.resolve("x.bc").toString());
+    ok(typo);
+    assertTrue(typo.err().contains("warning: --buffer tabel=...: @lookup has no parameter named or numbered 'tabel'"), typo.err());
+  }
+
+  @Test
   void checkExplainsWhatItCannotDo() {
-    fails(2, Cli.run(p("table.ll"), "--params", "uv", "--check"), "--check cannot tell what memory parameter 0 (%table)");
+    fails(2, Cli.run(p("table.ll"), "--params", "uv", "--check"), "--check needs to know what memory parameter 0 (%table)",
+        "--buffer table=float*16:in");
+    fails(2, Cli.run(p("table.ll"), "--check", "--buffer", "table=flot*16"), "'flot' is not an LLVM type");
+    fails(2, Cli.run(p("table.ll"), "--check", "--buffer", "table=float*x"), "the count after '*' must be a number");
+    fails(2, Cli.run(p("table.ll"), "--check", "--buffer", "table=float:sideways"), "must be in, out or inout");
+    fails(2, Cli.run(p("table.ll"), "--check", "--buffer", "float*4"), "expected NAME=TYPE");
     fails(2, Cli.run(p("single.ll"), "--check", "--range", "3:1"), "LO must not be greater than HI");
     fails(2, Cli.run(p("single.ll"), "--check", "--range", "x"), "expected LO:HI");
     Cli.Run typo = Cli.run(p("single.ll"), "--check=3", "--range", "nope=1:2");
