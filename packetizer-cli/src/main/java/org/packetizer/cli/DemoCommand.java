@@ -14,10 +14,8 @@ import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
-import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.ir.Function;
-import org.packetizer.core.ir.Llvm;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.Module;
 import org.packetizer.core.toolchain.Manifest;
@@ -298,8 +296,4 @@ final class DemoCommand implements Callable<Integer> {
     }
     return prev[b.length()];
   }
-
-  static String host() { return Llvm.hostCpuName(); }
-
-  static boolean isUniform(ParamKind k) { return k instanceof ParamKind.Uniform; }
 }

@@ -3,7 +3,6 @@ package org.packetizer.cli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -489,6 +488,4 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       return false;
     }
   }
-
-  static PrintStream utf8(OutputStream out) { return new PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8); }
 }

@@ -95,6 +95,7 @@ final class SpeedBench {
     }
   }
 
+  @SuppressWarnings("restricted")
   private static MethodHandle handle(long address) {
     return Linker.nativeLinker().downcallHandle(MemorySegment.ofAddress(address),
         FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));

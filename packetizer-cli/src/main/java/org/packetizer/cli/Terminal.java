@@ -25,6 +25,13 @@ public final class Terminal {
   private static final long TIOCGWINSZ = 0x5413; // Linux
 
   static {
+    MethodHandle[] hs = link();
+    ISATTY = hs[0];
+    IOCTL = hs[1];
+  }
+
+  @SuppressWarnings("restricted")
+  private static MethodHandle[] link() {
     MethodHandle isatty = null, ioctl = null;
     try {
       Linker linker = Linker.nativeLinker();
@@ -37,8 +44,7 @@ public final class Terminal {
     } catch (RuntimeException | LinkageError e) {
       // no native access: fall back below
     }
-    ISATTY = isatty;
-    IOCTL = ioctl;
+    return new MethodHandle[] {isatty, ioctl};
   }
 
   /** Whether file descriptor {@code fd} (0, 1, 2) is a terminal. */

@@ -64,6 +64,7 @@ class EmbeddedPassExampleTest {
   // ==== the host program ====
 
   /** The host program's whole flow; returns what it measured. */
+  @SuppressWarnings("restricted")
   static float[][] embeddedPipeline() {
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
@@ -344,6 +345,7 @@ class EmbeddedPassExampleTest {
    * which LLVM allocates with), so the Java heap does not blur it.
    */
   @Test
+  @SuppressWarnings("restricted")
   void repeatingTheFlowDoesNotGrowTheNativeHeap() throws Throwable {
     var mallinfo = Linker.nativeLinker().defaultLookup().find("mallinfo2");
     org.junit.jupiter.api.Assumptions.assumeTrue(mallinfo.isPresent(), "glibc's mallinfo2 is needed");
