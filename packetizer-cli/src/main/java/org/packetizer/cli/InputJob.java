@@ -303,6 +303,7 @@ final class InputJob implements Callable<InputJob.Result> {
 
   private void error(String msg, int code, Throwable t) {
     String m = msg.startsWith(input.name() + ":") ? msg.substring(input.name().length() + 1).strip() : msg;
+    m = m.replace(" in module '" + input.name() + "'", ""); // the line starts with the file already
     log.println("packetize: " + input.name() + ": error: " + m);
     exitCode = Math.max(exitCode, code);
     if (s.debug() && t != null) t.printStackTrace(log);
