@@ -94,7 +94,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   int width;
 
   @Option(names = "--hardware-width", paramLabel = "N",
-      description = "Emit an N-wide function and a W-wide wrapper calling it W/N times (N divides W).")
+      description = "Emit an N-wide function and a W-wide wrapper calling it W/N times (N divides W). Accepted and"
+          + " checked, but not applied until the core has the wrapper (a warning says so).")
   Integer hardwareWidth;
 
   @Option(names = "--target-cpu", paramLabel = "CPU",
