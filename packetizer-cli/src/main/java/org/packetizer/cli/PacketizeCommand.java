@@ -119,9 +119,10 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " (default: ${DEFAULT-VALUE}).")
   String memory;
 
-  @Option(names = "--vector-math", paramLabel = "intrinsics|libmvec", defaultValue = "intrinsics",
-      description = "Math calls (sinf, expf, ...): LLVM vector intrinsics (bit-identical), or glibc's libmvec where it"
-          + " has a variant (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--vector-math", paramLabel = "intrinsics|libmvec", defaultValue = "libmvec",
+      description = "Math calls (sinf, expf, ...): glibc's libmvec where it has a variant for the target (at most 4 ULP"
+          + " from libm; --check compares against the same variants), or LLVM vector intrinsics, which call libm per"
+          + " lane (bit-identical, slower) (default: ${DEFAULT-VALUE}).")
   String vectorMath;
 
   @Option(names = "-o", paramLabel = "FILE",
