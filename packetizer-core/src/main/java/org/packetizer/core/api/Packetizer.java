@@ -28,6 +28,7 @@ import org.packetizer.core.pipeline.PureCalls;
 import org.packetizer.core.prepare.Preparer;
 import org.packetizer.core.widen.PacketEmitter;
 import org.packetizer.core.widen.SoaPointers;
+import org.packetizer.core.wrapper.LoopWrapper;
 
 /**
  * Whole-function vectorization: turns a scalar function into a packet function computing W calls of
@@ -98,6 +99,9 @@ public final class Packetizer {
     List<ParamKind> kinds = paramKinds(module, scalar, declared, scalarName);
     Type packetType = packetFunctionType(module, scalar, kinds, w);
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
+    // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
+    Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options);
+    if (wrapped.isPresent()) return wrapped.get();
 
     Set<String> functionsBefore = new HashSet<>();
     for (Function f : module.functions()) functionsBefore.add(f.name());
