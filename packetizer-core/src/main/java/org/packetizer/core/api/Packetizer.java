@@ -90,8 +90,9 @@ public final class Packetizer {
 
   private PacketizationResult run(Module module, String scalarName, String simdName, CalleePacketizer callees) {
     if (callees == null) {
+      // callees are packetized at this function's width: the wrapper decision is the top level's
       callees = new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(options.toBuilder().params(kinds)
-          .masked(true).build()).run(module, callee, name, nested));
+          .masked(true).wrapperMode(WrapperMode.DIRECT).build()).run(module, callee, name, nested));
     }
     long start = System.nanoTime();
     int w = options.width();
