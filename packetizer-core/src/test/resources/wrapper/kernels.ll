@@ -6,10 +6,8 @@ target triple = "x86_64-pc-linux-gnu"
 %Color = type { float, float, float }
 
 ; varying a, b; uniform u (iteration limit); linear lin. An if/else, then an escape loop whose trip
-; count differs per lane (at most u iterations). The counter starts at 0 or 1 depending on the
-; branch, so it is varying. The increment sits in the header and feeds the exit test (without nsw,
-; so instcombine cannot fold it away and sink it): the emitter at this commit loses a phi's value in
-; blocks other than the phi's own.
+; count differs per lane (at most u iterations); the counter is uniform inside the divergent loop
+; but its value after the loop is not.
 define float @mix(float %a, float %b, i32 %u, i32 %lin) {
 entry:
   %c = fcmp olt float %a, %b
@@ -24,17 +22,17 @@ else:
   br label %loop
 loop:
   %x = phi float [ %t, %then ], [ %e, %else ], [ %x1, %body ]
-  %i = phi i32 [ 0, %then ], [ 1, %else ], [ %i1, %body ]
+  %i = phi i32 [ 0, %then ], [ 0, %else ], [ %i1, %body ]
   %xx = fmul float %x, %x
   %big = fcmp ogt float %xx, 4.0
-  %i1 = add i32 %i, 1
-  %done = icmp sgt i32 %i1, %u
+  %done = icmp sge i32 %i, %u
   %stop = or i1 %big, %done
   br i1 %stop, label %exit, label %body
 body:
   %q = fmul float %a, 0.25
   %x0 = fsub float %xx, 0.5
   %x1 = fadd float %x0, %q
+  %i1 = add nsw i32 %i, 1
   br label %loop
 exit:
   %if = sitofp i32 %i to float
@@ -110,5 +108,28 @@ entry:
   %g = load float, ptr %gp, align 4
   %s = fadd float %g, %a
   store float %s, ptr %gp, align 4
+  ret float %s
+}
+
+; A struct-of-arrays pointer passed to a function of the module (which gets a packet version taking
+; it as a struct-of-arrays pointer too): the wrapper finds the leaf the callee stores to.
+define void @set_g(ptr %p, float %v) noinline {
+entry:
+  %gp = getelementptr inbounds %Color, ptr %p, i64 0, i32 1
+  store float %v, ptr %gp, align 4
+  ret void
+}
+
+define float @viacall(float %a, ptr %c) {
+entry:
+  %r = load float, ptr %c, align 4
+  %cmp = fcmp ogt float %a, %r
+  br i1 %cmp, label %t, label %j
+t:
+  %v = fmul float %a, 2.0
+  call void @set_g(ptr %c, float %v)
+  br label %j
+j:
+  %s = fadd float %a, %r
   ret float %s
 }

@@ -22,9 +22,10 @@ import org.packetizer.core.ir.Value;
  * leaf lives at {@code W*o + k*s}, so lanes {@code [iN, iN+N)} of an S-wide buffer are the
  * {@code N*s} contiguous bytes at {@code S*o + i*N*s}, and they go to {@code N*o} in an N-wide one.
  *
- * <p>Found on the prepared scalar function (the same one the packetizer sees). Offsets must be
- * compile-time constants: a GEP with a variable index, a phi or select between derived pointers makes
- * the layout of the accessed memory unknown to the wrapper, and {@link #find} fails.
+ * <p>Found on the prepared scalar function (the same one the packetizer sees), and in the functions
+ * of the module the pointer is passed to. Offsets must be compile-time constants: a GEP with a
+ * variable index, a phi or select between derived pointers makes the layout of the accessed memory
+ * unknown to the wrapper, and {@link #find} fails.
  */
 final class SoaLeaves {
   private SoaLeaves() {}
@@ -61,11 +62,37 @@ final class SoaLeaves {
    */
   static List<Leaf> find(Module layout, Function f, int param) throws NotConstant {
     Map<List<Long>, Boolean> leaves = new LinkedHashMap<>();
+    walk(layout, f.param(param), 0, param, leaves, new ArrayDeque<>());
+    List<Leaf> out = new ArrayList<>();
+    leaves.forEach((k, stored) -> out.add(new Leaf(k.get(0), k.get(1), stored)));
+    out.sort(Comparator.comparingLong(Leaf::offset).thenComparingLong(Leaf::size));
+    for (int i = 0; i + 1 < out.size(); i++) {
+      Leaf a = out.get(i);
+      Leaf c = out.get(i + 1);
+      if (c.offset() < a.end()) {
+        throw new NotConstant(param, "is accessed at overlapping leaves (bytes " + a.offset() + ".." + a.end() + " and "
+            + c.offset() + ".." + c.end() + ")", null);
+      }
+    }
+    if (!out.isEmpty() && out.getFirst().offset() < 0) {
+      throw new NotConstant(param, "is accessed at a negative offset " + out.getFirst().offset(), null);
+    }
+    return out;
+  }
+
+  /**
+   * Collects the leaves reached from {@code start}, which points {@code base} bytes into the
+   * parameter; follows the pointer into functions of the module it is passed to (they get packet
+   * versions taking it as a struct-of-arrays pointer), {@code calls} holding the callees being
+   * walked.
+   */
+  private static void walk(Module layout, Value start, long base, int param, Map<List<Long>, Boolean> leaves,
+      Deque<Function> calls) throws NotConstant {
     Deque<Value> work = new ArrayDeque<>();
     Deque<Long> offsets = new ArrayDeque<>();
     Set<Value> seen = new HashSet<>();
-    work.add(f.param(param));
-    offsets.add(0L);
+    work.add(start);
+    offsets.add(base);
     while (!work.isEmpty()) {
       Value v = work.poll();
       long off = offsets.poll();
@@ -92,31 +119,23 @@ final class SoaLeaves {
           }
           case CALL -> {
             var callee = u.calledFunction();
-            if (callee.isPresent() && (callee.get().name().startsWith("llvm.lifetime.")
-                || callee.get().name().startsWith("llvm.dbg."))) {
-              continue;
+            String name = callee.map(Function::name).orElse("");
+            if (name.startsWith("llvm.lifetime.") || name.startsWith("llvm.dbg.")) continue;
+            if (callee.isEmpty() || callee.get().isDeclaration() || callee.get().isVarArg() || u.calledOperand().equals(v)) {
+              throw new NotConstant(param, "is passed to a call of a function without a body in the module", u.print());
             }
-            throw new NotConstant(param, "is passed to a call", u.print());
+            Function g = callee.get();
+            if (calls.contains(g)) throw new NotConstant(param, "is passed to the recursive function @" + g.name(), u.print());
+            calls.push(g);
+            for (int a = 0; a < u.numArgOperands(); a++) {
+              if (u.operand(a).equals(v)) walk(layout, g.param(a), off, param, leaves, calls);
+            }
+            calls.pop();
           }
           default -> throw new NotConstant(param, "is used by '" + op.mnemonic() + "'", u.print());
         }
       }
     }
-    List<Leaf> out = new ArrayList<>();
-    leaves.forEach((k, stored) -> out.add(new Leaf(k.get(0), k.get(1), stored)));
-    out.sort(Comparator.comparingLong(Leaf::offset).thenComparingLong(Leaf::size));
-    for (int i = 0; i + 1 < out.size(); i++) {
-      Leaf a = out.get(i);
-      Leaf c = out.get(i + 1);
-      if (c.offset() < a.end()) {
-        throw new NotConstant(param, "is accessed at overlapping leaves (bytes " + a.offset() + ".." + a.end() + " and "
-            + c.offset() + ".." + c.end() + ")", null);
-      }
-    }
-    if (!out.isEmpty() && out.getFirst().offset() < 0) {
-      throw new NotConstant(param, "is accessed at a negative offset " + out.getFirst().offset(), null);
-    }
-    return out;
   }
 
   /** The constant byte offset a GEP adds, or NotConstant for a variable index. */
