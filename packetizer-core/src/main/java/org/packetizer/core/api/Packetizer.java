@@ -29,6 +29,7 @@ import org.packetizer.core.pipeline.PureCalls;
 import org.packetizer.core.prepare.Preparer;
 import org.packetizer.core.widen.PacketEmitter;
 import org.packetizer.core.widen.SoaPointers;
+import org.packetizer.core.wrapper.LoopWrapper;
 
 /**
  * Whole-function vectorization: turns a scalar function into a packet function computing W calls of
@@ -89,8 +90,9 @@ public final class Packetizer {
 
   private PacketizationResult run(Module module, String scalarName, String simdName, CalleePacketizer callees) {
     if (callees == null) {
+      // callees are packetized at this function's width: the wrapper decision is the top level's
       callees = new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(options.toBuilder().params(kinds)
-          .masked(true).build()).run(module, callee, name, nested));
+          .masked(true).wrapperMode(WrapperMode.DIRECT).build()).run(module, callee, name, nested));
     }
     long start = System.nanoTime();
     int w = options.width();
@@ -115,6 +117,9 @@ public final class Packetizer {
     List<ParamKind> kinds = paramKinds(module, scalar, declared, scalarName);
     Type packetType = packetFunctionType(module, scalar, kinds, w);
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
+    // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
+    Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options);
+    if (wrapped.isPresent()) return wrapped.get();
 
     Set<String> functionsBefore = new HashSet<>();
     for (Function f : module.functions()) functionsBefore.add(f.name());

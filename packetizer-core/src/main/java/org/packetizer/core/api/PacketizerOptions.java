@@ -23,6 +23,11 @@ import java.util.function.Consumer;
  * @param remarks         receives remarks as they are produced (may be a no-op)
  * @param mappings        user-supplied packet versions of functions
  * @param vectorMath      map libm/intrinsic math calls to a vector library when one is available
+ * @param hardwareWidth   the hardware width N (float lanes of the widest vector register to use), or 0
+ *                        to detect it from the target (see {@code org.packetizer.core.wrapper.HardwareWidth})
+ * @param targetCpu       the CPU name detection uses instead of the function's/module's/host's
+ * @param targetFeatures  the feature string detection uses instead of the function's/module's/host's
+ * @param wrapperMode     how a width above the hardware width is served (thesis 4.6)
  */
 public record PacketizerOptions(
     int width,
@@ -35,7 +40,11 @@ public record PacketizerOptions(
     int skipThreshold,
     Consumer<Remark> remarks,
     List<VectorMapping> mappings,
-    VectorMath vectorMath) {
+    VectorMath vectorMath,
+    int hardwareWidth,
+    Optional<String> targetCpu,
+    Optional<String> targetFeatures,
+    WrapperMode wrapperMode) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -43,6 +52,10 @@ public record PacketizerOptions(
     Objects.requireNonNull(remarks);
     mappings = List.copyOf(mappings);
     Objects.requireNonNull(vectorMath);
+    if (hardwareWidth < 0) throw new IllegalArgumentException("hardware width " + hardwareWidth + " (0 means detect)");
+    Objects.requireNonNull(targetCpu);
+    Objects.requireNonNull(targetFeatures);
+    Objects.requireNonNull(wrapperMode);
   }
 
   /** Vector math for sin, cos, exp, log, pow and friends. */
@@ -72,6 +85,10 @@ public record PacketizerOptions(
     b.remarks = remarks;
     b.mappings = new ArrayList<>(mappings);
     b.vectorMath = vectorMath;
+    b.hardwareWidth = hardwareWidth;
+    b.targetCpu = targetCpu.orElse(null);
+    b.targetFeatures = targetFeatures.orElse(null);
+    b.wrapperMode = wrapperMode;
     return b;
   }
 
@@ -87,6 +104,10 @@ public record PacketizerOptions(
     private Consumer<Remark> remarks = r -> {};
     private List<VectorMapping> mappings = new ArrayList<>();
     private VectorMath vectorMath = VectorMath.LIBMVEC;
+    private int hardwareWidth;
+    private String targetCpu;
+    private String targetFeatures;
+    private WrapperMode wrapperMode = WrapperMode.AUTO;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -100,10 +121,18 @@ public record PacketizerOptions(
     public Builder remarks(Consumer<Remark> sink) { this.remarks = Objects.requireNonNull(sink); return this; }
     public Builder addMapping(VectorMapping m) { this.mappings.add(m); return this; }
     public Builder vectorMath(VectorMath v) { this.vectorMath = v; return this; }
+    /** The hardware width N; 0 (the default) detects it from the target. */
+    public Builder hardwareWidth(int n) { this.hardwareWidth = n; return this; }
+    /** The CPU name hardware-width detection reads (null: the function's, the module's or the host's). */
+    public Builder targetCpu(String cpu) { this.targetCpu = cpu; return this; }
+    /** The feature string hardware-width detection reads (null: the function's, the module's or the host's). */
+    public Builder targetFeatures(String features) { this.targetFeatures = features; return this; }
+    public Builder wrapperMode(WrapperMode m) { this.wrapperMode = Objects.requireNonNull(m); return this; }
 
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
-          prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath);
+          prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
+          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode);
     }
   }
 }
