@@ -199,6 +199,7 @@ public final class Packetizer {
   private static void verify(Module module, String when, String fn) {
     Optional<String> msg = module.verify();
     if (msg.isPresent()) {
+      if (Boolean.getBoolean("packetizer.debug")) System.err.println(module.toIr());
       throw new PacketizationException(PacketizationException.Kind.INTERNAL,
           "internal error: the packet function is invalid " + when + ": " + msg.get(), fn);
     }

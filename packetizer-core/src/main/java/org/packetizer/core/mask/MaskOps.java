@@ -32,9 +32,9 @@ public final class MaskOps {
 
   /** {@code m AND c} per lane, false wherever m is false (poison-safe in c). */
   public Value and(Value m, Value c, String name) {
-    if (isAllTrue(m)) return c;
     if (isAllFalse(m)) return m;
     Value cv = c.type().isVector() ? c : b.splat(c, width, name + ".c");
+    if (isAllTrue(m)) return cv;
     return b.select(m, cv, allFalse(), name);
   }
 

@@ -207,7 +207,9 @@ public final class PacketEmitter {
     for (Value inst : st.ssa().instructions(sb)) {
       Opcode op = st.ssa().opcode(inst);
       if (op == Opcode.PHI) {
-        local.put(inst, b.load(slotType(inst), phiSlot(inst), inst.name()));
+        Value pv = b.load(slotType(inst), phiSlot(inst), inst.name());
+        local.put(inst, pv);
+        if (needsValueSlot(inst)) b.store(pv, valueSlot(inst));
         continue;
       }
       if (op.isTerminator()) {
@@ -310,10 +312,9 @@ public final class PacketEmitter {
     if (l != null) return l;
     Value slot = valueSlot.get(v);
     if (slot == null) {
-      // defined in a block not yet emitted or unreachable: only possible for values that are never
-      // really used on a path that reaches here
-      Value undef = b.poison(slotType(v));
-      return undef;
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal error: " + v.describe() + " is used in block " + current.name() + " before its definition was emitted",
+          st.scalarName(), current.name(), null);
     }
     Value loaded = b.load(slotType(v), slot, v.name());
     local.put(v, loaded);
@@ -397,13 +398,16 @@ public final class PacketEmitter {
 
   /** A uniform instruction: a copy of the scalar one on the scalar operands. */
   private Value cloneUniform(Value inst) {
-    Value copy = b.insertClone(inst, inst.name());
-    int n = copy.numOperands();
+    // materialize the operands first: loading them emits instructions that must precede the copy
+    int n = inst.numOperands();
+    Value[] mapped = new Value[n];
     for (int i = 0; i < n; i++) {
-      Value o = copy.operand(i);
+      Value o = inst.operand(i);
       if (o == null || o.isConstant() || o.isBasicBlockValue() || o.isMetadataAsValue() || o.isInlineAsm()) continue;
-      copy.setOperand(i, scal(o));
+      mapped[i] = scal(o);
     }
+    Value copy = b.insertClone(inst, inst.name());
+    for (int i = 0; i < n; i++) if (mapped[i] != null) copy.setOperand(i, mapped[i]);
     return copy;
   }
 

@@ -1,0 +1,71 @@
+package org.packetizer.core.pipeline;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.packetizer.core.api.MemoryStrategy;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.check.CheckResult;
+import org.packetizer.core.check.DifferentialCheck;
+import org.packetizer.core.check.Inputs;
+import org.packetizer.core.check.KernelChecks;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.Module;
+import org.packetizer.core.toolchain.Manifest;
+
+/**
+ * Every bundled kernel (thesis examples, benchmark kernels, the control-flow families, types and
+ * memory) packetized at widths 4, 8 and 16, verified after every phase, and checked lane by lane
+ * against the scalar function by differential execution: the manifest's sample packets plus random
+ * inputs from its ranges.
+ */
+class KernelPipelineTest {
+  static final int RANDOM_RUNS = Integer.getInteger("packetizer.test.runs", 12);
+
+  static Stream<Manifest.Entry> entries() {
+    return Manifest.load().kernels().stream();
+  }
+
+  @TestFactory
+  Stream<DynamicTest> allKernelsAllWidths() {
+    Manifest manifest = Manifest.load();
+    List<DynamicTest> tests = new ArrayList<>();
+    java.util.regex.Pattern filter = java.util.regex.Pattern.compile(System.getProperty("packetizer.test.filter", ".*"));
+    for (Manifest.Entry e : manifest.kernels()) {
+      if (!filter.matcher(e.name()).matches() && !filter.matcher(e.family()).matches()) continue;
+      for (int w : new int[] {4, 8, 16}) {
+        tests.add(DynamicTest.dynamicTest(e.name() + " W=" + w, () -> check(manifest, e, w, MemoryStrategy.GATHER)));
+      }
+      if (e.family().equals("memory") || e.hasPointerParams()) {
+        tests.add(DynamicTest.dynamicTest(e.name() + " W=8 cascade", () -> check(manifest, e, 8, MemoryStrategy.CASCADE)));
+      }
+    }
+    return tests.stream();
+  }
+
+  static void check(Manifest manifest, Manifest.Entry e, int w, MemoryStrategy memory) {
+    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(manifest.bitcode(e), e.bitcode())) {
+      byte[] before = m.toBitcode();
+      String simd = e.function() + "_simd" + w;
+      PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(KernelChecks.paramKinds(e))
+          .memoryStrategy(memory).verifyEachPhase(true).build()).run(m, e.function(), simd);
+      assertTrue(m.verify().isEmpty(), () -> "module invalid: " + m.verify().get());
+      assertTrue(m.function(simd).isPresent());
+      assertNotEquals(before.length, 0);
+      try (DifferentialCheck c = KernelChecks.checkBuilder(e, m, simd, w).build()) {
+        for (Inputs in : KernelChecks.sampleInputs(e, w)) {
+          CheckResult res = c.run(in);
+          assertTrue(res.passed(), () -> e + " W=" + w + " " + memory + " samples:\n" + res.report() + "\n" + r.summary());
+        }
+        CheckResult res = c.runMany(RANDOM_RUNS, 0xC0FFEE + w);
+        assertTrue(res.passed(), () -> e + " W=" + w + " " + memory + ":\n" + res.report() + "\n" + r.summary());
+      }
+    }
+  }
+}
