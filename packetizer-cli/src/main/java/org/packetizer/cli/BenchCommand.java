@@ -29,9 +29,13 @@ import picocli.CommandLine.Spec;
  * prints a table, geometric means and the goals each kernel misses; writes JSON and an SVG chart on
  * request. A kernel whose packet loop computes other outputs than the scalar loop is not reported.
  *
+ * <p>Times are medians of the calling thread's CPU time (wall-clock medians are in the JSON too): on
+ * a machine shared with other work, wall time mostly measures the other work.
+ *
  * <p>JSON: {@code {schema, generated, host{cpu,cores,java,libmvec,load_average}, options{...},
  * results[{kernel, family, width, isa, cpu, elements, reps, scalar_ns_per_elem, autovec_ns_per_elem,
- * packet_ns_per_elem, speedup_vs_scalar, speedup_vs_autovec, autovec_speedup_vs_scalar, spread_pct,
+ * packet_ns_per_elem, speedup_vs_scalar, speedup_vs_autovec, autovec_speedup_vs_scalar,
+ * scalar_wall_ns_per_elem, autovec_wall_ns_per_elem, packet_wall_ns_per_elem, spread_pct,
  * autovec_matches, scalar_instructions, packet_instructions, code_growth, packetize_ms, gathers,
  * scatters, vector_calls, scalarized_calls, linearized_branches, kept_branches}], failures[{kernel,
  * width, isa, stage, message}], geomeans[{target, width, isa, kernels, speedup_vs_scalar,
@@ -43,8 +47,8 @@ import picocli.CommandLine.Spec;
  * a goal is missed); 2 for bad usage.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Benchmarks the packetizer: scalar vs auto-vectorized vs packet loops over the benchmark kernels,",
-        "per width and ISA, plus (--scaling) packetization time over generated functions of 1k-50k instructions."})
+    description = "Benchmarks the packetizer: scalar vs auto-vectorized vs packet loops over the benchmark kernels per width and ISA, "
+        + "and (--scaling) packetization time over generated functions of 1k-50k instructions.")
 public final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -78,6 +82,11 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--seed", description = "Input seed (default 1).")
   Long seed;
+
+  @Option(names = "--inputs", paramLabel = "ORDER",
+      description = "random (default: independent inputs per element, the worst case for divergent kernels) or coherent "
+          + "(elements ordered along a Z-order curve of their first two varying inputs, as pixels of an image tile).")
+  String inputs;
 
   @Option(names = "--vector-math", paramLabel = "KIND",
       description = "intrinsics (default: scalar libm per lane) or libmvec (packetizer maps to glibc's vector math; the "
@@ -180,6 +189,13 @@ public final class BenchCommand implements Callable<Integer> {
     if (elements != null) o = o.withElements(elements);
     if (reps != null || warmup != null) o = o.withRuns(warmup == null ? o.warmup() : warmup, reps == null ? o.reps() : reps);
     if (seed != null) o = o.withSeed(seed);
+    if (inputs != null) {
+      o = o.withCoherent(switch (inputs.toLowerCase(java.util.Locale.ROOT)) {
+        case "random" -> false;
+        case "coherent" -> true;
+        default -> throw new IllegalArgumentException("--inputs must be random or coherent, not '" + inputs + "'");
+      });
+    }
     if (inProcess) o = o.withIsolate(false);
     if (timeout != null) o = o.withTimeoutSeconds(timeout);
     if (vectorMath != null) {

@@ -44,7 +44,15 @@ final class BenchBuffers implements AutoCloseable {
   /** Per loop: the result array (null for void kernels). */
   private final MemorySegment[] results = new MemorySegment[3];
 
-  BenchBuffers(KernelPlan plan, int capacity, int width, long seed) {
+  BenchBuffers(KernelPlan plan, int capacity, int width, long seed) { this(plan, capacity, width, seed, false); }
+
+  /**
+   * @param coherent order the elements along a Z-order curve over their first two varying scalar
+   *                 inputs, so that the W lanes of a packet get neighbouring inputs (as the pixels of
+   *                 an image tile do) instead of independent random ones
+   */
+  BenchBuffers(KernelPlan plan, int capacity, int width, long seed, boolean coherent) {
+    if (capacity > 1 << 20) throw new IllegalArgumentException("at most 2^20 elements");
     if (capacity % width != 0) throw new IllegalArgumentException("capacity " + capacity + " is not a multiple of W=" + width);
     this.plan = plan;
     this.capacity = capacity;
@@ -93,12 +101,45 @@ final class BenchBuffers implements AutoCloseable {
         }
       }
     }
+    if (coherent) makeCoherent();
     for (int l = 0; l < 3; l++) {
       if (plan.returnsValue()) results[l] = alloc((long) capacity * plan.result().size);
       MemorySegment t = alloc((np + 1L) * ValueLayout.ADDRESS.byteSize());
       for (int k = 0; k < np; k++) t.setAtIndex(ValueLayout.ADDRESS, k, memory[l][k]);
       t.setAtIndex(ValueLayout.ADDRESS, np, results[l] == null ? MemorySegment.NULL : results[l]);
       bufs[l] = t;
+    }
+  }
+
+  /** Reorders the varying scalar inputs of all elements along a Z-order curve of the first two. */
+  private void makeCoherent() {
+    List<Integer> keys = new ArrayList<>();
+    for (int k = 0; k < plan.params().size() && keys.size() < 2; k++) {
+      if (plan.params().get(k) instanceof VaryingScalar) keys.add(k);
+    }
+    if (keys.isEmpty()) return;
+    long[] order = new long[capacity];
+    for (int i = 0; i < capacity; i++) {
+      long[] q = new long[2];
+      for (int j = 0; j < keys.size(); j++) {
+        VaryingScalar v = (VaryingScalar) plan.params().get(keys.get(j));
+        double x = v.type().read(memory[0][keys.get(j)], (long) i * v.type().size);
+        double t = v.hi() > v.lo() ? (x - v.lo()) / (v.hi() - v.lo()) : 0;
+        q[j] = Math.max(0, Math.min(0xFFFF, (long) (t * 0xFFFF)));
+      }
+      long z = 0;
+      for (int b = 0; b < 16; b++) z |= ((q[0] >> b) & 1) << (2 * b) | ((q[1] >> b) & 1) << (2 * b + 1);
+      order[i] = z << 20 | i; // capacity < 2^20: the index breaks ties and is recovered below
+    }
+    java.util.Arrays.sort(order);
+    for (int k = 0; k < plan.params().size(); k++) {
+      if (!(plan.params().get(k) instanceof VaryingScalar v)) continue;
+      MemorySegment src = memory[0][k];
+      MemorySegment dst = alloc(src.byteSize());
+      for (int i = 0; i < capacity; i++) {
+        MemorySegment.copy(src, (order[i] & 0xFFFFF) * v.type().size, dst, (long) i * v.type().size, v.type().size);
+      }
+      for (int l = 0; l < 3; l++) memory[l][k] = dst;
     }
   }
 

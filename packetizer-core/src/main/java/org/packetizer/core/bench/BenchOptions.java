@@ -23,6 +23,9 @@ import org.packetizer.core.api.PacketizerOptions;
  * @param vectorMath     the packetizer's vector math; LIBMVEC also gives the peer {@code -fveclib=libmvec}
  * @param dumpDir        when not null: write the C drivers and the IR of all three loops there
  * @param quick          quick mode (recorded in the report)
+ * @param coherent       order the elements along a Z-order curve of their first two varying inputs
+ *                       (neighbouring lanes get neighbouring inputs, as pixels of an image tile do);
+ *                       false: independent random inputs, the worst case for divergent kernels
  */
 public record BenchOptions(
     List<String> kernels,
@@ -36,7 +39,8 @@ public record BenchOptions(
     int timeoutSeconds,
     PacketizerOptions.VectorMath vectorMath,
     String dumpDir,
-    boolean quick) {
+    boolean quick,
+    boolean coherent) {
 
   /** Thesis kernels benchmarked besides family "kernel" by default. */
   public static final List<String> DEFAULT_THESIS = List.of("fig23", "fig47", "fig411", "fig414");
@@ -64,59 +68,64 @@ public record BenchOptions(
   /** The full benchmark: default kernels and targets, automatic N, 2 warm-up runs, 11 repetitions. */
   public static BenchOptions defaults() {
     return new BenchOptions(List.of(), BenchTarget.defaults(), 0, 40, 2, 11, 1, true, 600,
-        PacketizerOptions.VectorMath.INTRINSICS, null, false);
+        PacketizerOptions.VectorMath.INTRINSICS, null, false, false);
   }
 
   /** Quick mode for CI: {@link #QUICK_KERNELS}, N = 1024, one warm-up run, 3 repetitions. */
   public static BenchOptions quickDefaults() {
     return new BenchOptions(QUICK_KERNELS, BenchTarget.defaults(), 1024, 40, 1, 3, 1, true, 300,
-        PacketizerOptions.VectorMath.INTRINSICS, null, true);
+        PacketizerOptions.VectorMath.INTRINSICS, null, true, false);
   }
 
   @JsonIgnore
   public BenchOptions withKernels(List<String> k) {
-    return new BenchOptions(k, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick);
+    return new BenchOptions(k, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent);
   }
 
   @JsonIgnore
   public BenchOptions withTargets(List<BenchTarget> t) {
-    return new BenchOptions(kernels, t, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick);
+    return new BenchOptions(kernels, t, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent);
   }
 
   @JsonIgnore
   public BenchOptions withElements(int n) {
-    return new BenchOptions(kernels, targets, n, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick);
+    return new BenchOptions(kernels, targets, n, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent);
   }
 
   @JsonIgnore
   public BenchOptions withRuns(int warmupRuns, int timedRuns) {
     return new BenchOptions(kernels, targets, elements, runMillis, warmupRuns, timedRuns, seed, isolate, timeoutSeconds, vectorMath,
-        dumpDir, quick);
+        dumpDir, quick, coherent);
   }
 
   @JsonIgnore
   public BenchOptions withSeed(long s) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, s, isolate, timeoutSeconds, vectorMath, dumpDir, quick);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, s, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent);
   }
 
   @JsonIgnore
   public BenchOptions withIsolate(boolean i) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, i, timeoutSeconds, vectorMath, dumpDir, quick);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, i, timeoutSeconds, vectorMath, dumpDir, quick, coherent);
   }
 
   @JsonIgnore
   public BenchOptions withTimeoutSeconds(int t) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, t, vectorMath, dumpDir, quick);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, t, vectorMath, dumpDir, quick, coherent);
   }
 
   @JsonIgnore
   public BenchOptions withVectorMath(PacketizerOptions.VectorMath v) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, v, dumpDir, quick);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, v, dumpDir, quick, coherent);
   }
 
   @JsonIgnore
   public BenchOptions withDumpDir(String d) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, d, quick);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, d, quick, coherent);
+  }
+
+  @JsonIgnore
+  public BenchOptions withCoherent(boolean c) {
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, c);
   }
 
   /** The kernel names to run, resolving the empty default against the manifest. */

@@ -175,7 +175,7 @@ final class KernelBench {
     int w = t.width();
     int cap = options.elements() > 0 ? options.elements() : BenchOptions.MAX_AUTO_ELEMENTS;
     int ulps = entry.ulps();
-    try (BenchBuffers buf = new BenchBuffers(plan, cap, w, options.seed())) {
+    try (BenchBuffers buf = new BenchBuffers(plan, cap, w, options.seed(), options.coherent())) {
       long limit = options.timeoutSeconds() * 1_000_000_000L;
       // the reference run, also sizing N
       long ts = run(loops, buf, Loop.SCALAR, cap, limit, tag);
@@ -197,16 +197,19 @@ final class KernelBench {
         refuseIfDifferent(buf, n, ulps, "warm-up run " + (i + 1));
       }
       long[][] times = new long[3][options.reps()];
+      long[][] walls = new long[3][options.reps()];
       Loop[] order = Loop.values();
       for (int rep = 0; rep < options.reps(); rep++) {
         for (int j = 0; j < 3; j++) {
           Loop l = order[(rep + j) % 3];
           times[l.ordinal()][rep] = run(loops, buf, l, n, runLimit, tag);
+          walls[l.ordinal()][rep] = lastWall;
           if (l == Loop.PACKET) refuseIfDifferent(buf, n, ulps, "timed run " + (rep + 1));
           if (l == Loop.AUTOVEC && autovecMatches) autovecMatches = buf.compareWithScalar(Loop.AUTOVEC, n, 0).isEmpty();
         }
       }
       double[] med = new double[3];
+      double[] wall = new double[3];
       double spread = 0;
       for (int l = 0; l < 3; l++) {
         long[] ts2 = times[l].clone();
@@ -214,9 +217,12 @@ final class KernelBench {
         med[l] = median(ts2) / n;
         double iqr = quantile(ts2, 0.75) - quantile(ts2, 0.25);
         spread = Math.max(spread, 100 * iqr / median(ts2));
+        long[] w2 = walls[l].clone();
+        Arrays.sort(w2);
+        wall[l] = median(w2) / n;
       }
       return new KernelResult(entry.name(), entry.family(), w, t.isa().name(), t.isa().cpu(), n, options.reps(),
-          med[0], med[1], med[2], spread, autovecMatches, pr.scalarInstructions(), pr.packetInstructions(), pr.nanos() / 1e6,
+          med[0], med[1], med[2], wall[0], wall[1], wall[2], spread, autovecMatches, pr.scalarInstructions(), pr.packetInstructions(), pr.nanos() / 1e6,
           pr.gathers(), pr.scatters(), pr.vectorCalls(), pr.scalarizedCalls(), pr.linearizedBranches(), pr.keptBranches());
     }
   }
@@ -226,12 +232,21 @@ final class KernelBench {
     if (diff.isPresent()) throw Stage.of("mismatch", "packet loop, " + when + ": " + diff.get());
   }
 
-  /** One run of a loop over n elements (memory reset first, untimed); returns nanoseconds. */
+  /** Wall-clock nanoseconds of the last {@link #run}. */
+  private long lastWall;
+
+  /**
+   * One run of a loop over n elements (memory reset first, untimed); returns the CPU time of this
+   * thread in nanoseconds ({@link #lastWall} gets the wall time). CPU time, unlike wall time, does
+   * not count time the thread waited for the processor while other processes ran, which on a
+   * shared machine is most of the noise.
+   */
   private long run(MethodHandle[] loops, BenchBuffers buf, Loop l, int n, long limitNanos, String tag) {
     buf.reset(l, n);
     MethodHandle h = loops[l.ordinal()];
     MemorySegment table = buf.table(l);
     watchdog.arm(tag + " " + l.name().toLowerCase(Locale.ROOT) + " loop", limitNanos);
+    long c0 = THREADS.getCurrentThreadCpuTime();
     long t0 = System.nanoTime();
     try {
       h.invokeExact((long) n, table);
@@ -240,8 +255,13 @@ final class KernelBench {
     } finally {
       watchdog.disarm();
     }
-    return System.nanoTime() - t0;
+    long t1 = System.nanoTime();
+    long c1 = THREADS.getCurrentThreadCpuTime();
+    lastWall = t1 - t0;
+    return c1 - c0;
   }
+
+  private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
   private static double median(long[] sorted) { return quantile(sorted, 0.5); }
 

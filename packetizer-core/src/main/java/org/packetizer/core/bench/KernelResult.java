@@ -16,10 +16,13 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param cpu                CPU all three loops were compiled for
  * @param elements           N, elements per run
  * @param reps               timed runs of each loop
- * @param scalarNsPerElem    median ns per element of the scalar loop (clang -O3, vectorizers off)
- * @param autovecNsPerElem   median ns per element of the auto-vectorized loop (clang -O3, kernel inlined)
- * @param packetNsPerElem    median ns per element of the loop over the packet function
- * @param spreadPct          largest interquartile range of the three loops, in percent of its median
+ * @param scalarNsPerElem    median CPU ns per element of the scalar loop (clang -O3, vectorizers off)
+ * @param autovecNsPerElem   median CPU ns per element of the auto-vectorized loop (clang -O3, kernel inlined)
+ * @param packetNsPerElem    median CPU ns per element of the loop over the packet function
+ * @param scalarWallNsPerElem  the same in wall-clock time (includes time other processes took the core)
+ * @param autovecWallNsPerElem wall-clock time of the auto-vectorized loop
+ * @param packetWallNsPerElem  wall-clock time of the packet loop
+ * @param spreadPct          largest interquartile range of the three loops' CPU times, in percent of its median
  * @param autovecMatches     whether the auto-vectorized loop computed exactly what the scalar loop did
  * @param scalarInstructions instructions of the scalar kernel function (the packetizer's input)
  * @param packetInstructions instructions of the packet function
@@ -35,7 +38,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
     allowGetters = true)
 @JsonPropertyOrder({"kernel", "family", "width", "isa", "cpu", "elements", "reps", "scalar_ns_per_elem",
     "autovec_ns_per_elem", "packet_ns_per_elem", "speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar",
-    "spread_pct", "autovec_matches", "scalar_instructions", "packet_instructions", "code_growth", "packetize_ms",
+    "scalar_wall_ns_per_elem", "autovec_wall_ns_per_elem", "packet_wall_ns_per_elem", "spread_pct", "autovec_matches", "scalar_instructions", "packet_instructions", "code_growth", "packetize_ms",
     "gathers", "scatters", "vector_calls", "scalarized_calls", "linearized_branches", "kept_branches"})
 public record KernelResult(
     @JsonProperty("kernel") String kernel,
@@ -48,6 +51,9 @@ public record KernelResult(
     @JsonProperty("scalar_ns_per_elem") double scalarNsPerElem,
     @JsonProperty("autovec_ns_per_elem") double autovecNsPerElem,
     @JsonProperty("packet_ns_per_elem") double packetNsPerElem,
+    @JsonProperty("scalar_wall_ns_per_elem") double scalarWallNsPerElem,
+    @JsonProperty("autovec_wall_ns_per_elem") double autovecWallNsPerElem,
+    @JsonProperty("packet_wall_ns_per_elem") double packetWallNsPerElem,
     @JsonProperty("spread_pct") double spreadPct,
     @JsonProperty("autovec_matches") boolean autovecMatches,
     @JsonProperty("scalar_instructions") int scalarInstructions,

@@ -73,6 +73,18 @@ enum ScalarType {
     }
   }
 
+  /** Reads the value at byte offset {@code off} as a double. */
+  double read(MemorySegment s, long off) {
+    return switch (this) {
+      case F32 -> s.get(ValueLayout.JAVA_FLOAT_UNALIGNED, off);
+      case F64 -> s.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, off);
+      case I8 -> s.get(ValueLayout.JAVA_BYTE, off);
+      case I16 -> s.get(ValueLayout.JAVA_SHORT_UNALIGNED, off);
+      case I32 -> s.get(ValueLayout.JAVA_INT_UNALIGNED, off);
+      case I64 -> s.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+    };
+  }
+
   /** A value in [lo, hi]: uniform for floating point, an inclusive integer for integers. */
   double random(SplittableRandom rnd, double lo, double hi) {
     if (isFloatingPoint()) {

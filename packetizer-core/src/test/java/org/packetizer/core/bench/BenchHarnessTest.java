@@ -83,6 +83,39 @@ class BenchHarnessTest {
   }
 
   @Test
+  void coherentInputsAreTheRandomOnesReorderedAlongAZOrderCurve() {
+    Manifest.Entry e = MANIFEST.require("mandelbrot");
+    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(MANIFEST.bitcode(e), e.bitcode())) {
+      KernelPlan plan = KernelPlan.of(e, m);
+      int n = 4096;
+      try (BenchBuffers random = new BenchBuffers(plan, n, 8, 3, false); BenchBuffers coherent = new BenchBuffers(plan, n, 8, 3, true)) {
+        float[][] r = new float[2][], c = new float[2][];
+        for (int k = 0; k < 2; k++) {
+          r[k] = random.memory(Loop.SCALAR, k).asSlice(0, 4L * n).toArray(ValueLayout.JAVA_FLOAT);
+          c[k] = coherent.memory(Loop.PACKET, k).asSlice(0, 4L * n).toArray(ValueLayout.JAVA_FLOAT);
+        }
+        // the same (x, y) pairs
+        java.util.Set<Long> a = new java.util.HashSet<>(), b = new java.util.HashSet<>();
+        for (int i = 0; i < n; i++) {
+          a.add((long) Float.floatToRawIntBits(r[0][i]) << 32 | (Float.floatToRawIntBits(r[1][i]) & 0xffffffffL));
+          b.add((long) Float.floatToRawIntBits(c[0][i]) << 32 | (Float.floatToRawIntBits(c[1][i]) & 0xffffffffL));
+        }
+        assertEquals(a, b);
+        // neighbours are close: mean distance between consecutive elements far below the random one
+        assertTrue(meanStep(c) * 5 < meanStep(r), meanStep(c) + " vs " + meanStep(r));
+        // the uniform maxIter is untouched
+        assertEquals(100, coherent.memory(Loop.PACKET, 2).get(ValueLayout.JAVA_INT, 0));
+      }
+    }
+  }
+
+  private static double meanStep(float[][] xy) {
+    double s = 0;
+    for (int i = 1; i < xy[0].length; i++) s += Math.hypot(xy[0][i] - xy[0][i - 1], xy[1][i] - xy[1][i - 1]);
+    return s / (xy[0].length - 1);
+  }
+
+  @Test
   void resultsAreComparedWithinTheUlpBound() {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment x = a.allocate(8), y = a.allocate(8);
