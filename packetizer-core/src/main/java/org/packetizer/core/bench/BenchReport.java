@@ -130,9 +130,9 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     List<String> kernels = kernelNames().stream().filter(k -> familyOf(k).equals(MEASURED_FAMILY)).toList();
     Optional<Geomean> g4 = geomean(T4), g8 = geomean(T8), g16 = geomean(T16);
     out.add(goal("geomean speedup vs scalar at " + T4 + " >= " + fmt(GOAL_W4), GOAL_W4, g4.map(Geomean::speedupVsScalar), kernels,
-        k -> result(k, T4).map(r -> r.speedupVsScalar() >= GOAL_W4 ? null : fmt(r.speedupVsScalar()) + "x").orElse("not measured")));
+        k -> below(result(k, T4), KernelResult::speedupVsScalar, GOAL_W4)));
     out.add(goal("geomean speedup vs scalar at " + T8 + " >= " + fmt(GOAL_W8), GOAL_W8, g8.map(Geomean::speedupVsScalar), kernels,
-        k -> result(k, T8).map(r -> r.speedupVsScalar() >= GOAL_W8 ? null : fmt(r.speedupVsScalar()) + "x").orElse("not measured")));
+        k -> below(result(k, T8), KernelResult::speedupVsScalar, GOAL_W8)));
     Optional<Double> ratio16 = g16.isPresent() && g8.isPresent()
         ? Optional.of(g16.get().speedupVsScalar() / g8.get().speedupVsScalar()) : Optional.empty();
     out.add(goal("geomean speedup at " + T16 + " >= " + fmt(GOAL_W16_OVER_W8) + " x the " + T8 + " figure", GOAL_W16_OVER_W8, ratio16,
@@ -144,7 +144,7 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
         }));
     out.add(goal("geomean speedup at " + T8 + " >= " + fmt(GOAL_VS_PEER_W8) + " x the auto-vectorizer's (packet vs autovec)",
         GOAL_VS_PEER_W8, g8.map(Geomean::speedupVsAutovec), kernels,
-        k -> result(k, T8).map(r -> r.speedupVsAutovec() >= GOAL_VS_PEER_W8 ? null : fmt(r.speedupVsAutovec()) + "x").orElse("not measured")));
+        k -> below(result(k, T8), KernelResult::speedupVsAutovec, GOAL_VS_PEER_W8)));
     double maxGrowth = results.stream().filter(r -> r.family().equals(MEASURED_FAMILY)).mapToDouble(KernelResult::codeGrowth).max().orElse(Double.NaN);
     out.add(upperGoal("code growth (packet / scalar instructions) <= " + fmt(GOAL_CODE_GROWTH) + " for every kernel and width (max shown)",
         GOAL_CODE_GROWTH, Double.isNaN(maxGrowth) ? Optional.empty() : Optional.of(maxGrowth), kernels, k -> {
@@ -155,6 +155,13 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
           return bad.isEmpty() ? null : String.join(", ", bad);
         }));
     return out;
+  }
+
+  /** Why a kernel misses a lower bound: its figure, "not measured", or null when it reaches the bound. */
+  private static String below(Optional<KernelResult> r, java.util.function.ToDoubleFunction<KernelResult> f, double bound) {
+    if (r.isEmpty()) return "not measured";
+    double v = f.applyAsDouble(r.get());
+    return v >= bound ? null : fmt(v) + "x";
   }
 
   /** A goal met when {@code actual >= required}; {@code miss} says why a kernel misses it (null: it does not). */

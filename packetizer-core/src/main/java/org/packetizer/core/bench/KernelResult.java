@@ -26,7 +26,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param autovecMatches     whether the auto-vectorized loop computed exactly what the scalar loop did
  * @param scalarInstructions instructions of the scalar kernel function (the packetizer's input)
  * @param packetInstructions instructions of the packet function
- * @param packetizeMs        wall time of the packetization
+ * @param packetizeMs        wall time of the packetization (after {@value KernelBench#WARMUP_PACKETIZATIONS} throw-away
+ *                           packetizations per target in the same JVM)
  * @param gathers            gathers emitted
  * @param scatters           scatters emitted
  * @param vectorCalls        calls mapped to vector variants (intrinsics or vector library)

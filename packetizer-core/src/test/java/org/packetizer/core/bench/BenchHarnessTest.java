@@ -141,6 +141,34 @@ class BenchHarnessTest {
   }
 
   @Test
+  void goalsNameTheKernelsThatMissThem() {
+    BenchOptions o = BenchOptions.defaults().withTargets(List.of(new BenchTarget(4, Isa.SSE42), new BenchTarget(8, Isa.AVX2)));
+    List<KernelResult> rs = List.of(
+        result("mandelbrot", 4, "SSE4.2", 10, 5, 2, 20, 60),   // 5x
+        result("mandelbrot", 8, "AVX2", 10, 5, 1, 20, 60),     // 10x, 5x vs autovec
+        result("checker", 4, "SSE4.2", 10, 5, 5, 20, 20),      // 2x
+        result("fig23", 4, "SSE4.2", 10, 5, 10, 10, 10));      // thesis: not counted
+    BenchReport r = new BenchReport(o, new BenchReport.Host("test", 1, "25", false, 0), rs,
+        List.of(new KernelFailure("checker", 8, "AVX2", "mismatch", "differs")), List.of(), List.of(), 1);
+    BenchReport.Geomean g4 = r.geomean(BenchReport.T4).orElseThrow();
+    assertEquals(2, g4.kernels());
+    assertEquals(Math.sqrt(5 * 2), g4.speedupVsScalar(), 1e-9);
+    List<BenchReport.Goal> goals = r.goals();
+    assertEquals(List.of("checker: 2.00x"), goals.get(0).misses());
+    assertFalse(goals.get(0).met());
+    assertEquals(List.of("checker: not measured"), goals.get(1).misses());
+    assertTrue(goals.get(1).met(), "geomean at W8 is mandelbrot's 10x");
+    assertEquals(List.of("mandelbrot: W4/SSE4.2 3.00, W8/AVX2 3.00"), goals.get(4).misses());
+    assertTrue(r.table().contains("checker     W8/AVX2      -- not reported: mismatch"), r.table());
+    assertTrue(r.svg().contains("<title>mandelbrot W8/AVX2: 10.00x vs scalar, autovec 2.00x</title>"), r.svg());
+  }
+
+  private static KernelResult result(String k, int w, String isa, double s, double a, double p, int si, int pi) {
+    String family = k.startsWith("fig") ? "thesis" : "kernel";
+    return new KernelResult(k, family, w, isa, "cpu", 1024, 3, s, a, p, s, a, p, 0, true, si, pi, 1, 0, 0, 0, 0, 0, 0);
+  }
+
+  @Test
   void targetsParse() {
     List<BenchTarget> ts = BenchTarget.parseList("4:sse4.2, 8:avx2,16:avx512@znver4");
     assertEquals(3, ts.size());
