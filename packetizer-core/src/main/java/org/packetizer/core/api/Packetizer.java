@@ -23,6 +23,7 @@ import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.linearize.Schedule;
 import org.packetizer.core.mapping.UserMappings;
+import org.packetizer.core.pipeline.CalleePacketizer;
 import org.packetizer.core.pipeline.PacketizationState;
 import org.packetizer.core.pipeline.PureCalls;
 import org.packetizer.core.prepare.Preparer;
@@ -75,6 +76,22 @@ public final class Packetizer {
 
   /** Packetizes {@code scalarName} into a new function {@code simdName} (or fills its declaration). */
   public PacketizationResult run(Module module, String scalarName, String simdName) {
+    Set<String> before = new HashSet<>();
+    for (Function f : module.functions()) before.add(f.name());
+    try {
+      return run(module, scalarName, simdName, null);
+    } catch (RuntimeException e) {
+      // nested packet versions of callees made on the way are removed too
+      rollbackAll(module, before);
+      throw e;
+    }
+  }
+
+  private PacketizationResult run(Module module, String scalarName, String simdName, CalleePacketizer callees) {
+    if (callees == null) {
+      callees = new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(options.toBuilder().params(kinds)
+          .masked(true).build()).run(module, callee, name, nested));
+    }
     long start = System.nanoTime();
     int w = options.width();
     validateWidth(w, scalarName);
@@ -129,19 +146,24 @@ public final class Packetizer {
       Schedule<Block> schedule = Schedule.compute(cfg);
       UserMappings mappings = new UserMappings(options.mappings(), module, w, scalarName);
       PacketizationState state = new PacketizationState(module, options, scalarName, temp, ssa, cfg, div, schedule,
-          kinds, mappings, pure, soa);
+          kinds, mappings, pure, soa, callees);
       packet = module.addFunction("__packetizer.packet." + simdName, packetType);
       for (var e : scalar.stringAttributes().entrySet()) packet.setStringAttribute(e.getKey(), e.getValue());
       packet.setCallingConvention(scalar.callingConvention());
       for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
         if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
       }
-      new PacketEmitter(state, packet).emit();
+      callees.enter(scalarName);
+      try {
+        new PacketEmitter(state, packet).emit();
+      } finally {
+        callees.exit(scalarName);
+      }
       int rawInstructions = packet.instructionCount();
-      verify(module, "after emitting the packet function", scalarName);
+      verify(module, packet, "after emitting the packet function", scalarName);
       if (options.cleanup()) {
         Module.runPasses(packet, CLEANUP_PIPELINE, null);
-        if (options.verifyEachPhase()) verify(module, "after clean-up", scalarName);
+        if (options.verifyEachPhase()) verify(module, packet, "after clean-up", scalarName);
       }
       List<PacketizationResult.BlockInfo> blockInfo = new ArrayList<>();
       for (Block bl : schedule.order()) {
@@ -179,7 +201,7 @@ public final class Packetizer {
         declared.get().delete();
       }
       packet.setName(simdName);
-      verify(module, "at the end", scalarName);
+      verify(module, packet, "at the end", scalarName);
       var stats = state.stats();
       return new PacketizationResult(scalarName, simdName, w, kinds, shapes, uniformValues, varyingValues,
           stats.blocks, stats.linearizedBranches, stats.keptBranches, stats.selects, stats.vectorLoads, stats.vectorStores,
@@ -199,11 +221,20 @@ public final class Packetizer {
     }
   }
 
-  /** Clean-up on the packet function: slots back to SSA, then the usual scalar optimizations. */
+  /**
+   * Clean-up on the packet function: slots back to SSA, then the usual scalar optimizations. No loop
+   * passes: {@code loop-mssa(licm)} run through LLVMRunPassesOnFunction grew the native heap by
+   * 0.3–0.7 MB per packetization in EmbeddedPassExampleTest; codegen's MachineLICM hoists invariants.
+   */
   public static final String CLEANUP_PIPELINE =
-      "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,instcombine<no-verify-fixpoint>,adce,simplifycfg";
+      "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
+          + "instcombine<no-verify-fixpoint>,adce,simplifycfg";
 
-  private static void verify(Module module, String when, String fn) {
+  private static void verify(Module module, Function f, String when, String fn) {
+    // verify the function alone first: an enclosing packetization may have a function under construction
+    if (org.bytedeco.llvm.global.LLVM.LLVMVerifyFunction(f.ref(), org.bytedeco.llvm.global.LLVM.LLVMReturnStatusAction) == 0) {
+      return;
+    }
     Optional<String> msg = module.verify();
     if (msg.isPresent()) {
       if (Boolean.getBoolean("packetizer.debug")) System.err.println(module.toIr());
@@ -221,6 +252,24 @@ public final class Packetizer {
       }
     } catch (RuntimeException ignored) {
       // best effort: the original exception matters more
+    }
+  }
+
+  /** Deletes every function added since {@code before} (packet versions first, then declarations). */
+  private static void rollbackAll(Module module, Set<String> before) {
+    try {
+      boolean changed = true;
+      while (changed) {
+        changed = false;
+        for (Function f : module.functions()) {
+          if (!before.contains(f.name()) && !f.hasUses()) {
+            f.delete();
+            changed = true;
+          }
+        }
+      }
+    } catch (RuntimeException ignored) {
+      // best effort
     }
   }
 

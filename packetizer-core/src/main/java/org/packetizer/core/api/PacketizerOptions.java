@@ -49,7 +49,11 @@ public record PacketizerOptions(
   public enum VectorMath {
     /** LLVM's vector intrinsics: the backend calls the scalar libm once per lane (bit-identical). */
     INTRINSICS,
-    /** glibc's libmvec ({@code _ZGV...} names) where it has a variant, intrinsics otherwise. */
+    /**
+     * glibc's libmvec ({@code _ZGV...} names) where it has a variant for the function's target
+     * features, intrinsics otherwise (the default). glibc documents at most 4 ULP of error; use
+     * {@code check.VectorMathReference} to compare such packet functions bit-exactly.
+     */
     LIBMVEC
   }
 
@@ -82,7 +86,7 @@ public record PacketizerOptions(
     private int skipThreshold = 6;
     private Consumer<Remark> remarks = r -> {};
     private List<VectorMapping> mappings = new ArrayList<>();
-    private VectorMath vectorMath = VectorMath.INTRINSICS;
+    private VectorMath vectorMath = VectorMath.LIBMVEC;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }

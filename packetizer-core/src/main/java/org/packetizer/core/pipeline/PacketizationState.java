@@ -34,13 +34,16 @@ public final class PacketizationState {
   private final UserMappings mappings;
   private final PureCalls pureCalls;
   private final org.packetizer.core.widen.SoaPointers soa;
+  private final CalleePacketizer callees;
   private final Stats stats = new Stats();
   private final List<Remark> remarks = new ArrayList<>();
 
   public PacketizationState(Module module, PacketizerOptions options, String scalarName, Function scalar,
       LlvmSsaFunction ssa, CfgAnalyses<Block> cfg, DivergenceInfo<Block, Value> divergence, Schedule<Block> schedule,
-      List<ParamKind> paramKinds, UserMappings mappings, PureCalls pureCalls, org.packetizer.core.widen.SoaPointers soa) {
+      List<ParamKind> paramKinds, UserMappings mappings, PureCalls pureCalls, org.packetizer.core.widen.SoaPointers soa,
+      CalleePacketizer callees) {
     this.soa = soa;
+    this.callees = callees;
     this.module = module;
     this.options = options;
     this.scalarName = scalarName;
@@ -69,6 +72,9 @@ public final class PacketizationState {
   public List<ParamKind> paramKinds() { return paramKinds; }
   public UserMappings mappings() { return mappings; }
   public Stats stats() { return stats; }
+  /** Makes packet versions of called functions (recursive packetization). */
+  public CalleePacketizer callees() { return callees; }
+
   /** Values derived from struct-of-arrays pointer parameters. */
   public org.packetizer.core.widen.SoaPointers soa() { return soa; }
   public List<Remark> remarks() { return remarks; }

@@ -748,6 +748,8 @@ public final class PacketEmitter {
           Value a = inst.operand(i);
           args.add(mm.get().scalarSecondArg() && i == 1 ? scal(a) : vec(a));
         }
+        Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
+        if (viaLib.isPresent()) return viaLib.get();
         Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
             ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
             : st.module().intrinsic(mm.get().intrinsic(), vt);
@@ -763,10 +765,110 @@ public final class PacketEmitter {
         return mapped.get();
       }
       if (callee.get().isVarArg()) throw unsupported(inst, "a call to the variadic function @" + name + " with varying arguments");
+      if (!callee.get().isDeclaration() && !name.startsWith("llvm.")) {
+        Optional<Value> rec = recursiveCall(inst, callee.get());
+        if (rec.isPresent()) return rec.get();
+      }
     } else {
       throw unsupported(inst, "an indirect call with varying arguments or results");
     }
     return scalarizeCall(inst, callee.get());
+  }
+
+  /**
+   * A math intrinsic through glibc's libmvec when the options ask for it and a variant exists for
+   * the target's features: one call per chunk of the variant's width, results concatenated.
+   */
+  private Optional<Value> libmvecCall(Value inst, String intrinsic, Type vt, List<Value> args) {
+    if (st.options().vectorMath() != org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) return Optional.empty();
+    Type et = vt.elementType();
+    if (!et.isFloat() && !et.isDouble()) return Optional.empty();
+    String features = packet.stringAttribute("target-features").orElse("");
+    Optional<org.packetizer.core.mapping.Libmvec.Variant> v =
+        org.packetizer.core.mapping.Libmvec.variant(intrinsic, et.isDouble(), features, w);
+    if (v.isEmpty() || v.get().arity() != args.size() || w % v.get().lanes() != 0) return Optional.empty();
+    int lanes = v.get().lanes();
+    Type ct = et.vectorOf(lanes);
+    List<Type> ps = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) ps.add(ct);
+    Function f = st.module().getOrInsertFunction(v.get().symbol(), st.context().functionType(ct, ps, false));
+    f.addEnumAttribute("nounwind");
+    f.addEnumAttribute("willreturn");
+    List<Value> parts = new ArrayList<>();
+    for (int c = 0; c < w / lanes; c++) {
+      List<Value> cargs = new ArrayList<>();
+      for (Value a : args) cargs.add(lanes == w ? a : b.shuffle(a, b.poison(vt), rangeMask(c * lanes, lanes), ""));
+      parts.add(b.call(f, cargs, inst.name() + (lanes == w ? "" : "." + c)));
+    }
+    st.stats().vectorCalls++;
+    st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + intrinsic + " became " + (w / lanes) + " call(s) of libmvec "
+        + v.get().symbol() + " (max " + org.packetizer.core.mapping.Libmvec.MAX_ULPS + " ULP)");
+    return Optional.of(concat(parts));
+  }
+
+  private Value rangeMask(int start, int n) {
+    List<Value> idx = new ArrayList<>();
+    for (int i = 0; i < n; i++) idx.add(b.i32(start + i));
+    return b.constVector(idx);
+  }
+
+  /** Concatenates equally wide vectors (a power-of-two count) into one. */
+  private Value concat(List<Value> parts) {
+    List<Value> cur = parts;
+    while (cur.size() > 1) {
+      List<Value> next = new ArrayList<>();
+      for (int i = 0; i < cur.size(); i += 2) {
+        int n = cur.get(i).type().vectorSize();
+        next.add(b.shuffle(cur.get(i), cur.get(i + 1), rangeMask(0, 2 * n), ""));
+      }
+      cur = next;
+    }
+    return cur.getFirst();
+  }
+
+  /**
+   * Recursive packetization (thesis 7.2): calls the masked packet version of a function defined in
+   * the module, made for this call site's parameter kinds. Empty when there is none (recursion, or
+   * the callee cannot be packetized) and no argument forces one.
+   */
+  private Optional<Value> recursiveCall(Value inst, Function callee) {
+    int nargs = inst.numArgOperands();
+    List<ParamKind> kinds = new ArrayList<>();
+    boolean needsPacket = false;
+    for (int i = 0; i < nargs; i++) {
+      Value a = inst.operand(i);
+      if (st.soa().isDerived(a)) {
+        if (get(a).type().isVector()) {
+          throw unsupported(inst, "passing a struct-of-arrays pointer with a varying offset to @" + callee.name());
+        }
+        kinds.add(ParamKind.SOA);
+        needsPacket = true;
+      } else if (uniform(a)) {
+        kinds.add(ParamKind.UNIFORM);
+      } else {
+        if (!a.type().isVectorElement()) return Optional.empty();
+        kinds.add(ParamKind.VARYING);
+      }
+    }
+    Optional<String> version = st.callees().packetVersion(callee.name(), kinds, w, n -> st.module().function(n).isPresent());
+    if (version.isEmpty()) {
+      if (needsPacket) {
+        throw unsupported(inst, "a call to @" + callee.name() + " with a struct-of-arrays pointer, because @" + callee.name()
+            + " cannot be packetized: " + st.callees().failure(callee.name(), kinds, w).orElse("it is recursive"));
+      }
+      return Optional.empty();
+    }
+    Function vf = st.module().function(version.get()).orElseThrow();
+    List<Value> args = new ArrayList<>();
+    for (int i = 0; i < nargs; i++) {
+      Value a = inst.operand(i);
+      args.add(kinds.get(i) instanceof ParamKind.Varying ? vec(a) : get(a));
+    }
+    args.add(mask);
+    st.stats().vectorCalls++;
+    st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to @" + callee.name() + " calls its packet version @"
+        + vf.name() + " (recursive packetization, masked)");
+    return Optional.of(b.call(vf, args, inst.type().isVoid() ? "" : inst.name()));
   }
 
   /** W scalar calls; guarded by each lane's mask bit unless the callee is free of side effects. */
