@@ -109,6 +109,13 @@ public final class Packetizer {
     if (scalar.isVarArg()) {
       throw PacketizationException.unsupported("variadic functions cannot be packetized", scalarName, null, null);
     }
+    // LLVM's passes assume valid IR (they may crash on broken input), and a broken input would
+    // otherwise surface as an "internal error" about the packet function.
+    Optional<String> broken = module.verify();
+    if (broken.isPresent()) {
+      throw PacketizationException.invalid("the input module '" + module.identifier() + "' is not valid IR (LLVM's verifier: "
+          + broken.get() + ")", scalarName);
+    }
     Optional<Function> declared = module.function(simdName);
     if (declared.isPresent() && !declared.get().isDeclaration()) {
       throw PacketizationException.invalid("@" + simdName + " is already defined in the module", scalarName);
