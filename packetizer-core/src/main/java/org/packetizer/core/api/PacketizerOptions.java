@@ -23,6 +23,11 @@ import java.util.function.Consumer;
  * @param remarks         receives remarks as they are produced (may be a no-op)
  * @param mappings        user-supplied packet versions of functions
  * @param vectorMath      map libm/intrinsic math calls to a vector library when one is available
+ * @param vectorAbi       publish the packet function under LLVM's vector function ABI: without a
+ *                        SIMD name it is named {@code _ZGV<isa><mask><vlen><params>_<scalar>}, and
+ *                        every call of the scalar function in the module gets the call-site attribute
+ *                        {@code vector-function-abi-variant} naming it, so that LLVM's loop
+ *                        vectorizer can call it (see {@link org.packetizer.core.mapping.VectorAbi})
  */
 public record PacketizerOptions(
     int width,
@@ -35,7 +40,8 @@ public record PacketizerOptions(
     int skipThreshold,
     Consumer<Remark> remarks,
     List<VectorMapping> mappings,
-    VectorMath vectorMath) {
+    VectorMath vectorMath,
+    boolean vectorAbi) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -68,6 +74,7 @@ public record PacketizerOptions(
     b.remarks = remarks;
     b.mappings = new ArrayList<>(mappings);
     b.vectorMath = vectorMath;
+    b.vectorAbi = vectorAbi;
     return b;
   }
 
@@ -83,6 +90,7 @@ public record PacketizerOptions(
     private Consumer<Remark> remarks = r -> {};
     private List<VectorMapping> mappings = new ArrayList<>();
     private VectorMath vectorMath = VectorMath.INTRINSICS;
+    private boolean vectorAbi;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -96,10 +104,11 @@ public record PacketizerOptions(
     public Builder remarks(Consumer<Remark> sink) { this.remarks = Objects.requireNonNull(sink); return this; }
     public Builder addMapping(VectorMapping m) { this.mappings.add(m); return this; }
     public Builder vectorMath(VectorMath v) { this.vectorMath = v; return this; }
+    public Builder vectorAbi(boolean v) { this.vectorAbi = v; return this; }
 
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
-          prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath);
+          prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, vectorAbi);
     }
   }
 }
