@@ -196,7 +196,9 @@ public final class PacketEmitter {
     if (guard) {
       Block body = packet.appendBlock(h.name() + ".body");
       body.moveAfter(h);
-      Optional<Block> skip = st.schedule().skipTarget(sb);
+      // a masked function called with no lane active does nothing at all: straight to the exit (this
+      // also ends the recursion of recursive packet versions)
+      Optional<Block> skip = isEntry(sb) ? Optional.empty() : st.schedule().skipTarget(sb);
       b.condBr(masks.any(slotMask, "any." + sb.name()), body, skip.map(head::get).orElse(exitBlock));
       b.atEnd(body);
       if (!isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)
