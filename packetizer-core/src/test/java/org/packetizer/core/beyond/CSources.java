@@ -33,10 +33,16 @@ final class CSources {
 
   /** Compiles {@code beyond/<resource>} into a module of {@code ctx}; {@code extraFlags} e.g. "-mavx2". */
   static Module compile(LlvmContext ctx, String resource, String... extraFlags) {
+    return compileText(ctx, resource, text(resource), extraFlags);
+  }
+
+  /** Compiles C text (written to {@code fileName} next to the SPMD header). */
+  static Module compileText(LlvmContext ctx, String fileName, String source, String... extraFlags) {
+    String resource = fileName;
     Path dir = null;
     try {
       dir = Files.createTempDirectory("packetizer-beyond-");
-      Files.writeString(dir.resolve(resource), text(resource));
+      Files.writeString(dir.resolve(resource), source);
       Files.writeString(dir.resolve(SpmdIntrinsics.HEADER_NAME), SpmdIntrinsics.header());
       List<String> flags = new ArrayList<>(BundledClang.KERNEL_FLAGS);
       flags.add("-I.");
