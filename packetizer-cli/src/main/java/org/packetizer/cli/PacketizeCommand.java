@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = {DemoCommand.class},
+    subcommands = {DemoCommand.class, BenchCommand.class},
     headerHeading = "",
     header = "Whole-function vectorization of LLVM IR: turn a scalar function into a packet function that "
         + "computes W calls of it at once, one lane per call.",
@@ -94,8 +94,9 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   int width;
 
   @Option(names = "--hardware-width", paramLabel = "N",
-      description = "Emit an N-wide function and a W-wide wrapper calling it W/N times (N divides W). Accepted and"
-          + " checked, but not applied until the core has the wrapper (a warning says so).")
+      description = "Emit an N-wide function and a W-wide wrapper calling it W/N times on slices of the arguments"
+          + " (thesis 4.6; N divides W). Default: W above the target's hardware width is served as the measurements"
+          + " say is faster (README, Wrapper).")
   Integer hardwareWidth;
 
   @Option(names = "--target-cpu", paramLabel = "CPU",
