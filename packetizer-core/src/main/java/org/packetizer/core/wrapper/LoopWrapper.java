@@ -118,7 +118,7 @@ public final class LoopWrapper {
    * instruction) and 1.1-10x faster for small struct-of-arrays kernels (no copies); for loops whose
    * trip count differs per lane it is about as fast or faster up to S/N = 4, but from S/N = 8 on it
    * is 1.3-6x slower: the S-wide loop runs until the slowest of S lanes is done, and its state no
-   * longer fits the 16 vector registers. The rule picks the faster form (or one within 3%) in 57 of
+   * longer fits the 16 vector registers. The rule picks the faster form (or one within 3%) in 59 of
    * the 66 measured cases; the misses are a large branchy struct-of-arrays kernel with library calls
    * ({@code shade}: LOOP 9-70% faster at every S on SSE, at S = 64 on AVX2) and three cases within
    * 5-14%.
