@@ -98,6 +98,10 @@ final class DemoCommand implements Callable<Integer> {
     String bundled = "testdata-bitcode/src/main/bc/" + e.bitcode();
     try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(man.bitcode(e), e.bitcode())) {
       Function scalar = m.function(e.function()).orElseThrow();
+      // compile for this machine, as a user targeting it would (-march=native): the packet function
+      // inherits these attributes and picks its vector math variants from them
+      scalar.setStringAttribute("target-cpu", org.packetizer.core.ir.Llvm.hostCpuName());
+      scalar.setStringAttribute("target-features", org.packetizer.core.ir.Llvm.hostCpuFeatures());
       String scalarIr = scalar.print();
       List<Remark> remarks = new ArrayList<>();
       PacketizerOptions opts = PacketizerOptions.builder().width(width).params(e.signature()).remarks(remarks::add).build();
@@ -127,7 +131,7 @@ final class DemoCommand implements Callable<Integer> {
 
       section("4. Differential check (--check=" + checkRuns + ")");
       CheckPlan plan = CheckPlan.build(m, scalar, r.params(), false, width, Optional.of(e), CheckPlan.Ranges.NONE, CheckPlan.Buffers.NONE);
-      Checker.Outcome o = Checker.run(m, e.function(), simd, width, plan, checkRuns, 1, null, null, 60);
+      Checker.Outcome o = Checker.run(m, e.function(), simd, width, plan, checkRuns, 1, null, null, 60, opts.vectorMath());
       if (o.timedOut()) {
         out.println("  FAILED: the check did not finish within 60 s (a call does not terminate)");
         return ExitCodes.CHECK_MISMATCH;

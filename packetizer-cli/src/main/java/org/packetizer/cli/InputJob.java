@@ -217,7 +217,7 @@ final class InputJob implements Callable<InputJob.Result> {
     Checker.Outcome o;
     try {
       o = Checker.run(m, r.scalarFunction(), r.packetFunction(), r.width(), plan, runs, s.seed(), s.targetCpu(),
-          s.targetFeatures(), s.checkTimeoutSeconds());
+          s.targetFeatures(), s.checkTimeoutSeconds(), s.vectorMath());
     } catch (IllegalArgumentException | LlvmException e) {
       throw CliException.usage("cannot check @" + r.packetFunction() + ": " + e.getMessage());
     }

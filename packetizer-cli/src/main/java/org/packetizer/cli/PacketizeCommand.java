@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = {DemoCommand.class},
+    subcommands = {DemoCommand.class, BenchCommand.class},
     headerHeading = "",
     header = "Whole-function vectorization of LLVM IR: turn a scalar function into a packet function that "
         + "computes W calls of it at once, one lane per call.",
@@ -94,8 +94,9 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   int width;
 
   @Option(names = "--hardware-width", paramLabel = "N",
-      description = "Emit an N-wide function and a W-wide wrapper calling it W/N times (N divides W). Accepted and"
-          + " checked, but not applied until the core has the wrapper (a warning says so).")
+      description = "Emit an N-wide function and a W-wide wrapper calling it W/N times on slices of the arguments"
+          + " (thesis 4.6; N divides W). Default: W above the target's hardware width is served as the measurements"
+          + " say is faster (README, Wrapper).")
   Integer hardwareWidth;
 
   @Option(names = "--target-cpu", paramLabel = "CPU",
@@ -119,9 +120,10 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " (default: ${DEFAULT-VALUE}).")
   String memory;
 
-  @Option(names = "--vector-math", paramLabel = "intrinsics|libmvec", defaultValue = "intrinsics",
-      description = "Math calls (sinf, expf, ...): LLVM vector intrinsics (bit-identical), or glibc's libmvec where it"
-          + " has a variant (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--vector-math", paramLabel = "intrinsics|libmvec", defaultValue = "libmvec",
+      description = "Math calls (sinf, expf, ...): glibc's libmvec where it has a variant for the target (at most 4 ULP"
+          + " from libm; --check compares against the same variants), or LLVM vector intrinsics, which call libm per"
+          + " lane (bit-identical, slower) (default: ${DEFAULT-VALUE}).")
   String vectorMath;
 
   @Option(names = "-o", paramLabel = "FILE",

@@ -50,6 +50,12 @@ record Settings(
         .vectorMath(vectorMath)
         .verifyEachPhase(verifyEachPhase)
         .remarks(sink);
+    if (hardwareWidth != null) {
+      // an explicit hardware width asks for the N-wide function and the W-wide wrapper around it
+      b.hardwareWidth(hardwareWidth).wrapperMode(org.packetizer.core.api.WrapperMode.LOOP);
+    }
+    if (targetCpu != null) b.targetCpu(targetCpu);
+    if (targetFeatures != null) b.targetFeatures(targetFeatures);
     if (params.size() == 1) b.params(params.get(0));
     else if (index < params.size()) b.params(params.get(index));
     return b.build();

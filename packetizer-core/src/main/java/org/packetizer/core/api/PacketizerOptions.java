@@ -28,6 +28,11 @@ import java.util.function.Consumer;
  * @param targetCpu       the CPU name detection uses instead of the function's/module's/host's
  * @param targetFeatures  the feature string detection uses instead of the function's/module's/host's
  * @param wrapperMode     how a width above the hardware width is served (thesis 4.6)
+ * @param vectorAbi       publish the packet function under LLVM's vector function ABI: without a
+ *                        SIMD name it is named {@code _ZGV<isa><mask><vlen><params>_<scalar>}, and
+ *                        every call of the scalar function in the module gets the call-site attribute
+ *                        {@code vector-function-abi-variant} naming it, so that LLVM's loop
+ *                        vectorizer can call it (see {@link org.packetizer.core.mapping.VectorAbi})
  */
 public record PacketizerOptions(
     int width,
@@ -44,7 +49,8 @@ public record PacketizerOptions(
     int hardwareWidth,
     Optional<String> targetCpu,
     Optional<String> targetFeatures,
-    WrapperMode wrapperMode) {
+    WrapperMode wrapperMode,
+    boolean vectorAbi) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -62,7 +68,11 @@ public record PacketizerOptions(
   public enum VectorMath {
     /** LLVM's vector intrinsics: the backend calls the scalar libm once per lane (bit-identical). */
     INTRINSICS,
-    /** glibc's libmvec ({@code _ZGV...} names) where it has a variant, intrinsics otherwise. */
+    /**
+     * glibc's libmvec ({@code _ZGV...} names) where it has a variant for the function's target
+     * features, intrinsics otherwise (the default). glibc documents at most 4 ULP of error; use
+     * {@code check.VectorMathReference} to compare such packet functions bit-exactly.
+     */
     LIBMVEC
   }
 
@@ -85,6 +95,7 @@ public record PacketizerOptions(
     b.targetCpu = targetCpu.orElse(null);
     b.targetFeatures = targetFeatures.orElse(null);
     b.wrapperMode = wrapperMode;
+    b.vectorAbi = vectorAbi;
     return b;
   }
 
@@ -99,11 +110,12 @@ public record PacketizerOptions(
     private int skipThreshold = 6;
     private Consumer<Remark> remarks = r -> {};
     private List<VectorMapping> mappings = new ArrayList<>();
-    private VectorMath vectorMath = VectorMath.INTRINSICS;
+    private VectorMath vectorMath = VectorMath.LIBMVEC;
     private int hardwareWidth;
     private String targetCpu;
     private String targetFeatures;
     private WrapperMode wrapperMode = WrapperMode.AUTO;
+    private boolean vectorAbi;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -125,10 +137,12 @@ public record PacketizerOptions(
     public Builder targetFeatures(String features) { this.targetFeatures = features; return this; }
     public Builder wrapperMode(WrapperMode m) { this.wrapperMode = Objects.requireNonNull(m); return this; }
 
+    public Builder vectorAbi(boolean v) { this.vectorAbi = v; return this; }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
-          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode);
+          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi);
     }
   }
 }
