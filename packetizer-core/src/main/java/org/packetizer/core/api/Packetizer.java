@@ -91,6 +91,7 @@ public final class Packetizer {
   }
 
   private PacketizationResult run(Module module, String scalarName, String simdName, CalleePacketizer callees) {
+    // a nested run (a callee's packet version) sees the caller's packet function half-emitted
     boolean topLevel = callees == null;
     if (callees == null) {
       // callees are packetized at this function's width: the wrapper decision is the top level's
