@@ -22,13 +22,16 @@ import org.packetizer.core.ir.Module;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.linearize.Schedule;
+import org.packetizer.core.mapping.SpmdIntrinsics;
 import org.packetizer.core.mapping.UserMappings;
+import org.packetizer.core.mapping.VectorAbi;
 import org.packetizer.core.pipeline.CalleePacketizer;
 import org.packetizer.core.pipeline.PacketizationState;
 import org.packetizer.core.pipeline.PureCalls;
 import org.packetizer.core.prepare.Preparer;
 import org.packetizer.core.widen.PacketEmitter;
 import org.packetizer.core.widen.SoaPointers;
+import org.packetizer.core.wrapper.LoopWrapper;
 
 /**
  * Whole-function vectorization: turns a scalar function into a packet function computing W calls of
@@ -82,20 +85,26 @@ public final class Packetizer {
       return run(module, scalarName, simdName, null);
     } catch (RuntimeException e) {
       // nested packet versions of callees made on the way are removed too
-      rollbackAll(module, before);
+      rollback(module, before);
       throw e;
     }
   }
 
   private PacketizationResult run(Module module, String scalarName, String simdName, CalleePacketizer callees) {
     if (callees == null) {
+      // callees are packetized at this function's width: the wrapper decision is the top level's
       callees = new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(options.toBuilder().params(kinds)
-          .masked(true).build()).run(module, callee, name, nested));
+          .masked(true).wrapperMode(WrapperMode.DIRECT).build()).run(module, callee, name, nested));
     }
     long start = System.nanoTime();
     int w = options.width();
     validateWidth(w, scalarName);
-    if (simdName == null || simdName.isBlank()) throw PacketizationException.invalid("the SIMD function needs a name", scalarName);
+    boolean unnamed = simdName == null || simdName.isBlank();
+    if (unnamed && !options.vectorAbi()) {
+      throw PacketizationException.invalid("the SIMD function needs a name (or publish it under the vector function ABI:"
+          + " PacketizerOptions.vectorAbi(true))", scalarName);
+    }
+    if (unnamed) simdName = vectorAbiVariant(module, scalarName, null).mangledName();
     if (simdName.equals(scalarName)) {
       throw PacketizationException.invalid("the SIMD function must have a different name than the scalar one", scalarName);
     }
@@ -107,14 +116,25 @@ public final class Packetizer {
     if (scalar.isVarArg()) {
       throw PacketizationException.unsupported("variadic functions cannot be packetized", scalarName, null, null);
     }
+    // LLVM's passes assume valid IR (they may crash on broken input), and a broken input would
+    // otherwise surface as an "internal error" about the packet function.
+    Optional<String> broken = module.verify();
+    if (broken.isPresent()) {
+      throw PacketizationException.invalid("the input module '" + module.identifier() + "' is not valid IR (LLVM's verifier: "
+          + broken.get() + ")", scalarName);
+    }
     Optional<Function> declared = module.function(simdName);
     if (declared.isPresent() && !declared.get().isDeclaration()) {
       throw PacketizationException.invalid("@" + simdName + " is already defined in the module", scalarName);
     }
     Preparer.checkSupported(scalar, scalarName);
-    List<ParamKind> kinds = paramKinds(module, scalar, declared, scalarName);
+    List<ParamKind> kinds = paramKinds(module, scalar, declared, simdName, scalarName);
+    VectorAbi.Variant abiVariant = options.vectorAbi() ? vectorAbiVariant(module, scalarName, kinds) : null;
     Type packetType = packetFunctionType(module, scalar, kinds, w);
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
+    // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
+    Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options);
+    if (wrapped.isPresent()) return wrapped.get();
 
     Set<String> functionsBefore = new HashSet<>();
     for (Function f : module.functions()) functionsBefore.add(f.name());
@@ -125,7 +145,9 @@ public final class Packetizer {
       Preparer.prepare(module, temp, options, scalarName);
       PureCalls pure = new PureCalls();
       SoaPointers soa = SoaPointers.find(temp, kinds, scalarName);
-      LlvmSsaFunction ssa = new LlvmSsaFunction(module, temp, pure, soa::customShape);
+      SpmdIntrinsics spmd = new SpmdIntrinsics(module, w, scalarName);
+      LlvmSsaFunction ssa = new LlvmSsaFunction(module, temp, pure,
+          (v, current) -> soa.customShape(v, current).or(() -> spmd.customShape(v, current)));
       CfgAnalyses<Block> cfg;
       try {
         cfg = CfgAnalyses.of(ssa.cfg());
@@ -146,11 +168,11 @@ public final class Packetizer {
       for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
         if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
       }
-      callees.enter(scalarName);
+      callees.enter(scalarName, kinds, w, options.masked(), packet.name());
       try {
         new PacketEmitter(state, packet).emit();
       } finally {
-        callees.exit(scalarName);
+        callees.exit(scalarName, kinds, w, options.masked());
       }
       int rawInstructions = packet.instructionCount();
       verify(module, packet, "after emitting the packet function", scalarName);
@@ -195,6 +217,12 @@ public final class Packetizer {
       }
       packet.setName(simdName);
       verify(module, packet, "at the end", scalarName);
+      if (abiVariant != null) {
+        String entry = abiVariant.attributeEntry(simdName);
+        int sites = VectorAbi.annotateCallSites(module, scalarName, entry);
+        state.remark(Remark.Kind.NOTE, null, null, "published under the vector function ABI as " + entry + "; "
+            + sites + " call site(s) of @" + scalarName + " annotated");
+      }
       var stats = state.stats();
       return new PacketizationResult(scalarName, simdName, w, kinds, shapes, uniformValues, varyingValues,
           stats.blocks, stats.linearizedBranches, stats.keptBranches, stats.selects, stats.vectorLoads, stats.vectorStores,
@@ -202,7 +230,7 @@ public final class Packetizer {
           scalar.instructionCount(), rawInstructions, packet.instructionCount(), List.copyOf(state.remarks()),
           blockInfo, System.nanoTime() - start);
     } catch (RuntimeException e) {
-      rollback(module, functionsBefore, temp, packet);
+      rollback(module, functionsBefore);
       if (e instanceof PacketizationException pe) throw pe;
       if (e instanceof LlvmException le) {
         throw new PacketizationException(PacketizationException.Kind.INTERNAL, le.getMessage(), scalarName);
@@ -214,9 +242,13 @@ public final class Packetizer {
     }
   }
 
-  /** Clean-up on the packet function: slots back to SSA, then the usual scalar optimizations. */
+  /**
+   * Clean-up on the packet function: slots back to SSA, then the usual scalar optimizations. No loop
+   * passes: {@code loop-mssa(licm)} run through LLVMRunPassesOnFunction grew the native heap by
+   * 0.3–0.7 MB per packetization in EmbeddedPassExampleTest; codegen's MachineLICM hoists invariants.
+   */
   public static final String CLEANUP_PIPELINE =
-      "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,jump-threading,loop-mssa(licm),gvn,"
+      "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
           + "instcombine<no-verify-fixpoint>,adce,simplifycfg";
 
   private static void verify(Module module, Function f, String when, String fn) {
@@ -232,33 +264,21 @@ public final class Packetizer {
     }
   }
 
-  private static void rollback(Module module, Set<String> before, Function temp, Function packet) {
+  /**
+   * Removes every function made since {@code before}: the scalar copy, the packet function, packet
+   * versions of callees (which may call each other, or the packet function, when recursive) and
+   * declarations. Uses are replaced by poison first, so cycles of calls come apart.
+   */
+  private static void rollback(Module module, Set<String> before) {
     try {
-      if (packet != null) packet.delete();
-      if (temp != null) temp.delete();
-      for (Function f : module.functions()) {
-        if (!before.contains(f.name()) && f.isDeclaration() && !f.hasUses()) f.delete();
+      List<Function> created = new ArrayList<>();
+      for (Function f : module.functions()) if (!before.contains(f.name())) created.add(f);
+      for (Function f : created) {
+        if (f.hasUses()) f.replaceAllUsesWith(Value.of(org.bytedeco.llvm.global.LLVM.LLVMGetPoison(f.type().ref())));
       }
+      for (Function f : created) f.delete();
     } catch (RuntimeException ignored) {
       // best effort: the original exception matters more
-    }
-  }
-
-  /** Deletes every function added since {@code before} (packet versions first, then declarations). */
-  private static void rollbackAll(Module module, Set<String> before) {
-    try {
-      boolean changed = true;
-      while (changed) {
-        changed = false;
-        for (Function f : module.functions()) {
-          if (!before.contains(f.name()) && !f.hasUses()) {
-            f.delete();
-            changed = true;
-          }
-        }
-      }
-    } catch (RuntimeException ignored) {
-      // best effort
     }
   }
 
@@ -273,21 +293,63 @@ public final class Packetizer {
   private static Shape seedShape(ParamKind k) {
     return switch (k) {
       case ParamKind.Varying v -> Shape.VARYING;
-      case ParamKind.Uniform u -> Shape.UNIFORM;
-      case ParamKind.Linear l -> Shape.linear(l.step());
-      case ParamKind.SoaPointer s -> Shape.UNIFORM;
+      // an alignment promise is about lane 0's value (the base): it seeds the shape's alignment
+      case ParamKind.Uniform u -> Shape.uniform(Math.min(u.alignment(), DivergenceAnalysis.MAX_ALIGNMENT));
+      case ParamKind.Linear l -> Shape.linear(l.step(), Math.min(l.alignment(), DivergenceAnalysis.MAX_ALIGNMENT));
+      // scaled struct-of-arrays offsets are W times the scalar ones, so the scalar alignment is a lower bound
+      case ParamKind.SoaPointer s -> Shape.uniform(Math.min(s.alignment(), DivergenceAnalysis.MAX_ALIGNMENT));
     };
   }
 
-  private List<ParamKind> paramKinds(Module module, Function scalar, Optional<Function> declared, String fn) {
+  /**
+   * The vector-function-ABI variant the options publish for {@code scalarName}: ISA from the scalar
+   * function's target features, mask and vlen from the options, parameter tokens from the kinds
+   * (given, or the defaults when null).
+   */
+  private VectorAbi.Variant vectorAbiVariant(Module module, String scalarName, List<ParamKind> kinds) {
+    Function scalar = module.function(scalarName).orElseThrow(() -> PacketizationException.invalid(
+        "no function @" + scalarName + " in module '" + module.identifier() + "'" + suggest(module, scalarName), null));
+    List<ParamKind> ks = kinds != null ? kinds : paramKinds(module, scalar, Optional.empty(), null, scalarName);
+    try {
+      return new VectorAbi.Variant(VectorAbi.isa(scalar.stringAttribute("target-features").orElse("")), options.masked(),
+          options.width(), ks, scalarName);
+    } catch (IllegalArgumentException e) {
+      throw PacketizationException.invalid("cannot publish @" + scalarName + " under the vector function ABI: "
+          + e.getMessage() + (options.params().isEmpty() ? " (pointer parameters default to s; give the kinds)" : ""), scalarName);
+    }
+  }
+
+  private List<ParamKind> paramKinds(Module module, Function scalar, Optional<Function> declared, String simdName, String fn) {
     List<Value> ps = scalar.params();
     List<ParamKind> kinds;
+    Optional<VectorAbi.Variant> named;
+    try {
+      named = simdName == null ? Optional.empty() : VectorAbi.demangle(simdName);
+    } catch (IllegalArgumentException e) {
+      throw PacketizationException.invalid(e.getMessage(), fn);
+    }
     if (options.params().isPresent()) {
       kinds = options.params().get();
       if (kinds.size() != ps.size()) {
         throw PacketizationException.invalid("@" + fn + " has " + ps.size() + " parameters but " + kinds.size()
             + " parameter kinds were given", fn);
       }
+    } else if (named.isPresent()) {
+      // a vector-function-ABI name (e.g. from OpenMP declare simd) carries the parameter shapes
+      VectorAbi.Variant v = named.get();
+      if (v.params().size() != ps.size()) {
+        throw PacketizationException.invalid("the vector-function-ABI name @" + simdName + " has " + v.params().size()
+            + " parameter tokens but @" + fn + " has " + ps.size() + " parameters", fn);
+      }
+      if (v.vlen() != options.width()) {
+        throw PacketizationException.invalid("the vector-function-ABI name @" + simdName + " has " + v.vlen()
+            + " lanes but the width is " + options.width(), fn);
+      }
+      if (v.masked() != options.masked()) {
+        throw PacketizationException.invalid("the vector-function-ABI name @" + simdName + " is " + (v.masked() ? "masked (M)"
+            : "unmasked (N)") + " but the options say masked(" + options.masked() + ")", fn);
+      }
+      kinds = v.params();
     } else if (declared.isPresent()) {
       kinds = kindsFromPrototype(declared.get(), scalar, fn);
     } else {

@@ -25,11 +25,35 @@ public final class VectorMathReference {
   private VectorMathReference() {}
 
   /**
+   * The scalar function a differential check should compare a packet function against: the scalar
+   * function itself when math was packetized with intrinsics (bit-identical per lane), else a
+   * reference copy {@code <scalar>.libmvec.ref} using the same libmvec variants the packetizer chose
+   * (from the scalar function's "target-features" attribute, which the packet function inherits).
+   */
+  public static String referenceFor(Module m, String scalarName, int width,
+      org.packetizer.core.api.PacketizerOptions.VectorMath math) {
+    if (math != org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) return scalarName;
+    String refName = scalarName + ".libmvec.ref";
+    if (m.function(refName).isPresent()) return refName;
+    String features = m.function(scalarName).flatMap(f -> f.stringAttribute("target-features")).orElse("");
+    return create(m, scalarName, refName, width, features) == 0 ? scalarName : refName;
+  }
+
+  /**
    * Adds {@code refName}, a copy of {@code scalarName} using the libmvec variants chosen for width
    * {@code width} and the given target features. Returns how many calls were replaced.
    */
   public static int create(Module m, String scalarName, String refName, int width, String features) {
     Function f = m.function(scalarName).orElseThrow(() -> new IllegalArgumentException("no function @" + scalarName));
+    boolean any = false;
+    for (Block bl : f.blocks()) {
+      for (Value inst : bl.instructions()) {
+        if (inst.opcode() == Opcode.CALL && inst.calledFunction().map(c -> MathMappings.forCallee(c.name()).isPresent()).orElse(false)) {
+          any = true;
+        }
+      }
+    }
+    if (!any) return 0;
     Function ref = FunctionCloner.cloneInModule(m, f, refName);
     ref.setLinkage(org.bytedeco.llvm.global.LLVM.LLVMExternalLinkage);
     int replaced = 0;

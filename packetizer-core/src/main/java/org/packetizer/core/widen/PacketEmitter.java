@@ -21,6 +21,7 @@ import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.mapping.MathMappings;
+import org.packetizer.core.mapping.SpmdIntrinsics;
 import org.packetizer.core.mask.MaskOps;
 import org.packetizer.core.pipeline.PacketizationState;
 
@@ -62,6 +63,7 @@ public final class PacketEmitter {
   private final MaskOps masks;
   private final int w;
   private final Function packet;
+  private final SpmdIntrinsics spmd;
 
   private final Map<Block, Block> head = new HashMap<>();
   private final Map<Block, Value> maskSlot = new HashMap<>();
@@ -86,6 +88,7 @@ public final class PacketEmitter {
     this.b = new IrBuilder(state.context());
     this.entryB = new IrBuilder(state.context());
     this.masks = new MaskOps(state.module(), b, w);
+    this.spmd = new SpmdIntrinsics(state.module(), w, state.scalarName());
   }
 
   /** Emits the body of the packet function. Closes its builders. */
@@ -193,7 +196,9 @@ public final class PacketEmitter {
     if (guard) {
       Block body = packet.appendBlock(h.name() + ".body");
       body.moveAfter(h);
-      Optional<Block> skip = st.schedule().skipTarget(sb);
+      // a masked function called with no lane active does nothing at all: straight to the exit (this
+      // also ends the recursion of recursive packet versions)
+      Optional<Block> skip = isEntry(sb) ? Optional.empty() : st.schedule().skipTarget(sb);
       b.condBr(masks.any(slotMask, "any." + sb.name()), body, skip.map(head::get).orElse(exitBlock));
       b.atEnd(body);
       if (!isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)
@@ -352,6 +357,9 @@ public final class PacketEmitter {
     if (op == Opcode.CALL) {
       Optional<Function> callee = inst.calledFunction();
       if (callee.isPresent() && MathMappings.isDroppable(callee.get().name())) return null;
+      // SPMD intrinsics act on the whole packet, the uniform ones too: before cloneUniform
+      Optional<Value> spmdValue = spmd.emit(b, inst, mask, uniform(inst), this::get);
+      if (spmdValue.isPresent()) return spmdValue.get();
     }
     if (op == Opcode.STORE) {
       if (st.soa().isDerived(inst.operand(1))) emitSoaStore(inst);
@@ -359,6 +367,9 @@ public final class PacketEmitter {
       return null;
     }
     if (op == Opcode.GEP && st.soa().isDerived(inst)) return emitSoaGep(inst);
+    // select c, v, v is v: the analysis gives it v's shape even when c is varying, so it must not be
+    // cloned as a uniform instruction (that would need c as a scalar)
+    if (op == Opcode.SELECT && inst.operand(1).equals(inst.operand(2))) return get(inst.operand(1));
     if (op == Opcode.LOAD && st.soa().isDerived(inst.operand(0))) return emitSoaLoad(inst);
     if (uniform(inst) && op != Opcode.ALLOCA) return cloneUniform(inst);
     return switch (op) {
@@ -472,10 +483,11 @@ public final class PacketEmitter {
     Shape s = shape(ptr);
     if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
       st.stats().vectorLoads++;
+      int valign = vectorAlignment(align, s);
       Value p0 = b.extractElement(vec(ptr), 0, ptr.name() + ".lane0");
-      if (MaskOps.isAllTrue(mask)) return b.load(vt, p0, align, inst.name());
+      if (MaskOps.isAllTrue(mask)) return b.load(vt, p0, valign, inst.name());
       Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
-      return b.call(f, List.of(p0, b.i32(align), mask, b.poison(vt)), inst.name());
+      return b.call(f, List.of(p0, b.i32(valign), mask, b.poison(vt)), inst.name());
     }
     if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
       st.stats().cascades++;
@@ -487,6 +499,14 @@ public final class PacketEmitter {
     Type pvt = st.context().ptrType().vectorOf(w);
     Function f = st.module().intrinsic("llvm.masked.gather", vt, pvt);
     return b.call(f, List.of(vec(ptr), b.i32(align), mask, b.poison(vt)), inst.name());
+  }
+
+  /**
+   * The alignment of a vector access at lane 0's address: the scalar access's, or the larger one the
+   * shape analysis proved for that address (from aligned parameters, OpenMP's {@code aligned}).
+   */
+  private static int vectorAlignment(int scalarAlign, Shape address) {
+    return (int) Math.max(scalarAlign, Math.min(address.alignment(), 1L << 12));
   }
 
   private Value cascadeLoad(Value inst, Type t, Type vt, Value ptrs, int align) {
@@ -541,12 +561,13 @@ public final class PacketEmitter {
     Type vt = packetType(inst, t);
     if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
       st.stats().vectorStores++;
+      int valign = vectorAlignment(align, s);
       Value p0 = b.extractElement(vec(ptr), 0, ptr.name() + ".lane0");
       if (MaskOps.isAllTrue(mask)) {
-        b.store(vec(val), p0, align);
+        b.store(vec(val), p0, valign);
       } else {
         Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
-        b.call(f, List.of(vec(val), p0, b.i32(align), mask), "");
+        b.call(f, List.of(vec(val), p0, b.i32(valign), mask), "");
       }
       return;
     }
@@ -628,9 +649,10 @@ public final class PacketEmitter {
     int align = Math.max(1, inst.alignment());
     if (!q.type().isVector()) {
       st.stats().vectorLoads++;
-      if (MaskOps.isAllTrue(mask)) return b.load(vt, q, align, inst.name());
+      int valign = vectorAlignment(align, shape(inst.operand(0)));
+      if (MaskOps.isAllTrue(mask)) return b.load(vt, q, valign, inst.name());
       Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
-      return b.call(f, List.of(q, b.i32(align), mask, b.poison(vt)), inst.name());
+      return b.call(f, List.of(q, b.i32(valign), mask, b.poison(vt)), inst.name());
     }
     Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
     if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
@@ -653,11 +675,12 @@ public final class PacketEmitter {
     Value vv = vec(val);
     if (!q.type().isVector()) {
       st.stats().vectorStores++;
+      int valign = vectorAlignment(align, shape(inst.operand(1)));
       if (MaskOps.isAllTrue(mask)) {
-        b.store(vv, q, align);
+        b.store(vv, q, valign);
       } else {
         Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
-        b.call(f, List.of(vv, q, b.i32(align), mask), "");
+        b.call(f, List.of(vv, q, b.i32(valign), mask), "");
       }
       return;
     }
@@ -825,8 +848,8 @@ public final class PacketEmitter {
 
   /**
    * Recursive packetization (thesis 7.2): calls the masked packet version of a function defined in
-   * the module, made for this call site's parameter kinds. Empty when there is none (recursion, or
-   * the callee cannot be packetized) and no argument forces one.
+   * the module, made for this call site's parameter kinds (a recursive call calls the version still
+   * being emitted). Empty when the callee cannot be packetized and no argument forces one.
    */
   private Optional<Value> recursiveCall(Value inst, Function callee) {
     int nargs = inst.numArgOperands();
@@ -851,7 +874,7 @@ public final class PacketEmitter {
     if (version.isEmpty()) {
       if (needsPacket) {
         throw unsupported(inst, "a call to @" + callee.name() + " with a struct-of-arrays pointer, because @" + callee.name()
-            + " cannot be packetized: " + st.callees().failure(callee.name(), kinds, w).orElse("it is recursive"));
+            + " cannot be packetized: " + st.callees().failure(callee.name(), kinds, w).orElse("unknown reason"));
       }
       return Optional.empty();
     }
