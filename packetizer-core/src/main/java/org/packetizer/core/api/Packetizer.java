@@ -88,6 +88,7 @@ public final class Packetizer {
   }
 
   private PacketizationResult run(Module module, String scalarName, String simdName, CalleePacketizer callees) {
+    boolean outermost = callees == null;
     if (callees == null) {
       callees = new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(options.toBuilder().params(kinds)
           .masked(true).build()).run(module, callee, name, nested));
@@ -108,8 +109,9 @@ public final class Packetizer {
       throw PacketizationException.unsupported("variadic functions cannot be packetized", scalarName, null, null);
     }
     // LLVM's passes assume valid IR (they may crash on broken input), and a broken input would
-    // otherwise surface as an "internal error" about the packet function.
-    Optional<String> broken = module.verify();
+    // otherwise surface as an "internal error" about the packet function. (Nested packetizations of
+    // callees run while the caller's packet function is under construction: the outermost checks.)
+    Optional<String> broken = outermost ? module.verify() : Optional.empty();
     if (broken.isPresent()) {
       throw PacketizationException.invalid("the input module '" + module.identifier() + "' is not valid IR (LLVM's verifier: "
           + broken.get() + ")", scalarName);
