@@ -88,6 +88,7 @@ class BadInputCliTest {
     fails(2, run(in("declaration-only.ll"), "-f", "f"), "@f is only declared");
     fails(2, run(in("prototype-mismatch.ll"), "-f", "f:f_simd", "-w", "4"),
         "parameter 0 (%x) of the declared prototype @f_simd has type <4 x i32>");
+    fails(2, run(in("name-taken.ll"), "-f", "shade:shade_simd"), "@shade_simd already names a global variable or alias");
     String v = in("valid.ll");
     for (String w : List.of("0", "1", "3", "-4", "512")) fails(2, run(v, "-f", "shade", "-w", w), "invalid width " + w);
     noOutput("valid.ll");

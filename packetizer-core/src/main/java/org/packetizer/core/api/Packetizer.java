@@ -120,6 +120,12 @@ public final class Packetizer {
     if (declared.isPresent() && !declared.get().isDeclaration()) {
       throw PacketizationException.invalid("@" + simdName + " is already defined in the module", scalarName);
     }
+    if (declared.isEmpty() && (module.global(simdName).isPresent()
+        || isNonNull(org.bytedeco.llvm.global.LLVM.LLVMGetNamedGlobalAlias(module.ref(), simdName, simdName.length())))) {
+      // LLVM would silently name the packet function @<name>.1
+      throw PacketizationException.invalid("@" + simdName + " already names a global variable or alias in the module;"
+          + " choose another name for the SIMD function", scalarName);
+    }
     Preparer.checkSupported(scalar, scalarName);
     List<ParamKind> kinds = paramKinds(module, scalar, declared, scalarName);
     Type packetType = packetFunctionType(module, scalar, kinds, w);
@@ -203,6 +209,10 @@ public final class Packetizer {
         declared.get().delete();
       }
       packet.setName(simdName);
+      if (!packet.name().equals(simdName)) {
+        throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the packet function could not be"
+            + " named @" + simdName + " (LLVM named it @" + packet.name() + ")", scalarName);
+      }
       verify(module, packet, "at the end", scalarName);
       var stats = state.stats();
       return new PacketizationResult(scalarName, simdName, w, kinds, shapes, uniformValues, varyingValues,
@@ -274,6 +284,8 @@ public final class Packetizer {
       // best effort
     }
   }
+
+  private static boolean isNonNull(org.bytedeco.javacpp.Pointer p) { return p != null && !p.isNull(); }
 
   static void validateWidth(int w, String fn) {
     if (w < 2 || w > MAX_WIDTH || Integer.bitCount(w) != 1) {
