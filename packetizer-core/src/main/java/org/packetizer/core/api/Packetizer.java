@@ -131,6 +131,12 @@ public final class Packetizer {
     if (declared.isPresent() && !declared.get().isDeclaration()) {
       throw PacketizationException.invalid("@" + simdName + " is already defined in the module", scalarName);
     }
+    if (declared.isEmpty() && (module.global(simdName).isPresent()
+        || isNonNull(org.bytedeco.llvm.global.LLVM.LLVMGetNamedGlobalAlias(module.ref(), simdName, simdName.length())))) {
+      // LLVM would silently name the packet function @<name>.1
+      throw PacketizationException.invalid("@" + simdName + " already names a global variable or alias in the module;"
+          + " choose another name for the SIMD function", scalarName);
+    }
     Preparer.checkSupported(scalar, scalarName);
     List<ParamKind> kinds = paramKinds(module, scalar, declared, simdName, scalarName);
     VectorAbi.Variant abiVariant = options.vectorAbi() ? vectorAbiVariant(module, scalarName, kinds) : null;
@@ -220,6 +226,10 @@ public final class Packetizer {
         declared.get().delete();
       }
       packet.setName(simdName);
+      if (!packet.name().equals(simdName)) {
+        throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the packet function could not be"
+            + " named @" + simdName + " (LLVM named it @" + packet.name() + ")", scalarName);
+      }
       verify(module, packet, "at the end", scalarName);
       if (abiVariant != null) {
         String entry = abiVariant.attributeEntry(simdName);
@@ -285,6 +295,8 @@ public final class Packetizer {
       // best effort: the original exception matters more
     }
   }
+
+  private static boolean isNonNull(org.bytedeco.javacpp.Pointer p) { return p != null && !p.isNull(); }
 
   static void validateWidth(int w, String fn) {
     if (w < 2 || w > MAX_WIDTH || Integer.bitCount(w) != 1) {
