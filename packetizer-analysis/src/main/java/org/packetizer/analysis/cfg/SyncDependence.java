@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -25,15 +24,18 @@ import java.util.Set;
  * header reached again) and every exit block of {@code L} is a sink. {@code IG(function)} is the whole
  * reachable CFG.
  *
- * <p><b>Divergent loops.</b> {@code L ∋ b} is <em>divergent because of b</em> when no block or sink
- * other than {@code b} lies on every path of {@code IG(L)} from {@code b} to a sink (exit or {@code
- * N(L)}); i.e. if lanes split at {@code b}, they do not all meet again before they leave the loop or
- * start the next iteration — so they can leave {@code L} at different iterations or through different
- * exits. (Paths that never reach a sink, i.e. infinite nested loops, are ignored.) This is the
- * post-dominance of {@code b} inside one iteration; global post-dominance would be wrong when an outer
- * loop brings lanes that left {@code L} back into it. The divergent loops of {@code b} are always a
- * prefix {@code C0..Cj-1} of its loop chain: if lanes re-converge inside an iteration of {@code Ci}
- * they also do so in every enclosing loop.
+ * <p><b>Divergent loops.</b> The innermost loop {@code C0} is <em>divergent because of b</em> when no
+ * block or sink other than {@code b} lies on every path of {@code IG(C0)} from {@code b} to a sink
+ * (exit or {@code N(C0)}): if lanes split at {@code b}, they do not all meet again before they leave
+ * the loop or start the next iteration, so they can leave {@code C0} at different iterations or
+ * through different exits. An enclosing loop {@code Ci+1} is divergent because of {@code b} when
+ * {@code Ci} is and no node other than the end lies on every path of {@code IG(Ci+1)} from the exit
+ * blocks of {@code Ci} to a sink: lanes that left {@code Ci} at different times or places do not meet
+ * again within an iteration of {@code Ci+1}. (All exits count, not only those {@code b} picks: a
+ * uniform branch inside {@code Ci} may choose different exits in different iterations.) Paths that
+ * never reach a sink (infinite nested loops) are ignored. The divergent loops of {@code b} are thus a
+ * prefix {@code C0..Cj-1} of its loop chain. This is post-dominance inside one iteration; global
+ * post-dominance would be wrong when an outer loop brings lanes that left {@code C0} back into it.
  *
  * <p><b>Join points.</b> Lanes in lock-step SIMD execution can only meet at a block within the same
  * iteration of every loop containing both, so paths may use the back edge of a loop only to leave
@@ -59,9 +61,12 @@ import java.util.Set;
  * al.'s disjoint-path criterion) over the acyclic graph of the level in which each nested loop is
  * collapsed into its header with the loop's exits as successors, visited in {@link
  * LinearizationOrder} order, stopping as soon as only one label remains alive. Divergent loops come
- * from one post-dominator tree per loop over its iteration graph (O(sum of loop sizes)). Everything is
- * computed eagerly for all branch blocks; instances are immutable. Results are verified against a
- * brute-force disjoint-path search in the tests.
+ * from one post-dominator tree per loop over its collapsed iteration graph (nested loops as single
+ * nodes, which preserves whether a post-dominator other than the end exists), built with
+ * Lengauer–Tarjan: O(n log n) in total even for deep nests. Levels above the innermost loop depend
+ * only on the loop, so they are computed once per loop. Everything is computed eagerly for all branch
+ * blocks; instances are immutable. Results are verified against a brute-force disjoint-path search on
+ * the uncollapsed graphs in the tests.
  *
  * <p>Blocks with fewer than two distinct successors, unreachable blocks and unknown blocks have no
  * join points and no divergent loops.
@@ -110,6 +115,7 @@ public final class SyncDependence<B> {
     final LoopForest<B> loops;
     final CfgIndex<B> index;
     final int n;
+    final int nl;
     final int[] pos;
     final int[] start;
     final int[] end;
@@ -123,11 +129,14 @@ public final class SyncDependence<B> {
     int touchedCount;
     int alive;
     final IntHeap heap;
-    final int[] joinBuf;
+    int[] joinBuf;
     int joinCount;
-    // per-loop escape flags: escapes[l][pos - start[l]]
-    final boolean[][] escapes;
-    final int[] exitLocal;
+    /** escapes[u] for a branch block u: its innermost loop is divergent because of it. */
+    final boolean[] escapes;
+    /** parentDivergent[l]: when loop l is divergent, so is its parent (exits of l do not re-converge). */
+    final boolean[] parentDivergent;
+    /** exitJoins[l]: join points of the exits of l in the parent's region (lazily). */
+    final int[][] exitJoins;
 
     Builder(LoopForest<B> loops) {
       this(loops, LinearizationOrder.computeIds(loops));
@@ -139,7 +148,7 @@ public final class SyncDependence<B> {
       this.n = index.n;
       pos = new int[n];
       for (int i = 0; i < order.length; i++) pos[order[i]] = i;
-      int nl = loops.all().size();
+      nl = loops.all().size();
       start = new int[nl];
       end = new int[nl];
       headerId = new int[nl];
@@ -158,9 +167,10 @@ public final class SyncDependence<B> {
       Arrays.fill(label, -1);
       heap = new IntHeap(n);
       joinBuf = new int[n + 1];
-      escapes = new boolean[nl][];
-      exitLocal = new int[n];
-      Arrays.fill(exitLocal, -1);
+      escapes = new boolean[n];
+      parentDivergent = new boolean[nl];
+      exitJoins = new int[nl][];
+      computeIterationPostDominance();
     }
 
     boolean contains(int r, int t) {
@@ -184,10 +194,12 @@ public final class SyncDependence<B> {
         int r = loops.innermost[b];
         propagate(r, succ);
         chain.clear();
-        for (int l = r; l >= 0; l = parent[l]) {
-          if (!escapes(l)[pos[b] - start[l]]) break;
-          chain.add(l);
-          propagate(parent[l], loops.loop(l).exitIds);
+        if (r >= 0 && escapes[b]) {
+          for (int l = r; ; l = parent[l]) {
+            chain.add(l);
+            for (int j : exitJoins(l)) addJoin(j);
+            if (parent[l] < 0 || !parentDivergent[l]) break;
+          }
         }
         int[] js = Arrays.copyOf(joinBuf, joinCount);
         Arrays.sort(js);
@@ -206,6 +218,21 @@ public final class SyncDependence<B> {
         }
       }
       return new SyncDependence<>(index, loops, pdt, joins, divLoops, divExits);
+    }
+
+    private int[] exitJoins(int l) {
+      if (exitJoins[l] == null) {
+        int saved = joinCount;
+        propagate(parent[l], loops.loop(l).exitIds); // appends after the caller's joins
+        exitJoins[l] = Arrays.copyOfRange(joinBuf, saved, joinCount);
+        joinCount = saved;
+      }
+      return exitJoins[l];
+    }
+
+    private void addJoin(int j) {
+      if (joinCount == joinBuf.length) joinBuf = Arrays.copyOf(joinBuf, joinBuf.length * 2);
+      joinBuf[joinCount++] = j;
     }
 
     private static int[] dedupSorted(int[] a) {
@@ -236,6 +263,12 @@ public final class SyncDependence<B> {
       if (--count[lbl] == 0) alive--;
     }
 
+    /** Successors of a node of region r's collapsed graph: a nested loop's header stands for the loop. */
+    private int[] dagSucc(int r, int u) {
+      int c = loops.innermost[u];
+      return c != r ? loops.loop(c).exitIds : index.succ[u];
+    }
+
     /** Label propagation in region r from the given sources; appends join points to joinBuf. */
     private void propagate(int r, int[] sources) {
       alive = 0;
@@ -252,14 +285,12 @@ public final class SyncDependence<B> {
         int u = heap.pop();
         int lbl = label[u];
         dec(lbl);
-        int c = loops.innermost[u];
-        int[] raw = (c != r) ? loops.loop(c).exitIds : index.succ[u];
-        for (int t : raw) push(r, node(r, t), lbl);
+        for (int t : dagSucc(r, u)) push(r, node(r, t), lbl);
       }
       heap.clear();
       for (int i = 0; i < touchedCount; i++) {
         int v = touched[i];
-        if (joined[v]) joinBuf[joinCount++] = v == n ? headerId[r] : v;
+        if (joined[v]) addJoin(v == n ? headerId[r] : v);
         label[v] = -1;
         count[v] = 0;
         joined[v] = false;
@@ -283,41 +314,72 @@ public final class SyncDependence<B> {
       }
     }
 
-    /** escapes[l][local] = block has ipdom "virtual end" in IG(l) (and reaches it). */
-    private boolean[] escapes(int l) {
-      if (escapes[l] != null) return escapes[l];
-      LoopForest.Loop<B> loop = loops.loop(l);
-      int size = loop.blockIds.length;
-      int[] exits = loop.exitIds;
-      int nodeN = size + exits.length;
-      int nodeE = nodeN + 1;
-      int m = nodeE + 1;
-      for (int k = 0; k < exits.length; k++) exitLocal[exits[k]] = size + k;
-      int[][] fwd = new int[m][];
-      for (int u : loop.blockIds) {
-        int[] ds = index.distinctSucc(u);
-        int[] a = new int[ds.length];
-        for (int k = 0; k < ds.length; k++) {
-          int t = ds[k];
-          a[k] = t == headerId[l] ? nodeN : contains(l, t) ? pos[t] - start[l] : exitLocal[t];
-        }
-        fwd[pos[u] - start[l]] = a;
+    /**
+     * For every loop, the post-dominator tree of its collapsed iteration graph (own blocks, nested loop
+     * headers standing for their loops, exit sinks, N) rooted at a virtual end E. Sets escapes[] for the
+     * loop's own branch blocks (ipdom = E) and parentDivergent[] of its children (the exits of a child
+     * have nearest common post-dominator E). O(n log n) over all loops.
+     */
+    private void computeIterationPostDominance() {
+      int[][] own = new int[nl][];
+      int[] ownCount = new int[nl];
+      for (int u = 0; u < n; u++) if (loops.innermost[u] >= 0) ownCount[loops.innermost[u]]++;
+      for (int l = 0; l < nl; l++) own[l] = new int[ownCount[l]];
+      Arrays.fill(ownCount, 0);
+      for (int u = 0; u < n; u++) {
+        int l = loops.innermost[u];
+        if (l >= 0) own[l][ownCount[l]++] = u;
       }
-      for (int k = 0; k < exits.length; k++) fwd[size + k] = new int[] {nodeE};
-      fwd[nodeN] = new int[] {nodeE};
-      fwd[nodeE] = EMPTY;
-      for (int x : exits) exitLocal[x] = -1;
-      int[] cnt = new int[m];
-      for (int u = 0; u < m; u++) for (int v : fwd[u]) cnt[v]++;
-      int[][] rev = new int[m][];
-      for (int v = 0; v < m; v++) rev[v] = new int[cnt[v]];
-      int[] fill = new int[m];
-      for (int u = 0; u < m; u++) for (int v : fwd[u]) rev[v][fill[v]++] = u;
-      int[] ipdom = IntGraphs.immediateDominators(m, nodeE, rev);
-      boolean[] esc = new boolean[size];
-      for (int i = 0; i < size; i++) esc[i] = ipdom[i] == nodeE;
-      escapes[l] = esc;
-      return esc;
+      int[] local = new int[n];
+      Arrays.fill(local, -1);
+      for (int l = 0; l < nl; l++) {
+        LoopForest.Loop<B> loop = loops.loop(l);
+        int k = 0;
+        for (int u : own[l]) local[u] = k++;
+        for (LoopForest.Loop<B> c : loop.children()) local[c.headerId] = k++;
+        int inner = k;
+        for (int x : loop.exitIds) local[x] = k++;
+        int nodeN = k++, nodeE = k++;
+        int m = k;
+        int[][] fwd = new int[m][];
+        for (int u : own[l]) fwd[local[u]] = mapTargets(l, index.distinctSucc(u), local, nodeN);
+        for (LoopForest.Loop<B> c : loop.children()) fwd[local[c.headerId]] = mapTargets(l, c.exitIds, local, nodeN);
+        for (int i = inner; i < nodeN; i++) fwd[i] = new int[] {nodeE};
+        fwd[nodeN] = new int[] {nodeE};
+        fwd[nodeE] = EMPTY;
+        int[] cnt = new int[m];
+        for (int u = 0; u < m; u++) for (int v : fwd[u]) cnt[v]++;
+        int[][] rev = new int[m][];
+        for (int v = 0; v < m; v++) rev[v] = new int[cnt[v]];
+        int[] fill = new int[m];
+        for (int u = 0; u < m; u++) for (int v : fwd[u]) rev[v][fill[v]++] = u;
+        int[] ipdom = IntGraphs.immediateDominatorsLT(m, nodeE, rev);
+        IntGraphs.Tree tree = new IntGraphs.Tree(nodeE, ipdom);
+        for (int u : own[l]) escapes[u] = ipdom[local[u]] == nodeE;
+        for (LoopForest.Loop<B> c : loop.children()) {
+          int nca = -1;
+          for (int x : mapTargets(l, c.exitIds, local, nodeN)) {
+            if (!tree.inTree(x)) continue; // cannot reach the end of the iteration
+            nca = nca < 0 ? x : tree.nearestCommonAncestor(nca, x);
+          }
+          parentDivergent[c.index] = nca == nodeE;
+        }
+        for (int u : own[l]) local[u] = -1;
+        for (LoopForest.Loop<B> c : loop.children()) local[c.headerId] = -1;
+        for (int x : loop.exitIds) local[x] = -1;
+      }
+    }
+
+    private int[] mapTargets(int l, int[] targets, int[] local, int nodeN) {
+      int[] out = new int[targets.length];
+      int k = 0;
+      for (int t : targets) {
+        int v = t == headerId[l] ? nodeN : local[t];
+        boolean dup = false;
+        for (int j = 0; j < k; j++) if (out[j] == v) dup = true;
+        if (!dup) out[k++] = v;
+      }
+      return k == out.length ? out : Arrays.copyOf(out, k);
     }
   }
 
@@ -422,29 +484,73 @@ public final class SyncDependence<B> {
   public Set<B> region(B branchBlock) {
     int b = index.id(branchBlock);
     if (b < 0) return Set.of();
-    Optional<B> ip = pdt.ipdom(branchBlock);
-    int stop = ip.map(index::id).orElse(-1);
-    boolean[] seen = new boolean[index.n];
-    int[] queue = new int[index.n];
-    int qh = 0, qt = 0;
+    java.util.HashSet<Integer> seen = new java.util.HashSet<>();
+    int[] out = regionIds(b, seen::add, new int[8]);
+    int len = out[out.length - 1];
+    int[] ids = Arrays.copyOf(out, len);
+    Arrays.sort(ids);
+    return index.toSet(ids);
+  }
+
+  /**
+   * The union of the {@linkplain #region regions} of the given branch blocks (unreachable ones
+   * ignored), in reverse postorder. O(number of blocks + sum of the region sizes).
+   */
+  public Set<B> regionUnion(Iterable<B> branchBlocks) {
+    int n = index.n;
+    int[] stamp = new int[n];
+    boolean[] inUnion = new boolean[n];
+    int[] buf = new int[8];
+    int round = 0;
+    for (B bb : branchBlocks) {
+      int b = index.id(bb);
+      if (b < 0) continue;
+      int r = ++round;
+      buf = regionIds(b, u -> {
+        if (stamp[u] == r) return false;
+        stamp[u] = r;
+        return true;
+      }, buf);
+      int len = buf[buf.length - 1];
+      for (int i = 0; i < len; i++) inUnion[buf[i]] = true;
+    }
+    int count = 0;
+    for (int u = 0; u < n; u++) if (inUnion[u]) count++;
+    int[] ids = new int[count];
+    int k = 0;
+    for (int u = 0; u < n; u++) if (inUnion[u]) ids[k++] = u;
+    return index.toSet(ids);
+  }
+
+  /**
+   * BFS of the region of block id b; {@code visit} returns true the first time it sees a block. The
+   * result is a buffer whose last slot holds the number of ids in it.
+   */
+  private int[] regionIds(int b, java.util.function.IntPredicate visit, int[] buf) {
+    int stop = pdt.ipdomId(pdtIndexOf(b));
+    int stopId = stop == pdt.virtualExit() ? -1 : index.id(pdt.index().block(stop));
+    int qt = 0;
     for (int s : index.distinctSucc(b)) {
-      if (s != stop && !seen[s]) {
-        seen[s] = true;
-        queue[qt++] = s;
+      if (s != stopId && visit.test(s)) {
+        if (qt + 1 >= buf.length) buf = Arrays.copyOf(buf, buf.length * 2);
+        buf[qt++] = s;
       }
     }
-    while (qh < qt) {
-      int u = queue[qh++];
+    for (int qh = 0; qh < qt; qh++) {
+      int u = buf[qh];
       for (int s : index.succ[u]) {
-        if (s != stop && !seen[s]) {
-          seen[s] = true;
-          queue[qt++] = s;
+        if (s != stopId && visit.test(s)) {
+          if (qt + 1 >= buf.length) buf = Arrays.copyOf(buf, buf.length * 2);
+          buf[qt++] = s;
         }
       }
     }
-    int[] out = Arrays.copyOf(queue, qt);
-    Arrays.sort(out);
-    return index.toSet(out);
+    buf[buf.length - 1] = qt;
+    return buf;
+  }
+
+  private int pdtIndexOf(int b) {
+    return pdt.index() == index ? b : pdt.index().id(index.block(b));
   }
 
   /** The loop forest this was computed with. */

@@ -131,16 +131,24 @@ public final class DivergenceAnalysis {
     final SyncDependence<B> sync;
     final Map<V, Shape> seeds;
     final boolean entryMaskPartial;
-    final Map<V, Shape> shapes = new HashMap<>();
-    final Map<V, String> forced = new LinkedHashMap<>();
-    final Map<V, List<V>> users = new HashMap<>();
-    final Map<V, B> blockOf = new HashMap<>();
-    final List<V> instructions = new ArrayList<>();
-    final ArrayDeque<V> work = new ArrayDeque<>();
-    final Set<V> inWork = new HashSet<>();
+    /** Dense ids of the instructions of reachable blocks (linearization order). */
+    HashMap<V, Integer> ids;
+    final List<V> insts = new ArrayList<>();
+    List<B> blockOfId;
+    Shape[] shape; // null = not yet known
+    String[] forcedReason;
+    final List<Integer> forcedOrder = new ArrayList<>();
+    int[][] users;
+    List<List<B>> conditionOf; // by id: blocks branching on that instruction
+    boolean[] queued;
+    int[] queue;
+    int qHead, qSize;
+    final HashMap<V, Shape> leafCache = new HashMap<>();
     final Set<B> divergent = new LinkedHashSet<>();
     final IdentityHashMap<LoopForest.Loop<B>, Boolean> divLoops = new IdentityHashMap<>();
     final Function<V, Shape> current = this::currentOrUniform;
+    /** Branches whose condition became non-uniform, to check (a queue, so nothing recurses). */
+    final ArrayDeque<B> pendingBranches = new ArrayDeque<>();
 
     Solver(SsaFunction<B, V> fn, CfgAnalyses<B> an, Map<V, Shape> seeds, boolean entryMaskPartial) {
       this.fn = fn;
@@ -151,47 +159,84 @@ public final class DivergenceAnalysis {
     }
 
     DivergenceInfo<B, V> solve() {
-      for (V p : fn.parameters()) shapes.put(p, seeds.getOrDefault(p, Shape.VARYING));
+      List<B> blocks = new ArrayList<>();
+      int expected = 0;
+      for (B b : an.order()) expected += fn.instructions(b).size();
+      ids = new HashMap<>(Math.max(16, expected * 4 / 3 + 1));
       for (B b : an.order()) {
         for (V v : fn.instructions(b)) {
-          instructions.add(v);
-          blockOf.put(v, b);
+          if (ids.putIfAbsent(v, insts.size()) == null) {
+            insts.add(v);
+            blocks.add(b);
+          }
         }
       }
-      for (V v : instructions) {
-        for (V o : fn.operands(v)) users.computeIfAbsent(o, k -> new ArrayList<>()).add(v);
+      int n = insts.size();
+      blockOfId = blocks;
+      shape = new Shape[n];
+      forcedReason = new String[n];
+      queued = new boolean[n];
+      queue = new int[Math.max(16, n)];
+      int[] cnt = new int[n];
+      int[][] opIds = new int[n][];
+      for (int u = 0; u < n; u++) {
+        List<V> ops = fn.operands(insts.get(u));
+        int[] o = new int[ops.size()];
+        for (int k = 0; k < o.length; k++) {
+          Integer i = ids.get(ops.get(k));
+          o[k] = i == null ? -1 : i;
+          if (i != null) cnt[i]++;
+        }
+        opIds[u] = o;
       }
-      for (V v : instructions) enqueue(v);
+      users = new int[n][];
+      for (int v = 0; v < n; v++) users[v] = new int[cnt[v]];
+      int[] fill = new int[n];
+      for (int u = 0; u < n; u++) {
+        for (int o : opIds[u]) {
+          if (o >= 0 && (fill[o] == 0 || users[o][fill[o] - 1] != u)) users[o][fill[o]++] = u;
+        }
+      }
+      for (int v = 0; v < n; v++) if (fill[v] != users[v].length) users[v] = java.util.Arrays.copyOf(users[v], fill[v]);
+      conditionOf = new ArrayList<>(java.util.Collections.nCopies(n, (List<B>) null));
+      for (B b : an.order()) {
+        Optional<V> c = fn.branchCondition(b);
+        if (c.isPresent()) {
+          Integer i = ids.get(c.get());
+          if (i != null) {
+            if (conditionOf.get(i) == null) conditionOf.set(i, new ArrayList<>(1));
+            conditionOf.get(i).add(b);
+          }
+        }
+      }
+      for (int v = 0; v < n; v++) enqueue(v);
+      // branches on parameters, constants and unknown terminators; the others are found when their
+      // condition's shape leaves UNIFORM (see setShape)
+      for (B b : an.order()) checkBranch(b);
       while (true) {
         drain();
         boolean undefined = false;
-        for (V v : instructions) {
-          if (!shapes.containsKey(v)) {
-            shapes.put(v, Shape.UNIFORM);
-            enqueueUsers(v);
+        for (int v = 0; v < n; v++) {
+          if (shape[v] == null) {
+            setShape(v, Shape.UNIFORM);
             undefined = true;
           }
         }
-        if (undefined) continue;
-        boolean more = false;
-        for (B b : an.order()) {
-          if (!divergent.contains(b) && isDivergentTerminator(b)) {
-            divergent.add(b);
-            applyControlDivergence(b);
-            more = true;
-          }
-        }
-        if (!more) break;
+        if (!undefined) break;
       }
-      Set<B> partial = new HashSet<>();
+      Set<B> partial = new HashSet<>(sync.regionUnion(divergent));
       Set<B> joins = new HashSet<>();
       Set<B> exits = new HashSet<>();
       for (B b : divergent) {
-        partial.addAll(sync.region(b));
         joins.addAll(sync.joinPoints(b));
         exits.addAll(sync.divergentLoopExits(b));
       }
       for (LoopForest.Loop<B> l : divLoops.keySet()) partial.addAll(l.blocks());
+      Map<V, Shape> shapes = new HashMap<>(2 * (n + fn.parameters().size()));
+      for (V p : fn.parameters()) shapes.put(p, seeds.getOrDefault(p, Shape.VARYING));
+      for (int v = 0; v < n; v++) shapes.put(insts.get(v), shape[v]);
+      Map<V, String> forced = new LinkedHashMap<>();
+      for (int v : forcedOrder) forced.put(insts.get(v), forcedReason[v]);
       return new DivergenceInfo<>(fn, an, shapes, seeds, forced, divergent, inOrder(partial), entryMaskPartial,
           divLoops, inOrder(joins), inOrder(exits));
     }
@@ -202,12 +247,31 @@ public final class DivergenceAnalysis {
       return out;
     }
 
+    private void checkBranch(B b) {
+      if (!divergent.contains(b) && isDivergentTerminator(b)) {
+        divergent.add(b);
+        applyControlDivergence(b);
+      }
+    }
+
+    /** Records a new shape, re-queues the users and reacts to branch conditions turning non-uniform. */
+    private void setShape(int v, Shape s) {
+      shape[v] = s;
+      for (int u : users[v]) enqueue(u);
+      if (!s.isUniform()) {
+        List<B> blocks = conditionOf.get(v);
+        if (blocks != null) for (B b : blocks) if (!divergent.contains(b)) pendingBranches.add(b);
+      }
+    }
+
     private boolean isDivergentTerminator(B b) {
-      if (new HashSet<>(an.cfg().successors(b)).size() < 2) return false;
+      List<B> succ = an.cfg().successors(b);
+      boolean two = false;
+      for (int i = 1; i < succ.size() && !two; i++) two = !succ.get(i).equals(succ.get(0));
+      if (!two) return false;
       Optional<V> c = fn.branchCondition(b);
       if (c.isEmpty()) return true;
-      Shape s = currentOrUniform(c.get());
-      return !s.isUniform();
+      return !currentOrUniform(c.get()).isUniform();
     }
 
     private void applyControlDivergence(B b) {
@@ -228,10 +292,11 @@ public final class DivergenceAnalysis {
         }
         for (B inner : loop.blocks()) {
           for (V v : fn.instructions(inner)) {
-            for (V u : users.getOrDefault(v, List.of())) {
-              B ub = blockOf.get(u);
-              if (ub != null && !loop.contains(ub)) {
-                force(u, "live out of divergent loop with header " + h + " (uses " + v + " defined inside)");
+            Integer vi = ids.get(v);
+            if (vi == null) continue;
+            for (int u : users[vi]) {
+              if (!loop.contains(blockOfId.get(u))) {
+                force(insts.get(u), "live out of divergent loop with header " + h + " (uses " + v + " defined inside)");
               }
             }
           }
@@ -259,51 +324,61 @@ public final class DivergenceAnalysis {
     private boolean sameIncomingDefinedOutside(V phi, LoopForest.Loop<B> loop) {
       if (!sameIncoming(phi)) return false;
       for (Map.Entry<B, V> e : fn.incoming(phi)) {
-        B def = blockOf.get(e.getValue());
-        if (an.isReachable(e.getKey()) && def != null && loop.contains(def)) return false;
+        Integer def = ids.get(e.getValue());
+        if (an.isReachable(e.getKey()) && def != null && loop.contains(blockOfId.get(def))) return false;
       }
       return true;
     }
 
-    private void force(V v, String reason) {
-      if (forced.containsKey(v)) return;
-      forced.put(v, reason);
-      if (!Shape.VARYING.equals(shapes.get(v))) {
-        shapes.put(v, Shape.VARYING);
-        enqueueUsers(v);
+    private void force(V value, String reason) {
+      Integer v = ids.get(value);
+      if (v == null || forcedReason[v] != null) return;
+      forcedReason[v] = reason;
+      forcedOrder.add(v);
+      if (!Shape.VARYING.equals(shape[v])) setShape(v, Shape.VARYING);
+    }
+
+    private void enqueue(int v) {
+      if (queued[v]) return;
+      queued[v] = true;
+      if (qSize == queue.length) {
+        int[] nq = new int[queue.length * 2];
+        for (int i = 0; i < qSize; i++) nq[i] = queue[(qHead + i) % queue.length];
+        queue = nq;
+        qHead = 0;
       }
-    }
-
-    private void enqueue(V v) {
-      if (inWork.add(v)) work.add(v);
-    }
-
-    private void enqueueUsers(V v) {
-      for (V u : users.getOrDefault(v, List.of())) if (blockOf.containsKey(u)) enqueue(u);
+      queue[(qHead + qSize++) % queue.length] = v;
     }
 
     private void drain() {
-      while (!work.isEmpty()) {
-        V v = work.poll();
-        inWork.remove(v);
-        if (forced.containsKey(v)) continue;
-        Shape nw = eval(v);
-        if (nw == null) continue;
-        Shape old = shapes.get(v);
-        Shape joined = old == null ? nw : old.join(nw);
-        if (!joined.equals(old)) {
-          shapes.put(v, joined);
-          enqueueUsers(v);
+      while (qSize > 0 || !pendingBranches.isEmpty()) {
+        if (!pendingBranches.isEmpty()) {
+          checkBranch(pendingBranches.poll());
+          continue;
         }
+        int v = queue[qHead];
+        qHead = (qHead + 1) % queue.length;
+        qSize--;
+        queued[v] = false;
+        if (forcedReason[v] != null) continue;
+        Shape nw = eval(insts.get(v));
+        if (nw == null) continue;
+        Shape old = shape[v];
+        Shape joined = old == null ? nw : old.join(nw);
+        if (!joined.equals(old)) setShape(v, joined);
       }
     }
 
     /** Current shape, or null when not yet known. */
     Shape cur(V o) {
-      Shape s = shapes.get(o);
-      if (s != null) return s;
-      if (blockOf.containsKey(o)) return null;
-      return leafShape(fn, o, seeds);
+      Integer i = ids.get(o);
+      if (i != null) return shape[i];
+      Shape s = leafCache.get(o);
+      if (s == null) {
+        s = leafShape(fn, o, seeds);
+        leafCache.put(o, s);
+      }
+      return s;
     }
 
     Shape currentOrUniform(V o) {

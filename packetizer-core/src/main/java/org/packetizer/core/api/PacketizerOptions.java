@@ -23,6 +23,11 @@ import java.util.function.Consumer;
  * @param remarks         receives remarks as they are produced (may be a no-op)
  * @param mappings        user-supplied packet versions of functions
  * @param vectorMath      map libm/intrinsic math calls to a vector library when one is available
+ * @param hardwareWidth   the hardware width N (float lanes of the widest vector register to use), or 0
+ *                        to detect it from the target (see {@code org.packetizer.core.wrapper.HardwareWidth})
+ * @param targetCpu       the CPU name detection uses instead of the function's/module's/host's
+ * @param targetFeatures  the feature string detection uses instead of the function's/module's/host's
+ * @param wrapperMode     how a width above the hardware width is served (thesis 4.6)
  * @param vectorAbi       publish the packet function under LLVM's vector function ABI: without a
  *                        SIMD name it is named {@code _ZGV<isa><mask><vlen><params>_<scalar>}, and
  *                        every call of the scalar function in the module gets the call-site attribute
@@ -41,6 +46,10 @@ public record PacketizerOptions(
     Consumer<Remark> remarks,
     List<VectorMapping> mappings,
     VectorMath vectorMath,
+    int hardwareWidth,
+    Optional<String> targetCpu,
+    Optional<String> targetFeatures,
+    WrapperMode wrapperMode,
     boolean vectorAbi) {
 
   public PacketizerOptions {
@@ -49,13 +58,21 @@ public record PacketizerOptions(
     Objects.requireNonNull(remarks);
     mappings = List.copyOf(mappings);
     Objects.requireNonNull(vectorMath);
+    if (hardwareWidth < 0) throw new IllegalArgumentException("hardware width " + hardwareWidth + " (0 means detect)");
+    Objects.requireNonNull(targetCpu);
+    Objects.requireNonNull(targetFeatures);
+    Objects.requireNonNull(wrapperMode);
   }
 
   /** Vector math for sin, cos, exp, log, pow and friends. */
   public enum VectorMath {
     /** LLVM's vector intrinsics: the backend calls the scalar libm once per lane (bit-identical). */
     INTRINSICS,
-    /** glibc's libmvec ({@code _ZGV...} names) where it has a variant, intrinsics otherwise. */
+    /**
+     * glibc's libmvec ({@code _ZGV...} names) where it has a variant for the function's target
+     * features, intrinsics otherwise (the default). glibc documents at most 4 ULP of error; use
+     * {@code check.VectorMathReference} to compare such packet functions bit-exactly.
+     */
     LIBMVEC
   }
 
@@ -74,6 +91,10 @@ public record PacketizerOptions(
     b.remarks = remarks;
     b.mappings = new ArrayList<>(mappings);
     b.vectorMath = vectorMath;
+    b.hardwareWidth = hardwareWidth;
+    b.targetCpu = targetCpu.orElse(null);
+    b.targetFeatures = targetFeatures.orElse(null);
+    b.wrapperMode = wrapperMode;
     b.vectorAbi = vectorAbi;
     return b;
   }
@@ -89,7 +110,11 @@ public record PacketizerOptions(
     private int skipThreshold = 6;
     private Consumer<Remark> remarks = r -> {};
     private List<VectorMapping> mappings = new ArrayList<>();
-    private VectorMath vectorMath = VectorMath.INTRINSICS;
+    private VectorMath vectorMath = VectorMath.LIBMVEC;
+    private int hardwareWidth;
+    private String targetCpu;
+    private String targetFeatures;
+    private WrapperMode wrapperMode = WrapperMode.AUTO;
     private boolean vectorAbi;
 
     public Builder width(int w) { this.width = w; return this; }
@@ -104,11 +129,20 @@ public record PacketizerOptions(
     public Builder remarks(Consumer<Remark> sink) { this.remarks = Objects.requireNonNull(sink); return this; }
     public Builder addMapping(VectorMapping m) { this.mappings.add(m); return this; }
     public Builder vectorMath(VectorMath v) { this.vectorMath = v; return this; }
+    /** The hardware width N; 0 (the default) detects it from the target. */
+    public Builder hardwareWidth(int n) { this.hardwareWidth = n; return this; }
+    /** The CPU name hardware-width detection reads (null: the function's, the module's or the host's). */
+    public Builder targetCpu(String cpu) { this.targetCpu = cpu; return this; }
+    /** The feature string hardware-width detection reads (null: the function's, the module's or the host's). */
+    public Builder targetFeatures(String features) { this.targetFeatures = features; return this; }
+    public Builder wrapperMode(WrapperMode m) { this.wrapperMode = Objects.requireNonNull(m); return this; }
+
     public Builder vectorAbi(boolean v) { this.vectorAbi = v; return this; }
 
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
-          prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, vectorAbi);
+          prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
+          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi);
     }
   }
 }

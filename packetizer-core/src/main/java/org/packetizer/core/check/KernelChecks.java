@@ -96,7 +96,12 @@ public final class KernelChecks {
    * and the side-effecting {@code record(int)} callback recorded when the module declares it.
    */
   public static DifferentialCheck.Builder checkBuilder(Manifest.Entry e, Module m, String packetFn, int width) {
-    DifferentialCheck.Builder b = DifferentialCheck.builder(m, e.function(), packetFn, width).params(paramSpecs(e, m));
+    return checkBuilder(e, m, e.function(), packetFn, width);
+  }
+
+  /** The same with another scalar reference function of the same signature (e.g. a libmvec reference). */
+  public static DifferentialCheck.Builder checkBuilder(Manifest.Entry e, Module m, String scalarFn, String packetFn, int width) {
+    DifferentialCheck.Builder b = DifferentialCheck.builder(m, scalarFn, packetFn, width).params(paramSpecs(e, m));
     if (e.ulps() > 0) b.ulps(e.ulps());
     if (m.function("record").map(f -> f.isDeclaration()).orElse(false)) {
       b.recordCalls("record", FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));

@@ -6,7 +6,8 @@ public final class IrLoadException extends LlvmException {
   private final String parserMessage;
 
   public IrLoadException(String input, String parserMessage, Throwable cause) {
-    super(input + ": " + parserMessage, cause);
+    // LLVM's IR parser already starts its messages with "<input>:line:col:"; do not repeat the name
+    super(parserMessage.startsWith(input + ":") ? parserMessage : input + ": " + parserMessage, cause);
     this.input = input;
     this.parserMessage = parserMessage;
   }

@@ -47,6 +47,9 @@ public final class LlvmContext implements AutoCloseable {
 
   public boolean isOwned() { return owned; }
 
+  /** Whether {@link #close()} was called (an owned context is then disposed, with its modules). */
+  public boolean isClosed() { return closed; }
+
   // ---- modules ----
 
   public Module createModule(String name) {
@@ -114,8 +117,8 @@ public final class LlvmContext implements AutoCloseable {
     BytePointer data = new BytePointer(bytes.length + 1L);
     data.put(bytes, 0, bytes.length);
     data.put(bytes.length, (byte) 0);
-    try {
-      return LLVMCreateMemoryBufferWithMemoryRangeCopy(data, bytes.length, new BytePointer(name));
+    try (BytePointer bufferName = new BytePointer(name)) {
+      return LLVMCreateMemoryBufferWithMemoryRangeCopy(data, bytes.length, bufferName); // copies data and name
     } finally {
       data.close();
     }
@@ -168,6 +171,10 @@ public final class LlvmContext implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Disposes an owned context and with it every module still in it (LLVM frees them): their {@link
+   * Module} objects then refuse to be used, and closing them does nothing.
+   */
   @Override
   public void close() {
     if (closed) return;

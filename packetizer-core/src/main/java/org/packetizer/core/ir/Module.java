@@ -25,19 +25,22 @@ import org.bytedeco.llvm.LLVM.LLVMValueRef;
 public final class Module implements AutoCloseable {
   private LLVMModuleRef ref;
   private final boolean owned;
+  /** The facade context this module was created in, or null (adopted, borrowed). */
+  private final LlvmContext owner;
 
-  private Module(LLVMModuleRef ref, boolean owned) {
+  private Module(LLVMModuleRef ref, boolean owned, LlvmContext owner) {
     this.ref = ref;
     this.owned = owned;
+    this.owner = owner;
   }
 
-  static Module own(LLVMModuleRef ref, LlvmContext ctx) { return new Module(ref, true); }
+  static Module own(LLVMModuleRef ref, LlvmContext ctx) { return new Module(ref, true, ctx); }
 
   /** Wraps a module owned by the caller: this object never disposes it. */
   public static Module borrow(LLVMModuleRef ref) {
     if (ref == null || ref.isNull()) throw new IllegalArgumentException("null module");
     Llvm.init();
-    return new Module(ref, false);
+    return new Module(ref, false, null);
   }
 
   /**
@@ -45,11 +48,13 @@ public final class Module implements AutoCloseable {
    */
   public static Module adopt(LLVMModuleRef ref) {
     Llvm.init();
-    return new Module(ref, true);
+    return new Module(ref, true, null);
   }
 
   public LLVMModuleRef ref() {
     if (ref == null) throw new IllegalStateException("module is closed or was handed over");
+    // closing a context frees its modules: touching one afterwards would crash the JVM
+    if (owner != null && owner.isClosed()) throw new IllegalStateException("the module's LLVM context is closed (which freed the module)");
     return ref;
   }
 
@@ -187,16 +192,15 @@ public final class Module implements AutoCloseable {
   }
 
   /** A deep copy in the same context, owned by the returned object. */
-  public Module cloneModule() { return new Module(LLVMCloneModule(ref()), true); }
+  public Module cloneModule() { return new Module(LLVMCloneModule(ref()), true, owner); }
 
   /** Runs a new-pass-manager pipeline (e.g. "instcombine,simplifycfg") on the whole module. */
   public void runPasses(String pipeline) { runPasses(pipeline, null); }
 
   public void runPasses(String pipeline, TargetMachine tm) {
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-    try {
-      Llvm.check(LLVMRunPasses(ref(), new BytePointer(pipeline), tm == null ? null : tm.ref(), opts),
-          "pass pipeline '" + pipeline + "'");
+    try (BytePointer p = new BytePointer(pipeline)) {
+      Llvm.check(LLVMRunPasses(ref(), p, tm == null ? null : tm.ref(), opts), "pass pipeline '" + pipeline + "'");
     } finally {
       LLVMDisposePassBuilderOptions(opts);
     }
@@ -205,8 +209,8 @@ public final class Module implements AutoCloseable {
   /** Runs a function pipeline on one function only. */
   public static void runPasses(Function f, String pipeline, TargetMachine tm) {
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-    try {
-      Llvm.check(LLVMRunPassesOnFunction(f.ref(), new BytePointer(pipeline), tm == null ? null : tm.ref(), opts),
+    try (BytePointer p = new BytePointer(pipeline)) {
+      Llvm.check(LLVMRunPassesOnFunction(f.ref(), p, tm == null ? null : tm.ref(), opts),
           "pass pipeline '" + pipeline + "' on @" + f.name());
     } finally {
       LLVMDisposePassBuilderOptions(opts);
@@ -223,9 +227,13 @@ public final class Module implements AutoCloseable {
     return r;
   }
 
+  /**
+   * Disposes an owned module. Closing it after its context is harmless: the context already freed it
+   * (close modules before their context, e.g. with one try-with-resources statement).
+   */
   @Override
   public void close() {
-    if (ref != null && owned) LLVMDisposeModule(ref);
+    if (ref != null && owned && (owner == null || !owner.isClosed())) LLVMDisposeModule(ref);
     ref = null;
   }
 }

@@ -29,8 +29,10 @@ public final class TargetMachine implements AutoCloseable {
     Llvm.init();
     LLVMTargetRef target = new LLVMTargetRef();
     BytePointer err = new BytePointer((Pointer) null);
-    if (LLVMGetTargetFromTriple(new BytePointer(triple), target, err) != 0) {
-      throw new LlvmException("no target for triple '" + triple + "': " + Llvm.takeMessage(err));
+    try (BytePointer t = new BytePointer(triple)) {
+      if (LLVMGetTargetFromTriple(t, target, err) != 0) {
+        throw new LlvmException("no target for triple '" + triple + "': " + Llvm.takeMessage(err));
+      }
     }
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features,
         LLVMCodeGenLevelAggressive, LLVMRelocPIC, LLVMCodeModelJITDefault);

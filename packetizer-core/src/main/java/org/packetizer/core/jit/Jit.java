@@ -56,8 +56,8 @@ import org.packetizer.core.ir.TargetMachine;
  * and looking symbols up are serialized on this object.
  */
 public final class Jit implements AutoCloseable {
-  /** Bytes per argument slot of a trampoline: enough for {@code <16 x double>}. */
-  public static final int ARG_SLOT = 128;
+  /** Bytes per argument slot of a trampoline: enough for {@code <64 x double>} and {@code <64 x ptr>}. */
+  public static final int ARG_SLOT = 512;
 
   private static final boolean LIBMVEC;
 

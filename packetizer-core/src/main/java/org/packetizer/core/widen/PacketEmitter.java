@@ -367,6 +367,9 @@ public final class PacketEmitter {
       return null;
     }
     if (op == Opcode.GEP && st.soa().isDerived(inst)) return emitSoaGep(inst);
+    // select c, v, v is v: the analysis gives it v's shape even when c is varying, so it must not be
+    // cloned as a uniform instruction (that would need c as a scalar)
+    if (op == Opcode.SELECT && inst.operand(1).equals(inst.operand(2))) return get(inst.operand(1));
     if (op == Opcode.LOAD && st.soa().isDerived(inst.operand(0))) return emitSoaLoad(inst);
     if (uniform(inst) && op != Opcode.ALLOCA) return cloneUniform(inst);
     return switch (op) {

@@ -15,6 +15,7 @@ import org.packetizer.core.check.CheckResult;
 import org.packetizer.core.check.DifferentialCheck;
 import org.packetizer.core.check.Inputs;
 import org.packetizer.core.check.KernelChecks;
+import org.packetizer.core.check.VectorMathReference;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.Module;
 import org.packetizer.core.toolchain.Manifest;
@@ -45,20 +46,45 @@ class KernelPipelineTest {
       if (e.family().equals("memory") || e.hasPointerParams()) {
         tests.add(DynamicTest.dynamicTest(e.name() + " W=8 cascade", () -> check(manifest, e, 8, MemoryStrategy.CASCADE)));
       }
+      if (e.mathCalls()) {
+        for (int w : new int[] {4, 8, 16}) {
+          tests.add(DynamicTest.dynamicTest(e.name() + " W=" + w + " libmvec",
+              () -> check(manifest, e, w, MemoryStrategy.GATHER, PacketizerOptions.VectorMath.LIBMVEC)));
+        }
+      }
     }
     return tests.stream();
   }
 
   static void check(Manifest manifest, Manifest.Entry e, int w, MemoryStrategy memory) {
+    check(manifest, e, w, memory, PacketizerOptions.VectorMath.INTRINSICS);
+  }
+
+  /**
+   * With libmvec the scalar function is given the host's CPU features first (as a user compiling
+   * for this machine would), so the packet function may call the AVX2/AVX-512 variants.
+   */
+  static void check(Manifest manifest, Manifest.Entry e, int w, MemoryStrategy memory, PacketizerOptions.VectorMath math) {
     try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(manifest.bitcode(e), e.bitcode())) {
+      if (math == PacketizerOptions.VectorMath.LIBMVEC) {
+        var f = m.function(e.function()).orElseThrow();
+        f.setStringAttribute("target-cpu", org.packetizer.core.ir.Llvm.hostCpuName());
+        f.setStringAttribute("target-features", org.packetizer.core.ir.Llvm.hostCpuFeatures());
+      }
       byte[] before = m.toBitcode();
       String simd = e.function() + "_simd" + w;
       PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(KernelChecks.paramKinds(e))
-          .memoryStrategy(memory).verifyEachPhase(true).build()).run(m, e.function(), simd);
+          .memoryStrategy(memory).vectorMath(math).verifyEachPhase(true).build()).run(m, e.function(), simd);
       assertTrue(m.verify().isEmpty(), () -> "module invalid: " + m.verify().get());
       assertTrue(m.function(simd).isPresent());
       assertNotEquals(before.length, 0);
-      try (DifferentialCheck c = KernelChecks.checkBuilder(e, m, simd, w).build()) {
+      String scalarRef = e.function();
+      if (math == PacketizerOptions.VectorMath.LIBMVEC) {
+        // compare against the same libmvec variants, bit for bit
+        scalarRef = e.function() + ".libmvec.ref";
+        VectorMathReference.create(m, e.function(), scalarRef, w, org.packetizer.core.ir.Llvm.hostCpuFeatures());
+      }
+      try (DifferentialCheck c = KernelChecks.checkBuilder(e, m, scalarRef, simd, w).build()) {
         for (Inputs in : KernelChecks.sampleInputs(e, w)) {
           CheckResult res = c.run(in);
           assertTrue(res.passed(), () -> e + " W=" + w + " " + memory + " samples:\n" + res.report() + "\n" + r.summary());

@@ -1,0 +1,349 @@
+package org.packetizer.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.IrLoadException;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmException;
+import org.packetizer.core.ir.Module;
+import org.packetizer.core.toolchain.Manifest;
+
+/**
+ * Everything {@code packetize} does for one input file, in its own {@link LlvmContext} (LLVM contexts
+ * are single-threaded, so jobs may run in parallel): load, packetize each function, draw, check and
+ * write the output. Messages are collected and printed by the command in input order.
+ */
+final class InputJob implements Callable<InputJob.Result> {
+
+  /** One input: a file, or standard input when {@code path} is null. */
+  record Input(String arg, Path path, String name) {
+    static Input of(String arg) {
+      return arg.equals("-") ? new Input(arg, null, "<stdin>") : new Input(arg, Path.of(arg), arg);
+    }
+
+    boolean isStdin() { return path == null; }
+  }
+
+  /**
+   * @param exitCode  see {@link ExitCodes}
+   * @param log       the messages for stderr
+   * @param yaml      remarks as YAML documents (with {@code --remarks=FILE})
+   * @param stdout    the output module when it goes to standard output, else null
+   */
+  record Result(int exitCode, String log, String yaml, byte[] stdout) {}
+
+  private final Settings s;
+  private final Input input;
+  private final Path output; // null: standard output
+  private final InputStream stdin;
+  private final StringWriter logText = new StringWriter();
+  private final PrintWriter log = new PrintWriter(logText);
+  private final StringBuilder yaml = new StringBuilder();
+  private int exitCode = ExitCodes.OK;
+  private byte[] bytes = new byte[0];
+
+  InputJob(Settings settings, Input input, Path output, InputStream stdin) {
+    this.s = settings;
+    this.input = input;
+    this.output = output;
+    this.stdin = stdin;
+  }
+
+  @Override
+  public Result call() {
+    byte[] out = null;
+    try {
+      out = process();
+    } catch (CliException e) {
+      error(e.getMessage(), e.exitCode(), e);
+    } catch (IrLoadException e) {
+      loadError(e);
+    } catch (RuntimeException | Error e) {
+      error("internal error: " + e + (s.debug() ? "" : " (run with --debug for the stack trace; please report it with the input)"),
+          ExitCodes.INTERNAL, e);
+    }
+    log.flush();
+    return new Result(exitCode, logText.toString(), yaml.toString(), out);
+  }
+
+  private byte[] process() {
+    bytes = read();
+    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(bytes, input.name())) {
+      List<FunctionSpec> fns = functions(m);
+      List<PacketizationResult> done = new ArrayList<>();
+      for (int fi = 0; fi < fns.size(); fi++) {
+        FunctionSpec f = fns.get(fi);
+        String simd = f.simdName(s.width());
+        List<Remark> remarks = new ArrayList<>();
+        try {
+          PacketizationResult r = new Packetizer(s.options(fi, remarks::add)).run(m, f.scalar(), simd);
+          done.add(r);
+          applyTarget(m, simd);
+          if (!s.quiet()) log.println(input.name() + ": " + describe(r));
+          remarks(remarks);
+          if (s.remarksYaml()) RemarkYaml.packetized(yaml, input.name(), r);
+        } catch (PacketizationException e) {
+          remarks(remarks);
+          if (s.remarksYaml()) RemarkYaml.failure(yaml, input.name(), f.scalar(), e);
+          String hint = e.kind() == PacketizationException.Kind.INTERNAL
+              ? "\n  (a bug in the packetizer: please report it with this input" + (s.debug() ? "" : "; --debug shows the stack trace")
+                  + ")" : "";
+          error(e.getMessage() + hint, exitCodeOf(e), e);
+        }
+      }
+      if (done.size() < fns.size()) {
+        if (!done.isEmpty()) {
+          note("no output written for " + input.name() + ": it is written only when every function packetizes");
+        }
+        return null;
+      }
+      if (s.dotDir() != null) for (PacketizationResult r : done) dot(m, r);
+      if (s.checkRuns().isPresent()) {
+        for (PacketizationResult r : done) check(bytes, m, r);
+      }
+      byte[] module = s.textual() ? m.toIr().getBytes(java.nio.charset.StandardCharsets.UTF_8) : m.toBitcode();
+      if (output == null) return module;
+      try {
+        write(output, module);
+      } catch (IOException e) {
+        throw CliException.usage("cannot write " + output + ": " + e.getMessage());
+      }
+      if (!s.quiet()) log.println(input.name() + ": wrote " + output);
+      return null;
+    }
+  }
+
+  // ---- steps ----
+
+  private byte[] read() {
+    if (input.isStdin()) {
+      try {
+        return stdin.readAllBytes();
+      } catch (IOException e) {
+        throw CliException.usage("cannot read standard input: " + e.getMessage());
+      }
+    }
+    Path p = input.path();
+    if (Files.isDirectory(p)) throw CliException.usage(input.name() + ": is a directory, not a .bc or .ll file");
+    try {
+      return Files.readAllBytes(p);
+    } catch (NoSuchFileException e) {
+      throw CliException.usage(input.name() + ": no such file");
+    } catch (AccessDeniedException e) {
+      throw CliException.usage(input.name() + ": permission denied");
+    } catch (IOException e) {
+      throw CliException.usage(input.name() + ": cannot read: " + e.getMessage());
+    }
+  }
+
+  private List<FunctionSpec> functions(Module m) {
+    if (!s.functions().isEmpty()) return s.functions();
+    List<Function> defined = m.functions().stream().filter(f -> !f.isDeclaration()).toList();
+    if (defined.size() == 1) return List.of(new FunctionSpec(defined.get(0).name(), null));
+    if (defined.isEmpty()) throw CliException.usage(input.name() + ": the module defines no function to packetize");
+    List<String> names = defined.stream().map(f -> "@" + f.name()).toList();
+    throw CliException.usage(input.name() + ": which function? the module defines " + names.size() + ": "
+        + String.join(", ", names.subList(0, Math.min(10, names.size()))) + (names.size() > 10 ? ", ..." : "")
+        + "; name one or more with -f SCALAR[:SIMD]");
+  }
+
+  /** --target-cpu / --target-features: the packet function is compiled for that CPU. */
+  private void applyTarget(Module m, String simd) {
+    if (s.targetCpu() == null && s.targetFeatures() == null) return;
+    Function f = m.function(simd).orElseThrow();
+    if (s.targetCpu() != null) f.setStringAttribute("target-cpu", s.targetCpu());
+    if (s.targetFeatures() != null) f.setStringAttribute("target-features", s.targetFeatures());
+  }
+
+  private void remarks(List<Remark> remarks) {
+    if (!s.remarks()) return;
+    for (Remark r : remarks) {
+      if (s.remarksYaml()) RemarkYaml.remark(yaml, input.name(), r);
+      else log.println(input.name() + ": remark: " + r.toLine());
+    }
+  }
+
+  private void dot(Module m, PacketizationResult r) {
+    String prefix = s.prefixDot() ? stem(input) + "." : "";
+    try {
+      Files.createDirectories(s.dotDir());
+      Path scalar = s.dotDir().resolve(prefix + r.scalarFunction() + ".scalar.dot");
+      Path packet = s.dotDir().resolve(prefix + r.packetFunction() + ".packet.dot");
+      write(scalar, Dot.scalarCfg(r).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      write(packet, Dot.packetCfg(m.function(r.packetFunction()).orElseThrow(), r).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      String svg = "";
+      Optional<Path> dot = Dot.graphviz();
+      if (dot.isPresent()) {
+        for (Path p : List.of(scalar, packet)) {
+          Optional<String> err = Dot.renderSvg(dot.get(), p);
+          if (err.isPresent()) warning("no SVG for " + p + ": " + err.get());
+        }
+        svg = " (and .svg)";
+      }
+      if (!s.quiet()) log.println(input.name() + ": wrote " + scalar + " and " + packet + svg);
+    } catch (IOException e) {
+      throw CliException.usage("cannot write DOT files into " + s.dotDir() + ": " + e.getMessage());
+    }
+  }
+
+  private void check(byte[] bytes, Module m, PacketizationResult r) {
+    Function scalar = m.function(r.scalarFunction()).orElseThrow();
+    for (String bad : CheckPlan.unknownNames(s.ranges().byParam().keySet(), scalar)) {
+      warning("--range " + bad + "=...: @" + r.scalarFunction() + " has no parameter named or numbered '" + bad + "'");
+    }
+    for (String bad : CheckPlan.unknownNames(s.buffers().byParam().keySet(), scalar)) {
+      warning("--buffer " + bad + "=...: @" + r.scalarFunction() + " has no parameter named or numbered '" + bad + "'");
+    }
+    Optional<Manifest.Entry> kernel = Kernels.match(bytes, m, scalar);
+    CheckPlan plan = CheckPlan.build(m, scalar, r.params(), s.masked(), r.width(), kernel, s.ranges(), s.buffers());
+    int runs = s.checkRuns().orElseThrow();
+    Checker.Outcome o;
+    try {
+      o = Checker.run(m, r.scalarFunction(), r.packetFunction(), r.width(), plan, runs, s.seed(), s.targetCpu(),
+          s.targetFeatures(), s.checkTimeoutSeconds(), s.vectorMath());
+    } catch (IllegalArgumentException | LlvmException e) {
+      throw CliException.usage("cannot check @" + r.packetFunction() + ": " + e.getMessage());
+    }
+    String what = "@" + r.packetFunction() + " against @" + r.scalarFunction();
+    if (o.timedOut()) {
+      error("check of " + what + " did not finish within " + s.checkTimeoutSeconds() + " s: a scalar or packet call"
+          + " seems not to terminate (give --check-timeout SECONDS to wait longer)", ExitCodes.CHECK_MISMATCH, null);
+      return;
+    }
+    var res = o.result();
+    if (res.passed()) {
+      if (!s.quiet()) {
+        log.printf(Locale.ROOT, "%s: check %s: %d runs, %d lanes, %d bytes compared: all equal%s [%.0f ms]%n", input.name(),
+            what, o.runs(), res.lanesCompared(), res.bytesCompared(),
+            plan.ulps() > 0 ? " (floats within " + plan.ulps() + " ulps)" : "", o.nanos() / 1e6);
+        log.println(input.name() + ":   inputs: " + plan.description() + "; seed " + s.seed());
+      }
+    } else {
+      StringBuilder msg = new StringBuilder("check failed: @" + r.packetFunction() + " differs from @" + r.scalarFunction()
+          + " (");
+      if (res.firstDifferingLane() >= 0) msg.append("first differing lane ").append(res.firstDifferingLane()).append("; ");
+      msg.append("inputs: ").append(plan.description()).append("; seed ").append(s.seed()).append(")\n  ")
+          .append(res.report().replace("\n", "\n  "));
+      error(msg.toString(), ExitCodes.CHECK_MISMATCH, null);
+    }
+  }
+
+  // ---- helpers ----
+
+  static String describe(PacketizationResult r) {
+    List<String> parts = new ArrayList<>();
+    parts.add(r.linearizedBranches() + (r.linearizedBranches() == 1 ? " branch" : " branches") + " linearized, "
+        + r.keptBranches() + " kept");
+    long divergentLoops = r.blockInfo().stream().filter(b -> b.loopHeader() && b.divergentLoop()).count();
+    long loops = r.blockInfo().stream().filter(PacketizationResult.BlockInfo::loopHeader).count();
+    if (loops > 0) parts.add(loops + (loops == 1 ? " loop" : " loops") + " (" + divergentLoops + " divergent)");
+    List<String> mem = new ArrayList<>();
+    count(mem, r.vectorLoads(), "vector load");
+    count(mem, r.vectorStores(), "vector store");
+    count(mem, r.gathers(), "gather");
+    count(mem, r.scatters(), "scatter");
+    count(mem, r.cascades(), "if-cascade");
+    count(mem, r.vectorCalls(), "vector call");
+    count(mem, r.scalarizedCalls(), "scalarized call");
+    if (!mem.isEmpty()) parts.add(String.join(", ", mem));
+    parts.add(r.scalarInstructions() + " -> " + r.packetInstructions() + " instructions");
+    return String.format(Locale.ROOT, "@%s -> @%s (width %d, params %s): %s [%.0f ms]", r.scalarFunction(),
+        r.packetFunction(), r.width(), r.signature().isEmpty() ? "-" : r.signature(), String.join("; ", parts), r.nanos() / 1e6);
+  }
+
+  private static void count(List<String> out, int n, String what) {
+    if (n > 0) out.add(n + " " + what + (n == 1 ? "" : "s"));
+  }
+
+  static int exitCodeOf(PacketizationException e) {
+    return switch (e.kind()) {
+      case INVALID_INPUT -> ExitCodes.USAGE_OR_INPUT;
+      case UNSUPPORTED -> ExitCodes.UNSUPPORTED;
+      case INTERNAL -> ExitCodes.INTERNAL;
+    };
+  }
+
+  private void loadError(IrLoadException e) {
+    String msg = e.parserMessage().strip();
+    if (LlvmContext.isBitcode(bytes)) {
+      log.println("packetize: " + input.name() + ": error: invalid bitcode: " + msg);
+    } else if (bytes.length > 0 && input.name().endsWith(".bc")) {
+      StringBuilder hex = new StringBuilder();
+      for (int i = 0; i < Math.min(4, bytes.length); i++) hex.append(String.format(Locale.ROOT, " %02x", bytes[i] & 0xff));
+      log.println("packetize: " + input.name() + ": error: not LLVM bitcode (it starts with" + hex
+          + ", not the bitcode magic 42 43 c0 de) and not textual IR either:");
+      int nl = msg.indexOf('\n');
+      log.println("  " + (nl < 0 ? msg : msg.substring(0, nl)));
+    } else if (msg.startsWith(input.name() + ":")) {
+      // the textual-IR parser's message already reads "file:line:col: error: ..."
+      log.println("packetize: " + msg);
+    } else {
+      log.println("packetize: " + input.name() + ": error: " + msg);
+    }
+    exitCode = Math.max(exitCode, ExitCodes.USAGE_OR_INPUT);
+    if (s.debug()) e.printStackTrace(log);
+  }
+
+  private void error(String msg, int code, Throwable t) {
+    String m = msg.startsWith(input.name() + ":") ? msg.substring(input.name().length() + 1).strip() : msg;
+    m = m.replace(" in module '" + input.name() + "'", ""); // the line starts with the file already
+    log.println("packetize: " + input.name() + ": error: " + m);
+    exitCode = Math.max(exitCode, code);
+    if (s.debug() && t != null) t.printStackTrace(log);
+  }
+
+  private void warning(String msg) { log.println("packetize: " + input.name() + ": warning: " + msg); }
+
+  private void note(String msg) { log.println("packetize: note: " + msg); }
+
+  static String stem(Input in) {
+    if (in.isStdin()) return "stdin";
+    String n = in.path().getFileName().toString();
+    for (String ext : List.of(".bc", ".ll")) if (n.endsWith(ext)) return n.substring(0, n.length() - ext.length());
+    return n;
+  }
+
+  /**
+   * Writes a regular file through a temporary file in the same folder, so a reader never sees half a
+   * file; anything else that exists (a device such as /dev/null, a pipe) is written directly, never
+   * replaced.
+   */
+  static void write(Path target, byte[] data) throws IOException {
+    if (Files.exists(target) && !Files.isRegularFile(target)) {
+      if (Files.isDirectory(target)) throw new IOException(target + " is a directory");
+      try (var out = Files.newOutputStream(target)) {
+        out.write(data);
+      }
+      return;
+    }
+    Path dir = target.toAbsolutePath().getParent();
+    Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+    try {
+      Files.write(tmp, data);
+      try {
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (java.nio.file.AtomicMoveNotSupportedException e) {
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+  }
+}

@@ -1,0 +1,494 @@
+package org.packetizer.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Stack;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.packetizer.core.api.MemoryStrategy;
+import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.api.PacketizerOptions;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code packetize}: whole-function vectorization of LLVM IR from the command line, in the manner of
+ * {@code opt}. See {@code packetize --help}; the exit codes are in {@link ExitCodes}.
+ */
+@Command(
+    name = "packetize",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    subcommands = {DemoCommand.class, BenchCommand.class},
+    headerHeading = "",
+    header = "Whole-function vectorization of LLVM IR: turn a scalar function into a packet function that "
+        + "computes W calls of it at once, one lane per call.",
+    synopsisHeading = "%nUsage: ",
+    customSynopsis = {
+        "@|bold packetize|@ [OPTIONS] INPUT... [-f SCALAR[:SIMD]]...",
+        "       @|bold packetize demo|@ [--kernel NAME | --list]"},
+    description = {"",
+        "INPUT is LLVM bitcode (.bc) or textual IR (.ll), or - for standard input. The output holds the "
+            + "whole module: the original functions and the new packet functions."},
+    parameterListHeading = "%nInputs:%n",
+    optionListHeading = "%nOptions:%n",
+    commandListHeading = "%nCommands:%n",
+    footerHeading = "%n",
+    footer = {
+        "Parameter kinds (--params), one letter group per scalar parameter:",
+        "  v    varying: each lane has its own value (T becomes <W x T>)",
+        "  u    uniform: one value for all lanes",
+        "  l    linear: lane k gets base+k; lN: base+k*N; lnN: base-k*N (pointers: bytes)",
+        "  s    pointer to struct-of-arrays data, one object per lane",
+        "  aN   suffix: alignment (accepted, ignored)",
+        "  Default: v for scalars, s for pointers (or from a declared SIMD prototype).",
+        "",
+        "Exit codes:",
+        "  0  success",
+        "  1  --check found a lane that differs (or a call that never returns)",
+        "  2  usage or input error: missing or invalid file, unknown function, bad option",
+        "  3  the function uses a construct the packetizer does not support",
+        "  4  internal error (a bug: please report it with the input)",
+        "",
+        "Examples:",
+        "  packetize kernels.bc -f shade                 writes kernels.packet.bc",
+        "  packetize k.ll -f mandelbrot --params vvu -S -o -",
+        "                                                textual IR on standard output",
+        "  packetize k.bc -f f -f g:g_v4 -w 4 --check    two functions, checked",
+        "  packetize -j 2 -o out/ a.bc b.bc c.bc -f k    a batch, two at a time",
+        "  packetize demo                                a tour on a bundled kernel"})
+public final class PacketizeCommand implements java.util.concurrent.Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(paramLabel = "INPUT", arity = "0..*",
+      description = "Input modules (.bc or .ll); - reads standard input.")
+  List<String> inputs = new ArrayList<>();
+
+  @Option(names = {"-f", "--function"}, paramLabel = "SCALAR[:SIMD]",
+      description = {"Function to packetize (repeatable); SIMD names the new function (default: SCALAR_simdW)."
+          + " Without -f: the module's only defined function."})
+  List<String> functions = new ArrayList<>();
+
+  @Option(names = {"-w", "--width"}, paramLabel = "W", defaultValue = "8",
+      description = "Packet width: lanes per call, a power of two from 2 to " + Packetizer.MAX_WIDTH + " (default: ${DEFAULT-VALUE}).")
+  int width;
+
+  @Option(names = "--hardware-width", paramLabel = "N",
+      description = "Emit an N-wide function and a W-wide wrapper calling it W/N times on slices of the arguments"
+          + " (thesis 4.6; N divides W). Default: W above the target's hardware width is served as the measurements"
+          + " say is faster (README, Wrapper).")
+  Integer hardwareWidth;
+
+  @Option(names = "--target-cpu", paramLabel = "CPU",
+      description = "Compile the packet functions for this CPU (e.g. x86-64-v3, znver4); also used by --check.")
+  String targetCpu;
+
+  @Option(names = "--target-features", paramLabel = "FEATURES",
+      description = "Target features for the packet functions (e.g. +avx2,+fma); also used by --check.")
+  String targetFeatures;
+
+  @Option(names = "--params", paramLabel = "LETTERS",
+      description = "Parameter kinds, one letter group per scalar parameter (see below), e.g. vvu. Once for all"
+          + " functions, or once per -f in the same order.")
+  List<String> params = new ArrayList<>();
+
+  @Option(names = "--masked", description = "Add a trailing <W x i1> mask parameter: inactive lanes do nothing.")
+  boolean masked;
+
+  @Option(names = "--memory", paramLabel = "gather|cascade", defaultValue = "gather",
+      description = "Accesses through arbitrary per-lane addresses: masked gather/scatter, or W guarded scalar accesses"
+          + " (default: ${DEFAULT-VALUE}).")
+  String memory;
+
+  @Option(names = "--vector-math", paramLabel = "intrinsics|libmvec", defaultValue = "libmvec",
+      description = "Math calls (sinf, expf, ...): glibc's libmvec where it has a variant for the target (at most 4 ULP"
+          + " from libm; --check compares against the same variants), or LLVM vector intrinsics, which call libm per"
+          + " lane (bit-identical, slower) (default: ${DEFAULT-VALUE}).")
+  String vectorMath;
+
+  @Option(names = "-o", paramLabel = "FILE",
+      description = "Output file; - for standard output; a directory with several inputs."
+          + " Default: INPUT with .packet.bc (.packet.ll with -S); standard output for standard input.")
+  String output;
+
+  @Option(names = "-S", description = "Write textual IR instead of bitcode.")
+  boolean textual;
+
+  @Option(names = {"-j", "--jobs"}, paramLabel = "N", defaultValue = "1",
+      description = "Process up to N inputs in parallel (default: ${DEFAULT-VALUE}).")
+  int jobs;
+
+  @Option(names = "--check", paramLabel = "N", arity = "0..1", fallbackValue = "100", preprocessor = AttachedOnly.class,
+      description = "After packetizing, JIT both functions and compare them lane by lane on N generated inputs"
+          + " (default N: 100; write --check=N). Exits 1 on a difference and shows it.")
+  Integer check;
+
+  @Option(names = "--range", paramLabel = "[NAME=]LO:HI",
+      description = "Input range for --check (repeatable): LO:HI for all scalar parameters, NAME=LO:HI (name or index)"
+          + " for one. Bundled kernels bring their own; else [-1000, 1000].")
+  List<String> ranges = new ArrayList<>();
+
+  @Option(names = "--buffer", paramLabel = "NAME=TYPE[*COUNT][:DIR]",
+      description = "For --check (repeatable): what pointer parameter NAME (name or index) points to: COUNT elements"
+          + " of the LLVM type TYPE (default 1; per lane for v and s pointers), DIR in, out or inout (default), e.g."
+          + " table=float*16:in. Bundled kernels bring their own.")
+  List<String> buffers = new ArrayList<>();
+
+  @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "Seed of the --check inputs (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(names = "--check-timeout", paramLabel = "SECONDS", defaultValue = "60",
+      description = "Give up a --check that takes longer (a call that never returns); 0: wait forever (default: ${DEFAULT-VALUE}).")
+  int checkTimeout;
+
+  @Option(names = "--dot", paramLabel = "DIR",
+      description = "Write Graphviz drawings of the scalar CFG (with the analysis: uniform/varying values, divergent"
+          + " branches in red, partial-mask blocks, kept branches, loops) and of the packet CFG into DIR; and .svg"
+          + " files when Graphviz's dot is on PATH.")
+  Path dot;
+
+  @Option(names = "--remarks", paramLabel = "FILE", arity = "0..1", fallbackValue = "", preprocessor = AttachedOnly.class,
+      description = "Explain what was done where: one line per remark on stderr, or with --remarks=FILE as YAML"
+          + " optimization records (like clang's -fsave-optimization-record).")
+  String remarks;
+
+  @Option(names = "--verify-each", description = "Run the IR verifier after every phase (slower; for bug reports).")
+  boolean verifyEach;
+
+  @Option(names = {"-q", "--quiet"}, description = "Only errors and warnings on stderr.")
+  boolean quiet;
+
+  @Option(names = "--debug", description = "Show stack traces of errors.")
+  boolean debug;
+
+  private final InputStream stdin;
+  private final OutputStream stdout;
+  private final boolean stdoutIsTerminal;
+  private final boolean stderrIsTerminal;
+
+  /** The command on the process's standard streams. */
+  public PacketizeCommand() {
+    this(System.in, System.out, Terminal.isTerminal(Terminal.STDOUT), Terminal.isTerminal(Terminal.STDERR));
+  }
+
+  /** For embedding and tests: where "-" reads from and writes to; whether to draw a progress bar. */
+  public PacketizeCommand(InputStream stdin, OutputStream stdout, boolean stdoutIsTerminal, boolean stderrIsTerminal) {
+    this.stdin = stdin;
+    this.stdout = stdout;
+    this.stdoutIsTerminal = stdoutIsTerminal;
+    this.stderrIsTerminal = stderrIsTerminal;
+  }
+
+  public static void main(String[] args) {
+    int code = commandLine(new PacketizeCommand()).execute(args);
+    System.out.flush();
+    System.err.flush();
+    System.exit(code);
+  }
+
+  /** A configured picocli command line (error handlers, exit codes) around {@code command}. */
+  public static CommandLine commandLine(PacketizeCommand command) {
+    CommandLine cl = new CommandLine(command);
+    cl.setCaseInsensitiveEnumValuesAllowed(true);
+    cl.setParameterExceptionHandler(PacketizeCommand::usageError);
+    cl.setExecutionExceptionHandler((e, c, parsed) -> {
+      boolean debug = parsed.hasMatchedOption("--debug")
+          || (parsed.subcommand() != null && parsed.subcommand().hasMatchedOption("--debug"));
+      PrintWriter err = c.getErr();
+      if (e instanceof CliException ce) {
+        err.println("packetize: error: " + ce.getMessage());
+        if (debug) e.printStackTrace(err);
+        err.flush();
+        return ce.exitCode();
+      }
+      err.println("packetize: internal error: " + e + (debug ? "" : " (run with --debug for the stack trace; please report it)"));
+      if (debug) e.printStackTrace(err);
+      err.flush();
+      return ExitCodes.INTERNAL;
+    });
+    cl.setExitCodeExceptionMapper(t -> t instanceof CliException ce ? ce.exitCode() : ExitCodes.INTERNAL);
+    return cl;
+  }
+
+  private static int usageError(CommandLine.ParameterException e, String[] args) {
+    CommandLine cl = e.getCommandLine();
+    PrintWriter err = cl.getErr();
+    err.println("packetize: error: " + e.getMessage());
+    CommandLine.UnmatchedArgumentException.printSuggestions(e, err); // "Did you mean ...?" when it has one
+    String name = cl.getCommandSpec().qualifiedName();
+    err.println("Try '" + name + " --help' for more information.");
+    err.flush();
+    return ExitCodes.USAGE_OR_INPUT;
+  }
+
+  /**
+   * For {@code --check[=N]} and {@code --remarks[=FILE]}: a value counts only when attached with '=',
+   * so {@code --check file.bc} checks file.bc rather than reading "file.bc" as N.
+   */
+  static final class AttachedOnly implements CommandLine.IParameterPreprocessor {
+    @Override
+    public boolean preprocess(Stack<String> args, CommandSpec commandSpec, ArgSpec argSpec, Map<String, Object> info) {
+      if (" ".equals(info.get("separator"))) args.push(fallback(argSpec));
+      return false;
+    }
+
+    private static String fallback(ArgSpec a) {
+      return a instanceof CommandLine.Model.OptionSpec o ? o.fallbackValue() : "";
+    }
+  }
+
+  // ==== running ====
+
+  @Override
+  public Integer call() {
+    PrintWriter err = spec.commandLine().getErr();
+    Settings settings = settings(err);
+    List<InputJob.Input> ins = inputs.stream().map(InputJob.Input::of).toList();
+    List<Path> outs = outputs(ins);
+    int n = ins.size();
+    int threads = Math.max(1, Math.min(jobs, n));
+    List<InputJob.Result> results = new ArrayList<>();
+    try (Progress progress = new Progress(err, n, stderrIsTerminal && n > 1)) {
+      if (threads == 1) {
+        for (int i = 0; i < n; i++) {
+          String name = ins.get(i).name();
+          progress.started(name);
+          InputJob.Result r = new InputJob(settings, ins.get(i), outs.get(i), stdin).call();
+          progress.completed(name);
+          progress.print(r.log());
+          results.add(r);
+        }
+      } else {
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> Thread.ofPlatform().daemon()
+            .name("packetize-job").stackSize(8L << 20).unstarted(r));
+        try {
+          List<Future<InputJob.Result>> fs = new ArrayList<>();
+          for (int i = 0; i < n; i++) {
+            InputJob job = new InputJob(settings, ins.get(i), outs.get(i), stdin);
+            String name = ins.get(i).name();
+            fs.add(pool.submit(() -> {
+              progress.started(name);
+              try {
+                return job.call();
+              } finally {
+                progress.completed(name);
+              }
+            }));
+          }
+          for (Future<InputJob.Result> f : fs) {
+            InputJob.Result r = f.get();
+            progress.print(r.log()); // in input order, whatever finished first
+            results.add(r);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new CliException(ExitCodes.INTERNAL, "interrupted");
+        } catch (java.util.concurrent.ExecutionException e) {
+          throw new CliException(ExitCodes.INTERNAL, "internal error: " + e.getCause(), e.getCause());
+        } finally {
+          pool.shutdown();
+        }
+      }
+    }
+    int code = ExitCodes.OK;
+    for (InputJob.Result r : results) code = Math.max(code, r.exitCode());
+    for (InputJob.Result r : results) {
+      if (r.stdout() != null) {
+        try {
+          stdout.write(r.stdout());
+          stdout.flush();
+        } catch (IOException e) {
+          err.println("packetize: error: cannot write standard output: " + e.getMessage());
+          code = Math.max(code, ExitCodes.USAGE_OR_INPUT);
+        }
+      }
+    }
+    if (remarks != null && !remarks.isEmpty()) {
+      StringBuilder yaml = new StringBuilder();
+      for (InputJob.Result r : results) yaml.append(r.yaml());
+      try {
+        Path file = Path.of(remarks);
+        if (file.toAbsolutePath().getParent() != null) Files.createDirectories(file.toAbsolutePath().getParent());
+        InputJob.write(file, yaml.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        if (!quiet) err.println("packetize: wrote remarks to " + remarks);
+      } catch (IOException e) {
+        err.println("packetize: error: cannot write remarks to " + remarks + ": " + e.getMessage());
+        code = Math.max(code, ExitCodes.USAGE_OR_INPUT);
+      }
+    }
+    if (n > 1 && !quiet) {
+      long failed = results.stream().filter(r -> r.exitCode() != 0).count();
+      err.println("packetize: " + n + " inputs, " + (n - failed) + " done" + (failed > 0 ? ", " + failed + " failed" : ""));
+    }
+    err.flush();
+    return code;
+  }
+
+  // ==== option checking ====
+
+  private Settings settings(PrintWriter err) {
+    if (inputs.isEmpty()) {
+      throw CliException.usage("no input files (try 'packetize --help', or 'packetize demo' for a tour)");
+    }
+    checkWidth("width", width);
+    if (hardwareWidth != null) {
+      checkWidth("hardware width", hardwareWidth);
+      if (hardwareWidth > width || width % hardwareWidth != 0) {
+        throw CliException.usage("--hardware-width " + hardwareWidth + " must divide the width " + width);
+      }
+      if (!OptionsBridge.supportsHardwareWidth()) {
+        err.println("packetize: warning: --hardware-width is accepted but not applied yet: this build's Packetizer has"
+            + " no hardware-width option (the wrapper of DESIGN 3.8); the packet function is " + width + " lanes wide");
+      }
+    }
+    if (jobs < 1) throw CliException.usage("-j needs at least 1 job, got " + jobs);
+    if (check != null && check < 1) throw CliException.usage("--check=N needs N >= 1, got " + check);
+    if (checkTimeout < 0) throw CliException.usage("--check-timeout must be 0 (no limit) or more seconds");
+    List<List<ParamKind>> kinds = new ArrayList<>();
+    for (String letters : params) {
+      try {
+        if (letters.isBlank()) throw new IllegalArgumentException("empty parameter letters");
+        kinds.add(ParamKind.parseLetters(letters.strip()));
+      } catch (IllegalArgumentException | ArithmeticException e) {
+        throw CliException.usage("--params " + letters + ": " + e.getMessage());
+      }
+    }
+    if (kinds.size() > 1 && kinds.size() != functions.size()) {
+      throw CliException.usage("--params is given " + kinds.size() + " times for " + functions.size()
+          + (functions.size() == 1 ? " function" : " functions") + "; give it once for all, or once per -f");
+    }
+    MemoryStrategy mem = switch (memory.toLowerCase(Locale.ROOT)) {
+      case "gather" -> MemoryStrategy.GATHER;
+      case "cascade" -> MemoryStrategy.CASCADE;
+      default -> throw CliException.usage("--memory " + memory + ": expected gather or cascade");
+    };
+    PacketizerOptions.VectorMath vm = switch (vectorMath.toLowerCase(Locale.ROOT)) {
+      case "intrinsics" -> PacketizerOptions.VectorMath.INTRINSICS;
+      case "libmvec" -> PacketizerOptions.VectorMath.LIBMVEC;
+      default -> throw CliException.usage("--vector-math " + vectorMath + ": expected intrinsics or libmvec");
+    };
+    List<FunctionSpec> fns = new ArrayList<>();
+    Map<String, String> simdNames = new HashMap<>();
+    for (String f : functions) {
+      FunctionSpec fs;
+      try {
+        fs = FunctionSpec.parse(f.strip());
+      } catch (IllegalArgumentException e) {
+        throw CliException.usage("-f " + f + ": " + e.getMessage());
+      }
+      if (fs.scalar().isEmpty()) throw CliException.usage("-f needs a function name");
+      String simd = fs.simdName(width);
+      if (simd.equals(fs.scalar())) throw CliException.usage("-f " + f + ": the SIMD function needs a name other than the scalar one");
+      String prev = simdNames.put(simd, fs.scalar());
+      if (prev != null) {
+        throw CliException.usage("-f " + f + ": @" + simd + " is already the SIMD name of @" + prev);
+      }
+      fns.add(fs);
+    }
+    if ("-".equals(remarks)) {
+      throw CliException.usage("--remarks=- is not supported; use --remarks for lines on stderr, or --remarks=FILE");
+    }
+    CheckPlan.Ranges rs = CheckPlan.Ranges.parse(ranges);
+    CheckPlan.Buffers bs = CheckPlan.Buffers.parse(buffers);
+    boolean yaml = remarks != null && !remarks.isEmpty();
+    return new Settings(List.copyOf(fns), width, hardwareWidth, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, vm, verifyEach,
+        textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, quiet, debug);
+  }
+
+  static void checkWidth(String what, int w) {
+    if (w >= 2 && w <= Packetizer.MAX_WIDTH && Integer.bitCount(w) == 1) return;
+    String why = w == 1 ? "width 1 is the scalar function itself" : w <= 0 ? "it must be positive"
+        : w > Packetizer.MAX_WIDTH ? "it is larger than " + Packetizer.MAX_WIDTH : "it is not a power of two";
+    throw CliException.usage("invalid " + what + " " + w + ": " + why + "; use a power of two from 2 to " + Packetizer.MAX_WIDTH
+        + " (2, 4, 8, 16, ...)");
+  }
+
+  /** One output per input: a file, or null for standard output. */
+  private List<Path> outputs(List<InputJob.Input> ins) {
+    List<Path> outs = new ArrayList<>();
+    long stdins = ins.stream().filter(InputJob.Input::isStdin).count();
+    if (stdins > 1) throw CliException.usage("standard input (-) can be read only once");
+    String ext = textual ? ".packet.ll" : ".packet.bc";
+    if (ins.size() == 1) {
+      InputJob.Input in = ins.get(0);
+      Path out;
+      if (output == null) out = in.isStdin() ? null : sibling(in.path(), ext);
+      else if (output.equals("-")) out = null;
+      else if (Files.isDirectory(Path.of(output))) out = Path.of(output).resolve(InputJob.stem(in) + ext);
+      else out = Path.of(output);
+      if (out == null && !textual && stdoutIsTerminal) {
+        throw CliException.usage("refusing to write bitcode to a terminal; add -S for textual IR, or -o FILE");
+      }
+      if (out != null && !in.isStdin() && sameFile(out, in.path())) {
+        throw CliException.usage("the output " + out + " would overwrite the input; choose another -o");
+      }
+      outs.add(out);
+      return outs;
+    }
+    if ("-".equals(output)) throw CliException.usage("-o - (standard output) takes one input, got " + ins.size());
+    Path dir = null;
+    if (output != null) {
+      dir = Path.of(output);
+      if (Files.exists(dir) && !Files.isDirectory(dir)) {
+        throw CliException.usage("with " + ins.size() + " inputs, -o must name a directory; " + output + " is a file");
+      }
+      try {
+        Files.createDirectories(dir);
+      } catch (IOException e) {
+        throw CliException.usage("cannot create output directory " + output + ": " + e.getMessage());
+      }
+    }
+    Map<Path, String> seen = new HashMap<>();
+    for (InputJob.Input in : ins) {
+      Path out = in.isStdin() ? (dir == null ? null : dir.resolve("stdin" + ext))
+          : dir == null ? sibling(in.path(), ext) : dir.resolve(InputJob.stem(in) + ext);
+      if (out == null) throw CliException.usage("standard input among several inputs needs -o DIR");
+      String prev = seen.put(out.toAbsolutePath().normalize(), in.name());
+      if (prev != null) {
+        throw CliException.usage("inputs " + prev + " and " + in.name() + " would both be written to " + out
+            + "; process them in separate runs or rename one");
+      }
+      outs.add(out);
+    }
+    return outs;
+  }
+
+  private static Path sibling(Path in, String ext) {
+    String n = in.getFileName().toString();
+    for (String e : List.of(".bc", ".ll")) {
+      if (n.endsWith(e)) {
+        n = n.substring(0, n.length() - e.length());
+        break;
+      }
+    }
+    return in.resolveSibling(n + ext);
+  }
+
+  private static boolean sameFile(Path a, Path b) {
+    try {
+      return Files.exists(a) && Files.isSameFile(a, b);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package org.packetizer.cli;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.packetizer.core.api.MemoryStrategy;
+import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.PacketizerOptions;
+
+/**
+ * The validated options of one {@code packetize} run, shared (read-only) by the per-input jobs.
+ *
+ * @param functions      the -f arguments; empty: the module's only defined function
+ * @param params         --params, parsed: one for all functions, or one per -f in order (empty: defaults)
+ * @param checkRuns      --check N, or empty
+ * @param dotDir         --dot DIR, or null
+ * @param remarks        whether remarks are wanted (on stderr, or as YAML when {@code remarksYaml})
+ * @param prefixDot      several inputs: DOT file names start with the input's name
+ */
+record Settings(
+    List<FunctionSpec> functions,
+    int width,
+    Integer hardwareWidth,
+    String targetCpu,
+    String targetFeatures,
+    List<List<ParamKind>> params,
+    boolean masked,
+    MemoryStrategy memory,
+    PacketizerOptions.VectorMath vectorMath,
+    boolean verifyEachPhase,
+    boolean textual,
+    Optional<Integer> checkRuns,
+    long seed,
+    CheckPlan.Ranges ranges,
+    CheckPlan.Buffers buffers,
+    int checkTimeoutSeconds,
+    Path dotDir,
+    boolean prefixDot,
+    boolean remarks,
+    boolean remarksYaml,
+    boolean quiet,
+    boolean debug) {
+
+  /** The Packetizer options for the {@code index}-th function (remarks go to {@code sink}). */
+  PacketizerOptions options(int index, java.util.function.Consumer<org.packetizer.core.api.Remark> sink) {
+    PacketizerOptions.Builder b = PacketizerOptions.builder()
+        .width(width)
+        .masked(masked)
+        .memoryStrategy(memory)
+        .vectorMath(vectorMath)
+        .verifyEachPhase(verifyEachPhase)
+        .remarks(sink);
+    if (hardwareWidth != null) {
+      // an explicit hardware width asks for the N-wide function and the W-wide wrapper around it
+      b.hardwareWidth(hardwareWidth).wrapperMode(org.packetizer.core.api.WrapperMode.LOOP);
+    }
+    if (targetCpu != null) b.targetCpu(targetCpu);
+    if (targetFeatures != null) b.targetFeatures(targetFeatures);
+    if (params.size() == 1) b.params(params.get(0));
+    else if (index < params.size()) b.params(params.get(index));
+    return b.build();
+  }
+}

@@ -1,0 +1,13 @@
+; An invoke with a landing pad: exception handling is not supported (exit code 3).
+declare i32 @may_throw(i32)
+declare i32 @__gxx_personality_v0(...)
+
+define i32 @guarded(i32 %a) personality ptr @__gxx_personality_v0 {
+entry:
+  %r = invoke i32 @may_throw(i32 %a) to label %ok unwind label %lpad
+ok:
+  ret i32 %r
+lpad:
+  %lp = landingpad { ptr, i32 } cleanup
+  ret i32 -1
+}

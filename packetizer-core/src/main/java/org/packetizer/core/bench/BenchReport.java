@@ -1,0 +1,307 @@
+package org.packetizer.core.bench;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The outcome of a benchmark run: per kernel and target the three loops' times, geometric means per
+ * target over the family "kernel" entries, and the project's targets with the kernels that miss them.
+ *
+ * @param options   what was run
+ * @param host      the machine
+ * @param results   measured kernels (the packet loop agreed with the scalar loop after every run)
+ * @param failures  kernels and targets not reported, and why
+ * @param notes     remarks (skipped targets, ...)
+ * @param scaling   packetization-time points, when the scaling study ran
+ * @param seconds   wall time of the run
+ */
+public record BenchReport(BenchOptions options, Host host, List<KernelResult> results, List<KernelFailure> failures,
+    List<String> notes, List<ScalingBench.Point> scaling, double seconds) {
+
+  public BenchReport {
+    results = List.copyOf(results);
+    failures = List.copyOf(failures);
+    notes = List.copyOf(notes);
+    scaling = List.copyOf(scaling);
+  }
+
+  /** The machine. {@code loadAverage} is the 1-minute load when the run ended (-1 if unknown). */
+  @JsonPropertyOrder({"cpu", "cores", "java", "libmvec", "load_average"})
+  public record Host(@JsonProperty("cpu") String cpu, @JsonProperty("cores") int cores, @JsonProperty("java") String java,
+      @JsonProperty("libmvec") boolean libmvec, @JsonProperty("load_average") double loadAverage) {}
+
+  /** Speed-up goals (thesis: 3.6x at SSE width 4; ispc: ~6x at 8-wide AVX). */
+  public static final double GOAL_W4 = 3.6, GOAL_W8 = 6.0, GOAL_W16_OVER_W8 = 1.15, GOAL_VS_PEER_W8 = 1.5, GOAL_CODE_GROWTH = 2.5;
+
+  /** The targets the goals refer to. */
+  public static final String T4 = "W4/SSE4.2", T8 = "W8/AVX2", T16 = "W16/AVX-512";
+
+  /** The family whose entries count in the geometric means and goals. */
+  public static final String MEASURED_FAMILY = "kernel";
+
+  public BenchReport withScaling(List<ScalingBench.Point> points) {
+    return new BenchReport(options, host, results, failures, notes, points, seconds);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // geometric means
+
+  /**
+   * Geometric means over the family "kernel" results of one target.
+   *
+   * @param kernels number of kernels measured at this target
+   */
+  @JsonPropertyOrder({"target", "width", "isa", "kernels", "speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar",
+      "code_growth", "max_code_growth"})
+  public record Geomean(@JsonProperty("target") String target, @JsonProperty("width") int width, @JsonProperty("isa") String isa,
+      @JsonProperty("kernels") int kernels, @JsonProperty("speedup_vs_scalar") double speedupVsScalar,
+      @JsonProperty("speedup_vs_autovec") double speedupVsAutovec,
+      @JsonProperty("autovec_speedup_vs_scalar") double autovecSpeedupVsScalar,
+      @JsonProperty("code_growth") double codeGrowth, @JsonProperty("max_code_growth") double maxCodeGrowth) {}
+
+  /** Target labels in the order they were run. */
+  public List<String> targetLabels() {
+    Set<String> out = new LinkedHashSet<>();
+    for (BenchTarget t : options.targets()) out.add(t.label());
+    for (KernelResult r : results) out.add(r.label());
+    return List.copyOf(out);
+  }
+
+  /** Kernel names in the order they were run. */
+  public List<String> kernelNames() {
+    Set<String> out = new LinkedHashSet<>();
+    for (KernelResult r : results) out.add(r.kernel());
+    for (KernelFailure f : failures) out.add(f.kernel());
+    return List.copyOf(out);
+  }
+
+  public List<Geomean> geomeans() {
+    List<Geomean> out = new ArrayList<>();
+    for (String label : targetLabels()) {
+      List<KernelResult> rs = results.stream().filter(r -> r.label().equals(label) && r.family().equals(MEASURED_FAMILY)).toList();
+      if (rs.isEmpty()) continue;
+      KernelResult any = rs.get(0);
+      out.add(new Geomean(label, any.width(), any.isa(), rs.size(), geo(rs, KernelResult::speedupVsScalar),
+          geo(rs, KernelResult::speedupVsAutovec), geo(rs, KernelResult::autovecSpeedupVsScalar), geo(rs, KernelResult::codeGrowth),
+          rs.stream().mapToDouble(KernelResult::codeGrowth).max().orElse(0)));
+    }
+    return out;
+  }
+
+  public Optional<Geomean> geomean(String label) {
+    return geomeans().stream().filter(g -> g.target().equals(label)).findFirst();
+  }
+
+  static double geo(List<KernelResult> rs, java.util.function.ToDoubleFunction<KernelResult> f) {
+    double s = 0;
+    for (KernelResult r : rs) s += Math.log(f.applyAsDouble(r));
+    return Math.exp(s / rs.size());
+  }
+
+  public Optional<KernelResult> result(String kernel, String label) {
+    return results.stream().filter(r -> r.kernel().equals(kernel) && r.label().equals(label)).findFirst();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // goals
+
+  /**
+   * One goal: the geometric-mean figure against its goal, and the kernels missing it individually
+   * (or not measured).
+   */
+  @JsonPropertyOrder({"goal", "required", "actual", "met", "misses"})
+  public record Goal(@JsonProperty("goal") String goal, @JsonProperty("required") double required,
+      @JsonProperty("actual") Double actual, @JsonProperty("met") boolean met, @JsonProperty("misses") List<String> misses) {}
+
+  public List<Goal> goals() {
+    List<Goal> out = new ArrayList<>();
+    List<String> kernels = kernelNames().stream().filter(k -> familyOf(k).equals(MEASURED_FAMILY)).toList();
+    Optional<Geomean> g4 = geomean(T4), g8 = geomean(T8), g16 = geomean(T16);
+    out.add(goal("geomean speedup vs scalar at " + T4 + " >= " + fmt(GOAL_W4), GOAL_W4, g4.map(Geomean::speedupVsScalar), kernels,
+        k -> below(result(k, T4), KernelResult::speedupVsScalar, GOAL_W4)));
+    out.add(goal("geomean speedup vs scalar at " + T8 + " >= " + fmt(GOAL_W8), GOAL_W8, g8.map(Geomean::speedupVsScalar), kernels,
+        k -> below(result(k, T8), KernelResult::speedupVsScalar, GOAL_W8)));
+    Optional<Double> ratio16 = g16.isPresent() && g8.isPresent()
+        ? Optional.of(g16.get().speedupVsScalar() / g8.get().speedupVsScalar()) : Optional.empty();
+    out.add(goal("geomean speedup at " + T16 + " >= " + fmt(GOAL_W16_OVER_W8) + " x the " + T8 + " figure", GOAL_W16_OVER_W8, ratio16,
+        kernels, k -> {
+          Optional<KernelResult> a = result(k, T16), b = result(k, T8);
+          if (a.isEmpty() || b.isEmpty()) return "not measured";
+          double q = a.get().speedupVsScalar() / b.get().speedupVsScalar();
+          return q >= GOAL_W16_OVER_W8 ? null : fmt(q) + " (" + fmt(a.get().speedupVsScalar()) + "x vs " + fmt(b.get().speedupVsScalar()) + "x)";
+        }));
+    out.add(goal("geomean speedup at " + T8 + " >= " + fmt(GOAL_VS_PEER_W8) + " x the auto-vectorizer's (packet vs autovec)",
+        GOAL_VS_PEER_W8, g8.map(Geomean::speedupVsAutovec), kernels,
+        k -> below(result(k, T8), KernelResult::speedupVsAutovec, GOAL_VS_PEER_W8)));
+    double maxGrowth = results.stream().filter(r -> r.family().equals(MEASURED_FAMILY)).mapToDouble(KernelResult::codeGrowth).max().orElse(Double.NaN);
+    out.add(upperGoal("code growth (packet / scalar instructions) <= " + fmt(GOAL_CODE_GROWTH) + " for every kernel and width (max shown)",
+        GOAL_CODE_GROWTH, Double.isNaN(maxGrowth) ? Optional.empty() : Optional.of(maxGrowth), kernels, k -> {
+          List<String> bad = new ArrayList<>();
+          for (KernelResult r : results) {
+            if (r.kernel().equals(k) && r.codeGrowth() > GOAL_CODE_GROWTH) bad.add(r.label() + " " + fmt(r.codeGrowth()));
+          }
+          return bad.isEmpty() ? null : String.join(", ", bad);
+        }));
+    return out;
+  }
+
+  /** Why a kernel misses a lower bound: its figure, "not measured", or null when it reaches the bound. */
+  private static String below(Optional<KernelResult> r, java.util.function.ToDoubleFunction<KernelResult> f, double bound) {
+    if (r.isEmpty()) return "not measured";
+    double v = f.applyAsDouble(r.get());
+    return v >= bound ? null : fmt(v) + "x";
+  }
+
+  /** A goal met when {@code actual >= required}; {@code miss} says why a kernel misses it (null: it does not). */
+  private static Goal goal(String name, double required, Optional<Double> actual, List<String> kernels,
+      java.util.function.Function<String, String> miss) {
+    return new Goal(name, required, actual.orElse(null), actual.isPresent() && actual.get() >= required, misses(kernels, miss));
+  }
+
+  /** A goal met when {@code actual <= required}. */
+  private static Goal upperGoal(String name, double required, Optional<Double> actual, List<String> kernels,
+      java.util.function.Function<String, String> miss) {
+    return new Goal(name, required, actual.orElse(null), actual.isPresent() && actual.get() <= required, misses(kernels, miss));
+  }
+
+  private static List<String> misses(List<String> kernels, java.util.function.Function<String, String> miss) {
+    List<String> misses = new ArrayList<>();
+    for (String k : kernels) {
+      String m = miss.apply(k);
+      if (m != null) misses.add(k + ": " + m);
+    }
+    return misses;
+  }
+
+  private String familyOf(String kernel) {
+    for (KernelResult r : results) if (r.kernel().equals(kernel)) return r.family();
+    try {
+      return org.packetizer.core.toolchain.Manifest.load().require(kernel).family();
+    } catch (RuntimeException e) {
+      return "";
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // text
+
+  /** The table, geometric means, goals and failures as terminal text. */
+  public String table() {
+    StringBuilder sb = new StringBuilder();
+    if (!results.isEmpty() || !failures.isEmpty()) {
+      sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %8s %8s %16s %8s%n", "kernel", "target", "scalar", "autovec",
+          "packet", "speedup", "speedup", "instructions", "pkt"));
+      sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %8s %8s %16s %8s%n", "", "", "ns/elem", "ns/elem", "ns/elem",
+          "vs scal", "vs auto", "scalar>packet", "ms"));
+      sb.append("-".repeat(100)).append('\n');
+      for (String k : kernelNames()) {
+        for (String label : targetLabels()) {
+          Optional<KernelResult> r = result(k, label);
+          if (r.isPresent()) {
+            KernelResult x = r.get();
+            sb.append(String.format(Locale.ROOT, "%-11s %-12s %9.2f %9.2f %9.2f %7.2fx %7.2fx %16s %8.1f%s%n", k, label,
+                x.scalarNsPerElem(), x.autovecNsPerElem(), x.packetNsPerElem(), x.speedupVsScalar(), x.speedupVsAutovec(),
+                x.scalarInstructions() + ">" + x.packetInstructions() + " (" + fmt(x.codeGrowth()) + ")", x.packetizeMs(),
+                (x.family().equals(MEASURED_FAMILY) ? "" : " *") + (x.autovecMatches() ? "" : " !")));
+          } else {
+            failures.stream().filter(f -> f.kernel().equals(k) && f.label().equals(label)).findFirst().ifPresent(f ->
+                sb.append(String.format(Locale.ROOT, "%-11s %-12s %s%n", k, label, "-- not reported: " + f.stage())));
+          }
+        }
+      }
+      sb.append("-".repeat(100)).append('\n');
+      boolean thesis = results.stream().anyMatch(r -> !r.family().equals(MEASURED_FAMILY));
+      if (thesis) sb.append("* not in the geometric means (family other than \"" + MEASURED_FAMILY + "\")\n");
+      if (results.stream().anyMatch(r -> !r.autovecMatches())) {
+        sb.append("! the auto-vectorized loop's outputs differ from the scalar loop's (informational)\n");
+      }
+      sb.append('\n').append("Geometric means over family \"").append(MEASURED_FAMILY).append("\":\n");
+      for (Geomean g : geomeans()) {
+        sb.append(String.format(Locale.ROOT, "  %-12s %2d kernels  packet %6.2fx vs scalar  %6.2fx vs autovec   autovec %5.2fx vs scalar"
+            + "   code growth %.2f (max %.2f)%n", g.target(), g.kernels(), g.speedupVsScalar(), g.speedupVsAutovec(),
+            g.autovecSpeedupVsScalar(), g.codeGrowth(), g.maxCodeGrowth()));
+      }
+      sb.append('\n').append("Goals:\n");
+      for (Goal g : goals()) {
+        sb.append(String.format(Locale.ROOT, "  [%s] %s: %s%n", g.met() ? "met " : "MISS", g.goal(),
+            g.actual() == null ? "not measured" : fmt(g.actual())));
+        for (String m : g.misses()) sb.append("         misses: ").append(m).append('\n');
+      }
+      if (!failures.isEmpty()) {
+        sb.append('\n').append("Not reported:\n");
+        for (KernelFailure f : failures) {
+          String msg = f.message().replaceAll("\\s+", " ");
+          if (msg.length() > 300) msg = msg.substring(0, 297) + "...";
+          sb.append(String.format(Locale.ROOT, "  %-11s %-12s %-9s %s%n", f.kernel(), f.label(), f.stage(), msg));
+        }
+      }
+    }
+    if (!scaling.isEmpty()) sb.append('\n').append(ScalingBench.table(scaling));
+    for (String n : notes) sb.append("note: ").append(n).append('\n');
+    sb.append(String.format(Locale.ROOT, "%nhost %s, %d cores, load average %.2f; %s inputs; %d warm-up + %d timed runs per loop,"
+        + " medians of thread CPU time; %.0f s%n", host.cpu(), host.cores(), host.loadAverage(), options.coherent() ? "coherent" : "random",
+        options.warmup(), options.reps(), seconds));
+    return sb.toString();
+  }
+
+  static String fmt(double d) { return String.format(Locale.ROOT, "%.2f", d); }
+
+  // ---------------------------------------------------------------------------------------------
+  // JSON
+
+  /** The report as JSON (see the class comment of {@code BenchCommand} for the schema). */
+  public String json() {
+    var m = Benchmark.JSON.copy().enable(SerializationFeature.INDENT_OUTPUT);
+    ObjectNode root = m.createObjectNode();
+    root.put("schema", 1);
+    root.put("generated", java.time.Instant.now().toString());
+    root.set("host", m.valueToTree(host));
+    root.set("options", m.valueToTree(options));
+    root.set("results", m.valueToTree(results));
+    root.set("failures", m.valueToTree(failures));
+    root.set("geomeans", m.valueToTree(geomeans()));
+    root.set("goals", m.valueToTree(goals()));
+    if (!scaling.isEmpty()) {
+      ObjectNode sc = root.putObject("scaling");
+      sc.set("points", m.valueToTree(scaling));
+      ScalingBench.Summary s = ScalingBench.summarize(scaling);
+      sc.set("summary", m.valueToTree(s));
+    }
+    ArrayNode ns = root.putArray("notes");
+    notes.forEach(ns::add);
+    root.put("seconds", seconds);
+    try {
+      return m.writeValueAsString(root) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Speed-ups per kernel and target for the chart: kernel -> label -> [packet, autovec] vs scalar. */
+  Map<String, Map<String, double[]>> speedups() {
+    Map<String, Map<String, double[]>> out = new LinkedHashMap<>();
+    for (String k : kernelNames()) {
+      Map<String, double[]> row = new LinkedHashMap<>();
+      for (String label : targetLabels()) {
+        result(k, label).ifPresent(r -> row.put(label, new double[] {r.speedupVsScalar(), r.autovecSpeedupVsScalar()}));
+      }
+      out.put(k, row);
+    }
+    return out;
+  }
+
+  /** The speed-up chart as SVG. */
+  public String svg() { return SvgChart.render(this); }
+}

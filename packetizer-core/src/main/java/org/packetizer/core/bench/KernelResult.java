@@ -1,0 +1,88 @@
+package org.packetizer.core.bench;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+/**
+ * The measurement of one kernel at one width and ISA: medians of the three loops over the same
+ * inputs, timed side by side in one process, and what packetization produced. Only made when the
+ * packet loop's outputs agreed with the scalar loop's after every timed run.
+ *
+ * @param kernel             manifest name
+ * @param family             manifest family ("kernel", "thesis")
+ * @param width              packet width W
+ * @param isa                ISA name ("SSE4.2", "AVX2", "AVX-512")
+ * @param cpu                CPU all three loops were compiled for
+ * @param elements           N, elements per run
+ * @param reps               timed runs of each loop
+ * @param scalarNsPerElem    median CPU ns per element of the scalar loop (clang -O3, vectorizers off)
+ * @param autovecNsPerElem   median CPU ns per element of the auto-vectorized loop (clang -O3, kernel inlined)
+ * @param packetNsPerElem    median CPU ns per element of the loop over the packet function
+ * @param scalarWallNsPerElem  the same in wall-clock time (includes time other processes took the core)
+ * @param autovecWallNsPerElem wall-clock time of the auto-vectorized loop
+ * @param packetWallNsPerElem  wall-clock time of the packet loop
+ * @param spreadPct          largest interquartile range of the three loops' CPU times, in percent of its median
+ * @param autovecMatches     whether the auto-vectorized loop computed exactly what the scalar loop did
+ * @param scalarInstructions instructions of the scalar kernel function (the packetizer's input)
+ * @param packetInstructions instructions of the packet function
+ * @param packetizeMs        wall time of the packetization (after {@value KernelBench#WARMUP_PACKETIZATIONS} throw-away
+ *                           packetizations per target in the same JVM)
+ * @param gathers            gathers emitted
+ * @param scatters           scatters emitted
+ * @param vectorCalls        calls mapped to vector variants (intrinsics or vector library)
+ * @param scalarizedCalls    calls emitted once per lane
+ * @param linearizedBranches branches turned into masked fall-through
+ * @param keptBranches       uniform branches kept
+ */
+@JsonIgnoreProperties(value = {"speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar", "code_growth"},
+    allowGetters = true)
+@JsonPropertyOrder({"kernel", "family", "width", "isa", "cpu", "elements", "reps", "scalar_ns_per_elem",
+    "autovec_ns_per_elem", "packet_ns_per_elem", "speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar",
+    "scalar_wall_ns_per_elem", "autovec_wall_ns_per_elem", "packet_wall_ns_per_elem", "spread_pct", "autovec_matches", "scalar_instructions", "packet_instructions", "code_growth", "packetize_ms",
+    "gathers", "scatters", "vector_calls", "scalarized_calls", "linearized_branches", "kept_branches"})
+public record KernelResult(
+    @JsonProperty("kernel") String kernel,
+    @JsonProperty("family") String family,
+    @JsonProperty("width") int width,
+    @JsonProperty("isa") String isa,
+    @JsonProperty("cpu") String cpu,
+    @JsonProperty("elements") int elements,
+    @JsonProperty("reps") int reps,
+    @JsonProperty("scalar_ns_per_elem") double scalarNsPerElem,
+    @JsonProperty("autovec_ns_per_elem") double autovecNsPerElem,
+    @JsonProperty("packet_ns_per_elem") double packetNsPerElem,
+    @JsonProperty("scalar_wall_ns_per_elem") double scalarWallNsPerElem,
+    @JsonProperty("autovec_wall_ns_per_elem") double autovecWallNsPerElem,
+    @JsonProperty("packet_wall_ns_per_elem") double packetWallNsPerElem,
+    @JsonProperty("spread_pct") double spreadPct,
+    @JsonProperty("autovec_matches") boolean autovecMatches,
+    @JsonProperty("scalar_instructions") int scalarInstructions,
+    @JsonProperty("packet_instructions") int packetInstructions,
+    @JsonProperty("packetize_ms") double packetizeMs,
+    @JsonProperty("gathers") int gathers,
+    @JsonProperty("scatters") int scatters,
+    @JsonProperty("vector_calls") int vectorCalls,
+    @JsonProperty("scalarized_calls") int scalarizedCalls,
+    @JsonProperty("linearized_branches") int linearizedBranches,
+    @JsonProperty("kept_branches") int keptBranches) {
+
+  /** Scalar time over packet time. */
+  @JsonProperty("speedup_vs_scalar")
+  public double speedupVsScalar() { return scalarNsPerElem / packetNsPerElem; }
+
+  /** Auto-vectorized time over packet time. */
+  @JsonProperty("speedup_vs_autovec")
+  public double speedupVsAutovec() { return autovecNsPerElem / packetNsPerElem; }
+
+  /** What the peer gains over scalar. */
+  @JsonProperty("autovec_speedup_vs_scalar")
+  public double autovecSpeedupVsScalar() { return scalarNsPerElem / autovecNsPerElem; }
+
+  /** Packet instructions over scalar instructions. */
+  @JsonProperty("code_growth")
+  public double codeGrowth() { return scalarInstructions == 0 ? 0 : (double) packetInstructions / scalarInstructions; }
+
+  /** "W8/AVX2". */
+  public String label() { return "W" + width + "/" + isa; }
+}

@@ -1,0 +1,198 @@
+package org.packetizer.core.wrapper;
+
+import static org.bytedeco.llvm.global.LLVM.LLVMGetGlobalParent;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.Llvm;
+import org.packetizer.core.ir.Module;
+
+/**
+ * The hardware width N: how many {@code float} lanes the widest vector register that the target
+ * should use holds — 4 for SSE (and NEON), 8 for AVX/AVX2, 16 for AVX-512.
+ *
+ * <p>Where the CPU and features come from ({@link #forFunction}, in this order):
+ *
+ * <ol>
+ *   <li>the function's {@code "target-cpu"} / {@code "target-features"} attributes (what clang
+ *       writes for {@code -march} and {@code __attribute__((target))});
+ *   <li>else the first other defined function of the module that carries them (clang puts the same
+ *       pair on every function of a translation unit; a module has no target CPU of its own);
+ *   <li>else the host ({@link Llvm#hostCpuName}, {@link Llvm#hostCpuFeatures}).
+ * </ol>
+ *
+ * When only one of the pair is found, the other is taken as empty (the CPU's defaults, or a generic
+ * CPU with those features), never from the host: mixing a module's CPU with the host's full feature
+ * list (which says {@code -avx512f} on machines without it) would give neither's answer.
+ *
+ * <p>How the width follows from them ({@link #of}): the CPU name gives a baseline (a table of LLVM's
+ * x86 CPU names; unknown and generic x86 CPUs have SSE2, width 4); then the feature string, read left
+ * to right with the last mention of a feature winning, can raise it ({@code +avx512f} → 16,
+ * {@code +avx}/{@code +avx2} → 8) or lower it ({@code -avx512f} → at most 8, {@code -avx} → at most
+ * 4, {@code -sse}/{@code -sse2} → 1). Disabling a feature disables the ones built on it, as in LLVM.
+ *
+ * <p>LLVM's {@code "prefer-vector-width"="<bits>"} function attribute, when present, wins over the
+ * register width in the lowering direction: N = min(register width, bits / 32). (It is what clang's
+ * {@code -mprefer-vector-width=} writes.) A larger preference than the registers cannot give more
+ * lanes and is ignored. LLVM's per-CPU tuning flag "prefer-256-bit" (set for some AVX-512 Intel CPUs)
+ * is not an attribute and is not consulted: those CPUs give 16 unless the attribute says otherwise.
+ */
+public final class HardwareWidth {
+  private HardwareWidth() {}
+
+  /** Lanes of 32 bits in the widest register of each ISA level. */
+  public static final int SCALAR = 1;
+  public static final int SSE = 4;
+  public static final int AVX = 8;
+  public static final int AVX512 = 16;
+
+  private static final Set<String> AVX512_CPUS = Set.of(
+      "knl", "knm", "skylake-avx512", "skx", "cascadelake", "cooperlake", "cannonlake", "icelake-client",
+      "icelake-server", "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids",
+      "graniterapids-d", "diamondrapids", "znver4", "znver5", "x86-64-v4");
+
+  private static final Set<String> AVX_CPUS = Set.of(
+      "sandybridge", "corei7-avx", "ivybridge", "core-avx-i", "haswell", "core-avx2", "broadwell", "skylake",
+      "alderlake", "raptorlake", "meteorlake", "arrowlake", "arrowlake-s", "lunarlake", "gracemont",
+      "pantherlake", "sierraforest", "grandridge", "clearwaterforest", "bdver1", "bdver2", "bdver3", "bdver4",
+      "btver2", "znver1", "znver2", "znver3", "x86-64-v3");
+
+  /** Pre-SSE x86 CPUs (no 128-bit float registers). */
+  private static final Set<String> SCALAR_CPUS = Set.of(
+      "i386", "i486", "i586", "pentium", "pentium-mmx", "i686", "pentiumpro", "pentium2", "k6", "k6-2", "k6-3",
+      "winchip-c6", "winchip2", "c3", "geode", "lakemont");
+
+  /** Features that need AVX-512F (disabled with it). */
+  private static final String AVX512_PREFIX = "avx512";
+
+  /**
+   * The width for a CPU name and an LLVM feature string ({@code "+avx2,-avx512f"}); either may be
+   * null or empty.
+   */
+  public static int of(String cpu, String features) {
+    String c = cpu == null ? "" : cpu.strip().toLowerCase(Locale.ROOT);
+    int level;
+    if (AVX512_CPUS.contains(c)) level = AVX512;
+    else if (AVX_CPUS.contains(c)) level = AVX;
+    else if (SCALAR_CPUS.contains(c)) level = SCALAR;
+    else level = SSE; // x86-64, x86-64-v2, generic, the SSE-era CPUs, unknown names; also NEON-class targets
+
+    Map<String, Boolean> f = parseFeatures(features);
+    boolean sse = level >= SSE;
+    boolean avx = level >= AVX;
+    boolean avx512 = level >= AVX512;
+    // raising: any mention of a feature that implies the level
+    for (var e : f.entrySet()) {
+      if (!e.getValue()) continue;
+      String k = e.getKey();
+      if (k.startsWith(AVX512_PREFIX) || k.equals("avx10.1-512")) avx512 = true;
+      if (k.equals("avx") || k.equals("avx2") || k.equals("fma") || k.equals("f16c")) avx = true;
+      if (k.startsWith("sse") || k.equals("neon") || k.equals("altivec") || k.equals("simd128")) sse = true;
+    }
+    if (avx512) avx = true;
+    if (avx) sse = true;
+    // lowering: an explicit "-feature" switches off everything built on it
+    if (Boolean.FALSE.equals(f.get("sse")) || Boolean.FALSE.equals(f.get("sse2"))) {
+      sse = false;
+      avx = false;
+      avx512 = false;
+    }
+    if (Boolean.FALSE.equals(f.get("avx"))) {
+      avx = false;
+      avx512 = false;
+    }
+    if (Boolean.FALSE.equals(f.get("avx512f")) || Boolean.FALSE.equals(f.get("evex512"))) avx512 = false;
+    if (avx512) return AVX512;
+    if (avx) return AVX;
+    if (sse) return SSE;
+    return SCALAR;
+  }
+
+  /** Feature name → enabled, the last mention winning. */
+  static Map<String, Boolean> parseFeatures(String features) {
+    Map<String, Boolean> out = new LinkedHashMap<>();
+    if (features == null) return out;
+    for (String raw : features.split(",")) {
+      String t = raw.strip().toLowerCase(Locale.ROOT);
+      if (t.length() < 2) continue;
+      char sign = t.charAt(0);
+      if (sign != '+' && sign != '-') continue;
+      String name = t.substring(1);
+      out.remove(name);
+      out.put(name, sign == '+');
+    }
+    return out;
+  }
+
+  /** The host's width (its CPU name and features). */
+  public static int host() {
+    Llvm.init();
+    return of(Llvm.hostCpuName(), Llvm.hostCpuFeatures());
+  }
+
+  /** The width for {@code f} (see the class comment for where CPU and features are read). */
+  public static int forFunction(Function f) {
+    return resolve(f, null, null).width();
+  }
+
+  /**
+   * What detection found for {@code f}, with optional overrides of the CPU and feature string (a
+   * null override means "detect").
+   */
+  public static Target resolve(Function f, String cpuOverride, String featuresOverride) {
+    String cpu = cpuOverride;
+    String features = featuresOverride;
+    String source = cpuOverride != null || featuresOverride != null ? "options" : null;
+    if (cpu == null || features == null) {
+      Optional<String> fc = f.stringAttribute("target-cpu");
+      Optional<String> ff = f.stringAttribute("target-features");
+      if (fc.isEmpty() && ff.isEmpty()) {
+        Module m = Module.borrow(LLVMGetGlobalParent(f.ref()));
+        for (Function g : m.functions()) {
+          if (g.isDeclaration()) continue;
+          fc = g.stringAttribute("target-cpu");
+          ff = g.stringAttribute("target-features");
+          if (fc.isPresent() || ff.isPresent()) {
+            if (source == null) source = "module (@" + g.name() + ")";
+            break;
+          }
+        }
+      } else if (source == null) {
+        source = "function";
+      }
+      if (fc.isEmpty() && ff.isEmpty() && cpu == null && features == null) {
+        cpu = Llvm.hostCpuName();
+        features = Llvm.hostCpuFeatures();
+        source = "host";
+      } else {
+        if (cpu == null) cpu = fc.orElse("");
+        if (features == null) features = ff.orElse("");
+      }
+    }
+    int width = of(cpu, features);
+    Optional<String> prefer = f.stringAttribute("prefer-vector-width");
+    if (prefer.isPresent()) {
+      try {
+        int bits = Integer.parseInt(prefer.get().strip());
+        if (bits >= 32) width = Math.min(width, bits / 32);
+      } catch (NumberFormatException ignored) {
+        // a malformed attribute is ignored, as LLVM does
+      }
+    }
+    return new Target(cpu, features, width, source);
+  }
+
+  /**
+   * A detection result.
+   *
+   * @param cpu      the CPU name used ("" when none was found)
+   * @param features the feature string used
+   * @param width    the hardware width N
+   * @param source   where CPU and features came from: "options", "function", "module (@f)", "host"
+   */
+  public record Target(String cpu, String features, int width, String source) {}
+}
