@@ -73,6 +73,33 @@ public final class Packetizer {
     return packetize(Module.borrow(module), scalar, simd, width);
   }
 
+  /**
+   * OpenMP {@code declare simd}: packetizes every vector variant the scalar function declares (clang
+   * lists them as {@code _ZGV...} string attributes, e.g. for {@code #pragma omp declare simd
+   * uniform(p) linear(i) aligned(p:32)} with {@code -fopenmp-simd}) whose ISA the function's target
+   * features support, each into a function of that name, with the variant's width, mask and parameter
+   * shapes; these options give everything else. Variants already defined in the module are skipped.
+   * Calls of the scalar function are annotated for LLVM's loop vectorizer (except aligned variants,
+   * see {@link PacketizerOptions#vectorAbi}).
+   *
+   * @throws PacketizationException for the first variant that fails (variants made before stay)
+   */
+  public List<PacketizationResult> runDeclaredVariants(Module module, String scalarName) {
+    Function scalar = module.function(scalarName).orElseThrow(() -> PacketizationException.invalid(
+        "no function @" + scalarName + " in module '" + module.identifier() + "'" + suggest(module, scalarName), null));
+    char supported = VectorAbi.isa(scalar.stringAttribute("target-features").orElse(""));
+    List<PacketizationResult> out = new ArrayList<>();
+    List<VectorAbi.Variant> variants = new ArrayList<>(VectorAbi.declaredVariants(scalar));
+    // best ISA first: LLVM's loop vectorizer takes the first announced variant that fits a call
+    variants.sort(java.util.Comparator.comparing(VectorAbi.Variant::isa).reversed());
+    for (VectorAbi.Variant v : variants) {
+      if (v.isa() > supported || module.function(v.mangledName()).map(f -> !f.isDeclaration()).orElse(false)) continue;
+      PacketizerOptions o = options.toBuilder().width(v.vlen()).masked(v.masked()).params(v.params()).vectorAbi(true).build();
+      out.add(new Packetizer(o).run(module, scalarName, v.mangledName()));
+    }
+    return out;
+  }
+
   public PacketizationResult run(LLVMModuleRef module, String scalar, String simd) {
     return run(Module.borrow(module), scalar, simd);
   }
@@ -139,7 +166,12 @@ public final class Packetizer {
     }
     Preparer.checkSupported(scalar, scalarName);
     List<ParamKind> kinds = paramKinds(module, scalar, declared, simdName, scalarName);
-    VectorAbi.Variant abiVariant = options.vectorAbi() ? vectorAbiVariant(module, scalarName, kinds) : null;
+    VectorAbi.Variant abiVariant = null;
+    if (options.vectorAbi()) {
+      // a target named by the ABI (e.g. an OpenMP declare simd variant) is published under its own name
+      abiVariant = VectorAbi.demangle(simdName).filter(v -> v.scalarName().equals(scalarName))
+          .orElse(vectorAbiVariant(module, scalarName, kinds));
+    }
     Type packetType = packetFunctionType(module, scalar, kinds, w);
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
     // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
@@ -173,7 +205,10 @@ public final class Packetizer {
       PacketizationState state = new PacketizationState(module, options, scalarName, temp, ssa, cfg, div, schedule,
           kinds, mappings, pure, soa, callees);
       packet = module.addFunction("__packetizer.packet." + simdName, packetType);
-      for (var e : scalar.stringAttributes().entrySet()) packet.setStringAttribute(e.getKey(), e.getValue());
+      for (var e : scalar.stringAttributes().entrySet()) {
+        // the scalar function's declare-simd variant names (clang's _ZGV... attributes) are not the packet's
+        if (!e.getKey().startsWith("_ZGV")) packet.setStringAttribute(e.getKey(), e.getValue());
+      }
       packet.setCallingConvention(scalar.callingConvention());
       for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
         if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
@@ -233,9 +268,17 @@ public final class Packetizer {
       verify(module, packet, "at the end", scalarName);
       if (abiVariant != null) {
         String entry = abiVariant.attributeEntry(simdName);
-        int sites = VectorAbi.annotateCallSites(module, scalarName, entry);
-        state.remark(Remark.Kind.NOTE, null, null, "published under the vector function ABI as " + entry + "; "
-            + sites + " call site(s) of @" + scalarName + " annotated");
+        if (abiVariant.params().stream().anyMatch(k -> k.alignment() > 1)) {
+          // LLVM's loop vectorizer matches variants by vlen, mask and parameter kinds but does not prove
+          // an alignment promise at the call site: announcing this variant could make it call it with an
+          // unaligned pointer
+          state.remark(Remark.Kind.NOTE, null, null, "published as @" + simdName + " but not announced to the call sites of @"
+              + scalarName + ": its parameters promise an alignment that the loop vectorizer would not check");
+        } else {
+          int sites = VectorAbi.annotateCallSites(module, scalarName, entry);
+          state.remark(Remark.Kind.NOTE, null, null, "published under the vector function ABI as " + entry + "; "
+              + sites + " call site(s) of @" + scalarName + " annotated");
+        }
       }
       var stats = state.stats();
       return new PacketizationResult(scalarName, simdName, w, kinds, shapes, uniformValues, varyingValues,

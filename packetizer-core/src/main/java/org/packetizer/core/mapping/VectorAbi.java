@@ -137,6 +137,26 @@ public final class VectorAbi {
   }
 
   /**
+   * The variants a scalar function declares: clang turns {@code #pragma omp declare simd} into string
+   * attributes named {@code _ZGV<isa><mask><vlen><params>_<name>}, one per ISA and mask. Names this
+   * packetizer cannot implement (other ISAs, unsupported tokens) and names of other functions are left
+   * out.
+   */
+  public static List<Variant> declaredVariants(Function scalar) {
+    List<Variant> out = new ArrayList<>();
+    for (String key : scalar.stringAttributes().keySet()) {
+      if (!key.startsWith("_ZGV")) continue;
+      try {
+        demangle(key).filter(v -> v.scalarName().equals(scalar.name()) && v.params().size() == scalar.paramCount())
+            .ifPresent(out::add);
+      } catch (IllegalArgumentException e) {
+        // not for this packetizer (e.g. an AArch64 or scalable variant)
+      }
+    }
+    return out;
+  }
+
+  /**
    * Adds {@code entry} ({@code _ZGV..._f(vector)}) to the {@value #ATTRIBUTE} attribute of every
    * direct call of {@code scalarName} in the module (keeping the entries already there, without
    * duplicates). Returns the number of call sites annotated.
