@@ -110,8 +110,9 @@ public final class Packetizer {
     for (Function f : module.functions()) before.add(f.name());
     try {
       return run(module, scalarName, simdName, null);
-    } catch (RuntimeException e) {
-      // nested packet versions of callees made on the way are removed too
+    } catch (RuntimeException | Error e) {
+      // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
+      // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
       rollback(module, before);
       throw e;
     }
@@ -296,6 +297,9 @@ public final class Packetizer {
           "internal error: " + e, scalarName);
       pe.initCause(e);
       throw pe;
+    } catch (Error e) {
+      rollback(module, functionsBefore);
+      throw e;
     }
   }
 
