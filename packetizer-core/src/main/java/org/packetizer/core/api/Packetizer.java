@@ -118,7 +118,8 @@ public final class Packetizer {
   }
 
   private PacketizationResult run(Module module, String scalarName, String simdName, CalleePacketizer callees) {
-    if (callees == null) {
+    boolean topLevel = callees == null;
+    if (topLevel) {
       // callees are packetized at this function's width: the wrapper decision is the top level's
       callees = new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(options.toBuilder().params(kinds)
           .masked(true).wrapperMode(WrapperMode.DIRECT).build()).run(module, callee, name, nested));
@@ -145,7 +146,9 @@ public final class Packetizer {
     }
     // LLVM's passes assume valid IR (they may crash on broken input), and a broken input would
     // otherwise surface as an "internal error" about the packet function.
-    Optional<String> broken = module.verify();
+    // Only the user's input is checked: a nested packetization of a callee runs while the caller's
+    // packet function is still being emitted (its blocks are not all terminated yet).
+    Optional<String> broken = topLevel ? module.verify() : Optional.empty();
     if (broken.isPresent()) {
       throw PacketizationException.invalid("the input module '" + module.identifier() + "' is not valid IR (LLVM's verifier: "
           + broken.get() + ")", scalarName);

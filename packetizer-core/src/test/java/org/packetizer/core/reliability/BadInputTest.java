@@ -344,13 +344,14 @@ class BadInputTest {
 
   // ---- supported or checked constructs ----
 
-  /** Recursion: the recursive call is split into one scalar call per active lane. */
+  /** Recursion (thesis 7.2): the recursive calls call the masked packet version, which calls itself. */
   @Test
-  void recursionIsScalarizedPerLane() {
+  void recursionCallsItsOwnPacketVersion() {
     for (int w : new int[] {4, 8}) {
       PacketizationResult r = packetizeAndCheck("recursion.ll", "fib", opts(w).build(),
           (b, m) -> b.params(ParamSpec.varying(ValueDomain.ints(-3, 18))), c -> passes(c.runMany(40, 77)));
-      assertEquals(2, r.scalarizedCalls());
+      assertEquals(0, r.scalarizedCalls());
+      assertEquals(2, r.vectorCalls());
     }
   }
 
