@@ -70,6 +70,7 @@ public final class PacketEmitter {
   private final Map<Value, Value> phiSlot = new HashMap<>();
   private final Map<Value, Value> valueSlot = new HashMap<>();
   private final Map<Value, Value> params = new HashMap<>();
+  private final Map<Value, Boolean> lanesComputed = new HashMap<>();
   private Value retSlot;
   private Block exitBlock;
   private Block allocaBlock;
@@ -502,6 +503,29 @@ public final class PacketEmitter {
   }
 
   /**
+   * Whether every lane of v's packet value follows its shape, inactive lanes included: true unless a
+   * varying phi (whose slot keeps old values in the lanes that did not take the edge) is on the way.
+   */
+  private boolean allLanesComputed(Value v) {
+    if (v.isConstant() || v.isArgument() || !v.isInstruction() || uniform(v)) return true;
+    Boolean known = lanesComputed.get(v);
+    if (known != null) return known;
+    Opcode op = st.ssa().opcode(v);
+    boolean r;
+    if (op == Opcode.PHI) {
+      r = false;
+    } else if (op == Opcode.CALL) {
+      r = SpmdIntrinsics.op(v).filter(o -> o == SpmdIntrinsics.Op.LANE_INDEX).isPresent();
+    } else {
+      lanesComputed.put(v, false); // no cycles without phis in SSA; this only guards against surprises
+      r = true;
+      for (Value o : st.ssa().operands(v)) r &= allLanesComputed(o);
+    }
+    lanesComputed.put(v, r);
+    return r;
+  }
+
+  /**
    * Lane 0's value {@code v0} of a linear value (lane k's is {@code v0 + k*stride}; bytes for
    * pointers): the base of a consecutive access or of a linear argument. Only the active lanes' values
    * are computed — a lane that left a loop keeps an old value, one that never entered has none — so
@@ -510,7 +534,7 @@ public final class PacketEmitter {
    */
   private Value laneZero(Value v, long stride) {
     Value pv = vec(v);
-    if (MaskOps.isAllTrue(mask)) return b.extractElement(pv, 0, v.name() + ".lane0");
+    if (MaskOps.isAllTrue(mask) || allLanesComputed(v)) return b.extractElement(pv, 0, v.name() + ".lane0");
     Type iw = st.context().intType(w);
     Value bits = b.cast(Opcode.BITCAST, mask, iw, "");
     Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
