@@ -1,37 +1,10 @@
-; Kernels for WrapperBenchmark that the testdata set has no working equivalent of at this commit.
+; Struct-of-arrays kernels for WrapperBenchmark, besides the testdata set's: one with a divergent
+; loop (real work per call) and one with little work per call (the wrapper's copies dominate).
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
 
-; Mandelbrot's escape loop: iterations of z = z^2 + c from z = 0 until |z| > 2 or maxIter steps (a
-; per-lane trip count). Written as a one-block loop so every loop-carried value is defined and used in
-; the header (see kernels.ll for why).
-define i32 @escape(float %cx, float %cy, i32 %maxIter) {
-entry:
-  br label %loop
-loop:
-  %x = phi float [ 0.0, %entry ], [ %xn, %loop ]
-  %y = phi float [ 0.0, %entry ], [ %yn, %loop ]
-  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
-  %x2 = fmul float %x, %x
-  %y2 = fmul float %y, %y
-  %xy = fmul float %x, %y
-  %d = fsub float %x2, %y2
-  %xn = fadd float %d, %cx
-  %xy2 = fadd float %xy, %xy
-  %yn = fadd float %xy2, %cy
-  %i1 = add i32 %i, 1
-  %r2 = fadd float %x2, %y2
-  %out = fcmp ogt float %r2, 4.0
-  %last = icmp sge i32 %i1, %maxIter
-  %stop = or i1 %out, %last
-  br i1 %stop, label %exit, label %loop
-exit:
-  %n = phi i32 [ %i1, %loop ]
-  ret i32 %n
-}
-
-; The escape loop with a colour result through a struct-of-arrays pointer: real work per call plus
-; the wrapper's copies of three leaves.
+; Mandelbrot's escape loop with a colour result through a struct-of-arrays pointer: real work per
+; call plus the wrapper's copies of three leaves.
 define void @escape_color(float %cx, float %cy, i32 %maxIter, ptr %out) {
 entry:
   br label %loop

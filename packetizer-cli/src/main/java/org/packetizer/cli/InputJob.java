@@ -23,6 +23,7 @@ import org.packetizer.core.ir.IrLoadException;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmException;
 import org.packetizer.core.ir.Module;
+import org.packetizer.core.toolchain.IsolatedLoad;
 import org.packetizer.core.toolchain.Manifest;
 
 /**
@@ -85,7 +86,9 @@ final class InputJob implements Callable<InputJob.Result> {
 
   private byte[] process() {
     bytes = read();
-    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(bytes, input.name())) {
+    // bitcode is read once in a child process first: LLVM's reader crashes on some corrupt files,
+    // which in this JVM would end the whole batch (IsolatedLoad)
+    try (LlvmContext ctx = LlvmContext.create(); Module m = IsolatedLoad.load(ctx, bytes, input.name())) {
       List<FunctionSpec> fns = functions(m);
       List<PacketizationResult> done = new ArrayList<>();
       for (int fi = 0; fi < fns.size(); fi++) {

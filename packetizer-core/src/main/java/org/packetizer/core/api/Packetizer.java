@@ -118,8 +118,9 @@ public final class Packetizer {
   }
 
   private PacketizationResult run(Module module, String scalarName, String simdName, CalleePacketizer callees) {
+    // a nested run (a callee's packet version) sees the caller's packet function half-emitted
     boolean topLevel = callees == null;
-    if (topLevel) {
+    if (callees == null) {
       // callees are packetized at this function's width: the wrapper decision is the top level's
       callees = new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(options.toBuilder().params(kinds)
           .masked(true).wrapperMode(WrapperMode.DIRECT).build()).run(module, callee, name, nested));
@@ -146,8 +147,8 @@ public final class Packetizer {
     }
     // LLVM's passes assume valid IR (they may crash on broken input), and a broken input would
     // otherwise surface as an "internal error" about the packet function.
-    // Only the user's input is checked: a nested packetization of a callee runs while the caller's
-    // packet function is still being emitted (its blocks are not all terminated yet).
+    // (Only at the top level: a nested packetization of a callee runs while the caller's packet
+    // function is still under construction.)
     Optional<String> broken = topLevel ? module.verify() : Optional.empty();
     if (broken.isPresent()) {
       throw PacketizationException.invalid("the input module '" + module.identifier() + "' is not valid IR (LLVM's verifier: "
@@ -156,6 +157,12 @@ public final class Packetizer {
     Optional<Function> declared = module.function(simdName);
     if (declared.isPresent() && !declared.get().isDeclaration()) {
       throw PacketizationException.invalid("@" + simdName + " is already defined in the module", scalarName);
+    }
+    if (declared.isEmpty() && (module.global(simdName).isPresent()
+        || isNonNull(org.bytedeco.llvm.global.LLVM.LLVMGetNamedGlobalAlias(module.ref(), simdName, simdName.length())))) {
+      // LLVM would silently name the packet function @<name>.1
+      throw PacketizationException.invalid("@" + simdName + " already names a global variable or alias in the module;"
+          + " choose another name for the SIMD function", scalarName);
     }
     Preparer.checkSupported(scalar, scalarName);
     List<ParamKind> kinds = paramKinds(module, scalar, declared, simdName, scalarName);
@@ -254,6 +261,10 @@ public final class Packetizer {
         declared.get().delete();
       }
       packet.setName(simdName);
+      if (!packet.name().equals(simdName)) {
+        throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the packet function could not be"
+            + " named @" + simdName + " (LLVM named it @" + packet.name() + ")", scalarName);
+      }
       verify(module, packet, "at the end", scalarName);
       if (abiVariant != null) {
         String entry = abiVariant.attributeEntry(simdName);
@@ -327,6 +338,8 @@ public final class Packetizer {
       // best effort: the original exception matters more
     }
   }
+
+  private static boolean isNonNull(org.bytedeco.javacpp.Pointer p) { return p != null && !p.isNull(); }
 
   static void validateWidth(int w, String fn) {
     if (w < 2 || w > MAX_WIDTH || Integer.bitCount(w) != 1) {

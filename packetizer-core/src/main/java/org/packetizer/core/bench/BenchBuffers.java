@@ -175,6 +175,7 @@ final class BenchBuffers implements AutoCloseable {
   Optional<String> compareWithScalar(Loop l, int n, int ulps) {
     List<String> problems = new ArrayList<>();
     int bad = 0;
+    long maxUlps = 0;
     int w = width;
     if (plan.returnsValue()) {
       ScalarType t = plan.result();
@@ -182,6 +183,7 @@ final class BenchBuffers implements AutoCloseable {
       for (int i = 0; i < n; i++) {
         long off = (long) i * t.size;
         if (!t.same(ref, off, got, off, ulps)) {
+          maxUlps = Math.max(maxUlps, t.ulpDistance(ref, off, got, off));
           if (bad++ < 3) problems.add("element " + i + " (lane " + (i % w) + "): result " + t.show(got, off) + ", scalar " + t.show(ref, off));
         }
       }
@@ -197,6 +199,7 @@ final class BenchBuffers implements AutoCloseable {
           long ro = i * st.size() + leaf.offset();
           long go = l == Loop.PACKET ? packetOffset(i, leaf, st, w) : ro;
           if (!leaf.type().same(ref, ro, got, go, ulps)) {
+            maxUlps = Math.max(maxUlps, leaf.type().ulpDistance(ref, ro, got, go));
             if (bad++ < 3) {
               problems.add("element " + i + " (lane " + (i % w) + "): " + o.name() + " field at offset " + leaf.offset() + " is "
                   + leaf.type().show(got, go) + ", scalar " + leaf.type().show(ref, ro));
@@ -206,8 +209,9 @@ final class BenchBuffers implements AutoCloseable {
       }
     }
     if (bad == 0) return Optional.empty();
-    return Optional.of(bad + " value(s) differ" + (ulps > 0 ? " by more than " + ulps + " ulps" : "") + " from the scalar loop's; "
-        + String.join("; ", problems) + (bad > 3 ? "; ..." : ""));
+    String most = maxUlps == Long.MAX_VALUE ? "" : " (at most " + maxUlps + " ulps apart)";
+    return Optional.of(bad + " value(s) of " + n + " elements differ" + (ulps > 0 ? " by more than " + ulps + " ulps" : "")
+        + " from the scalar loop's" + most + "; " + String.join("; ", problems) + (bad > 3 ? "; ..." : ""));
   }
 
   /** Byte offset of element i's leaf in the packet layout (blocks of W objects in struct-of-arrays form). */

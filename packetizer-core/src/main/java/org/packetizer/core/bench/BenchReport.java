@@ -250,9 +250,14 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     }
     if (!scaling.isEmpty()) sb.append('\n').append(ScalingBench.table(scaling));
     for (String n : notes) sb.append("note: ").append(n).append('\n');
-    sb.append(String.format(Locale.ROOT, "%nhost %s, %d cores, load average %.2f; %s inputs; %d warm-up + %d timed runs per loop,"
-        + " medians of thread CPU time; %.0f s%n", host.cpu(), host.cores(), host.loadAverage(), options.coherent() ? "coherent" : "random",
-        options.warmup(), options.reps(), seconds));
+    if (results.isEmpty() && failures.isEmpty()) {
+      sb.append(String.format(Locale.ROOT, "%nhost %s, %d cores, load average %.2f; %.0f s%n", host.cpu(), host.cores(), host.loadAverage(),
+          seconds));
+    } else {
+      sb.append(String.format(Locale.ROOT, "%nhost %s, %d cores, load average %.2f; %s inputs; %d warm-up + %d timed runs per loop,"
+          + " medians of thread CPU time; %.0f s%n", host.cpu(), host.cores(), host.loadAverage(), options.coherent() ? "coherent" : "random",
+          options.warmup(), options.reps(), seconds));
+    }
     return sb.toString();
   }
 

@@ -129,6 +129,34 @@ enum ScalarType {
     }
   }
 
+  /**
+   * Distance in units in the last place between two finite floating-point values (Long.MAX_VALUE when
+   * one is NaN or infinite, or for integer types when they differ; 0 when they agree).
+   */
+  long ulpDistance(MemorySegment a, long ao, MemorySegment b, long bo) {
+    switch (this) {
+      case F32 -> {
+        float x = a.get(ValueLayout.JAVA_FLOAT_UNALIGNED, ao), y = b.get(ValueLayout.JAVA_FLOAT_UNALIGNED, bo);
+        if (Float.isNaN(x) && Float.isNaN(y)) return 0;
+        if (!Float.isFinite(x) || !Float.isFinite(y)) return Float.compare(x, y) == 0 ? 0 : Long.MAX_VALUE;
+        return Math.abs(ordered(Float.floatToRawIntBits(x)) - ordered(Float.floatToRawIntBits(y)));
+      }
+      case F64 -> {
+        double x = a.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, ao), y = b.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, bo);
+        if (Double.isNaN(x) && Double.isNaN(y)) return 0;
+        if (!Double.isFinite(x) || !Double.isFinite(y)) return Double.compare(x, y) == 0 ? 0 : Long.MAX_VALUE;
+        try {
+          return Math.abs(Math.subtractExact(ordered(Double.doubleToRawLongBits(x)), ordered(Double.doubleToRawLongBits(y))));
+        } catch (ArithmeticException e) {
+          return Long.MAX_VALUE;
+        }
+      }
+      default -> {
+        return same(a, ao, b, bo, 0) ? 0 : Long.MAX_VALUE;
+      }
+    }
+  }
+
   /** Maps float bits to integers ordered like the floats (-0 and +0 both to 0). */
   private static long ordered(int bits) { return bits >= 0 ? bits : (long) Integer.MIN_VALUE - bits; }
 

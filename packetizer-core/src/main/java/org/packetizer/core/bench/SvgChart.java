@@ -108,6 +108,9 @@ final class SvgChart {
           top + plotH + 14, e.getKey().equals("geomean") ? " font-weight=\"bold\"" : "", esc(e.getKey())));
       g++;
     }
+    sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%s</text>%n", left, height - 8,
+        esc("geomean over family \"" + BenchReport.MEASURED_FAMILY + "\"; " + (report.options().coherent() ? "coherent" : "random")
+            + " inputs; medians of thread CPU time, " + report.options().reps() + " runs per loop")));
     sb.append("</svg>\n");
     return sb.toString();
   }

@@ -96,7 +96,33 @@ public final class KernelChecks {
    * and the side-effecting {@code record(int)} callback recorded when the module declares it.
    */
   public static DifferentialCheck.Builder checkBuilder(Manifest.Entry e, Module m, String packetFn, int width) {
-    return checkBuilder(e, m, e.function(), packetFn, width);
+    // a packet function that uses libmvec is compared against a reference using the same variants
+    boolean libmvec = callsLibmvec(m, packetFn);
+    String scalar = libmvec ? VectorMathReference.referenceFor(m, e.function(), width,
+        org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) : e.function();
+    return checkBuilder(e, m, scalar, packetFn, width);
+  }
+
+  /** Whether the function (or a packet version it calls) calls a libmvec {@code _ZGV} function. */
+  static boolean callsLibmvec(Module m, String fn) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    java.util.ArrayDeque<String> work = new java.util.ArrayDeque<>(List.of(fn));
+    while (!work.isEmpty()) {
+      String name = work.poll();
+      if (!seen.add(name)) continue;
+      var f = m.function(name);
+      if (f.isEmpty() || f.get().isDeclaration()) continue;
+      for (var bl : f.get().blocks()) {
+        for (var inst : bl.instructions()) {
+          if (inst.opcode() != org.packetizer.core.ir.Opcode.CALL) continue;
+          var callee = inst.calledFunction();
+          if (callee.isEmpty()) continue;
+          if (callee.get().name().startsWith("_ZGV")) return true;
+          work.add(callee.get().name());
+        }
+      }
+    }
+    return false;
   }
 
   /** The same with another scalar reference function of the same signature (e.g. a libmvec reference). */

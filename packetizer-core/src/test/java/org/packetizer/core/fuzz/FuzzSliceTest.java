@@ -9,11 +9,11 @@ import org.junit.jupiter.api.Test;
 /**
  * The CI slice of the fuzzer: a fixed seed, a few dozen llvm-stress functions and a dozen generated C
  * functions at widths 4, 8 and 16 (about a minute). Longer runs: {@code bin/fuzz --seed S --cases N}.
- * {@code -Dpacketizer.fuzz.cases=N} changes the slice's size.
+ * {@code -Dpacketizer.fuzz.cases=N} and {@code -Dpacketizer.fuzz.ccases=N} change the slice's sizes.
  */
 class FuzzSliceTest {
-  static final int STRESS = Integer.getInteger("packetizer.fuzz.cases", 40);
-  static final int C = Math.max(1, STRESS * 3 / 10);
+  static final int STRESS = Integer.getInteger("packetizer.fuzz.cases", 100);
+  static final int C = Integer.getInteger("packetizer.fuzz.ccases", 16);
 
   @Test
   void llvmStressFixedSeed() throws Exception {

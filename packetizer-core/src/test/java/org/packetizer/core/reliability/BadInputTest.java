@@ -239,6 +239,19 @@ class BadInputTest {
         "<4 x i32>", "<4 x float> (varying) or float (uniform)");
   }
 
+  /** Before this was checked, the packet function silently became @shade_simd.1 while the result said @shade_simd. */
+  @Test
+  void simdNameTakenByAGlobal() {
+    rejected("name-taken.ll", "shade", opts(4).build(), Kind.INVALID_INPUT, "@shade_simd already names a global variable or alias");
+    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(BadInputs.resource("name-taken.ll"), "name-taken.ll")) {
+      byte[] before = m.toBitcode();
+      PacketizationException e = assertThrows(PacketizationException.class,
+          () -> new Packetizer(opts(4).build()).run(m, "shade", "shade_alias"));
+      assertTrue(e.getMessage().contains("@shade_alias already names a global variable or alias"), e.getMessage());
+      assertArrayEquals(before, m.toBitcode());
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {0, 1, 3, -4, 6, 512, Integer.MAX_VALUE, Integer.MIN_VALUE})
   void invalidWidths(int w) {
@@ -344,7 +357,7 @@ class BadInputTest {
 
   // ---- supported or checked constructs ----
 
-  /** Recursion (thesis 7.2): the recursive calls call the masked packet version, which calls itself. */
+  /** Recursion (thesis 7.2): the recursive calls call the function's own masked packet version. */
   @Test
   void recursionCallsItsOwnPacketVersion() {
     for (int w : new int[] {4, 8}) {

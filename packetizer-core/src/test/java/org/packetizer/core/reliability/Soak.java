@@ -149,7 +149,8 @@ public final class Soak {
         // rolled back
       }
       if (!PARTS.contains("p")) return;
-      new Packetizer(PacketizerOptions.builder().width(w).params(KernelChecks.paramKinds(e)).build()).run(m, e.function(), simd);
+      new Packetizer(PacketizerOptions.builder().width(w).params(KernelChecks.paramKinds(e))
+          .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).build()).run(m, e.function(), simd); // bit-exact checks
       if (PARTS.contains("c")) try (DifferentialCheck c = KernelChecks.checkBuilder(e, m, simd, w).build()) {
         CheckResult r = c.runMany(2, i);
         if (!r.passed()) throw new AssertionError(e.name() + " W=" + w + " iteration " + i + ":\n" + r.report());

@@ -1,7 +1,5 @@
 package org.packetizer.core.wrapper;
 
-import static org.bytedeco.llvm.global.LLVM.LLVMGlobalGetValueType;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -21,11 +19,9 @@ import org.packetizer.core.api.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.WrapperMode;
-import org.packetizer.core.check.BufferInit;
 import org.packetizer.core.check.CheckResult;
 import org.packetizer.core.check.DifferentialCheck;
-import org.packetizer.core.check.ParamSpec;
-import org.packetizer.core.check.ValueDomain;
+import org.packetizer.core.check.KernelChecks;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrBuilder;
@@ -87,13 +83,15 @@ public final class WrapperBenchmark {
     List<String> only = args.length > 1 ? List.of(args[1].split(",")) : List.of();
     Manifest mf = Manifest.load();
     List<Kernel> kernels = new ArrayList<>();
-    kernels.add(new Kernel("escape", "Mandelbrot escape loop (divergent loop, uniform limit)", escapeEntry(), false));
+    kernels.add(new Kernel("mandelbrot", "escape-time loop (divergent loop, uniform limit)", mf.require("mandelbrot"), true));
+    kernels.add(new Kernel("march", "sphere tracing (divergent loop, sqrtf)", mf.require("march"), true));
     kernels.add(new Kernel("fig23", "Fig 2.3 (divergent loop, 0-100 iterations)", mf.require("fig23"), true));
     kernels.add(new Kernel("checker", "checker texture (if/else, floorf)", mf.require("checker"), true));
     kernels.add(new Kernel("noise3", "gradient noise (branchy, table gathers)", mf.require("noise3"), true));
     kernels.add(new Kernel("bs_call", "Black-Scholes (expf, logf, sqrtf)", mf.require("bs_call"), true));
-    kernels.add(new Kernel("shade", "Phong shading (SOA Hit in, SOA Color out, powf)", mf.require("shade"), true));
     kernels.add(new Kernel("escape_color", "escape loop, colour out through SOA", escapeColorEntry(), false));
+    kernels.add(new Kernel("fig414", "Fig 4.14 (nested loops, SOA Color out)", mf.require("fig414"), true));
+    kernels.add(new Kernel("shade", "Phong shading (SOA Hit in, SOA Color out, powf)", mf.require("shade"), true));
     kernels.add(new Kernel("soa_math", "normalise SOA vector to SOA colour (sqrt, one branch)", soaMathEntry(), false));
     kernels.add(new Kernel("fig417", "Fig 4.17 (SOA Color in/out, one divergent store)", mf.require("fig417"), true));
 
@@ -126,26 +124,20 @@ public final class WrapperBenchmark {
         + " (by more than 3%), ties " + w[2]));
   }
 
-  /** The escape-loop kernel of bench.ll, described like a manifest entry. */
-  static Manifest.Entry escapeEntry() {
+  private static final String VEC3 = "{ float, float, float }";
+
+  /** The escape-loop-with-colour kernel of bench.ll, described like a manifest entry. */
+  static Manifest.Entry escapeColorEntry() {
     List<Manifest.Param> ps = List.of(
         new Manifest.Param("cx", "float", "varying", null, List.of(-2.0, 1.0), "real part of c", null, null, null, null, null),
         new Manifest.Param("cy", "float", "varying", null, List.of(-1.5, 1.5), "imaginary part of c", null, null, null, null, null),
-        new Manifest.Param("maxIter", "i32", "uniform", null, List.of(100, 100), "iteration limit", null, null, null, null, null));
-    return new Manifest.Entry("escape", "bench.ll", "bench.ll", "escape", "bench", "escape loop", ps,
-        new Manifest.Returns("i32", "iterations"), "vvu", true, false, 0, List.of());
-  }
-
-  private static final String VEC3 = "{ float, float, float }";
-
-  static Manifest.Entry escapeColorEntry() {
-    Manifest.Entry e = escapeEntry();
-    List<Manifest.Param> ps = new ArrayList<>(e.params());
-    ps.add(new Manifest.Param("out", "ptr", "soa", null, null, "colour", VEC3, null, 1L, "out", Manifest.Init.ZERO));
+        new Manifest.Param("maxIter", "i32", "uniform", null, List.of(100, 100), "iteration limit", null, null, null, null, null),
+        new Manifest.Param("out", "ptr", "soa", null, null, "colour", VEC3, null, 1L, "out", Manifest.Init.ZERO));
     return new Manifest.Entry("escape_color", "bench.ll", "bench.ll", "escape_color", "bench", "escape loop, colour out",
         ps, new Manifest.Returns("void", ""), "vvus", false, false, 0, List.of());
   }
 
+  /** The normalise-to-colour kernel of bench.ll. */
   static Manifest.Entry soaMathEntry() {
     List<Manifest.Param> ps = List.of(
         new Manifest.Param("in", "ptr", "soa", null, null, "vector", VEC3, null, 1L, "in", Manifest.Init.random(-2, 2)),
@@ -193,7 +185,7 @@ public final class WrapperBenchmark {
       for (Variant v : all) driver(m, v, kinds, layout);
       m.verifyOrThrow("benchmark module");
 
-      verifyAgainstScalar(m, e, fn, byS.get(16)[1].fn(), 16, cpu, features, layout);
+      verifyAgainstScalar(m, e, fn, byS.get(16)[1].fn(), 16, cpu, features);
 
       List<String> rows = new ArrayList<>();
       try (Jit jit = Jit.forTarget(cpu, features); Arena arena = Arena.ofShared()) {
@@ -235,26 +227,8 @@ public final class WrapperBenchmark {
   }
 
   /** DIRECT at S against the scalar function (catches kernels the packet emitter gets wrong). */
-  static void verifyAgainstScalar(Module m, Manifest.Entry e, String fn, String simd, int s, String cpu, String features,
-      Layout layout) {
-    List<ParamSpec> specs = new ArrayList<>();
-    for (int i = 0; i < e.params().size(); i++) {
-      Manifest.Param p = e.params().get(i);
-      Type pointee = layout.pointee[i];
-      boolean isFloat = "float".equals(p.type());
-      ValueDomain d = p.isPointer() ? null : isFloat ? ValueDomain.floats(p.lo(), p.hi())
-          : ValueDomain.ints((long) p.lo(), (long) p.hi());
-      BufferInit init = p.isPointer() ? (p.init().kind() == Manifest.Init.Kind.ZERO ? BufferInit.zero()
-          : BufferInit.from(ValueDomain.floats(p.init().lo(), p.init().hi()))) : null;
-      ParamSpec.Direction dir = p.isPointer() ? ParamSpec.Direction.valueOf(p.direction().toUpperCase(Locale.ROOT)) : null;
-      specs.add(switch (p.kind()) {
-        case "varying" -> ParamSpec.varying(d);
-        case "uniform" -> p.isPointer() ? ParamSpec.uniformPtr(pointee, p.count(), dir, init) : ParamSpec.uniform(d);
-        case "soa" -> ParamSpec.soaPtr(pointee, p.count(), dir, init);
-        default -> throw new IllegalArgumentException("kind " + p.kind());
-      });
-    }
-    try (DifferentialCheck c = DifferentialCheck.builder(m, fn, simd, s).params(specs).target(cpu, features).build()) {
+  static void verifyAgainstScalar(Module m, Manifest.Entry e, String fn, String simd, int s, String cpu, String features) {
+    try (DifferentialCheck c = KernelChecks.checkBuilder(e, m, fn, simd, s).target(cpu, features).build()) {
       CheckResult r = c.runMany(20, 1);
       if (!r.passed()) {
         throw new IllegalStateException("the packet function disagrees with the scalar one (a packetizer bug, not the"
@@ -288,7 +262,7 @@ public final class WrapperBenchmark {
         Manifest.Param p = e.params().get(i);
         long size;
         if (p.isPointer()) {
-          pointee[i] = parseType(ctx, p.pointee());
+          pointee[i] = KernelChecks.parseType(ctx, p.pointee());
           long obj = m.allocSize(pointee[i]) * p.count();
           size = p.isSoa() ? obj * E : obj;
         } else if (p.isUniform()) {
@@ -306,7 +280,10 @@ public final class WrapperBenchmark {
       outBytes = Math.max(64, resultSize * E);
     }
 
-    /** Fills {@code in}: every 4-byte word of a parameter's region from its range or init. */
+    /**
+     * Fills {@code in}: every 4-byte word of a parameter's region from its range or init (the
+     * benchmark kernels' buffers hold floats only).
+     */
     void fill(MemorySegment in, long seed) {
       SplittableRandom rnd = new SplittableRandom(seed);
       for (int i = 0; i < entry.params().size(); i++) {
@@ -327,12 +304,6 @@ public final class WrapperBenchmark {
           if (isFloat) in.set(ValueLayout.JAVA_FLOAT, at, (float) (lo + (hi - lo) * rnd.nextDouble()));
           else in.set(ValueLayout.JAVA_INT, at, (int) Math.round(lo + (hi - lo) * rnd.nextDouble()));
         }
-      }
-    }
-
-    private static Type parseType(LlvmContext ctx, String text) {
-      try (Module t = ctx.parseIr("@t = external global " + text + "\n", "type")) {
-        return Type.of(LLVMGlobalGetValueType(t.global("t").orElseThrow().ref()));
       }
     }
   }

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
@@ -23,11 +22,10 @@ import org.packetizer.core.toolchain.Manifest;
 /**
  * Every bundled kernel through the LOOP wrapper (S = 16 over N = 4 and 8; kernels without pointer
  * parameters also S = 64 over N = 4), checked lane by lane against the scalar function. A few minutes, so opt-in:
- * {@code -Dpacketizer.test.wrapperSweep=true}. Kernels whose struct-of-arrays parameters are
+ * {@code mvn -o -pl packetizer-core test -Dtest=LoopWrapperKernelSweep} (its name keeps it out of the default run; it is a long sweep, not skipped). Kernels whose struct-of-arrays parameters are
  * accessed at offsets that are not constants are expected to be rejected by LOOP (and are skipped).
  */
-@EnabledIfSystemProperty(named = "packetizer.test.wrapperSweep", matches = "true")
-class LoopWrapperKernelSweepTest {
+class LoopWrapperKernelSweep {
   @TestFactory
   Stream<DynamicTest> allKernelsThroughTheWrapper() {
     Manifest manifest = Manifest.load();
