@@ -1,4 +1,4 @@
-; A recursive function: Fibonacci. The recursive call is split into one scalar call per lane.
+; A recursive function: Fibonacci. The recursive calls call fib's masked packet version, which calls itself.
 define i32 @fib(i32 %n) {
 entry:
   %small = icmp slt i32 %n, 2

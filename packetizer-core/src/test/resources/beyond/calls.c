@@ -20,6 +20,13 @@ float side(float a, int i) {
   return a * 2.0f;
 }
 
+/* A linear index passed on: the callee's version takes it as linear, so out[i] stays a vector store. */
+NOINLINE void put(float *out, int i, float v) { out[i] = v * 2.0f; }
+
+void put_user(float *out, int i, float v) {
+  if (v > 0.0f) put(out, i, v);
+}
+
 /* A chain A -> B -> C, with a divergent loop in B and divergence in C. */
 NOINLINE float chain_c(float x) { return x > 0.0f ? x * 0.5f + 1.0f : -x; }
 

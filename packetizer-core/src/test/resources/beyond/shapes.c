@@ -21,3 +21,13 @@ float strided(const float *t, int i) { return t[2 * i]; }
 
 /* A linear index plus a uniform offset is still consecutive. */
 int offset_sum(const int *t, int i, int j) { return t[i + 2 * j] + t[i]; }
+
+/* A linear pointer carried around a divergent loop: lanes leave after n iterations, the others go on
+ * writing the next element. */
+void walk(float *p, int n) {
+  while (n > 0) {
+    *p = *p * 0.5f + 1.0f;
+    ++p;
+    --n;
+  }
+}

@@ -59,7 +59,7 @@ import picocli.CommandLine.Spec;
         "  u    uniform: one value for all lanes",
         "  l    linear: lane k gets base+k; lN: base+k*N; lnN: base-k*N (pointers: bytes)",
         "  s    pointer to struct-of-arrays data, one object per lane",
-        "  aN   suffix: alignment (accepted, ignored)",
+        "  aN   suffix: lane 0's value is N-byte aligned (OpenMP aligned), e.g. ua32",
         "  Default: v for scalars, s for pointers (or from a declared SIMD prototype).",
         "",
         "Exit codes:",

@@ -70,6 +70,7 @@ public final class PacketEmitter {
   private final Map<Value, Value> phiSlot = new HashMap<>();
   private final Map<Value, Value> valueSlot = new HashMap<>();
   private final Map<Value, Value> params = new HashMap<>();
+  private final Map<Value, Boolean> lanesComputed = new HashMap<>();
   private Value retSlot;
   private Block exitBlock;
   private Block allocaBlock;
@@ -484,7 +485,7 @@ public final class PacketEmitter {
     if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
       st.stats().vectorLoads++;
       int valign = vectorAlignment(align, s);
-      Value p0 = b.extractElement(vec(ptr), 0, ptr.name() + ".lane0");
+      Value p0 = laneZero(ptr, s.stride());
       if (MaskOps.isAllTrue(mask)) return b.load(vt, p0, valign, inst.name());
       Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
       return b.call(f, List.of(p0, b.i32(valign), mask, b.poison(vt)), inst.name());
@@ -499,6 +500,51 @@ public final class PacketEmitter {
     Type pvt = st.context().ptrType().vectorOf(w);
     Function f = st.module().intrinsic("llvm.masked.gather", vt, pvt);
     return b.call(f, List.of(vec(ptr), b.i32(align), mask, b.poison(vt)), inst.name());
+  }
+
+  /**
+   * Whether every lane of v's packet value follows its shape, inactive lanes included: true unless a
+   * varying phi (whose slot keeps old values in the lanes that did not take the edge) is on the way.
+   */
+  private boolean allLanesComputed(Value v) {
+    if (v.isConstant() || v.isArgument() || !v.isInstruction() || uniform(v)) return true;
+    Boolean known = lanesComputed.get(v);
+    if (known != null) return known;
+    Opcode op = st.ssa().opcode(v);
+    boolean r;
+    if (op == Opcode.PHI) {
+      r = false;
+    } else if (op == Opcode.CALL) {
+      r = SpmdIntrinsics.op(v).filter(o -> o == SpmdIntrinsics.Op.LANE_INDEX).isPresent();
+    } else {
+      lanesComputed.put(v, false); // no cycles without phis in SSA; this only guards against surprises
+      r = true;
+      for (Value o : st.ssa().operands(v)) r &= allLanesComputed(o);
+    }
+    lanesComputed.put(v, r);
+    return r;
+  }
+
+  /**
+   * Lane 0's value {@code v0} of a linear value (lane k's is {@code v0 + k*stride}; bytes for
+   * pointers): the base of a consecutive access or of a linear argument. Only the active lanes' values
+   * are computed — a lane that left a loop keeps an old value, one that never entered has none — so
+   * under a partial mask v0 is derived from the first active lane f: {@code v[f] - f*stride} (with no
+   * lane active the value is not used and anything will do).
+   */
+  private Value laneZero(Value v, long stride) {
+    Value pv = vec(v);
+    if (MaskOps.isAllTrue(mask) || allLanesComputed(v)) return b.extractElement(pv, 0, v.name() + ".lane0");
+    Type iw = st.context().intType(w);
+    Value bits = b.cast(Opcode.BITCAST, mask, iw, "");
+    Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
+    f = b.and(f, b.constInt(iw, w - 1), "first.active");
+    Value f64 = w < 64 ? b.cast(Opcode.ZEXT, f, st.context().i64(), "") : w == 64 ? f : b.cast(Opcode.TRUNC, f, st.context().i64(), "");
+    Value vf = b.extractElement(pv, f64, v.name() + ".first");
+    Type t = v.type();
+    if (t.isPointer()) return b.gep(st.context().i8(), vf, List.of(b.mul(f64, b.i64(-stride), "")), false, v.name() + ".lane0");
+    Value fk = t.intWidth() == 64 ? f64 : b.cast(Opcode.TRUNC, f64, t, "");
+    return b.sub(vf, b.mul(fk, b.constInt(t, stride), ""), v.name() + ".lane0");
   }
 
   /**
@@ -562,7 +608,7 @@ public final class PacketEmitter {
     if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
       st.stats().vectorStores++;
       int valign = vectorAlignment(align, s);
-      Value p0 = b.extractElement(vec(ptr), 0, ptr.name() + ".lane0");
+      Value p0 = laneZero(ptr, s.stride());
       if (MaskOps.isAllTrue(mask)) {
         b.store(vec(val), p0, valign);
       } else {
@@ -865,6 +911,10 @@ public final class PacketEmitter {
         needsPacket = true;
       } else if (uniform(a)) {
         kinds.add(ParamKind.UNIFORM);
+      } else if (shape(a).isLinear() && (a.type().isPointer() || a.type().isInteger() && a.type().intWidth() >= 8
+          && a.type().intWidth() <= 64)) {
+        // the callee learns that lane k gets base + k*stride: its consecutive accesses stay vector accesses
+        kinds.add(ParamKind.linear(shape(a).stride()));
       } else {
         if (!a.type().isVectorElement()) return Optional.empty();
         kinds.add(ParamKind.VARYING);
@@ -882,7 +932,8 @@ public final class PacketEmitter {
     List<Value> args = new ArrayList<>();
     for (int i = 0; i < nargs; i++) {
       Value a = inst.operand(i);
-      args.add(kinds.get(i) instanceof ParamKind.Varying ? vec(a) : get(a));
+      ParamKind k = kinds.get(i);
+      args.add(k instanceof ParamKind.Varying ? vec(a) : k instanceof ParamKind.Linear l ? laneZero(a, l.step()) : get(a));
     }
     args.add(mask);
     st.stats().vectorCalls++;

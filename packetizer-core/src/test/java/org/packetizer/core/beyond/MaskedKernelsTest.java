@@ -26,7 +26,8 @@ import org.packetizer.core.toolchain.Manifest;
  * lanes' results, every byte of every buffer (inactive lanes' memory must be unchanged) and the
  * {@code record()} calls (exactly the active lanes' calls). Masks: the manifest's sample packets with
  * alternating and single-lane masks, then random inputs with all mask patterns (all, none,
- * alternating, single, all-but-one, first half, random).
+ * alternating, single, all-but-one, first half, random). Math as intrinsics, so that results compare
+ * bit for bit (libmvec is checked elsewhere).
  */
 class MaskedKernelsTest {
   static final int RANDOM_RUNS = Integer.getInteger("packetizer.test.runs", 12);
@@ -48,7 +49,8 @@ class MaskedKernelsTest {
     try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(manifest.bitcode(e), e.bitcode())) {
       String simd = e.function() + "_masked" + w;
       PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(KernelChecks.paramKinds(e))
-          .masked(true).verifyEachPhase(true).build()).run(m, e.function(), simd);
+          .masked(true).vectorMath(PacketizerOptions.VectorMath.INTRINSICS).verifyEachPhase(true).build())
+          .run(m, e.function(), simd);
       assertEquals(e.params().size() + 1, m.function(simd).orElseThrow().paramCount());
       List<ParamSpec> specs = new ArrayList<>(KernelChecks.paramSpecs(e, m));
       specs.add(ParamSpec.mask());

@@ -156,6 +156,28 @@ class ParamShapesTest {
     }
   }
 
+  /**
+   * A linear pointer carried around a loop with a per-lane trip count: lanes that left keep their old
+   * pointer, so lane 0's value may be stale while the others go on (the consecutive accesses must
+   * not take their address from lane 0 then).
+   */
+  @ParameterizedTest(name = "W={0}")
+  @ValueSource(ints = {4, 8, 16})
+  void linearPointerInADivergentLoop(int w) {
+    try (LlvmContext ctx = LlvmContext.create(); Module m = CSources.compile(ctx, "shapes.c")) {
+      for (boolean masked : new boolean[] {false, true}) {
+        String simd = masked ? "walk_m" : "walk_v";
+        packetize(m, "walk", simd, w, "l4v", masked);
+        var specs = new java.util.ArrayList<ParamSpec>(List.of(ParamSpec.linearPtr(ctx.floatType(), 40, 4, Direction.INOUT),
+            ParamSpec.varying(ValueDomain.ints(-1, 6))));
+        if (masked) specs.add(ParamSpec.mask());
+        try (DifferentialCheck c = DifferentialCheck.builder(m, "walk", simd, w).params(specs).build()) {
+          check(c, 81 + w);
+        }
+      }
+    }
+  }
+
   /** A linear pointer with an alignment ({@code l4a64}): OpenMP's linear(p) aligned(p:64). */
   @Test
   void alignedLinearPointer() {

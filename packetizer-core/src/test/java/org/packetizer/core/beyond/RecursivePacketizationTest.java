@@ -72,11 +72,25 @@ class RecursivePacketizationTest {
         assertEquals(0, r.scalarizedCalls(), r::summary);
         assertEquals(1, r.vectorCalls(), r::summary);
       }
-      String note = version("note", "vv", w); // a linear argument is passed as a varying one
+      String note = version("note", "lv", w); // i stays linear in the callee
       assertTrue(ir(m, "side_v" + w).contains("@" + note + "("), () -> ir(m, "side_v" + w));
       // the callee's record() calls are guarded per lane inside its packet version
       assertTrue(ir(m, note).contains("@record("));
       checkBoth(m, "side", w, "vl", 100 + w, ParamSpec.varying(ValueDomain.floats(-2, 3)), ParamSpec.linear(1, ValueDomain.ints(0, 50)));
+    }
+  }
+
+  /** A linear argument stays linear in the callee: out[i] there is a (masked) vector store, not a scatter. */
+  @ParameterizedTest(name = "W={0}")
+  @ValueSource(ints = {4, 8, 16})
+  void linearArgumentStaysLinearInTheCallee(int w) {
+    try (LlvmContext ctx = LlvmContext.create(); Module m = CSources.compile(ctx, "calls.c")) {
+      for (PacketizationResult r : both(m, "put_user", w, "ulv")) assertEquals(1, r.vectorCalls(), r::summary);
+      String put = version("put", "ulv", w);
+      String ir = ir(m, put);
+      assertTrue(ir.contains("llvm.masked.store") && !ir.contains("scatter"), ir);
+      checkBoth(m, "put_user", w, "ulv", 150 + w, ParamSpec.uniformPtr(ctx.floatType(), 64, Direction.INOUT),
+          ParamSpec.linear(1, ValueDomain.ints(0, 15)), ParamSpec.varying(ValueDomain.floats(-2, 2)));
     }
   }
 
