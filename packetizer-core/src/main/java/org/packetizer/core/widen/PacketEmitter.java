@@ -555,28 +555,9 @@ public final class PacketEmitter {
     return (int) Math.max(scalarAlign, Math.min(address.alignment(), 1L << 12));
   }
 
+  /** The thesis' guarded if-cascade for a load: lane k loads only when its mask bit is set. */
   private Value cascadeLoad(Value inst, Type t, Type vt, Value ptrs, int align) {
-    Value acc = b.poison(vt);
-    for (int k = 0; k < w; k++) {
-      Block from = b.currentBlock();
-      Block lane = packet.appendBlock(from.name() + ".l" + k);
-      Block next = packet.appendBlock(from.name() + ".n" + k);
-      lane.moveAfter(from);
-      next.moveAfter(lane);
-      Value bit = b.extractElement(mask, k, "");
-      b.condBr(bit, lane, next);
-      b.atEnd(lane);
-      Value p = b.extractElement(ptrs, k, "");
-      Value v = b.load(t, p, align, "");
-      Value ins = b.insertElement(acc, v, k, "");
-      b.br(next);
-      b.atEnd(next);
-      Value phi = b.phi(vt, inst.name() + ".c" + k);
-      phi.addIncoming(ins, lane);
-      phi.addIncoming(acc, from);
-      acc = phi;
-    }
-    return acc;
+    return perLaneGuarded((k, unused) -> b.load(t, b.extractElement(ptrs, k, ""), align, ""), vt);
   }
 
   private void emitStore(Value inst) {
