@@ -37,6 +37,13 @@ import org.packetizer.core.toolchain.ToolchainException;
  * side by side (interleaved, medians).
  */
 final class KernelBench {
+  /**
+   * The memory strategy of the packet loops: {@code -Dpacketizer.bench.memory=CASCADE} measures the
+   * thesis' if-cascades against the default gathers/scatters (the figures behind the default).
+   */
+  static final org.packetizer.core.api.MemoryStrategy MEMORY =
+      org.packetizer.core.api.MemoryStrategy.valueOf(System.getProperty("packetizer.bench.memory", "GATHER"));
+
   /** Receives what happens, in order. */
   interface Listener {
     /** A target is about to run (an isolated worker reports this so that a crash can be attributed). */
@@ -93,7 +100,8 @@ final class KernelBench {
     for (int i = 0; i < WARMUP_PACKETIZATIONS; i++) {
       for (BenchTarget t : options.targets()) {
         try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(manifest.bitcode(entry), entry.bitcode())) {
-          new Packetizer(PacketizerOptions.builder().width(t.width()).params(entry.signature()).vectorMath(options.vectorMath()).build())
+          new Packetizer(PacketizerOptions.builder().width(t.width()).params(entry.signature()).vectorMath(options.vectorMath())
+              .memoryStrategy(MEMORY).build())
               .run(m, entry.function(), entry.function() + "_warmup");
         } catch (RuntimeException e) {
           return; // reported properly when the target runs
@@ -140,7 +148,8 @@ final class KernelBench {
 
       // (3) the packet function and its loop
       String simd = entry.function() + "_simd" + w;
-      PacketizerOptions po = PacketizerOptions.builder().width(w).params(entry.signature()).vectorMath(options.vectorMath()).build();
+      PacketizerOptions po = PacketizerOptions.builder().width(w).params(entry.signature()).vectorMath(options.vectorMath())
+          .memoryStrategy(MEMORY).build();
       PacketizationResult pr;
       try {
         pr = new Packetizer(po).run(km, entry.function(), simd);
