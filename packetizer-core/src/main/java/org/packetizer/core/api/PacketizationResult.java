@@ -15,6 +15,8 @@ import java.util.Map;
  * @param emittedInstructions   instructions of the packet function before clean-up
  * @param packetInstructions    instructions of the final packet function
  * @param nanos                 wall time of the packetization
+ * @param phaseNanos            wall time per phase, in pipeline order ({@link #PHASES}; a wrapped
+ *                              result reports its N-wide function's phases plus {@code wrapper})
  */
 public record PacketizationResult(
     String scalarFunction,
@@ -40,7 +42,27 @@ public record PacketizationResult(
     int packetInstructions,
     List<Remark> remarks,
     List<BlockInfo> blockInfo,
-    long nanos) {
+    long nanos,
+    Map<String, Long> phaseNanos) {
+
+  /** Phase names of {@link #phaseNanos()}, in pipeline order. */
+  public static final List<String> PHASES = List.of("check-input", "prepare", "analyze", "emit", "verify", "cleanup", "finish",
+      "wrapper");
+
+  public PacketizationResult {
+    phaseNanos = phaseNanos == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phaseNanos));
+  }
+
+  /** A result without phase times. */
+  public PacketizationResult(String scalarFunction, String packetFunction, int width, List<ParamKind> params,
+      Map<String, String> shapes, int uniformValues, int varyingValues, int blocks, int linearizedBranches, int keptBranches,
+      int selects, int vectorLoads, int vectorStores, int gathers, int scatters, int cascades, int vectorCalls,
+      int scalarizedCalls, int scalarInstructions, int emittedInstructions, int packetInstructions, List<Remark> remarks,
+      List<BlockInfo> blockInfo, long nanos) {
+    this(scalarFunction, packetFunction, width, params, shapes, uniformValues, varyingValues, blocks, linearizedBranches,
+        keptBranches, selects, vectorLoads, vectorStores, gathers, scatters, cascades, vectorCalls, scalarizedCalls,
+        scalarInstructions, emittedInstructions, packetInstructions, remarks, blockInfo, nanos, Map.of());
+  }
 
   /**
    * What the analysis said about one block of the prepared scalar function (for CFG drawings).

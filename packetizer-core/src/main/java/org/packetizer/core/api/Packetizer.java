@@ -127,6 +127,13 @@ public final class Packetizer {
           .masked(true).wrapperMode(WrapperMode.DIRECT).build()).run(module, callee, name, nested));
     }
     long start = System.nanoTime();
+    Map<String, Long> phases = new LinkedHashMap<>();
+    long[] mark = {start};
+    java.util.function.Consumer<String> phase = name -> {
+      long now = System.nanoTime();
+      phases.merge(name, now - mark[0], Long::sum);
+      mark[0] = now;
+    };
     int w = options.width();
     validateWidth(w, scalarName);
     boolean unnamed = simdName == null || simdName.isBlank();
@@ -174,6 +181,7 @@ public final class Packetizer {
           .orElse(vectorAbiVariant(module, scalarName, kinds));
     }
     Type packetType = packetFunctionType(module, scalar, kinds, w);
+    phase.accept("check-input");
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
     // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
     Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options);
@@ -186,6 +194,7 @@ public final class Packetizer {
     try {
       temp = FunctionCloner.cloneInModule(module, scalar, "__packetizer.scalar." + scalarName);
       Preparer.prepare(module, temp, options, scalarName);
+      phase.accept("prepare");
       PureCalls pure = new PureCalls();
       SoaPointers soa = SoaPointers.find(temp, kinds, scalarName);
       SpmdIntrinsics spmd = new SpmdIntrinsics(module, w, scalarName);
@@ -205,6 +214,7 @@ public final class Packetizer {
       UserMappings mappings = new UserMappings(options.mappings(), module, w, scalarName);
       PacketizationState state = new PacketizationState(module, options, scalarName, temp, ssa, cfg, div, schedule,
           kinds, mappings, pure, soa, callees);
+      phase.accept("analyze");
       packet = module.addFunction("__packetizer.packet." + simdName, packetType);
       for (var e : scalar.stringAttributes().entrySet()) {
         // the scalar function's declare-simd variant names (clang's _ZGV... attributes) are not the packet's
@@ -219,12 +229,17 @@ public final class Packetizer {
         new PacketEmitter(state, packet).emit();
       } finally {
         callees.exit(scalarName, kinds, w, options.masked());
+        state.flushRemarks();
       }
       int rawInstructions = packet.instructionCount();
+      phase.accept("emit");
       verify(module, packet, "after emitting the packet function", scalarName);
+      phase.accept("verify");
       if (options.cleanup()) {
         Module.runPasses(packet, CLEANUP_PIPELINE, null);
+        phase.accept("cleanup");
         if (options.verifyEachPhase()) verify(module, packet, "after clean-up", scalarName);
+        phase.accept("verify");
       }
       List<PacketizationResult.BlockInfo> blockInfo = new ArrayList<>();
       for (Block bl : schedule.order()) {
@@ -286,7 +301,7 @@ public final class Packetizer {
           stats.blocks, stats.linearizedBranches, stats.keptBranches, stats.selects, stats.vectorLoads, stats.vectorStores,
           stats.gathers, stats.scatters, stats.cascades, stats.vectorCalls, stats.scalarizedCalls,
           scalar.instructionCount(), rawInstructions, packet.instructionCount(), List.copyOf(state.remarks()),
-          blockInfo, System.nanoTime() - start);
+          blockInfo, System.nanoTime() - start, finish(phases, phase));
     } catch (RuntimeException e) {
       rollback(module, functionsBefore);
       if (e instanceof PacketizationException pe) throw pe;
@@ -344,6 +359,13 @@ public final class Packetizer {
   }
 
   private static boolean isNonNull(org.bytedeco.javacpp.Pointer p) { return p != null && !p.isNull(); }
+
+  private static Map<String, Long> finish(Map<String, Long> phases, java.util.function.Consumer<String> phase) {
+    phase.accept("finish");
+    Map<String, Long> ordered = new LinkedHashMap<>();
+    for (String p : PacketizationResult.PHASES) if (phases.containsKey(p)) ordered.put(p, phases.get(p));
+    return ordered;
+  }
 
   static void validateWidth(int w, String fn) {
     if (w < 2 || w > MAX_WIDTH || Integer.bitCount(w) != 1) {

@@ -92,6 +92,7 @@ public final class ScalingBench {
       @JsonProperty("cpu_ms") double cpuMs,
       @JsonProperty("ms_per_1k_instructions") double msPer1k,
       @JsonProperty("cpu_ms_per_1k_instructions") double cpuMsPer1k,
+      @JsonProperty("phase_ms") java.util.Map<String, Double> phaseMs,
       @JsonProperty("error") String error) {
     boolean ok() { return error == null; }
 
@@ -155,6 +156,7 @@ public final class ScalingBench {
     double[] ms = new double[o.reps()];
     double[] cpu = new double[o.reps()];
     int packetInstr = 0;
+    java.util.Map<String, double[]> phases = new java.util.LinkedHashMap<>();
     for (int r = 0; r < o.reps(); r++) {
       try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.parseBitcode(bc, "scaling")) {
         long c0 = THREADS.getCurrentThreadCpuTime();
@@ -162,8 +164,11 @@ public final class ScalingBench {
         cpu[r] = (THREADS.getCurrentThreadCpuTime() - c0) / 1e6;
         ms[r] = res.nanos() / 1e6; // Packetizer.run from entry to return; parsing the module is not counted
         packetInstr = res.packetInstructions();
+        final int rep = r;
+        res.phaseNanos().forEach((ph, ns) -> phases.computeIfAbsent(ph, x -> new double[o.reps()])[rep] = ns / 1e6);
       } catch (PacketizationException e) {
-        return new Point(mix, aim, c[0], c[1], 0, 0, 0, 0, 0, 0, e.getMessage().lines().findFirst().orElse(e.toString()));
+        return new Point(mix, aim, c[0], c[1], 0, 0, 0, 0, 0, 0, java.util.Map.of(),
+            e.getMessage().lines().findFirst().orElse(e.toString()));
       }
     }
     double[] sorted = ms.clone();
@@ -173,7 +178,13 @@ public final class ScalingBench {
     Arrays.sort(sc);
     double cmed = sc[sc.length / 2];
     double k = c[0] / 1000.0;
-    return new Point(mix, aim, c[0], c[1], packetInstr, med, sorted[0], cmed, med / k, cmed / k, null);
+    java.util.Map<String, Double> phaseMs = new java.util.LinkedHashMap<>();
+    phases.forEach((ph, v) -> {
+      double[] sv = v.clone();
+      Arrays.sort(sv);
+      phaseMs.put(ph, sv[sv.length / 2]);
+    });
+    return new Point(mix, aim, c[0], c[1], packetInstr, med, sorted[0], cmed, med / k, cmed / k, phaseMs, null);
   }
 
   /** Bitcode of a generated function with about {@code size} instructions (one correction step). */
@@ -307,6 +318,24 @@ public final class ScalingBench {
             p.ms(), p.cpuMs(), p.msPer1k(), p.cpuMsPer1k(), p.packetInstructions()));
       } else {
         sb.append(String.format(Locale.ROOT, "  %-10s %12d %7d   FAILED: %s%n", p.mix(), p.instructions(), p.blocks(), p.error()));
+      }
+    }
+    // where the time goes: wall ms per 1,000 instructions per phase (medians)
+    List<String> phaseNames = new ArrayList<>();
+    for (Point p : points) for (String ph : p.phaseMs().keySet()) if (!phaseNames.contains(ph)) phaseNames.add(ph);
+    if (!phaseNames.isEmpty()) {
+      sb.append("  per phase, wall ms / 1k instructions:\n");
+      sb.append(String.format(Locale.ROOT, "  %-10s %12s", "segments", "instructions"));
+      for (String ph : phaseNames) sb.append(String.format(Locale.ROOT, " %11s", ph));
+      sb.append('\n');
+      for (Point p : points) {
+        if (!p.ok()) continue;
+        sb.append(String.format(Locale.ROOT, "  %-10s %12d", p.mix(), p.instructions()));
+        for (String ph : phaseNames) {
+          Double v = p.phaseMs().get(ph);
+          sb.append(v == null ? String.format(Locale.ROOT, " %11s", "-") : String.format(Locale.ROOT, " %11.2f", v / (p.instructions() / 1000.0)));
+        }
+        sb.append('\n');
       }
     }
     Summary s = summarize(points);

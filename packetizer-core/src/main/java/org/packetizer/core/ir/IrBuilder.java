@@ -25,6 +25,9 @@ public final class IrBuilder implements AutoCloseable {
   /** The native builder, for facade-internal use. */
   LLVMBuilderRef rawRef() { return b(); }
 
+  /** The native builder (for code that positions it or builds with the C API directly). */
+  public LLVMBuilderRef ref() { return b(); }
+
   /**
    * Inserts a copy of a scalar instruction (LLVMInstructionClone: same opcode, flags, attributes and
    * operands) at the insertion point; the caller remaps its operands.

@@ -1,7 +1,12 @@
 package org.packetizer.core.pipeline;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.packetizer.analysis.cfg.CfgAnalyses;
 import org.packetizer.analysis.divergence.DivergenceInfo;
 import org.packetizer.core.adapt.LlvmSsaFunction;
@@ -81,10 +86,76 @@ public final class PacketizationState {
 
   public boolean isPureCall(Value call) { return pureCalls.test(call); }
 
-  /** Records a remark and passes it to the user's sink. */
+  private record Pending(Remark.Kind kind, String block, Value inst, String message) {}
+
+  private final List<Pending> pending = new ArrayList<>();
+
+  /**
+   * Records a remark and passes it to the user's sink. Remarks naming an instruction are held until
+   * {@link #flushRemarks()}: the instruction's text comes from one printout of its function (LLVM's
+   * printer numbers the whole function for every instruction printed alone, which made remarks
+   * quadratic in the function's size).
+   */
   public void remark(Remark.Kind kind, Block block, Value inst, String message) {
-    Remark r = new Remark(kind, scalarName, block == null ? null : block.name(), inst == null ? null : inst.print(), message);
-    remarks.add(r);
-    options.remarks().accept(r);
+    pending.add(new Pending(kind, block == null ? null : block.name(), inst, message));
+    if (inst == null && pending.size() == 1) flushRemarks();
+  }
+
+  /** Delivers the held remarks (call while their instructions still exist). */
+  public void flushRemarks() {
+    if (pending.isEmpty()) return;
+    List<Pending> batch = List.copyOf(pending);
+    pending.clear();
+    Map<Long, String> texts = new HashMap<>();
+    Set<Long> printed = new HashSet<>();
+    for (Pending p : batch) {
+      if (p.inst() == null || texts.containsKey(p.inst().ref().address())) continue;
+      Optional<Function> fn = p.inst().isInstruction() ? p.inst().block().map(Block::parent) : Optional.empty();
+      if (fn.isPresent() && printed.add(fn.get().ref().address())) texts.putAll(instructionTexts(fn.get()));
+    }
+    for (Pending p : batch) {
+      String text = null;
+      if (p.inst() != null) {
+        text = texts.get(p.inst().ref().address());
+        if (text == null) text = p.inst().print();
+      }
+      Remark r = new Remark(p.kind(), scalarName, p.block(), text, p.message());
+      remarks.add(r);
+      options.remarks().accept(r);
+    }
+  }
+
+  /**
+   * Every instruction's text, from one printout of the function (lines of the body in order, debug
+   * records skipped); empty when the lines do not line up with the instructions.
+   */
+  static Map<Long, String> instructionTexts(Function fn) {
+    List<Long> insts = new ArrayList<>();
+    for (Block bl : fn.blocks()) {
+      for (Value v = bl.firstInstruction(); v != null; v = v.nextInstruction()) insts.add(v.ref().address());
+    }
+    String[] lines = fn.print().split("\n");
+    List<String> body = new ArrayList<>();
+    boolean in = false;
+    for (String line : lines) {
+      if (!in) {
+        if (line.startsWith("define ")) in = true;
+        continue;
+      }
+      if (line.startsWith("}")) break;
+      if (!line.startsWith("  ")) continue;
+      String t = line.strip();
+      if (t.isEmpty() || t.startsWith("#dbg_") || t.startsWith(";")) continue;
+      boolean continuation = line.startsWith("   ") || t.startsWith("]");
+      if (continuation && !body.isEmpty()) {
+        body.set(body.size() - 1, body.getLast() + "\n" + line);  // e.g. a switch's case list
+      } else {
+        body.add(line);
+      }
+    }
+    if (body.size() != insts.size()) return Map.of();
+    Map<Long, String> out = new HashMap<>();
+    for (int i = 0; i < insts.size(); i++) out.put(insts.get(i), body.get(i));
+    return out;
   }
 }

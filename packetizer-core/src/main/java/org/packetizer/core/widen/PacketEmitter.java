@@ -52,9 +52,11 @@ import org.packetizer.core.pipeline.PacketizationState;
  *       instructions; memory, calls and integer division follow the rules in the methods below.
  * </ul>
  *
- * Values crossing blocks go through stack slots; {@code sroa} turns all slots back into SSA form
- * (phis) in the clean-up. This keeps the emitter simple and correct under any mix of real and
- * linearized branches.
+ * Values crossing blocks (masks, blended phis, values used in other blocks, the return value) are
+ * variables of {@link SlotSsa}, written and read like stack slots; at the end SlotSsa builds their
+ * SSA form on the emitted graph (phis where needed). This keeps the emitter simple and correct under
+ * any mix of real and linearized branches, in time linear in the live ranges (LLVM's mem2reg on
+ * allocas was quadratic on large packet functions).
  */
 public final class PacketEmitter {
   private final PacketizationState st;
@@ -66,12 +68,14 @@ public final class PacketEmitter {
   private final SpmdIntrinsics spmd;
 
   private final Map<Block, Block> head = new HashMap<>();
-  private final Map<Block, Value> maskSlot = new HashMap<>();
-  private final Map<Value, Value> phiSlot = new HashMap<>();
-  private final Map<Value, Value> valueSlot = new HashMap<>();
+  private final Map<Block, SlotSsa.Var> maskSlot = new HashMap<>();
+  private final Map<Value, SlotSsa.Var> phiSlot = new HashMap<>();
+  private final Map<Value, SlotSsa.Var> valueSlot = new HashMap<>();
+  private final Map<Block, Block> initAnchor = new HashMap<>();
+  private SlotSsa vars;
   private final Map<Value, Value> params = new HashMap<>();
   private final Map<Value, Boolean> lanesComputed = new HashMap<>();
-  private Value retSlot;
+  private SlotSsa.Var retSlot;
   private Block exitBlock;
   private Block allocaBlock;
   private Value entryMask;
@@ -106,6 +110,7 @@ public final class PacketEmitter {
     Function scalar = st.scalar();
     allocaBlock = packet.appendBlock("entry");
     entryB.atEnd(allocaBlock);
+    vars = new SlotSsa(b, packet, b.constNull(st.context().ptrType()));
     List<Block> order = st.schedule().order();
     for (Block sb : order) head.put(sb, packet.appendBlock(sb.name().isEmpty() ? "bb" : sb.name()));
     exitBlock = packet.appendBlock("packet.exit");
@@ -114,16 +119,17 @@ public final class PacketEmitter {
     setupParams(scalar);
 
     Type ret = packet.returnType();
-    if (!ret.isVoid()) retSlot = entryB.alloca(ret, "ret.slot");
+    if (!ret.isVoid()) retSlot = vars.newVar(ret, "ret");
 
     for (Block sb : order) emitBlock(sb);
 
     b.atEnd(exitBlock);
     if (ret.isVoid()) b.retVoid();
-    else b.ret(b.load(ret, retSlot, "ret"));
+    else b.ret(vars.read(retSlot, "ret"));
 
     entryB.atEnd(allocaBlock);
     entryB.br(head.get(order.getFirst()));
+    vars.resolve();
   }
 
   private void setupParams(Function scalar) {
@@ -168,11 +174,34 @@ public final class PacketEmitter {
 
   private boolean inLoop(Block sb) { return st.cfg().loops().loopOf(sb).isPresent(); }
 
-  private Value maskSlot(Block sb) {
+  private SlotSsa.Var maskSlot(Block sb) {
     return maskSlot.computeIfAbsent(sb, k -> {
-      Value slot = entryB.alloca(masks.maskType(), "mask.slot." + k.name());
-      entryB.store(masks.allFalse(), slot);
+      SlotSsa.Var slot = vars.newVar(masks.maskType(), "m." + k.name());
+      // no lane has arrived yet: at the function's entry and (to keep the live range short) again at
+      // the head of the block that decides about every way into sb
+      vars.init(slot, allocaBlock, masks.allFalse());
+      vars.init(slot, head.get(initAnchor(sb)), masks.allFalse());
       return slot;
+    });
+  }
+
+  /**
+   * Where state flowing into scalar block {@code sb} (its mask, its phis' blends) may be reset: the
+   * head of sb's immediate dominator, moved out of every loop that does not contain sb (a reset
+   * inside such a loop would drop lanes that arrived in earlier iterations). Every path into sb
+   * passes there before any edge contributes, and no contribution is ever needed across it.
+   */
+  private Block initAnchor(Block sb) {
+    return initAnchor.computeIfAbsent(sb, s -> {
+      var dom = st.cfg().dom();
+      var loops = st.cfg().loops();
+      Block d = dom.idom(s).orElse(s);
+      var l = loops.loopOf(d);
+      while (l.isPresent() && !l.get().contains(s)) {
+        d = dom.idom(l.get().header()).orElse(d);
+        l = loops.loopOf(d);
+      }
+      return d;
     });
   }
 
@@ -188,9 +217,9 @@ public final class PacketEmitter {
     if (isEntry(sb)) {
       slotMask = entryMask;
     } else {
-      Value slot = maskSlot(sb);
-      slotMask = b.load(masks.maskType(), slot, "m." + sb.name());
-      if (inLoop(sb)) b.store(masks.allFalse(), slot);
+      SlotSsa.Var slot = maskSlot(sb);
+      slotMask = vars.read(slot, "m." + sb.name());
+      if (inLoop(sb)) vars.write(slot, masks.allFalse());
     }
     m = partial ? slotMask : entryMask;
     boolean guard = needsGuard(sb, partial);
@@ -213,9 +242,9 @@ public final class PacketEmitter {
     for (Value inst : st.ssa().instructions(sb)) {
       Opcode op = st.ssa().opcode(inst);
       if (op == Opcode.PHI) {
-        Value pv = b.load(slotType(inst), phiSlot(inst), inst.name());
+        Value pv = vars.read(phiSlot(inst), inst.name());
         local.put(inst, pv);
-        if (needsValueSlot(inst)) b.store(pv, valueSlot(inst));
+        if (needsValueSlot(inst)) vars.write(valueSlot(inst), pv);
         continue;
       }
       if (op.isTerminator()) {
@@ -225,7 +254,7 @@ public final class PacketEmitter {
       Value pv = emitInstruction(inst);
       if (pv != null) {
         local.put(inst, pv);
-        if (needsValueSlot(inst)) b.store(pv, valueSlot(inst));
+        if (needsValueSlot(inst)) vars.write(valueSlot(inst), pv);
       }
     }
   }
@@ -266,12 +295,22 @@ public final class PacketEmitter {
     return uniform(v) ? v.type() : packetType(v, v.type());
   }
 
-  private Value phiSlot(Value phi) {
-    return phiSlot.computeIfAbsent(phi, p -> entryB.alloca(slotType(p), "phi.slot." + p.name()));
+  private SlotSsa.Var phiSlot(Value phi) {
+    return phiSlot.computeIfAbsent(phi, p -> {
+      SlotSsa.Var v = vars.newVar(slotType(p), p.name());
+      // (undefined before the first edge blends into it, as at the function's entry)
+      st.ssa().blockOf(p).ifPresent(pb -> vars.init(v, head.get(initAnchor(pb)), b.poison(slotType(p))));
+      return v;
+    });
   }
 
-  private Value valueSlot(Value v) {
-    return valueSlot.computeIfAbsent(v, p -> entryB.alloca(slotType(p), "val.slot." + p.name()));
+  private SlotSsa.Var valueSlot(Value v) {
+    return valueSlot.computeIfAbsent(v, p -> {
+      SlotSsa.Var var = vars.newVar(slotType(p), p.name());
+      // the definition's block head: every use is dominated by it (phi uses through their edges)
+      st.ssa().blockOf(p).ifPresent(db -> vars.init(var, head.get(db), b.poison(slotType(p))));
+      return var;
+    });
   }
 
   private boolean needsValueSlot(Value inst) {
@@ -316,13 +355,13 @@ public final class PacketEmitter {
     if (p != null) return p;
     Value l = local.get(v);
     if (l != null) return l;
-    Value slot = valueSlot.get(v);
+    SlotSsa.Var slot = valueSlot.get(v);
     if (slot == null) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL,
           "internal error: " + v.describe() + " is used in block " + current.name() + " before its definition was emitted",
           st.scalarName(), current.name(), null);
     }
-    Value loaded = b.load(slotType(v), slot, v.name());
+    Value loaded = vars.read(slot, v.name());
     local.put(v, loaded);
     return loaded;
   }
@@ -971,7 +1010,7 @@ public final class PacketEmitter {
           Value rv = term.operand(0);
           Type rt = packet.returnType();
           Value v = rt.isVector() ? vec(rv) : scal(rv);
-          b.store(v, retSlot);
+          vars.write(retSlot, v);
         }
         b.br(chainNext(sb));
       }
@@ -1048,9 +1087,9 @@ public final class PacketEmitter {
   private void contribute(Block from, Block to, Value e) {
     if (!st.schedule().isScheduled(to)) return;
     if (MaskOps.isAllFalse(e)) return;
-    Value slot = maskSlot(to);
-    Value old = b.load(masks.maskType(), slot, "");
-    b.store(masks.or(old, e, "m.acc." + to.name()), slot);
+    SlotSsa.Var slot = maskSlot(to);
+    Value old = vars.read(slot, "");
+    vars.write(slot, masks.or(old, e, "m.acc." + to.name()));
     Value any = null;
     for (Value phi : st.ssa().instructions(to)) {
       if (st.ssa().opcode(phi) != Opcode.PHI) break;
@@ -1062,8 +1101,8 @@ public final class PacketEmitter {
         }
       }
       if (in == null) continue;
-      Value ps = phiSlot(phi);
-      Value cur = b.load(slotType(phi), ps, "");
+      SlotSsa.Var ps = phiSlot(phi);
+      Value cur = vars.read(ps, "");
       Value nv;
       if (uniform(phi)) {
         if (any == null) any = masks.any(e, "any.e." + to.name());
@@ -1072,7 +1111,7 @@ public final class PacketEmitter {
         nv = MaskOps.isAllTrue(e) ? vec(in) : b.select(e, vec(in), cur, phi.name() + ".blend");
         st.stats().selects++;
       }
-      b.store(nv, ps);
+      vars.write(ps, nv);
     }
   }
 

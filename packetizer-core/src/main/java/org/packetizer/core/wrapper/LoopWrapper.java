@@ -223,7 +223,13 @@ public final class LoopWrapper {
         inner.vectorLoads(), inner.vectorStores(), inner.gathers(), inner.scatters(), inner.cascades(), inner.vectorCalls(),
         inner.scalarizedCalls(), inner.scalarInstructions(), inner.emittedInstructions(),
         inner.packetInstructions() + wrapper.instructionCount(), List.copyOf(remarks), inner.blockInfo(),
-        System.nanoTime() - start));
+        System.nanoTime() - start, withWrapper(inner.phaseNanos(), System.nanoTime() - start - inner.nanos())));
+  }
+
+  private static java.util.Map<String, Long> withWrapper(java.util.Map<String, Long> inner, long wrapperNanos) {
+    java.util.Map<String, Long> out = new java.util.LinkedHashMap<>(inner);
+    out.put("wrapper", Math.max(0, wrapperNanos));
+    return out;
   }
 
   private static Set<String> names(Module m) {
