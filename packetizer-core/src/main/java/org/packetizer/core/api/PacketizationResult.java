@@ -53,6 +53,15 @@ public record PacketizationResult(
     phaseNanos = phaseNanos == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phaseNanos));
   }
 
+  /** This result with one more remark. */
+  public PacketizationResult withRemark(Remark r) {
+    List<Remark> rs = new java.util.ArrayList<>(remarks);
+    rs.add(r);
+    return new PacketizationResult(scalarFunction, packetFunction, width, params, shapes, uniformValues, varyingValues, blocks,
+        linearizedBranches, keptBranches, selects, vectorLoads, vectorStores, gathers, scatters, cascades, vectorCalls,
+        scalarizedCalls, scalarInstructions, emittedInstructions, packetInstructions, List.copyOf(rs), blockInfo, nanos, phaseNanos);
+  }
+
   /** A result without phase times. */
   public PacketizationResult(String scalarFunction, String packetFunction, int width, List<ParamKind> params,
       Map<String, String> shapes, int uniformValues, int varyingValues, int blocks, int linearizedBranches, int keptBranches,

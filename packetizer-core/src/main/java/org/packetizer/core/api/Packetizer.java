@@ -185,7 +185,13 @@ public final class Packetizer {
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
     // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
     Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options);
-    if (wrapped.isPresent()) return wrapped.get();
+    if (wrapped.isPresent()) {
+      // the W-wide wrapper is what callers see: it is the variant published and announced
+      if (abiVariant == null) return wrapped.get();
+      Remark note = publishUnderVectorAbi(module, scalarName, simdName, abiVariant);
+      options.remarks().accept(note);
+      return wrapped.get().withRemark(note);
+    }
 
     Set<String> functionsBefore = new HashSet<>();
     for (Function f : module.functions()) functionsBefore.add(f.name());
@@ -283,18 +289,8 @@ public final class Packetizer {
       }
       verify(module, packet, "at the end", scalarName);
       if (abiVariant != null) {
-        String entry = abiVariant.attributeEntry(simdName);
-        if (abiVariant.params().stream().anyMatch(k -> k.alignment() > 1)) {
-          // LLVM's loop vectorizer matches variants by vlen, mask and parameter kinds but does not prove
-          // an alignment promise at the call site: announcing this variant could make it call it with an
-          // unaligned pointer
-          state.remark(Remark.Kind.NOTE, null, null, "published as @" + simdName + " but not announced to the call sites of @"
-              + scalarName + ": its parameters promise an alignment that the loop vectorizer would not check");
-        } else {
-          int sites = VectorAbi.annotateCallSites(module, scalarName, entry);
-          state.remark(Remark.Kind.NOTE, null, null, "published under the vector function ABI as " + entry + "; "
-              + sites + " call site(s) of @" + scalarName + " annotated");
-        }
+        Remark note = publishUnderVectorAbi(module, scalarName, simdName, abiVariant);
+        state.remark(note.kind(), null, null, note.message());
       }
       var stats = state.stats();
       return new PacketizationResult(scalarName, simdName, w, kinds, shapes, uniformValues, varyingValues,
@@ -359,6 +355,21 @@ public final class Packetizer {
   }
 
   private static boolean isNonNull(org.bytedeco.javacpp.Pointer p) { return p != null && !p.isNull(); }
+
+  /** Announces {@code simdName} to the call sites of the scalar function (vector function ABI). */
+  private static Remark publishUnderVectorAbi(Module module, String scalarName, String simdName, VectorAbi.Variant abiVariant) {
+    String entry = abiVariant.attributeEntry(simdName);
+    if (abiVariant.params().stream().anyMatch(k -> k.alignment() > 1)) {
+      // LLVM's loop vectorizer matches variants by vlen, mask and parameter kinds but does not prove
+      // an alignment promise at the call site: announcing this variant could make it call it with an
+      // unaligned pointer
+      return new Remark(Remark.Kind.NOTE, scalarName, null, null, "published as @" + simdName + " but not announced to the"
+          + " call sites of @" + scalarName + ": its parameters promise an alignment that the loop vectorizer would not check");
+    }
+    int sites = VectorAbi.annotateCallSites(module, scalarName, entry);
+    return new Remark(Remark.Kind.NOTE, scalarName, null, null, "published under the vector function ABI as " + entry + "; "
+        + sites + " call site(s) of @" + scalarName + " annotated");
+  }
 
   private static Map<String, Long> finish(Map<String, Long> phases, java.util.function.Consumer<String> phase) {
     phase.accept("finish");

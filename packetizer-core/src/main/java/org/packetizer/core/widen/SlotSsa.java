@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.bytedeco.javacpp.PointerPointer;
@@ -220,7 +221,7 @@ final class SlotSsa {
     for (int j = 0; j < exposed.size(); j++) {
       int blk = exposedBlock.get(j);
       Var v = exposedVar.get(j);
-      if (entry[blk] == null) entry[blk] = new IdentityHashMap<>();
+      if (entry[blk] == null) entry[blk] = new LinkedHashMap<>();  // (insertion order: deterministic output)
       if (entry[blk].putIfAbsent(v, pending) == null) work.add(new long[] {blk, j});
     }
     while (!work.isEmpty()) {
@@ -229,7 +230,7 @@ final class SlotSsa {
       Var v = exposedVar.get((int) item[1]);
       for (int p : pred[blk]) {
         if (endDefs[p] != null && endDefs[p].containsKey(v)) continue;
-        if (entry[p] == null) entry[p] = new IdentityHashMap<>();
+        if (entry[p] == null) entry[p] = new LinkedHashMap<>();
         if (entry[p].putIfAbsent(v, pending) == null) work.add(new long[] {p, item[1]});
       }
     }

@@ -165,8 +165,9 @@ public final class LoopWrapper {
     Set<String> before = names(module);
     // remarks of the N-wide packetization reach the caller only if it is kept
     List<Remark> innerRemarks = new ArrayList<>();
+    // (the N-wide function is internal: only the W-wide wrapper is published under the vector ABI)
     PacketizerOptions innerOptions = options.toBuilder().width(n).params(kinds).wrapperMode(WrapperMode.DIRECT)
-        .remarks(innerRemarks::add).build();
+        .vectorAbi(false).remarks(innerRemarks::add).build();
     PacketizationResult inner = new Packetizer(innerOptions).run(module, fn, innerName);
     Function innerF = module.function(innerName).orElseThrow();
     if (options.wrapperMode() == WrapperMode.AUTO && !prefersLoop(s, n, inner)) {

@@ -114,6 +114,26 @@ class VectorAbiTest {
     return f.print();
   }
 
+  /**
+   * With the loop wrapper (W above the hardware width) the W-wide wrapper is what callers see: it is
+   * the published and announced variant; the internal N-wide function is not announced.
+   */
+  @Test
+  void theLoopWrapperIsPublishedNotItsNWideFunction() {
+    try (LlvmContext ctx = LlvmContext.create(); Module m = CSources.compile(ctx, "vabi.c", "-mavx2")) {
+      PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(16).params("v").vectorAbi(true)
+          .hardwareWidth(4).wrapperMode(org.packetizer.core.api.WrapperMode.LOOP).build()).run(m, "shade", null);
+      String name = r.packetFunction();
+      assertTrue(name.startsWith("_ZGV") && name.endsWith("N16v_shade"), name);
+      assertTrue(m.function(name + ".n4").isPresent(), "the N-wide function");
+      Value call = callsTo(m, "loop_all", "shade").getFirst();
+      assertEquals(List.of(name + "(" + name + ")"), VectorAbi.entries(call));
+      assertTrue(r.remarks().stream().anyMatch(x -> x.message().contains("published under the vector function ABI as "
+          + name + "(" + name + ")")), r.remarks()::toString);
+      assertTrue(m.verify().isEmpty(), () -> m.verify().get());
+    }
+  }
+
   @Test
   void publishingNeedsVectorAbiParameterTokens() {
     try (LlvmContext ctx = LlvmContext.create(); Module m = CSources.compile(ctx, "shapes.c")) {
