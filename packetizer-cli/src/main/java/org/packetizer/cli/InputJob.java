@@ -10,14 +10,17 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.Packetizer;
 import org.packetizer.core.api.Remark;
+import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrLoadException;
 import org.packetizer.core.ir.LlvmContext;
@@ -25,6 +28,7 @@ import org.packetizer.core.ir.LlvmException;
 import org.packetizer.core.ir.Module;
 import org.packetizer.core.toolchain.IsolatedLoad;
 import org.packetizer.core.toolchain.Manifest;
+import org.packetizer.core.wrapper.HardwareWidth;
 
 /**
  * Everything {@code packetize} does for one input file, in its own {@link LlvmContext} (LLVM contexts
@@ -96,10 +100,14 @@ final class InputJob implements Callable<InputJob.Result> {
         String simd = f.simdName(s.width());
         List<Remark> remarks = new ArrayList<>();
         try {
+          Set<String> before = functionNames(m);
           PacketizationResult r = new Packetizer(s.options(fi, remarks::add)).run(m, f.scalar(), simd);
           done.add(r);
           applyTarget(m, simd);
-          if (!s.quiet()) log.println(input.name() + ": " + describe(r));
+          if (!s.quiet()) {
+            log.println(input.name() + ": " + describe(r));
+            wrapperLine(m, r, before).ifPresent(l -> log.println(input.name() + ":   " + l));
+          }
           remarks(remarks);
           if (s.remarksYaml()) RemarkYaml.packetized(yaml, input.name(), r);
         } catch (PacketizationException e) {
@@ -173,6 +181,34 @@ final class InputJob implements Callable<InputJob.Result> {
     Function f = m.function(simd).orElseThrow();
     if (s.targetCpu() != null) f.setStringAttribute("target-cpu", s.targetCpu());
     if (s.targetFeatures() != null) f.setStringAttribute("target-features", s.targetFeatures());
+  }
+
+  private static Set<String> functionNames(Module m) {
+    Set<String> out = new HashSet<>();
+    for (Function f : m.functions()) out.add(f.name());
+    return out;
+  }
+
+  /**
+   * What form the packet function took: "wrapper: ..." when the core emitted the N-wide function
+   * {@code <simd>.n<N>} and the W-wide wrapper around it (--wrapper loop, or auto where it chose
+   * loop); for --wrapper loop without a wrapper, why not. Empty for the direct form otherwise.
+   */
+  private Optional<String> wrapperLine(Module m, PacketizationResult r, Set<String> before) {
+    String simd = r.packetFunction();
+    for (int n = r.width() / 2; n >= 1; n /= 2) {
+      String inner = simd + ".n" + n;
+      if (!before.contains(inner) && m.function(inner).map(g -> !g.isDeclaration()).orElse(false)) {
+        return Optional.of("wrapper: @" + simd + " calls the " + n + "-wide @" + inner + " " + (r.width() / n)
+            + " times (" + (s.wrapperMode() == WrapperMode.AUTO ? "--wrapper auto chose loop" : "--wrapper loop") + ")");
+      }
+    }
+    if (s.wrapperMode() != WrapperMode.LOOP) return Optional.empty();
+    String n = s.hardwareWidth() != null ? s.hardwareWidth() + " (--hardware-width)"
+        : HardwareWidth.resolve(m.function(r.scalarFunction()).orElseThrow(), s.targetCpu(), s.targetFeatures()).width()
+            + " (detected)";
+    return Optional.of("no wrapper: the width " + r.width() + " is not above the hardware width " + n
+        + ", so --wrapper loop emits @" + simd + " directly");
   }
 
   private void remarks(List<Remark> remarks) {

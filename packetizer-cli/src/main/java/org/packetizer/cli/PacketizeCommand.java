@@ -20,6 +20,7 @@ import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.WrapperMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.ArgSpec;
@@ -75,6 +76,7 @@ import picocli.CommandLine.Spec;
         "                                                textual IR on standard output",
         "  packetize k.bc -f f -f g:g_v4 -w 4 --check    two functions, checked",
         "  packetize -j 2 -o out/ a.bc b.bc c.bc -f k    a batch, two at a time",
+        "  packetize k.bc -f k -w 32 --wrapper loop      W/N calls of an N-wide function",
         "  packetize demo                                a tour on a bundled kernel"})
 public final class PacketizeCommand implements java.util.concurrent.Callable<Integer> {
 
@@ -94,17 +96,27 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   int width;
 
   @Option(names = "--hardware-width", paramLabel = "N",
-      description = "Emit an N-wide function and a W-wide wrapper calling it W/N times on slices of the arguments"
-          + " (thesis 4.6; N divides W). Default: W above the target's hardware width is served as the measurements"
-          + " say is faster (README, Wrapper).")
+      description = "The hardware width N (a power of two dividing W) for --wrapper instead of the one detected from the"
+          + " target. Alone it means --wrapper loop: an N-wide function and a W-wide wrapper calling it W/N times on"
+          + " slices of the arguments (thesis 4.6). No effect with --wrapper direct.")
   Integer hardwareWidth;
 
+  @Option(names = "--wrapper", paramLabel = "auto|loop|direct",
+      description = "How a width W above the hardware width N is served (thesis 4.6): loop: the N-wide function"
+          + " SIMD.nN and a W-wide SIMD calling it W/N times; direct: one W-wide function (LLVM splits the vectors);"
+          + " auto: loop only where the measurements say it is faster (README, Wrapper). N: --hardware-width, else"
+          + " detected from the target (--target-cpu, --target-features, the function's attributes, the host). A W"
+          + " not above N is always direct. Default: loop with --hardware-width, else auto.")
+  String wrapper;
+
   @Option(names = "--target-cpu", paramLabel = "CPU",
-      description = "Compile the packet functions for this CPU (e.g. x86-64-v3, znver4); also used by --check.")
+      description = "Compile the packet functions for this CPU (e.g. x86-64-v3, znver4); also used by --check and to"
+          + " detect the hardware width.")
   String targetCpu;
 
   @Option(names = "--target-features", paramLabel = "FEATURES",
-      description = "Target features for the packet functions (e.g. +avx2,+fma); also used by --check.")
+      description = "Target features for the packet functions (e.g. +avx2,+fma); also used by --check and to detect"
+          + " the hardware width.")
   String targetFeatures;
 
   @Option(names = "--params", paramLabel = "LETTERS",
@@ -356,10 +368,11 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       if (hardwareWidth > width || width % hardwareWidth != 0) {
         throw CliException.usage("--hardware-width " + hardwareWidth + " must divide the width " + width);
       }
-      if (!OptionsBridge.supportsHardwareWidth()) {
-        err.println("packetize: warning: --hardware-width is accepted but not applied yet: this build's Packetizer has"
-            + " no hardware-width option (the wrapper of DESIGN 3.8); the packet function is " + width + " lanes wide");
-      }
+    }
+    WrapperMode wrapperMode = OptionsBridge.wrapperMode(wrapper, hardwareWidth);
+    if (wrapperMode == WrapperMode.DIRECT && hardwareWidth != null) {
+      err.println("packetize: warning: --hardware-width " + hardwareWidth + " has no effect with --wrapper direct: the"
+          + " packet function is " + width + " lanes wide");
     }
     if (jobs < 1) throw CliException.usage("-j needs at least 1 job, got " + jobs);
     if (check != null && check < 1) throw CliException.usage("--check=N needs N >= 1, got " + check);
@@ -411,7 +424,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     CheckPlan.Ranges rs = CheckPlan.Ranges.parse(ranges);
     CheckPlan.Buffers bs = CheckPlan.Buffers.parse(buffers);
     boolean yaml = remarks != null && !remarks.isEmpty();
-    return new Settings(List.copyOf(fns), width, hardwareWidth, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, vm, verifyEach,
+    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, quiet, debug);
   }
 

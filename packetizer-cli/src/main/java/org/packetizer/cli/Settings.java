@@ -6,11 +6,14 @@ import java.util.Optional;
 import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.WrapperMode;
 
 /**
  * The validated options of one {@code packetize} run, shared (read-only) by the per-input jobs.
  *
  * @param functions      the -f arguments; empty: the module's only defined function
+ * @param hardwareWidth  --hardware-width N, or null: detected by the core
+ * @param wrapperMode    --wrapper, or what it defaults to (see {@link OptionsBridge#wrapperMode})
  * @param params         --params, parsed: one for all functions, or one per -f in order (empty: defaults)
  * @param checkRuns      --check N, or empty
  * @param dotDir         --dot DIR, or null
@@ -21,6 +24,7 @@ record Settings(
     List<FunctionSpec> functions,
     int width,
     Integer hardwareWidth,
+    WrapperMode wrapperMode,
     String targetCpu,
     String targetFeatures,
     List<List<ParamKind>> params,
@@ -49,11 +53,9 @@ record Settings(
         .memoryStrategy(memory)
         .vectorMath(vectorMath)
         .verifyEachPhase(verifyEachPhase)
-        .remarks(sink);
-    if (hardwareWidth != null) {
-      // an explicit hardware width asks for the N-wide function and the W-wide wrapper around it
-      b.hardwareWidth(hardwareWidth).wrapperMode(org.packetizer.core.api.WrapperMode.LOOP);
-    }
+        .remarks(sink)
+        .wrapperMode(wrapperMode);
+    if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);
     if (params.size() == 1) b.params(params.get(0));

@@ -39,8 +39,8 @@ class PacketizeCommandTest {
   void helpListsOptionsExitCodesAndExamples() {
     Cli.Run r = Cli.run("--help");
     ok(r);
-    for (String s : List.of("--function", "--width", "--hardware-width", "--target-cpu", "--target-features", "--params",
-        "--masked", "--memory", "-o", "-S", "--jobs", "--check[=N]", "--range", "--buffer", "--dot", "--remarks[=FILE]", "--debug",
+    for (String s : List.of("--function", "--width", "--hardware-width", "--wrapper=auto|loop|direct", "--target-cpu",
+        "--target-features", "--params", "--masked", "--memory", "-o", "-S", "--jobs", "--check[=N]", "--range", "--buffer", "--dot", "--remarks[=FILE]", "--debug",
         "--version", "Exit codes:", "demo", "Examples:")) {
       assertTrue(r.out().contains(s), "help mentions " + s + "\n" + r.out());
     }
@@ -62,6 +62,7 @@ class PacketizeCommandTest {
     fails(2, Cli.run("-w", "abc", p("single.ll")), "'abc' is not an int");
     fails(2, Cli.run("--memory", "scatter", p("single.ll")), "expected gather or cascade");
     fails(2, Cli.run("--vector-math", "sleef", p("single.ll")), "expected intrinsics or libmvec");
+    fails(2, Cli.run("--wrapper", "foo", p("single.ll")), "--wrapper foo: expected auto, loop or direct");
     fails(2, Cli.run("-j", "0", p("single.ll")), "-j needs at least 1");
     fails(2, Cli.run("--check=0", p("single.ll")), "--check=N needs N >= 1");
   }
@@ -195,6 +196,94 @@ class PacketizeCommandTest {
     assertTrue(hw.out().contains("<16 x "), hw.out());
     fails(2, Cli.run(p("single.ll"), "-w", "8", "--hardware-width", "16"), "must divide the width 8");
     fails(2, Cli.run(p("single.ll"), "-w", "8", "--hardware-width", "3"), "invalid hardware width 3");
+  }
+
+  // ---- wrapper (thesis 4.6) ----
+
+  /** The defined functions of an output and the IR line that defines {@code name} (or null). */
+  private static String define(Cli.Loaded m, String name) {
+    return m.ir().lines().filter(l -> l.startsWith("define ") && l.contains(" @" + name + "(")).findFirst().orElse(null);
+  }
+
+  @Test
+  void wrapperLoopEmitsTheNWideFunctionAndTheWWideWrapperBothChecked() {
+    Path bc = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("loop.ll");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--wrapper", "loop", "--hardware-width", "4",
+        "-w", "16", "--check=30", "-S", "-o", out.toString());
+    ok(r);
+    Cli.Loaded m = Cli.load(out);
+    assertTrue(m.verifierMessage().isEmpty(), m.verifierMessage().orElse(""));
+    assertEquals(List.of("mandelbrot", "mandelbrot_simd16.n4", "mandelbrot_simd16"), m.definedFunctions());
+    String inner = define(m, "mandelbrot_simd16.n4");
+    assertTrue(inner.startsWith("define internal <4 x i32>") && inner.contains("(<4 x float> %x0, <4 x float> %y0, i32 %maxIter)"),
+        inner);
+    String outer = define(m, "mandelbrot_simd16");
+    assertTrue(outer.contains("<16 x i32> @mandelbrot_simd16(<16 x float> %x0, <16 x float> %y0, i32 %maxIter)"), outer);
+    assertTrue(m.ir().contains("call <4 x i32> @mandelbrot_simd16.n4("), "the wrapper calls the 4-wide function");
+    assertTrue(r.err().contains("wrapper: @mandelbrot_simd16 calls the 4-wide @mandelbrot_simd16.n4 4 times (--wrapper loop)"),
+        r.err());
+    assertTrue(r.err().contains("check @mandelbrot_simd16 against @mandelbrot: 30 runs, 480 lanes") && r.err().contains("all equal"),
+        r.err());
+  }
+
+  @Test
+  void wrapperDirectWinsOverAHardwareWidthAndIsChecked() {
+    Path bc = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("direct.ll");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--wrapper", "direct", "--hardware-width", "4",
+        "-w", "16", "--check=30", "-S", "-o", out.toString());
+    ok(r);
+    Cli.Loaded m = Cli.load(out);
+    assertTrue(m.verifierMessage().isEmpty(), m.verifierMessage().orElse(""));
+    assertEquals(List.of("mandelbrot", "mandelbrot_simd16"), m.definedFunctions(), "no N-wide function");
+    assertFalse(m.ir().contains(".n4"), m.ir());
+    assertTrue(define(m, "mandelbrot_simd16").contains("(<16 x float> %x0, <16 x float> %y0, i32 %maxIter)"), m.ir());
+    assertTrue(r.err().contains("warning: --hardware-width 4 has no effect with --wrapper direct"), r.err());
+    assertFalse(r.err().contains("wrapper: @"), r.err());
+    assertTrue(r.err().contains("check @mandelbrot_simd16 against @mandelbrot: 30 runs, 480 lanes") && r.err().contains("all equal"),
+        r.err());
+  }
+
+  @Test
+  void wrapperLoopWithoutAHardwareWidthTakesTheTargets() {
+    // N from --target-cpu / --target-features (as the core's HardwareWidth reads them): SSE 4, AVX2 8
+    Cli.Run sse = Cli.run(p("single.ll"), "--wrapper", "loop", "--target-cpu", "x86-64", "-w", "16", "--check=20", "-S", "-o", "-");
+    ok(sse);
+    Cli.Loaded m = Cli.load(sse.stdout(), "sse");
+    assertEquals(List.of("absdiff", "absdiff_simd16.n4", "absdiff_simd16"), m.definedFunctions());
+    assertTrue(sse.err().contains("calls the 4-wide @absdiff_simd16.n4 4 times") && sse.err().contains("all equal"), sse.err());
+    Cli.Run avx = Cli.run(p("single.ll"), "--wrapper", "loop", "--target-cpu", "x86-64", "--target-features", "+avx2", "-w", "16",
+        "-q", "-S", "-o", "-");
+    ok(avx);
+    assertEquals(List.of("absdiff", "absdiff_simd16.n8", "absdiff_simd16"), Cli.load(avx.stdout(), "avx").definedFunctions());
+    // W not above N: the direct form, and the command says why
+    Cli.Run narrow = Cli.run(p("single.ll"), "--wrapper", "loop", "--target-cpu", "x86-64", "-w", "4", "-S", "-o", "-");
+    ok(narrow);
+    assertEquals(List.of("absdiff", "absdiff_simd4"), Cli.load(narrow.stdout(), "narrow").definedFunctions());
+    assertTrue(narrow.err().contains("no wrapper: the width 4 is not above the hardware width 4 (detected)"), narrow.err());
+    // no vector registers to loop over: an input error that names the way out
+    fails(2, Cli.run(p("single.ll"), "--wrapper", "loop", "--target-cpu", "i686", "-w", "8"), "the hardware width is 1",
+        "--wrapper direct");
+  }
+
+  @Test
+  void wrapperDefaultsLoopWithAHardwareWidthElseAuto() {
+    // --hardware-width alone: loop (as before --wrapper existed)
+    Cli.Run hw = Cli.run(p("single.ll"), "--hardware-width", "4", "-w", "8", "-S", "-o", "-");
+    ok(hw);
+    assertEquals(List.of("absdiff", "absdiff_simd8.n4", "absdiff_simd8"), Cli.load(hw.stdout(), "hw").definedFunctions());
+    // nothing: auto, which serves straight-line code directly (README, Wrapper) ...
+    Cli.Run auto = Cli.run(p("single.ll"), "--target-cpu", "x86-64", "-w", "32", "-S", "-o", "-");
+    ok(auto);
+    assertEquals(List.of("absdiff", "absdiff_simd32"), Cli.load(auto.stdout(), "auto").definedFunctions());
+    // ... and a divergent loop at W/N >= 8 through the wrapper
+    Cli.Run loop = Cli.run(p("branchy.ll"), "-f", "triangle", "--wrapper", "auto", "--hardware-width", "4", "-w", "32",
+        "--check=20", "--range", "-5:40", "-S", "-o", "-");
+    ok(loop);
+    assertEquals(List.of("clamp_scale", "triangle", "triangle_simd32.n4", "triangle_simd32"),
+        Cli.load(loop.stdout(), "loop").definedFunctions());
+    assertTrue(loop.err().contains("(--wrapper auto chose loop)") && loop.err().contains("all equal"), loop.err());
   }
 
   // ---- check ----
