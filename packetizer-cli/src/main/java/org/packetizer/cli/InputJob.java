@@ -103,7 +103,7 @@ final class InputJob implements Callable<InputJob.Result> {
           Set<String> before = functionNames(m);
           PacketizationResult r = new Packetizer(s.options(fi, remarks::add)).run(m, f.scalar(), simd);
           done.add(r);
-          applyTarget(m, simd);
+          applyTarget(m, before);
           if (!s.quiet()) {
             log.println(input.name() + ": " + describe(r));
             wrapperLine(m, r, before).ifPresent(l -> log.println(input.name() + ":   " + l));
@@ -175,12 +175,18 @@ final class InputJob implements Callable<InputJob.Result> {
         + "; name one or more with -f SCALAR[:SIMD]");
   }
 
-  /** --target-cpu / --target-features: the packet function is compiled for that CPU. */
-  private void applyTarget(Module m, String simd) {
+  /**
+   * --target-cpu / --target-features: the packet function is compiled for that CPU, and so is every
+   * other function the packetization defined (the N-wide function of a wrapper, packet versions of
+   * callees): they do the work.
+   */
+  private void applyTarget(Module m, Set<String> before) {
     if (s.targetCpu() == null && s.targetFeatures() == null) return;
-    Function f = m.function(simd).orElseThrow();
-    if (s.targetCpu() != null) f.setStringAttribute("target-cpu", s.targetCpu());
-    if (s.targetFeatures() != null) f.setStringAttribute("target-features", s.targetFeatures());
+    for (Function f : m.functions()) {
+      if (f.isDeclaration() || before.contains(f.name())) continue;
+      if (s.targetCpu() != null) f.setStringAttribute("target-cpu", s.targetCpu());
+      if (s.targetFeatures() != null) f.setStringAttribute("target-features", s.targetFeatures());
+    }
   }
 
   private static Set<String> functionNames(Module m) {

@@ -205,6 +205,13 @@ class PacketizeCommandTest {
     return m.ir().lines().filter(l -> l.startsWith("define ") && l.contains(" @" + name + "(")).findFirst().orElse(null);
   }
 
+  /** The text of the attribute group on the definition of {@code name} ("" when it has none). */
+  private static String attributes(Cli.Loaded m, String name) {
+    Matcher g = Pattern.compile(" #(\\d+) \\{$").matcher(define(m, name));
+    if (!g.find()) return "";
+    return m.ir().lines().filter(l -> l.startsWith("attributes #" + g.group(1) + " = ")).findFirst().orElseThrow();
+  }
+
   @Test
   void wrapperLoopEmitsTheNWideFunctionAndTheWWideWrapperBothChecked() {
     Path bc = Cli.bundled(dir, "mandelbrot");
@@ -252,6 +259,8 @@ class PacketizeCommandTest {
     ok(sse);
     Cli.Loaded m = Cli.load(sse.stdout(), "sse");
     assertEquals(List.of("absdiff", "absdiff_simd16.n4", "absdiff_simd16"), m.definedFunctions());
+    // the N-wide function does the work: it is compiled for the target too
+    assertTrue(attributes(m, "absdiff_simd16.n4").contains("\"target-cpu\"=\"x86-64\""), m.ir());
     assertTrue(sse.err().contains("calls the 4-wide @absdiff_simd16.n4 4 times") && sse.err().contains("all equal"), sse.err());
     Cli.Run avx = Cli.run(p("single.ll"), "--wrapper", "loop", "--target-cpu", "x86-64", "--target-features", "+avx2", "-w", "16",
         "-q", "-S", "-o", "-");
