@@ -26,6 +26,7 @@ import org.packetizer.core.ir.IrLoadException;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmException;
 import org.packetizer.core.ir.Module;
+import org.packetizer.core.mapping.VectorAbi;
 import org.packetizer.core.toolchain.IsolatedLoad;
 import org.packetizer.core.toolchain.Manifest;
 import org.packetizer.core.wrapper.HardwareWidth;
@@ -97,7 +98,7 @@ final class InputJob implements Callable<InputJob.Result> {
       List<PacketizationResult> done = new ArrayList<>();
       for (int fi = 0; fi < fns.size(); fi++) {
         FunctionSpec f = fns.get(fi);
-        String simd = f.simdName(s.width());
+        String simd = s.simdName(f); // null: the core names it (--vector-abi)
         List<Remark> remarks = new ArrayList<>();
         try {
           Set<String> before = functionNames(m);
@@ -107,7 +108,9 @@ final class InputJob implements Callable<InputJob.Result> {
           if (!s.quiet()) {
             log.println(input.name() + ": " + describe(r));
             wrapperLine(m, r, before).ifPresent(l -> log.println(input.name() + ":   " + l));
+            if (s.vectorAbi()) log.println(input.name() + ":   " + vectorAbiLine(r));
           }
+          if (s.vectorAbi()) vectorAbiTargetWarning(m, r);
           remarks(remarks);
           if (s.remarksYaml()) RemarkYaml.packetized(yaml, input.name(), r);
         } catch (PacketizationException e) {
@@ -215,6 +218,50 @@ final class InputJob implements Callable<InputJob.Result> {
             + " (detected)";
     return Optional.of("no wrapper: the width " + r.width() + " is not above the hardware width " + n
         + ", so --wrapper loop emits @" + simd + " directly");
+  }
+
+  /** The name the packet function was published under, and what the core said about its call sites. */
+  private static String vectorAbiLine(PacketizationResult r) {
+    for (Remark rm : r.remarks()) {
+      if (rm.kind() == Remark.Kind.NOTE && rm.message().startsWith("published ")
+          && rm.message().contains("@" + r.scalarFunction())) {
+        return rm.message();
+      }
+    }
+    return "published under the vector function ABI as @" + r.packetFunction();
+  }
+
+  /**
+   * The ISA letter of the vector-function-ABI variant says how callers pass the vectors (b: 128-bit
+   * registers, c/d: 256, e: 512); the core takes it from the scalar function's target-features. When
+   * --target-cpu/--target-features compile the packet function for other registers, a caller that
+   * follows the variant (LLVM's loop vectorizer, through the annotated call sites) would pass the
+   * vectors in other registers than the function reads.
+   */
+  private void vectorAbiTargetWarning(Module m, PacketizationResult r) {
+    if (s.targetCpu() == null && s.targetFeatures() == null) return;
+    Function scalar = m.function(r.scalarFunction()).orElseThrow();
+    Function packet = m.function(r.packetFunction()).orElseThrow();
+    char isa;
+    try {
+      isa = VectorAbi.demangle(r.packetFunction()).filter(v -> v.scalarName().equals(r.scalarFunction()))
+          .map(VectorAbi.Variant::isa).orElse(VectorAbi.isa(scalar.stringAttribute("target-features").orElse("")));
+    } catch (IllegalArgumentException e) {
+      return;
+    }
+    int named = switch (isa) {
+      case 'b' -> HardwareWidth.SSE;
+      case 'c', 'd' -> HardwareWidth.AVX;
+      default -> HardwareWidth.AVX512;
+    };
+    int compiled = HardwareWidth.of(packet.stringAttribute("target-cpu").orElse(""),
+        packet.stringAttribute("target-features").orElse(""));
+    if (compiled != named) {
+      warning("--vector-abi: @" + r.packetFunction() + " is compiled for " + (compiled * 32) + "-bit vector registers"
+          + " (--target-cpu/--target-features) but its vector-function-ABI ISA letter '" + isa + "', from @"
+          + r.scalarFunction() + "'s own target-features, means " + (named * 32) + "-bit ones: callers would pass the"
+          + " vectors in other registers than it reads; compile @" + r.scalarFunction() + " for the same target instead");
+    }
   }
 
   private void remarks(List<Remark> remarks) {

@@ -13,7 +13,9 @@ import org.packetizer.core.api.WrapperMode;
  *       and no hardware width means the API's default, AUTO;
  *   <li>{@code --hardware-width N} is {@code PacketizerOptions.hardwareWidth(N)}; without it the core
  *       detects N from {@code --target-cpu}/{@code --target-features} (which are also passed on), the
- *       function's or module's attributes, or the host ({@code core.wrapper.HardwareWidth}).
+ *       function's or module's attributes, or the host ({@code core.wrapper.HardwareWidth});
+ *   <li>{@code --vector-abi} is {@code PacketizerOptions.vectorAbi(true)}; a {@code -f SCALAR} without
+ *       a SIMD name then passes no name, and the core names the packet function {@code _ZGV...}.
  * </ul>
  *
  * ({@code --target-cpu} and {@code --target-features} are also applied by the command itself: they

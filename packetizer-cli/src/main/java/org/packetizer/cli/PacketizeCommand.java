@@ -77,6 +77,7 @@ import picocli.CommandLine.Spec;
         "  packetize k.bc -f f -f g:g_v4 -w 4 --check    two functions, checked",
         "  packetize -j 2 -o out/ a.bc b.bc c.bc -f k    a batch, two at a time",
         "  packetize k.bc -f k -w 32 --wrapper loop      W/N calls of an N-wide function",
+        "  packetize k.bc -f f --params v --vector-abi   named _ZGVbN8v_f (SSE module)",
         "  packetize demo                                a tour on a bundled kernel"})
 public final class PacketizeCommand implements java.util.concurrent.Callable<Integer> {
 
@@ -87,8 +88,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   List<String> inputs = new ArrayList<>();
 
   @Option(names = {"-f", "--function"}, paramLabel = "SCALAR[:SIMD]",
-      description = {"Function to packetize (repeatable); SIMD names the new function (default: SCALAR_simdW)."
-          + " Without -f: the module's only defined function."})
+      description = {"Function to packetize (repeatable); SIMD names the new function (default: SCALAR_simdW; with"
+          + " --vector-abi its vector-function-ABI name _ZGV...). Without -f: the module's only defined function."})
   List<String> functions = new ArrayList<>();
 
   @Option(names = {"-w", "--width"}, paramLabel = "W", defaultValue = "8",
@@ -126,6 +127,13 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
 
   @Option(names = "--masked", description = "Add a trailing <W x i1> mask parameter: inactive lanes do nothing.")
   boolean masked;
+
+  @Option(names = "--vector-abi",
+      description = "Publish the packet functions under LLVM's vector function ABI: named _ZGV<isa><N|M><W><params>_SCALAR"
+          + " unless -f gives a SIMD name (isa from SCALAR's target-features), and every call of SCALAR in the module"
+          + " annotated (vector-function-abi-variant) so that LLVM's loop vectorizer can call it. Pointer parameters"
+          + " need --params u, v or l (s has no ABI letter).")
+  boolean vectorAbi;
 
   @Option(names = "--memory", paramLabel = "gather|cascade", defaultValue = "gather",
       description = "Accesses through arbitrary per-lane addresses: masked gather/scatter, or W guarded scalar accesses"
@@ -410,6 +418,15 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
         throw CliException.usage("-f " + f + ": " + e.getMessage());
       }
       if (fs.scalar().isEmpty()) throw CliException.usage("-f needs a function name");
+      if (vectorAbi && fs.simd() == null) {
+        // the name is the ABI's: known only with the module (its ISA letter), but one per scalar function
+        if (simdNames.put("\0abi:" + fs.scalar(), fs.scalar()) != null) {
+          throw CliException.usage("-f " + f + ": @" + fs.scalar() + " is already published under its vector-function-ABI"
+              + " name by an earlier -f; give this one a SIMD name (-f " + fs.scalar() + ":NAME)");
+        }
+        fns.add(fs);
+        continue;
+      }
       String simd = fs.simdName(width);
       if (simd.equals(fs.scalar())) throw CliException.usage("-f " + f + ": the SIMD function needs a name other than the scalar one");
       String prev = simdNames.put(simd, fs.scalar());
@@ -424,7 +441,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     CheckPlan.Ranges rs = CheckPlan.Ranges.parse(ranges);
     CheckPlan.Buffers bs = CheckPlan.Buffers.parse(buffers);
     boolean yaml = remarks != null && !remarks.isEmpty();
-    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, vm, verifyEach,
+    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, quiet, debug);
   }
 

@@ -14,6 +14,7 @@ import org.packetizer.core.api.WrapperMode;
  * @param functions      the -f arguments; empty: the module's only defined function
  * @param hardwareWidth  --hardware-width N, or null: detected by the core
  * @param wrapperMode    --wrapper, or what it defaults to (see {@link OptionsBridge#wrapperMode})
+ * @param vectorAbi      --vector-abi: publish under the vector function ABI
  * @param params         --params, parsed: one for all functions, or one per -f in order (empty: defaults)
  * @param checkRuns      --check N, or empty
  * @param dotDir         --dot DIR, or null
@@ -25,6 +26,7 @@ record Settings(
     int width,
     Integer hardwareWidth,
     WrapperMode wrapperMode,
+    boolean vectorAbi,
     String targetCpu,
     String targetFeatures,
     List<List<ParamKind>> params,
@@ -45,6 +47,14 @@ record Settings(
     boolean quiet,
     boolean debug) {
 
+  /**
+   * The SIMD name passed to the core for {@code f}: the given or default one, or null with
+   * {@code --vector-abi} and no name given (the core then uses the vector-function-ABI name).
+   */
+  String simdName(FunctionSpec f) {
+    return vectorAbi && f.simd() == null ? null : f.simdName(width);
+  }
+
   /** The Packetizer options for the {@code index}-th function (remarks go to {@code sink}). */
   PacketizerOptions options(int index, java.util.function.Consumer<org.packetizer.core.api.Remark> sink) {
     PacketizerOptions.Builder b = PacketizerOptions.builder()
@@ -54,7 +64,8 @@ record Settings(
         .vectorMath(vectorMath)
         .verifyEachPhase(verifyEachPhase)
         .remarks(sink)
-        .wrapperMode(wrapperMode);
+        .wrapperMode(wrapperMode)
+        .vectorAbi(vectorAbi);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);

@@ -40,7 +40,7 @@ class PacketizeCommandTest {
     Cli.Run r = Cli.run("--help");
     ok(r);
     for (String s : List.of("--function", "--width", "--hardware-width", "--wrapper=auto|loop|direct", "--target-cpu",
-        "--target-features", "--params", "--masked", "--memory", "-o", "-S", "--jobs", "--check[=N]", "--range", "--buffer", "--dot", "--remarks[=FILE]", "--debug",
+        "--target-features", "--params", "--masked", "--vector-abi", "--memory", "-o", "-S", "--jobs", "--check[=N]", "--range", "--buffer", "--dot", "--remarks[=FILE]", "--debug",
         "--version", "Exit codes:", "demo", "Examples:")) {
       assertTrue(r.out().contains(s), "help mentions " + s + "\n" + r.out());
     }
@@ -198,7 +198,7 @@ class PacketizeCommandTest {
     fails(2, Cli.run(p("single.ll"), "-w", "8", "--hardware-width", "3"), "invalid hardware width 3");
   }
 
-  // ---- wrapper (thesis 4.6) ----
+  // ---- wrapper (thesis 4.6) and vector function ABI ----
 
   /** The defined functions of an output and the IR line that defines {@code name} (or null). */
   private static String define(Cli.Loaded m, String name) {
@@ -293,6 +293,73 @@ class PacketizeCommandTest {
     assertEquals(List.of("clamp_scale", "triangle", "triangle_simd32.n4", "triangle_simd32"),
         Cli.load(loop.stdout(), "loop").definedFunctions());
     assertTrue(loop.err().contains("(--wrapper auto chose loop)") && loop.err().contains("all equal"), loop.err());
+  }
+
+  @Test
+  void vectorAbiNamesThePacketFunctionAnnotatesCallsAndIsChecked() {
+    Cli.Run r = Cli.run(p("vabi_caller.ll"), "-f", "steps", "--vector-abi", "--check=30", "--range", "-5:40", "-S", "-o", "-");
+    ok(r);
+    Cli.Loaded m = Cli.load(r.stdout(), "vabi");
+    assertTrue(m.verifierMessage().isEmpty(), m.verifierMessage().orElse(""));
+    // SSE2 module (b), unmasked (N), 8 lanes, one varying parameter
+    assertEquals(List.of("steps", "all_steps", "_ZGVbN8v_steps"), m.definedFunctions());
+    assertTrue(define(m, "_ZGVbN8v_steps").contains("<8 x i32> @_ZGVbN8v_steps(<8 x i32> %n)"), m.ir());
+    assertTrue(m.ir().contains("\"vector-function-abi-variant\"=\"_ZGVbN8v_steps(_ZGVbN8v_steps)\""), m.ir());
+    assertTrue(r.err().contains("@steps -> @_ZGVbN8v_steps (width 8, params v)"), r.err());
+    assertTrue(r.err().contains("published under the vector function ABI as _ZGVbN8v_steps(_ZGVbN8v_steps); 1 call site(s) of"
+        + " @steps annotated"), r.err());
+    assertTrue(r.err().contains("check @_ZGVbN8v_steps against @steps: 30 runs, 240 lanes") && r.err().contains("all equal"),
+        r.err());
+    // masked: M and the mask parameter
+    Cli.Run masked = Cli.run(p("vabi_caller.ll"), "-f", "steps", "--vector-abi", "--masked", "-w", "4", "--check=20", "--range",
+        "0:30", "-S", "-o", "-");
+    ok(masked);
+    assertTrue(masked.out().contains("@_ZGVbM4v_steps(<4 x i32> %n, <4 x i1> %mask)"), masked.out());
+    // a SIMD name of one's own: published under it, announced under the ABI's
+    Cli.Run named = Cli.run(p("vabi_caller.ll"), "-f", "steps:steps8", "--vector-abi", "-S", "-o", "-");
+    ok(named);
+    assertTrue(named.out().contains("\"vector-function-abi-variant\"=\"_ZGVbN8v_steps(steps8)\""), named.out());
+  }
+
+  @Test
+  void vectorAbiOnABundledKernel() {
+    Path bc = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("abi.bc");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--vector-abi", "--check=30", "-o", out.toString());
+    ok(r);
+    Cli.Loaded m = Cli.load(out);
+    assertTrue(m.verifierMessage().isEmpty(), m.verifierMessage().orElse(""));
+    assertEquals(List.of("mandelbrot", "_ZGVbN8vvu_mandelbrot"), m.definedFunctions());
+    assertTrue(r.err().contains("@mandelbrot -> @_ZGVbN8vvu_mandelbrot") && r.err().contains("all equal"), r.err());
+  }
+
+  @Test
+  void vectorAbiMistakesAreExplained() {
+    // pointers default to s, which has no ABI letter
+    fails(2, Cli.run(p("table.ll"), "--vector-abi"), "cannot publish @lookup under the vector function ABI", "give the kinds");
+    fails(2, Cli.run(p("vabi_caller.ll"), "-f", "steps", "-f", "steps", "--vector-abi"),
+        "@steps is already published under its vector-function-ABI name by an earlier -f");
+    // the name's ISA letter comes from the scalar function; compiling the packet function for wider registers breaks it
+    Cli.Run wider = Cli.run(p("vabi_caller.ll"), "-f", "steps", "--vector-abi", "--target-cpu", "haswell", "-q", "-S", "-o", "-");
+    ok(wider);
+    assertTrue(wider.err().contains("warning: --vector-abi: @_ZGVbN8v_steps is compiled for 256-bit vector registers")
+        && wider.err().contains("ISA letter 'b'"), wider.err());
+    Cli.Run same = Cli.run(p("vabi_caller.ll"), "-f", "steps", "--vector-abi", "--target-features", "+sse4.2", "-q", "-S", "-o", "-");
+    ok(same);
+    assertEquals("", same.err());
+  }
+
+  @Test
+  void vectorAbiWithTheLoopWrapperAnnouncesTheWWideFunction() {
+    Cli.Run r = Cli.run(p("vabi_caller.ll"), "-f", "steps", "--vector-abi", "--wrapper", "loop", "--hardware-width", "4", "-w", "16",
+        "--check=20", "--range", "0:40", "-S", "-o", "-");
+    ok(r);
+    Cli.Loaded m = Cli.load(r.stdout(), "vabi-loop");
+    assertEquals(List.of("steps", "all_steps", "_ZGVbN16v_steps.n4", "_ZGVbN16v_steps"), m.definedFunctions());
+    assertTrue(r.err().contains("check @_ZGVbN16v_steps against @steps") && r.err().contains("all equal"), r.err());
+    org.junit.jupiter.api.Assumptions.assumeFalse(m.ir().contains("_ZGVbN4v_steps(_ZGVbN16v_steps.n4)"),
+        "core bug: with the wrapper, the call sites announce the internal 4-wide function instead of @_ZGVbN16v_steps:\n" + r.err());
+    assertTrue(m.ir().contains("\"vector-function-abi-variant\"=\"_ZGVbN16v_steps(_ZGVbN16v_steps)\""), m.ir());
   }
 
   // ---- check ----
