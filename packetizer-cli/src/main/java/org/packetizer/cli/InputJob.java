@@ -10,21 +10,26 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.Packetizer;
 import org.packetizer.core.api.Remark;
+import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrLoadException;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmException;
 import org.packetizer.core.ir.Module;
+import org.packetizer.core.mapping.VectorAbi;
 import org.packetizer.core.toolchain.IsolatedLoad;
 import org.packetizer.core.toolchain.Manifest;
+import org.packetizer.core.wrapper.HardwareWidth;
 
 /**
  * Everything {@code packetize} does for one input file, in its own {@link LlvmContext} (LLVM contexts
@@ -93,13 +98,19 @@ final class InputJob implements Callable<InputJob.Result> {
       List<PacketizationResult> done = new ArrayList<>();
       for (int fi = 0; fi < fns.size(); fi++) {
         FunctionSpec f = fns.get(fi);
-        String simd = f.simdName(s.width());
+        String simd = s.simdName(f); // null: the core names it (--vector-abi)
         List<Remark> remarks = new ArrayList<>();
         try {
+          Set<String> before = functionNames(m);
           PacketizationResult r = new Packetizer(s.options(fi, remarks::add)).run(m, f.scalar(), simd);
           done.add(r);
-          applyTarget(m, simd);
-          if (!s.quiet()) log.println(input.name() + ": " + describe(r));
+          applyTarget(m, before);
+          if (!s.quiet()) {
+            log.println(input.name() + ": " + describe(r));
+            wrapperLine(m, r, before).ifPresent(l -> log.println(input.name() + ":   " + l));
+            if (s.vectorAbi()) log.println(input.name() + ":   " + vectorAbiLine(r));
+          }
+          if (s.vectorAbi()) vectorAbiTargetWarning(m, r);
           remarks(remarks);
           if (s.remarksYaml()) RemarkYaml.packetized(yaml, input.name(), r);
         } catch (PacketizationException e) {
@@ -167,12 +178,90 @@ final class InputJob implements Callable<InputJob.Result> {
         + "; name one or more with -f SCALAR[:SIMD]");
   }
 
-  /** --target-cpu / --target-features: the packet function is compiled for that CPU. */
-  private void applyTarget(Module m, String simd) {
+  /**
+   * --target-cpu / --target-features: the packet function is compiled for that CPU, and so is every
+   * other function the packetization defined (the N-wide function of a wrapper, packet versions of
+   * callees): they do the work.
+   */
+  private void applyTarget(Module m, Set<String> before) {
     if (s.targetCpu() == null && s.targetFeatures() == null) return;
-    Function f = m.function(simd).orElseThrow();
-    if (s.targetCpu() != null) f.setStringAttribute("target-cpu", s.targetCpu());
-    if (s.targetFeatures() != null) f.setStringAttribute("target-features", s.targetFeatures());
+    for (Function f : m.functions()) {
+      if (f.isDeclaration() || before.contains(f.name())) continue;
+      if (s.targetCpu() != null) f.setStringAttribute("target-cpu", s.targetCpu());
+      if (s.targetFeatures() != null) f.setStringAttribute("target-features", s.targetFeatures());
+    }
+  }
+
+  private static Set<String> functionNames(Module m) {
+    Set<String> out = new HashSet<>();
+    for (Function f : m.functions()) out.add(f.name());
+    return out;
+  }
+
+  /**
+   * What form the packet function took: "wrapper: ..." when the core emitted the N-wide function
+   * {@code <simd>.n<N>} and the W-wide wrapper around it (--wrapper loop, or auto where it chose
+   * loop); for --wrapper loop without a wrapper, why not. Empty for the direct form otherwise.
+   */
+  private Optional<String> wrapperLine(Module m, PacketizationResult r, Set<String> before) {
+    String simd = r.packetFunction();
+    for (int n = r.width() / 2; n >= 1; n /= 2) {
+      String inner = simd + ".n" + n;
+      if (!before.contains(inner) && m.function(inner).map(g -> !g.isDeclaration()).orElse(false)) {
+        return Optional.of("wrapper: @" + simd + " calls the " + n + "-wide @" + inner + " " + (r.width() / n)
+            + " times (" + (s.wrapperMode() == WrapperMode.AUTO ? "--wrapper auto chose loop" : "--wrapper loop") + ")");
+      }
+    }
+    if (s.wrapperMode() != WrapperMode.LOOP) return Optional.empty();
+    String n = s.hardwareWidth() != null ? s.hardwareWidth() + " (--hardware-width)"
+        : HardwareWidth.resolve(m.function(r.scalarFunction()).orElseThrow(), s.targetCpu(), s.targetFeatures()).width()
+            + " (detected)";
+    return Optional.of("no wrapper: the width " + r.width() + " is not above the hardware width " + n
+        + ", so --wrapper loop emits @" + simd + " directly");
+  }
+
+  /** The name the packet function was published under, and what the core said about its call sites. */
+  private static String vectorAbiLine(PacketizationResult r) {
+    for (Remark rm : r.remarks()) {
+      if (rm.kind() == Remark.Kind.NOTE && rm.message().startsWith("published ")
+          && rm.message().contains("@" + r.scalarFunction())) {
+        return rm.message();
+      }
+    }
+    return "published under the vector function ABI as @" + r.packetFunction();
+  }
+
+  /**
+   * The ISA letter of the vector-function-ABI variant says how callers pass the vectors (b: 128-bit
+   * registers, c/d: 256, e: 512); the core takes it from the scalar function's target-features. When
+   * --target-cpu/--target-features compile the packet function for other registers, a caller that
+   * follows the variant (LLVM's loop vectorizer, through the annotated call sites) would pass the
+   * vectors in other registers than the function reads.
+   */
+  private void vectorAbiTargetWarning(Module m, PacketizationResult r) {
+    if (s.targetCpu() == null && s.targetFeatures() == null) return;
+    Function scalar = m.function(r.scalarFunction()).orElseThrow();
+    Function packet = m.function(r.packetFunction()).orElseThrow();
+    char isa;
+    try {
+      isa = VectorAbi.demangle(r.packetFunction()).filter(v -> v.scalarName().equals(r.scalarFunction()))
+          .map(VectorAbi.Variant::isa).orElse(VectorAbi.isa(scalar.stringAttribute("target-features").orElse("")));
+    } catch (IllegalArgumentException e) {
+      return;
+    }
+    int named = switch (isa) {
+      case 'b' -> HardwareWidth.SSE;
+      case 'c', 'd' -> HardwareWidth.AVX;
+      default -> HardwareWidth.AVX512;
+    };
+    int compiled = HardwareWidth.of(packet.stringAttribute("target-cpu").orElse(""),
+        packet.stringAttribute("target-features").orElse(""));
+    if (compiled != named) {
+      warning("--vector-abi: @" + r.packetFunction() + " is compiled for " + (compiled * 32) + "-bit vector registers"
+          + " (--target-cpu/--target-features) but its vector-function-ABI ISA letter '" + isa + "', from @"
+          + r.scalarFunction() + "'s own target-features, means " + (named * 32) + "-bit ones: callers would pass the"
+          + " vectors in other registers than it reads; compile @" + r.scalarFunction() + " for the same target instead");
+    }
   }
 
   private void remarks(List<Remark> remarks) {

@@ -20,6 +20,7 @@ import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.WrapperMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.ArgSpec;
@@ -75,6 +76,8 @@ import picocli.CommandLine.Spec;
         "                                                textual IR on standard output",
         "  packetize k.bc -f f -f g:g_v4 -w 4 --check    two functions, checked",
         "  packetize -j 2 -o out/ a.bc b.bc c.bc -f k    a batch, two at a time",
+        "  packetize k.bc -f k -w 32 --wrapper loop      W/N calls of an N-wide function",
+        "  packetize k.bc -f f --params v --vector-abi   named _ZGVbN8v_f (SSE module)",
         "  packetize demo                                a tour on a bundled kernel"})
 public final class PacketizeCommand implements java.util.concurrent.Callable<Integer> {
 
@@ -85,8 +88,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   List<String> inputs = new ArrayList<>();
 
   @Option(names = {"-f", "--function"}, paramLabel = "SCALAR[:SIMD]",
-      description = {"Function to packetize (repeatable); SIMD names the new function (default: SCALAR_simdW)."
-          + " Without -f: the module's only defined function."})
+      description = {"Function to packetize (repeatable); SIMD names the new function (default: SCALAR_simdW; with"
+          + " --vector-abi its vector-function-ABI name _ZGV...). Without -f: the module's only defined function."})
   List<String> functions = new ArrayList<>();
 
   @Option(names = {"-w", "--width"}, paramLabel = "W", defaultValue = "8",
@@ -94,17 +97,27 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   int width;
 
   @Option(names = "--hardware-width", paramLabel = "N",
-      description = "Emit an N-wide function and a W-wide wrapper calling it W/N times on slices of the arguments"
-          + " (thesis 4.6; N divides W). Default: W above the target's hardware width is served as the measurements"
-          + " say is faster (README, Wrapper).")
+      description = "The hardware width N (a power of two dividing W) for --wrapper instead of the one detected from the"
+          + " target. Alone it means --wrapper loop: an N-wide function and a W-wide wrapper calling it W/N times on"
+          + " slices of the arguments (thesis 4.6). No effect with --wrapper direct.")
   Integer hardwareWidth;
 
+  @Option(names = "--wrapper", paramLabel = "auto|loop|direct",
+      description = "How a width W above the hardware width N is served (thesis 4.6): loop: the N-wide function"
+          + " SIMD.nN and a W-wide SIMD calling it W/N times; direct: one W-wide function (LLVM splits the vectors);"
+          + " auto: loop only where the measurements say it is faster (README, Wrapper). N: --hardware-width, else"
+          + " detected from the target (--target-cpu, --target-features, the function's attributes, the host). A W"
+          + " not above N is always direct. Default: loop with --hardware-width, else auto.")
+  String wrapper;
+
   @Option(names = "--target-cpu", paramLabel = "CPU",
-      description = "Compile the packet functions for this CPU (e.g. x86-64-v3, znver4); also used by --check.")
+      description = "Compile the packet functions for this CPU (e.g. x86-64-v3, znver4); also used by --check and to"
+          + " detect the hardware width.")
   String targetCpu;
 
   @Option(names = "--target-features", paramLabel = "FEATURES",
-      description = "Target features for the packet functions (e.g. +avx2,+fma); also used by --check.")
+      description = "Target features for the packet functions (e.g. +avx2,+fma); also used by --check and to detect"
+          + " the hardware width.")
   String targetFeatures;
 
   @Option(names = "--params", paramLabel = "LETTERS",
@@ -114,6 +127,13 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
 
   @Option(names = "--masked", description = "Add a trailing <W x i1> mask parameter: inactive lanes do nothing.")
   boolean masked;
+
+  @Option(names = "--vector-abi",
+      description = "Publish the packet functions under LLVM's vector function ABI: named _ZGV<isa><N|M><W><params>_SCALAR"
+          + " unless -f gives a SIMD name (isa from SCALAR's target-features), and every call of SCALAR in the module"
+          + " annotated (vector-function-abi-variant) so that LLVM's loop vectorizer can call it. Pointer parameters"
+          + " need --params u, v or l (s has no ABI letter).")
+  boolean vectorAbi;
 
   @Option(names = "--memory", paramLabel = "gather|cascade", defaultValue = "gather",
       description = "Accesses through arbitrary per-lane addresses: masked gather/scatter, or W guarded scalar accesses"
@@ -356,10 +376,11 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       if (hardwareWidth > width || width % hardwareWidth != 0) {
         throw CliException.usage("--hardware-width " + hardwareWidth + " must divide the width " + width);
       }
-      if (!OptionsBridge.supportsHardwareWidth()) {
-        err.println("packetize: warning: --hardware-width is accepted but not applied yet: this build's Packetizer has"
-            + " no hardware-width option (the wrapper of DESIGN 3.8); the packet function is " + width + " lanes wide");
-      }
+    }
+    WrapperMode wrapperMode = OptionsBridge.wrapperMode(wrapper, hardwareWidth);
+    if (wrapperMode == WrapperMode.DIRECT && hardwareWidth != null) {
+      err.println("packetize: warning: --hardware-width " + hardwareWidth + " has no effect with --wrapper direct: the"
+          + " packet function is " + width + " lanes wide");
     }
     if (jobs < 1) throw CliException.usage("-j needs at least 1 job, got " + jobs);
     if (check != null && check < 1) throw CliException.usage("--check=N needs N >= 1, got " + check);
@@ -397,6 +418,15 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
         throw CliException.usage("-f " + f + ": " + e.getMessage());
       }
       if (fs.scalar().isEmpty()) throw CliException.usage("-f needs a function name");
+      if (vectorAbi && fs.simd() == null) {
+        // the name is the ABI's: known only with the module (its ISA letter), but one per scalar function
+        if (simdNames.put("\0abi:" + fs.scalar(), fs.scalar()) != null) {
+          throw CliException.usage("-f " + f + ": @" + fs.scalar() + " is already published under its vector-function-ABI"
+              + " name by an earlier -f; give this one a SIMD name (-f " + fs.scalar() + ":NAME)");
+        }
+        fns.add(fs);
+        continue;
+      }
       String simd = fs.simdName(width);
       if (simd.equals(fs.scalar())) throw CliException.usage("-f " + f + ": the SIMD function needs a name other than the scalar one");
       String prev = simdNames.put(simd, fs.scalar());
@@ -411,7 +441,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     CheckPlan.Ranges rs = CheckPlan.Ranges.parse(ranges);
     CheckPlan.Buffers bs = CheckPlan.Buffers.parse(buffers);
     boolean yaml = remarks != null && !remarks.isEmpty();
-    return new Settings(List.copyOf(fns), width, hardwareWidth, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, vm, verifyEach,
+    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, quiet, debug);
   }
 

