@@ -29,6 +29,7 @@ import org.packetizer.core.pipeline.CalleePacketizer;
 import org.packetizer.core.pipeline.PacketizationState;
 import org.packetizer.core.pipeline.PureCalls;
 import org.packetizer.core.prepare.Preparer;
+import org.packetizer.core.widen.MaskDemotion;
 import org.packetizer.core.widen.PacketEmitter;
 import org.packetizer.core.widen.SoaPointers;
 import org.packetizer.core.wrapper.LoopWrapper;
@@ -243,6 +244,13 @@ public final class Packetizer {
       phase.accept("verify");
       if (options.cleanup()) {
         Module.runPasses(packet, CLEANUP_PIPELINE, null);
+        // (after the clean-up: InstCombine would fold integer masks back to <W x i1>)
+        boolean intMasks = switch (options.integerMasks()) {
+          case ALWAYS -> true;
+          case NEVER -> false;
+          case AUTO -> MaskDemotion.worthwhile(packet, w);
+        };
+        if (intMasks) MaskDemotion.run(packet, w);
         phase.accept("cleanup");
         if (options.verifyEachPhase()) verify(module, packet, "after clean-up", scalarName);
         phase.accept("verify");

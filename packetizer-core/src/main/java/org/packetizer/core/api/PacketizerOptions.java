@@ -33,6 +33,8 @@ import java.util.function.Consumer;
  *                        every call of the scalar function in the module gets the call-site attribute
  *                        {@code vector-function-abi-variant} naming it, so that LLVM's loop
  *                        vectorizer can call it (see {@link org.packetizer.core.mapping.VectorAbi})
+ * @param integerMasks    masks as integer vectors instead of {@code <W x i1>} (default: when the target
+ *                        has no mask registers and W ≥ 8)
  */
 public record PacketizerOptions(
     int width,
@@ -50,7 +52,8 @@ public record PacketizerOptions(
     Optional<String> targetCpu,
     Optional<String> targetFeatures,
     WrapperMode wrapperMode,
-    boolean vectorAbi) {
+    boolean vectorAbi,
+    IntegerMasks integerMasks) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -58,6 +61,7 @@ public record PacketizerOptions(
     Objects.requireNonNull(remarks);
     mappings = List.copyOf(mappings);
     Objects.requireNonNull(vectorMath);
+    Objects.requireNonNull(integerMasks);
     if (hardwareWidth < 0) throw new IllegalArgumentException("hardware width " + hardwareWidth + " (0 means detect)");
     Objects.requireNonNull(targetCpu);
     Objects.requireNonNull(targetFeatures);
@@ -96,6 +100,7 @@ public record PacketizerOptions(
     b.targetFeatures = targetFeatures.orElse(null);
     b.wrapperMode = wrapperMode;
     b.vectorAbi = vectorAbi;
+    b.integerMasks = integerMasks;
     return b;
   }
 
@@ -116,6 +121,7 @@ public record PacketizerOptions(
     private String targetFeatures;
     private WrapperMode wrapperMode = WrapperMode.AUTO;
     private boolean vectorAbi;
+    private IntegerMasks integerMasks = IntegerMasks.AUTO;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -139,10 +145,12 @@ public record PacketizerOptions(
 
     public Builder vectorAbi(boolean v) { this.vectorAbi = v; return this; }
 
+    public Builder integerMasks(IntegerMasks m) { this.integerMasks = Objects.requireNonNull(m); return this; }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
-          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi);
+          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks);
     }
   }
 }

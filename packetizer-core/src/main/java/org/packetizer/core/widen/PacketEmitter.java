@@ -68,6 +68,8 @@ public final class PacketEmitter {
   private final SpmdIntrinsics spmd;
 
   private final Map<Block, Block> head = new HashMap<>();
+  /** Loop headers: the block forward edges enter the loop through (the any-lane test before it). */
+  private final Map<Block, Block> enter = new HashMap<>();
   private final Map<Block, SlotSsa.Var> maskSlot = new HashMap<>();
   private final Map<Value, SlotSsa.Var> phiSlot = new HashMap<>();
   private final Map<Value, SlotSsa.Var> valueSlot = new HashMap<>();
@@ -112,7 +114,11 @@ public final class PacketEmitter {
     entryB.atEnd(allocaBlock);
     vars = new SlotSsa(b, packet, b.constNull(st.context().ptrType()));
     List<Block> order = st.schedule().order();
-    for (Block sb : order) head.put(sb, packet.appendBlock(sb.name().isEmpty() ? "bb" : sb.name()));
+    for (Block sb : order) {
+      String name = sb.name().isEmpty() ? "bb" : sb.name();
+      if (st.schedule().loopHeadedBy(sb).isPresent()) enter.put(sb, packet.appendBlock(name + ".enter"));
+      head.put(sb, packet.appendBlock(name));
+    }
     exitBlock = packet.appendBlock("packet.exit");
 
     // parameters and the entry mask
@@ -128,7 +134,7 @@ public final class PacketEmitter {
     else b.ret(vars.read(retSlot, "ret"));
 
     entryB.atEnd(allocaBlock);
-    entryB.br(head.get(order.getFirst()));
+    entryB.br(entryOf(order.getFirst()));
     vars.resolve();
   }
 
@@ -210,8 +216,17 @@ public final class PacketEmitter {
     local.clear();
     splats.clear();
     Block h = head.get(sb);
-    b.atEnd(h);
     boolean partial = st.divergence().mayBePartial(sb);
+    Block loopEnter = enter.get(sb);
+    if (loopEnter != null) {
+      // a loop is skipped when no lane arrives; the test is made once on entry, not in every iteration
+      // (the latch takes the back edge only when some lane continues)
+      b.atEnd(loopEnter);
+      Value arriving = vars.read(maskSlot(sb), "m." + sb.name() + ".enter");
+      Optional<Block> skip = st.schedule().skipTarget(sb);
+      b.condBr(masks.any(arriving, "any." + sb.name()), h, skip.map(this::entryOf).orElse(exitBlock));
+    }
+    b.atEnd(h);
     Value m;
     Value slotMask;
     if (isEntry(sb)) {
@@ -222,14 +237,14 @@ public final class PacketEmitter {
       if (inLoop(sb)) vars.write(slot, masks.allFalse());
     }
     m = partial ? slotMask : entryMask;
-    boolean guard = needsGuard(sb, partial);
+    boolean guard = loopEnter == null && needsGuard(sb, partial);
     if (guard) {
       Block body = packet.appendBlock(h.name() + ".body");
       body.moveAfter(h);
       // a masked function called with no lane active does nothing at all: straight to the exit (this
       // also ends the recursion of recursive packet versions)
       Optional<Block> skip = isEntry(sb) ? Optional.empty() : st.schedule().skipTarget(sb);
-      b.condBr(masks.any(slotMask, "any." + sb.name()), body, skip.map(head::get).orElse(exitBlock));
+      b.condBr(masks.any(slotMask, "any." + sb.name()), body, skip.map(this::entryOf).orElse(exitBlock));
       b.atEnd(body);
       if (!isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)
           && instructionCount(sb) >= st.options().skipThreshold()) {
@@ -270,9 +285,20 @@ public final class PacketEmitter {
     if (isEntry(sb)) return st.options().masked();
     if (!partial) return true;
     if (st.schedule().loopHeadedBy(sb).isPresent()) return true;
-    if (instructionCount(sb) >= st.options().skipThreshold()) return true;
+    if (instructionCount(sb) >= st.options().skipThreshold() && !onEveryIteration(sb)) return true;
     for (Value inst : st.ssa().instructions(sb)) if (hasScalarSideEffect(inst)) return true;
     return false;
+  }
+
+  /**
+   * Whether {@code sb} dominates the latch of its innermost loop: every iteration that continues runs
+   * it, so it is empty only when the loop is about to end and a skip test would be paid in every
+   * iteration for nothing.
+   */
+  private boolean onEveryIteration(Block sb) {
+    return st.cfg().loops().loopOf(sb)
+        .map(l -> l.latches().stream().allMatch(latch -> st.cfg().dom().dominates(sb, latch)))
+        .orElse(false);
   }
 
   /** Whether emitting this instruction executes a scalar operation that must not run with no lane. */
@@ -1027,7 +1053,7 @@ public final class PacketEmitter {
               b.condBr(masks.any(mask, "continue." + sb.name()), head.get(s), afterLoop(s));
             }
           } else if (!partial && st.schedule().isScheduled(s)) {
-            b.br(head.get(s));
+            b.br(target(sb, s));
           } else {
             b.br(chainNext(sb));
           }
@@ -1053,7 +1079,7 @@ public final class PacketEmitter {
         if (uniformCond && !partial) {
           st.stats().keptBranches++;
           st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform branch kept");
-          b.condBr(scal(c), head.get(s1), head.get(s2));
+          b.condBr(scal(c), target(sb, s1), target(sb, s2));
           return;
         }
         st.stats().linearizedBranches++;
@@ -1076,11 +1102,23 @@ public final class PacketEmitter {
   }
 
   private Block chainNext(Block sb) {
-    return st.schedule().next(sb).map(head::get).orElse(exitBlock);
+    return st.schedule().next(sb).map(this::entryOf).orElse(exitBlock);
   }
 
   private Block afterLoop(Block header) {
-    return st.schedule().afterLoop(header).map(head::get).orElse(exitBlock);
+    return st.schedule().afterLoop(header).map(this::entryOf).orElse(exitBlock);
+  }
+
+  /** Where a forward edge into scalar block {@code sb} goes: a loop's entry test, else its head. */
+  private Block entryOf(Block sb) {
+    Block e = enter.get(sb);
+    return e != null ? e : head.get(sb);
+  }
+
+  /** The target of the real branch from {@code from} to {@code to}: back edges skip the entry test. */
+  private Block target(Block from, Block to) {
+    boolean back = st.cfg().loops().loopWithHeader(to).map(l -> l.contains(from)).orElse(false);
+    return back ? head.get(to) : entryOf(to);
   }
 
   /** Edge B→S with edge mask e: OR it into S's mask and blend S's phis. */

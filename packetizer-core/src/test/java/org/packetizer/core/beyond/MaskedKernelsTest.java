@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.packetizer.core.api.IntegerMasks;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
@@ -40,16 +41,20 @@ class MaskedKernelsTest {
     for (Manifest.Entry e : manifest.kernels()) {
       if (!e.registerOnly() && !e.family().equals("memory")) continue;
       if (!filter.matcher(e.name()).matches() && !filter.matcher(e.family()).matches()) continue;
-      for (int w : new int[] {4, 8, 16}) tests.add(DynamicTest.dynamicTest(e.name() + " masked W=" + w, () -> check(manifest, e, w)));
+      for (int w : new int[] {4, 8, 16}) {
+        tests.add(DynamicTest.dynamicTest(e.name() + " masked W=" + w, () -> check(manifest, e, w, IntegerMasks.NEVER)));
+      }
+      // the mask parameter and everything derived from it as integer vectors (AVX2's default)
+      tests.add(DynamicTest.dynamicTest(e.name() + " masked W=8 integer masks", () -> check(manifest, e, 8, IntegerMasks.ALWAYS)));
     }
     return tests.stream();
   }
 
-  static void check(Manifest manifest, Manifest.Entry e, int w) {
+  static void check(Manifest manifest, Manifest.Entry e, int w, IntegerMasks intMasks) {
     try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(manifest.bitcode(e), e.bitcode())) {
       String simd = e.function() + "_masked" + w;
       PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(KernelChecks.paramKinds(e))
-          .masked(true).vectorMath(PacketizerOptions.VectorMath.INTRINSICS).verifyEachPhase(true).build())
+          .masked(true).vectorMath(PacketizerOptions.VectorMath.INTRINSICS).integerMasks(intMasks).verifyEachPhase(true).build())
           .run(m, e.function(), simd);
       assertEquals(e.params().size() + 1, m.function(simd).orElseThrow().paramCount());
       List<ParamSpec> specs = new ArrayList<>(KernelChecks.paramSpecs(e, m));

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.packetizer.core.api.IntegerMasks;
 import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.Packetizer;
@@ -43,6 +44,11 @@ class KernelPipelineTest {
       for (int w : new int[] {4, 8, 16}) {
         tests.add(DynamicTest.dynamicTest(e.name() + " W=" + w, () -> check(manifest, e, w, MemoryStrategy.GATHER)));
       }
+      // masks as integer vectors (what AVX2 targets get by default; forced here on any host)
+      for (int w : new int[] {4, 8, 16}) {
+        tests.add(DynamicTest.dynamicTest(e.name() + " W=" + w + " integer masks", () -> check(manifest, e, w, MemoryStrategy.GATHER,
+            PacketizerOptions.VectorMath.INTRINSICS, IntegerMasks.ALWAYS)));
+      }
       if (e.family().equals("memory") || e.hasPointerParams()) {
         tests.add(DynamicTest.dynamicTest(e.name() + " W=8 cascade", () -> check(manifest, e, 8, MemoryStrategy.CASCADE)));
       }
@@ -65,6 +71,11 @@ class KernelPipelineTest {
    * for this machine would), so the packet function may call the AVX2/AVX-512 variants.
    */
   static void check(Manifest manifest, Manifest.Entry e, int w, MemoryStrategy memory, PacketizerOptions.VectorMath math) {
+    check(manifest, e, w, memory, math, IntegerMasks.NEVER);
+  }
+
+  static void check(Manifest manifest, Manifest.Entry e, int w, MemoryStrategy memory, PacketizerOptions.VectorMath math,
+      IntegerMasks intMasks) {
     try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(manifest.bitcode(e), e.bitcode())) {
       if (math == PacketizerOptions.VectorMath.LIBMVEC) {
         var f = m.function(e.function()).orElseThrow();
@@ -74,7 +85,7 @@ class KernelPipelineTest {
       byte[] before = m.toBitcode();
       String simd = e.function() + "_simd" + w;
       PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(KernelChecks.paramKinds(e))
-          .memoryStrategy(memory).vectorMath(math).verifyEachPhase(true).build()).run(m, e.function(), simd);
+          .memoryStrategy(memory).vectorMath(math).integerMasks(intMasks).verifyEachPhase(true).build()).run(m, e.function(), simd);
       assertTrue(m.verify().isEmpty(), () -> "module invalid: " + m.verify().get());
       assertTrue(m.function(simd).isPresent());
       assertNotEquals(before.length, 0);
