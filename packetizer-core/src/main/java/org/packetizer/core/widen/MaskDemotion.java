@@ -125,12 +125,22 @@ public final class MaskDemotion {
                 LLVMValueRef tv = widen(LLVMGetOperand(i, 1));
                 LLVMValueRef fv = widen(LLVMGetOperand(i, 2));
                 if (isMask(c)) {
-                  // (c & t) | (~c & f) on integer masks
+                  // (c & t) | (~c & f) on integer masks; the poison-safe AND/OR forms directly
                   LLVMValueRef wc = widen(c);
                   LLVMPositionBuilderBefore(b, i);
-                  LLVMValueRef t = LLVMBuildAnd(b, wc, tv, "");
-                  LLVMValueRef nc = LLVMBuildXor(b, wc, LLVMConstAllOnes(wideTy), "");
-                  r = LLVMBuildOr(b, t, LLVMBuildAnd(b, nc, fv, ""), name(i));
+                  if (LLVMIsNull(fv) != 0) {
+                    r = LLVMBuildAnd(b, wc, tv, name(i));
+                  } else if (LLVMIsNull(tv) != 0) {
+                    r = LLVMBuildAnd(b, LLVMBuildXor(b, wc, LLVMConstAllOnes(wideTy), ""), fv, name(i));
+                  } else if (isAllOnes(tv)) {
+                    r = LLVMBuildOr(b, wc, fv, name(i));
+                  } else if (isAllOnes(fv)) {
+                    r = LLVMBuildOr(b, LLVMBuildXor(b, wc, LLVMConstAllOnes(wideTy), ""), tv, name(i));
+                  } else {
+                    LLVMValueRef t = LLVMBuildAnd(b, wc, tv, "");
+                    LLVMValueRef nc = LLVMBuildXor(b, wc, LLVMConstAllOnes(wideTy), "");
+                    r = LLVMBuildOr(b, t, LLVMBuildAnd(b, nc, fv, ""), name(i));
+                  }
                 } else {
                   LLVMPositionBuilderBefore(b, i);
                   r = LLVMBuildSelect(b, c, tv, fv, name(i));
@@ -195,12 +205,14 @@ public final class MaskDemotion {
       } else if (LLVMIsAArgument(v) != null && !LLVMIsAArgument(v).isNull()) {
         LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
         LLVMPositionBuilderBefore(b, firstNonPhi(entry));
-        r = LLVMBuildSExt(b, v, wideTy, name(v) + ".wide");
+        r = LLVMBuildSExt(b, LLVMBuildFreeze(b, v, ""), wideTy, name(v) + ".wide");
       } else {
         // a mask made by anything else (compare, call, shuffle, ...): extend right after it
         LLVMValueRef next = LLVMGetInstructionOpcode(v) == LLVMPHI ? firstNonPhi(LLVMGetInstructionParent(v)) : LLVMGetNextInstruction(v);
         LLVMPositionBuilderBefore(b, next);
-        r = LLVMBuildSExt(b, v, wideTy, name(v) + ".wide");
+        // frozen: the integer AND/OR below are not poison-safe the way the selects they replace were,
+        // and lanes no one uses may hold poison (e.g. a compare of a value no lane computed)
+        r = LLVMBuildSExt(b, LLVMBuildFreeze(b, v, ""), wideTy, name(v) + ".wide");
       }
       wide.put(v.address(), r);
       return r;
@@ -212,14 +224,13 @@ public final class MaskDemotion {
     }
 
     LLVMValueRef constant(LLVMValueRef v) {
-      if (LLVMIsPoison(v) != 0) return LLVMGetPoison(wideTy);
-      if (LLVMIsUndef(v) != 0) return LLVMGetUndef(wideTy);
-      if (LLVMIsNull(v) != 0) return LLVMConstNull(wideTy);
+      // (undefined lanes become false: a refinement, and no poison enters the integer masks)
+      if (LLVMIsUndef(v) != 0 || LLVMIsNull(v) != 0) return LLVMConstNull(wideTy);
       LLVMValueRef[] lanes = new LLVMValueRef[w];
       LLVMTypeRef et = LLVMGetElementType(wideTy);
       for (int k = 0; k < w; k++) {
         LLVMValueRef e = LLVMGetAggregateElement(v, k);
-        if (e == null || e.isNull() || LLVMIsUndef(e) != 0) lanes[k] = LLVMGetPoison(et);
+        if (e == null || e.isNull() || LLVMIsUndef(e) != 0) lanes[k] = LLVMConstNull(et);
         else lanes[k] = LLVMConstIntGetZExtValue(e) != 0 ? LLVMConstAllOnes(et) : LLVMConstNull(et);
       }
       try (PointerPointer<LLVMValueRef> pp = new PointerPointer<>(lanes)) {
@@ -232,7 +243,15 @@ public final class MaskDemotion {
       LLVMBasicBlockRef bb = LLVMGetInstructionParent(user);
       String key = v.address() + "@" + bb.address();
       LLVMValueRef r = narrow.get(key);
-      if (r != null && comesBefore(r, user)) return r;
+      if (r != null) {
+        if (!comesBefore(r, user)) {
+          // one conversion per block, before its first use there
+          LLVMInstructionRemoveFromParent(r);
+          LLVMPositionBuilderBefore(b, user);
+          LLVMInsertIntoBuilder(b, r);
+        }
+        return r;
+      }
       LLVMPositionBuilderBefore(b, user);
       r = LLVMBuildICmp(b, LLVMIntSLT, wide.get(v.address()), LLVMConstNull(wideTy), name(v));
       narrow.put(key, r);
@@ -248,6 +267,11 @@ public final class MaskDemotion {
       r = LLVMBuildICmp(b, LLVMIntSLT, wide.get(v.address()), LLVMConstNull(wideTy), name(v));
       narrow.put(key, r);
       return r;
+    }
+
+    static boolean isAllOnes(LLVMValueRef v) {
+      return LLVMIsConstant(v) != 0 && LLVMIsAConstantExpr(v) == null | (LLVMIsAConstantExpr(v) != null && LLVMIsAConstantExpr(v).isNull())
+          && v.address() == LLVMConstAllOnes(LLVMTypeOf(v)).address();
     }
 
     static boolean comesBefore(LLVMValueRef a, LLVMValueRef user) {
