@@ -3,6 +3,10 @@ package org.packetizer.core.bench;
 import static org.bytedeco.llvm.global.LLVM.LLVMIntSGT;
 import static org.bytedeco.llvm.global.LLVM.LLVMIntSLT;
 import static org.bytedeco.llvm.global.LLVM.LLVMSetInstructionCallConv;
+import static org.bytedeco.llvm.global.LLVM.LLVMGetEnumAttributeKindForName;
+import static org.bytedeco.llvm.global.LLVM.LLVMAddCallSiteAttribute;
+import static org.bytedeco.llvm.global.LLVM.LLVMAttributeFunctionIndex;
+import static org.bytedeco.llvm.global.LLVM.LLVMCreateEnumAttribute;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -136,6 +140,10 @@ final class Drivers {
       }
       Value r = b.call(packet, args, plan.returnsValue() ? "r" : "");
       LLVMSetInstructionCallConv(r.ref(), packet.callingConvention());
+      // inlined into the loop, as the C drivers inline the kernel (flatten): the packet function
+      // itself stays as it is
+      int always = LLVMGetEnumAttributeKindForName("alwaysinline", "alwaysinline".length());
+      LLVMAddCallSiteAttribute(r.ref(), LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx.ref(), always, 0));
       if (plan.returnsValue()) {
         Type rt = plan.result().llvm(ctx);
         Value at = b.gep(rt, base[ps.size()], List.of(i), true, "o");

@@ -44,6 +44,13 @@ final class KernelBench {
   static final org.packetizer.core.api.MemoryStrategy MEMORY =
       org.packetizer.core.api.MemoryStrategy.valueOf(System.getProperty("packetizer.bench.memory", "GATHER"));
 
+  /**
+   * Integer masks in the packet loops: {@code -Dpacketizer.bench.integerMasks=NEVER|ALWAYS} measures
+   * them against the default (AUTO: on targets without mask registers at W ≥ 8).
+   */
+  static final org.packetizer.core.api.IntegerMasks INT_MASKS =
+      org.packetizer.core.api.IntegerMasks.valueOf(System.getProperty("packetizer.bench.integerMasks", "AUTO"));
+
   /** Receives what happens, in order. */
   interface Listener {
     /** A target is about to run (an isolated worker reports this so that a crash can be attributed). */
@@ -101,7 +108,7 @@ final class KernelBench {
       for (BenchTarget t : options.targets()) {
         try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(manifest.bitcode(entry), entry.bitcode())) {
           new Packetizer(PacketizerOptions.builder().width(t.width()).params(entry.signature()).vectorMath(options.vectorMath())
-              .memoryStrategy(MEMORY).build())
+              .memoryStrategy(MEMORY).integerMasks(INT_MASKS).build())
               .run(m, entry.function(), entry.function() + "_warmup");
         } catch (RuntimeException e) {
           return; // reported properly when the target runs
@@ -146,10 +153,12 @@ final class KernelBench {
         throw Stage.of("plan", e);
       }
 
-      // (3) the packet function and its loop
+      // (3) the packet function and its loop, packetized for the target CPU (as a user compiling for
+      // it would: e.g. the choice of integer masks depends on it)
+      retarget(km, cpu);
       String simd = entry.function() + "_simd" + w;
       PacketizerOptions po = PacketizerOptions.builder().width(w).params(entry.signature()).vectorMath(options.vectorMath())
-          .memoryStrategy(MEMORY).build();
+          .memoryStrategy(MEMORY).integerMasks(INT_MASKS).build();
       PacketizationResult pr;
       try {
         pr = new Packetizer(po).run(km, entry.function(), simd);
@@ -160,6 +169,7 @@ final class KernelBench {
       Drivers.packetDriver(km, packet, plan, w);
       km.verify().ifPresent(m -> { throw Stage.of("driver", "the packet loop is invalid: " + m); });
       retarget(km, cpu);
+      km.runPasses("always-inline");
 
       // (1), (2) the C loops
       sources.require(entry);
