@@ -42,10 +42,14 @@ public final class MaskDemotion {
    * {@code <W x i1>} would not be promoted to 32-bit lanes anyway (W ≥ 8).
    */
   public static boolean worthwhile(Function f, int width) {
-    if (width < 8) return false;
+    return width >= 8 && !hasMaskRegisters(f);
+  }
+
+  /** Whether the target of {@code f} has AVX-512F (mask registers, fast gathers). */
+  public static boolean hasMaskRegisters(Function f) {
     HardwareWidth.Target t = HardwareWidth.resolve(f, null, null);
-    if (t.features() != null && t.features().contains("+avx512f")) return false;
-    return HardwareWidth.of(t.cpu(), t.features()) < HardwareWidth.AVX512;
+    if (t.features() != null && t.features().contains("+avx512f")) return true;
+    return HardwareWidth.of(t.cpu(), t.features()) >= HardwareWidth.AVX512;
   }
 
   /** Rewrites the masks of {@code f}; returns the number of mask instructions rebuilt on integers. */
