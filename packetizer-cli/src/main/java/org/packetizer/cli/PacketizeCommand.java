@@ -16,6 +16,7 @@ import java.util.Stack;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.packetizer.core.api.IntegerMasks;
 import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Packetizer;
@@ -139,6 +140,12 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       description = "Accesses through arbitrary per-lane addresses: masked gather/scatter, or W guarded scalar accesses"
           + " (default: ${DEFAULT-VALUE}).")
   String memory;
+
+  @Option(names = "--integer-masks", paramLabel = "auto|always|never", defaultValue = "auto",
+      description = "Masks as <W x i32> lanes of all ones or zeros instead of <W x i1>: auto does it on targets without"
+          + " AVX-512 mask registers from W=8 (on AVX2 the legalizer would pack every <8 x i1> to 16-bit lanes and back)"
+          + " (default: ${DEFAULT-VALUE}).")
+  String integerMasks;
 
   @Option(names = "--vector-math", paramLabel = "intrinsics|libmvec", defaultValue = "libmvec",
       description = "Math calls (sinf, expf, ...): glibc's libmvec where it has a variant for the target (at most 4 ULP"
@@ -403,6 +410,12 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       case "cascade" -> MemoryStrategy.CASCADE;
       default -> throw CliException.usage("--memory " + memory + ": expected gather or cascade");
     };
+    IntegerMasks im = switch (integerMasks.toLowerCase(Locale.ROOT)) {
+      case "auto" -> IntegerMasks.AUTO;
+      case "always" -> IntegerMasks.ALWAYS;
+      case "never" -> IntegerMasks.NEVER;
+      default -> throw CliException.usage("--integer-masks " + integerMasks + ": expected auto, always or never");
+    };
     PacketizerOptions.VectorMath vm = switch (vectorMath.toLowerCase(Locale.ROOT)) {
       case "intrinsics" -> PacketizerOptions.VectorMath.INTRINSICS;
       case "libmvec" -> PacketizerOptions.VectorMath.LIBMVEC;
@@ -441,7 +454,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     CheckPlan.Ranges rs = CheckPlan.Ranges.parse(ranges);
     CheckPlan.Buffers bs = CheckPlan.Buffers.parse(buffers);
     boolean yaml = remarks != null && !remarks.isEmpty();
-    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, vm, verifyEach,
+    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, quiet, debug);
   }
 

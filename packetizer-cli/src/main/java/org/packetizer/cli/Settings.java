@@ -32,6 +32,7 @@ record Settings(
     List<List<ParamKind>> params,
     boolean masked,
     MemoryStrategy memory,
+    org.packetizer.core.api.IntegerMasks integerMasks,
     PacketizerOptions.VectorMath vectorMath,
     boolean verifyEachPhase,
     boolean textual,
@@ -61,6 +62,7 @@ record Settings(
         .width(width)
         .masked(masked)
         .memoryStrategy(memory)
+        .integerMasks(integerMasks)
         .vectorMath(vectorMath)
         .verifyEachPhase(verifyEachPhase)
         .remarks(sink)

@@ -40,7 +40,7 @@ class PacketizeCommandTest {
     Cli.Run r = Cli.run("--help");
     ok(r);
     for (String s : List.of("--function", "--width", "--hardware-width", "--wrapper=auto|loop|direct", "--target-cpu",
-        "--target-features", "--params", "--masked", "--vector-abi", "--memory", "-o", "-S", "--jobs", "--check[=N]", "--range", "--buffer", "--dot", "--remarks[=FILE]", "--debug",
+        "--target-features", "--params", "--masked", "--vector-abi", "--memory", "--integer-masks=auto|always|never", "-o", "-S", "--jobs", "--check[=N]", "--range", "--buffer", "--dot", "--remarks[=FILE]", "--debug",
         "--version", "Exit codes:", "demo", "Examples:")) {
       assertTrue(r.out().contains(s), "help mentions " + s + "\n" + r.out());
     }
@@ -63,6 +63,7 @@ class PacketizeCommandTest {
     fails(2, Cli.run("--memory", "scatter", p("single.ll")), "expected gather or cascade");
     fails(2, Cli.run("--vector-math", "sleef", p("single.ll")), "expected intrinsics or libmvec");
     fails(2, Cli.run("--wrapper", "foo", p("single.ll")), "--wrapper foo: expected auto, loop or direct");
+    fails(2, Cli.run("--integer-masks", "maybe", p("single.ll")), "--integer-masks maybe: expected auto, always or never");
     fails(2, Cli.run("-j", "0", p("single.ll")), "-j needs at least 1");
     fails(2, Cli.run("--check=0", p("single.ll")), "--check=N needs N >= 1");
   }
@@ -182,6 +183,29 @@ class PacketizeCommandTest {
     Cli.Run c = Cli.run(p("table.ll"), "--params", "uv", "--memory", "CASCADE", "-S", "-o", "-");
     ok(c);
     assertTrue(c.err().contains("1 if-cascade") && !c.out().contains("llvm.masked.gather"), c.toString());
+  }
+
+  @Test
+  void integerMasks() {
+    // a loop with per-lane trip counts: its masks live across iterations
+    Cli.Run always = Cli.run(p("vabi_caller.ll"), "-f", "steps", "-w", "8", "--integer-masks", "always", "--check=20",
+        "--range", "0:40", "-S", "-o", "-");
+    ok(always);
+    assertTrue(always.out().contains("phi <8 x i32>") && !always.out().contains("phi <8 x i1>"), always.out());
+    assertTrue(always.err().contains("all equal"), always.err());
+    Cli.Run never = Cli.run(p("vabi_caller.ll"), "-f", "steps", "-w", "8", "--integer-masks", "never", "--check=20",
+        "--range", "0:40", "-S", "-o", "-");
+    ok(never);
+    assertTrue(never.out().contains("phi <8 x i1>"), never.out());
+    // auto: a haswell target (no mask registers) gets them, an AVX-512 one does not
+    Cli.Run avx2 = Cli.run(p("vabi_caller.ll"), "-f", "steps", "-w", "8", "--target-cpu", "haswell", "--target-features", "+avx2",
+        "-S", "-o", "-");
+    ok(avx2);
+    assertTrue(avx2.out().contains("phi <8 x i32>") && !avx2.out().contains("phi <8 x i1>"), avx2.out());
+    Cli.Run avx512 = Cli.run(p("vabi_caller.ll"), "-f", "steps", "-w", "8", "--target-cpu", "skylake-avx512",
+        "--target-features", "+avx512f,+avx512vl,+avx512bw", "-S", "-o", "-");
+    ok(avx512);
+    assertTrue(avx512.out().contains("phi <8 x i1>"), avx512.out());
   }
 
   @Test

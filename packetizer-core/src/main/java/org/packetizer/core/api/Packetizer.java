@@ -248,7 +248,7 @@ public final class Packetizer {
         boolean intMasks = switch (options.integerMasks()) {
           case ALWAYS -> true;
           case NEVER -> false;
-          case AUTO -> MaskDemotion.worthwhile(packet, w);
+          case AUTO -> MaskDemotion.worthwhile(packet, w, options.targetCpu().orElse(null), options.targetFeatures().orElse(null));
         };
         if (intMasks) MaskDemotion.run(packet, w);
         phase.accept("cleanup");

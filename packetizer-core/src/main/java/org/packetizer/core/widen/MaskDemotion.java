@@ -42,12 +42,22 @@ public final class MaskDemotion {
    * {@code <W x i1>} would not be promoted to 32-bit lanes anyway (W ≥ 8).
    */
   public static boolean worthwhile(Function f, int width) {
-    return width >= 8 && !hasMaskRegisters(f);
+    return worthwhile(f, width, null, null);
+  }
+
+  /** As {@link #worthwhile(Function, int)} with a CPU and feature string overriding f's (null: f's). */
+  public static boolean worthwhile(Function f, int width, String cpu, String features) {
+    return width >= 8 && !hasMaskRegisters(f, cpu, features);
   }
 
   /** Whether the target of {@code f} has AVX-512F (mask registers, fast gathers). */
   public static boolean hasMaskRegisters(Function f) {
-    HardwareWidth.Target t = HardwareWidth.resolve(f, null, null);
+    return hasMaskRegisters(f, null, null);
+  }
+
+  /** As {@link #hasMaskRegisters(Function)} with a CPU and feature string overriding f's (null: f's). */
+  public static boolean hasMaskRegisters(Function f, String cpu, String features) {
+    HardwareWidth.Target t = HardwareWidth.resolve(f, cpu, features);
     if (t.features() != null && t.features().contains("+avx512f")) return true;
     return HardwareWidth.of(t.cpu(), t.features()) >= HardwareWidth.AVX512;
   }
