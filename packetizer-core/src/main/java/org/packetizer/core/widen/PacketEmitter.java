@@ -900,6 +900,15 @@ public final class PacketEmitter {
         org.packetizer.core.mapping.Libmvec.variant(intrinsic, et.isDouble(), features, w);
     if (v.isEmpty() || v.get().arity() != args.size() || w % v.get().lanes() != 0) return Optional.empty();
     int lanes = v.get().lanes();
+    if (!MaskOps.isAllTrue(mask)) {
+      // inactive lanes hold whatever they hold (negative bases, NaNs, huge values): libmvec sends any
+      // such lane of a call through its slow scalar fallback, so they get 1.0, inside every
+      // function's fast domain
+      Value one = b.splat(b.constReal(et, 1.0), w, "");
+      List<Value> safe = new ArrayList<>();
+      for (Value a : args) safe.add(b.select(mask, a, one, ""));
+      args = safe;
+    }
     Type ct = et.vectorOf(lanes);
     List<Type> ps = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) ps.add(ct);
