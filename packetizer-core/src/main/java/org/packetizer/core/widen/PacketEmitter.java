@@ -216,7 +216,8 @@ public final class PacketEmitter {
     local.clear();
     splats.clear();
     Block h = head.get(sb);
-    boolean partial = st.divergence().mayBePartial(sb);
+    // a block every lane reaches once holds exactly the entry's lanes, divergence or not
+    boolean partial = st.divergence().mayBePartial(sb) && !reachedByAll(sb);
     Block loopEnter = enter.get(sb);
     if (loopEnter != null) {
       // a loop is skipped when no lane arrives; the test is made once on entry, not in every iteration
@@ -283,11 +284,36 @@ public final class PacketEmitter {
    */
   private boolean needsGuard(Block sb, boolean partial) {
     if (isEntry(sb)) return st.options().masked();
+    // (the entry's own test, in a masked function, covers it)
+    if (reachedByAll(sb)) return false;
     if (!partial) return true;
     if (st.schedule().loopHeadedBy(sb).isPresent()) return true;
     if (instructionCount(sb) >= st.options().skipThreshold() && !onEveryIteration(sb)) return true;
     for (Value inst : st.ssa().instructions(sb)) if (hasScalarSideEffect(inst)) return true;
     return false;
+  }
+
+  private final Map<Block, Boolean> reachedByAll = new HashMap<>();
+
+  /**
+   * Whether every lane active at the function's entry reaches {@code sb}, once: it post-dominates the
+   * entry and is in no loop. Its mask is the entry mask.
+   */
+  private boolean reachedByAll(Block sb) {
+    return reachedByAll.computeIfAbsent(sb, s -> !inLoop(s) && st.cfg().pdt().postDominates(s, st.scalar().entry()));
+  }
+
+  /** The predecessor of {@code sb} emitted last, when its branch reaches sb by one edge only. */
+  private Optional<Block> lastPredecessor(Block sb) {
+    Block last = null;
+    for (Block p : st.cfg().cfg().predecessors(sb)) {
+      if (!st.schedule().isScheduled(p)) continue;
+      if (last == null || st.schedule().position(p) > st.schedule().position(last)) last = p;
+    }
+    if (last == null) return Optional.empty();
+    int edges = 0;
+    for (Block s2 : last.successors()) if (s2.equals(sb)) edges++;
+    return edges == 1 ? Optional.of(last) : Optional.empty();
   }
 
   /**
@@ -1137,6 +1163,10 @@ public final class PacketEmitter {
     SlotSsa.Var slot = maskSlot(to);
     Value old = vars.read(slot, "");
     vars.write(slot, masks.or(old, e, "m.acc." + to.name()));
+    // the last edge into a block every lane reaches brings every lane the earlier edges did not: its
+    // blends can test the earlier edges' mask, which is known sooner (and the edge's own mask, often
+    // accumulated over a loop's iterations, is then needed by nobody)
+    boolean complement = reachedByAll(to) && lastPredecessor(to).map(from::equals).orElse(false);
     Value any = null;
     for (Value phi : st.ssa().instructions(to)) {
       if (st.ssa().opcode(phi) != Opcode.PHI) break;
@@ -1155,7 +1185,9 @@ public final class PacketEmitter {
         if (any == null) any = masks.any(e, "any.e." + to.name());
         nv = b.select(any, scal(in), cur, phi.name() + ".blend");
       } else {
-        nv = MaskOps.isAllTrue(e) ? vec(in) : b.select(e, vec(in), cur, phi.name() + ".blend");
+        nv = MaskOps.isAllTrue(e) ? vec(in)
+            : complement ? (MaskOps.isAllFalse(old) ? vec(in) : b.select(old, cur, vec(in), phi.name() + ".blend"))
+            : b.select(e, vec(in), cur, phi.name() + ".blend");
         st.stats().selects++;
       }
       vars.write(ps, nv);
