@@ -48,6 +48,10 @@ final class KernelBench {
    * Integer masks in the packet loops: {@code -Dpacketizer.bench.integerMasks=NEVER|ALWAYS} measures
    * them against the default (AUTO: on targets without mask registers at W ≥ 8).
    */
+  /** Skip threshold of the packet loops ({@code -Dpacketizer.bench.skipThreshold=N}; default the library's). */
+  static final int SKIP_THRESHOLD = Integer.getInteger("packetizer.bench.skipThreshold",
+      org.packetizer.core.api.PacketizerOptions.builder().build().skipThreshold());
+
   static final org.packetizer.core.api.IntegerMasks INT_MASKS =
       org.packetizer.core.api.IntegerMasks.valueOf(System.getProperty("packetizer.bench.integerMasks", "AUTO"));
 
@@ -108,7 +112,7 @@ final class KernelBench {
       for (BenchTarget t : options.targets()) {
         try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(manifest.bitcode(entry), entry.bitcode())) {
           new Packetizer(PacketizerOptions.builder().width(t.width()).params(entry.signature()).vectorMath(options.vectorMath())
-              .memoryStrategy(MEMORY).integerMasks(INT_MASKS).build())
+              .memoryStrategy(MEMORY).integerMasks(INT_MASKS).skipThreshold(SKIP_THRESHOLD).build())
               .run(m, entry.function(), entry.function() + "_warmup");
         } catch (RuntimeException e) {
           return; // reported properly when the target runs
@@ -158,7 +162,7 @@ final class KernelBench {
       retarget(km, cpu);
       String simd = entry.function() + "_simd" + w;
       PacketizerOptions po = PacketizerOptions.builder().width(w).params(entry.signature()).vectorMath(options.vectorMath())
-          .memoryStrategy(MEMORY).integerMasks(INT_MASKS).build();
+          .memoryStrategy(MEMORY).integerMasks(INT_MASKS).skipThreshold(SKIP_THRESHOLD).build();
       PacketizationResult pr;
       try {
         pr = new Packetizer(po).run(km, entry.function(), simd);

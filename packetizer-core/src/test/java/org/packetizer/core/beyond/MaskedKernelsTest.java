@@ -46,15 +46,21 @@ class MaskedKernelsTest {
       }
       // the mask parameter and everything derived from it as integer vectors (AVX2's default)
       tests.add(DynamicTest.dynamicTest(e.name() + " masked W=8 integer masks", () -> check(manifest, e, 8, IntegerMasks.ALWAYS)));
+      // every block that can be skipped when empty is
+      tests.add(DynamicTest.dynamicTest(e.name() + " masked W=8 skip every block", () -> check(manifest, e, 8, IntegerMasks.NEVER, 0)));
     }
     return tests.stream();
   }
 
   static void check(Manifest manifest, Manifest.Entry e, int w, IntegerMasks intMasks) {
+    check(manifest, e, w, intMasks, PacketizerOptions.Builder.DEFAULT_SKIP_THRESHOLD);
+  }
+
+  static void check(Manifest manifest, Manifest.Entry e, int w, IntegerMasks intMasks, int skipThreshold) {
     try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(manifest.bitcode(e), e.bitcode())) {
       String simd = e.function() + "_masked" + w;
       PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(KernelChecks.paramKinds(e))
-          .masked(true).vectorMath(PacketizerOptions.VectorMath.INTRINSICS).integerMasks(intMasks).verifyEachPhase(true).build())
+          .masked(true).vectorMath(PacketizerOptions.VectorMath.INTRINSICS).integerMasks(intMasks).skipThreshold(skipThreshold).verifyEachPhase(true).build())
           .run(m, e.function(), simd);
       assertEquals(e.params().size() + 1, m.function(simd).orElseThrow().paramCount());
       List<ParamSpec> specs = new ArrayList<>(KernelChecks.paramSpecs(e, m));

@@ -51,6 +51,9 @@ class KernelPipelineTest {
         tests.add(DynamicTest.dynamicTest(e.name() + " W=" + w + " haswell integer masks", () -> check(manifest, e, w,
             MemoryStrategy.GATHER, PacketizerOptions.VectorMath.INTRINSICS, IntegerMasks.ALWAYS)));
       }
+      // every block that can be skipped when empty is (the default skips only big ones)
+      tests.add(DynamicTest.dynamicTest(e.name() + " W=8 skip every block", () -> check(manifest, e, 8, MemoryStrategy.GATHER,
+          PacketizerOptions.VectorMath.INTRINSICS, IntegerMasks.NEVER, 0)));
       if (e.family().equals("memory") || e.hasPointerParams()) {
         tests.add(DynamicTest.dynamicTest(e.name() + " W=8 cascade", () -> check(manifest, e, 8, MemoryStrategy.CASCADE)));
       }
@@ -78,6 +81,11 @@ class KernelPipelineTest {
 
   static void check(Manifest manifest, Manifest.Entry e, int w, MemoryStrategy memory, PacketizerOptions.VectorMath math,
       IntegerMasks intMasks) {
+    check(manifest, e, w, memory, math, intMasks, PacketizerOptions.Builder.DEFAULT_SKIP_THRESHOLD);
+  }
+
+  static void check(Manifest manifest, Manifest.Entry e, int w, MemoryStrategy memory, PacketizerOptions.VectorMath math,
+      IntegerMasks intMasks, int skipThreshold) {
     try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(manifest.bitcode(e), e.bitcode())) {
       boolean haswell = intMasks == IntegerMasks.ALWAYS;
       if (haswell) {
@@ -97,7 +105,7 @@ class KernelPipelineTest {
       byte[] before = m.toBitcode();
       String simd = e.function() + "_simd" + w;
       PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(KernelChecks.paramKinds(e))
-          .memoryStrategy(memory).vectorMath(math).integerMasks(intMasks).verifyEachPhase(true).build()).run(m, e.function(), simd);
+          .memoryStrategy(memory).vectorMath(math).integerMasks(intMasks).skipThreshold(skipThreshold).verifyEachPhase(true).build()).run(m, e.function(), simd);
       assertTrue(m.verify().isEmpty(), () -> "module invalid: " + m.verify().get());
       assertTrue(m.function(simd).isPresent());
       assertNotEquals(before.length, 0);
