@@ -220,6 +220,16 @@ public final class MaskDemotion {
         LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
         LLVMPositionBuilderBefore(b, firstNonPhi(entry));
         r = LLVMBuildSExt(b, LLVMBuildFreeze(b, v, ""), wideTy, name(v) + ".wide");
+      } else if (splatOf(v) != null) {
+        // a uniform condition broadcast to every lane: extend the scalar, then broadcast it (moving
+        // an i1 splat into 32-bit lanes took six instructions on AVX2, this takes two or three)
+        LLVMValueRef c = splatOf(v);
+        LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(v));
+        LLVMValueRef x = LLVMBuildSExt(b, LLVMBuildFreeze(b, c, ""), LLVMGetElementType(wideTy), name(v) + ".wide.s");
+        LLVMValueRef ins = LLVMBuildInsertElement(b, LLVMGetPoison(wideTy), x, LLVMConstInt(LLVMInt64TypeInContext(
+            LLVMGetTypeContext(wideTy)), 0, 0), "");
+        r = LLVMBuildShuffleVector(b, ins, LLVMGetPoison(wideTy), LLVMConstNull(LLVMVectorType(LLVMInt32TypeInContext(
+            LLVMGetTypeContext(wideTy)), w)), name(v) + ".wide");
       } else {
         // a mask made by anything else (compare, call, shuffle, ...): extend right after it
         LLVMValueRef next = LLVMGetInstructionOpcode(v) == LLVMPHI ? firstNonPhi(LLVMGetInstructionParent(v)) : LLVMGetNextInstruction(v);
@@ -230,6 +240,18 @@ public final class MaskDemotion {
       }
       wide.put(v.address(), r);
       return r;
+    }
+
+    /** The scalar i1 {@code v} broadcasts when it is {@code shufflevector (insertelement poison, c, 0), zeroinitializer}. */
+    LLVMValueRef splatOf(LLVMValueRef v) {
+      if (LLVMIsAShuffleVectorInst(v) == null || LLVMIsAShuffleVectorInst(v).isNull()) return null;
+      int n = LLVMGetNumMaskElements(v);
+      for (int k = 0; k < n; k++) if (LLVMGetMaskValue(v, k) != 0) return null;
+      LLVMValueRef ins = LLVMGetOperand(v, 0);
+      if (LLVMIsAInsertElementInst(ins) == null || LLVMIsAInsertElementInst(ins).isNull()) return null;
+      LLVMValueRef idx = LLVMGetOperand(ins, 2);
+      if (LLVMIsAConstantInt(idx) == null || LLVMIsAConstantInt(idx).isNull() || LLVMConstIntGetZExtValue(idx) != 0) return null;
+      return LLVMGetOperand(ins, 1);
     }
 
     /** As {@link #widen}, for a phi's incoming value from block {@code from}. */

@@ -226,7 +226,7 @@ public final class PacketEmitter {
       // (the latch takes the back edge only when some lane continues)
       b.atEnd(loopEnter);
       Value arriving = vars.read(maskSlot(sb), "m." + sb.name() + ".enter");
-      Optional<Block> skip = st.schedule().skipTarget(sb);
+      Optional<Block> skip = enterSkipTarget(sb);
       b.condBr(masks.any(arriving, "any." + sb.name()), h, skip.map(this::entryOf).orElse(exitBlock));
     }
     b.atEnd(h);
@@ -288,6 +288,7 @@ public final class PacketEmitter {
     if (isEntry(sb)) return st.options().masked();
     // (the entry's own test, in a masked function, covers it)
     if (reachedByAll(sb)) return false;
+    if (!partial && exitOfEnteredLoop(sb)) return false;
     if (!partial) return true;
     if (st.schedule().loopHeadedBy(sb).isPresent()) return true;
     if (instructionCount(sb) >= st.options().skipThreshold() && !onEveryIteration(sb)) return true;
@@ -303,6 +304,44 @@ public final class PacketEmitter {
    */
   private boolean reachedByAll(Block sb) {
     return reachedByAll.computeIfAbsent(sb, s -> !inLoop(s) && st.cfg().pdt().postDominates(s, st.scalar().entry()));
+  }
+
+  /**
+   * Where the entry test of the loop headed by {@code header} goes when no lane arrives: past the
+   * loop and past the blocks right after it that the header dominates (lanes reach those only
+   * through the loop).
+   */
+  private Optional<Block> enterSkipTarget(Block header) {
+    Optional<Block> t = st.schedule().afterLoop(header);
+    while (t.isPresent() && st.cfg().dom().dominates(header, t.get())) t = st.schedule().next(t.get());
+    return t;
+  }
+
+  /**
+   * Whether {@code sb} is the only exit block of a loop whose header dominates it and is skipped with
+   * that loop when no lane arrives: every lane that entered the loop (at least one) arrives in sb,
+   * so sb never runs empty and needs no test of its own.
+   */
+  private boolean exitOfEnteredLoop(Block sb) {
+    for (Block p : st.cfg().cfg().predecessors(sb)) {
+      var l = st.cfg().loops().loopOf(p);
+      if (l.isEmpty()) return false;
+      var loop = l.get();
+      // the outermost loop p is in that sb is not in
+      while (loop.parent().isPresent() && !loop.parent().get().contains(sb)) loop = loop.parent().get();
+      if (loop.contains(sb) || !loop.exitBlocks().equals(java.util.Set.of(sb))) return false;
+      Block h = loop.header();
+      if (!st.cfg().dom().dominates(h, sb) || !enter.containsKey(h)) return false;
+      // sb lies in the stretch the entry test skips
+      Optional<Block> t = st.schedule().afterLoop(h);
+      boolean inStretch = false;
+      while (t.isPresent() && st.cfg().dom().dominates(h, t.get())) {
+        if (t.get().equals(sb)) inStretch = true;
+        t = st.schedule().next(t.get());
+      }
+      if (!inStretch) return false;
+    }
+    return !st.cfg().cfg().predecessors(sb).isEmpty();
   }
 
   /** The predecessor of {@code sb} emitted last, when its branch reaches sb by one edge only. */
