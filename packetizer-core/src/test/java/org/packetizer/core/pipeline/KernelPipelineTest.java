@@ -52,8 +52,10 @@ class KernelPipelineTest {
             MemoryStrategy.GATHER, PacketizerOptions.VectorMath.INTRINSICS, IntegerMasks.ALWAYS)));
       }
       // every block that can be skipped when empty is (the default skips only big ones)
-      tests.add(DynamicTest.dynamicTest(e.name() + " W=8 skip every block", () -> check(manifest, e, 8, MemoryStrategy.GATHER,
-          PacketizerOptions.VectorMath.INTRINSICS, IntegerMasks.NEVER, 0)));
+      for (int w : new int[] {4, 8, 16}) {
+        tests.add(DynamicTest.dynamicTest(e.name() + " W=" + w + " skip every block", () -> check(manifest, e, w,
+            MemoryStrategy.GATHER, PacketizerOptions.VectorMath.INTRINSICS, IntegerMasks.NEVER, 0)));
+      }
       if (e.family().equals("memory") || e.hasPointerParams()) {
         tests.add(DynamicTest.dynamicTest(e.name() + " W=8 cascade", () -> check(manifest, e, 8, MemoryStrategy.CASCADE)));
       }
