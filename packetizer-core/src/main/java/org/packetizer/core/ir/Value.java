@@ -5,7 +5,6 @@ import static org.bytedeco.llvm.global.LLVM.*;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.bytedeco.javacpp.SizeTPointer;
 import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
 import org.bytedeco.llvm.LLVM.LLVMUseRef;
 import org.bytedeco.llvm.LLVM.LLVMValueRef;
@@ -31,10 +30,10 @@ public class Value {
   public Type type() { return new Type(LLVMTypeOf(ref)); }
 
   public String name() {
-    try (SizeTPointer len = new SizeTPointer(1)) {
-      var p = LLVMGetValueName2(ref, len);
-      return p == null || p.isNull() ? "" : p.getString();
-    }
+    // (LLVMGetValueName2 needs a length out-parameter: a native allocation per call, which javacpp
+    // accounts for; names are NUL-terminated, so the one-argument form reads the same string)
+    var p = LLVMGetValueName(ref);
+    return p == null || p.isNull() ? "" : p.getString();
   }
 
   public void setName(String name) { LLVMSetValueName2(ref, name, name.length()); }

@@ -341,13 +341,8 @@ public final class MaskDemotion {
     }
 
     static String name(LLVMValueRef v) {
-      org.bytedeco.javacpp.SizeTPointer len = new org.bytedeco.javacpp.SizeTPointer(1);
-      try {
-        org.bytedeco.javacpp.BytePointer p = LLVMGetValueName2(v, len);
-        return p == null || p.isNull() ? "" : p.getString();
-      } finally {
-        len.close();
-      }
+      org.bytedeco.javacpp.BytePointer p = LLVMGetValueName(v);
+      return p == null || p.isNull() ? "" : p.getString();
     }
 
     List<LLVMBasicBlockRef> reversePostorder() {
