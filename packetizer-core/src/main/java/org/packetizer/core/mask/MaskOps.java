@@ -33,6 +33,10 @@ public final class MaskOps {
   /** {@code m AND c} per lane, false wherever m is false (poison-safe in c). */
   public Value and(Value m, Value c, String name) {
     if (isAllFalse(m)) return m;
+    if (!c.type().isVector() && !isAllTrue(m)) {
+      // a uniform condition selects the whole mask (no broadcast of an i1 into every lane)
+      return b.select(c, m, allFalse(), name);
+    }
     Value cv = c.type().isVector() ? c : b.splat(c, width, name + ".c");
     if (isAllTrue(m)) return cv;
     return b.select(m, cv, allFalse(), name);
@@ -40,9 +44,9 @@ public final class MaskOps {
 
   /** {@code m AND NOT c} per lane, poison-safe in c. */
   public Value andNot(Value m, Value c, String name) {
-    Value cv = c.type().isVector() ? c : b.splat(c, width, name + ".c");
     if (isAllFalse(m)) return m;
-    return b.select(cv, allFalse(), m, name);
+    if (!c.type().isVector()) return b.select(c, allFalse(), m, name);
+    return b.select(c, allFalse(), m, name);
   }
 
   public Value or(Value a, Value c, String name) {
