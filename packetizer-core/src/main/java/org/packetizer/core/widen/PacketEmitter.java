@@ -1139,6 +1139,12 @@ public final class PacketEmitter {
         Block s1 = term.successor(0);
         Block s2 = term.successor(1);
         boolean uniformCond = uniform(c);
+        Optional<LoopForest.Loop<Block>> latchOf = st.schedule().loopLatchedBy(sb);
+        if (uniformCond && partial && latchOf.isPresent() && s1.equals(latchOf.get().header()) != s2.equals(latchOf.get().header())
+            && st.schedule().isScheduled(s1) && st.schedule().isScheduled(s2)) {
+          emitUniformLatchExit(sb, term, latchOf.get().header());
+          return;
+        }
         Value e1;
         Value e2;
         if (uniformCond) {
@@ -1175,6 +1181,33 @@ public final class PacketEmitter {
       }
       default -> throw unsupported(term, "the terminator '" + op.mnemonic() + "'");
     }
+  }
+
+  /**
+   * The latch of a divergent loop leaving it on a uniform condition: every lane still in the loop
+   * passes the latch, so when the condition says "exit" all of them leave and the loop is over. The
+   * branch stays a real branch; the exit's blends run only on the way out instead of in every
+   * iteration under a mask that is empty until the last one.
+   */
+  private void emitUniformLatchExit(Block sb, Value term, Block header) {
+    Block s1 = term.successor(0);
+    boolean exitOnTrue = !s1.equals(header);
+    Block exitSucc = exitOnTrue ? s1 : term.successor(1);
+    Block here = b.currentBlock();
+    Block leave = packet.appendBlock(sb.name() + ".leave");
+    Block stay = packet.appendBlock(sb.name() + ".stay");
+    leave.moveAfter(here);
+    stay.moveAfter(leave);
+    Value c = scal(term.condition());
+    b.condBr(c, exitOnTrue ? leave : stay, exitOnTrue ? stay : leave);
+    st.stats().keptBranches++;
+    st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform exit of a divergent loop kept as a branch");
+    b.atEnd(leave);
+    contribute(sb, exitSucc, mask);
+    b.br(afterLoop(header));
+    b.atEnd(stay);
+    contribute(sb, header, mask);
+    b.condBr(masks.any(mask, "continue." + sb.name()), head.get(header), afterLoop(header));
   }
 
   private Block chainNext(Block sb) {
