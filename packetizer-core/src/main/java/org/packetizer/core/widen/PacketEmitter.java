@@ -1145,6 +1145,25 @@ public final class PacketEmitter {
           emitUniformLatchExit(sb, term, latchOf.get().header());
           return;
         }
+        if (uniformCond && !partial && !s1.equals(s2)) {
+          // a kept uniform branch: each successor's masks and blends on its own edge, so the way not
+          // taken costs nothing (before, both were computed under a mask that was empty for one)
+          st.stats().keptBranches++;
+          st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform branch kept");
+          Block here = b.currentBlock();
+          Block t1 = packet.appendBlock(sb.name() + ".then");
+          Block t2 = packet.appendBlock(sb.name() + ".else");
+          t1.moveAfter(here);
+          t2.moveAfter(t1);
+          b.condBr(scal(c), t1, t2);
+          b.atEnd(t1);
+          contribute(sb, s1, mask);
+          b.br(target(sb, s1));
+          b.atEnd(t2);
+          contribute(sb, s2, mask);
+          b.br(target(sb, s2));
+          return;
+        }
         Value e1;
         Value e2;
         if (uniformCond) {
