@@ -26,7 +26,8 @@ import java.util.SplittableRandom;
  * struct S { float f[8]; int32_t i[8]; double d[4]; };
  * </pre>
  *
- * with RET one of int32_t, float, double, void; {@code a, b, x, y} each varying or uniform (random),
+ * with RET one of int32_t, float, double, void; {@code a} varying, uniform or linear, {@code b, x, y}
+ * each varying or uniform (random),
  * {@code tab} uniform (16 floats), {@code s} struct-of-arrays. A case is a pure function of
  * (seed, index).
  */
@@ -88,7 +89,10 @@ public final class CGenerator {
     String name = "fz_" + Long.toUnsignedString(seed) + "_" + index;
     String ret = new String[] {"int32_t", "float", "double", "void"}[rnd.nextInt(4)];
     StringBuilder kinds = new StringBuilder();
-    for (int i = 0; i < 4; i++) kinds.append(rnd.nextInt(4) == 0 ? 'u' : 'v');
+    // a: varying, uniform or linear (lane k sees a + k, like an index); b, x, y: varying or uniform
+    int ka = rnd.nextInt(8);
+    kinds.append(ka < 2 ? 'u' : ka < 4 ? 'l' : 'v');
+    for (int i = 1; i < 4; i++) kinds.append(rnd.nextInt(4) == 0 ? 'u' : 'v');
     kinds.append("us");
     out.append(ret).append(' ').append(name)
         .append("(int32_t a, int32_t b, float x, double y, const float *tab, struct S *s) {\n");

@@ -33,8 +33,9 @@ import org.packetizer.core.toolchain.ProcessResult;
  *       never another exception (a crash kills the run: the progress log names the case).
  *       Their code has undefined behaviour for many inputs (division by zero, out-of-bounds
  *       pointers), so it is not executed.
- *   <li>{@link CGenerator} functions: compiled with the kernels' flags, packetized at each width,
- *       verified, and differentially checked against the scalar function on random inputs.
+ *   <li>{@link CGenerator} functions: compiled with the kernels' flags, packetized at each width
+ *       (and masked at the middle one), verified, and differentially checked against the scalar
+ *       function on random inputs (and random masks).
  * </ul>
  */
 public final class FuzzRunner {
@@ -181,19 +182,24 @@ public final class FuzzRunner {
 
   public List<Outcome> runC(String fn, String kinds, byte[] bitcode, int[] widths, long checkSeed) {
     List<Outcome> out = new ArrayList<>();
-    for (int w : widths) {
-      String id = fn + " W=" + w + " " + kinds;
+    List<int[]> runs = new ArrayList<>();
+    for (int w : widths) runs.add(new int[] {w, 0});
+    if (widths.length > 0) runs.add(new int[] {widths[widths.length / 2], 1}); // a masked variant at the middle width
+    for (int[] run : runs) {
+      int w = run[0];
+      boolean masked = run[1] == 1;
+      String id = fn + " W=" + w + " " + kinds + (masked ? " masked" : "");
       try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(bitcode, fn + ".bc")) {
         keepOnly(m, fn);
-        PacketizerOptions o = PacketizerOptions.builder().width(w).params(kinds).verifyEachPhase(true)
-            .memoryStrategy(w == 8 ? MemoryStrategy.CASCADE : MemoryStrategy.GATHER).build();
+        PacketizerOptions o = PacketizerOptions.builder().width(w).params(kinds).verifyEachPhase(true).masked(masked)
+            .memoryStrategy(w == 8 && !masked ? MemoryStrategy.CASCADE : MemoryStrategy.GATHER).build();
         String simd = fn + "_simd" + w;
         Outcome p = packetizeOnly(m, fn, simd, o, id);
         if (p.status() != Status.PASSED) {
           out.add(p);
           continue;
         }
-        out.add(check(m, fn, simd, w, kinds, checkSeed, id));
+        out.add(check(m, fn, simd, w, kinds, masked, checkSeed, id));
       } catch (RuntimeException | Error e) {
         out.add(new Outcome(id, Status.FAILED, "unexpected " + stack(e)));
       }
@@ -201,8 +207,9 @@ public final class FuzzRunner {
     return out;
   }
 
-  private Outcome check(Module m, String fn, String simd, int w, String kinds, long seed, String id) {
-    List<ParamSpec> specs = specs(m, kinds);
+  private Outcome check(Module m, String fn, String simd, int w, String kinds, boolean masked, long seed, String id) {
+    List<ParamSpec> specs = new ArrayList<>(specs(m, kinds));
+    if (masked) specs.add(ParamSpec.mask());
     try (DifferentialCheck c = DifferentialCheck.builder(m, fn, simd, w).params(specs).build()) {
       CheckResult r = c.runMany(checkRuns, seed);
       if (!r.passed()) return new Outcome(id, Status.FAILED, "differential check failed:\n" + r.report());
@@ -218,7 +225,13 @@ public final class FuzzRunner {
         ValueDomain.floats(-100, 100).withSpecials(),
         ValueDomain.floats(-1e6, 1e6)};
     List<ParamSpec> specs = new ArrayList<>();
-    for (int i = 0; i < 4; i++) specs.add(kinds.charAt(i) == 'u' ? ParamSpec.uniform(domains[i]) : ParamSpec.varying(domains[i]));
+    for (int i = 0; i < 4; i++) {
+      specs.add(switch (kinds.charAt(i)) {
+        case 'u' -> ParamSpec.uniform(domains[i]);
+        case 'l' -> ParamSpec.linear(1, domains[i]);
+        default -> ParamSpec.varying(domains[i]);
+      });
+    }
     specs.add(ParamSpec.uniformPtr(m.context().floatType(), CGenerator.TABLE, ParamSpec.Direction.IN, BufferInit.random()));
     specs.add(ParamSpec.soaPtr(KernelChecks.parseType(m.context(), CGenerator.STRUCT_TYPE), 1, ParamSpec.Direction.INOUT,
         BufferInit.random()));
