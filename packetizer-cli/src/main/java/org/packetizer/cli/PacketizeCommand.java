@@ -143,7 +143,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
 
   @Option(names = "--integer-masks", paramLabel = "auto|always|never", defaultValue = "auto",
       description = "Masks as <W x i32> lanes of all ones or zeros instead of <W x i1>: auto does it on targets without"
-          + " AVX-512 mask registers from W=8 (on AVX2 the legalizer would pack every <8 x i1> to 16-bit lanes and back)"
+          + " AVX-512 mask registers from W=4 (on AVX2 the legalizer would pack every <8 x i1> to 16-bit lanes and back)"
           + " (default: ${DEFAULT-VALUE}).")
   String integerMasks;
 

@@ -6,7 +6,7 @@ package org.packetizer.core.api;
  * {@code org.packetizer.core.widen.MaskDemotion}).
  */
 public enum IntegerMasks {
-  /** Integer masks when the target has no mask registers (no AVX-512F) and W ≥ 8: on AVX2 this
+  /** Integer masks when the target has no mask registers (no AVX-512F) and W ≥ 4: on AVX2 this
    *  avoids packing every compare to 16-bit lanes and back. */
   AUTO,
   /** Always integer masks (after the clean-up). */

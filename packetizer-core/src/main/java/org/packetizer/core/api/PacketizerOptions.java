@@ -37,7 +37,7 @@ import java.util.function.Consumer;
  *                        {@code vector-function-abi-variant} naming it, so that LLVM's loop
  *                        vectorizer can call it (see {@link org.packetizer.core.mapping.VectorAbi})
  * @param integerMasks    masks as integer vectors instead of {@code <W x i1>} (default: when the target
- *                        has no mask registers and W ≥ 8)
+ *                        has no mask registers and W ≥ 4)
  */
 public record PacketizerOptions(
     int width,

@@ -46,7 +46,7 @@ final class KernelBench {
 
   /**
    * Integer masks in the packet loops: {@code -Dpacketizer.bench.integerMasks=NEVER|ALWAYS} measures
-   * them against the default (AUTO: on targets without mask registers at W ≥ 8).
+   * them against the default (AUTO: on targets without mask registers at W ≥ 4).
    */
   /** Skip threshold of the packet loops ({@code -Dpacketizer.bench.skipThreshold=N}; default the library's). */
   static final int SKIP_THRESHOLD = Integer.getInteger("packetizer.bench.skipThreshold",

@@ -46,7 +46,7 @@ class KernelPipelineTest {
         tests.add(DynamicTest.dynamicTest(e.name() + " W=" + w, () -> check(manifest, e, w, MemoryStrategy.GATHER)));
       }
       // compiled for haswell (AVX2: per-lane loads instead of gathers) with masks as integer vectors
-      // (AVX2's default from W=8; forced here at every width), run by a haswell JIT
+      // (the default on AVX2; forced here), run by a haswell JIT
       for (int w : new int[] {4, 8, 16}) {
         tests.add(DynamicTest.dynamicTest(e.name() + " W=" + w + " haswell integer masks", () -> check(manifest, e, w,
             MemoryStrategy.GATHER, PacketizerOptions.VectorMath.INTRINSICS, IntegerMasks.ALWAYS)));

@@ -21,7 +21,7 @@ import org.packetizer.core.ir.Value;
 import org.packetizer.core.toolchain.Manifest;
 
 /**
- * Integer masks: chosen for AVX2-class targets at W ≥ 8 only; after the rewrite no mask logic,
+ * Integer masks: chosen for targets without mask registers at W ≥ 4 only; after the rewrite no mask logic,
  * phi or select on {@code <W x i1>} is left (the legalizer would promote them to 16-bit lanes); and
  * the code, compiled for haswell, computes what the scalar function computes.
  */
@@ -37,7 +37,8 @@ class MaskDemotionTest {
       f.setStringAttribute("target-features", AVX2);
       assertTrue(MaskDemotion.worthwhile(f, 8));
       assertTrue(MaskDemotion.worthwhile(f, 16));
-      assertFalse(MaskDemotion.worthwhile(f, 4), "<4 x i1> is promoted to <4 x i32> anyway");
+      assertTrue(MaskDemotion.worthwhile(f, 4), "<4 x i1> is promoted to <4 x i32> with only the low bit defined");
+      assertFalse(MaskDemotion.worthwhile(f, 2));
       f.setStringAttribute("target-cpu", "skylake-avx512");
       f.setStringAttribute("target-features", "+avx512f,+avx512vl,+avx512bw,+avx2,+avx");
       assertFalse(MaskDemotion.worthwhile(f, 8), "AVX-512 has mask registers");
