@@ -87,6 +87,7 @@ public final class PacketEmitter {
   /** Packet values of the current scalar block's instructions, and loads/splats cached in it. */
   private final Map<Value, Value> local = new HashMap<>();
   private final Map<Value, Value> splats = new HashMap<>();
+  private final Map<Value, Value> paramSplats = new HashMap<>();
   private Block current;
   private Value mask;
 
@@ -463,6 +464,16 @@ public final class PacketEmitter {
   private Value vec(Value v) {
     Value p = get(v);
     if (p.type().isVector()) return p;
+    if (v.isArgument()) {
+      // a uniform parameter is broadcast once, in the entry block, not in every block (and loop
+      // iteration) that needs it as a vector
+      Value s = paramSplats.get(p);
+      if (s == null) {
+        s = entryB.splat(p, w, v.name() + ".splat");
+        paramSplats.put(p, s);
+      }
+      return s;
+    }
     Value s = splats.get(p);
     if (s == null) {
       s = b.splat(p, w, p.isConstant() ? "" : v.name() + ".splat");
