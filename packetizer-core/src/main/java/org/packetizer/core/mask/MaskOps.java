@@ -45,7 +45,7 @@ public final class MaskOps {
   /** {@code m AND NOT c} per lane, poison-safe in c. */
   public Value andNot(Value m, Value c, String name) {
     if (isAllFalse(m)) return m;
-    if (!c.type().isVector()) return b.select(c, allFalse(), m, name);
+    // (a scalar c selects the whole mask, a vector c lane by lane)
     return b.select(c, allFalse(), m, name);
   }
 

@@ -183,7 +183,7 @@ public final class MaskDemotion {
           try (PointerPointer<LLVMValueRef> vals = new PointerPointer<>(n); PointerPointer<LLVMBasicBlockRef> bbs = new PointerPointer<>(n)) {
             for (int k = 0; k < n; k++) {
               LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, k);
-              vals.put(k, widenAtEnd(LLVMGetIncomingValue(phi, k), from));
+              vals.put(k, widen(LLVMGetIncomingValue(phi, k)));
               bbs.put(k, from);
             }
             LLVMAddIncoming(np, vals, bbs, n);
@@ -257,10 +257,6 @@ public final class MaskDemotion {
       return LLVMGetOperand(ins, 1);
     }
 
-    /** As {@link #widen}, for a phi's incoming value from block {@code from}. */
-    LLVMValueRef widenAtEnd(LLVMValueRef v, LLVMBasicBlockRef from) {
-      return widen(v);
-    }
 
     LLVMValueRef constant(LLVMValueRef v) {
       // (undefined lanes become false: a refinement, and no poison enters the integer masks)

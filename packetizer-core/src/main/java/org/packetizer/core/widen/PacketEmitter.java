@@ -313,9 +313,19 @@ public final class PacketEmitter {
    * through the loop).
    */
   private Optional<Block> enterSkipTarget(Block header) {
+    List<Block> stretch = dominatedAfterLoop(header);
+    return stretch.isEmpty() ? st.schedule().afterLoop(header) : st.schedule().next(stretch.getLast());
+  }
+
+  /** The blocks right after the loop headed by {@code header}, in order, that the header dominates. */
+  private List<Block> dominatedAfterLoop(Block header) {
+    List<Block> out = new ArrayList<>();
     Optional<Block> t = st.schedule().afterLoop(header);
-    while (t.isPresent() && st.cfg().dom().dominates(header, t.get())) t = st.schedule().next(t.get());
-    return t;
+    while (t.isPresent() && st.cfg().dom().dominates(header, t.get())) {
+      out.add(t.get());
+      t = st.schedule().next(t.get());
+    }
+    return out;
   }
 
   /**
@@ -334,13 +344,7 @@ public final class PacketEmitter {
       Block h = loop.header();
       if (!st.cfg().dom().dominates(h, sb) || !enter.containsKey(h)) return false;
       // sb lies in the stretch the entry test skips
-      Optional<Block> t = st.schedule().afterLoop(h);
-      boolean inStretch = false;
-      while (t.isPresent() && st.cfg().dom().dominates(h, t.get())) {
-        if (t.get().equals(sb)) inStretch = true;
-        t = st.schedule().next(t.get());
-      }
-      if (!inStretch) return false;
+      if (!dominatedAfterLoop(h).contains(sb)) return false;
     }
     return !st.cfg().cfg().predecessors(sb).isEmpty();
   }

@@ -90,7 +90,6 @@ final class SlotSsa {
   private final Map<Long, BlockEvents> events = new HashMap<>();
   private final Map<Long, Placeholder> placeholders = new HashMap<>();
   private final List<Placeholder> placeholderList = new ArrayList<>();
-  private int vars;
 
   // the block being appended to, with the variables' values at its end so far
   private long curBlock;
@@ -104,11 +103,8 @@ final class SlotSsa {
   }
 
   Var newVar(Type type, String name) {
-    vars++;
     return new Var(type, name);
   }
-
-  int variables() { return vars; }
 
   /** Gives {@code var} the value {@code value} at the start of {@code block}. */
   void init(Var var, Block block, Value value) {
