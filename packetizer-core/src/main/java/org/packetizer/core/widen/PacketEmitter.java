@@ -351,6 +351,12 @@ public final class PacketEmitter {
 
   /** The predecessor of {@code sb} emitted last, when its branch reaches sb by one edge only. */
   private Optional<Block> lastPredecessor(Block sb) {
+    return lastPredecessor.computeIfAbsent(sb, this::findLastPredecessor);
+  }
+
+  private final Map<Block, Optional<Block>> lastPredecessor = new HashMap<>();
+
+  private Optional<Block> findLastPredecessor(Block sb) {
     Block last = null;
     for (Block p : st.cfg().cfg().predecessors(sb)) {
       if (!st.schedule().isScheduled(p)) continue;

@@ -186,11 +186,18 @@ final class SlotSsa {
     for (int i = 0; i < n; i++) {
       BlockEvents ev = events.get(blocks.get(i).address());
       if (ev == null) continue;
+      // defs: the value a read here sees (a read with no write before it stands for the block's
+      // entry value); written: only the writes, the block's values at its end
       Map<Var, Object> defs = new IdentityHashMap<>();
-      for (Event e : ev.inits) defs.put(e.var, e.value);
+      Map<Var, Object> written = new IdentityHashMap<>();
+      for (Event e : ev.inits) {
+        defs.put(e.var, e.value);
+        written.put(e.var, e.value);
+      }
       for (Event e : ev.events) {
         if (e.ph == null) {
           defs.put(e.var, e.value);
+          written.put(e.var, e.value);
         } else {
           Object d = defs.get(e.var);
           if (d != null) {
@@ -199,15 +206,10 @@ final class SlotSsa {
             exposed.add(e.ph);
             exposedBlock.add(i);
             exposedVar.add(e.var);
-            // later reads of the same variable in this block before a write see the same value
             defs.put(e.var, e.ph);
           }
         }
       }
-      // a variable that is only read (never written) here is not defined by the block
-      Map<Var, Object> written = new IdentityHashMap<>();
-      for (Event e : ev.inits) written.put(e.var, e.value);
-      for (Event e : ev.events) if (e.ph == null) written.put(e.var, e.value);
       endDefs[i] = written;
     }
 
