@@ -1,7 +1,7 @@
 ; --integer-masks never keeps <8 x i1> masks even on AVX2.
 ; RUN: packetize -f f -w 8 --params v --integer-masks never --target-cpu haswell --target-features +avx2
 ; CHECK-LABEL: define <8 x i32> @f_simd8(<8 x float> %x)
-; CHECK:       phi <8 x i1>
+; CHECK:       phi <8 x i1> {{.*}}[ splat (i1 true), %entry ]
 ; CHECK-NOT:   sext <8 x i1>
 define i32 @f(float %x) #0 {
 entry:

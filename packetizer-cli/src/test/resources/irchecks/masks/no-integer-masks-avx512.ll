@@ -1,7 +1,7 @@
 ; With AVX-512 mask registers the same loop keeps its masks as <16 x i1>: no integer mask appears.
 ; RUN: packetize -f f -w 16 --params v --target-cpu skylake-avx512 --target-features +avx512f,+avx512vl,+avx512bw,+avx512dq
 ; CHECK-LABEL: define <16 x i32> @f_simd16(<16 x float> %x)
-; CHECK:       phi <16 x i1>
+; CHECK:       phi <16 x i1> {{.*}}[ splat (i1 true), %entry ]
 ; CHECK-NOT:   sext <16 x i1>
 ; CHECK-NOT:   <16 x i32> splat (i32 -1)
 ; CHECK:       ret <16 x i32>
