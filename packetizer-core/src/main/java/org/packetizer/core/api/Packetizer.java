@@ -18,7 +18,7 @@ import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
 import org.packetizer.core.ir.LlvmException;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.linearize.Schedule;
@@ -39,7 +39,7 @@ import org.packetizer.core.wrapper.LoopWrapper;
  * it at once.
  *
  * <pre>{@code
- * try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(Path.of("kernels.bc"))) {
+ * try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(Path.of("kernels.bc"))) {
  *   PacketizationResult r = Packetizer.packetize(m, "shade", "shade_simd", 8);
  * }
  * }</pre>
@@ -62,7 +62,7 @@ public final class Packetizer {
   public PacketizerOptions options() { return options; }
 
   /** Packetizes {@code scalar} into {@code simd} at width {@code width} with default options. */
-  public static PacketizationResult packetize(Module module, String scalar, String simd, int width) {
+  public static PacketizationResult packetize(LlvmModule module, String scalar, String simd, int width) {
     return new Packetizer(PacketizerOptions.builder().width(width).build()).run(module, scalar, simd);
   }
 
@@ -71,7 +71,7 @@ public final class Packetizer {
    * module is borrowed, never disposed, and unchanged on failure.
    */
   public static PacketizationResult packetize(LLVMModuleRef module, String scalar, String simd, int width) {
-    return packetize(Module.borrow(module), scalar, simd, width);
+    return packetize(LlvmModule.borrow(module), scalar, simd, width);
   }
 
   /**
@@ -85,7 +85,7 @@ public final class Packetizer {
    *
    * @throws PacketizationException for the first variant that fails (variants made before stay)
    */
-  public List<PacketizationResult> runDeclaredVariants(Module module, String scalarName) {
+  public List<PacketizationResult> runDeclaredVariants(LlvmModule module, String scalarName) {
     Function scalar = module.function(scalarName).orElseThrow(() -> PacketizationException.invalid(
         "no function @" + scalarName + " in module '" + module.identifier() + "'" + suggest(module, scalarName), null));
     char supported = VectorAbi.isa(scalar.stringAttribute("target-features").orElse(""));
@@ -102,11 +102,11 @@ public final class Packetizer {
   }
 
   public PacketizationResult run(LLVMModuleRef module, String scalar, String simd) {
-    return run(Module.borrow(module), scalar, simd);
+    return run(LlvmModule.borrow(module), scalar, simd);
   }
 
   /** Packetizes {@code scalarName} into a new function {@code simdName} (or fills its declaration). */
-  public PacketizationResult run(Module module, String scalarName, String simdName) {
+  public PacketizationResult run(LlvmModule module, String scalarName, String simdName) {
     Set<String> before = new HashSet<>();
     for (Function f : module.functions()) before.add(f.name());
     try {
@@ -119,7 +119,7 @@ public final class Packetizer {
     }
   }
 
-  private PacketizationResult run(Module module, String scalarName, String simdName, CalleePacketizer callees) {
+  private PacketizationResult run(LlvmModule module, String scalarName, String simdName, CalleePacketizer callees) {
     // a nested run (a callee's packet version) sees the caller's packet function half-emitted
     boolean topLevel = callees == null;
     if (callees == null) {
@@ -243,7 +243,7 @@ public final class Packetizer {
       verify(module, packet, "after emitting the packet function", scalarName);
       phase.accept("verify");
       if (options.cleanup()) {
-        Module.runPasses(packet, CLEANUP_PIPELINE, null);
+        LlvmModule.runPasses(packet, CLEANUP_PIPELINE, null);
         // (after the clean-up: InstCombine would fold integer masks back to <W x i1>)
         boolean intMasks = switch (options.integerMasks()) {
           case ALWAYS -> true;
@@ -331,7 +331,7 @@ public final class Packetizer {
       "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
           + "instcombine<no-verify-fixpoint>,adce,simplifycfg";
 
-  private static void verify(Module module, Function f, String when, String fn) {
+  private static void verify(LlvmModule module, Function f, String when, String fn) {
     // verify the function alone first: an enclosing packetization may have a function under construction
     if (org.bytedeco.llvm.global.LLVM.LLVMVerifyFunction(f.ref(), org.bytedeco.llvm.global.LLVM.LLVMReturnStatusAction) == 0) {
       return;
@@ -349,7 +349,7 @@ public final class Packetizer {
    * versions of callees (which may call each other, or the packet function, when recursive) and
    * declarations. Uses are replaced by poison first, so cycles of calls come apart.
    */
-  private static void rollback(Module module, Set<String> before) {
+  private static void rollback(LlvmModule module, Set<String> before) {
     try {
       List<Function> created = new ArrayList<>();
       for (Function f : module.functions()) if (!before.contains(f.name())) created.add(f);
@@ -365,7 +365,7 @@ public final class Packetizer {
   private static boolean isNonNull(org.bytedeco.javacpp.Pointer p) { return p != null && !p.isNull(); }
 
   /** Announces {@code simdName} to the call sites of the scalar function (vector function ABI). */
-  private static Remark publishUnderVectorAbi(Module module, String scalarName, String simdName, VectorAbi.Variant abiVariant) {
+  private static Remark publishUnderVectorAbi(LlvmModule module, String scalarName, String simdName, VectorAbi.Variant abiVariant) {
     String entry = abiVariant.attributeEntry(simdName);
     if (abiVariant.params().stream().anyMatch(k -> k.alignment() > 1)) {
       // LLVM's loop vectorizer matches variants by vlen, mask and parameter kinds but does not prove
@@ -410,7 +410,7 @@ public final class Packetizer {
    * function's target features, mask and vlen from the options, parameter tokens from the kinds
    * (given, or the defaults when null).
    */
-  private VectorAbi.Variant vectorAbiVariant(Module module, String scalarName, List<ParamKind> kinds) {
+  private VectorAbi.Variant vectorAbiVariant(LlvmModule module, String scalarName, List<ParamKind> kinds) {
     Function scalar = module.function(scalarName).orElseThrow(() -> PacketizationException.invalid(
         "no function @" + scalarName + " in module '" + module.identifier() + "'" + suggest(module, scalarName), null));
     List<ParamKind> ks = kinds != null ? kinds : paramKinds(module, scalar, Optional.empty(), null, scalarName);
@@ -423,7 +423,7 @@ public final class Packetizer {
     }
   }
 
-  private List<ParamKind> paramKinds(Module module, Function scalar, Optional<Function> declared, String simdName, String fn) {
+  private List<ParamKind> paramKinds(LlvmModule module, Function scalar, Optional<Function> declared, String simdName, String fn) {
     List<Value> ps = scalar.params();
     List<ParamKind> kinds;
     Optional<VectorAbi.Variant> named;
@@ -520,7 +520,7 @@ public final class Packetizer {
     return out;
   }
 
-  private Type packetFunctionType(Module module, Function scalar, List<ParamKind> kinds, int w) {
+  private Type packetFunctionType(LlvmModule module, Function scalar, List<ParamKind> kinds, int w) {
     var ctx = module.context();
     List<Type> params = new ArrayList<>();
     List<Value> ps = scalar.params();
@@ -562,7 +562,7 @@ public final class Packetizer {
     }
   }
 
-  private static String suggest(Module module, String name) {
+  private static String suggest(LlvmModule module, String name) {
     String best = null;
     int bestD = Integer.MAX_VALUE;
     for (Function f : module.functions()) {

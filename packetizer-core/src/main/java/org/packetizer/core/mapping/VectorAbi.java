@@ -11,7 +11,7 @@ import org.bytedeco.llvm.LLVM.LLVMAttributeRef;
 import org.bytedeco.llvm.LLVM.LLVMValueRef;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.ir.Function;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Value;
 
@@ -161,7 +161,7 @@ public final class VectorAbi {
    * direct call of {@code scalarName} in the module (keeping the entries already there, without
    * duplicates). Returns the number of call sites annotated.
    */
-  public static int annotateCallSites(Module module, String scalarName, String entry) {
+  public static int annotateCallSites(LlvmModule module, String scalarName, String entry) {
     Optional<Function> scalar = module.function(scalarName);
     if (scalar.isEmpty()) return 0;
     int n = 0;

@@ -2,7 +2,7 @@ package org.packetizer.core.mask;
 
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrBuilder;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 
@@ -12,12 +12,12 @@ import org.packetizer.core.ir.Value;
  * there (values of inactive lanes may be poison), so edge masks never carry poison into a branch.
  */
 public final class MaskOps {
-  private final Module module;
+  private final LlvmModule module;
   private final IrBuilder b;
   private final int width;
   private final Type maskType;
 
-  public MaskOps(Module module, IrBuilder builder, int width) {
+  public MaskOps(LlvmModule module, IrBuilder builder, int width) {
     this.module = module;
     this.b = builder;
     this.width = width;

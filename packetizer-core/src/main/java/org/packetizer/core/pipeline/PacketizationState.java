@@ -16,7 +16,7 @@ import org.packetizer.core.api.Remark;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmContext;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.linearize.Schedule;
 import org.packetizer.core.mapping.UserMappings;
@@ -27,7 +27,7 @@ import org.packetizer.core.mapping.UserMappings;
  * remarks. Phases read it; none reaches into another phase's internals.
  */
 public final class PacketizationState {
-  private final Module module;
+  private final LlvmModule module;
   private final PacketizerOptions options;
   private final String scalarName;
   private final Function scalar;
@@ -43,7 +43,7 @@ public final class PacketizationState {
   private final Stats stats = new Stats();
   private final List<Remark> remarks = new ArrayList<>();
 
-  public PacketizationState(Module module, PacketizerOptions options, String scalarName, Function scalar,
+  public PacketizationState(LlvmModule module, PacketizerOptions options, String scalarName, Function scalar,
       LlvmSsaFunction ssa, CfgAnalyses<Block> cfg, DivergenceInfo<Block, Value> divergence, Schedule<Block> schedule,
       List<ParamKind> paramKinds, UserMappings mappings, PureCalls pureCalls, org.packetizer.core.widen.SoaPointers soa,
       CalleePacketizer callees) {
@@ -62,7 +62,7 @@ public final class PacketizationState {
     this.pureCalls = pureCalls;
   }
 
-  public Module module() { return module; }
+  public LlvmModule module() { return module; }
   public LlvmContext context() { return module.context(); }
   public PacketizerOptions options() { return options; }
   public int width() { return options.width(); }

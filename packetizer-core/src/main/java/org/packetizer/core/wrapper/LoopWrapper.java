@@ -23,7 +23,7 @@ import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
 import org.packetizer.core.ir.IrBuilder;
 import org.packetizer.core.ir.LlvmContext;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.mask.MaskOps;
@@ -68,7 +68,7 @@ public final class LoopWrapper {
    * @param packetType the S-wide packet function type
    * @param declared   a declaration of {@code simdName} to fill, if the module has one
    */
-  public static Optional<PacketizationResult> packetizeIfWider(Module module, Function scalar, String simdName,
+  public static Optional<PacketizationResult> packetizeIfWider(LlvmModule module, Function scalar, String simdName,
       List<ParamKind> kinds, Type packetType, Optional<Function> declared, PacketizerOptions options) {
     WrapperMode mode = options.wrapperMode();
     if (mode == WrapperMode.DIRECT) return Optional.empty();
@@ -137,7 +137,7 @@ public final class LoopWrapper {
   private static String abbreviate(String s) { return s.length() <= 60 ? s : s.substring(0, 57) + "..."; }
 
   /** Leaves of every struct-of-arrays parameter, read from a prepared copy of the scalar function. */
-  private static Map<Integer, List<SoaLeaves.Leaf>> soaLeaves(Module module, Function scalar, List<ParamKind> kinds,
+  private static Map<Integer, List<SoaLeaves.Leaf>> soaLeaves(LlvmModule module, Function scalar, List<ParamKind> kinds,
       PacketizerOptions options) throws SoaLeaves.NotConstant {
     Map<Integer, List<SoaLeaves.Leaf>> out = new LinkedHashMap<>();
     if (kinds.stream().noneMatch(k -> k instanceof ParamKind.SoaPointer)) return out;
@@ -155,7 +155,7 @@ public final class LoopWrapper {
     }
   }
 
-  private static Optional<PacketizationResult> build(Module module, Function scalar, String simdName, List<ParamKind> kinds,
+  private static Optional<PacketizationResult> build(LlvmModule module, Function scalar, String simdName, List<ParamKind> kinds,
       Type packetType, Optional<Function> declared, PacketizerOptions options, int n, HardwareWidth.Target target,
       Map<Integer, List<SoaLeaves.Leaf>> leaves) {
     long start = System.nanoTime();
@@ -233,13 +233,13 @@ public final class LoopWrapper {
     return out;
   }
 
-  private static Set<String> names(Module m) {
+  private static Set<String> names(LlvmModule m) {
     Set<String> out = new HashSet<>();
     for (Function f : m.functions()) out.add(f.name());
     return out;
   }
 
-  private static void deleteNewDeclarations(Module m, Set<String> before) {
+  private static void deleteNewDeclarations(LlvmModule m, Set<String> before) {
     for (Function f : m.functions()) {
       if (!before.contains(f.name()) && f.isDeclaration() && !f.hasUses()) f.delete();
     }
@@ -247,7 +247,7 @@ public final class LoopWrapper {
 
   /** Emits the wrapper's body. */
   private static final class Emitter {
-    private final Module module;
+    private final LlvmModule module;
     private final LlvmContext ctx;
     private final Function wrapper, inner;
     private final List<ParamKind> kinds;
@@ -255,7 +255,7 @@ public final class LoopWrapper {
     private final int s, n, k;
     private final Map<Integer, List<SoaLeaves.Leaf>> leaves;
 
-    Emitter(Module module, Function wrapper, Function inner, List<ParamKind> kinds, boolean masked, int s, int n,
+    Emitter(LlvmModule module, Function wrapper, Function inner, List<ParamKind> kinds, boolean masked, int s, int n,
         Map<Integer, List<SoaLeaves.Leaf>> leaves) {
       this.module = module;
       this.ctx = module.context();
