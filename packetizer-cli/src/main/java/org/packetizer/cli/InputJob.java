@@ -18,7 +18,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
-import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.ir.Function;

@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
-import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.bench.BenchBuffers.Loop;
 import org.packetizer.core.ir.Function;

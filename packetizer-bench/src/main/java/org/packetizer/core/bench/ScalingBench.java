@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
-import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmContext;

@@ -93,6 +93,12 @@ public final class LlvmModule implements AutoCloseable {
     return function(name).orElseGet(() -> addFunction(name, functionType));
   }
 
+  /** Whether a global alias of this name exists. */
+  public boolean hasAlias(String name) {
+    var a = LLVMGetNamedGlobalAlias(ref(), name, name.length());
+    return a != null && !a.isNull();
+  }
+
   public Optional<Value> global(String name) {
     LLVMValueRef g = LLVMGetNamedGlobal(ref(), name);
     return g == null || g.isNull() ? Optional.empty() : Optional.of(new Value(g));

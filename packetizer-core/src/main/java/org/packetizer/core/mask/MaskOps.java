@@ -64,10 +64,10 @@ public final class MaskOps {
   }
 
   public static boolean isAllTrue(Value m) {
-    return m.isConstant() && !m.isConstantExpr() && m.equals(Value.of(org.bytedeco.llvm.global.LLVM.LLVMConstAllOnes(m.type().ref())));
+    return m.isAllOnesValue();
   }
 
   public static boolean isAllFalse(Value m) {
-    return m.isConstant() && !m.isConstantExpr() && org.bytedeco.llvm.global.LLVM.LLVMIsNull(m.ref()) != 0;
+    return m.isConstant() && !m.isConstantExpr() && m.isNullValue();
   }
 }

@@ -38,14 +38,14 @@ public final class PacketizationState {
   private final List<ParamKind> paramKinds;
   private final UserMappings mappings;
   private final PureCalls pureCalls;
-  private final org.packetizer.core.widen.SoaPointers soa;
+  private final org.packetizer.core.pipeline.SoaPointers soa;
   private final CalleePacketizer callees;
   private final Stats stats = new Stats();
   private final List<Remark> remarks = new ArrayList<>();
 
   public PacketizationState(LlvmModule module, PacketizerOptions options, String scalarName, Function scalar,
       LlvmSsaFunction ssa, CfgAnalyses<Block> cfg, DivergenceInfo<Block, Value> divergence, Schedule<Block> schedule,
-      List<ParamKind> paramKinds, UserMappings mappings, PureCalls pureCalls, org.packetizer.core.widen.SoaPointers soa,
+      List<ParamKind> paramKinds, UserMappings mappings, PureCalls pureCalls, org.packetizer.core.pipeline.SoaPointers soa,
       CalleePacketizer callees) {
     this.soa = soa;
     this.callees = callees;
@@ -81,7 +81,7 @@ public final class PacketizationState {
   public CalleePacketizer callees() { return callees; }
 
   /** Values derived from struct-of-arrays pointer parameters. */
-  public org.packetizer.core.widen.SoaPointers soa() { return soa; }
+  public org.packetizer.core.pipeline.SoaPointers soa() { return soa; }
   public List<Remark> remarks() { return remarks; }
 
   public boolean isPureCall(Value call) { return pureCalls.test(call); }

@@ -1,6 +1,5 @@
 package org.packetizer.core.wrapper;
 
-import static org.bytedeco.llvm.global.LLVM.LLVMGetGlobalParent;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -151,7 +150,7 @@ public final class HardwareWidth {
       Optional<String> fc = f.stringAttribute("target-cpu");
       Optional<String> ff = f.stringAttribute("target-features");
       if (fc.isEmpty() && ff.isEmpty()) {
-        LlvmModule m = LlvmModule.borrow(LLVMGetGlobalParent(f.ref()));
+        LlvmModule m = f.module();
         for (Function g : m.functions()) {
           if (g.isDeclaration()) continue;
           fc = g.stringAttribute("target-cpu");

@@ -9,7 +9,7 @@ import java.util.List;
 import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
-import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.check.BufferInit;
 import org.packetizer.core.check.CheckResult;

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.TestFactory;
 import org.packetizer.core.api.IntegerMasks;
 import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.PacketizationResult;
-import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.check.CheckResult;
 import org.packetizer.core.check.DifferentialCheck;

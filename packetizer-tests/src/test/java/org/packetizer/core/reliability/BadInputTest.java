@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationException.Kind;
 import org.packetizer.core.api.PacketizationResult;
-import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.check.CheckResult;
 import org.packetizer.core.check.DifferentialCheck;

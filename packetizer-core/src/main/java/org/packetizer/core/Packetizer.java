@@ -1,4 +1,4 @@
-package org.packetizer.core.api;
+package org.packetizer.core;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -13,6 +13,12 @@ import org.packetizer.analysis.cfg.IrreducibleCfgException;
 import org.packetizer.analysis.divergence.DivergenceAnalysis;
 import org.packetizer.analysis.divergence.DivergenceInfo;
 import org.packetizer.analysis.divergence.Shape;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.adapt.LlvmSsaFunction;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
@@ -31,7 +37,7 @@ import org.packetizer.core.pipeline.PureCalls;
 import org.packetizer.core.prepare.Preparer;
 import org.packetizer.core.widen.MaskDemotion;
 import org.packetizer.core.widen.PacketEmitter;
-import org.packetizer.core.widen.SoaPointers;
+import org.packetizer.core.pipeline.SoaPointers;
 import org.packetizer.core.wrapper.LoopWrapper;
 
 /**
@@ -168,7 +174,7 @@ public final class Packetizer {
       throw PacketizationException.invalid("@" + simdName + " is already defined in the module", scalarName);
     }
     if (declared.isEmpty() && (module.global(simdName).isPresent()
-        || isNonNull(org.bytedeco.llvm.global.LLVM.LLVMGetNamedGlobalAlias(module.ref(), simdName, simdName.length())))) {
+        || module.hasAlias(simdName))) {
       // LLVM would silently name the packet function @<name>.1
       throw PacketizationException.invalid("@" + simdName + " already names a global variable or alias in the module;"
           + " choose another name for the SIMD function", scalarName);
@@ -185,7 +191,8 @@ public final class Packetizer {
     phase.accept("check-input");
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
     // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
-    Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options);
+    Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options,
+        (o, m, f, s) -> new Packetizer(o).run(m, f, s));
     if (wrapped.isPresent()) {
       // the W-wide wrapper is what callers see: it is the variant published and announced
       if (abiVariant == null) return wrapped.get();
@@ -333,7 +340,7 @@ public final class Packetizer {
 
   private static void verify(LlvmModule module, Function f, String when, String fn) {
     // verify the function alone first: an enclosing packetization may have a function under construction
-    if (org.bytedeco.llvm.global.LLVM.LLVMVerifyFunction(f.ref(), org.bytedeco.llvm.global.LLVM.LLVMReturnStatusAction) == 0) {
+    if (f.isValid()) {
       return;
     }
     Optional<String> msg = module.verify();
@@ -354,15 +361,13 @@ public final class Packetizer {
       List<Function> created = new ArrayList<>();
       for (Function f : module.functions()) if (!before.contains(f.name())) created.add(f);
       for (Function f : created) {
-        if (f.hasUses()) f.replaceAllUsesWith(Value.of(org.bytedeco.llvm.global.LLVM.LLVMGetPoison(f.type().ref())));
+        if (f.hasUses()) f.replaceAllUsesWith(f.type().poison());
       }
       for (Function f : created) f.delete();
     } catch (RuntimeException ignored) {
       // best effort: the original exception matters more
     }
   }
-
-  private static boolean isNonNull(org.bytedeco.javacpp.Pointer p) { return p != null && !p.isNull(); }
 
   /** Announces {@code simdName} to the call sites of the scalar function (vector function ABI). */
   private static Remark publishUnderVectorAbi(LlvmModule module, String scalarName, String simdName, VectorAbi.Variant abiVariant) {

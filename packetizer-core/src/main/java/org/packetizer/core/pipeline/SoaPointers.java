@@ -1,4 +1,4 @@
-package org.packetizer.core.widen;
+package org.packetizer.core.pipeline;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
