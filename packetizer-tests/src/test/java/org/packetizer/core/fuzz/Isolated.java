@@ -31,6 +31,12 @@ final class Isolated {
 
   private static final Pattern CASE = Pattern.compile("^(\\w+):(\\d+) ");
 
+  /** The class path for the child (surefire hides the test class path behind a manifest-only jar). */
+  static String classPath() {
+    String cp = System.getProperty("surefire.test.class.path");
+    return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
+  }
+
   static String line(FuzzRunner.Outcome o) {
     return o.status() + "\t" + o.id() + "\t" + o.detail().replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t");
   }
@@ -53,7 +59,7 @@ final class Isolated {
     int end = first + cases;
     String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     while (next < end) {
-      List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xss8m", "-XX:ErrorFile=" + out.resolve("hs_err_%p.log"), "-cp", System.getProperty("java.class.path"), FuzzMain.class.getName()));
+      List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xss8m", "-XX:ErrorFile=" + out.resolve("hs_err_%p.log"), "-cp", classPath(), FuzzMain.class.getName()));
       cmd.addAll(childArgs);
       cmd.addAll(List.of("--first", Integer.toString(next), "--cases", Integer.toString(end - next), "--out", out.toString(), "--outcomes",
           outcomes.toString()));
