@@ -4,7 +4,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.packetizer.analysis.cfg.DominatorTree;
-import org.packetizer.core.ir.Block;
 
 /**
  * Answers "how far, from a schedule position on, does the schedule stay inside the blocks that
@@ -17,21 +16,21 @@ import org.packetizer.core.ir.Block;
  * run per loop instead costs the rest of the function per loop when the function is a long chain
  * (quadratic in its size).
  */
-final class DominatedStretches {
+final class DominatedStretches<B> {
   private final int n;
   private final int[][] min;
   private final int[][] max;
-  private final Map<Block, Integer> pre = new HashMap<>();
-  private final Map<Block, Integer> last = new HashMap<>();
+  private final Map<B, Integer> pre = new HashMap<>();
+  private final Map<B, Integer> last = new HashMap<>();
 
-  DominatedStretches(List<Block> order, DominatorTree<Block> dom) {
-    List<Block> preorder = dom.preorder();
+  DominatedStretches(List<B> order, DominatorTree<B> dom) {
+    List<B> preorder = dom.preorder();
     for (int i = 0; i < preorder.size(); i++) pre.put(preorder.get(i), i);
     // the last preorder number in each block's subtree: children come after their parent in preorder
     int[] lastOf = new int[preorder.size()];
     for (int i = preorder.size() - 1; i >= 0; i--) {
       int l = i;
-      for (Block c : dom.children(preorder.get(i))) l = Math.max(l, lastOf[pre.get(c)]);
+      for (B c : dom.children(preorder.get(i))) l = Math.max(l, lastOf[pre.get(c)]);
       lastOf[i] = l;
     }
     for (int i = 0; i < preorder.size(); i++) last.put(preorder.get(i), lastOf[i]);
@@ -63,7 +62,7 @@ final class DominatedStretches {
    * The first position at or after {@code start} whose block {@code h} does not dominate (n when it
    * dominates all of them).
    */
-  int end(Block h, int start) {
+  int end(B h, int start) {
     Integer lo = pre.get(h);
     if (lo == null) return start;
     int hi = last.get(h);

@@ -323,14 +323,14 @@ public final class PacketEmitter {
    */
   private int[] dominatedAfterLoop(Block header) {
     return dominatedAfterLoop.computeIfAbsent(header, h -> {
-      if (stretches == null) stretches = new DominatedStretches(st.schedule().order(), st.cfg().dom());
+      if (stretches == null) stretches = new DominatedStretches<>(st.schedule().order(), st.cfg().dom());
       int start = st.schedule().afterLoop(h).map(st.schedule()::position).orElse(st.schedule().order().size());
       return new int[] {start, stretches.end(h, start)};
     });
   }
 
   private final Map<Block, int[]> dominatedAfterLoop = new HashMap<>();
-  private DominatedStretches stretches;
+  private DominatedStretches<Block> stretches;
 
   /**
    * Whether {@code sb} is the only exit block of a loop whose header dominates it and is skipped with
