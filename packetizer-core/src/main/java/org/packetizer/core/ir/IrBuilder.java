@@ -130,6 +130,9 @@ public final class IrBuilder implements AutoCloseable {
 
   public Value alloca(Type t, String n) { return Value.of(LLVMBuildAlloca(b(), t.ref(), n)); }
 
+  /** {@code alloca t, count} (a dynamic allocation when not in the entry block or count is not constant). */
+  public Value arrayAlloca(Type t, Value count, String n) { return Value.of(LLVMBuildArrayAlloca(b(), t.ref(), count.ref(), n)); }
+
   public Value load(Type t, Value ptr, String n) { return Value.of(LLVMBuildLoad2(b(), t.ref(), ptr.ref(), n)); }
 
   public Value load(Type t, Value ptr, int align, String n) {
