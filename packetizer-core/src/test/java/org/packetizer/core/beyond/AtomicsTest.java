@@ -149,4 +149,32 @@ class AtomicsTest {
       }
     }
   }
+
+  /**
+   * The oracle itself: W sequential scalar calls fix both the shared counter's final value and each
+   * lane's old value, and the check must reject a packet function that gets either wrong.
+   */
+  @Test
+  void checkerComparesOldValuesAndFinalMemory() {
+    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(CSources.text("atomics_wrong.ll").getBytes(), "atomics_wrong.ll")) {
+      for (String packet : new String[] {"right", "same_old", "reversed", "lost_update"}) {
+        try (DifferentialCheck c = DifferentialCheck.builder(m, "add", packet, 4)
+            .params(ParamSpec.uniformPtr(ctx.i32(), 1, Direction.INOUT), ParamSpec.varying(ValueDomain.ints(1, 100)))
+            .build()) {
+          CheckResult r = c.runMany(10, 3);
+          switch (packet) {
+            case "right" -> assertTrue(r.passed(), r::report);
+            case "same_old", "reversed" -> {
+              assertFalse(r.passed(), packet);
+              assertTrue(r.mismatches().stream().allMatch(x -> x.where().startsWith("return value")), r::report);
+            }
+            default -> {
+              assertFalse(r.passed(), packet);
+              assertTrue(r.mismatches().stream().anyMatch(x -> x.where().startsWith("buffer")), r::report);
+            }
+          }
+        }
+      }
+    }
+  }
 }
