@@ -1,9 +1,8 @@
 package org.packetizer.core.widen;
 
-import static org.bytedeco.llvm.global.LLVM.*;
-
 import java.util.ArrayList;
 import java.util.List;
+import org.packetizer.core.ir.AtomicRmwOp;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrBuilder;
@@ -63,10 +62,10 @@ final class AtomicEmitter {
   /** Whether {@code atomicrmw} at a uniform address can be merged into one atomic (see the class comment). */
   static boolean combinable(Value inst) {
     if (inst.isVolatile() || !inst.operand(1).type().isInteger()) return false;
-    int op = LLVMGetAtomicRMWBinOp(inst.ref());
-    return op == LLVMAtomicRMWBinOpAdd || op == LLVMAtomicRMWBinOpSub || op == LLVMAtomicRMWBinOpAnd
-        || op == LLVMAtomicRMWBinOpOr || op == LLVMAtomicRMWBinOpXor || op == LLVMAtomicRMWBinOpMax
-        || op == LLVMAtomicRMWBinOpMin || op == LLVMAtomicRMWBinOpUMax || op == LLVMAtomicRMWBinOpUMin;
+    return switch (inst.atomicRmwOp()) {
+      case ADD, SUB, AND, OR, XOR, MAX, MIN, UMAX, UMIN -> true;
+      default -> false;
+    };
   }
 
   /** {@code atomicrmw}: the old values as {@code <W x T>}. */
@@ -144,9 +143,9 @@ final class AtomicEmitter {
   private Value combinedRmw(Value inst, Lanes l) {
     Value ptr = l.scal(inst.operand(0));
     Type t = inst.operand(1).type();
-    int op = LLVMGetAtomicRMWBinOp(inst.ref());
+    AtomicRmwOp op = inst.atomicRmwOp();
     // sub combines like add: the atomic subtracts the lanes' sum, lane k sees init - (sum before k)
-    int scanOp = op == LLVMAtomicRMWBinOpSub ? LLVMAtomicRMWBinOpAdd : op;
+    AtomicRmwOp scanOp = op == AtomicRmwOp.SUB ? AtomicRmwOp.ADD : op;
     Value ident = b.splat(identity(scanOp, t), w, "");
     Value mask = l.mask();
     Value x = MaskOps.isAllTrue(mask) ? l.vec(inst.operand(1)) : b.select(mask, l.vec(inst.operand(1)), ident, inst.name() + ".active");
@@ -159,26 +158,30 @@ final class AtomicEmitter {
       return cloneWith(inst, inst.name() + ".combined", ptr, total);
     }, t);
     Value initV = b.splat(init, w, "");
-    return op == LLVMAtomicRMWBinOpSub ? b.sub(initV, exclusive, inst.name()) : combine(op, initV, exclusive);
+    return op == AtomicRmwOp.SUB ? b.sub(initV, exclusive, inst.name()) : combine(op, initV, exclusive);
   }
 
-  private Value identity(int op, Type t) {
-    if (op == LLVMAtomicRMWBinOpAnd || op == LLVMAtomicRMWBinOpUMin) return b.allOnes(t);
+  private Value identity(AtomicRmwOp op, Type t) {
+    if (op == AtomicRmwOp.AND || op == AtomicRmwOp.UMIN) return b.allOnes(t);
     // (the builder folds these to constants, at any integer width)
     Value signedMax = b.binop(Opcode.LSHR, b.allOnes(t), b.constInt(t, 1), "");
-    if (op == LLVMAtomicRMWBinOpMax) return b.xor(b.allOnes(t), signedMax, "");
-    if (op == LLVMAtomicRMWBinOpMin) return signedMax;
+    if (op == AtomicRmwOp.MAX) return b.xor(b.allOnes(t), signedMax, "");
+    if (op == AtomicRmwOp.MIN) return signedMax;
     return b.constNull(t); // add, or, xor, umax
   }
 
-  private Value combine(int op, Value x, Value y) {
-    if (op == LLVMAtomicRMWBinOpAdd) return b.add(x, y, "");
-    if (op == LLVMAtomicRMWBinOpAnd) return b.and(x, y, "");
-    if (op == LLVMAtomicRMWBinOpOr) return b.or(x, y, "");
-    if (op == LLVMAtomicRMWBinOpXor) return b.xor(x, y, "");
-    int pred = op == LLVMAtomicRMWBinOpMax ? LLVMIntSGT : op == LLVMAtomicRMWBinOpMin ? LLVMIntSLT
-        : op == LLVMAtomicRMWBinOpUMax ? LLVMIntUGT : LLVMIntULT;
-    return b.select(b.icmp(pred, x, y, ""), x, y, "");
+  private Value combine(AtomicRmwOp op, Value x, Value y) {
+    return switch (op) {
+      case ADD -> b.add(x, y, "");
+      case AND -> b.and(x, y, "");
+      case OR -> b.or(x, y, "");
+      case XOR -> b.xor(x, y, "");
+      case MAX -> b.max(x, y, false, "");
+      case MIN -> b.min(x, y, false, "");
+      case UMAX -> b.max(x, y, true, "");
+      case UMIN -> b.min(x, y, true, "");
+      default -> throw new IllegalArgumentException("not combinable: " + op);
+    };
   }
 
   /** Lane i gets x[i - d], lanes below d the identity. */

@@ -1,7 +1,5 @@
 package org.packetizer.core.widen;
 
-import static org.bytedeco.llvm.global.LLVM.*;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -584,7 +582,7 @@ public final class PacketEmitter {
         // a cmpxchg's packet value is { <W x T>, <W x i1> }
         Value agg = inst.operand(0);
         if (agg.isInstruction() && agg.opcode() == Opcode.ATOMICCMPXCHG && !uniform(agg)) {
-          return Optional.of(b.extractValue(get(agg), LLVMGetIndices(inst.ref()).get(0), inst.name()));
+          return Optional.of(b.extractValue(get(agg), inst.indices()[0], inst.name()));
         }
         return null;
       }
@@ -615,12 +613,12 @@ public final class PacketEmitter {
       packetInst.setFastMathFlags(scalar.fastMathFlags());
     }
     if (op == Opcode.ADD || op == Opcode.SUB || op == Opcode.MUL || op == Opcode.SHL) {
-      if (scalar.nsw()) LLVMSetNSW(packetInst.ref(), 1);
-      if (scalar.nuw()) LLVMSetNUW(packetInst.ref(), 1);
+      if (scalar.nsw()) packetInst.setNsw(true);
+      if (scalar.nuw()) packetInst.setNuw(true);
     }
-    if ((op == Opcode.LSHR || op == Opcode.ASHR) && scalar.isExact()) LLVMSetExact(packetInst.ref(), 1);
-    if (op == Opcode.OR && scalar.isDisjoint()) LLVMSetIsDisjoint(packetInst.ref(), 1);
-    if ((op == Opcode.ZEXT || op == Opcode.UITOFP) && LLVMGetNNeg(scalar.ref()) != 0) LLVMSetNNeg(packetInst.ref(), 1);
+    if ((op == Opcode.LSHR || op == Opcode.ASHR) && scalar.isExact()) packetInst.setExact(true);
+    if (op == Opcode.OR && scalar.isDisjoint()) packetInst.setDisjoint(true);
+    if ((op == Opcode.ZEXT || op == Opcode.UITOFP) && scalar.nneg()) packetInst.setNneg(true);
     return packetInst;
   }
 
@@ -686,7 +684,7 @@ public final class PacketEmitter {
     // one private slot per lane: lane k's object at base + k * size(one)
     Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
     int align = Math.max(inst.alignment(), 16);
-    LLVMSetAlignment(base.ref(), align);
+    base.setAlignment(align);
     Value iota = linearOffsets(b, st.context().i64(), 1);
     return b.gep(one.arrayOf(w), base, List.of(b.i64(0), iota), true, inst.name());
   }
@@ -706,7 +704,7 @@ public final class PacketEmitter {
       Value n = b.extractElement(counts, k, "");
       if (!MaskOps.isAllTrue(mask)) n = b.select(b.extractElement(mask, k, ""), n, zero, inst.name() + ".n" + k);
       Value a = b.arrayAlloca(inst.allocatedType(), n, inst.name() + "." + k);
-      LLVMSetAlignment(a.ref(), Math.max(1, inst.alignment()));
+      a.setAlignment(Math.max(1, inst.alignment()));
       addrs = b.insertElement(addrs, a, k, "");
     }
     st.remark(Remark.Kind.MEMORY, current, inst, "dynamic allocation: one per lane, each of its own size");
@@ -1242,7 +1240,7 @@ public final class PacketEmitter {
       }
       // the call site's function type (a variadic callee's includes the promoted variadic arguments)
       Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
-      LLVMSetInstructionCallConv(call.ref(), LLVMGetInstructionCallConv(inst.ref()));
+      call.setInstructionCallConv(inst.instructionCallConv());
       return call;
     };
     if (pure) {
