@@ -202,6 +202,7 @@ public final class FuzzMain {
     boolean o1 = mode.equals("o1") || mode.equals("opt");
     boolean o2 = mode.equals("o2") || mode.equals("opt");
     for (int start = first; start < first + cases; start += batch) {
+      note(progress, BATCH + start);
       int end = Math.min(first + cases, start + batch);
       if (stress) {
         for (int i = start; i < end; i++) {
@@ -229,6 +230,9 @@ public final class FuzzMain {
     note(progress, DONE);
     return s;
   }
+
+  /** Progress.log's line before each batch (then the index of its first case). */
+  static final String BATCH = "batch ";
 
   /** The last line of progress.log after a run that finished. */
   static final String DONE = "done";

@@ -97,7 +97,14 @@ final class Isolated {
       // done (nothing failed, or some cases failed cleanly): the child's last word is "done"
       if (!hung && (code == 0 || code == 1) && !lines.isEmpty() && lines.getLast().equals(FuzzMain.DONE)) break;
       // the child died: the last case it named is the culprit
-      Matcher m = lines.isEmpty() ? null : CASE.matcher(lines.getLast());
+      // (the last case line; the batch it belongs to starts at the last batch line before it)
+      int batchStart = next;
+      String lastCase = null;
+      for (String l : lines) {
+        if (l.startsWith(FuzzMain.BATCH)) batchStart = Integer.parseInt(l.substring(FuzzMain.BATCH.length()).trim());
+        else if (CASE.matcher(l).find()) lastCase = l;
+      }
+      Matcher m = lastCase == null ? null : CASE.matcher(lastCase);
       if (m == null || !m.find()) {
         log.println("fuzz: the child JVM exited with " + code + " before naming a case; stopping");
         break;
@@ -109,7 +116,11 @@ final class Isolated {
       log.println(o);
       crashes.put(key, o);
       skip.add(key);
-      next = index;
+      // restart at the batch's start, skipping every case that has its outcomes already (in mode
+      // opt a batch runs its -O1 cases, then its -O2 cases: restarting at the culprit's index would
+      // leave out the -O2 cases of the indices before it)
+      skip.addAll(doneCases(outcomes));
+      next = Math.min(index, batchStart);
     }
     // outcomes, each id once (a restarted child repeats the cases of its batch before the culprit)
     Map<String, FuzzRunner.Outcome> byId = new LinkedHashMap<>();
@@ -133,6 +144,20 @@ final class Isolated {
     }
     s.nanos = System.nanoTime() - t0;
     return s;
+  }
+
+  /** The keys (MODE:INDEX) of the cases with outcomes in the file. */
+  static Set<String> doneCases(Path outcomes) throws IOException {
+    Set<String> out = new LinkedHashSet<>();
+    if (!Files.exists(outcomes)) return out;
+    Pattern id = Pattern.compile("^fz_\\d+_(\\d+)(?:_o)?(?:/(O[12]))? ");
+    for (String l : Files.readAllLines(outcomes)) {
+      if (l.isBlank()) continue;
+      String name = l.split("\t", 3)[1];
+      Matcher m = id.matcher(name);
+      if (m.find()) out.add((m.group(2) == null ? "c" : m.group(2).toLowerCase(java.util.Locale.ROOT)) + ":" + m.group(1));
+    }
+    return out;
   }
 
   private static FuzzRunner.Outcome crashOutcome(long seed, String mode, int index, String what, Path out) throws IOException {
