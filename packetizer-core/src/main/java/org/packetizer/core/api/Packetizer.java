@@ -22,6 +22,7 @@ import org.packetizer.core.ir.Module;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.linearize.Schedule;
+import org.packetizer.core.mapping.SignatureAbi;
 import org.packetizer.core.mapping.SpmdIntrinsics;
 import org.packetizer.core.mapping.UserMappings;
 import org.packetizer.core.mapping.VectorAbi;
@@ -125,9 +126,11 @@ public final class Packetizer {
     if (callees == null) {
       // callees are packetized at this function's width: the wrapper decision is the top level's
       callees = new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(options.toBuilder().params(kinds)
-          .masked(true).wrapperMode(WrapperMode.DIRECT).build()).run(module, callee, name, nested));
+          .masked(true).wrapperMode(WrapperMode.DIRECT).vectorAbi(false).build()).run(module, callee, name, nested));
     }
     long start = System.nanoTime();
+    Set<String> namesBefore = new HashSet<>();
+    for (Function f : module.functions()) namesBefore.add(f.name());
     Map<String, Long> phases = new LinkedHashMap<>();
     long[] mark = {start};
     java.util.function.Consumer<String> phase = name -> {
@@ -189,7 +192,7 @@ public final class Packetizer {
     if (wrapped.isPresent()) {
       // the W-wide wrapper is what callers see: it is the variant published and announced
       if (abiVariant == null) return wrapped.get();
-      Remark note = publishUnderVectorAbi(module, scalarName, simdName, abiVariant);
+      Remark note = publishUnderVectorAbi(module, scalar, simdName, abiVariant, namesBefore);
       options.remarks().accept(note);
       return wrapped.get().withRemark(note);
     }
@@ -295,9 +298,11 @@ public final class Packetizer {
         throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the packet function could not be"
             + " named @" + simdName + " (LLVM named it @" + packet.name() + ")", scalarName);
       }
+      // vectors in the signature travel as a C caller compiled for this target passes them
+      SignatureAbi.fitCallers(packet);
       verify(module, packet, "at the end", scalarName);
       if (abiVariant != null) {
-        Remark note = publishUnderVectorAbi(module, scalarName, simdName, abiVariant);
+        Remark note = publishUnderVectorAbi(module, scalar, simdName, abiVariant, namesBefore);
         state.remark(note.kind(), null, null, note.message());
       }
       var stats = state.stats();
@@ -364,19 +369,50 @@ public final class Packetizer {
 
   private static boolean isNonNull(org.bytedeco.javacpp.Pointer p) { return p != null && !p.isNull(); }
 
-  /** Announces {@code simdName} to the call sites of the scalar function (vector function ABI). */
-  private static Remark publishUnderVectorAbi(Module module, String scalarName, String simdName, VectorAbi.Variant abiVariant) {
-    String entry = abiVariant.attributeEntry(simdName);
+  /**
+   * Publishes {@code simdName} under the x86 vector function ABI: every function this packetization
+   * made is compiled for the variant's ISA (b: SSE, c: AVX, d: AVX2, e: AVX-512F, whatever the scalar
+   * function's features), and where the ABI passes the variant differently from LLVM's form (a
+   * masked variant, a result wider than one register) {@code simdName} becomes a thin function in
+   * the ABI's form around LLVM's form, renamed {@code <simdName>.ir}. LLVM's form is announced to the
+   * call sites of the scalar function (LLVM's loop vectorizer calls it with a {@code <W x i1>} mask).
+   */
+  private static Remark publishUnderVectorAbi(Module module, Function scalar, String simdName, VectorAbi.Variant abiVariant,
+      Set<String> before) {
+    String scalarName = scalar.name();
+    for (Function f : SignatureAbi.createdSince(module, before)) SignatureAbi.applyIsa(f, abiVariant.isa());
+    Function natural = module.function(simdName).orElseThrow();
+    String announced = simdName;
+    String form = "";
+    if (VectorAbi.needsAbiForm(abiVariant, natural)) {
+      String irName = simdName + VectorAbi.IR_FORM_SUFFIX;
+      if (module.function(irName).isPresent() || module.global(irName).isPresent()) {
+        throw PacketizationException.invalid("@" + irName + " already exists in the module: it would name LLVM's form of the"
+            + " vector-function-ABI variant @" + simdName, scalarName);
+      }
+      natural.setName(irName);
+      VectorAbi.buildAbiForm(module, natural, abiVariant, scalar, simdName);
+      announced = irName;
+      form = " (the ABI's form" + (abiVariant.masked() ? abiVariant.isa() == 'e' ? ", an integer bit mask" : ", a mask vector of"
+          + " the characteristic type" : "") + (VectorAbi.needsAbiForm(new VectorAbi.Variant(abiVariant.isa(), false,
+          abiVariant.vlen(), abiVariant.params(), scalarName), natural) ? ", the result through memory" : "")
+          + "; LLVM's form with a <" + abiVariant.vlen() + " x i1> mask is @" + irName + ")";
+    }
+    String entry = abiVariant.attributeEntry(announced);
     if (abiVariant.params().stream().anyMatch(k -> k.alignment() > 1)) {
       // LLVM's loop vectorizer matches variants by vlen, mask and parameter kinds but does not prove
       // an alignment promise at the call site: announcing this variant could make it call it with an
       // unaligned pointer
-      return new Remark(Remark.Kind.NOTE, scalarName, null, null, "published as @" + simdName + " but not announced to the"
-          + " call sites of @" + scalarName + ": its parameters promise an alignment that the loop vectorizer would not check");
+      return new Remark(Remark.Kind.NOTE, scalarName, null, null, "published as @" + simdName + form + " but not announced to"
+          + " the call sites of @" + scalarName + ": its parameters promise an alignment that the loop vectorizer would not"
+          + " check");
     }
     int sites = VectorAbi.annotateCallSites(module, scalarName, entry);
+    // the functions holding those call sites will call the variant once vectorized: same registers
+    long bits = SignatureAbi.widestVectorBits(natural.functionType(), null);
+    for (Value u : scalar.users()) u.block().ifPresent(bl -> SignatureAbi.raise(bl.parent(), bits));
     return new Remark(Remark.Kind.NOTE, scalarName, null, null, "published under the vector function ABI as " + entry + "; "
-        + sites + " call site(s) of @" + scalarName + " annotated");
+        + sites + " call site(s) of @" + scalarName + " annotated" + form);
   }
 
   private static Map<String, Long> finish(Map<String, Long> phases, java.util.function.Consumer<String> phase) {

@@ -194,6 +194,9 @@ public final class LoopWrapper {
         declared.get().delete();
       }
       wrapper.setName(simdName);
+      // vectors in the signature travel as a C caller compiled for this target passes them
+      org.packetizer.core.mapping.SignatureAbi.fitCallers(wrapper);
+      org.packetizer.core.mapping.SignatureAbi.fitCallers(innerF);
       module.verify().ifPresent(msg -> {
         throw new PacketizationException(PacketizationException.Kind.INTERNAL,
             "internal error: the module is invalid after adding the wrapper: " + msg, fn);
