@@ -27,3 +27,6 @@ void soa(struct point *p) {
   if (x > y) p->x = x - y;
   else p->y = y * 0.5f + x;
 }
+
+/* integer division: a masked-off lane with b == 0 must not trap (SIGFPE) */
+int idiv(int a, int b) { return a / b + (a % 7); }

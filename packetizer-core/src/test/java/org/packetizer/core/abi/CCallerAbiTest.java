@@ -130,6 +130,9 @@ class CCallerAbiTest {
     int wd = isa.bits() / 64;
     out.add(new Case("fmix", "_ZGV" + isa.letter() + "M" + wf + "vv_fmix", "vv", wf, false, true));
     out.add(new Case("dpoly", "_ZGV" + isa.letter() + "M" + wd + "vl_dpoly", "vl", wd, false, true));
+    // a wrong mask shows here: inactive lanes skip the loop (imix) and a masked-off division by zero traps (idiv)
+    out.add(new Case("imix", "_ZGV" + isa.letter() + "M" + wf + "vu_imix", "vu", wf, false, true));
+    out.add(new Case("idiv", "_ZGV" + isa.letter() + "M" + wf + "vv_idiv", "vv", wf, false, true));
     return out;
   }
 
@@ -137,7 +140,7 @@ class CCallerAbiTest {
   static String caller(List<Case> cases, Isa isa) {
     StringBuilder sb = new StringBuilder();
     sb.append("int printf(const char *, ...);\n");
-    sb.append("float fmix(float, float);\nint imix(int, int);\ndouble dpoly(double, long);\n");
+    sb.append("float fmix(float, float);\nint imix(int, int);\ndouble dpoly(double, long);\nint idiv(int, int);\n");
     sb.append("struct point { float x, y; };\nvoid soa(struct point *);\n");
     sb.append("static int bad;\n");
     sb.append("static void report(const char *fn, int lane, double got, double want) {\n");
@@ -160,7 +163,7 @@ class CCallerAbiTest {
       }
       String elem = switch (c.scalar()) {
         case "fmix" -> "float";
-        case "imix" -> "int";
+        case "imix", "idiv" -> "int";
         default -> "double";
       };
       int bytes = elem.equals("double") ? 8 : 4;
@@ -179,7 +182,7 @@ class CCallerAbiTest {
         }
       }
       String params = switch (c.scalar()) {
-        case "fmix" -> vt + ", " + vt;
+        case "fmix", "idiv" -> vt + ", " + vt;
         case "imix" -> vt + ", int";
         default -> vt + ", long";
       };
@@ -192,6 +195,7 @@ class CCallerAbiTest {
       switch (c.scalar()) {
         case "fmix" -> sb.append("    a[j] = (float)((j * 5) % 7) - 2.5f; b[j] = (float)((j * 3) % 4) - 0.75f;\n");
         case "imix" -> sb.append("    a[j] = j * 13 - 20;\n");
+        case "idiv" -> sb.append("    a[j] = j * 29 - 50; b[j] = j % 3 == 1 ? 0 : j - 7 + (j == 7);\n");
         default -> sb.append("    a[j] = (double)((j * 5) % 9) * 0.75 - 2.0;\n");
       }
       if (c.abiMasked()) {
@@ -203,6 +207,7 @@ class CCallerAbiTest {
       switch (c.scalar()) {
         case "fmix" -> sb.append("  r = ").append(id).append("(a, b").append(maskArg).append(");\n");
         case "imix" -> sb.append("  r = ").append(id).append("(a, 7").append(maskArg).append(");\n");
+        case "idiv" -> sb.append("  r = ").append(id).append("(a, b").append(maskArg).append(");\n");
         default -> sb.append("  r = ").append(id).append("(a, 5").append(maskArg).append(");\n");
       }
       sb.append("  for (int j = 0; j < ").append(w).append("; j++) {\n");
@@ -210,6 +215,7 @@ class CCallerAbiTest {
       String want = switch (c.scalar()) {
         case "fmix" -> "fmix(a[j], b[j])";
         case "imix" -> "imix(a[j], 7)";
+        case "idiv" -> "idiv(a[j], b[j])";
         default -> "dpoly(a[j], 5 + j)";
       };
       sb.append("    ").append(elem).append(" want = ").append(want).append(";\n");
