@@ -15,6 +15,7 @@ import org.packetizer.core.api.WrapperMode;
  * @param hardwareWidth  --hardware-width N, or null: detected by the core
  * @param wrapperMode    --wrapper, or what it defaults to (see {@link OptionsBridge#wrapperMode})
  * @param vectorAbi      --vector-abi: publish under the vector function ABI
+ * @param declaredVariants --declared-variants: make every _ZGV variant the functions declare
  * @param params         --params, parsed: one for all functions, or one per -f in order (empty: defaults)
  * @param checkRuns      --check N, or empty
  * @param dotDir         --dot DIR, or null
@@ -27,6 +28,7 @@ record Settings(
     Integer hardwareWidth,
     WrapperMode wrapperMode,
     boolean vectorAbi,
+    boolean declaredVariants,
     String targetCpu,
     String targetFeatures,
     List<List<ParamKind>> params,
