@@ -145,6 +145,10 @@ public final class Packetizer {
       throw PacketizationException.invalid("the SIMD function needs a name (or publish it under the vector function ABI:"
           + " PacketizerOptions.vectorAbi(true))", scalarName);
     }
+    if (options.cAbi() && options.vectorAbi()) {
+      throw PacketizationException.invalid("cAbi and vectorAbi exclude each other: the vector function ABI has its own"
+          + " calling convention", scalarName);
+    }
     if (unnamed) simdName = vectorAbiVariant(module, scalarName, null).mangledName();
     if (simdName.equals(scalarName)) {
       throw PacketizationException.invalid("the SIMD function must have a different name than the scalar one", scalarName);
@@ -191,7 +195,12 @@ public final class Packetizer {
     Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options);
     if (wrapped.isPresent()) {
       // the W-wide wrapper is what callers see: it is the variant published and announced
-      if (abiVariant == null) return wrapped.get();
+      if (abiVariant == null) {
+        Optional<Remark> c = topLevel && options.cAbi() ? publishInCForm(module, scalarName, simdName) : Optional.empty();
+        if (c.isEmpty()) return wrapped.get();
+        options.remarks().accept(c.get());
+        return wrapped.get().withRemark(c.get());
+      }
       Remark note = publishUnderVectorAbi(module, scalar, simdName, abiVariant, namesBefore);
       options.remarks().accept(note);
       return wrapped.get().withRemark(note);
@@ -304,6 +313,8 @@ public final class Packetizer {
       if (abiVariant != null) {
         Remark note = publishUnderVectorAbi(module, scalar, simdName, abiVariant, namesBefore);
         state.remark(note.kind(), null, null, note.message());
+      } else if (topLevel && options.cAbi()) {
+        publishInCForm(module, scalarName, simdName).ifPresent(n -> state.remark(n.kind(), null, null, n.message()));
       }
       var stats = state.stats();
       return new PacketizationResult(scalarName, simdName, w, kinds, shapes, uniformValues, varyingValues,
@@ -368,6 +379,37 @@ public final class Packetizer {
   }
 
   private static boolean isNonNull(org.bytedeco.javacpp.Pointer p) { return p != null && !p.isNull(); }
+
+  /**
+   * {@link PacketizerOptions#cAbi}: where C passes the packet function differently from LLVM (vector
+   * arguments wider than the target's widest register, the mask), {@code simdName} becomes the C
+   * form around LLVM's form, renamed {@code <simdName>.ir}. Empty when LLVM's form is C's already.
+   */
+  private Optional<Remark> publishInCForm(Module module, String scalarName, String simdName) {
+    String triple = module.targetTriple();
+    if (!triple.isEmpty() && !triple.startsWith("x86_64")) {
+      throw PacketizationException.unsupported("the C calling convention form (cAbi) is implemented for x86-64 only; the"
+          + " module's target is " + triple, scalarName, null, null);
+    }
+    Function natural = module.function(simdName).orElseThrow();
+    int reg = SignatureAbi.cRegisterBits(natural).orElse(128);
+    if (!SignatureAbi.cFormDiffers(natural, options.masked(), reg)) return Optional.empty();
+    if (options.masked() && options.width() > 64) {
+      throw PacketizationException.invalid("the C form of a masked packet function takes the mask as an integer bit mask:"
+          + " at most 64 lanes, not " + options.width(), scalarName);
+    }
+    String irName = simdName + SignatureAbi.IR_FORM_SUFFIX;
+    if (module.function(irName).isPresent() || module.global(irName).isPresent()) {
+      throw PacketizationException.invalid("@" + irName + " already exists in the module: it would name LLVM's form of @"
+          + simdName, scalarName);
+    }
+    natural.setName(irName);
+    SignatureAbi.buildCForm(module, natural, options.masked(), reg, simdName);
+    return Optional.of(new Remark(Remark.Kind.NOTE, scalarName, null, null, "published in the C calling convention as @"
+        + simdName + " (" + (SignatureAbi.cFormDiffers(natural, false, reg) ? "vectors wider than " + reg + " bits in memory"
+        + (options.masked() ? ", " : "") : "") + (options.masked() ? "the mask as a " + Math.max(8, options.width())
+        + "-bit integer, bit j for lane j" : "") + "); LLVM's form is @" + irName));
+  }
 
   /**
    * Publishes {@code simdName} under the x86 vector function ABI: every function this packetization

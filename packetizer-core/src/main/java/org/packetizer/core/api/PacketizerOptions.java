@@ -38,6 +38,11 @@ import java.util.function.Consumer;
  *                        vectorizer can call it (see {@link org.packetizer.core.mapping.VectorAbi})
  * @param integerMasks    masks as integer vectors instead of {@code <W x i1>} (default: when the target
  *                        has no mask registers and W ≥ 4)
+ * @param cAbi            publish the packet function in the C calling convention where LLVM's differs
+ *                        (see {@link org.packetizer.core.mapping.SignatureAbi#buildCForm}): vector
+ *                        arguments wider than the target's widest vector register in memory, as C
+ *                        compilers pass them, and the mask as an integer bit mask; LLVM's form stays
+ *                        as {@code <simd>.ir}. Not with {@code vectorAbi} (that ABI has its own form)
  */
 public record PacketizerOptions(
     int width,
@@ -56,7 +61,8 @@ public record PacketizerOptions(
     Optional<String> targetFeatures,
     WrapperMode wrapperMode,
     boolean vectorAbi,
-    IntegerMasks integerMasks) {
+    IntegerMasks integerMasks,
+    boolean cAbi) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -104,6 +110,7 @@ public record PacketizerOptions(
     b.wrapperMode = wrapperMode;
     b.vectorAbi = vectorAbi;
     b.integerMasks = integerMasks;
+    b.cAbi = cAbi;
     return b;
   }
 
@@ -126,6 +133,7 @@ public record PacketizerOptions(
     private WrapperMode wrapperMode = WrapperMode.AUTO;
     private boolean vectorAbi;
     private IntegerMasks integerMasks = IntegerMasks.AUTO;
+    private boolean cAbi;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -151,10 +159,13 @@ public record PacketizerOptions(
 
     public Builder integerMasks(IntegerMasks m) { this.integerMasks = Objects.requireNonNull(m); return this; }
 
+    /** Publish the packet function in C's calling convention where LLVM's differs (see {@link PacketizerOptions}). */
+    public Builder cAbi(boolean v) { this.cAbi = v; return this; }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
-          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks);
+          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi);
     }
   }
 }

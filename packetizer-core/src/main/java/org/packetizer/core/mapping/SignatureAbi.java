@@ -83,6 +83,134 @@ public final class SignatureAbi {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // the C calling convention (clang and GCC, x86-64 System V)
+
+  /** Suffix of LLVM's form of a packet function whose C form differs. */
+  public static final String IR_FORM_SUFFIX = ".ir";
+
+  /**
+   * The widest vector register C compilers use for arguments of a function with these target
+   * features: 512 bits with AVX-512F (and 512-bit EVEX), 256 with AVX, else 128 (SSE2 is in every
+   * x86-64). Empty without features (the target is not known).
+   */
+  public static java.util.OptionalInt cRegisterBits(Function f) {
+    String features = f.stringAttribute("target-features").orElse(null);
+    if (features == null) return java.util.OptionalInt.empty();
+    if (has(features, "+avx512f") && !has(features, "-evex512")) return java.util.OptionalInt.of(512);
+    if (has(features, "+avx")) return java.util.OptionalInt.of(256);
+    return java.util.OptionalInt.of(128);
+  }
+
+  private static boolean has(String features, String f) {
+    for (String s : features.split(",")) if (s.strip().equals(f)) return true;
+    return false;
+  }
+
+  /**
+   * Whether {@code f} (LLVM's form, {@code masked}: its last parameter is the {@code <W x i1>} mask)
+   * is passed differently by C: a vector argument or result wider than {@code registerBits} (C passes
+   * it in memory; LLVM splits it into registers), or a mask (C has no {@code <W x i1>}).
+   */
+  public static boolean cFormDiffers(Function f, boolean masked, int registerBits) {
+    if (masked) return true;
+    if (f.returnType().isVector() && bits(f.returnType(), null) > registerBits) return true;
+    for (Type p : f.functionType().paramTypes()) if (bits(p, null) > registerBits) return true;
+    return false;
+  }
+
+  /**
+   * Builds {@code cName}, the C calling convention's form of {@code natural} (LLVM's form), as clang
+   * declares a C function with GCC vector types ({@code float __attribute__((vector_size(64)))}):
+   * a vector parameter wider than {@code registerBits} becomes {@code ptr byval(<W x T>) align <bytes>}
+   * (C passes it on the stack), narrower ones and scalars stay; a vector result wider than
+   * {@code registerBits} is returned through memory (an {@code sret} pointer, as the psABI and GCC
+   * return it; clang 20 returns such a plain vector type in registers, a one-member struct holding it
+   * through memory, so clang callers declare the result as such a struct); the mask becomes an unsigned integer of
+   * max(8, W) bits, bit j for lane j (clang passes a {@code bool __attribute__((ext_vector_type(W)))}
+   * so up to W = 32; W ≤ 64).
+   */
+  public static Function buildCForm(Module module, Function natural, boolean masked, int registerBits, String cName) {
+    var ctx = module.context();
+    List<Type> np = natural.functionType().paramTypes();
+    int data = np.size() - (masked ? 1 : 0);
+    List<Type> params = new ArrayList<>();
+    List<Boolean> byval = new ArrayList<>();
+    for (int i = 0; i < data; i++) {
+      boolean wide = bits(np.get(i), null) > registerBits && np.get(i).isVector();
+      byval.add(wide);
+      params.add(wide ? ctx.ptrType() : np.get(i));
+    }
+    int w = 0;
+    if (masked) {
+      w = np.get(data).vectorSize();
+      if (w > 64) throw new IllegalArgumentException("a " + w + "-lane mask has no C integer type (at most 64 lanes)");
+      params.add(ctx.intType(Math.max(8, w))); // widths are powers of two
+    }
+    Type rt = natural.returnType();
+    // a result wider than the widest register: through memory, as the psABI and GCC return it (clang 20 returns a
+    // plain vector type in registers instead, but a one-member struct of it through memory, as here)
+    boolean sret = rt.isVector() && bits(rt, null) > registerBits;
+    if (sret) params.addFirst(ctx.ptrType());
+    int first = sret ? 1 : 0;
+    Function c = module.addFunction(cName, ctx.functionType(sret ? ctx.voidType() : rt, params, false));
+    if (sret) {
+      int kind = org.bytedeco.llvm.global.LLVM.LLVMGetEnumAttributeKindForName("sret", 4);
+      org.bytedeco.llvm.global.LLVM.LLVMAddAttributeAtIndex(c.ref(), 1,
+          org.bytedeco.llvm.global.LLVM.LLVMCreateTypeAttribute(ctx.ref(), kind, rt.ref()));
+      int al = org.bytedeco.llvm.global.LLVM.LLVMGetEnumAttributeKindForName("align", 5);
+      org.bytedeco.llvm.global.LLVM.LLVMAddAttributeAtIndex(c.ref(), 1,
+          org.bytedeco.llvm.global.LLVM.LLVMCreateEnumAttribute(ctx.ref(), al, 16));
+      c.param(0).setName("result");
+    }
+    for (var e : natural.stringAttributes().entrySet()) {
+      if (!e.getKey().startsWith("_ZGV")) c.setStringAttribute(e.getKey(), e.getValue());
+    }
+    for (String attr : List.of("nounwind", "willreturn", "mustprogress")) {
+      if (natural.hasEnumAttribute(attr)) c.addEnumAttribute(attr);
+    }
+    for (int i = 0; i < data; i++) {
+      if (!byval.get(i)) continue;
+      int kind = org.bytedeco.llvm.global.LLVM.LLVMGetEnumAttributeKindForName("byval", 5);
+      org.bytedeco.llvm.global.LLVM.LLVMAddAttributeAtIndex(c.ref(), first + i + 1,
+          org.bytedeco.llvm.global.LLVM.LLVMCreateTypeAttribute(ctx.ref(), kind, np.get(i).ref()));
+      int al = org.bytedeco.llvm.global.LLVM.LLVMGetEnumAttributeKindForName("align", 5);
+      org.bytedeco.llvm.global.LLVM.LLVMAddAttributeAtIndex(c.ref(), first + i + 1,
+          org.bytedeco.llvm.global.LLVM.LLVMCreateEnumAttribute(ctx.ref(), al, bits(np.get(i), null) / 8));
+    }
+    try (org.packetizer.core.ir.IrBuilder b = new org.packetizer.core.ir.IrBuilder(ctx)) {
+      b.atEnd(c.appendBlock("entry"));
+      List<Value> args = new ArrayList<>();
+      for (int i = 0; i < data; i++) {
+        Value p = c.param(first + i);
+        String n = natural.param(i).name();
+        if (!n.isEmpty()) p.setName(n);
+        args.add(byval.get(i) ? b.load(np.get(i), p, (int) (bits(np.get(i), null) / 8), n.isEmpty() ? "v" + i : n + ".v") : p);
+      }
+      if (masked) {
+        Value bitsParam = c.param(first + data);
+        bitsParam.setName("mask");
+        Value t = bitsParam.type().intWidth() == w ? bitsParam
+            : b.cast(org.packetizer.core.ir.Opcode.TRUNC, bitsParam, ctx.intType(w), "mask.lanes");
+        args.add(b.cast(org.packetizer.core.ir.Opcode.BITCAST, t, ctx.i1().vectorOf(w), "mask.bits"));
+      }
+      Value r = b.call(natural, args, rt.isVoid() ? "" : "r");
+      org.bytedeco.llvm.global.LLVM.LLVMSetInstructionCallConv(r.ref(), natural.callingConvention());
+      if (sret) {
+        b.store(r, c.param(0), 16);
+        b.retVoid();
+      } else if (rt.isVoid()) {
+        b.retVoid();
+      } else {
+        b.ret(r);
+      }
+    }
+    c.setCallingConvention(natural.callingConvention());
+    // clang marks a function whose prototype names a vector of B bits (even one passed in memory)
+    raise(c, widestVectorBits(natural.functionType(), null));
+    return c;
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // vector function ABI ISAs
 
   /**

@@ -206,7 +206,7 @@ public final class VectorAbi {
   // the x86 vector function ABI's calling convention
 
   /** The suffix of the packet function in LLVM's own form when the ABI form differs from it. */
-  public static final String IR_FORM_SUFFIX = ".ir";
+  public static final String IR_FORM_SUFFIX = SignatureAbi.IR_FORM_SUFFIX;
 
   /**
    * Bits of the characteristic data type (x86 vector function ABI): the return type unless void,

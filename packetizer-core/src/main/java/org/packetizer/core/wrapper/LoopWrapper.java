@@ -167,7 +167,7 @@ public final class LoopWrapper {
     List<Remark> innerRemarks = new ArrayList<>();
     // (the N-wide function is internal: only the W-wide wrapper is published under the vector ABI)
     PacketizerOptions innerOptions = options.toBuilder().width(n).params(kinds).wrapperMode(WrapperMode.DIRECT)
-        .vectorAbi(false).remarks(innerRemarks::add).build();
+        .vectorAbi(false).cAbi(false).remarks(innerRemarks::add).build();
     PacketizationResult inner = new Packetizer(innerOptions).run(module, fn, innerName);
     Function innerF = module.function(innerName).orElseThrow();
     if (options.wrapperMode() == WrapperMode.AUTO && !prefersLoop(s, n, inner)) {
