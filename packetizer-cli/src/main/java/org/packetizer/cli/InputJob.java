@@ -379,7 +379,9 @@ final class InputJob implements Callable<InputJob.Result> {
       warning("--buffer " + bad + "=...: @" + r.scalarFunction() + " has no parameter named or numbered '" + bad + "'");
     }
     Optional<Manifest.Entry> kernel = Kernels.match(bytes, m, scalar);
-    CheckPlan plan = CheckPlan.build(m, scalar, r.params(), s.masked(), r.width(), kernel, s.ranges(), s.buffers());
+    // (masked: --masked, or a declared variant named M; the packet function then has a trailing mask parameter)
+    boolean masked = m.function(llvmForm(m, r)).map(f -> f.paramCount() == scalar.paramCount() + 1).orElse(s.masked());
+    CheckPlan plan = CheckPlan.build(m, scalar, r.params(), masked, r.width(), kernel, s.ranges(), s.buffers());
     int runs = s.checkRuns().orElseThrow();
     Checker.Outcome o;
     try {
