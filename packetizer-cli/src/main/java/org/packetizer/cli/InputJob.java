@@ -114,6 +114,10 @@ final class InputJob implements Callable<InputJob.Result> {
             log.println(input.name() + ": " + describe(r));
             wrapperLine(m, r, before).ifPresent(l -> log.println(input.name() + ":   " + l));
             if (s.vectorAbi()) log.println(input.name() + ":   " + vectorAbiLine(r));
+            if (s.cAbi()) {
+              r.remarks().stream().filter(rm -> rm.kind() == Remark.Kind.NOTE && rm.message().startsWith("published in the C"))
+                  .findFirst().ifPresent(rm -> log.println(input.name() + ":   " + rm.message()));
+            }
           }
           if (s.vectorAbi()) vectorAbiTargetWarning(m, r);
           remarks(remarks);

@@ -136,6 +136,13 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " need --params u, v or l (s has no ABI letter).")
   boolean vectorAbi;
 
+  @Option(names = "--c-abi",
+      description = "Publish the packet functions in C's calling convention where LLVM's differs: vector arguments"
+          + " and results wider than the target's widest vector register in memory (as clang and GCC pass vector_size"
+          + " types; clang callers declare such a result as a one-member struct), the --masked mask as an unsigned"
+          + " integer bit mask; LLVM's form stays as SIMD.ir. Not with --vector-abi.")
+  boolean cAbi;
+
   @Option(names = "--declared-variants",
       description = "Make every vector variant the functions declare: clang -fopenmp-simd records each"
           + " '#pragma omp declare simd' as _ZGV<isa><N|M><W><params>_SCALAR attributes; each variant whose ISA the"
@@ -506,7 +513,11 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
         throw CliException.usage("--params does not apply to --declared-variants: each _ZGV name gives the parameter shapes");
       }
     }
-    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
+    if (cAbi && (vectorAbi || declaredVariants)) {
+      throw CliException.usage("--c-abi does not combine with " + (vectorAbi ? "--vector-abi" : "--declared-variants")
+          + ": the vector function ABI has its own calling convention");
+    }
+    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, quiet, debug);
   }
 

@@ -16,6 +16,7 @@ import org.packetizer.core.api.WrapperMode;
  * @param wrapperMode    --wrapper, or what it defaults to (see {@link OptionsBridge#wrapperMode})
  * @param vectorAbi      --vector-abi: publish under the vector function ABI
  * @param declaredVariants --declared-variants: make every _ZGV variant the functions declare
+ * @param cAbi           --c-abi: publish the packet functions in C's calling convention
  * @param params         --params, parsed: one for all functions, or one per -f in order (empty: defaults)
  * @param checkRuns      --check N, or empty
  * @param dotDir         --dot DIR, or null
@@ -29,6 +30,7 @@ record Settings(
     WrapperMode wrapperMode,
     boolean vectorAbi,
     boolean declaredVariants,
+    boolean cAbi,
     String targetCpu,
     String targetFeatures,
     List<List<ParamKind>> params,
@@ -69,7 +71,8 @@ record Settings(
         .verifyEachPhase(verifyEachPhase)
         .remarks(sink)
         .wrapperMode(wrapperMode)
-        .vectorAbi(vectorAbi);
+        .vectorAbi(vectorAbi)
+        .cAbi(cAbi);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);

@@ -107,6 +107,21 @@ class CallingConventionCliTest {
   }
 
   @Test
+  void cAbiPublishesTheCFormAndChecksLlvmsForm() {
+    // vabi_caller.ll is an SSE module: 16 ints are wider than an xmm register, so C passes them in memory
+    Cli.Run r = Cli.run(Cli.copy(dir, "vabi_caller.ll").toString(), "-f", "steps", "-w", "16", "--masked", "--c-abi",
+        "--check=20", "--range", "0:40", "-S", "-o", "-");
+    assertEquals(0, r.code(), r.toString());
+    assertTrue(r.out().contains("define void @steps_simd16(ptr sret(<16 x i32>) align 16 %result, ptr byval(<16 x i32>)"
+        + " align 64 %n, i16 %mask)"), r.out());
+    assertTrue(r.out().contains("@steps_simd16.ir(<16 x i32> %n, <16 x i1> %mask)"), r.out());
+    assertTrue(r.err().contains("published in the C calling convention as @steps_simd16") && r.err().contains("all equal"),
+        r.err());
+    Cli.Run both = Cli.run(Cli.copy(dir, "vabi_caller.ll").toString(), "-f", "steps", "--c-abi", "--vector-abi", "-o", "-");
+    assertEquals(2, both.code(), both.toString());
+  }
+
+  @Test
   void severalInputsNeedADirectoryForMinusO() throws IOException {
     Path a = Cli.copy(dir, "single.ll");
     Path b = Cli.copy(dir, "stateful.ll");

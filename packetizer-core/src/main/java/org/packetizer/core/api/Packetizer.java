@@ -392,7 +392,9 @@ public final class Packetizer {
           + " module's target is " + triple, scalarName, null, null);
     }
     Function natural = module.function(simdName).orElseThrow();
-    int reg = SignatureAbi.cRegisterBits(natural).orElse(128);
+    // the target the packet function is compiled for: the options' (the CLI sets them on it), else its attributes
+    int reg = SignatureAbi.cRegisterBits(options.targetCpu().orElse(natural.stringAttribute("target-cpu").orElse("")),
+        options.targetFeatures().orElse(natural.stringAttribute("target-features").orElse("")));
     if (!SignatureAbi.cFormDiffers(natural, options.masked(), reg)) return Optional.empty();
     if (options.masked() && options.width() > 64) {
       throw PacketizationException.invalid("the C form of a masked packet function takes the mask as an integer bit mask:"

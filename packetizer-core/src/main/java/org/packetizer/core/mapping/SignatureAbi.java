@@ -89,16 +89,11 @@ public final class SignatureAbi {
   public static final String IR_FORM_SUFFIX = ".ir";
 
   /**
-   * The widest vector register C compilers use for arguments of a function with these target
-   * features: 512 bits with AVX-512F (and 512-bit EVEX), 256 with AVX, else 128 (SSE2 is in every
-   * x86-64). Empty without features (the target is not known).
+   * The widest vector register C compilers use for arguments when compiling for {@code cpu} and
+   * {@code features}: 512 bits with AVX-512F, 256 with AVX, else 128 (SSE2 is in every x86-64).
    */
-  public static java.util.OptionalInt cRegisterBits(Function f) {
-    String features = f.stringAttribute("target-features").orElse(null);
-    if (features == null) return java.util.OptionalInt.empty();
-    if (has(features, "+avx512f") && !has(features, "-evex512")) return java.util.OptionalInt.of(512);
-    if (has(features, "+avx")) return java.util.OptionalInt.of(256);
-    return java.util.OptionalInt.of(128);
+  public static int cRegisterBits(String cpu, String features) {
+    return Math.max(128, 32 * org.packetizer.core.wrapper.HardwareWidth.of(cpu, features));
   }
 
   private static boolean has(String features, String f) {
