@@ -80,7 +80,9 @@ public final class Packetizer {
    * lists them as {@code _ZGV...} string attributes, e.g. for {@code #pragma omp declare simd
    * uniform(p) linear(i) aligned(p:32)} with {@code -fopenmp-simd}) whose ISA the function's target
    * features support, each into a function of that name, with the variant's width, mask and parameter
-   * shapes; these options give everything else. Variants already defined in the module are skipped.
+   * shapes, compiled for its ISA and in the x86 vector function ABI's calling convention (GCC's
+   * {@code #pragma omp simd} loops call them); these options give everything else. Variants already
+   * defined in the module are skipped.
    * Calls of the scalar function are annotated for LLVM's loop vectorizer (except aligned variants,
    * see {@link PacketizerOptions#vectorAbi}).
    *
@@ -440,7 +442,8 @@ public final class Packetizer {
       form = " (the ABI's form" + (abiVariant.masked() ? abiVariant.isa() == 'e' ? ", an integer bit mask" : ", a mask vector of"
           + " the characteristic type" : "") + (VectorAbi.needsAbiForm(new VectorAbi.Variant(abiVariant.isa(), false,
           abiVariant.vlen(), abiVariant.params(), scalarName), natural) ? ", the result through memory" : "")
-          + "; LLVM's form with a <" + abiVariant.vlen() + " x i1> mask is @" + irName + ")";
+          + "; LLVM's form" + (abiVariant.masked() ? " with a <" + abiVariant.vlen() + " x i1> mask" : "") + " is @" + irName
+          + ")";
     }
     String entry = abiVariant.attributeEntry(announced);
     if (abiVariant.params().stream().anyMatch(k -> k.alignment() > 1)) {

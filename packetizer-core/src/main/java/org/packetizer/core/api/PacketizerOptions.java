@@ -35,7 +35,10 @@ import java.util.function.Consumer;
  *                        SIMD name it is named {@code _ZGV<isa><mask><vlen><params>_<scalar>}, and
  *                        every call of the scalar function in the module gets the call-site attribute
  *                        {@code vector-function-abi-variant} naming it, so that LLVM's loop
- *                        vectorizer can call it (see {@link org.packetizer.core.mapping.VectorAbi})
+ *                        vectorizer can call it (see {@link org.packetizer.core.mapping.VectorAbi});
+ *                        it is compiled for the name's ISA and, where the x86 vector function ABI
+ *                        passes it differently (masks, results wider than a register), published in
+ *                        the ABI's form around LLVM's form {@code <name>.ir}
  * @param integerMasks    masks as integer vectors instead of {@code <W x i1>} (default: when the target
  *                        has no mask registers and W ≥ 4)
  * @param cAbi            publish the packet function in the C calling convention where LLVM's differs
