@@ -25,3 +25,9 @@ double gd(const double *p, int i, double x) {
   double v = p[i];
   return v > x ? v * x : v - x * 0.5;
 }
+
+/* vector math inside a variant: each ISA's variant calls libmvec's variant for that ISA (the b one
+ * made from this AVX-512 module must not call the AVX2 _ZGVdN8v_sinf from SSE code) */
+float sinf(float);
+#pragma omp declare simd simdlen(8) notinbranch
+float gs(float x) { return sinf(x) * 0.5f; }

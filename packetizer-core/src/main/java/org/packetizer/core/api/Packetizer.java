@@ -112,6 +112,10 @@ public final class Packetizer {
   public PacketizationResult run(Module module, String scalarName, String simdName) {
     Set<String> before = new HashSet<>();
     for (Function f : module.functions()) before.add(f.name());
+    // a vector-function-ABI variant named for another ISA than the scalar function's is emitted for that
+    // ISA from the start (vector math variants, the hardware width, nested packet versions of callees):
+    // the module's functions carry the ISA's features during the run and get their own back afterwards
+    Map<String, Optional<String>> savedFeatures = options.vectorAbi() ? overrideIsa(module, scalarName, simdName) : Map.of();
     try {
       return run(module, scalarName, simdName, null);
     } catch (RuntimeException | Error e) {
@@ -119,7 +123,42 @@ public final class Packetizer {
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
       rollback(module, before);
       throw e;
+    } finally {
+      for (var e : savedFeatures.entrySet()) {
+        module.function(e.getKey()).ifPresent(f -> {
+          if (e.getValue().isPresent()) f.setStringAttribute("target-features", e.getValue().get());
+          else f.removeStringAttribute("target-features");
+        });
+      }
     }
+  }
+
+  /**
+   * When {@code simdName} is a vector-function-ABI name for {@code scalarName} whose ISA differs from
+   * the scalar function's, gives every defined function of the module that ISA's features and
+   * returns their own (to restore); else an empty map.
+   */
+  private static Map<String, Optional<String>> overrideIsa(Module module, String scalarName, String simdName) {
+    if (simdName == null) return Map.of();
+    Optional<VectorAbi.Variant> v;
+    try {
+      v = VectorAbi.demangle(simdName).filter(x -> x.scalarName().equals(scalarName));
+    } catch (IllegalArgumentException e) {
+      return Map.of(); // reported by the run
+    }
+    Optional<Function> scalar = module.function(scalarName);
+    if (v.isEmpty() || scalar.isEmpty()) return Map.of();
+    char isa = v.get().isa();
+    String own = scalar.get().stringAttribute("target-features").orElse("");
+    if (VectorAbi.isa(own) == isa) return Map.of();
+    Map<String, Optional<String>> saved = new LinkedHashMap<>();
+    for (Function f : module.functions()) {
+      if (f.isDeclaration()) continue;
+      Optional<String> old = f.stringAttribute("target-features");
+      saved.put(f.name(), old);
+      f.setStringAttribute("target-features", SignatureAbi.isaFeatures(isa, old.orElse("")));
+    }
+    return saved;
   }
 
   private PacketizationResult run(Module module, String scalarName, String simdName, CalleePacketizer callees) {
@@ -426,7 +465,9 @@ public final class Packetizer {
   private static Remark publishUnderVectorAbi(Module module, Function scalar, String simdName, VectorAbi.Variant abiVariant,
       Set<String> before) {
     String scalarName = scalar.name();
-    for (Function f : SignatureAbi.createdSince(module, before)) SignatureAbi.applyIsa(f, abiVariant.isa());
+    for (Function f : SignatureAbi.createdSince(module, before)) {
+      if (!f.isDeclaration()) SignatureAbi.applyIsa(f, abiVariant.isa());
+    }
     Function natural = module.function(simdName).orElseThrow();
     String announced = simdName;
     String form = "";

@@ -51,7 +51,7 @@ class GccOmpSimdCallerTest {
     try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(dir.resolve("kernels.bc"))) {
       Packetizer p = new Packetizer(PacketizerOptions.builder().verifyEachPhase(true).build());
       Set<String> made = new TreeSet<>();
-      for (String fn : List.of("gf", "gi", "gd")) {
+      for (String fn : List.of("gf", "gi", "gd", "gs")) {
         for (PacketizationResult r : p.runDeclaredVariants(m, fn)) made.add(r.packetFunction());
       }
       for (char isa : "bcde".toCharArray()) {
@@ -99,7 +99,7 @@ class GccOmpSimdCallerTest {
       assertTrue(called.contains("_ZGV" + isa + variant), () -> "GCC (" + march + ") does not call _ZGV" + isa + variant
           + ": " + called);
     }
-    ProcessResult link = clang.run(List.of(Toolchains.gcc().get(), exe + ".o", "packet.o", "-o", exe), dir);
+    ProcessResult link = clang.run(List.of(Toolchains.gcc().get(), exe + ".o", "packet.o", "-o", exe, "-lmvec", "-lm"), dir);
     assertEquals(0, link.exitCode(), link.stderr());
     if (!Toolchains.hostHas(hostFlag)) {
       System.err.println("SKIPPED (LOUD): this host has no " + hostFlag + "; GCC's " + march + " caller was built, not run");
@@ -125,6 +125,12 @@ class GccOmpSimdCallerTest {
       assertTrue(bFeatures.contains("-avx") && !bFeatures.contains("+avx"), bFeatures);
       assertTrue(m.function("_ZGVeN16vv_gf").orElseThrow().stringAttribute("min-legal-vector-width").orElseThrow()
           .equals("512"));
+      // vector math follows the variant's ISA, not the AVX-512 module's: b calls SSE's libmvec twice
+      String b = m.function("_ZGVbN8v_gs.ir").orElseThrow().print();
+      assertTrue(b.contains("@_ZGVbN4v_sinf(") && !b.contains("@_ZGVdN8v_sinf(") && !b.contains("@_ZGVeN"), b);
+      assertTrue(m.function("_ZGVdN8v_gs").orElseThrow().print().contains("@_ZGVdN8v_sinf("));
+      // the module's own functions got their features back
+      assertTrue(m.function("gf").orElseThrow().stringAttribute("target-features").orElseThrow().contains("+avx512f"));
     }
   }
 }
