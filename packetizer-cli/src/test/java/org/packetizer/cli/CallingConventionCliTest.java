@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmContext;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.toolchain.BundledClang;
 
 /**
@@ -51,7 +51,7 @@ class CallingConventionCliTest {
   }
 
   private static Set<String> defined(Path bc) {
-    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(bc)) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
       Set<String> out = new TreeSet<>();
       for (Function f : m.functions()) if (!f.isDeclaration()) out.add(f.name());
       return out;
@@ -76,7 +76,7 @@ class CallingConventionCliTest {
         r.err());
     // every variant checked (LLVM's form where the ABI's form wraps it)
     assertTrue(r.err().contains("check @_ZGVdM8vv_f against @f") && !r.err().contains("differs"), r.err());
-    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(out)) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(out)) {
       // the ABI's mask for b/c/d: a vector of the characteristic type's width
       assertEquals("<8 x i32>", m.function("_ZGVdM8vv_f").orElseThrow().functionType().paramTypes().getLast().toString());
       // b with 8 ints: two xmm registers in, the result through memory

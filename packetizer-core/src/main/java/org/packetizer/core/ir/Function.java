@@ -47,6 +47,12 @@ public final class Function extends Value {
 
   public Block entry() { return new Block(LLVMGetEntryBasicBlock(ref)); }
 
+  /** The module the function lives in (borrowed: closing it does nothing). */
+  public LlvmModule module() { return LlvmModule.borrow(LLVMGetGlobalParent(ref)); }
+
+  /** Internal linkage: not visible outside its module. */
+  public void setInternalLinkage() { LLVMSetLinkage(ref, LLVMInternalLinkage); }
+
   public Block appendBlock(String name) {
     return new Block(LLVMAppendBasicBlockInContext(LLVMGetTypeContext(LLVMTypeOf(ref)), ref, name));
   }
@@ -123,12 +129,32 @@ public final class Function extends Value {
     LLVMAddAttributeAtIndex(ref, LLVMAttributeFunctionIndex, a);
   }
 
+  /**
+   * Adds a type attribute ({@code sret}, {@code byval}, ...) of type {@code t} to parameter
+   * {@code paramIndex} (0-based).
+   */
+  public void addParamTypeAttribute(int paramIndex, String name, Type t) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind == 0) throw new IllegalArgumentException("unknown attribute " + name);
+    LLVMAddAttributeAtIndex(ref, paramIndex + 1, LLVMCreateTypeAttribute(LLVMGetTypeContext(LLVMTypeOf(ref)), kind, t.ref()));
+  }
+
+  /** Adds an integer attribute ({@code align} N, ...) to parameter {@code paramIndex} (0-based). */
+  public void addParamIntAttribute(int paramIndex, String name, long value) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind == 0) throw new IllegalArgumentException("unknown attribute " + name);
+    LLVMAddAttributeAtIndex(ref, paramIndex + 1, LLVMCreateEnumAttribute(LLVMGetTypeContext(LLVMTypeOf(ref)), kind, value));
+  }
+
   /** The memory effects attribute value (LLVM's "memory" attribute int), or -1 when absent. */
   public long memoryEffects() {
     int kind = LLVMGetEnumAttributeKindForName("memory", 6);
     LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(ref, LLVMAttributeFunctionIndex, kind);
     return a == null || a.isNull() ? -1 : LLVMGetEnumAttributeValue(a);
   }
+
+  /** Whether the verifier accepts this function alone (no message is built). */
+  public boolean isValid() { return LLVMVerifyFunction(ref, LLVMReturnStatusAction) == 0; }
 
   /** Verifies this function alone; the verifier's message when broken. */
   public Optional<String> verify() {

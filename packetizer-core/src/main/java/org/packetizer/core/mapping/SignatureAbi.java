@@ -5,7 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.packetizer.core.ir.Function;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 
@@ -27,13 +27,13 @@ public final class SignatureAbi {
   public static final String MIN_LEGAL_VECTOR_WIDTH = "min-legal-vector-width";
 
   /** The widest vector (in bits) among {@code t}'s parameters and result (0 without vectors). */
-  public static long widestVectorBits(Type fnType, Module layout) {
+  public static long widestVectorBits(Type fnType, LlvmModule layout) {
     long max = bits(fnType.returnType(), layout);
     for (Type p : fnType.paramTypes()) max = Math.max(max, bits(p, layout));
     return max;
   }
 
-  private static long bits(Type t, Module layout) {
+  private static long bits(Type t, LlvmModule layout) {
     if (t.isVector()) {
       Type e = t.elementType();
       long eb = e.isPointer() ? 64 : e.isInteger() ? e.intWidth() : e.isFloat() ? 32 : e.isDouble() ? 64 : 0;
@@ -89,19 +89,6 @@ public final class SignatureAbi {
   public static final String IR_FORM_SUFFIX = ".ir";
 
   /**
-   * The widest vector register C compilers use for arguments when compiling for {@code cpu} and
-   * {@code features}: 512 bits with AVX-512F, 256 with AVX, else 128 (SSE2 is in every x86-64).
-   */
-  public static int cRegisterBits(String cpu, String features) {
-    return Math.max(128, 32 * org.packetizer.core.wrapper.HardwareWidth.of(cpu, features));
-  }
-
-  private static boolean has(String features, String f) {
-    for (String s : features.split(",")) if (s.strip().equals(f)) return true;
-    return false;
-  }
-
-  /**
    * Whether {@code f} (LLVM's form, {@code masked}: its last parameter is the {@code <W x i1>} mask)
    * is passed differently by C: a vector argument or result wider than {@code registerBits} (C passes
    * it in memory; LLVM splits it into registers), or a mask (C has no {@code <W x i1>}).
@@ -124,7 +111,7 @@ public final class SignatureAbi {
    * max(8, W) bits, bit j for lane j (clang passes a {@code bool __attribute__((ext_vector_type(W)))}
    * so up to W = 32; W ≤ 64).
    */
-  public static Function buildCForm(Module module, Function natural, boolean masked, int registerBits, String cName) {
+  public static Function buildCForm(LlvmModule module, Function natural, boolean masked, int registerBits, String cName) {
     var ctx = module.context();
     List<Type> np = natural.functionType().paramTypes();
     int data = np.size() - (masked ? 1 : 0);
@@ -149,12 +136,8 @@ public final class SignatureAbi {
     int first = sret ? 1 : 0;
     Function c = module.addFunction(cName, ctx.functionType(sret ? ctx.voidType() : rt, params, false));
     if (sret) {
-      int kind = org.bytedeco.llvm.global.LLVM.LLVMGetEnumAttributeKindForName("sret", 4);
-      org.bytedeco.llvm.global.LLVM.LLVMAddAttributeAtIndex(c.ref(), 1,
-          org.bytedeco.llvm.global.LLVM.LLVMCreateTypeAttribute(ctx.ref(), kind, rt.ref()));
-      int al = org.bytedeco.llvm.global.LLVM.LLVMGetEnumAttributeKindForName("align", 5);
-      org.bytedeco.llvm.global.LLVM.LLVMAddAttributeAtIndex(c.ref(), 1,
-          org.bytedeco.llvm.global.LLVM.LLVMCreateEnumAttribute(ctx.ref(), al, 16));
+      c.addParamTypeAttribute(0, "sret", rt);
+      c.addParamIntAttribute(0, "align", 16);
       c.param(0).setName("result");
     }
     for (var e : natural.stringAttributes().entrySet()) {
@@ -165,12 +148,8 @@ public final class SignatureAbi {
     }
     for (int i = 0; i < data; i++) {
       if (!byval.get(i)) continue;
-      int kind = org.bytedeco.llvm.global.LLVM.LLVMGetEnumAttributeKindForName("byval", 5);
-      org.bytedeco.llvm.global.LLVM.LLVMAddAttributeAtIndex(c.ref(), first + i + 1,
-          org.bytedeco.llvm.global.LLVM.LLVMCreateTypeAttribute(ctx.ref(), kind, np.get(i).ref()));
-      int al = org.bytedeco.llvm.global.LLVM.LLVMGetEnumAttributeKindForName("align", 5);
-      org.bytedeco.llvm.global.LLVM.LLVMAddAttributeAtIndex(c.ref(), first + i + 1,
-          org.bytedeco.llvm.global.LLVM.LLVMCreateEnumAttribute(ctx.ref(), al, bits(np.get(i), null) / 8));
+      c.addParamTypeAttribute(first + i, "byval", np.get(i));
+      c.addParamIntAttribute(first + i, "align", bits(np.get(i), null) / 8);
     }
     try (org.packetizer.core.ir.IrBuilder b = new org.packetizer.core.ir.IrBuilder(ctx)) {
       b.atEnd(c.appendBlock("entry"));
@@ -189,7 +168,7 @@ public final class SignatureAbi {
         args.add(b.cast(org.packetizer.core.ir.Opcode.BITCAST, t, ctx.i1().vectorOf(w), "mask.bits"));
       }
       Value r = b.call(natural, args, rt.isVoid() ? "" : "r");
-      org.bytedeco.llvm.global.LLVM.LLVMSetInstructionCallConv(r.ref(), natural.callingConvention());
+      r.setInstructionCallConv(natural.callingConvention());
       if (sret) {
         b.store(r, c.param(0), 16);
         b.retVoid();
@@ -281,7 +260,7 @@ public final class SignatureAbi {
   }
 
   /** Functions of {@code module} whose names are not in {@code before}. */
-  public static List<Function> createdSince(Module module, Set<String> before) {
+  public static List<Function> createdSince(LlvmModule module, Set<String> before) {
     List<Function> out = new ArrayList<>();
     for (Function f : module.functions()) if (!before.contains(f.name())) out.add(f);
     return out;
