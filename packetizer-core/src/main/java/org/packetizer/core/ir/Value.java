@@ -167,6 +167,15 @@ public class Value {
   }
 
   // flags
+  /** Whether a call has the enum attribute {@code name} (e.g. "returns_twice") at the call site or on its direct callee. */
+  public boolean callHasFunctionAttribute(String name) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind == 0) return false;
+    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(ref, LLVMAttributeFunctionIndex, kind);
+    if (a != null && !a.isNull()) return true;
+    return calledFunction().map(f -> f.hasEnumAttribute(name)).orElse(false);
+  }
+
   public boolean canUseFastMathFlags() { return LLVMCanValueUseFastMathFlags(ref) != 0; }
   public int fastMathFlags() { return LLVMGetFastMathFlags(ref); }
   public void setFastMathFlags(int f) { LLVMSetFastMathFlags(ref, f); }

@@ -1108,7 +1108,10 @@ public final class PacketEmitter {
         args.add(a);
       }
       Value call = b.call(callee.functionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
+      // the lane's call is the scalar call: same calling convention, same call-site attributes
+      // (zeroext/signext, byval, noundef, memory effects, ...)
       LLVMSetInstructionCallConv(call.ref(), LLVMGetInstructionCallConv(inst.ref()));
+      copyCallSiteAttributes(inst, call, nargs);
       return call;
     };
     if (pure) {
@@ -1120,6 +1123,23 @@ public final class PacketEmitter {
       return acc;
     }
     return perLaneGuarded(body, vt);
+  }
+
+  /** Copies the return, parameter and function attributes of call site {@code from} to {@code to}. */
+  private static void copyCallSiteAttributes(Value from, Value to, int nargs) {
+    for (int idx = -1; idx <= nargs; idx++) {
+      int at = idx == -1 ? org.bytedeco.llvm.global.LLVM.LLVMAttributeFunctionIndex : idx;
+      int n = org.bytedeco.llvm.global.LLVM.LLVMGetCallSiteAttributeCount(from.ref(), at);
+      if (n == 0) continue;
+      try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMAttributeRef> attrs =
+          new org.bytedeco.javacpp.PointerPointer<>(n)) {
+        org.bytedeco.llvm.global.LLVM.LLVMGetCallSiteAttributes(from.ref(), at, attrs);
+        for (int i = 0; i < n; i++) {
+          org.bytedeco.llvm.global.LLVM.LLVMAddCallSiteAttribute(to.ref(), at,
+              new org.bytedeco.llvm.LLVM.LLVMAttributeRef(attrs.get(i)));
+        }
+      }
+    }
   }
 
   // ------------------------------------------------------------------------------------------
