@@ -345,7 +345,7 @@ public final class DifferentialCheck implements AutoCloseable {
         for (Param p : params) {
           if (p.scalarIndex < 0) continue;
           JitType jt = scalarFn.paramTypes().get(p.scalarIndex);
-          long off = (long) p.scalarIndex * Jit.ARG_SLOT;
+          long off = (long) p.scalarIndex * scalarFn.slotSize();
           Object v = switch (p.spec) {
             case ParamSpec.UniformPtr u -> sharedS[p.index].address();
             case ParamSpec.LinearPtr l -> sharedS[p.index].address() + k * l.stepBytes();
@@ -401,7 +401,7 @@ public final class DifferentialCheck implements AutoCloseable {
             yield addrs;
           }
         };
-        jt.write(args, (long) p.index * Jit.ARG_SLOT, v);
+        jt.write(args, (long) p.index * packetFn.slotSize(), v);
       }
       recorder.start(packetCalls, -1, null);
       try {
