@@ -72,6 +72,7 @@ public final class DifferentialCheck implements AutoCloseable {
   private final Jit jit;
   private final JitFunction scalarFn, packetFn;
   private final CallRecorder recorder;
+  private final java.util.function.Consumer<String> progress;
 
   /** One packet parameter, with what the runs need to know about it. */
   private static final class Param {
@@ -105,6 +106,7 @@ public final class DifferentialCheck implements AutoCloseable {
     this.maskIndex = maskIndex;
     this.returnLeaves = returnLeaves;
     this.recorder = recorder;
+    this.progress = b.progress;
     this.scalarFn = jit.function(scalarName);
     this.packetFn = jit.function(packetName);
     List<InputSlot> s = new ArrayList<>();
@@ -355,6 +357,7 @@ public final class DifferentialCheck implements AutoCloseable {
           };
           jt.write(args, off, v);
         }
+        if (progress != null) progress.accept("scalar @" + scalarName + " lane " + k + " (" + laneInputs(k) + ")");
         recorder.start(scalarCalls, k, scalarCallLanes);
         try {
           scalarFn.invoke(args, result);
@@ -402,6 +405,11 @@ public final class DifferentialCheck implements AutoCloseable {
           }
         };
         jt.write(args, (long) p.index * packetFn.slotSize(), v);
+      }
+      if (progress != null) {
+        StringBuilder lanes = new StringBuilder();
+        for (boolean a : active) lanes.append(a ? '1' : '0');
+        progress.accept("packet @" + packetName + " (active lanes " + lanes + "; " + in + ")");
       }
       recorder.start(packetCalls, -1, null);
       try {
@@ -674,6 +682,7 @@ public final class DifferentialCheck implements AutoCloseable {
     private boolean guardPages = true;
     private String cpu, features;
     private final Map<String, Object[]> externals = new LinkedHashMap<>();
+    private java.util.function.Consumer<String> progress;
 
     private Builder(Module module, String scalarName, String packetName, int width) {
       this.module = Objects.requireNonNull(module, "module");
@@ -731,6 +740,15 @@ public final class DifferentialCheck implements AutoCloseable {
         throw new IllegalArgumentException("recorded external '" + symbol + "' returns a value: give an implementation");
       }
       externals.put(symbol, new Object[] {descriptor, implementation});
+      return this;
+    }
+
+    /**
+     * Told, just before each native call, what is about to run ("scalar @f lane 3: x=..." or "packet
+     * @f_simd8 ..."): an isolated check (a child process) reports where checked code crashed or hung.
+     */
+    public Builder progress(java.util.function.Consumer<String> listener) {
+      this.progress = listener;
       return this;
     }
 
