@@ -66,12 +66,12 @@ class CheckIsolationTest {
   void aCallThatNeverReturnsIsStoppedAndNamed() {
     long t0 = System.nanoTime();
     Cli.Run r = Cli.run(Cli.copy(dir, "forever.ll").toString(), "-w", "8", "--check", "--check-timeout", "2",
-        "-o", dir.resolve("out.bc").toString());
+        "--range", "1:1", "-o", dir.resolve("out.bc").toString());
     double seconds = (System.nanoTime() - t0) / 1e9;
     assertEquals(ExitCodes.CHECK_MISMATCH, r.code(), r.toString());
     assertTrue(r.err().contains("check of @count_to_zero_simd8 against @count_to_zero did not finish within 2 s"), r.toString());
-    // odd inputs never reach 0: the first odd lane's scalar call is the one that hangs
-    assertTrue(r.err().matches("(?s).*running: scalar @count_to_zero lane \\d \\(x=-?\\d*[13579] .*"), r.toString());
+    // odd inputs never reach 0: lane 0's scalar call is the one that hangs
+    assertTrue(r.err().contains("running: scalar @count_to_zero lane 0 (x=1)"), r.toString());
     assertTrue(seconds < 60, seconds + " s");
     noStackTrace(r);
   }
