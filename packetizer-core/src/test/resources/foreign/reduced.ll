@@ -44,3 +44,17 @@ define void @noreturn_scalar() {
 entry:
   unreachable
 }
+
+; undefined behaviour on every path in the scalar function itself (a store to null)
+define i32 @ub_scalar(i32 %x) {
+entry:
+  store i32 %x, ptr null, align 4
+  ret i32 %x
+}
+
+define <8 x i32> @ub_simd8(<8 x i32> %x) {
+entry:
+  %e = extractelement <8 x i32> %x, i64 7
+  store i32 %e, ptr null, align 4
+  ret <8 x i32> %x
+}

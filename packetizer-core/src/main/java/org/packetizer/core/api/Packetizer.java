@@ -187,7 +187,7 @@ public final class Packetizer {
     // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
     Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options);
     if (wrapped.isPresent()) {
-      requireReturnsLikeScalar(scalar, module.function(simdName).orElseThrow(), "the wrapper", scalarName);
+      requireReturnsLikeScalar(module, scalar, module.function(simdName).orElseThrow(), "the wrapper", scalarName);
       // the W-wide wrapper is what callers see: it is the variant published and announced
       if (abiVariant == null) return wrapped.get();
       Remark note = publishUnderVectorAbi(module, scalarName, simdName, abiVariant);
@@ -256,7 +256,7 @@ public final class Packetizer {
           case AUTO -> MaskDemotion.worthwhile(packet, w, options.targetCpu().orElse(null), options.targetFeatures().orElse(null));
         };
         if (intMasks) MaskDemotion.run(packet, w);
-        requireReturnsLikeScalar(scalar, packet, "the packet function", scalarName);
+        requireReturnsLikeScalar(module, scalar, packet, "the packet function", scalarName);
         phase.accept("cleanup");
         if (options.verifyEachPhase()) verify(module, packet, "after clean-up", scalarName);
         phase.accept("verify");
@@ -332,10 +332,19 @@ public final class Packetizer {
    * The guard against silent miscompiles: a packet function (or nested version, or wrapper) in which
    * no {@code ret} is reachable any more while the scalar function can return means the packet
    * function had undefined behaviour on every path (e.g. a call with another calling convention than
-   * its callee's) that the clean-up turned into {@code unreachable}. That is our bug, never a result.
+   * its callee's) that the clean-up turned into {@code unreachable}. That is our bug, never a result —
+   * unless the scalar function has undefined behaviour on every path itself (random IR does): the
+   * same clean-up on a copy of the scalar function tells.
    */
-  static void requireReturnsLikeScalar(Function scalar, Function packet, String what, String scalarName) {
+  static void requireReturnsLikeScalar(Module module, Function scalar, Function packet, String what, String scalarName) {
     if (!canReturn(scalar) || canReturn(packet)) return;
+    Function probe = FunctionCloner.cloneInModule(module, scalar, "__packetizer.probe." + scalarName);
+    try {
+      Module.runPasses(probe, CLEANUP_PIPELINE, null);
+      if (!canReturn(probe)) return;
+    } finally {
+      probe.delete();
+    }
     throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: " + what + " @" + packet.name()
         + " cannot return (the clean-up reduced its body to 'unreachable': undefined behaviour on every path) while @"
         + scalarName + " can; refusing to emit it", scalarName, packet.entry().describe(), null);

@@ -35,14 +35,14 @@ class UnreachableGuardTest {
       Module.runPasses(ok, Packetizer.CLEANUP_PIPELINE, null);
       assertFalse(Packetizer.canReturn(bad), () -> "the clean-up reduced the mismatched call to unreachable:\n" + bad.print());
       PacketizationException e = assertThrows(PacketizationException.class,
-          () -> Packetizer.requireReturnsLikeScalar(scalar, bad, "the packet function", "f"));
+          () -> Packetizer.requireReturnsLikeScalar(m, scalar, bad, "the packet function", "f"));
       assertEquals(PacketizationException.Kind.INTERNAL, e.kind());
       assertTrue(e.getMessage().contains("@f_simd8") && e.getMessage().contains("unreachable") && e.getMessage().contains("@f"),
           e::getMessage);
       assertEquals("f", e.function().orElseThrow());
       // the same function with the right convention survives the clean-up and passes the guard
       assertTrue(Packetizer.canReturn(ok), ok::print);
-      assertDoesNotThrow(() -> Packetizer.requireReturnsLikeScalar(scalar, ok, "the packet function", "f"));
+      assertDoesNotThrow(() -> Packetizer.requireReturnsLikeScalar(m, scalar, ok, "the packet function", "f"));
     }
   }
 
@@ -51,7 +51,18 @@ class UnreachableGuardTest {
     try (LlvmContext ctx = LlvmContext.create(); Module m = load(ctx)) {
       Function scalar = m.function("noreturn_scalar").orElseThrow();
       assertFalse(Packetizer.canReturn(scalar));
-      assertDoesNotThrow(() -> Packetizer.requireReturnsLikeScalar(scalar, scalar, "the packet function", "noreturn_scalar"));
+      assertDoesNotThrow(() -> Packetizer.requireReturnsLikeScalar(m, scalar, scalar, "the packet function", "noreturn_scalar"));
+      // a scalar function with undefined behaviour on every path (random IR has them): its packet
+      // function may be 'unreachable' too; the same clean-up on a copy of the scalar function tells
+      Function ub = m.function("ub_scalar").orElseThrow();
+      Function ubPacket = m.function("ub_simd8").orElseThrow();
+      assertTrue(Packetizer.canReturn(ub));
+      Module.runPasses(ubPacket, Packetizer.CLEANUP_PIPELINE, null);
+      assertFalse(Packetizer.canReturn(ubPacket), ubPacket::print);
+      int before = m.functions().size();
+      assertDoesNotThrow(() -> Packetizer.requireReturnsLikeScalar(m, ub, ubPacket, "the packet function", "ub_scalar"));
+      assertEquals(before, m.functions().size(), "the probe copy is removed");
+      assertTrue(Packetizer.canReturn(ub), "the scalar function itself is untouched");
     }
   }
 }
