@@ -823,13 +823,32 @@ public final class DifferentialCheck implements AutoCloseable {
           if (v.length == 1) jit.defineSymbol(e.getKey(), (Long) v[0]);
           else jit.defineUpcall(e.getKey(), recorder.upcall(e.getKey(), (FunctionDescriptor) v[0], (MethodHandle) v[1]), (FunctionDescriptor) v[0]);
         }
-        jit.addModule(layout);
+        // only what the two functions reach: an unresolved symbol elsewhere in the module (an external
+        // another function calls) must not keep these two from linking
+        try (Module pruned = layout.cloneModule()) {
+          pruneUnreachable(pruned, java.util.Set.of(scalarName, packetName));
+          jit.addModule(pruned);
+        }
         return new DifferentialCheck(this, jit, ps, maskIndex, rl, recorder);
       } catch (RuntimeException e) {
         jit.close();
         throw e;
       } finally {
         if (clone != null) clone.close();
+      }
+    }
+
+    /** Deletes, to a fixed point, every function other than {@code keep} that nothing refers to. */
+    static void pruneUnreachable(Module m, java.util.Set<String> keep) {
+      boolean changed = true;
+      while (changed) {
+        changed = false;
+        for (Function f : m.functions()) {
+          if (!keep.contains(f.name()) && !f.hasUses()) {
+            f.delete();
+            changed = true;
+          }
+        }
       }
     }
 
