@@ -24,7 +24,7 @@ import org.packetizer.core.check.DifferentialCheck;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmException;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.toolchain.Manifest;
 
 /**
@@ -312,7 +312,7 @@ final class Checker {
    * The check in this process, on a thread with a time limit: for the demo's bundled kernels only
    * (code of this project, with inputs from their manifest); user code goes through {@link #run}.
    */
-  static Outcome runInProcess(Module module, String scalar, String simd, int width, CheckPlan plan, int runs, long seed,
+  static Outcome runInProcess(LlvmModule module, String scalar, String simd, int width, CheckPlan plan, int runs, long seed,
       int timeoutSeconds, PacketizerOptions.VectorMath math) {
     scalar = org.packetizer.core.check.VectorMathReference.referenceFor(module, scalar, width, math);
     DifferentialCheck check = DifferentialCheck.builder(module, scalar, simd, width).params(plan.specs()).ulps(plan.ulps()).build();
@@ -348,7 +348,7 @@ final class Checker {
 
   /** The check itself, in this process (the child's work); {@code progress} hears of every native call. */
   static Outcome runHere(Request req, Consumer<String> progress) {
-    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(req.module(), "checked module")) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(req.module(), "checked module")) {
       Function scalar = m.function(req.scalar()).orElseThrow(() -> new IllegalArgumentException("no @" + req.scalar()));
       Optional<Manifest.Entry> kernel = Kernels.match(req.input(), m, scalar);
       CheckPlan plan = CheckPlan.build(m, scalar, req.kinds(), req.masked(), req.width(), kernel, req.ranges(), req.buffers());

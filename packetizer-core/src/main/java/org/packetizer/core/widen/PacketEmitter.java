@@ -1,7 +1,5 @@
 package org.packetizer.core.widen;
 
-import static org.bytedeco.llvm.global.LLVM.*;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -552,12 +550,12 @@ public final class PacketEmitter {
       packetInst.setFastMathFlags(scalar.fastMathFlags());
     }
     if (op == Opcode.ADD || op == Opcode.SUB || op == Opcode.MUL || op == Opcode.SHL) {
-      if (scalar.nsw()) LLVMSetNSW(packetInst.ref(), 1);
-      if (scalar.nuw()) LLVMSetNUW(packetInst.ref(), 1);
+      if (scalar.nsw()) packetInst.setNsw(true);
+      if (scalar.nuw()) packetInst.setNuw(true);
     }
-    if ((op == Opcode.LSHR || op == Opcode.ASHR) && scalar.isExact()) LLVMSetExact(packetInst.ref(), 1);
-    if (op == Opcode.OR && scalar.isDisjoint()) LLVMSetIsDisjoint(packetInst.ref(), 1);
-    if ((op == Opcode.ZEXT || op == Opcode.UITOFP) && LLVMGetNNeg(scalar.ref()) != 0) LLVMSetNNeg(packetInst.ref(), 1);
+    if ((op == Opcode.LSHR || op == Opcode.ASHR) && scalar.isExact()) packetInst.setExact(true);
+    if (op == Opcode.OR && scalar.isDisjoint()) packetInst.setDisjoint(true);
+    if ((op == Opcode.ZEXT || op == Opcode.UITOFP) && scalar.nneg()) packetInst.setNneg(true);
     return packetInst;
   }
 
@@ -623,7 +621,7 @@ public final class PacketEmitter {
     // one private slot per lane: lane k's object at base + k * size(one)
     Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
     int align = Math.max(inst.alignment(), 16);
-    LLVMSetAlignment(base.ref(), align);
+    base.setAlignment(align);
     Value iota = linearOffsets(b, st.context().i64(), 1);
     return b.gep(one.arrayOf(w), base, List.of(b.i64(0), iota), true, inst.name());
   }
@@ -1111,8 +1109,8 @@ public final class PacketEmitter {
       Value call = b.call(callee.functionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
       // the lane's call is the scalar call: same calling convention, same call-site attributes
       // (zeroext/signext, byval, noundef, memory effects, ...)
-      LLVMSetInstructionCallConv(call.ref(), LLVMGetInstructionCallConv(inst.ref()));
-      copyCallSiteAttributes(inst, call, nargs);
+      call.setInstructionCallConv(inst.instructionCallConv());
+      call.copyCallSiteAttributesFrom(inst);
       return call;
     };
     if (pure) {
@@ -1124,23 +1122,6 @@ public final class PacketEmitter {
       return acc;
     }
     return perLaneGuarded(body, vt);
-  }
-
-  /** Copies the return, parameter and function attributes of call site {@code from} to {@code to}. */
-  private static void copyCallSiteAttributes(Value from, Value to, int nargs) {
-    for (int idx = -1; idx <= nargs; idx++) {
-      int at = idx == -1 ? org.bytedeco.llvm.global.LLVM.LLVMAttributeFunctionIndex : idx;
-      int n = org.bytedeco.llvm.global.LLVM.LLVMGetCallSiteAttributeCount(from.ref(), at);
-      if (n == 0) continue;
-      try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMAttributeRef> attrs =
-          new org.bytedeco.javacpp.PointerPointer<>(n)) {
-        org.bytedeco.llvm.global.LLVM.LLVMGetCallSiteAttributes(from.ref(), at, attrs);
-        for (int i = 0; i < n; i++) {
-          org.bytedeco.llvm.global.LLVM.LLVMAddCallSiteAttribute(to.ref(), at,
-              new org.bytedeco.llvm.LLVM.LLVMAttributeRef(attrs.get(i)));
-        }
-      }
-    }
   }
 
   // ------------------------------------------------------------------------------------------
