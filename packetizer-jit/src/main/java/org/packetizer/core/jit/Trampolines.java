@@ -46,6 +46,7 @@ final class Trampolines {
       Function tramp = m.addFunction(trampolineName(sig.name()), ctx.functionType(ctx.voidType(), List.of(ptr, ptr), false));
       if (sig.targetCpu() != null) tramp.setStringAttribute("target-cpu", sig.targetCpu());
       if (sig.targetFeatures() != null) tramp.setStringAttribute("target-features", sig.targetFeatures());
+      if (sig.minLegalVectorWidth() != null) tramp.setStringAttribute("min-legal-vector-width", sig.minLegalVectorWidth());
       Value args = tramp.param(0);
       Value result = tramp.param(1);
       args.setName("args");
@@ -105,6 +106,7 @@ final class Trampolines {
       case JitType.Void v -> ctx.voidType();
       case JitType.Bool bo -> ctx.i1();
       case JitType.Int i -> ctx.intType(i.bits());
+      case JitType.F16 h -> ctx.halfType();
       case JitType.F32 f -> ctx.floatType();
       case JitType.F64 d -> ctx.doubleType();
       case JitType.Ptr p -> ctx.ptrType();
