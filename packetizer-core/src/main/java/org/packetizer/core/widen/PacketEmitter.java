@@ -665,8 +665,8 @@ public final class PacketEmitter {
 
   private Value emitSelect(Value inst) {
     Value c = inst.operand(0);
-    if (uniform(c)) return b.select(scal(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name());
-    // (a varying i1 selecting between vectors or aggregates applies to each element and field)
+    if (uniform(c) && !c.type().isVector()) return b.select(scal(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name());
+    // (a uniform vector condition is broadcast like any operand; a varying i1 selecting between vectors or aggregates applies to each element and field)
     return copyFlags(inst, comp.select(vec(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name()));
   }
 

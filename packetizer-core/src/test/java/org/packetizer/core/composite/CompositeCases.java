@@ -48,7 +48,18 @@ record CompositeCases(Path file, String text, List<Case> cases) {
     Matcher m = CHECK.matcher(text);
     while (m.find()) {
       List<String> specs = new ArrayList<>();
-      for (String s : m.group(2).split(",")) if (!s.isBlank()) specs.add(s.trim());
+      int depth = 0;
+      StringBuilder cur = new StringBuilder();
+      for (char ch : (m.group(2) + ",").toCharArray()) {
+        if (ch == '{' || ch == '[' || ch == '<') depth++;
+        if (ch == '}' || ch == ']' || ch == '>') depth--;
+        if (ch == ',' && depth == 0) {
+          if (!cur.toString().isBlank()) specs.add(cur.toString().trim());
+          cur.setLength(0);
+        } else {
+          cur.append(ch);
+        }
+      }
       cases.add(new Case(m.group(1), specs));
     }
     if (cases.isEmpty()) throw new IllegalStateException(p + " names no function to check");
