@@ -106,7 +106,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   @Option(names = "--wrapper", paramLabel = "auto|loop|direct",
       description = "How a width W above the hardware width N is served (thesis 4.6): loop: the N-wide function"
           + " SIMD.nN and a W-wide SIMD calling it W/N times; direct: one W-wide function (LLVM splits the vectors);"
-          + " auto: loop only where the measurements say it is faster (README, Wrapper). N: --hardware-width, else"
+          + " auto: loop only where the measurements say it is faster (docs/wrapper.md). N: --hardware-width, else"
           + " detected from the target (--target-cpu, --target-features, the function's attributes, the host). A W"
           + " not above N is always direct. Default: loop with --hardware-width, else auto.")
   String wrapper;
