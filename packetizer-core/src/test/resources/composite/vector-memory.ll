@@ -88,3 +88,23 @@ define float @viastack(float %a, float %b) {
 }
 declare <8 x i16> @llvm.umax.v8i16(<8 x i16>, <8 x i16>)
 declare i16 @llvm.vector.reduce.add.v8i16(<8 x i16>)
+; SLP code on a struct-of-arrays object: two adjacent floats loaded and stored as one <2 x float>
+; check @soa_pair: sptr:{_float,_float,_float_}:4:inout, varying
+define void @soa_pair(ptr %o, i32 %i) {
+entry:
+  %j = and i32 %i, 3
+  %e = getelementptr { float, float, float }, ptr %o, i32 %j
+  %yz = getelementptr i8, ptr %e, i64 4
+  %v = load <2 x float>, ptr %e, align 4
+  %c = icmp sgt i32 %i, 5
+  br i1 %c, label %t, label %x
+t:
+  %w = fadd <2 x float> %v, <float 1.0, float -1.0>
+  store <2 x float> %w, ptr %yz, align 4
+  br label %x
+x:
+  %u = load <2 x float>, ptr %o, align 4
+  %s = fmul <2 x float> %u, <float 2.0, float 2.0>
+  store <2 x float> %s, ptr %o, align 4
+  ret void
+}

@@ -1054,7 +1054,10 @@ public final class PacketEmitter {
 
   private Value emitSoaLoad(Value inst) {
     Type t = inst.type();
-    if (CompositePackets.isComposite(t)) throw unsupported(inst, "a load of " + t + " through a struct-of-arrays pointer");
+    if (CompositePackets.isComposite(t)) {
+      packetType(inst, t);
+      return soaLoadParts(inst, t, get(inst.operand(0)), 0, Math.max(1, inst.alignment()));
+    }
     Type vt = packetType(inst, t);
     Value q = get(inst.operand(0));
     int align = Math.max(1, inst.alignment());
@@ -1077,10 +1080,93 @@ public final class PacketEmitter {
     return b.call(f, List.of(lanes, b.i32(align), mask, b.poison(vt)), inst.name());
   }
 
+  /**
+   * A vector or aggregate through a struct-of-arrays pointer q: each scalar leaf at scalar offset r
+   * lies at {@code q + W*r} (lane k's copy k elements further), so it is one vector access (q
+   * uniform) or one gather (q varying) per leaf.
+   */
+  private Value soaLoadParts(Value inst, Type t, Value q, long r, int align) {
+    if (t.isStruct() || t.isArray()) {
+      Value acc = b.poison(packetType(inst, t));
+      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
+      for (int i = 0; i < n; i++) {
+        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
+        long off = r + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
+        acc = b.insertValue(acc, soaLoadParts(inst, et, q, off, align), i, "");
+      }
+      return acc;
+    }
+    if (t.isVector()) {
+      List<Value> es = new ArrayList<>();
+      Type et = t.elementType();
+      for (int i = 0; i < t.vectorSize(); i++) es.add(soaLoadParts(inst, et, q, r + i * st.module().storeSize(et), align));
+      return comp.concat(es);
+    }
+    Type vt = t.vectorOf(w);
+    Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(b.i64(r * w)), false, "");
+    int a = partAlignment(align, r);
+    if (!at.type().isVector()) {
+      st.stats().vectorLoads++;
+      if (MaskOps.isAllTrue(mask)) return b.load(vt, at, a, "");
+      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      return b.call(f, List.of(at, b.i32(a), mask, b.poison(vt)), "");
+    }
+    Value lanes = soaLaneAddresses(at, st.module().allocSize(t));
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      return cascadeLoad(inst, t, vt, lanes, a);
+    }
+    st.stats().gathers++;
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    return b.call(f, List.of(lanes, b.i32(a), mask, b.poison(vt)), "");
+  }
+
+  private void soaStoreParts(Value inst, Type t, Value pv, Value q, long r, int align) {
+    if (t.isStruct() || t.isArray()) {
+      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
+      for (int i = 0; i < n; i++) {
+        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
+        long off = r + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
+        soaStoreParts(inst, et, b.extractValue(pv, i, ""), q, off, align);
+      }
+      return;
+    }
+    if (t.isVector()) {
+      Type et = t.elementType();
+      for (int i = 0; i < t.vectorSize(); i++) soaStoreParts(inst, et, comp.element(pv, i), q, r + i * st.module().storeSize(et), align);
+      return;
+    }
+    Type vt = t.vectorOf(w);
+    Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(b.i64(r * w)), false, "");
+    int a = partAlignment(align, r);
+    if (!at.type().isVector()) {
+      st.stats().vectorStores++;
+      if (MaskOps.isAllTrue(mask)) b.store(pv, at, a);
+      else b.call(st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType()), List.of(pv, at, b.i32(a), mask), "");
+      return;
+    }
+    Value lanes = soaLaneAddresses(at, st.module().allocSize(t));
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(pv, k, ""), b.extractElement(lanes, k, ""), a);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+    b.call(f, List.of(pv, lanes, b.i32(a), mask), "");
+  }
+
   private void emitSoaStore(Value inst) {
     Value val = inst.operand(0);
     Type t = val.type();
-    if (CompositePackets.isComposite(t)) throw unsupported(inst, "a store of " + t + " through a struct-of-arrays pointer");
+    if (CompositePackets.isComposite(t)) {
+      packetType(inst, t);
+      soaStoreParts(inst, t, vec(val), get(inst.operand(1)), 0, Math.max(1, inst.alignment()));
+      return;
+    }
     Type vt = packetType(inst, t);
     Value q = get(inst.operand(1));
     int align = Math.max(1, inst.alignment());

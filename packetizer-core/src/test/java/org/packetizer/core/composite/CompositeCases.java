@@ -19,7 +19,7 @@ import org.packetizer.core.ir.LlvmContext;
  * The hand-written IR cases of vector and aggregate values ({@code src/test/resources/composite}):
  * each file names the functions to check in comment lines
  * {@code ; check @fn: spec, spec, ...} with one spec per parameter: {@code varying}, {@code uniform},
- * {@code linear:STEP}, or a buffer {@code uptr|vptr:TYPE:COUNT:DIR} / {@code lptr:TYPE:COUNT:STEPBYTES:DIR}
+ * {@code linear:STEP}, or a buffer {@code uptr|vptr|sptr:TYPE:COUNT:DIR} (sptr: struct of arrays) / {@code lptr:TYPE:COUNT:STEPBYTES:DIR}
  * (DIR in, out or inout; TYPE an LLVM type without spaces or with underscores for spaces).
  */
 record CompositeCases(Path file, String text, List<Case> cases) {
@@ -73,6 +73,7 @@ record CompositeCases(Path file, String text, List<Case> cases) {
       out.add(switch (f[0]) {
         case "varying", "vptr" -> ParamKind.VARYING;
         case "uniform", "uptr" -> ParamKind.UNIFORM;
+        case "sptr" -> ParamKind.SOA;
         case "linear" -> ParamKind.linear(Long.parseLong(f[1]));
         case "lptr" -> ParamKind.linear(Long.parseLong(f[3]));
         default -> throw new IllegalArgumentException("unknown spec " + s);
@@ -90,6 +91,7 @@ record CompositeCases(Path file, String text, List<Case> cases) {
         case "uniform" -> ParamSpec.uniform();
         case "linear" -> ParamSpec.linear(Long.parseLong(f[1]));
         case "uptr" -> ParamSpec.uniformPtr(KernelChecks.parseType(ctx, f[1].replace('_', ' ')), Long.parseLong(f[2]), dir(f[3]));
+        case "sptr" -> ParamSpec.soaPtr(KernelChecks.parseType(ctx, f[1].replace('_', ' ')), Long.parseLong(f[2]), dir(f[3]));
         case "vptr" -> ParamSpec.varyingPtr(KernelChecks.parseType(ctx, f[1].replace('_', ' ')), Long.parseLong(f[2]), dir(f[3]));
         case "lptr" -> ParamSpec.linearPtr(KernelChecks.parseType(ctx, f[1].replace('_', ' ')), Long.parseLong(f[2]),
             Long.parseLong(f[3]), dir(f[4]));
