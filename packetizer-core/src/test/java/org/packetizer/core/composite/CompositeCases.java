@@ -25,14 +25,17 @@ import org.packetizer.core.ir.LlvmContext;
 record CompositeCases(Path file, String text, List<Case> cases) {
   record Case(String function, List<String> specs) {}
 
-  private static final Pattern CHECK = Pattern.compile("^; check @([\\w.]+):\\s*(.*)$", Pattern.MULTILINE);
+  private static final Pattern CHECK = Pattern.compile("^(?:;|//) check @([\\w.]+):\\s*(.*)$", Pattern.MULTILINE);
 
-  static List<CompositeCases> all() {
+  static List<CompositeCases> all() { return all(".ll"); }
+
+  /** The files of the folder ending in {@code suffix} (".ll" cases, ".c" sources). */
+  static List<CompositeCases> all(String suffix) {
     try {
       Path dir = Path.of(CompositeCases.class.getResource("/composite").toURI());
       List<CompositeCases> out = new ArrayList<>();
       try (Stream<Path> s = Files.list(dir)) {
-        for (Path p : s.filter(x -> x.toString().endsWith(".ll")).sorted().toList()) out.add(parse(p));
+        for (Path p : s.filter(x -> x.toString().endsWith(suffix)).sorted().toList()) out.add(parse(p));
       }
       return out;
     } catch (IOException e) {

@@ -14,6 +14,7 @@ import org.packetizer.core.check.CheckResult;
 import org.packetizer.core.check.DifferentialCheck;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.Module;
+import org.packetizer.core.toolchain.BundledClang;
 
 /**
  * Vector values ({@code <N x T>}) and aggregates in registers inside scalar functions: every case of
@@ -44,16 +45,49 @@ class CompositeValuesTest {
     return tests.stream();
   }
 
+  /**
+   * The foreign path: C sources of the folder (small vector structs by value, GNU vector types, SSE
+   * intrinsics) compiled by the bundled clang with plain {@code -O2} (SLP on) and {@code -O1}.
+   */
+  @TestFactory
+  Stream<DynamicTest> compiledC() {
+    List<DynamicTest> tests = new ArrayList<>();
+    for (CompositeCases file : CompositeCases.all(".c")) {
+      for (String opt : new String[] {"-O2", "-O1"}) {
+        byte[][] bc = new byte[1][];
+        for (CompositeCases.Case c : file.cases()) {
+          for (int w : WIDTHS) {
+            String name = file.file().getFileName() + " " + opt + " @" + c.function() + " W=" + w;
+            tests.add(DynamicTest.dynamicTest(name, () -> {
+              if (bc[0] == null) {
+                bc[0] = BundledClang.locate().compileToBitcode(file.text(), file.file().getFileName().toString(), List.of(opt));
+              }
+              try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(bc[0], file.file().getFileName().toString())) {
+                check(m, ctx, c, w, MemoryStrategy.GATHER, true);
+              }
+            }));
+          }
+        }
+      }
+    }
+    return tests.stream();
+  }
+
   static void check(CompositeCases file, CompositeCases.Case c, int w, MemoryStrategy ms, boolean prepare) {
     try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.parseIr(file.text(), file.file().getFileName().toString())) {
+      check(m, ctx, c, w, ms, prepare);
+    }
+  }
+
+  static void check(Module m, LlvmContext ctx, CompositeCases.Case c, int w, MemoryStrategy ms, boolean prepare) {
       String packet = c.function() + "_simd";
-      var opts = PacketizerOptions.builder().width(w).verifyEachPhase(true).memoryStrategy(ms).prepareOptimize(prepare).params(CompositeCases.kinds(c)).build();
+      var opts = PacketizerOptions.builder().width(w).verifyEachPhase(true).memoryStrategy(ms)
+          .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).prepareOptimize(prepare).params(CompositeCases.kinds(c)).build();
       new Packetizer(opts).run(m, c.function(), packet);
       try (DifferentialCheck check = DifferentialCheck.builder(m, c.function(), packet, w).params(CompositeCases.specs(c, ctx)).build()) {
         CheckResult r = check.runMany(60, 1234 + w);
         assertTrue(r.passed(), () -> r.report() + "\n" + m.toIr());
         assertTrue(r.lanesCompared() > 0, "no lane compared");
       }
-    }
   }
 }
