@@ -90,4 +90,75 @@ class CompositeValuesTest {
         assertTrue(r.lanesCompared() > 0, "no lane compared");
       }
   }
+
+  static final String PROTOTYPE_IR = """
+      define { <2 x float>, float } @norm(<2 x float> %xy, float %z, { float, i32 } %s) {
+        %f = extractvalue { float, i32 } %s, 0
+        %i = extractvalue { float, i32 } %s, 1
+        %fi = sitofp i32 %i to float
+        %k = fadd float %f, %fi
+        %k0 = insertelement <2 x float> poison, float %k, i32 0
+        %ks = shufflevector <2 x float> %k0, <2 x float> poison, <2 x i32> zeroinitializer
+        %m = fmul <2 x float> %xy, %ks
+        %zz = fmul float %z, %k
+        %r0 = insertvalue { <2 x float>, float } poison, <2 x float> %m, 0
+        %r = insertvalue { <2 x float>, float } %r0, float %zz, 1
+        ret { <2 x float>, float } %r
+      }
+      declare { <8 x float>, <4 x float> } @norm_simd(<8 x float>, float, { float, i32 })
+      declare { <8 x float>, <4 x float> } @norm_bad(<4 x float>, float, { float, i32 })
+      """;
+
+  /**
+   * The thesis' declared-prototype rule with composite types: a parameter whose declared type is the
+   * scalar type is uniform, one of the packet type ({@code <2 x float>} -> {@code <8 x float>}) varying;
+   * the check infers the same kinds from the two signatures.
+   */
+  @org.junit.jupiter.api.Test
+  void declaredPrototypeWithVectorsAndAggregates() {
+    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.parseIr(PROTOTYPE_IR, "prototype.ll")) {
+      var r = new Packetizer(PacketizerOptions.builder().width(4).verifyEachPhase(true).build()).run(m, "norm", "norm_simd");
+      assertEquals(List.of(org.packetizer.core.api.ParamKind.VARYING, org.packetizer.core.api.ParamKind.UNIFORM,
+          org.packetizer.core.api.ParamKind.UNIFORM), r.params());
+      try (DifferentialCheck check = DifferentialCheck.builder(m, "norm", "norm_simd", 4).build()) {
+        CheckResult res = check.runMany(50, 7);
+        assertTrue(res.passed(), res::report);
+      }
+      byte[] before = m.toBitcode();
+      var ex = assertThrows(org.packetizer.core.api.PacketizationException.class,
+          () -> new Packetizer(PacketizerOptions.builder().width(4).build()).run(m, "norm", "norm_bad"));
+      assertTrue(ex.getMessage().contains("it must be <8 x float> (varying) or <2 x float> (uniform)"), ex.getMessage());
+      assertArrayEquals(before, m.toBitcode());
+    }
+  }
+
+  /** Masked packet functions with vector and aggregate parameters and results; inactive lanes untouched. */
+  @org.junit.jupiter.api.Test
+  void maskedWithCompositeSignature() {
+    for (int w : WIDTHS) {
+      try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.parseIr(PROTOTYPE_IR, "prototype.ll")) {
+        new Packetizer(PacketizerOptions.builder().width(w).masked(true).verifyEachPhase(true).build()).run(m, "norm", "norm_m");
+        try (DifferentialCheck check = DifferentialCheck.builder(m, "norm", "norm_m", w).build()) {
+          CheckResult res = check.runMany(50, 11 + w);
+          assertTrue(res.passed(), res::report);
+        }
+      }
+    }
+  }
+
+  /** A hardware width below W: the loop wrapper cannot slice composite packets, AUTO packetizes directly. */
+  @org.junit.jupiter.api.Test
+  void wrapperFallsBackForCompositePackets() {
+    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.parseIr(PROTOTYPE_IR, "prototype.ll")) {
+      new Packetizer(PacketizerOptions.builder().width(16).hardwareWidth(4).verifyEachPhase(true).build()).run(m, "norm", "norm16");
+      try (DifferentialCheck check = DifferentialCheck.builder(m, "norm", "norm16", 16).build()) {
+        assertTrue(check.runMany(30, 3).passed());
+      }
+      byte[] before = m.toBitcode();
+      var ex = assertThrows(org.packetizer.core.api.PacketizationException.class, () -> new Packetizer(PacketizerOptions.builder()
+          .width(16).hardwareWidth(4).wrapperMode(org.packetizer.core.api.WrapperMode.LOOP).build()).run(m, "norm", "norm16l"));
+      assertTrue(ex.getMessage().contains("cannot slice varying vector or aggregate"), ex.getMessage());
+      assertArrayEquals(before, m.toBitcode());
+    }
+  }
 }
