@@ -112,6 +112,7 @@ final class InputJob implements Callable<InputJob.Result> {
           }
           if (s.vectorAbi()) vectorAbiTargetWarning(m, r);
           remarks(remarks);
+          if (s.printShapes()) log.print(r.shapesDump());
           if (s.remarksYaml()) RemarkYaml.packetized(yaml, input.name(), r);
         } catch (PacketizationException e) {
           remarks(remarks);

@@ -199,6 +199,11 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " optimization records (like clang's -fsave-optimization-record).")
   String remarks;
 
+  @Option(names = "--print-shapes", description = "Print the analysis of each function on stderr: every block of the"
+      + " prepared scalar copy (full or partial mask, divergent or kept branch, divergent loop) and the shape of every"
+      + " named value in it (uniform, consecutive, linear(stride), varying).")
+  boolean printShapes;
+
   @Option(names = "--verify-each", description = "Run the IR verifier after every phase (slower; for bug reports).")
   boolean verifyEach;
 
@@ -455,7 +460,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     CheckPlan.Buffers bs = CheckPlan.Buffers.parse(buffers);
     boolean yaml = remarks != null && !remarks.isEmpty();
     return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
-        textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, quiet, debug);
+        textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug);
   }
 
   static void checkWidth(String what, int w) {
