@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.packetizer.core.api.IntegerMasks;
 import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
@@ -39,6 +40,9 @@ class CompositeValuesTest {
               tests.add(DynamicTest.dynamicTest(name, () -> check(file, c, w, ms, prepare)));
             }
           }
+          // masks as integer vectors (the default without AVX-512): repeated lane masks meet MaskDemotion
+          tests.add(DynamicTest.dynamicTest(file.file().getFileName() + " @" + c.function() + " W=" + w + " integer masks",
+              () -> check(file, c, w, MemoryStrategy.GATHER, true, IntegerMasks.ALWAYS)));
         }
       }
     }
@@ -74,15 +78,23 @@ class CompositeValuesTest {
   }
 
   static void check(CompositeCases file, CompositeCases.Case c, int w, MemoryStrategy ms, boolean prepare) {
+    check(file, c, w, ms, prepare, IntegerMasks.NEVER);
+  }
+
+  static void check(CompositeCases file, CompositeCases.Case c, int w, MemoryStrategy ms, boolean prepare, IntegerMasks im) {
     try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.parseIr(file.text(), file.file().getFileName().toString())) {
-      check(m, ctx, c, w, ms, prepare);
+      check(m, ctx, c, w, ms, prepare, im);
     }
   }
 
   static void check(Module m, LlvmContext ctx, CompositeCases.Case c, int w, MemoryStrategy ms, boolean prepare) {
+    check(m, ctx, c, w, ms, prepare, IntegerMasks.NEVER);
+  }
+
+  static void check(Module m, LlvmContext ctx, CompositeCases.Case c, int w, MemoryStrategy ms, boolean prepare, IntegerMasks im) {
       String packet = c.function() + "_simd";
       var opts = PacketizerOptions.builder().width(w).verifyEachPhase(true).memoryStrategy(ms)
-          .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).prepareOptimize(prepare).params(CompositeCases.kinds(c)).build();
+          .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).integerMasks(im).prepareOptimize(prepare).params(CompositeCases.kinds(c)).build();
       new Packetizer(opts).run(m, c.function(), packet);
       try (DifferentialCheck check = DifferentialCheck.builder(m, c.function(), packet, w).params(CompositeCases.specs(c, ctx)).build()) {
         CheckResult r = check.runMany(60, 1234 + w);
