@@ -27,6 +27,9 @@ public class Value {
 
   public LLVMValueRef ref() { return ref; }
 
+  /** A key identifying the native value (equal for equal values), for maps keyed by identity. */
+  public long id() { return ref.address(); }
+
   public Type type() { return new Type(LLVMTypeOf(ref)); }
 
   public String name() {
@@ -124,10 +127,102 @@ public class Value {
 
   public Value nextInstruction() { return Value.ofNullable(LLVMGetNextInstruction(ref)); }
 
+  /** Takes the instruction out of its block without deleting it (put it back with {@link IrBuilder#insert}). */
+  public void removeFromParent() { LLVMInstructionRemoveFromParent(ref); }
+
+  /** Whether this instruction comes later than {@code earlier} in the same block. */
+  public boolean comesAfter(Value earlier) {
+    for (Value i = earlier.nextInstruction(); i != null; i = i.nextInstruction()) if (i.equals(this)) return true;
+    return false;
+  }
+
+  /** The index of the first operand that is {@code v}. */
+  public int operandIndexOf(Value v) {
+    int n = numOperands();
+    for (int k = 0; k < n; k++) if (LLVMGetOperand(ref, k).address() == v.ref.address()) return k;
+    throw new IllegalStateException("operand not found");
+  }
+
+  // constants
+  /** A null constant (zero, zeroinitializer, null pointer). */
+  public boolean isNullValue() { return LLVMIsNull(ref) != 0; }
+  /** A constant (not a constant expression) with every bit set, e.g. {@code splat (i1 true)}. */
+  public boolean isAllOnesValue() {
+    return isConstant() && !isConstantExpr() && ref.address() == LLVMConstAllOnes(LLVMTypeOf(ref)).address();
+  }
+  /** Element {@code i} of a constant vector or aggregate, or null when it has none. */
+  public Value aggregateElement(int i) { return Value.ofNullable(LLVMGetAggregateElement(ref, i)); }
+
+  // shufflevector / insertelement
+  public boolean isShuffleVector() { return isNonNull(LLVMIsAShuffleVectorInst(ref)); }
+  public boolean isInsertElement() { return isNonNull(LLVMIsAInsertElementInst(ref)); }
+  /** The number of elements of a shufflevector's mask; {@link #shuffleMaskValue} reads one. */
+  public int shuffleMaskLength() { return LLVMGetNumMaskElements(ref); }
+  public int shuffleMaskValue(int i) { return LLVMGetMaskValue(ref, i); }
+  /** The value {@link #shuffleMaskValue} gives for an undefined (poison) mask element. */
+  public static int undefShuffleMaskElement() { return LLVMGetUndefMaskElem(); }
+
+  /** The constant index path of an {@code extractvalue} or {@code insertvalue}. */
+  public int[] aggregateIndices() {
+    int n = LLVMGetNumIndices(ref);
+    org.bytedeco.javacpp.IntPointer ip = LLVMGetIndices(ref);
+    int[] out = new int[n];
+    for (int i = 0; i < n; i++) out[i] = ip.get(i);
+    return out;
+  }
+
+  /** Whether the fast-math flags of this instruction allow reassociation. */
+  public boolean allowsReassoc() { return canUseFastMathFlags() && (fastMathFlags() & LLVMFastMathAllowReassoc) != 0; }
+
+  // instruction flags (the packet instruction keeps the scalar one's)
+  public void setNsw(boolean v) { LLVMSetNSW(ref, v ? 1 : 0); }
+  public void setNuw(boolean v) { LLVMSetNUW(ref, v ? 1 : 0); }
+  public void setExact(boolean v) { LLVMSetExact(ref, v ? 1 : 0); }
+  public void setDisjoint(boolean v) { LLVMSetIsDisjoint(ref, v ? 1 : 0); }
+  public boolean nneg() { return LLVMGetNNeg(ref) != 0; }
+  public void setNneg(boolean v) { LLVMSetNNeg(ref, v ? 1 : 0); }
+  /** Alignment of a load, store, alloca or global. */
+  public void setAlignment(int bytes) { LLVMSetAlignment(ref, bytes); }
+
+  // calls
+  public int instructionCallConv() { return LLVMGetInstructionCallConv(ref); }
+  public void setInstructionCallConv(int cc) { LLVMSetInstructionCallConv(ref, cc); }
+
+  /** A call site's function-level string attribute. */
+  public Optional<String> callSiteStringAttribute(String key) {
+    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMGetCallSiteStringAttribute(ref, LLVMAttributeFunctionIndex, key, key.length());
+    if (a == null || a.isNull()) return Optional.empty();
+    try (org.bytedeco.javacpp.IntPointer len = new org.bytedeco.javacpp.IntPointer(1)) {
+      org.bytedeco.javacpp.BytePointer p = LLVMGetStringAttributeValue(a, len);
+      return Optional.of(p == null || p.isNull() ? "" : p.getString());
+    }
+  }
+
+  /** Sets (replaces) a call site's function-level string attribute. */
+  public void setCallSiteStringAttribute(String key, String value) {
+    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMCreateStringAttribute(LLVMGetTypeContext(LLVMTypeOf(ref)), key, key.length(),
+        value, value.length());
+    LLVMRemoveCallSiteStringAttribute(ref, LLVMAttributeFunctionIndex, key, key.length());
+    LLVMAddCallSiteAttribute(ref, LLVMAttributeFunctionIndex, a);
+  }
+
   // phi
   public int incomingCount() { return LLVMCountIncoming(ref); }
   public Value incomingValue(int i) { return new Value(LLVMGetIncomingValue(ref, i)); }
   public Block incomingBlock(int i) { return new Block(LLVMGetIncomingBlock(ref, i)); }
+  /** Adds the incoming pairs (values.get(k), blocks.get(k)) to this phi at once. */
+  public void addIncoming(List<Value> values, List<Block> blocks) {
+    int k = values.size();
+    try (var vs = new org.bytedeco.javacpp.PointerPointer<LLVMValueRef>(k);
+         var bs = new org.bytedeco.javacpp.PointerPointer<LLVMBasicBlockRef>(k)) {
+      for (int j = 0; j < k; j++) {
+        vs.put(j, values.get(j).ref);
+        bs.put(j, blocks.get(j).ref());
+      }
+      LLVMAddIncoming(ref, vs, bs, k);
+    }
+  }
+
   public void addIncoming(Value v, Block b) {
     try (var vs = new org.bytedeco.javacpp.PointerPointer<LLVMValueRef>(1);
          var bs = new org.bytedeco.javacpp.PointerPointer<LLVMBasicBlockRef>(1)) {

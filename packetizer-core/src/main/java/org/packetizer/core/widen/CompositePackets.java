@@ -1,12 +1,10 @@
 package org.packetizer.core.widen;
 
-import static org.bytedeco.llvm.global.LLVM.*;
-
 import java.util.ArrayList;
 import java.util.List;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrBuilder;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
@@ -39,10 +37,10 @@ import org.packetizer.core.ir.Value;
  */
 public final class CompositePackets {
   private final IrBuilder b;
-  private final Module module;
+  private final LlvmModule module;
   private final int w;
 
-  public CompositePackets(IrBuilder b, Module module, int w) {
+  public CompositePackets(IrBuilder b, LlvmModule module, int w) {
     this.b = b;
     this.module = module;
     this.w = w;
@@ -260,7 +258,7 @@ public final class CompositePackets {
     Value iv = idx.type().isVector() ? idx : b.splat(idx, w, "");
     Value acc = element(p, 0);
     for (int i = 1; i < n; i++) {
-      Value is = b.icmp(LLVMIntEQ, iv, b.splat(b.constInt(iv.type().elementType(), i), w, ""), "");
+      Value is = b.icmpEq(iv, b.splat(b.constInt(iv.type().elementType(), i), w, ""), "");
       acc = b.select(is, element(p, i), acc, "");
     }
     if (!name.isEmpty()) acc.setName(name);
@@ -283,7 +281,7 @@ public final class CompositePackets {
     Type it = iv.type().elementType();
     List<Value> which = new ArrayList<>();
     for (int j = 0; j < n * w; j++) which.add(b.constInt(it, j / w));
-    Value is = b.icmp(LLVMIntEQ, iv, b.constVector(which), "");
+    Value is = b.icmpEq(iv, b.constVector(which), "");
     return b.select(is, sw, p, name);
   }
 
@@ -292,11 +290,11 @@ public final class CompositePackets {
    * is at {@code m*W + k} in the concatenation of the two packets, so the packet is one shuffle.
    */
   public Value shuffleVector(Value scalarInst, Value pa, Value pc, String name) {
-    int m = LLVMGetNumMaskElements(scalarInst.ref());
-    int undef = LLVMGetUndefMaskElem();
+    int m = scalarInst.shuffleMaskLength();
+    int undef = Value.undefShuffleMaskElement();
     int[] idx = new int[m * w];
     for (int j = 0; j < m; j++) {
-      int s = LLVMGetMaskValue(scalarInst.ref(), j);
+      int s = scalarInst.shuffleMaskValue(j);
       for (int k = 0; k < w; k++) idx[j * w + k] = s == undef ? -1 : s * w + k;
     }
     return shuffle(pa, pc, idx, name);
@@ -378,7 +376,7 @@ public final class CompositePackets {
     List<Value> es = new ArrayList<>();
     for (int i = 0; i < n; i++) es.add(element(vec, i));
     int fmf = inst.canUseFastMathFlags() ? inst.fastMathFlags() : 0;
-    boolean reassoc = (fmf & LLVMFastMathAllowReassoc) != 0;
+    boolean reassoc = inst.allowsReassoc();
     Value acc;
     if (withStart && !reassoc) {
       acc = args.get(0);

@@ -1,7 +1,5 @@
 package org.packetizer.core.widen;
 
-import static org.bytedeco.llvm.global.LLVM.*;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -604,13 +602,7 @@ public final class PacketEmitter {
     return b.cast(Opcode.BITCAST, x, packetType(inst, to), inst.name());
   }
 
-  private static int[] aggregateIndices(Value inst) {
-    int n = LLVMGetNumIndices(inst.ref());
-    org.bytedeco.javacpp.IntPointer ip = LLVMGetIndices(inst.ref());
-    int[] out = new int[n];
-    for (int i = 0; i < n; i++) out[i] = ip.get(i);
-    return out;
-  }
+  private static int[] aggregateIndices(Value inst) { return inst.aggregateIndices(); }
 
   /** {@code insertvalue} along an index path on packets (the packet aggregate mirrors the scalar one). */
   private Value insertValue(Value agg, Value elt, int[] path, int depth, String name) {
@@ -627,12 +619,12 @@ public final class PacketEmitter {
       packetInst.setFastMathFlags(scalar.fastMathFlags());
     }
     if (op == Opcode.ADD || op == Opcode.SUB || op == Opcode.MUL || op == Opcode.SHL) {
-      if (scalar.nsw()) LLVMSetNSW(packetInst.ref(), 1);
-      if (scalar.nuw()) LLVMSetNUW(packetInst.ref(), 1);
+      if (scalar.nsw()) packetInst.setNsw(true);
+      if (scalar.nuw()) packetInst.setNuw(true);
     }
-    if ((op == Opcode.LSHR || op == Opcode.ASHR) && scalar.isExact()) LLVMSetExact(packetInst.ref(), 1);
-    if (op == Opcode.OR && scalar.isDisjoint()) LLVMSetIsDisjoint(packetInst.ref(), 1);
-    if ((op == Opcode.ZEXT || op == Opcode.UITOFP) && LLVMGetNNeg(scalar.ref()) != 0) LLVMSetNNeg(packetInst.ref(), 1);
+    if ((op == Opcode.LSHR || op == Opcode.ASHR) && scalar.isExact()) packetInst.setExact(true);
+    if (op == Opcode.OR && scalar.isDisjoint()) packetInst.setDisjoint(true);
+    if ((op == Opcode.ZEXT || op == Opcode.UITOFP) && scalar.nneg()) packetInst.setNneg(true);
     return packetInst;
   }
 
@@ -700,7 +692,7 @@ public final class PacketEmitter {
     // one private slot per lane: lane k's object at base + k * size(one)
     Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
     int align = Math.max(inst.alignment(), 16);
-    LLVMSetAlignment(base.ref(), align);
+    base.setAlignment(align);
     Value iota = linearOffsets(b, st.context().i64(), 1);
     return b.gep(one.arrayOf(w), base, List.of(b.i64(0), iota), true, inst.name());
   }
@@ -1485,7 +1477,7 @@ public final class PacketEmitter {
         args.add(a);
       }
       Value call = b.call(callee.functionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
-      LLVMSetInstructionCallConv(call.ref(), LLVMGetInstructionCallConv(inst.ref()));
+      call.setInstructionCallConv(inst.instructionCallConv());
       return call;
     };
     if (pure) {
