@@ -478,8 +478,8 @@ public final class Packetizer {
             } catch (IllegalArgumentException e) {
               throw PacketizationException.unsupported(where + " cannot be varying: " + e.getMessage(), fn, null, null);
             }
-          } else if (!t.isVectorElement() || (t.isFloatingPoint() && !t.isFloat() && !t.isDouble())) {
-            throw PacketizationException.unsupported(where + " cannot be varying: only integers, float, double and pointers"
+          } else if (!t.isVectorElement() || (t.isFloatingPoint() && !t.isPacketFloat())) {
+            throw PacketizationException.unsupported(where + " cannot be varying: only integers, half, float, double and pointers"
                 + " can become packets", fn, null, null);
           }
         }
@@ -546,7 +546,7 @@ public final class Packetizer {
         return null;
       }
     }
-    if (t.isVectorElement() && (!t.isFloatingPoint() || t.isFloat() || t.isDouble())) return t.vectorOf(w);
+    if (t.isVectorElement() && (!t.isFloatingPoint() || t.isPacketFloat())) return t.vectorOf(w);
     return null;
   }
 
@@ -572,7 +572,7 @@ public final class Packetizer {
           why = ": " + e.getMessage();
         }
       }
-      throw PacketizationException.unsupported("the return type " + rt + " cannot be packetized (only void, integers, float,"
+      throw PacketizationException.unsupported("the return type " + rt + " cannot be packetized (only void, integers, half, float,"
           + " double, pointers and vectors and aggregates of them)" + why, scalar.name(), null, null);
     }
     return ctx.functionType(prt, params, false);

@@ -52,6 +52,7 @@ import org.packetizer.core.jit.JitType;
  * scalar runs make (lanes 0..W-1 in order, active lanes only). Order is not compared — a packet
  * function may interleave lanes' calls — but every call must happen exactly as often, with the same
  * arguments (pointer arguments compare by address, so pass values, not buffer addresses).
+ * {@link Builder#callsInLaneOrder} also compares their order.
  *
  * <p>Not thread-safe for concurrent {@code run}s (they are serialized). Close it to free the JIT.
  */
@@ -66,6 +67,7 @@ public final class DifferentialCheck implements AutoCloseable {
   private final int width;
   private final long ulps;
   private final boolean guardPages;
+  private final boolean callsInLaneOrder;
   private final List<Param> params;
   private final int maskIndex;
   private final List<Layout.Leaf> returnLeaves; // null for void
@@ -104,6 +106,7 @@ public final class DifferentialCheck implements AutoCloseable {
     this.width = b.width;
     this.ulps = b.ulps;
     this.guardPages = b.guardPages;
+    this.callsInLaneOrder = b.callsInLaneOrder;
     this.jit = jit;
     this.params = params;
     this.maskIndex = maskIndex;
@@ -569,6 +572,13 @@ public final class DifferentialCheck implements AutoCloseable {
 
     private void compareCalls() {
       if (scalarCalls.isEmpty() && packetCalls.isEmpty()) return;
+      if (callsInLaneOrder && !scalarCalls.equals(packetCalls)) {
+        int i = 0;
+        while (i < scalarCalls.size() && i < packetCalls.size() && scalarCalls.get(i).equals(packetCalls.get(i))) i++;
+        mismatch(i < scalarCalls.size() ? scalarCallLanes.get(i)[0] : -1, "external calls in lane order, call #" + i,
+            i < scalarCalls.size() ? scalarCalls.get(i).toString() : "no more calls",
+            i < packetCalls.size() ? packetCalls.get(i).toString() : "no more calls");
+      }
       Map<ExternalCall, List<Integer>> expected = new LinkedHashMap<>();
       for (int i = 0; i < scalarCalls.size(); i++) {
         expected.computeIfAbsent(scalarCalls.get(i), c -> new ArrayList<>()).add(scalarCallLanes.get(i)[0]);
@@ -729,6 +739,7 @@ public final class DifferentialCheck implements AutoCloseable {
     private List<ParamSpec> specs;
     private long ulps;
     private boolean guardPages = true;
+    private boolean callsInLaneOrder;
     private String cpu, features;
     private final Map<String, Object[]> externals = new LinkedHashMap<>();
 
@@ -756,6 +767,17 @@ public final class DifferentialCheck implements AutoCloseable {
     public Builder ulps(long ulps) {
       if (ulps < 0) throw new IllegalArgumentException("ulps " + ulps);
       this.ulps = ulps;
+      return this;
+    }
+
+    /**
+     * Also require the packet run's recorded calls in exactly the order of the scalar runs' (lane 0's
+     * calls, then lane 1's, ...), as W sequential calls make them: for functions whose calls a packet
+     * function makes lane by lane (one call site, or a callee that is not split). Default: compare the
+     * calls as a multiset only.
+     */
+    public Builder callsInLaneOrder(boolean on) {
+      this.callsInLaneOrder = on;
       return this;
     }
 
@@ -994,10 +1016,11 @@ public final class DifferentialCheck implements AutoCloseable {
         case BOOL -> 1;
         case INT -> t.intWidth();
         case FLOAT -> 32;
+        case HALF -> 16;
         default -> 64;
       };
       ValueDomain dom = d == null ? ValueDomain.defaultFor(k, q.bits) : d;
-      boolean fp = k == ScalarKind.FLOAT || k == ScalarKind.DOUBLE;
+      boolean fp = k == ScalarKind.FLOAT || k == ScalarKind.DOUBLE || k == ScalarKind.HALF;
       if (fp != (dom instanceof ValueDomain.Floats)) {
         throw new IllegalArgumentException(where + ": a " + (fp ? "Floats" : "Ints") + " domain is needed for " + t + ", got " + dom);
       }
