@@ -439,6 +439,12 @@ public final class Packetizer {
           + " module's target is " + triple, scalarName, null, null);
     }
     Function natural = module.function(simdName).orElseThrow();
+    if (natural.returnType().isAggregate() || natural.functionType().paramTypes().stream().anyMatch(Type::isAggregate)) {
+      // LLVM returns a struct of packets in registers and splits aggregate arguments; no C prototype says that
+      throw PacketizationException.unsupported("the C calling convention form (cAbi) cannot express a packet function that"
+          + " takes or returns aggregates (" + natural.functionType() + "); call it from LLVM IR or without cAbi",
+          scalarName, null, null);
+    }
     // the target the packet function is compiled for: the options' (the CLI sets them on it), else its attributes
     // (the widest vector register C compilers use for arguments: 512 bits with AVX-512F, 256 with AVX, else 128)
     int reg = Math.max(128, 32 * org.packetizer.core.wrapper.HardwareWidth.of(

@@ -173,4 +173,18 @@ class CompositeValuesTest {
       assertArrayEquals(before, m.toBitcode());
     }
   }
+
+  /** The C form (cAbi) has no way to say "a struct of packets in registers": a clear refusal, module unchanged. */
+  @org.junit.jupiter.api.Test
+  void cAbiRefusesAggregateSignatures() {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(PROTOTYPE_IR, "prototype.ll")) {
+      m.setTargetTriple("x86_64-pc-linux-gnu");
+      byte[] before = m.toBitcode();
+      var ex = assertThrows(org.packetizer.core.api.PacketizationException.class, () -> new Packetizer(PacketizerOptions.builder()
+          .width(8).cAbi(true).build()).run(m, "norm", "norm_c"));
+      assertEquals(org.packetizer.core.api.PacketizationException.Kind.UNSUPPORTED, ex.kind());
+      assertTrue(ex.getMessage().contains("cannot express a packet function that takes or returns aggregates"), ex.getMessage());
+      assertArrayEquals(before, m.toBitcode());
+    }
+  }
 }
