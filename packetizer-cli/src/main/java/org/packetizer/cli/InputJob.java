@@ -109,6 +109,7 @@ final class InputJob implements Callable<InputJob.Result> {
             log.println(input.name() + ": " + describe(r));
             wrapperLine(m, r, before).ifPresent(l -> log.println(input.name() + ":   " + l));
             if (s.vectorAbi()) log.println(input.name() + ":   " + vectorAbiLine(r));
+            r.driver().ifPresent(d -> log.println(input.name() + ":   array driver: " + d.cDeclaration()));
           }
           if (s.vectorAbi()) vectorAbiTargetWarning(m, r);
           remarks(remarks);
@@ -129,6 +130,7 @@ final class InputJob implements Callable<InputJob.Result> {
         }
         return null;
       }
+      if (s.header() != null) writeHeader(done);
       if (s.dotDir() != null) for (PacketizationResult r : done) dot(m, r);
       if (s.checkRuns().isPresent()) {
         for (PacketizationResult r : done) check(bytes, m, r);
@@ -146,6 +148,20 @@ final class InputJob implements Callable<InputJob.Result> {
   }
 
   // ---- steps ----
+
+  private void writeHeader(List<PacketizationResult> done) {
+    List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
+    for (PacketizationResult r : done) r.driver().ifPresent(drivers::add);
+    String guard = "PACKETIZER_" + s.header().getFileName().toString();
+    String text = org.packetizer.core.driver.ArrayDriver.header(drivers, guard, input.name());
+    try {
+      write(s.header(), text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw CliException.usage("cannot write " + s.header() + ": " + e.getMessage());
+    }
+    if (!s.quiet()) log.println(input.name() + ": wrote " + s.header() + " (" + drivers.size() + " array driver"
+        + (drivers.size() == 1 ? "" : "s") + ")");
+  }
 
   private byte[] read() {
     if (input.isStdin()) {

@@ -21,6 +21,8 @@ import org.packetizer.core.api.WrapperMode;
  * @param remarks        whether remarks are wanted (on stderr, or as YAML when {@code remarksYaml})
  * @param prefixDot      several inputs: DOT file names start with the input's name
  * @param printShapes    --print-shapes: the analysis of each function on stderr
+ * @param arrayDriver    --array-driver name pattern, or null
+ * @param header         --header FILE, or null
  */
 record Settings(
     List<FunctionSpec> functions,
@@ -48,7 +50,9 @@ record Settings(
     boolean remarksYaml,
     boolean printShapes,
     boolean quiet,
-    boolean debug) {
+    boolean debug,
+    String arrayDriver,
+    Path header) {
 
   /**
    * The SIMD name passed to the core for {@code f}: the given or default one, or null with
@@ -69,7 +73,8 @@ record Settings(
         .verifyEachPhase(verifyEachPhase)
         .remarks(sink)
         .wrapperMode(wrapperMode)
-        .vectorAbi(vectorAbi);
+        .vectorAbi(vectorAbi)
+        .arrayDriver(arrayDriver);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);

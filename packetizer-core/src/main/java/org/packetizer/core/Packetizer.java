@@ -20,6 +20,7 @@ import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.adapt.LlvmSsaFunction;
+import org.packetizer.core.driver.ArrayDriver;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
@@ -116,7 +117,11 @@ public final class Packetizer {
     Set<String> before = new HashSet<>();
     for (Function f : module.functions()) before.add(f.name());
     try {
-      return run(module, scalarName, simdName, null);
+      PacketizationResult r = run(module, scalarName, simdName, null);
+      if (options.arrayDriver().isPresent()) {
+        r = ArrayDriver.build(module, r, options, (o, f, s) -> new Packetizer(o).run(module, f, s, null));
+      }
+      return r;
     } catch (RuntimeException | Error e) {
       // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)

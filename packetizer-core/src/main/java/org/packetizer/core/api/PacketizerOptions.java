@@ -38,6 +38,9 @@ import java.util.function.Consumer;
  *                        vectorizer can call it (see {@link org.packetizer.core.mapping.VectorAbi})
  * @param integerMasks    masks as integer vectors instead of {@code <W x i1>} (default: when the target
  *                        has no mask registers and W ≥ 4)
+ * @param arrayDriver     when present, also emit a C-callable array driver for the packet function,
+ *                        named by this pattern ({@code *} stands for the scalar function's name, e.g.
+ *                        {@code *_map}); see {@code org.packetizer.core.driver.ArrayDriver} and docs/drivers.md
  */
 public record PacketizerOptions(
     int width,
@@ -56,7 +59,8 @@ public record PacketizerOptions(
     Optional<String> targetFeatures,
     WrapperMode wrapperMode,
     boolean vectorAbi,
-    IntegerMasks integerMasks) {
+    IntegerMasks integerMasks,
+    Optional<String> arrayDriver) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -69,6 +73,18 @@ public record PacketizerOptions(
     Objects.requireNonNull(targetCpu);
     Objects.requireNonNull(targetFeatures);
     Objects.requireNonNull(wrapperMode);
+    Objects.requireNonNull(arrayDriver);
+    arrayDriver.ifPresent(pattern -> {
+      if (pattern.isBlank()) throw new IllegalArgumentException("the array driver name pattern is empty (e.g. *_map)");
+    });
+  }
+
+  /** The default array driver name pattern: the scalar function's name followed by {@code _map}. */
+  public static final String DEFAULT_ARRAY_DRIVER = "*_map";
+
+  /** The array driver's name for {@code scalar} ({@code *} in the pattern replaced), if one is requested. */
+  public Optional<String> arrayDriverName(String scalar) {
+    return arrayDriver.map(pattern -> pattern.replace("*", scalar));
   }
 
   /** Vector math for sin, cos, exp, log, pow and friends. */
@@ -104,6 +120,7 @@ public record PacketizerOptions(
     b.wrapperMode = wrapperMode;
     b.vectorAbi = vectorAbi;
     b.integerMasks = integerMasks;
+    b.arrayDriver = arrayDriver.orElse(null);
     return b;
   }
 
@@ -126,6 +143,7 @@ public record PacketizerOptions(
     private WrapperMode wrapperMode = WrapperMode.AUTO;
     private boolean vectorAbi;
     private IntegerMasks integerMasks = IntegerMasks.AUTO;
+    private String arrayDriver;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -151,10 +169,20 @@ public record PacketizerOptions(
 
     public Builder integerMasks(IntegerMasks m) { this.integerMasks = Objects.requireNonNull(m); return this; }
 
+    /**
+     * Also emit an array driver named by {@code pattern} ({@code *}: the scalar function's name; null:
+     * none). The driver maps the scalar function over arrays (docs/drivers.md).
+     */
+    public Builder arrayDriver(String pattern) { this.arrayDriver = pattern; return this; }
+
+    /** {@link #arrayDriver(String)} with the default pattern {@value PacketizerOptions#DEFAULT_ARRAY_DRIVER} (or none). */
+    public Builder arrayDriver(boolean on) { return arrayDriver(on ? DEFAULT_ARRAY_DRIVER : null); }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
-          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks);
+          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks,
+          Optional.ofNullable(arrayDriver));
     }
   }
 }
