@@ -22,6 +22,8 @@ import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
+import org.packetizer.core.mapping.SignatureAbi;
+import org.packetizer.core.mapping.VectorAbi;
 
 /**
  * Array drivers (issue 17 §1): a C-callable function that maps the scalar function over arrays with
@@ -100,12 +102,15 @@ public final class ArrayDriver {
     }
     // the other mask variant: full packets run unmasked, the remainder masked
     String variantName = result.packetFunction() + (options.masked() ? ".unmasked" : ".masked");
-    PacketizerOptions variantOptions = options.toBuilder().masked(!options.masked()).params(kinds).vectorAbi(false)
+    PacketizerOptions variantOptions = options.toBuilder().masked(!options.masked()).params(kinds).vectorAbi(false).cAbi(false)
         .arrayDriver((String) null).remarks(r -> {}).build();
     packetizer.run(variantOptions, fn, variantName);
     Function variant = module.function(variantName).orElseThrow();
     variant.setInternalLinkage();
-    Function primary = module.function(result.packetFunction()).orElseThrow();
+    // LLVM's form of the packet function (when it is also published in a C or vector-ABI form around it)
+    Function primary = module.function(result.packetFunction() + SignatureAbi.IR_FORM_SUFFIX)
+        .or(() -> module.function(result.packetFunction() + VectorAbi.IR_FORM_SUFFIX))
+        .or(() -> module.function(result.packetFunction())).orElseThrow();
     Function unmasked = options.masked() ? variant : primary;
     Function masked = options.masked() ? primary : variant;
 
@@ -128,6 +133,9 @@ public final class ArrayDriver {
     List<String> cNames = cNames(scalar, !rt.isVoid());
     for (int i = 0; i < driverParams.size(); i++) driver.param(i).setName(cNames.get(i));
     new Emitter(module, driver, unmasked, masked, kinds, scalarParams, rt, sizeT, result.width()).emit();
+    // caller and callees pass the packets in the same registers
+    SignatureAbi.fitCallers(unmasked);
+    SignatureAbi.fitCallers(masked);
     module.verify().ifPresent(msg -> {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the array driver is invalid: "
           + msg, fn);

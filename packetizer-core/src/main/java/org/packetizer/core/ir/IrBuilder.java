@@ -104,6 +104,9 @@ public final class IrBuilder implements AutoCloseable {
 
   public Value sext(Value v, Type to, String n) { return Value.of(LLVMBuildSExt(b(), v.ref(), to.ref(), n)); }
 
+  /** {@code icmp ne a, c}. */
+  public Value icmpNe(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntNE, a.ref(), c.ref(), n)); }
+
   /** {@code select(a > c, a, c)} (signed, or unsigned when {@code unsigned}). */
   public Value max(Value a, Value c, boolean unsigned, String n) {
     return select(Value.of(LLVMBuildICmp(b(), unsigned ? LLVMIntUGT : LLVMIntSGT, a.ref(), c.ref(), "")), a, c, n);
