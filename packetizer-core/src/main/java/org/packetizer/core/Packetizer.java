@@ -245,7 +245,8 @@ public final class Packetizer {
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
     // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
     Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options,
-        (o, m, f, s) -> new Packetizer(o).run(m, f, s));
+        // (the N-wide function gets no array driver: the driver belongs to the W-wide function)
+        (o, m, f, s) -> new Packetizer(o.toBuilder().arrayDriver((String) null).build()).run(m, f, s));
     if (wrapped.isPresent()) {
       // the W-wide wrapper is what callers see: it is the variant published and announced
       if (abiVariant == null) {

@@ -1,9 +1,5 @@
 package org.packetizer.core.driver;
 
-import static org.bytedeco.llvm.global.LLVM.LLVMIntEQ;
-import static org.bytedeco.llvm.global.LLVM.LLVMIntNE;
-import static org.bytedeco.llvm.global.LLVM.LLVMIntULT;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -260,7 +256,7 @@ public final class ArrayDriver {
         Value n = driver.param(driver.paramCount() - 1);
         b.atEnd(entry);
         Value full = b.and(n, b.constInt(sizeT, -w), "n.full");
-        b.condBr(b.icmp(LLVMIntEQ, full, b.constInt(sizeT, 0), "no.full"), tailCheck, loop);
+        b.condBr(b.icmpEq(full, b.constInt(sizeT, 0), "no.full"), tailCheck, loop);
 
         b.atEnd(loop);
         Value i = b.phi(sizeT, "i");
@@ -268,17 +264,17 @@ public final class ArrayDriver {
         storePacket(b, i, r, null);
         Value next = b.add(i, b.constInt(sizeT, w), "i.next");
         next.setNuw(true);
-        b.condBr(b.icmp(LLVMIntULT, next, full, "more"), loop, tailCheck);
+        b.condBr(b.icmpUlt(next, full, "more"), loop, tailCheck);
         i.addIncoming(b.constInt(sizeT, 0), entry);
         i.addIncoming(next, loop);
 
         b.atEnd(tailCheck);
         Value rest = b.sub(n, full, "n.rest");
-        b.condBr(b.icmp(LLVMIntNE, rest, b.constInt(sizeT, 0), "has.rest"), tail, exit);
+        b.condBr(b.icmpNe(rest, b.constInt(sizeT, 0), "has.rest"), tail, exit);
 
         b.atEnd(tail);
         // lane l is active iff l < n % W (rest < W, so the lane indices fit size_t)
-        Value mask = b.icmp(LLVMIntULT, b.laneIndices(sizeT, w), b.splat(rest, w, "rest.splat"), "mask");
+        Value mask = b.icmpUlt(b.laneIndices(sizeT, w), b.splat(rest, w, "rest.splat"), "mask");
         Value mr = callPacket(b, masked, loadPacket(b, full, mask), mask);
         storePacket(b, full, mr, mask);
         b.br(exit);

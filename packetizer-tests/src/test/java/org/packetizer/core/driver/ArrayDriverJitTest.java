@@ -23,6 +23,7 @@ import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.Remark;
+import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.jit.Jit;
@@ -37,15 +38,19 @@ import org.packetizer.core.toolchain.Manifest;
 class ArrayDriverJitTest {
   static final Linker C = Linker.nativeLinker();
 
-  @ParameterizedTest(name = "W={0} masked={1}")
-  @CsvSource({"4,false", "8,false", "16,false", "8,true"})
-  void mandelbrotDriverMatchesTheScalarFunction(int w, boolean masked) throws Throwable {
+  @ParameterizedTest(name = "W={0} masked={1} loop wrapper={2}")
+  @CsvSource({"4,false,false", "8,false,false", "16,false,false", "8,true,false", "16,false,true", "16,true,true"})
+  void mandelbrotDriverMatchesTheScalarFunction(int w, boolean masked, boolean loop) throws Throwable {
     Manifest mf = Manifest.load();
     Manifest.Entry e = mf.require("mandelbrot");
     List<Remark> remarks = new ArrayList<>();
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
-      PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params("vvu").masked(masked)
-          .verifyEachPhase(true).arrayDriver("map_*").remarks(remarks::add).build()).run(m, "mandelbrot", "mandel_v" + w);
+      PacketizerOptions.Builder o = PacketizerOptions.builder().width(w).params("vvu").masked(masked)
+          .verifyEachPhase(true).arrayDriver("map_*").remarks(remarks::add);
+      // a width above the hardware width served by a loop wrapper around a 4-wide function (thesis 4.6)
+      if (loop) o.wrapperMode(WrapperMode.LOOP).hardwareWidth(4);
+      PacketizationResult r = new Packetizer(o.build()).run(m, "mandelbrot", "mandel_v" + w);
+      if (loop) assertTrue(m.function("mandel_v" + w + ".n4").isPresent() && m.function("map_mandelbrot.n4").isEmpty());
       assertEquals("map_mandelbrot", r.driverFunction().orElseThrow());
       assertEquals("void map_mandelbrot(const float *x0, const float *y0, int32_t maxIter, int32_t *out, size_t n);",
           r.driver().orElseThrow().cDeclaration());
