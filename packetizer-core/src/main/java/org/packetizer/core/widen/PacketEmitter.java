@@ -771,7 +771,8 @@ public final class PacketEmitter {
       int valign = vectorAlignment(align, s);
       Value p0 = laneZero(ptr, s.stride());
       if (MaskOps.isAllTrue(mask)) return b.load(vt, p0, valign, inst.name());
-      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      // (overloaded on the pointer's own type: it may be in another address space)
+      Function f = st.module().intrinsic("llvm.masked.load", vt, p0.type());
       return b.call(f, List.of(p0, b.i32(valign), mask, b.poison(vt)), inst.name());
     }
     if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
@@ -781,9 +782,9 @@ public final class PacketEmitter {
     }
     st.stats().gathers++;
     st.remark(Remark.Kind.MEMORY, current, inst, "load from " + s + " addresses became a gather");
-    Type pvt = st.context().ptrType().vectorOf(w);
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, pvt);
-    return b.call(f, List.of(vec(ptr), b.i32(align), mask, b.poison(vt)), inst.name());
+    Value ptrs = vec(ptr);
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
+    return b.call(f, List.of(ptrs, b.i32(align), mask, b.poison(vt)), inst.name());
   }
 
   /**
@@ -877,7 +878,7 @@ public final class PacketEmitter {
       if (MaskOps.isAllTrue(mask)) {
         b.store(vec(val), p0, valign);
       } else {
-        Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
+        Function f = st.module().intrinsic("llvm.masked.store", vt, p0.type());
         b.call(f, List.of(vec(val), p0, b.i32(valign), mask), "");
       }
       return;
@@ -895,9 +896,9 @@ public final class PacketEmitter {
     }
     st.stats().scatters++;
     st.remark(Remark.Kind.MEMORY, current, inst, "store to " + s + " addresses became a scatter");
-    Type pvt = st.context().ptrType().vectorOf(w);
-    Function f = st.module().intrinsic("llvm.masked.scatter", vt, pvt);
-    b.call(f, List.of(vec(val), vec(ptr), b.i32(align), mask), "");
+    Value ptrs = vec(ptr);
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, ptrs.type());
+    b.call(f, List.of(vec(val), ptrs, b.i32(align), mask), "");
   }
 
   // ------------------------------------------------------------------------------------------
@@ -962,7 +963,7 @@ public final class PacketEmitter {
       st.stats().vectorLoads++;
       int valign = vectorAlignment(align, shape(inst.operand(0)));
       if (MaskOps.isAllTrue(mask)) return b.load(vt, q, valign, inst.name());
-      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      Function f = st.module().intrinsic("llvm.masked.load", vt, q.type());
       return b.call(f, List.of(q, b.i32(valign), mask, b.poison(vt)), inst.name());
     }
     Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
@@ -973,7 +974,7 @@ public final class PacketEmitter {
     }
     st.stats().gathers++;
     st.remark(Remark.Kind.MEMORY, current, inst, "load through a struct-of-arrays pointer with a varying index became a gather");
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, lanes.type());
     return b.call(f, List.of(lanes, b.i32(align), mask, b.poison(vt)), inst.name());
   }
 
@@ -990,7 +991,7 @@ public final class PacketEmitter {
       if (MaskOps.isAllTrue(mask)) {
         b.store(vv, q, valign);
       } else {
-        Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
+        Function f = st.module().intrinsic("llvm.masked.store", vt, q.type());
         b.call(f, List.of(vv, q, b.i32(valign), mask), "");
       }
       return;
@@ -1007,7 +1008,7 @@ public final class PacketEmitter {
     }
     st.stats().scatters++;
     st.remark(Remark.Kind.MEMORY, current, inst, "store through a struct-of-arrays pointer with a varying index became a scatter");
-    Function f = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, lanes.type());
     b.call(f, List.of(vv, lanes, b.i32(align), mask), "");
   }
 
@@ -1240,7 +1241,10 @@ public final class PacketEmitter {
       }
       // the call site's function type (a variadic callee's includes the promoted variadic arguments)
       Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
+      // the lane's call is the scalar call: same calling convention, same call-site attributes
+      // (zeroext/signext, byval, noundef, memory effects, ...)
       call.setInstructionCallConv(inst.instructionCallConv());
+      call.copyCallSiteAttributesFrom(inst);
       return call;
     };
     if (pure) {
