@@ -20,6 +20,7 @@ import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.adapt.LlvmSsaFunction;
+import org.packetizer.core.driver.ArrayDriver;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
@@ -105,7 +106,7 @@ public final class Packetizer {
     variants.sort(java.util.Comparator.comparing(VectorAbi.Variant::isa).reversed());
     for (VectorAbi.Variant v : variants) {
       if (v.isa() > supported || module.function(v.mangledName()).map(f -> !f.isDeclaration()).orElse(false)) continue;
-      PacketizerOptions o = options.toBuilder().width(v.vlen()).masked(v.masked()).params(v.params()).vectorAbi(true).build();
+      PacketizerOptions o = options.toBuilder().width(v.vlen()).masked(v.masked()).params(v.params()).vectorAbi(true).arrayDriver((String) null).build();
       out.add(new Packetizer(o).run(module, scalarName, v.mangledName()));
     }
     return out;
@@ -124,7 +125,11 @@ public final class Packetizer {
     // the module's functions carry the ISA's features during the run and get their own back afterwards
     Map<String, Optional<String>> savedFeatures = options.vectorAbi() ? overrideIsa(module, scalarName, simdName) : Map.of();
     try {
-      return run(module, scalarName, simdName, null);
+      PacketizationResult r = run(module, scalarName, simdName, null);
+      if (options.arrayDriver().isPresent()) {
+        r = ArrayDriver.build(module, r, options, (o, f, s) -> new Packetizer(o).run(module, f, s, null));
+      }
+      return r;
     } catch (RuntimeException | Error e) {
       // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
@@ -241,7 +246,8 @@ public final class Packetizer {
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
     // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
     Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options,
-        (o, m, f, s) -> new Packetizer(o).run(m, f, s));
+        // (the N-wide function gets no array driver: the driver belongs to the W-wide function)
+        (o, m, f, s) -> new Packetizer(o.toBuilder().arrayDriver((String) null).build()).run(m, f, s));
     if (wrapped.isPresent()) {
       requireReturnsLikeScalar(module, scalar, module.function(simdName).orElseThrow(), "the wrapper", scalarName);
       // the W-wide wrapper is what callers see: it is the variant published and announced
