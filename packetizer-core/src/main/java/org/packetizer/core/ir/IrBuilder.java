@@ -124,7 +124,6 @@ public final class IrBuilder implements AutoCloseable {
   public Value icmpUlt(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntULT, a.ref(), c.ref(), n)); }
 
   /** {@code icmp slt a, c} (signed less than). */
-  public Value icmpEq(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntEQ, a.ref(), c.ref(), n)); }
   public Value icmpSlt(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntSLT, a.ref(), c.ref(), n)); }
 
   /** Inserts an instruction taken out of its block ({@link Value#removeFromParent}) at the insertion point. */
