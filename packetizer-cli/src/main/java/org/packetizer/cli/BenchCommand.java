@@ -114,7 +114,7 @@ public final class BenchCommand implements Callable<Integer> {
   List<Integer> scalingSizes;
 
   @Option(names = "--scaling-kinds", split = ",", paramLabel = "KIND",
-      description = "Segment kinds of the generated functions: arith, if, nestedif, uloop, vloop, nestedloop, escape, int "
+      description = "Segment kinds of the generated functions: arith, if, nestedif, uloop, vloop, nestedloop, escape, int; or branchy alone (40 divergent if/else with long arms over 16 variables) "
           + "(default: all, arith three times as often).")
   List<String> scalingKinds;
 

@@ -41,7 +41,17 @@ public final class ScalingBench {
    * per-lane counts, a break from the inner loop), {@code escape} (escape-time while loop with two
    * exit conditions), {@code int} (integer hashing with shifts).
    */
-  public static final List<String> KINDS = List.of("arith", "if", "nestedif", "uloop", "vloop", "nestedloop", "escape", "int");
+  public static final List<String> KINDS = List.of("arith", "if", "nestedif", "uloop", "vloop", "nestedloop", "escape", "int", "branchy");
+
+  /**
+   * The shape of kind {@code branchy} (alone: it is a whole function, not a segment): exactly this many
+   * divergent if/else branches in sequence, each arm a long chain of float arithmetic over
+   * {@value #BRANCHY_VARIABLES} variables, so that a 20,000-instruction function has few, long blocks
+   * and many values live across each join.
+   */
+  public static final int BRANCHY_BRANCHES = 40;
+
+  public static final int BRANCHY_VARIABLES = 16;
 
   /** The default mix: arithmetic three times as often as each other kind. */
   public static final List<String> DEFAULT_MIX = List.of("arith", "arith", "arith", "if", "nestedif", "uloop", "vloop", "nestedloop",
@@ -63,6 +73,9 @@ public final class ScalingBench {
       sizes = List.copyOf(sizes);
       kinds = List.copyOf(kinds);
       for (String k : kinds) if (!KINDS.contains(k)) throw new IllegalArgumentException("unknown segment kind '" + k + "' (known: " + KINDS + ")");
+      if (kinds.contains("branchy") && kinds.stream().anyMatch(k -> !k.equals("branchy"))) {
+        throw new IllegalArgumentException("segment kind 'branchy' is a whole function: it cannot be mixed with other kinds");
+      }
       if (kinds.isEmpty()) throw new IllegalArgumentException("no segment kinds");
       if (sizes.isEmpty()) throw new IllegalArgumentException("no sizes");
     }
@@ -187,14 +200,16 @@ public final class ScalingBench {
     return new Point(mix, aim, c[0], c[1], packetInstr, med, sorted[0], cmed, med / k, cmed / k, phaseMs, null);
   }
 
-  /** Bitcode of a generated function with about {@code size} instructions (one correction step). */
+  /** Bitcode of a generated function with about {@code size} instructions (up to three correction steps). */
   private static byte[] generateSized(BundledClang clang, int size, long seed, List<String> kinds, PrintStream log) {
     byte[] probe = compile(clang, generate(40, seed, kinds));
     double perSegment = Math.max(1, count(probe)[0] - 4) / 40.0;
     int segs = Math.max(1, (int) Math.round(size / perSegment));
     byte[] bc = compile(clang, generate(segs, seed, kinds));
-    int got = count(bc)[0];
-    if (Math.abs(got - size) > size / 10) {
+    // (a few correction steps: the size of a branchy function is not proportional to a small probe's)
+    for (int step = 0; step < 3; step++) {
+      int got = count(bc)[0];
+      if (Math.abs(got - size) <= size / 10) break;
       segs = Math.max(1, (int) Math.round(segs * (double) size / got));
       bc = compile(clang, generate(segs, seed, kinds));
     }
@@ -234,6 +249,7 @@ public final class ScalingBench {
    */
   static String generate(int segments, long seed, List<String> kinds) {
     if (kinds.isEmpty()) throw new IllegalArgumentException("no segment kinds");
+    if (kinds.contains("branchy")) return generateBranchy(segments, seed);
     SplittableRandom rnd = new SplittableRandom(seed);
     StringBuilder sb = new StringBuilder();
     sb.append("float fabsf(float);\nfloat fminf(float, float);\nfloat sqrtf(float);\n\n");
@@ -276,6 +292,39 @@ public final class ScalingBench {
     }
     sb.append("  return x + y + z + t + (float)(k & 1023u) + sqrtf(fabsf(x));\n}\n");
     return sb.toString();
+  }
+
+  /**
+   * {@code float big(float a, float b, int n)} with {@link #BRANCHY_BRANCHES} divergent if/else
+   * branches in sequence and {@code statements} arithmetic statements over {@link #BRANCHY_VARIABLES}
+   * variables, spread evenly before the branches and in their arms.
+   */
+  static String generateBranchy(int statements, long seed) {
+    SplittableRandom rnd = new SplittableRandom(seed);
+    int nv = BRANCHY_VARIABLES;
+    StringBuilder sb = new StringBuilder("float big(float a, float b, int n) {\n  float ");
+    for (int i = 0; i < nv; i++) sb.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "v%d = a * %sf + b", i, c(rnd)));
+    sb.append(";\n");
+    int per = Math.max(1, statements / (BRANCHY_BRANCHES * 3));
+    for (int br = 0; br < BRANCHY_BRANCHES; br++) {
+      chain(sb, rnd, per, "  ");
+      sb.append(String.format(Locale.ROOT, "  if (v%d > v%d + %sf) {%n", rnd.nextInt(nv), rnd.nextInt(nv), c(rnd)));
+      chain(sb, rnd, per, "    ");
+      sb.append("  } else {\n");
+      chain(sb, rnd, per, "    ");
+      sb.append("  }\n");
+    }
+    sb.append("  return v0");
+    for (int i = 1; i < nv; i++) sb.append(" + v").append(i);
+    sb.append(" + (float) n;\n}\n");
+    return sb.toString();
+  }
+
+  private static void chain(StringBuilder sb, SplittableRandom rnd, int statements, String indent) {
+    for (int i = 0; i < statements; i++) {
+      int p = rnd.nextInt(BRANCHY_VARIABLES), q = rnd.nextInt(BRANCHY_VARIABLES), r = rnd.nextInt(BRANCHY_VARIABLES);
+      sb.append(String.format(Locale.ROOT, "%sv%d = v%d * %sf + v%d;%n", indent, p, q, c(rnd), r));
+    }
   }
 
   private static String c(SplittableRandom rnd) {

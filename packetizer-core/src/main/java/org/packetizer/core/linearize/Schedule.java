@@ -53,19 +53,28 @@ public final class Schedule<B> {
     List<B> order = new ArrayList<>(LinearizationOrder.compute(cfg.cfg(), cfg.loops()));
     // Move every latch to the end of its loop's interval (innermost first). Valid because a latch
     // has no forward successors inside its loop and is not part of a subloop.
+    // (positions are kept up to date as latches move: a move only shifts blocks of its own loop, so the
+    // work is the sum of the loop sizes, not the number of loops times the function's size)
     List<LoopForest.Loop<B>> loops = new ArrayList<>(cfg.loops().all());
     java.util.Collections.reverse(loops);
+    Map<B, Integer> pos = new HashMap<>();
+    for (int i = 0; i < order.size(); i++) pos.put(order.get(i), i);
     for (LoopForest.Loop<B> l : loops) {
       if (l.latches().size() != 1) {
         throw new IllegalStateException("loop with header " + l.header() + " has " + l.latches().size() + " latches");
       }
       B latch = l.latches().getFirst();
       int last = -1;
-      for (int i = 0; i < order.size(); i++) if (l.contains(order.get(i))) last = i;
-      int at = order.indexOf(latch);
+      for (B b : l.blocks()) {
+        Integer p = pos.get(b);
+        if (p != null && p > last) last = p;
+      }
+      Integer at = pos.get(latch);
+      if (at == null) throw new IllegalStateException("latch " + latch + " of the loop with header " + l.header() + " is not scheduled");
       if (at != last) {
-        order.remove(at);
+        order.remove((int) at);
         order.add(last, latch);
+        for (int i = Math.min(at, last); i <= Math.max(at, last); i++) pos.put(order.get(i), i);
       }
     }
     return new Schedule<>(order, cfg);

@@ -324,20 +324,26 @@ public final class PacketEmitter {
    * through the loop).
    */
   private Optional<Block> enterSkipTarget(Block header) {
-    List<Block> stretch = dominatedAfterLoop(header);
-    return stretch.isEmpty() ? st.schedule().afterLoop(header) : st.schedule().next(stretch.getLast());
+    int end = dominatedAfterLoop(header)[1];
+    List<Block> order = st.schedule().order();
+    return end < order.size() ? Optional.of(order.get(end)) : Optional.empty();
   }
 
-  /** The blocks right after the loop headed by {@code header}, in order, that the header dominates. */
-  private List<Block> dominatedAfterLoop(Block header) {
-    List<Block> out = new ArrayList<>();
-    Optional<Block> t = st.schedule().afterLoop(header);
-    while (t.isPresent() && st.cfg().dom().dominates(header, t.get())) {
-      out.add(t.get());
-      t = st.schedule().next(t.get());
-    }
-    return out;
+  /**
+   * The blocks right after the loop headed by {@code header} that the header dominates: schedule
+   * positions [start, end). (The packet function is mostly a chain, so this stretch is often the rest of
+   * the function: it is found by a search over dominator-tree intervals, not by walking it per loop.)
+   */
+  private int[] dominatedAfterLoop(Block header) {
+    return dominatedAfterLoop.computeIfAbsent(header, h -> {
+      if (stretches == null) stretches = new DominatedStretches<>(st.schedule().order(), st.cfg().dom());
+      int start = st.schedule().afterLoop(h).map(st.schedule()::position).orElse(st.schedule().order().size());
+      return new int[] {start, stretches.end(h, start)};
+    });
   }
+
+  private final Map<Block, int[]> dominatedAfterLoop = new HashMap<>();
+  private DominatedStretches<Block> stretches;
 
   /**
    * Whether {@code sb} is the only exit block of a loop whose header dominates it and is skipped with
@@ -355,7 +361,9 @@ public final class PacketEmitter {
       Block h = loop.header();
       if (!st.cfg().dom().dominates(h, sb) || !enter.containsKey(h)) return false;
       // sb lies in the stretch the entry test skips
-      if (!dominatedAfterLoop(h).contains(sb)) return false;
+      int[] stretch = dominatedAfterLoop(h);
+      int at = st.schedule().position(sb);
+      if (at < stretch[0] || at >= stretch[1]) return false;
     }
     return !st.cfg().cfg().predecessors(sb).isEmpty();
   }

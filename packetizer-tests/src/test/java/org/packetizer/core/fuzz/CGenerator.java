@@ -66,7 +66,13 @@ public final class CGenerator {
   }
 
   private final SplittableRandom rnd;
-  private final StringBuilder out = new StringBuilder();
+  private StringBuilder out = new StringBuilder();
+  /** Whether to write what clang's default pipeline rewrites: static helpers, SLP and loop-vectorizable code. */
+  private final boolean foreign;
+  /** The static helpers defined so far (callable from the function): name and return type. */
+  private final List<String[]> helpers = new ArrayList<>();
+  /** Whether helper calls may be generated (in the function, not inside a helper). */
+  private boolean callHelpers;
   private int indent = 1;
   private int counters;
   private int loopDepth;
@@ -77,17 +83,55 @@ public final class CGenerator {
   private static final String[] DOUBLES = {"d0", "d1"};
   private final List<String> counterScope = new ArrayList<>();
 
-  private CGenerator(SplittableRandom rnd) { this.rnd = rnd; }
+  private CGenerator(SplittableRandom rnd, boolean foreign) {
+    this.rnd = rnd;
+    this.foreign = foreign;
+  }
 
   /** The case for (seed, index). */
   public static Case generate(long seed, int index) {
     SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + index * 0xC2B2AE3D27D4EB4FL + 1);
-    return new CGenerator(rnd).gen(seed, index);
+    return new CGenerator(rnd, false).gen(seed, index);
   }
 
+  /**
+   * The case for (seed, index) in the shape clang's default {@code -O1}/{@code -O2} pipelines meet in
+   * real code: besides the function, one to three {@code static} helpers it calls (some
+   * {@code noinline}: they stay functions with clang's internal {@code fastcc} convention; the others
+   * are inlined), and statements the SLP and loop vectorizers turn into vector values: four adjacent
+   * stores of like expressions, element-wise loops over the struct's arrays, integer reductions.
+   * The function's name ends in {@code _o} (a different case from {@link #generate}'s).
+   */
+  public static Case generateForeign(long seed, int index) {
+    SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + index * 0xC2B2AE3D27D4EB4FL + 2);
+    return new CGenerator(rnd, true).gen(seed, index);
+  }
+
+  private static final String[] RETURN_TYPES = {"int32_t", "float", "double", "void"};
+
   private Case gen(long seed, int index) {
-    String name = "fz_" + Long.toUnsignedString(seed) + "_" + index;
-    String ret = new String[] {"int32_t", "float", "double", "void"}[rnd.nextInt(4)];
+    String name = "fz_" + Long.toUnsignedString(seed) + "_" + index + (foreign ? "_o" : "");
+    StringBuilder helperText = new StringBuilder();
+    if (foreign) {
+      int nh = 1 + rnd.nextInt(3);
+      for (int h = 0; h < nh; h++) {
+        String hn = name + "_h" + h;
+        String hr = RETURN_TYPES[rnd.nextInt(4)];
+        out = new StringBuilder();
+        statements = 0;
+        boolean noinline = rnd.nextBoolean();
+        out.append("static ").append(noinline ? "__attribute__((noinline)) " : "").append(hr).append(' ').append(hn)
+            .append("(int32_t a, int32_t b, float x, double y, const float *tab, struct S *s) {\n");
+        body(hr, 1 + rnd.nextInt(4));
+        out.append("}\n");
+        helperText.append(out);
+        helpers.add(new String[] {hn, hr});
+      }
+      out = new StringBuilder();
+      statements = 0;
+      callHelpers = true;
+    }
+    String ret = RETURN_TYPES[rnd.nextInt(4)];
     StringBuilder kinds = new StringBuilder();
     // a: varying, uniform or linear (lane k sees a + k, like an index); b, x, y: varying or uniform
     int ka = rnd.nextInt(8);
@@ -96,10 +140,15 @@ public final class CGenerator {
     kinds.append("us");
     out.append(ret).append(' ').append(name)
         .append("(int32_t a, int32_t b, float x, double y, const float *tab, struct S *s) {\n");
+    body(ret, 3 + rnd.nextInt(8));
+    out.append("}\n");
+    return new Case(seed, index, name, ret, kinds.toString(), helperText + out.toString());
+  }
+
+  private void body(String ret, int n) {
     line("int32_t i0 = a, i1 = b, i2 = " + smallInt() + ";");
     line("float f0 = x, f1 = " + floatConst() + ";");
     line("double d0 = y, d1 = " + doubleConst() + ";");
-    int n = 3 + rnd.nextInt(8);
     for (int i = 0; i < n; i++) stmt(0);
     switch (ret) {
       case "int32_t" -> line("return " + intExpr(2) + ";");
@@ -107,8 +156,6 @@ public final class CGenerator {
       case "double" -> line("return " + doubleExpr(2) + ";");
       default -> line("s->i[" + idx(8) + "] = " + intExpr(1) + ";");
     }
-    out.append("}\n");
-    return new Case(seed, index, name, ret, kinds.toString(), out.toString());
   }
 
   private void line(String s) {
@@ -119,6 +166,10 @@ public final class CGenerator {
 
   private void stmt(int depth) {
     statements++;
+    if (foreign && rnd.nextInt(4) == 0) {
+      foreignStmt();
+      return;
+    }
     int r = rnd.nextInt(depth >= 3 || statements > 40 ? 4 : 9);
     switch (r) {
       case 0, 1 -> assign();
@@ -163,6 +214,59 @@ public final class CGenerator {
 
   private String compoundIntOp(String v) {
     return "(int32_t) ((uint32_t) " + v + " " + pick(new String[] {"+", "-", "*", "^"}) + " (uint32_t) (" + intExpr(1) + "))";
+  }
+
+  /** Statements clang's vectorizers rewrite, and calls of the static helpers. */
+  private void foreignStmt() {
+    switch (rnd.nextInt(callHelpers && !helpers.isEmpty() ? 6 : 5)) {
+      case 0 -> { // four adjacent float stores of like expressions: SLP (<4 x float>)
+        String c = floatExpr(1);
+        String op = pick(new String[] {"+", "-", "*"});
+        for (int k = 0; k < 4; k++) line("s->f[" + k + "] = s->f[" + k + "] * " + floatConst() + " " + op + " " + c + ";");
+      }
+      case 1 -> { // two adjacent doubles (<2 x double>) or four ints (<4 x i32>)
+        if (rnd.nextBoolean()) {
+          String c = doubleExpr(1);
+          for (int k = 0; k < 2; k++) line("s->d[" + (2 * rnd.nextInt(2) + k) + "] = s->d[" + k + "] + " + c + " * " + doubleConst() + ";");
+        } else {
+          String c = intExpr(1);
+          for (int k = 0; k < 4; k++) {
+            line("s->i[" + (4 + k) + "] = (int32_t) ((uint32_t) s->i[" + k + "] " + pick(new String[] {"+", "^", "&", "|"}) + " (uint32_t) (" + c + "));");
+          }
+        }
+      }
+      case 2 -> { // an element-wise loop over the struct's floats: loop vectorizer, then unrolled
+        String k = "k" + counters++;
+        String v = pick(FLOATS);
+        line("for (int32_t " + k + " = 0; " + k + " < 8; " + k + "++) s->f[" + k + "] = s->f[" + k + "] * " + v + " + tab[" + k + " + "
+            + rnd.nextInt(9) + "];");
+      }
+      case 3 -> { // an integer reduction (vectorized: llvm.vector.reduce.add)
+        String k = "k" + counters++;
+        String v = pick(INTS);
+        line("for (int32_t " + k + " = 0; " + k + " < 8; " + k + "++) " + v + " = (int32_t) ((uint32_t) " + v + " + (uint32_t) s->i[" + k + "]"
+            + (rnd.nextBoolean() ? " * (uint32_t) " + k : "") + ");");
+      }
+      case 4 -> { // floats converted and compared element-wise (vector selects and compares)
+        String k = "k" + counters++;
+        line("for (int32_t " + k + " = 0; " + k + " < 8; " + k + "++) s->i[" + k + "] = s->f[" + k + "] < " + pick(FLOATS) + " ? s->i[" + k
+            + "] : f2i(s->f[" + k + "]);");
+      }
+      default -> { // a helper called for its value or its effect
+        String[] h = helpers.get(rnd.nextInt(helpers.size()));
+        String call = helperCall(h);
+        switch (h[1]) {
+          case "int32_t" -> line(pick(INTS) + " = " + call + ";");
+          case "float" -> line(pick(FLOATS) + " = " + call + ";");
+          case "double" -> line(pick(DOUBLES) + " = " + call + ";");
+          default -> line(call + ";");
+        }
+      }
+    }
+  }
+
+  private String helperCall(String[] h) {
+    return h[0] + "(" + intExpr(1) + ", " + intExpr(1) + ", " + floatExpr(1) + ", " + doubleExpr(1) + ", tab, s)";
   }
 
   private void store() {

@@ -58,7 +58,10 @@ class FuzzRegressionTest {
       assertNotNull(kinds, p + ": no 'kinds:' in the header");
       int[] widths = Arrays.stream(h.getOrDefault("widths", "4,8,16").split(",")).map(String::strip)
           .mapToInt(Integer::parseInt).toArray();
-      byte[] bc = FuzzRunner.compile(text, p.getFileName().toString());
+      // (a case found with clang's default pipeline names its flags, e.g. "flags: -O2 -nostdlibinc -fno-ident")
+      String flags = h.get("flags");
+      byte[] bc = flags == null ? FuzzRunner.compile(text, p.getFileName().toString())
+          : FuzzRunner.compile(text, p.getFileName().toString(), List.of(flags.split("\\s+")));
       os = runner.runC(fn, kinds, bc, widths, fn.hashCode());
       for (FuzzRunner.Outcome o : os) assertEquals(FuzzRunner.Status.PASSED, o.status(), o::toString);
     } else if (expect.equals("pass")) {

@@ -162,7 +162,12 @@ public final class FuzzRunner {
 
   /** Compiles a C translation unit with the kernels' flags. */
   public static byte[] compile(String source, String fileName) {
-    return BundledClang.locate().compileToBitcode(source, fileName, BundledClang.KERNEL_FLAGS);
+    return compile(source, fileName, BundledClang.KERNEL_FLAGS);
+  }
+
+  /** Compiles a C translation unit with the given flags. */
+  public static byte[] compile(String source, String fileName, List<String> flags) {
+    return BundledClang.locate().compileToBitcode(source, fileName, flags);
   }
 
   /** A translation unit holding several cases (one clang run for all). */
@@ -181,6 +186,11 @@ public final class FuzzRunner {
   }
 
   public List<Outcome> runC(String fn, String kinds, byte[] bitcode, int[] widths, long checkSeed) {
+    return runC(fn, kinds, bitcode, widths, checkSeed, "");
+  }
+
+  /** As {@link #runC(String, String, byte[], int[], long)}; {@code label} is appended to the function's name in the outcomes' ids. */
+  public List<Outcome> runC(String fn, String kinds, byte[] bitcode, int[] widths, long checkSeed, String label) {
     List<Outcome> out = new ArrayList<>();
     List<int[]> runs = new ArrayList<>();
     for (int w : widths) runs.add(new int[] {w, 0});
@@ -188,7 +198,7 @@ public final class FuzzRunner {
     for (int[] run : runs) {
       int w = run[0];
       boolean masked = run[1] == 1;
-      String id = fn + " W=" + w + " " + kinds + (masked ? " masked" : "");
+      String id = fn + label + " W=" + w + " " + kinds + (masked ? " masked" : "");
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bitcode, fn + ".bc")) {
         keepOnly(m, fn);
         PacketizerOptions o = PacketizerOptions.builder().width(w).params(kinds).verifyEachPhase(true).masked(masked)

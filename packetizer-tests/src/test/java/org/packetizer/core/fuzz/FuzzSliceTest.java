@@ -14,6 +14,23 @@ import org.junit.jupiter.api.Test;
 class FuzzSliceTest {
   static final int STRESS = Integer.getInteger("packetizer.fuzz.cases", 100);
   static final int C = Integer.getInteger("packetizer.fuzz.ccases", 16);
+  static final int OPT = Integer.getInteger("packetizer.fuzz.optcases", 4);
+  static final long OPT_SEED = Long.getLong("packetizer.fuzz.optseed", 20261124L);
+
+  /**
+   * Generated C the way clang's default -O1 and -O2 pipelines leave it (static helpers, fastcc calls,
+   * SLP and loop-vectorized statements), in child JVMs ({@code --isolate}): a case that crashes the
+   * JVM fails this test instead of killing the test run.
+   */
+  @Test
+  void defaultPipelinesFixedSeed() throws Exception {
+    Path out = Files.createDirectories(Path.of("target/fuzz-slice-opt"));
+    FuzzMain.Summary s = Isolated.run(java.util.List.of("--mode", "opt", "--seed", Long.toString(OPT_SEED), "--widths", "4,8,16", "--runs", "6",
+        "--batch", "16"), OPT_SEED, 0, OPT, "opt", out, System.out);
+    System.out.println(s.report());
+    assertTrue(s.failed.isEmpty(), s::report);
+    assertTrue(s.o1Cases == OPT && s.o2Cases == OPT, s::report);
+  }
 
   @Test
   void llvmStressFixedSeed() throws Exception {

@@ -53,7 +53,27 @@ public final class Soak {
    * (glibc's {@code mallinfo2}: in-use chunks plus mmapped ones; the JVM's own mallocs included).
    */
   public record Sample(int iteration, long rssKb, long rssTrimmedKb, long heapKb, long mallocKb, int mappings,
-      long jvmCommittedKb, double seconds) {}
+      long jvmCommittedKb, long jvmMallocKb, double seconds) {
+    /**
+     * Live malloc'd memory that is not the JVM's own (its compiler arenas, GC and class metadata:
+     * Native Memory Tracking's malloc total): LLVM's, javacpp's and the JIT's. The JVM's share swings
+     * by tens of MB while its compiler threads work; this one does not. -1 without NMT or glibc.
+     */
+    public long nativeKb() { return mallocKb < 0 || jvmMallocKb < 0 ? -1 : mallocKb - jvmMallocKb; }
+
+    /** One line for the child-JVM protocol of {@link SoakTest}. */
+    String line() {
+      return String.format(Locale.ROOT, "soak-sample %d %d %d %d %d %d %d %d %.3f", iteration, rssKb, rssTrimmedKb, heapKb, mallocKb, mappings,
+          jvmCommittedKb, jvmMallocKb, seconds);
+    }
+
+    static Sample parse(String line) {
+      String[] f = line.trim().split(" ");
+      if (f.length != 10 || !f[0].equals("soak-sample")) throw new IllegalArgumentException("not a soak sample: " + line);
+      return new Sample(Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]), Long.parseLong(f[5]),
+          Integer.parseInt(f[6]), Long.parseLong(f[7]), Long.parseLong(f[8]), Double.parseDouble(f[9]));
+    }
+  }
 
   /** Memory mappings of the process (/proc/self/maps lines): a leak of mmapped memory (JIT code, guard pages) shows here. */
   static int mappings() {
@@ -66,12 +86,21 @@ public final class Soak {
 
   /** What the JVM itself has committed (heap, metaspace, code cache, threads, ...), from Native Memory Tracking; -1 when off. */
   static long jvmCommittedKb() {
+    return nmt("Total: reserved=\\d+KB, committed=(\\d+)KB");
+  }
+
+  /** What the JVM itself has malloc'd (Native Memory Tracking's malloc total, compiler arenas included); -1 when off. */
+  static long jvmMallocKb() {
+    return nmt("\\n\\s*malloc: (\\d+)KB");
+  }
+
+  private static long nmt(String regex) {
     try {
       var server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
       var name = new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand");
       String out = (String) server.invoke(name, "vmNativeMemory", new Object[] {new String[] {"summary"}},
           new String[] {String[].class.getName()});
-      var m = java.util.regex.Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB").matcher(out);
+      var m = java.util.regex.Pattern.compile(regex).matcher(out);
       return m.find() ? Long.parseLong(m.group(1)) : -1;
     } catch (Exception e) {
       return -1;
@@ -192,19 +221,24 @@ public final class Soak {
     Runtime rt = Runtime.getRuntime();
     for (int i = 0; i < maxIterations; i++) {
       iteration(manifest, ks.get(i % ks.size()), i);
+      leak();
       if ((i + 1) % every == 0) {
         // a full collection first: what is measured is what stays, not garbage awaiting the collector
         // (javacpp frees native memory of unreferenced pointers when they are collected)
         System.gc();
         long rss = rssKb();
         mallocTrim();
-        Sample s = new Sample(i + 1, rss, rssKb(), (rt.totalMemory() - rt.freeMemory()) / 1024, mallocKb(), mappings(),
-            jvmCommittedKb(), (System.nanoTime() - t0) / 1e9);
+        // (the JVM's malloc total right before and after glibc's: what the JVM frees in between lands on neither)
+        long jvm0 = jvmMallocKb();
+        long all = mallocKb();
+        long jvm1 = jvmMallocKb();
+        Sample s = new Sample(i + 1, rss, rssKb(), (rt.totalMemory() - rt.freeMemory()) / 1024, all, mappings(),
+            jvmCommittedKb(), jvm0 < 0 || jvm1 < 0 ? -1 : Math.min(jvm0, jvm1), (System.nanoTime() - t0) / 1e9);
         samples.add(s);
         if (log != null) {
           log.printf(Locale.ROOT, "soak: iteration %5d  RSS %6.1f MB (after malloc_trim %6.1f MB)  malloc'd %5.1f MB"
-              + "  Java heap %5.1f MB  mappings %5d%s  %6.1f s%n", s.iteration(), s.rssKb() / 1024.0, s.rssTrimmedKb() / 1024.0,
-              s.mallocKb() / 1024.0, s.heapKb() / 1024.0, s.mappings(),
+              + " (not the JVM's %5.1f MB)  Java heap %5.1f MB  mappings %5d%s  %6.1f s%n", s.iteration(), s.rssKb() / 1024.0,
+              s.rssTrimmedKb() / 1024.0, s.mallocKb() / 1024.0, s.nativeKb() / 1024.0, s.heapKb() / 1024.0, s.mappings(),
               s.jvmCommittedKb() < 0 ? "" : String.format(Locale.ROOT, "  JVM committed %6.1f MB", s.jvmCommittedKb() / 1024.0),
               s.seconds());
         }
@@ -238,16 +272,55 @@ public final class Soak {
     return den == 0 ? 0 : num / den;
   }
 
-  /** {@code Soak [iterations] [every]}: the long run, printing RSS as it goes. */
+  /**
+   * {@code Soak [iterations (3000)] [every (100)] [--protocol] [--leak-kb K]}: the long run, printing
+   * memory as it goes, then the fitted slopes after warm-up. {@code --protocol} also prints every
+   * sample as a {@code soak-sample} line (what {@link SoakTest} reads from its child JVM);
+   * {@code --leak-kb K} leaks K kB of malloc'd memory per iteration on purpose, to show that the
+   * slopes see a leak of that size.
+   */
   public static void main(String[] args) {
-    int n = args.length > 0 ? Integer.parseInt(args[0]) : 3000;
-    int every = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+    List<String> pos = new ArrayList<>();
+    boolean protocol = false;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--protocol" -> protocol = true;
+        case "--leak-kb" -> leakKb = Integer.parseInt(args[++i]);
+        default -> pos.add(args[i]);
+      }
+    }
+    int n = pos.size() > 0 ? Integer.parseInt(pos.get(0)) : 3000;
+    int every = pos.size() > 1 ? Integer.parseInt(pos.get(1)) : 100;
     List<Sample> ss = run(Duration.ofDays(1), n, every, System.out);
-    List<Sample> after = ss.subList(Math.min(ss.size() - 1, ss.size() / 5), ss.size());
+    if (protocol) for (Sample s : ss) System.out.println(s.line());
+    List<Sample> after = afterWarmup(ss);
     System.out.printf(Locale.ROOT, "soak: %d iterations; after warm-up (iteration %d) RSS %.1f MB (trimmed %.1f MB), at the"
-        + " end %.1f MB (trimmed %.1f MB); slopes after warm-up: RSS %.2f, trimmed RSS %.2f, malloc'd %.2f kB/iteration%n",
+        + " end %.1f MB (trimmed %.1f MB); slopes after warm-up: RSS %.2f, trimmed RSS %.2f, malloc'd %.2f, malloc'd but not by"
+        + " the JVM %.2f kB/iteration; mappings %+d%n",
         ss.getLast().iteration(), after.getFirst().iteration(), after.getFirst().rssKb() / 1024.0,
         after.getFirst().rssTrimmedKb() / 1024.0, ss.getLast().rssKb() / 1024.0, ss.getLast().rssTrimmedKb() / 1024.0,
-        slope(after, Sample::rssKb), slopeKbPerIteration(after), slope(after, Sample::mallocKb));
+        slope(after, Sample::rssKb), slopeKbPerIteration(after), slope(after, Sample::mallocKb), slope(after, Sample::nativeKb),
+        ss.getLast().mappings() - after.getFirst().mappings());
+  }
+
+  /** The samples after warm-up (class loading, the JVM's compilers, allocator pools): all but the first third. */
+  public static List<Sample> afterWarmup(List<Sample> ss) {
+    return ss.subList(Math.min(ss.size() - 1, ss.size() / 3), ss.size());
+  }
+
+  /** kB of malloc'd memory leaked per iteration on purpose ({@code --leak-kb}); 0 normally. */
+  static int leakKb = Integer.getInteger("packetizer.soak.leakKb", 0);
+
+  private static final MethodHandle MALLOC = Linker.nativeLinker().defaultLookup().find("malloc")
+      .map(a -> Linker.nativeLinker().downcallHandle(a, FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG))).orElse(null);
+
+  /** The deliberate leak: memory malloc'd as LLVM would, never freed. */
+  static void leak() {
+    if (leakKb <= 0 || MALLOC == null) return;
+    try {
+      MemorySegment unused = (MemorySegment) MALLOC.invokeExact((long) leakKb * 1024);
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
   }
 }
