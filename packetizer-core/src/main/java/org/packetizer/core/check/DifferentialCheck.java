@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -64,6 +65,11 @@ public final class DifferentialCheck implements AutoCloseable {
   private final String scalarName, packetName;
   private final int width;
   private final long ulps;
+  private final boolean orderedCalls;
+  /** Global variables compared after the runs: name, address in the JIT, size, initial contents. */
+  private final List<GlobalVar> globals = new ArrayList<>();
+
+  private record GlobalVar(String name, long address, int size, byte[] initial) { }
   private final boolean guardPages;
   private final List<Param> params;
   private final int maskIndex;
@@ -99,6 +105,7 @@ public final class DifferentialCheck implements AutoCloseable {
     this.packetName = b.packetName;
     this.width = b.width;
     this.ulps = b.ulps;
+    this.orderedCalls = b.orderedCalls;
     this.guardPages = b.guardPages;
     this.jit = jit;
     this.params = params;
@@ -107,6 +114,12 @@ public final class DifferentialCheck implements AutoCloseable {
     this.recorder = recorder;
     this.scalarFn = jit.function(scalarName);
     this.packetFn = jit.function(packetName);
+    for (var g : b.globals.entrySet()) {
+      long addr = jit.lookup(g.getKey());
+      int size = g.getValue();
+      byte[] init = MemorySegment.ofAddress(addr).reinterpret(size).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+      globals.add(new GlobalVar(g.getKey(), addr, size, init));
+    }
     List<InputSlot> s = new ArrayList<>();
     for (Param p : params) s.add(new InputSlot(p.index, p.name, p.spec, p.kind, p.bits, p.domain));
     this.slots = List.copyOf(s);
@@ -257,9 +270,15 @@ public final class DifferentialCheck implements AutoCloseable {
         }
       }
       try (Arena arena = Arena.ofConfined()) {
+        resetGlobals();
         runScalar(arena);
+        byte[][] scalarGlobals = snapshotGlobals();
+        resetGlobals();
         runPacket(arena);
+        byte[][] packetGlobals = snapshotGlobals();
+        resetGlobals();
         compare();
+        compareGlobals(scalarGlobals, packetGlobals);
       } finally {
         for (GuardedMemory m : memory) m.close();
       }
@@ -518,8 +537,47 @@ public final class DifferentialCheck implements AutoCloseable {
       }
     }
 
+    private void resetGlobals() {
+      for (GlobalVar g : globals) MemorySegment.ofAddress(g.address()).reinterpret(g.size()).copyFrom(MemorySegment.ofArray(g.initial()));
+    }
+
+    private byte[][] snapshotGlobals() {
+      byte[][] out = new byte[globals.size()][];
+      for (int i = 0; i < globals.size(); i++) {
+        GlobalVar g = globals.get(i);
+        out[i] = MemorySegment.ofAddress(g.address()).reinterpret(g.size()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+      }
+      return out;
+    }
+
+    private void compareGlobals(byte[][] scalar, byte[][] packet) {
+      for (int i = 0; i < globals.size(); i++) {
+        GlobalVar g = globals.get(i);
+        for (int j = 0; j < g.size(); j++) {
+          bytesCompared++;
+          if (scalar[i][j] != packet[i][j]) {
+            mismatch(-1, "global @" + g.name() + " byte " + j, HexFormat.of().formatHex(scalar[i]), HexFormat.of().formatHex(packet[i]));
+            break;
+          }
+        }
+      }
+    }
+
     private void compareCalls() {
       if (scalarCalls.isEmpty() && packetCalls.isEmpty()) return;
+      if (orderedCalls) {
+        int n = Math.max(scalarCalls.size(), packetCalls.size());
+        for (int i = 0; i < n; i++) {
+          ExternalCall e = i < scalarCalls.size() ? scalarCalls.get(i) : null;
+          ExternalCall a = i < packetCalls.size() ? packetCalls.get(i) : null;
+          if (!java.util.Objects.equals(e, a)) {
+            mismatch(e == null ? -1 : scalarCallLanes.get(i)[0], "external call #" + i + " (calls compared in order)",
+                String.valueOf(e), String.valueOf(a));
+            return;
+          }
+        }
+        return;
+      }
       Map<ExternalCall, List<Integer>> expected = new LinkedHashMap<>();
       for (int i = 0; i < scalarCalls.size(); i++) {
         expected.computeIfAbsent(scalarCalls.get(i), c -> new ArrayList<>()).add(scalarCallLanes.get(i)[0]);
@@ -671,6 +729,8 @@ public final class DifferentialCheck implements AutoCloseable {
     private final int width;
     private List<ParamSpec> specs;
     private long ulps;
+    private boolean orderedCalls;
+    private final Map<String, Integer> globals = new LinkedHashMap<>();
     private boolean guardPages = true;
     private String cpu, features;
     private final Map<String, Object[]> externals = new LinkedHashMap<>();
@@ -699,6 +759,25 @@ public final class DifferentialCheck implements AutoCloseable {
     public Builder ulps(long ulps) {
       if (ulps < 0) throw new IllegalArgumentException("ulps " + ulps);
       this.ulps = ulps;
+      return this;
+    }
+
+    /**
+     * Compare the recorded external calls as sequences: the packet run must make the scalar runs'
+     * calls (lanes 0..W-1, one after the other) in the same order, not only as often.
+     */
+    public Builder orderedCalls(boolean on) {
+      this.orderedCalls = on;
+      return this;
+    }
+
+    /**
+     * Global variable {@code name} of the module ({@code size} bytes) is set to its initial contents
+     * before the scalar runs and before the packet run, and compared byte by byte afterwards: the W
+     * scalar calls, one after the other, must leave it as the packet call does.
+     */
+    public Builder global(String name, int size) {
+      globals.put(name, size);
       return this;
     }
 

@@ -936,43 +936,203 @@ public final class PacketEmitter {
     Value calleeV = inst.calledOperand();
     if (inst.isInlineAsm() || calleeV.isInlineAsm()) throw unsupported(inst, "inline assembly");
     Optional<Function> callee = inst.calledFunction();
-    int nargs = inst.numArgOperands();
-    if (callee.isPresent()) {
-      String name = callee.get().name();
-      Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
-      Type rt = inst.type();
-      if (mm.isPresent() && !rt.isVoid() && rt.isVectorElement() && (rt.isFloatingPoint() || rt.isInteger())) {
-        Type vt = packetType(inst, rt);
-        List<Value> args = new ArrayList<>();
-        for (int i = 0; i < nargs; i++) {
-          Value a = inst.operand(i);
-          args.add(mm.get().scalarSecondArg() && i == 1 ? scal(a) : vec(a));
-        }
-        Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
-        if (viaLib.isPresent()) return viaLib.get();
-        Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
-            ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
-            : st.module().intrinsic(mm.get().intrinsic(), vt);
-        st.stats().vectorCalls++;
-        st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " became " + mm.get().intrinsic() + " on " + vt);
-        Value r = b.call(f, args, inst.name());
-        return copyFlags(inst, r);
-      }
-      Optional<Value> mapped = st.mappings().emitMappedCall(b, inst, name, this::vec, this::scal, mask);
-      if (mapped.isPresent()) {
-        st.stats().vectorCalls++;
-        st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " uses its registered packet version");
-        return mapped.get();
-      }
-      if (callee.get().isVarArg()) throw unsupported(inst, "a call to the variadic function @" + name + " with varying arguments");
-      if (!callee.get().isDeclaration() && !name.startsWith("llvm.")) {
-        Optional<Value> rec = recursiveCall(inst, callee.get());
-        if (rec.isPresent()) return rec.get();
-      }
-    } else {
-      throw unsupported(inst, "an indirect call with varying arguments or results");
-    }
+    if (callee.isEmpty()) return emitIndirectCall(inst);
+    Optional<Value> packetCall = packetCallOf(inst, callee.get());
+    if (packetCall.isPresent()) return packetCall.get();
+    if (callee.get().isVarArg()) throw unsupported(inst, "a call to the variadic function @" + callee.get().name() + " with varying arguments");
     return scalarizeCall(inst, callee.get());
+  }
+
+  /**
+   * A call of {@code callee} with {@code inst}'s arguments for the lanes of the current mask through
+   * a packet version: a vector math intrinsic or libmvec, a user-registered mapping, or the masked
+   * packet version of a function defined in the module (recursive packetization). Empty when there is
+   * none.
+   */
+  private Optional<Value> packetCallOf(Value inst, Function callee) {
+    int nargs = inst.numArgOperands();
+    String name = callee.name();
+    Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
+    Type rt = inst.type();
+    if (mm.isPresent() && !rt.isVoid() && rt.isVectorElement() && (rt.isFloatingPoint() || rt.isInteger())) {
+      Type vt = packetType(inst, rt);
+      List<Value> args = new ArrayList<>();
+      for (int i = 0; i < nargs; i++) {
+        Value a = inst.operand(i);
+        args.add(mm.get().scalarSecondArg() && i == 1 ? scal(a) : vec(a));
+      }
+      Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
+      if (viaLib.isPresent()) return viaLib;
+      Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
+          ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
+          : st.module().intrinsic(mm.get().intrinsic(), vt);
+      st.stats().vectorCalls++;
+      st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " became " + mm.get().intrinsic() + " on " + vt);
+      Value r = b.call(f, args, inst.name());
+      return Optional.of(copyFlags(inst, r));
+    }
+    Optional<Value> mapped = st.mappings().emitMappedCall(b, inst, name, this::vec, this::scal, mask);
+    if (mapped.isPresent()) {
+      st.stats().vectorCalls++;
+      st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " uses its registered packet version");
+      return mapped;
+    }
+    if (!callee.isVarArg() && !callee.isDeclaration() && !name.startsWith("llvm.")) return recursiveCall(inst, callee);
+    return Optional.empty();
+  }
+
+  /**
+   * An indirect call (thesis 4.5.2 extended to varying callees). Semantics: as W scalar calls, one
+   * per active lane, each to the lane's own target. Emitted as a loop over the lanes still pending:
+   * take the first pending lane's target t; if t is one of the module's address-taken functions of
+   * this type ({@link IndirectTargets}) that has a packet version, call that once, masked to the
+   * pending lanes whose target is t; else call t as a scalar for the first pending lane alone. So
+   * the scalar calls happen one lane at a time in lane order, and a target with a packet version is
+   * called once for all its lanes, when its first lane's turn comes. A uniform callee is the same
+   * loop, left after one iteration when its target has a packet version.
+   */
+  private Value emitIndirectCall(Value inst) {
+    Type fnType = inst.calledFunctionType();
+    Type rt = inst.type();
+    Type vt = rt.isVoid() ? null : packetType(inst, rt);
+    int nargs = inst.numArgOperands();
+    // the operands' packet values (and the broadcasts of uniform ones) are made here, before the
+    // dispatch loop: values cached in the loop's blocks would not dominate later uses
+    List<Value> packed = new ArrayList<>();
+    for (int i = 0; i < nargs; i++) {
+      Value a = inst.operand(i);
+      if (uniform(a)) {
+        packed.add(scal(a));
+        Type t = a.type();
+        if (t.isVectorElement() && (t.isInteger() || t.isPointer() || t.isFloat() || t.isDouble())) vec(a);
+      } else {
+        packed.add(vec(a));
+      }
+    }
+    Value calleeV = inst.calledOperand();
+    Value callees = uniform(calleeV) ? scal(calleeV) : vec(calleeV);
+    boolean uniformCallee = !callees.type().isVector();
+    Value calleeSlot = null;
+    if (!uniformCallee) {
+      // the lane's target is loaded from a stack copy: LLVM 20's x86 back end crashes on a call
+      // through a pointer extracted at a variable index inside a loop
+      calleeSlot = entryB.alloca(callees.type(), "icall.targets");
+      b.store(callees, calleeSlot);
+    }
+    List<Function> candidates = IndirectTargets.candidates(st.module(), fnType);
+
+    Block pre = b.currentBlock();
+    Block loop = packet.appendBlock(pre.name() + ".icall");
+    Block next = packet.appendBlock(pre.name() + ".icall.next");
+    Block done = packet.appendBlock(pre.name() + ".icall.done");
+    loop.moveAfter(pre);
+    Value entering = mask;
+    if (MaskOps.isAllTrue(mask)) b.br(loop);
+    else b.condBr(masks.any(mask, "any.icall"), loop, done);
+
+    b.atEnd(loop);
+    Value pending = b.phi(masks.maskType(), "icall.pending");
+    pending.addIncoming(entering, pre);
+    Value res = null;
+    if (vt != null) {
+      res = b.phi(vt, inst.name() + ".icall");
+      res.addIncoming(b.poison(vt), pre);
+    }
+    Value first = firstActiveLane(pending);
+    Value target = uniformCallee ? callees
+        : b.load(st.context().ptrType(), b.gep(st.context().ptrType(), calleeSlot, List.of(first), true, ""), "icall.target");
+    Value group = uniformCallee ? pending
+        : masks.and(pending, b.icmp(LLVMIntEQ, callees, b.splat(target, w, ""), ""), "icall.group");
+    List<Value[]> joins = new ArrayList<>(); // {block, result, pending lanes left}
+    int tried = 0;
+    for (Function c : candidates) {
+      Block hit = packet.appendBlock(pre.name() + ".icall." + c.name());
+      Block miss = packet.appendBlock(pre.name() + ".icall.not." + c.name());
+      hit.moveAfter(b.currentBlock());
+      miss.moveAfter(hit);
+      b.condBr(b.icmp(LLVMIntEQ, target, c, ""), hit, miss);
+      b.atEnd(hit);
+      Value saved = mask;
+      Optional<Value> r;
+      mask = group;
+      try {
+        r = packetCallOf(inst, c);
+      } finally {
+        mask = saved;
+      }
+      if (r.isPresent()) {
+        tried++;
+        Value nr = vt == null ? null : b.select(group, r.get(), res, "");
+        Value left = masks.andNot(pending, group, "");
+        joins.add(new Value[] {b.currentBlock().asValue(), nr, left});
+        b.br(next);
+      } else {
+        b.br(miss); // no packet version: the lane is called as a scalar below
+      }
+      b.atEnd(miss);
+    }
+    // a target without a packet version: one scalar call, for the first pending lane
+    List<Value> args = new ArrayList<>();
+    for (Value p : packed) args.add(p.type().isVector() ? b.extractElement(p, first, "") : p);
+    Value call = b.call(fnType, target, args, rt.isVoid() ? "" : inst.name() + ".lane");
+    copyCallSite(inst, call);
+    Value nr = vt == null ? null : b.insertElement(res, call, first, "");
+    Value onlyFirst = b.icmp(LLVMIntEQ, b.laneIndices(st.context().i32(), w), b.splat(first, w, ""), "");
+    Value left = masks.andNot(pending, onlyFirst, "");
+    joins.add(new Value[] {b.currentBlock().asValue(), nr, left});
+    b.br(next);
+
+    next.moveAfter(b.currentBlock());
+    b.atEnd(next);
+    Value pendingNext = b.phi(masks.maskType(), "icall.left");
+    Value resNext = vt == null ? null : b.phi(vt, "");
+    for (Value[] j : joins) {
+      Block from = Block.of(LLVMValueAsBasicBlock(j[0].ref()));
+      pendingNext.addIncoming(j[2], from);
+      if (resNext != null) resNext.addIncoming(j[1], from);
+    }
+    pending.addIncoming(pendingNext, next);
+    if (res != null) res.addIncoming(resNext, next);
+    b.condBr(masks.any(pendingNext, "icall.more"), loop, done);
+    done.moveAfter(next);
+    b.atEnd(done);
+    st.stats().scalarizedCalls++;
+    st.remark(Remark.Kind.SCALARIZED_CALL, current, inst, "indirect call: each lane calls its own target"
+        + (tried > 0 ? " (" + tried + " possible target(s) with a packet version, called once for all their lanes; others one lane at a time in lane order)"
+            : ", one lane at a time in lane order (no possible target has a packet version)"));
+    if (vt == null) return null;
+    if (MaskOps.isAllTrue(entering)) return resNext;
+    Value out = b.phi(vt, inst.name());
+    out.addIncoming(b.poison(vt), pre);
+    out.addIncoming(resNext, next);
+    return out;
+  }
+
+  /** The index (i32) of the lowest set lane of {@code m} (0 when none is set). */
+  private Value firstActiveLane(Value m) {
+    Type iw = st.context().intType(w);
+    Value bits = b.cast(Opcode.BITCAST, m, iw, "");
+    Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
+    f = b.and(f, b.constInt(iw, w - 1), "first.lane");
+    return w < 32 ? b.cast(Opcode.ZEXT, f, st.context().i32(), "") : w == 32 ? f : b.cast(Opcode.TRUNC, f, st.context().i32(), "");
+  }
+
+  /** A scalar call made for one lane keeps the scalar call site's calling convention and attributes. */
+  private static void copyCallSite(Value from, Value to) {
+    LLVMSetInstructionCallConv(to.ref(), LLVMGetInstructionCallConv(from.ref()));
+    int n = from.numArgOperands();
+    for (int idx = -1; idx <= n; idx++) {
+      int index = idx == -1 ? LLVMAttributeFunctionIndex : idx;
+      int count = LLVMGetCallSiteAttributeCount(from.ref(), index);
+      if (count == 0) continue;
+      try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMAttributeRef> pp =
+               new org.bytedeco.javacpp.PointerPointer<>(count)) {
+        LLVMGetCallSiteAttributes(from.ref(), index, pp);
+        for (int i = 0; i < count; i++) {
+          LLVMAddCallSiteAttribute(to.ref(), index, new org.bytedeco.llvm.LLVM.LLVMAttributeRef(pp.get(i)));
+        }
+      }
+    }
   }
 
   /**
@@ -1108,7 +1268,7 @@ public final class PacketEmitter {
         args.add(a);
       }
       Value call = b.call(callee.functionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
-      LLVMSetInstructionCallConv(call.ref(), LLVMGetInstructionCallConv(inst.ref()));
+      copyCallSite(inst, call);
       return call;
     };
     if (pure) {
