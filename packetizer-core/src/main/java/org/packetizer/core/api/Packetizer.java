@@ -221,13 +221,13 @@ public final class Packetizer {
       Map<Value, Shape> seeds = new LinkedHashMap<>();
       for (int i = 0; i < temp.paramCount(); i++) seeds.put(temp.param(i), seedShape(kinds.get(i)));
       DivergenceInfo<Block, Value> div = DivergenceAnalysis.run(ssa, cfg, seeds, options.masked());
-      UniformMemory shared = UniformMemory.analyse(ssa, cfg, div, call -> mayAccessMemory(call, pure, spmd));
+      UniformMemory shared = UniformMemory.analyse(ssa, cfg, div, soa, call -> mayAccessMemory(call, pure, spmd));
       // a lane's own copy is varying, which can make more values varying and more blocks partial:
       // repeat until the set of such loads no longer grows
       for (int round = 0; round < 8 && !ownCopies.containsAll(shared.privateLoads()); round++) {
         ownCopies.addAll(shared.privateLoads());
         div = DivergenceAnalysis.run(ssa, cfg, seeds, options.masked());
-        shared = UniformMemory.analyse(ssa, cfg, div, call -> mayAccessMemory(call, pure, spmd));
+        shared = UniformMemory.analyse(ssa, cfg, div, soa, call -> mayAccessMemory(call, pure, spmd));
       }
       Schedule<Block> schedule = Schedule.compute(cfg);
       UserMappings mappings = new UserMappings(options.mappings(), module, w, scalarName);

@@ -109,7 +109,7 @@ public final class UniformMemory {
    * @param mayAccessMemory whether a call instruction may read or write memory the function can see
    */
   public static UniformMemory analyse(LlvmSsaFunction ssa, CfgAnalyses<Block> cfg, DivergenceInfo<Block, Value> div,
-      Predicate<Value> mayAccessMemory) {
+      SoaPointers soa, Predicate<Value> mayAccessMemory) {
     UniformMemory um = new UniformMemory();
     Function f = ssa.function();
     Map<Value, Map<Long, Location>> byBase = new LinkedHashMap<>();
@@ -123,7 +123,8 @@ public final class UniformMemory {
         if (op != Opcode.LOAD && op != Opcode.STORE) continue;
         if (inst.isVolatile() || inst.isAtomic()) continue;
         Value ptr = inst.operand(op == Opcode.LOAD ? 0 : 1);
-        if (!isUniform(div, ptr)) continue;
+        // (struct-of-arrays pointers address each lane's own object)
+        if (!isUniform(div, ptr) || soa.isDerived(ptr)) continue;
         long[] off = {0};
         Value base = stripConstantOffsets(ssa, ptr, off);
         if (base == null || !(base.isGlobalVariable() || base.isArgument())) {
