@@ -513,6 +513,11 @@ public final class PacketEmitter {
     if (op == Opcode.CALL) {
       Optional<Function> callee = inst.calledFunction();
       if (callee.isPresent() && MathMappings.isDroppable(callee.get().name())) return null;
+      if (callee.isPresent() && SoaPointers.isMemIntrinsic(callee.get().name())
+          && (st.soa().isDerived(inst.operand(0)) || st.soa().isDerived(inst.operand(1)))) {
+        emitSoaMemIntrinsic(inst, callee.get());
+        return null;
+      }
       // SPMD intrinsics act on the whole packet, the uniform ones too: before cloneUniform
       Optional<Value> spmdValue = spmd.emit(b, inst, mask, uniform(inst), this::get);
       if (spmdValue.isPresent()) return spmdValue.get();
@@ -896,6 +901,158 @@ public final class PacketEmitter {
     st.remark(Remark.Kind.MEMORY, current, inst, "store through a struct-of-arrays pointer with a varying index became a scatter");
     Function f = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
     b.call(f, List.of(vv, lanes, b.i32(align), mask), "");
+  }
+
+  /**
+   * {@code llvm.memcpy/memmove/memset} on struct-of-arrays objects. Every lane's scalar byte range
+   * [o, o+n) of whole leaves is the packet range [W*o, W*(o+n)): with all lanes active and
+   * struct-of-arrays memory on both sides (or a memset) one call on W*n bytes does it. Otherwise the
+   * range is copied leaf by leaf, each leaf a masked vector load/store or gather/scatter, which needs
+   * the object's field layout: clang's {@code !tbaa.struct} on the call (struct assignments carry it).
+   */
+  private void emitSoaMemIntrinsic(Value inst, Function callee) {
+    String name = callee.name();
+    boolean set = name.startsWith("llvm.memset.");
+    String what = "'" + name.replaceAll("^llvm\\.(mem[a-z]+).*", "$1") + "'";
+    Value len = inst.operand(2);
+    if (!len.isConstantInt()) throw unsupported(inst, what + " of struct-of-arrays memory with a length that is not a constant");
+    long n = len.constIntZExt();
+    Value dst = inst.operand(0), src = inst.operand(1);
+    boolean dSoa = st.soa().isDerived(dst);
+    boolean sSoa = !set && st.soa().isDerived(src);
+    Value dq = dSoa ? get(dst) : null;
+    Value sq = sSoa ? get(src) : null;
+    boolean blocks = dSoa && !dq.type().isVector() && (set ? uniform(src) : sSoa && !sq.type().isVector());
+    if (blocks && MaskOps.isAllTrue(mask)) {
+      Value isVolatile = inst.operand(3);
+      b.call(callee, List.of(dq, set ? scal(src) : sq, b.constInt(len.type(), n * w), isVolatile), "");
+      st.stats().vectorStores++;
+      st.remark(Remark.Kind.MEMORY, current, inst, what + " of struct-of-arrays memory became one " + what + " of " + (n * w) + " bytes");
+      return;
+    }
+    List<long[]> leaves = tbaaStructLeaves(inst);
+    if (leaves.isEmpty()) {
+      throw unsupported(inst, what + " of struct-of-arrays memory " + (dSoa && (set || sSoa) ? "under a partial mask" : "to or from memory that is not struct-of-arrays")
+          + " without the object's field layout (clang's !tbaa.struct metadata, which struct assignments carry)");
+    }
+    Type i64 = st.context().i64();
+    for (long[] leaf : leaves) {
+      long o = leaf[0], size = leaf[1];
+      if (o + size > n) continue;
+      if (size > 16 || Long.bitCount(size) != 1 || set && size > 8) {
+        throw unsupported(inst, what + " of struct-of-arrays memory with a " + size + "-byte field");
+      }
+      Type t = st.context().intType((int) (size * 8));
+      Type vt = t.vectorOf(w);
+      int align = (int) Math.min(size, 16);
+      Value values;
+      if (set) {
+        Value byteV = vec(src);
+        Value wide = b.cast(Opcode.ZEXT, byteV, vt, "");
+        long ones = 0;
+        for (int i = 0; i < size; i++) ones = (ones << 8) | 1;
+        values = size == 1 ? byteV : b.mul(wide, b.splat(b.constInt(t, ones), w, ""), "");
+      } else if (sSoa) {
+        values = soaLeafLoad(sq, o, size, vt, align);
+      } else {
+        Value p = uniform(src) ? b.splat(scal(src), w, "") : vec(src);
+        Value lanes = b.gep(st.context().i8(), p, List.of(b.splat(b.constInt(i64, o), w, "")), false, "");
+        Function g = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+        values = b.call(g, List.of(lanes, b.i32(1), mask, b.poison(vt)), "");
+      }
+      if (dSoa) {
+        soaLeafStore(dq, o, size, values, vt, align);
+      } else {
+        // a uniform destination gets every active lane's copy in lane order (the scatter writes
+        // the lanes in order: the highest active lane's bytes stay)
+        Value p = uniform(dst) ? b.splat(scal(dst), w, "") : vec(dst);
+        Value lanes = b.gep(st.context().i8(), p, List.of(b.splat(b.constInt(i64, o), w, "")), false, "");
+        Function sc = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+        b.call(sc, List.of(values, lanes, b.i32(1), mask), "");
+      }
+    }
+    st.remark(Remark.Kind.MEMORY, current, inst, what + " of struct-of-arrays memory became " + leaves.size()
+        + " per-field masked copies (layout from !tbaa.struct)");
+  }
+
+  /**
+   * The (offset, size) of each field clang's {@code !tbaa.struct} lists on a memory intrinsic. Each
+   * entry must be one scalar whose TBAA type has that size: clang lists an array field as one entry of
+   * type {@code char}, which does not tell its elements' size (their struct-of-arrays layout).
+   */
+  private List<long[]> tbaaStructLeaves(Value inst) {
+    List<long[]> out = new ArrayList<>();
+    String kindName = "tbaa.struct";
+    int kind = LLVMGetMDKindIDInContext(st.context().ref(), kindName, kindName.length());
+    org.bytedeco.llvm.LLVM.LLVMValueRef md = LLVMGetMetadata(inst.ref(), kind);
+    if (md == null || md.isNull()) return out;
+    int count = LLVMGetMDNodeNumOperands(md);
+    try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMValueRef> ops = new org.bytedeco.javacpp.PointerPointer<>(Math.max(1, count))) {
+      LLVMGetMDNodeOperands(md, ops);
+      for (int i = 0; i + 1 < count; i += 3) {
+        Value off = Value.ofNullable(new org.bytedeco.llvm.LLVM.LLVMValueRef(ops.get(i)));
+        Value size = Value.ofNullable(new org.bytedeco.llvm.LLVM.LLVMValueRef(ops.get(i + 1)));
+        if (off == null || size == null || !off.isConstantInt() || !size.isConstantInt()) return new ArrayList<>();
+        long sz = size.constIntZExt();
+        String type = i + 2 < count ? tbaaTypeName(ops.get(i + 2)) : "";
+        long expected = switch (type) {
+          case "omnipotent char", "char", "signed char", "unsigned char", "_Bool", "bool" -> 1;
+          case "short", "unsigned short" -> 2;
+          case "int", "unsigned int", "float" -> 4;
+          case "long", "unsigned long", "long long", "unsigned long long", "double", "any pointer" -> 8;
+          default -> type.startsWith("p1 ") || type.startsWith("p2 ") || type.startsWith("p3 ") ? 8 : -1;
+        };
+        if (expected != sz) {
+          throw unsupported(inst, "a copy of struct-of-arrays memory whose field at byte " + off.constIntZExt() + " (" + sz
+              + " bytes, TBAA type '" + type + "') is not one scalar: an array or union field has no known struct-of-arrays layout");
+        }
+        out.add(new long[] {off.constIntZExt(), sz});
+      }
+    }
+    return out;
+  }
+
+  /** The name of the scalar type of a TBAA access tag ({@code !{!type, !type, i64 0}}, type {@code !{!"name", ...}}). */
+  private static String tbaaTypeName(org.bytedeco.javacpp.Pointer tagPtr) {
+    org.bytedeco.llvm.LLVM.LLVMValueRef tag = new org.bytedeco.llvm.LLVM.LLVMValueRef(tagPtr);
+    if (tag.isNull() || LLVMIsAMDNode(tag) == null || LLVMGetMDNodeNumOperands(tag) < 1) return "";
+    try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMValueRef> t = new org.bytedeco.javacpp.PointerPointer<>(LLVMGetMDNodeNumOperands(tag))) {
+      LLVMGetMDNodeOperands(tag, t);
+      org.bytedeco.llvm.LLVM.LLVMValueRef type = new org.bytedeco.llvm.LLVM.LLVMValueRef(t.get(0));
+      if (type.isNull() || LLVMIsAMDNode(type) == null || LLVMGetMDNodeNumOperands(type) < 1) return "";
+      try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMValueRef> n = new org.bytedeco.javacpp.PointerPointer<>(LLVMGetMDNodeNumOperands(type))) {
+        LLVMGetMDNodeOperands(type, n);
+        org.bytedeco.llvm.LLVM.LLVMValueRef name = new org.bytedeco.llvm.LLVM.LLVMValueRef(n.get(0));
+        if (name.isNull() || LLVMIsAMDString(name) == null) return "";
+        int[] len = new int[1];
+        org.bytedeco.javacpp.BytePointer bp = LLVMGetMDString(name, len);
+        return bp == null ? "" : bp.getString().substring(0, Math.min(len[0], bp.getString().length()));
+      }
+    }
+  }
+
+  /** Lane k's leaf at scalar offset o (size s) of struct-of-arrays pointer q: consecutive when q is uniform. */
+  private Value soaLeafLoad(Value q, long o, long size, Type vt, int align) {
+    if (!q.type().isVector()) {
+      Value base = b.gep(st.context().i8(), q, List.of(b.i64(o * w)), false, "");
+      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      return b.call(f, List.of(base, b.i32(align), mask, b.poison(vt)), "");
+    }
+    Value at = b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, "");
+    Function g = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    return b.call(g, List.of(soaLaneAddresses(at, size), b.i32(align), mask, b.poison(vt)), "");
+  }
+
+  private void soaLeafStore(Value q, long o, long size, Value values, Type vt, int align) {
+    if (!q.type().isVector()) {
+      Value base = b.gep(st.context().i8(), q, List.of(b.i64(o * w)), false, "");
+      Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
+      b.call(f, List.of(values, base, b.i32(align), mask), "");
+      return;
+    }
+    Value at = b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, "");
+    Function sc = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+    b.call(sc, List.of(values, soaLaneAddresses(at, size), b.i32(align), mask), "");
   }
 
   /** The index (i32) of the highest active lane of the current mask. */

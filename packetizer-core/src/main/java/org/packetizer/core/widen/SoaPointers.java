@@ -21,7 +21,8 @@ import org.packetizer.core.ir.Value;
  *
  * <p>This class finds every value derived from a struct-of-arrays parameter (through GEPs, phis,
  * selects and casts that keep the pointer), rejects escapes (calls, stores of the pointer, integer
- * casts, comparisons) with a clear message, and tells the shape analysis that loads through them are
+ * casts, comparisons) with a clear message — {@code llvm.memcpy/memmove/memset} on them are copied by
+ * the emitter — and tells the shape analysis that loads through them are
  * varying although the address is the same for all lanes.
  */
 public final class SoaPointers {
@@ -65,6 +66,8 @@ public final class SoaPointers {
             if (callee.isPresent() && (callee.get().name().startsWith("llvm.lifetime.") || callee.get().name().startsWith("llvm.dbg."))) {
               continue;
             }
+            // llvm.memcpy/memmove/memset: copied leaf by leaf (or as one block) by the emitter
+            if (callee.isPresent() && isMemIntrinsic(callee.get().name()) && !u.operand(2).equals(v)) continue;
             // a function defined in the module gets a packet version taking the struct-of-arrays pointer
             if (callee.isPresent() && !callee.get().isDeclaration() && !callee.get().isVarArg()
                 && !u.calledOperand().equals(v)) {
@@ -103,6 +106,11 @@ public final class SoaPointers {
   }
 
   public boolean isDerived(Value v) { return derived.contains(v); }
+
+  /** {@code llvm.memcpy}, {@code llvm.memmove}, {@code llvm.memset} (the inline variants too). */
+  public static boolean isMemIntrinsic(String name) {
+    return name.startsWith("llvm.memcpy.") || name.startsWith("llvm.memmove.") || name.startsWith("llvm.memset.");
+  }
 
   public boolean isEmpty() { return derived.isEmpty(); }
 
