@@ -113,6 +113,7 @@ final class InputJob implements Callable<InputJob.Result> {
           if (s.vectorAbi()) vectorAbiTargetWarning(m, r);
           raceWarnings(remarks);
           remarks(remarks);
+          if (s.printShapes()) log.print(r.shapesDump());
           if (s.remarksYaml()) RemarkYaml.packetized(yaml, input.name(), r);
         } catch (PacketizationException e) {
           remarks(remarks);

@@ -106,7 +106,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   @Option(names = "--wrapper", paramLabel = "auto|loop|direct",
       description = "How a width W above the hardware width N is served (thesis 4.6): loop: the N-wide function"
           + " SIMD.nN and a W-wide SIMD calling it W/N times; direct: one W-wide function (LLVM splits the vectors);"
-          + " auto: loop only where the measurements say it is faster (README, Wrapper). N: --hardware-width, else"
+          + " auto: loop only where the measurements say it is faster (docs/wrapper.md). N: --hardware-width, else"
           + " detected from the target (--target-cpu, --target-features, the function's attributes, the host). A W"
           + " not above N is always direct. Default: loop with --hardware-width, else auto.")
   String wrapper;
@@ -198,6 +198,11 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       description = "Explain what was done where: one line per remark on stderr, or with --remarks=FILE as YAML"
           + " optimization records (like clang's -fsave-optimization-record).")
   String remarks;
+
+  @Option(names = "--print-shapes", description = "Print the analysis of each function on stderr: every block of the"
+      + " prepared scalar copy (full or partial mask, divergent or kept branch, divergent loop) and the shape of every"
+      + " named value in it (uniform, consecutive, linear(stride), varying).")
+  boolean printShapes;
 
   @Option(names = "--verify-each", description = "Run the IR verifier after every phase (slower; for bug reports).")
   boolean verifyEach;
@@ -455,7 +460,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     CheckPlan.Buffers bs = CheckPlan.Buffers.parse(buffers);
     boolean yaml = remarks != null && !remarks.isEmpty();
     return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
-        textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, quiet, debug);
+        textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug);
   }
 
   static void checkWidth(String what, int w) {

@@ -20,6 +20,7 @@ import org.packetizer.core.api.WrapperMode;
  * @param dotDir         --dot DIR, or null
  * @param remarks        whether remarks are wanted (on stderr, or as YAML when {@code remarksYaml})
  * @param prefixDot      several inputs: DOT file names start with the input's name
+ * @param printShapes    --print-shapes: the analysis of each function on stderr
  */
 record Settings(
     List<FunctionSpec> functions,
@@ -45,6 +46,7 @@ record Settings(
     boolean prefixDot,
     boolean remarks,
     boolean remarksYaml,
+    boolean printShapes,
     boolean quiet,
     boolean debug) {
 

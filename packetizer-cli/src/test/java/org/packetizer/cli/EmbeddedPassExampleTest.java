@@ -48,7 +48,7 @@ import org.packetizer.core.api.VectorMapping;
  * and then still owns a usable module, which it disposes itself with everything else it created. A
  * packetization that fails leaves the module exactly as it was (same bitcode before and after).
  *
- * <p>The README's "embedding" snippet is {@link #embeddedPipeline()} in short.
+ * <p>The "embedding" snippet of docs/cli.md is {@link #embeddedPipeline()} in short.
  */
 class EmbeddedPassExampleTest {
   static final int W = 4;

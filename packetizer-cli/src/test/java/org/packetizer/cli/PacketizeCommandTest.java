@@ -306,7 +306,7 @@ class PacketizeCommandTest {
     Cli.Run hw = Cli.run(p("single.ll"), "--hardware-width", "4", "-w", "8", "-S", "-o", "-");
     ok(hw);
     assertEquals(List.of("absdiff", "absdiff_simd8.n4", "absdiff_simd8"), Cli.load(hw.stdout(), "hw").definedFunctions());
-    // nothing: auto, which serves straight-line code directly (README, Wrapper) ...
+    // nothing: auto, which serves straight-line code directly (docs/wrapper.md) ...
     Cli.Run auto = Cli.run(p("single.ll"), "--target-cpu", "x86-64", "-w", "32", "-S", "-o", "-");
     ok(auto);
     assertEquals(List.of("absdiff", "absdiff_simd32"), Cli.load(auto.stdout(), "auto").definedFunctions());

@@ -95,6 +95,52 @@ public record PacketizationResult(
     return sb.toString();
   }
 
+  /**
+   * The analysis as text, for debugging and for IR check tests ({@code packetize --print-shapes}):
+   * one line per block of the prepared scalar copy, in the linearization order, with what the
+   * analysis decided about it (mask, branch, loop), then one line per named value defined in it with
+   * its shape (uniform, consecutive, linear(stride), varying; alignment where known). For example:
+   *
+   * <pre>
+   * shapes @mandelbrot -> @mandelbrot_simd8 (width 8, params vvu)
+   * block %entry: full mask, uniform branch kept
+   *   %cmp19: uniform
+   * block %while.body: partial mask, loop header (divergent loop), divergent branch
+   *   %add: varying
+   * </pre>
+   *
+   * A wrapped result (thesis 4.6) describes its N-wide packet function's analysis.
+   */
+  public String shapesDump() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("shapes @").append(scalarFunction).append(" -> @").append(packetFunction).append(" (width ").append(width)
+        .append(", params ").append(signature().isEmpty() ? "-" : signature()).append(")\n");
+    // values in definition order, grouped by the block that defines them
+    Map<String, List<String>> byBlock = new java.util.HashMap<>();
+    Map<String, String> blockOf = new java.util.HashMap<>();
+    for (BlockInfo b : blockInfo) {
+      for (String v : b.varying()) blockOf.put(v, b.name());
+      for (String v : b.uniform()) blockOf.put(v, b.name());
+    }
+    for (Map.Entry<String, String> e : shapes.entrySet()) {
+      String b = blockOf.get(e.getKey());
+      if (b != null) byBlock.computeIfAbsent(b, k -> new java.util.ArrayList<>()).add("  " + e.getKey() + ": " + e.getValue());
+    }
+    for (BlockInfo b : blockInfo) {
+      List<String> facts = new java.util.ArrayList<>();
+      facts.add(b.partialMask() ? "partial mask" : "full mask");
+      if (b.loopHeader()) facts.add(b.divergentLoop() ? "loop header (divergent loop)" : "loop header (uniform loop)");
+      if (b.divergentBranch()) facts.add("divergent branch");
+      else if (b.keptBranch()) facts.add("uniform branch kept");
+      else if (b.successors().size() > 1) facts.add("uniform branch linearized");
+      sb.append("block %").append(b.name()).append(": ").append(String.join(", ", facts));
+      if (!b.successors().isEmpty()) sb.append(" -> %").append(String.join(", %", b.successors()));
+      sb.append('\n');
+      for (String line : byBlock.getOrDefault(b.name(), List.of())) sb.append(line).append('\n');
+    }
+    return sb.toString();
+  }
+
   /** A one-paragraph summary for humans. */
   public String summary() {
     return String.format(java.util.Locale.ROOT,

@@ -111,7 +111,7 @@ public final class LoopWrapper {
   public static final int AUTO_MIN_CALLS = 8;
 
   /**
-   * AUTO's rule, from {@code WrapperBenchmark} (table in the README): LOOP when S/N is at least
+   * AUTO's rule, from {@code WrapperBenchmark} (table in docs/wrapper.md): LOOP when S/N is at least
    * {@link #AUTO_MIN_CALLS} and the N-wide packet function has a loop with a divergent exit; DIRECT
    * otherwise. Measured on SSE (N = 4) and AVX2 (N = 8) at S = 16, 32, 64 over 11 kernels: DIRECT is
    * 5-20% faster for straight-line and branchy code at every S (no calls, more independent work per
