@@ -1,16 +1,24 @@
 package org.packetizer.core.widen;
 
+import static org.bytedeco.llvm.global.LLVM.*;
+
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.bytedeco.llvm.LLVM.LLVMValueRef;
+import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.Module;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 
 /**
- * The functions an indirect call may reach and that may have a packet version: functions of the
- * module whose address is taken (used other than as the callee of a direct call) and whose type is
- * the call's function type. The emitter compares each lane's target with them at run time; a lane
+ * The functions an indirect call may reach and that may have a packet version: the entries of the
+ * constant table the callee is loaded from (clang's {@code static} function-pointer tables), else the
+ * functions of the module whose address is taken (used other than as the callee of a direct call) and
+ * whose type is the call's function type. The emitter compares each lane's target with them at run time; a lane
  * whose target is none of them (or one without a packet version) is called as a scalar.
  */
 public final class IndirectTargets {
@@ -18,6 +26,43 @@ public final class IndirectTargets {
   public static final int MAX_CANDIDATES = 16;
 
   private IndirectTargets() {}
+
+  /**
+   * The candidates for {@code call}: when its callee is loaded from a constant table (a constant
+   * global array or struct, clang's {@code static} function-pointer tables), the functions of the
+   * table; else every address-taken function of the call's type.
+   */
+  public static List<Function> candidates(Module m, Value call) {
+    Type fnType = call.calledFunctionType();
+    Optional<List<Function>> table = tableOf(call.calledOperand(), fnType);
+    return table.orElseGet(() -> candidates(m, fnType));
+  }
+
+  private static Optional<List<Function>> tableOf(Value callee, Type fnType) {
+    if (!callee.isInstruction() || callee.opcode() != Opcode.LOAD) return Optional.empty();
+    Value p = callee.operand(0);
+    while ((p.isInstruction() || p.isConstantExpr()) && p.opcode() == Opcode.GEP) p = p.operand(0);
+    if (!p.isGlobalVariable() || LLVMIsGlobalConstant(p.ref()) == 0) return Optional.empty();
+    LLVMValueRef init = LLVMGetInitializer(p.ref());
+    if (init == null || init.isNull()) return Optional.empty();
+    Set<Function> out = new LinkedHashSet<>();
+    collect(Value.of(init), fnType, out);
+    if (out.size() > MAX_CANDIDATES) return Optional.empty();
+    return Optional.of(new ArrayList<>(out));
+  }
+
+  private static void collect(Value c, Type fnType, Set<Function> out) {
+    if (c.isFunction()) {
+      Function f = Function.of(c.ref());
+      if (!f.isVarArg() && f.functionType().equals(fnType)) out.add(f);
+      return;
+    }
+    if (c.isGlobalValue()) return;
+    for (int i = 0; i < c.numOperands(); i++) {
+      Value o = c.operand(i);
+      if (o != null && o.isConstant()) collect(o, fnType, out);
+    }
+  }
 
   public static List<Function> candidates(Module m, Type fnType) {
     List<Function> out = new ArrayList<>();
@@ -31,7 +76,7 @@ public final class IndirectTargets {
 
   static boolean addressTaken(Function f) {
     for (Value u : f.users()) {
-      if (u.isInstruction() && u.opcode() == org.packetizer.core.ir.Opcode.CALL && u.calledOperand().equals(f)) {
+      if (u.isInstruction() && u.opcode() == Opcode.CALL && u.calledOperand().equals(f)) {
         // a direct call; the function may still be passed as an argument of the same call
         boolean asArg = false;
         for (int i = 0; i < u.numArgOperands(); i++) asArg |= u.operand(i).equals(f);

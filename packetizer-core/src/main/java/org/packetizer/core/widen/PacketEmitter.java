@@ -1305,8 +1305,9 @@ public final class PacketEmitter {
   /**
    * An indirect call (thesis 4.5.2 extended to varying callees). Semantics: as W scalar calls, one
    * per active lane, each to the lane's own target. Emitted as a loop over the lanes still pending:
-   * take the first pending lane's target t; if t is one of the module's address-taken functions of
-   * this type ({@link IndirectTargets}) that has a packet version, call that once, masked to the
+   * take the first pending lane's target t; if t is one of the functions the call may reach
+   * ({@link IndirectTargets}: the entries of the constant table the callee is loaded from, else the
+   * module's address-taken functions of this type) and has a packet version, call that once, masked to the
    * pending lanes whose target is t; else call t as a scalar for the first pending lane alone. So
    * the scalar calls happen one lane at a time in lane order, and a target with a packet version is
    * called once for all its lanes, when its first lane's turn comes. A uniform callee is the same
@@ -1340,7 +1341,7 @@ public final class PacketEmitter {
       calleeSlot = entryB.alloca(callees.type(), "icall.targets");
       b.store(callees, calleeSlot);
     }
-    List<Function> candidates = IndirectTargets.candidates(st.module(), fnType);
+    List<Function> candidates = IndirectTargets.candidates(st.module(), inst);
 
     Block pre = b.currentBlock();
     Block loop = packet.appendBlock(pre.name() + ".icall");
