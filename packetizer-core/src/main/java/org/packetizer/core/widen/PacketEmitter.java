@@ -613,6 +613,10 @@ public final class PacketEmitter {
 
   private Value emitSelect(Value inst) {
     Value c = inst.operand(0);
+    if (st.soa().lanePointerFieldSize(inst).isPresent()) {
+      Value t = lanePointers(inst, inst.operand(1)), f = lanePointers(inst, inst.operand(2));
+      return uniform(c) ? b.select(scal(c), t, f, inst.name()) : b.select(vec(c), t, f, inst.name());
+    }
     if (uniform(c)) return b.select(scal(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name());
     return copyFlags(inst, b.select(vec(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name()));
   }
@@ -838,6 +842,18 @@ public final class PacketEmitter {
     Value base = get(inst.operand(0));
     if (offset.type().isVector() && !base.type().isVector()) base = b.splat(base, w, "");
     return b.gep(st.context().i8(), base, List.of(offset), false, inst.name());
+  }
+
+  /**
+   * An operand of a phi/select that merges struct-of-arrays pointers with others, as per-lane
+   * pointers: a struct-of-arrays pointer's lane k points at its field at packet address + k*size.
+   */
+  private Value lanePointers(Value merge, Value operand) {
+    if (!st.soa().isDerived(operand)) return vec(operand);
+    long size = st.soa().lanePointerFieldSize(merge).getAsLong();
+    Value q = get(operand);
+    if (!q.type().isVector()) q = b.splat(q, w, "");
+    return soaLaneAddresses(q, size);
   }
 
   /** Lane addresses {@code p_k + k*size} for a varying struct-of-arrays pointer. */
@@ -1781,7 +1797,10 @@ public final class PacketEmitter {
       SlotSsa.Var ps = phiSlot(phi);
       Value cur = vars.read(ps, "");
       Value nv;
-      if (backEdge) {
+      if (st.soa().lanePointerFieldSize(phi).isPresent()) {
+        Value lanes = lanePointers(phi, in);
+        nv = MaskOps.isAllTrue(e) || backEdge ? lanes : b.select(e, lanes, cur, phi.name() + ".blend");
+      } else if (backEdge) {
         nv = uniform(phi) ? scal(in) : vec(in);
       } else if (uniform(phi)) {
         if (any == null) any = masks.any(e, "any.e." + to.name());
