@@ -23,9 +23,10 @@ import org.packetizer.core.ir.Value;
  *
  * <p>This class finds every value derived from a struct-of-arrays parameter (through GEPs, phis,
  * selects and casts that keep the pointer), rejects escapes (calls, stores of the pointer, integer
- * casts, comparisons) with a clear message — {@code llvm.memcpy/memmove/memset} on them are copied by
- * the emitter — and tells the shape analysis that loads through them are
- * varying although the address is the same for all lanes.
+ * casts, comparisons) with a clear message, and tells the shape analysis that loads through them are
+ * varying although the address is the same for all lanes. {@code llvm.memcpy/memmove/memset} on them
+ * are copied by the emitter; phis and selects merging them with other pointers become per-lane
+ * pointer vectors when every access through them has one field size ({@link #lanePointerFieldSize}).
  */
 public final class SoaPointers {
   private final Set<Value> derived = new LinkedHashSet<>();
