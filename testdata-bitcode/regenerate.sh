@@ -27,13 +27,13 @@ fi
 export JAVA_HOME=$jdk
 command -v mvn >/dev/null || { echo "regenerate.sh: needs Apache Maven (mvn) on PATH" >&2; exit 2; }
 
-# Compile packetizer-core (which holds the builder) and list its run-time class path.
-cp_file="$root/packetizer-core/target/testdata-builder.classpath"
-(cd "$root" && mvn -B -q -ntp ${MVN_ARGS:-} -pl packetizer-core -am -Dmaven.test.skip=true compile \
+# Compile packetizer-testkit (which holds the builder) and list its run-time class path.
+cp_file="$root/packetizer-testkit/target/testdata-builder.classpath"
+(cd "$root" && mvn -B -q -ntp ${MVN_ARGS:-} -pl packetizer-testkit -am -Dmaven.test.skip=true compile \
   dependency:build-classpath -Dmdep.includeScope=runtime -Dmdep.outputFile="$cp_file" >&2)
 
 # clang runs in src/main/c with relative paths: the output does not depend on where the repository is.
 cd "$here/src/main/c"
 exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
-  -cp "$root/packetizer-core/target/classes:$(cat "$cp_file")" \
+  -cp "$root/packetizer-testkit/target/classes:$(cat "$cp_file")" \
   org.packetizer.core.toolchain.TestdataBuilder --source . --bitcode ../bc --manifest ../manifest/manifest.json "$@"

@@ -13,7 +13,7 @@ import org.packetizer.core.check.ParamSpec;
 import org.packetizer.core.check.ValueDomain;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmContext;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.toolchain.Manifest;
@@ -138,7 +138,7 @@ record CheckPlan(List<ParamSpec> specs, long ulps, String description) {
     return out;
   }
 
-  static CheckPlan build(Module module, Function scalar, List<ParamKind> kinds, boolean masked, int width,
+  static CheckPlan build(LlvmModule module, Function scalar, List<ParamKind> kinds, boolean masked, int width,
       Optional<Manifest.Entry> kernel, Ranges ranges, Buffers buffers) {
     List<ParamSpec> specs = new ArrayList<>();
     List<String> fromBuffer = new ArrayList<>();
@@ -218,7 +218,7 @@ record CheckPlan(List<ParamSpec> specs, long ulps, String description) {
     throw CliException.usage("--check cannot generate values of type " + t + " for " + label);
   }
 
-  private static ParamSpec buffer(Module module, Manifest.Param mp, ParamKind k, int width, String label) {
+  private static ParamSpec buffer(LlvmModule module, Manifest.Param mp, ParamKind k, int width, String label) {
     Type pointee = parseType(module.context(), mp.pointee(), label);
     ParamSpec.Direction dir = switch (mp.direction() == null ? "inout" : mp.direction()) {
       case "in" -> ParamSpec.Direction.IN;
@@ -228,7 +228,7 @@ record CheckPlan(List<ParamSpec> specs, long ulps, String description) {
     return buffer(module, pointee, mp.count() == null ? 1 : mp.count(), dir, init(mp.init()), k, width, label);
   }
 
-  private static ParamSpec buffer(Module module, Type pointee, long count, ParamSpec.Direction dir, BufferInit init,
+  private static ParamSpec buffer(LlvmModule module, Type pointee, long count, ParamSpec.Direction dir, BufferInit init,
       ParamKind k, int width, String label) {
     return switch (k) {
       case ParamKind.SoaPointer s -> ParamSpec.soaPtr(pointee, count, dir, init);

@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.packetizer.core.check.CheckResult;
 import org.packetizer.core.check.DifferentialCheck;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 
 /**
  * Runs {@code --check}: JIT-compiles the module (a copy) and compares the packet function with the
@@ -23,7 +23,7 @@ final class Checker {
    * @param cpu      JIT for this CPU (null: the host's)
    * @param features with these features (null: "" with a cpu, the host's without)
    */
-  static Outcome run(Module module, String scalar, String simd, int width, CheckPlan plan, int runs, long seed,
+  static Outcome run(LlvmModule module, String scalar, String simd, int width, CheckPlan plan, int runs, long seed,
       String cpu, String features, int timeoutSeconds, org.packetizer.core.api.PacketizerOptions.VectorMath math) {
     // with libmvec the reference uses the same vector math variants, so the comparison stays bit-exact
     scalar = org.packetizer.core.check.VectorMathReference.referenceFor(module, scalar, width, math);

@@ -12,12 +12,12 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
-import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmContext;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.toolchain.Manifest;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -96,7 +96,7 @@ final class DemoCommand implements Callable<Integer> {
     out.println(wrap(e.description(), "  "));
     out.println("  " + prototype(e));
     String bundled = "testdata-bitcode/src/main/bc/" + e.bitcode();
-    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(man.bitcode(e), e.bitcode())) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(man.bitcode(e), e.bitcode())) {
       Function scalar = m.function(e.function()).orElseThrow();
       // compile for this machine, as a user targeting it would (-march=native): the packet function
       // inherits these attributes and picks its vector math variants from them

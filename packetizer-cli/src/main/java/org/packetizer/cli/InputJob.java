@@ -18,14 +18,14 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
-import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrLoadException;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmException;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.mapping.VectorAbi;
 import org.packetizer.core.toolchain.IsolatedLoad;
 import org.packetizer.core.toolchain.Manifest;
@@ -93,7 +93,7 @@ final class InputJob implements Callable<InputJob.Result> {
     bytes = read();
     // bitcode is read once in a child process first: LLVM's reader crashes on some corrupt files,
     // which in this JVM would end the whole batch (IsolatedLoad)
-    try (LlvmContext ctx = LlvmContext.create(); Module m = IsolatedLoad.load(ctx, bytes, input.name())) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = IsolatedLoad.load(ctx, bytes, input.name())) {
       List<FunctionSpec> fns = functions(m);
       List<PacketizationResult> done = new ArrayList<>();
       for (int fi = 0; fi < fns.size(); fi++) {
@@ -169,7 +169,7 @@ final class InputJob implements Callable<InputJob.Result> {
     }
   }
 
-  private List<FunctionSpec> functions(Module m) {
+  private List<FunctionSpec> functions(LlvmModule m) {
     if (!s.functions().isEmpty()) return s.functions();
     List<Function> defined = m.functions().stream().filter(f -> !f.isDeclaration()).toList();
     if (defined.size() == 1) return List.of(new FunctionSpec(defined.get(0).name(), null));
@@ -185,7 +185,7 @@ final class InputJob implements Callable<InputJob.Result> {
    * other function the packetization defined (the N-wide function of a wrapper, packet versions of
    * callees): they do the work.
    */
-  private void applyTarget(Module m, Set<String> before) {
+  private void applyTarget(LlvmModule m, Set<String> before) {
     if (s.targetCpu() == null && s.targetFeatures() == null) return;
     for (Function f : m.functions()) {
       if (f.isDeclaration() || before.contains(f.name())) continue;
@@ -194,7 +194,7 @@ final class InputJob implements Callable<InputJob.Result> {
     }
   }
 
-  private static Set<String> functionNames(Module m) {
+  private static Set<String> functionNames(LlvmModule m) {
     Set<String> out = new HashSet<>();
     for (Function f : m.functions()) out.add(f.name());
     return out;
@@ -205,7 +205,7 @@ final class InputJob implements Callable<InputJob.Result> {
    * {@code <simd>.n<N>} and the W-wide wrapper around it (--wrapper loop, or auto where it chose
    * loop); for --wrapper loop without a wrapper, why not. Empty for the direct form otherwise.
    */
-  private Optional<String> wrapperLine(Module m, PacketizationResult r, Set<String> before) {
+  private Optional<String> wrapperLine(LlvmModule m, PacketizationResult r, Set<String> before) {
     String simd = r.packetFunction();
     for (int n = r.width() / 2; n >= 1; n /= 2) {
       String inner = simd + ".n" + n;
@@ -240,7 +240,7 @@ final class InputJob implements Callable<InputJob.Result> {
    * follows the variant (LLVM's loop vectorizer, through the annotated call sites) would pass the
    * vectors in other registers than the function reads.
    */
-  private void vectorAbiTargetWarning(Module m, PacketizationResult r) {
+  private void vectorAbiTargetWarning(LlvmModule m, PacketizationResult r) {
     if (s.targetCpu() == null && s.targetFeatures() == null) return;
     Function scalar = m.function(r.scalarFunction()).orElseThrow();
     Function packet = m.function(r.packetFunction()).orElseThrow();
@@ -283,7 +283,7 @@ final class InputJob implements Callable<InputJob.Result> {
     }
   }
 
-  private void dot(Module m, PacketizationResult r) {
+  private void dot(LlvmModule m, PacketizationResult r) {
     String prefix = s.prefixDot() ? stem(input) + "." : "";
     try {
       Files.createDirectories(s.dotDir());
@@ -306,7 +306,7 @@ final class InputJob implements Callable<InputJob.Result> {
     }
   }
 
-  private void check(byte[] bytes, Module m, PacketizationResult r) {
+  private void check(byte[] bytes, LlvmModule m, PacketizationResult r) {
     Function scalar = m.function(r.scalarFunction()).orElseThrow();
     for (String bad : CheckPlan.unknownNames(s.ranges().byParam().keySet(), scalar)) {
       warning("--range " + bad + "=...: @" + r.scalarFunction() + " has no parameter named or numbered '" + bad + "'");

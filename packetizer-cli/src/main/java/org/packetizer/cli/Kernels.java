@@ -8,7 +8,7 @@ import java.util.Optional;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.SizeTPointer;
 import org.packetizer.core.ir.Function;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.toolchain.Manifest;
 
@@ -45,7 +45,7 @@ final class Kernels {
    * same bitcode bytes, or (e.g. after llvm-dis or re-optimisation) the same source file name,
    * function name and parameter types.
    */
-  static Optional<Manifest.Entry> match(byte[] input, Module module, Function scalar) {
+  static Optional<Manifest.Entry> match(byte[] input, LlvmModule module, Function scalar) {
     Optional<Manifest> man = manifest();
     if (man.isEmpty()) return Optional.empty();
     List<Manifest.Entry> byName = man.get().kernels().stream().filter(e -> e.function().equals(scalar.name())).toList();
@@ -72,7 +72,7 @@ final class Kernels {
     return true;
   }
 
-  static String sourceFileName(Module m) {
+  static String sourceFileName(LlvmModule m) {
     try (SizeTPointer len = new SizeTPointer(1)) {
       BytePointer p = LLVMGetSourceFileName(m.ref(), len);
       return p == null || p.isNull() ? "" : p.getString();

@@ -19,7 +19,7 @@ import java.util.concurrent.Future;
 import org.packetizer.core.api.IntegerMasks;
 import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.ParamKind;
-import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.WrapperMode;
 import picocli.CommandLine;

@@ -14,7 +14,7 @@ import java.util.SplittableRandom;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.ir.Llvm;
 import org.packetizer.core.ir.LlvmContext;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.jit.Jit;
 import org.packetizer.core.toolchain.Manifest;
 
@@ -48,13 +48,13 @@ final class SpeedBench {
         && layout(e.returns().type()) != null;
   }
 
-  static Outcome run(Module module, Manifest.Entry e, String scalar, String packet, List<ParamKind> kinds, int width,
+  static Outcome run(LlvmModule module, Manifest.Entry e, String scalar, String packet, List<ParamKind> kinds, int width,
       boolean masked, long elements, int runs, long targetMillis) {
     String cpu = Llvm.hostCpuName(), features = Llvm.hostCpuFeatures();
     try (Jit jit = Jit.forTarget(cpu, features); LlvmContext ctx = LlvmContext.create()) {
       // both functions are compiled for this CPU (the bundled bitcode targets generic x86-64)
       jit.addModule(module, cpu, features);
-      try (Module driver = ctx.parseIr(driverIr(e, scalar, packet, kinds, width, masked), "packetize-demo-driver.ll")) {
+      try (LlvmModule driver = ctx.parseIr(driverIr(e, scalar, packet, kinds, width, masked), "packetize-demo-driver.ll")) {
         jit.addModule(driver, cpu, features);
       }
       MethodHandle s = handle(jit.lookup(SCALAR_DRIVER)), p = handle(jit.lookup(PACKET_DRIVER));

@@ -12,20 +12,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The bad-input table (packetizer-core/src/test/resources/badinput/README.md) through the command:
+ * The bad-input table (packetizer-tests/src/test/resources/badinput/README.md) through the command:
  * each row's exit code and message, no stack trace, no output file when nothing was packetized. The
- * inputs are read from packetizer-core's test resources (the same files as the API-level
+ * inputs are read from packetizer-tests' test resources (the same files as the API-level
  * BadInputTest).
  */
 class BadInputCliTest {
   @TempDir Path dir;
 
   static Path badinput() {
-    for (String p : List.of("../packetizer-core/src/test/resources/badinput", "packetizer-core/src/test/resources/badinput")) {
+    for (String p : List.of("../packetizer-tests/src/test/resources/badinput", "packetizer-tests/src/test/resources/badinput")) {
       Path d = Path.of(p);
       if (Files.isDirectory(d)) return d.toAbsolutePath().normalize();
     }
-    throw new IllegalStateException("cannot find packetizer-core/src/test/resources/badinput from " + Path.of("").toAbsolutePath());
+    throw new IllegalStateException("cannot find packetizer-tests/src/test/resources/badinput from " + Path.of("").toAbsolutePath());
   }
 
   /** Copies badinput/{@code name} into the temporary folder (outputs go beside inputs). */

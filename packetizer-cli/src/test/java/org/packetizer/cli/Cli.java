@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.packetizer.core.ir.LlvmContext;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.toolchain.Manifest;
 import picocli.CommandLine;
 
@@ -122,7 +122,7 @@ final class Cli {
 
   /** Loads an output module and returns the verifier's complaint, if any, and its functions' text. */
   static Loaded load(byte[] bytes, String name) {
-    try (LlvmContext ctx = LlvmContext.create(); Module m = ctx.load(bytes, name)) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bytes, name)) {
       List<String> defined = m.functions().stream().filter(f -> !f.isDeclaration()).map(f -> f.name()).toList();
       return new Loaded(m.verify(), defined, m.toIr());
     }

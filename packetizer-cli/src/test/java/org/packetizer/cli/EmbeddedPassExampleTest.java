@@ -29,7 +29,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
-import org.packetizer.core.api.Packetizer;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.VectorMapping;
 
@@ -373,7 +373,7 @@ class EmbeddedPassExampleTest {
     System.out.println("EmbeddedPassExampleTest: native heap floor grew by " + grown / 1024 + " kB over " + rounds + " rounds");
     // HotSpot's own native allocations (compiler arenas) move glibc's floor by up to ~6.5 MB between
     // samples; a leaked context, module or JIT per round (250 kB or more each) adds >= 10 MB over
-    // these 40 rounds. Fine-grained leak detection: SoakTest in packetizer-core (own JVM, 350 rounds).
+    // these 40 rounds. Fine-grained leak detection: SoakTest in packetizer-tests (own JVM, 350 rounds).
     assertTrue(grown < 10L * 1024 * 1024, "the native heap floor grew by " + grown / 1024 + " kB over " + rounds + " rounds");
   }
 

@@ -16,7 +16,7 @@ import org.packetizer.analysis.divergence.OpKind;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.analysis.divergence.SsaFunction;
 import org.packetizer.core.ir.Block;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
@@ -24,7 +24,7 @@ import org.packetizer.core.ir.Value;
 /** Shows an LLVM function to packetizer-analysis: its CFG and its SSA values. */
 public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
   private final org.packetizer.core.ir.Function fn;
-  private final Module module;
+  private final LlvmModule module;
   private final Cfg<Block> cfg;
   private final Map<Block, List<Value>> instructions = new HashMap<>();
   private final Map<Value, Block> blockOf = new HashMap<>();
@@ -32,7 +32,7 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
   private final BiFunction<Value, Function<Value, Shape>, Optional<Shape>> custom;
   private final java.util.function.Predicate<Value> pureCall;
 
-  public LlvmSsaFunction(Module module, org.packetizer.core.ir.Function fn,
+  public LlvmSsaFunction(LlvmModule module, org.packetizer.core.ir.Function fn,
       java.util.function.Predicate<Value> pureCall,
       BiFunction<Value, Function<Value, Shape>, Optional<Shape>> custom) {
     this.fn = fn;

@@ -20,6 +20,9 @@ public final class Block {
 
   public LLVMBasicBlockRef ref() { return ref; }
 
+  /** A key identifying the native block (equal for equal blocks), for maps keyed by identity. */
+  public long id() { return ref.address(); }
+
   public String name() {
     var p = LLVMGetBasicBlockName(ref);
     return p == null || p.isNull() ? "" : p.getString();
@@ -48,6 +51,19 @@ public final class Block {
   }
 
   public Value firstInstruction() { return Value.ofNullable(LLVMGetFirstInstruction(ref)); }
+
+  /** The first instruction that is not a phi. */
+  public Value firstNonPhi() {
+    Value i = firstInstruction();
+    while (i != null && i.opcode() == Opcode.PHI) i = i.nextInstruction();
+    return i;
+  }
+
+  /** The next block of the function, or null after the last. */
+  public Block next() {
+    LLVMBasicBlockRef n = LLVMGetNextBasicBlock(ref);
+    return n == null || n.isNull() ? null : new Block(n);
+  }
 
   /** The terminator, or null for a block under construction. */
   public Value terminator() { return Value.ofNullable(LLVMGetBasicBlockTerminator(ref)); }

@@ -47,6 +47,12 @@ public final class Function extends Value {
 
   public Block entry() { return new Block(LLVMGetEntryBasicBlock(ref)); }
 
+  /** The module the function lives in (borrowed: closing it does nothing). */
+  public LlvmModule module() { return LlvmModule.borrow(LLVMGetGlobalParent(ref)); }
+
+  /** Internal linkage: not visible outside its module. */
+  public void setInternalLinkage() { LLVMSetLinkage(ref, LLVMInternalLinkage); }
+
   public Block appendBlock(String name) {
     return new Block(LLVMAppendBasicBlockInContext(LLVMGetTypeContext(LLVMTypeOf(ref)), ref, name));
   }
@@ -129,6 +135,9 @@ public final class Function extends Value {
     LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(ref, LLVMAttributeFunctionIndex, kind);
     return a == null || a.isNull() ? -1 : LLVMGetEnumAttributeValue(a);
   }
+
+  /** Whether the verifier accepts this function alone (no message is built). */
+  public boolean isValid() { return LLVMVerifyFunction(ref, LLVMReturnStatusAction) == 0; }
 
   /** Verifies this function alone; the verifier's message when broken. */
   public Optional<String> verify() {

@@ -15,7 +15,7 @@ public final class FunctionCloner {
   private FunctionCloner() {}
 
   /** Clones {@code f} into a new function named {@code newName} with the same type and attributes. */
-  public static Function cloneInModule(Module m, Function f, String newName) {
+  public static Function cloneInModule(LlvmModule m, Function f, String newName) {
     Function g = m.addFunction(newName, f.functionType());
     g.setLinkage(LLVMInternalLinkage);
     g.setCallingConvention(f.callingConvention());

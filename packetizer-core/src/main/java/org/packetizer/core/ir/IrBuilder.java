@@ -102,6 +102,17 @@ public final class IrBuilder implements AutoCloseable {
 
   public Value freeze(Value v, String n) { return Value.of(LLVMBuildFreeze(b(), v.ref(), n)); }
 
+  public Value sext(Value v, Type to, String n) { return Value.of(LLVMBuildSExt(b(), v.ref(), to.ref(), n)); }
+
+  /** {@code icmp eq a, c}. */
+  public Value icmpEq(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntEQ, a.ref(), c.ref(), n)); }
+
+  /** {@code icmp slt a, c} (signed less than). */
+  public Value icmpSlt(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntSLT, a.ref(), c.ref(), n)); }
+
+  /** Inserts an instruction taken out of its block ({@link Value#removeFromParent}) at the insertion point. */
+  public void insert(Value instruction) { LLVMInsertIntoBuilder(b(), instruction.ref()); }
+
   // ---- vectors ----
 
   public Value extractElement(Value vec, Value idx, String n) { return Value.of(LLVMBuildExtractElement(b(), vec.ref(), idx.ref(), n)); }

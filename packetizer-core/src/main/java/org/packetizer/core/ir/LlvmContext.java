@@ -52,8 +52,8 @@ public final class LlvmContext implements AutoCloseable {
 
   // ---- modules ----
 
-  public Module createModule(String name) {
-    return Module.own(LLVMModuleCreateWithNameInContext(name, ref()), this);
+  public LlvmModule createModule(String name) {
+    return LlvmModule.own(LLVMModuleCreateWithNameInContext(name, ref()), this);
   }
 
   /**
@@ -61,7 +61,7 @@ public final class LlvmContext implements AutoCloseable {
    *
    * @throws IrLoadException with the file name and the parser's message
    */
-  public Module load(Path file) {
+  public LlvmModule load(Path file) {
     byte[] bytes;
     try {
       bytes = Files.readAllBytes(file);
@@ -72,7 +72,7 @@ public final class LlvmContext implements AutoCloseable {
   }
 
   /** Loads bitcode or textual IR from bytes; {@code name} is used in messages and as module id. */
-  public Module load(byte[] bytes, String name) {
+  public LlvmModule load(byte[] bytes, String name) {
     return isBitcode(bytes) ? parseBitcode(bytes, name) : parseIr(new String(bytes, java.nio.charset.StandardCharsets.UTF_8), name);
   }
 
@@ -82,7 +82,7 @@ public final class LlvmContext implements AutoCloseable {
         || ((b[0] & 0xff) == 0xDE && (b[1] & 0xff) == 0xC0 && b[2] == 0x17 && (b[3] & 0xff) == 0x0B));
   }
 
-  public Module parseBitcode(byte[] bytes, String name) {
+  public LlvmModule parseBitcode(byte[] bytes, String name) {
     if (bytes.length == 0) throw new IrLoadException(name, "empty input (0 bytes)", null);
     LLVMMemoryBufferRef buf = memoryBuffer(bytes, name);
     try {
@@ -93,13 +93,13 @@ public final class LlvmContext implements AutoCloseable {
         throw new IrLoadException(name, text, null);
       }
       LLVMSetModuleIdentifier(m, name, name.length());
-      return Module.own(m, this);
+      return LlvmModule.own(m, this);
     } finally {
       LLVMDisposeMemoryBuffer(buf);
     }
   }
 
-  public Module parseIr(String text, String name) {
+  public LlvmModule parseIr(String text, String name) {
     if (text.isEmpty()) throw new IrLoadException(name, "empty input (0 bytes)", null);
     // LLVMParseIRInContext takes ownership of the buffer.
     LLVMMemoryBufferRef buf = memoryBuffer(text.getBytes(java.nio.charset.StandardCharsets.UTF_8), name);
@@ -109,7 +109,7 @@ public final class LlvmContext implements AutoCloseable {
       throw new IrLoadException(name, msg.isNull() ? "invalid IR" : Llvm.takeMessage(msg), null);
     }
     LLVMSetModuleIdentifier(m, name, name.length());
-    return Module.own(m, this);
+    return LlvmModule.own(m, this);
   }
 
   private static LLVMMemoryBufferRef memoryBuffer(byte[] bytes, String name) {
@@ -173,7 +173,7 @@ public final class LlvmContext implements AutoCloseable {
 
   /**
    * Disposes an owned context and with it every module still in it (LLVM frees them): their {@link
-   * Module} objects then refuse to be used, and closing them does nothing.
+   * LlvmModule} objects then refuse to be used, and closing them does nothing.
    */
   @Override
   public void close() {

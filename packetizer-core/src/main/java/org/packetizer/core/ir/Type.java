@@ -79,6 +79,9 @@ public final class Type {
   public long arrayLength() { return LLVMGetArrayLength2(ref); }
 
   /** A fixed vector of {@code n} elements of this type. */
+  /** The poison value of this type. */
+  public Value poison() { return Value.of(LLVMGetPoison(ref)); }
+
   public Type vectorOf(int n) { return new Type(LLVMVectorType(ref, n)); }
 
   /** An array of {@code n} elements of this type. */

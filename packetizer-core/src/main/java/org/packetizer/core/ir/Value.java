@@ -27,6 +27,9 @@ public class Value {
 
   public LLVMValueRef ref() { return ref; }
 
+  /** A key identifying the native value (equal for equal values), for maps keyed by identity. */
+  public long id() { return ref.address(); }
+
   public Type type() { return new Type(LLVMTypeOf(ref)); }
 
   public String name() {
@@ -124,10 +127,160 @@ public class Value {
 
   public Value nextInstruction() { return Value.ofNullable(LLVMGetNextInstruction(ref)); }
 
+  /** Takes the instruction out of its block without deleting it (put it back with {@link IrBuilder#insert}). */
+  public void removeFromParent() { LLVMInstructionRemoveFromParent(ref); }
+
+  /** Whether this instruction comes later than {@code earlier} in the same block. */
+  public boolean comesAfter(Value earlier) {
+    for (Value i = earlier.nextInstruction(); i != null; i = i.nextInstruction()) if (i.equals(this)) return true;
+    return false;
+  }
+
+  /** The index of the first operand that is {@code v}. */
+  public int operandIndexOf(Value v) {
+    int n = numOperands();
+    for (int k = 0; k < n; k++) if (LLVMGetOperand(ref, k).address() == v.ref.address()) return k;
+    throw new IllegalStateException("operand not found");
+  }
+
+  // constants
+  /** A null constant (zero, zeroinitializer, null pointer). */
+  public boolean isNullValue() { return LLVMIsNull(ref) != 0; }
+  /** A constant (not a constant expression) with every bit set, e.g. {@code splat (i1 true)}. */
+  public boolean isAllOnesValue() {
+    return isConstant() && !isConstantExpr() && ref.address() == LLVMConstAllOnes(LLVMTypeOf(ref)).address();
+  }
+  /** Element {@code i} of a constant vector or aggregate, or null when it has none. */
+  public Value aggregateElement(int i) { return Value.ofNullable(LLVMGetAggregateElement(ref, i)); }
+
+  // shufflevector / insertelement
+  public boolean isShuffleVector() { return isNonNull(LLVMIsAShuffleVectorInst(ref)); }
+  public boolean isInsertElement() { return isNonNull(LLVMIsAInsertElementInst(ref)); }
+  /** The number of elements of a shufflevector's mask; {@link #shuffleMaskValue} reads one. */
+  public int shuffleMaskLength() { return LLVMGetNumMaskElements(ref); }
+  public int shuffleMaskValue(int i) { return LLVMGetMaskValue(ref, i); }
+
+  // instruction flags (the packet instruction keeps the scalar one's)
+  public void setNsw(boolean v) { LLVMSetNSW(ref, v ? 1 : 0); }
+  public void setNuw(boolean v) { LLVMSetNUW(ref, v ? 1 : 0); }
+  public void setExact(boolean v) { LLVMSetExact(ref, v ? 1 : 0); }
+  public void setDisjoint(boolean v) { LLVMSetIsDisjoint(ref, v ? 1 : 0); }
+  public boolean nneg() { return LLVMGetNNeg(ref) != 0; }
+  public void setNneg(boolean v) { LLVMSetNNeg(ref, v ? 1 : 0); }
+  /** Alignment of a load, store, alloca or global. */
+  public void setAlignment(int bytes) { LLVMSetAlignment(ref, bytes); }
+
+  // calls
+  public int instructionCallConv() { return LLVMGetInstructionCallConv(ref); }
+  public void setInstructionCallConv(int cc) { LLVMSetInstructionCallConv(ref, cc); }
+
+  /** Copies {@code from}'s calling convention and call-site attributes (function, return, arguments) to this call. */
+  public void copyCallSiteFrom(Value from) {
+    setInstructionCallConv(from.instructionCallConv());
+    int n = from.numArgOperands();
+    for (int idx = -1; idx <= n; idx++) {
+      int index = idx == -1 ? LLVMAttributeFunctionIndex : idx;
+      int count = LLVMGetCallSiteAttributeCount(from.ref, index);
+      if (count == 0) continue;
+      try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMAttributeRef> pp = new org.bytedeco.javacpp.PointerPointer<>(count)) {
+        LLVMGetCallSiteAttributes(from.ref, index, pp);
+        for (int i = 0; i < count; i++) LLVMAddCallSiteAttribute(ref, index, new org.bytedeco.llvm.LLVM.LLVMAttributeRef(pp.get(i)));
+      }
+    }
+  }
+
+  /** One entry of clang's {@code !tbaa.struct} on a memory intrinsic: a field's offset, size and TBAA scalar type name. */
+  public record TbaaField(long offset, long size, String typeName) { }
+
+  /**
+   * The fields clang's {@code !tbaa.struct} lists on this call (struct assignments carry it), or an
+   * empty list when it has none or the metadata is not in that form.
+   */
+  public List<TbaaField> tbaaStruct() {
+    List<TbaaField> out = new ArrayList<>();
+    String kindName = "tbaa.struct";
+    int kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(ref)), kindName, kindName.length());
+    LLVMValueRef md = LLVMGetMetadata(ref, kind);
+    if (md == null || md.isNull()) return out;
+    List<LLVMValueRef> ops = mdOperands(md);
+    for (int i = 0; i + 1 < ops.size(); i += 3) {
+      LLVMValueRef off = ops.get(i), size = ops.get(i + 1);
+      if (off == null || size == null || LLVMIsAConstantInt(off) == null || LLVMIsAConstantInt(size) == null) return new ArrayList<>();
+      String type = i + 2 < ops.size() ? tbaaTypeName(ops.get(i + 2)) : "";
+      out.add(new TbaaField(LLVMConstIntGetZExtValue(off), LLVMConstIntGetZExtValue(size), type));
+    }
+    return out;
+  }
+
+  private static List<LLVMValueRef> mdOperands(LLVMValueRef md) {
+    List<LLVMValueRef> out = new ArrayList<>();
+    if (md == null || md.isNull() || LLVMIsAMDNode(md) == null) return out;
+    int n = LLVMGetMDNodeNumOperands(md);
+    if (n == 0) return out;
+    try (org.bytedeco.javacpp.PointerPointer<LLVMValueRef> pp = new org.bytedeco.javacpp.PointerPointer<>(n)) {
+      LLVMGetMDNodeOperands(md, pp);
+      for (int i = 0; i < n; i++) {
+        LLVMValueRef v = new LLVMValueRef(pp.get(i));
+        out.add(v.isNull() ? null : v);
+      }
+    }
+    return out;
+  }
+
+  /** The name of a TBAA access tag's scalar type ({@code !{!type, !type, i64 0}}, type {@code !{!"name", ...}}). */
+  private static String tbaaTypeName(LLVMValueRef tag) {
+    List<LLVMValueRef> t = mdOperands(tag);
+    if (t.isEmpty() || t.getFirst() == null) return "";
+    List<LLVMValueRef> n = mdOperands(t.getFirst());
+    if (n.isEmpty() || n.getFirst() == null || LLVMIsAMDString(n.getFirst()) == null) return "";
+    int[] len = new int[1];
+    org.bytedeco.javacpp.BytePointer bp = LLVMGetMDString(n.getFirst(), len);
+    if (bp == null || bp.isNull()) return "";
+    String str = bp.getString();
+    return str.substring(0, Math.min(len[0], str.length()));
+  }
+
+  /** Whether this global variable is constant. */
+  public boolean isGlobalConstant() { return isGlobalVariable() && LLVMIsGlobalConstant(ref) != 0; }
+
+  /** A global variable's initializer. */
+  public Optional<Value> initializer() { return isGlobalVariable() ? Optional.ofNullable(Value.ofNullable(LLVMGetInitializer(ref))) : Optional.empty(); }
+
+  /** A call site's function-level string attribute. */
+  public Optional<String> callSiteStringAttribute(String key) {
+    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMGetCallSiteStringAttribute(ref, LLVMAttributeFunctionIndex, key, key.length());
+    if (a == null || a.isNull()) return Optional.empty();
+    try (org.bytedeco.javacpp.IntPointer len = new org.bytedeco.javacpp.IntPointer(1)) {
+      org.bytedeco.javacpp.BytePointer p = LLVMGetStringAttributeValue(a, len);
+      return Optional.of(p == null || p.isNull() ? "" : p.getString());
+    }
+  }
+
+  /** Sets (replaces) a call site's function-level string attribute. */
+  public void setCallSiteStringAttribute(String key, String value) {
+    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMCreateStringAttribute(LLVMGetTypeContext(LLVMTypeOf(ref)), key, key.length(),
+        value, value.length());
+    LLVMRemoveCallSiteStringAttribute(ref, LLVMAttributeFunctionIndex, key, key.length());
+    LLVMAddCallSiteAttribute(ref, LLVMAttributeFunctionIndex, a);
+  }
+
   // phi
   public int incomingCount() { return LLVMCountIncoming(ref); }
   public Value incomingValue(int i) { return new Value(LLVMGetIncomingValue(ref, i)); }
   public Block incomingBlock(int i) { return new Block(LLVMGetIncomingBlock(ref, i)); }
+  /** Adds the incoming pairs (values.get(k), blocks.get(k)) to this phi at once. */
+  public void addIncoming(List<Value> values, List<Block> blocks) {
+    int k = values.size();
+    try (var vs = new org.bytedeco.javacpp.PointerPointer<LLVMValueRef>(k);
+         var bs = new org.bytedeco.javacpp.PointerPointer<LLVMBasicBlockRef>(k)) {
+      for (int j = 0; j < k; j++) {
+        vs.put(j, values.get(j).ref);
+        bs.put(j, blocks.get(j).ref());
+      }
+      LLVMAddIncoming(ref, vs, bs, k);
+    }
+  }
+
   public void addIncoming(Value v, Block b) {
     try (var vs = new org.bytedeco.javacpp.PointerPointer<LLVMValueRef>(1);
          var bs = new org.bytedeco.javacpp.PointerPointer<LLVMBasicBlockRef>(1)) {

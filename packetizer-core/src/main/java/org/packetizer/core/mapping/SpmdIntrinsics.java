@@ -13,7 +13,7 @@ import org.packetizer.analysis.divergence.DivergenceAnalysis;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.ir.IrBuilder;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
@@ -61,12 +61,12 @@ public final class SpmdIntrinsics {
 
   private static final List<String> SUFFIXES = List.of("i32", "i64", "f32", "f64");
 
-  private final Module module;
+  private final LlvmModule module;
   private final int width;
   private final String function;
 
   /** For packetizing {@code function} (the scalar name, for messages) at width {@code width}. */
-  public SpmdIntrinsics(Module module, int width, String function) {
+  public SpmdIntrinsics(LlvmModule module, int width, String function) {
     this.module = module;
     this.width = width;
     this.function = function;

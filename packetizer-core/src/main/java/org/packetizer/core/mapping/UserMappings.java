@@ -8,7 +8,7 @@ import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.VectorMapping;
 import org.packetizer.core.ir.IrBuilder;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 
@@ -19,11 +19,11 @@ import org.packetizer.core.ir.Value;
  */
 public final class UserMappings {
   private final List<VectorMapping> mappings;
-  private final Module module;
+  private final LlvmModule module;
   private final int width;
   private final String function;
 
-  public UserMappings(List<VectorMapping> mappings, Module module, int width, String function) {
+  public UserMappings(List<VectorMapping> mappings, LlvmModule module, int width, String function) {
     this.mappings = mappings;
     this.module = module;
     this.width = width;

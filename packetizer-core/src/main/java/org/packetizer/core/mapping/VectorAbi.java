@@ -1,17 +1,13 @@
 package org.packetizer.core.mapping;
 
-import static org.bytedeco.llvm.global.LLVM.*;
-
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.bytedeco.llvm.LLVM.LLVMAttributeRef;
-import org.bytedeco.llvm.LLVM.LLVMValueRef;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.ir.Function;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Value;
 
@@ -161,13 +157,13 @@ public final class VectorAbi {
    * direct call of {@code scalarName} in the module (keeping the entries already there, without
    * duplicates). Returns the number of call sites annotated.
    */
-  public static int annotateCallSites(Module module, String scalarName, String entry) {
+  public static int annotateCallSites(LlvmModule module, String scalarName, String entry) {
     Optional<Function> scalar = module.function(scalarName);
     if (scalar.isEmpty()) return 0;
     int n = 0;
     for (Value u : scalar.get().users()) {
       if (!u.isInstruction() || u.opcode() != Opcode.CALL || !u.calledOperand().equals(scalar.get())) continue;
-      addEntry(u.ref(), entry);
+      addEntry(u, entry);
       n++;
     }
     return n;
@@ -175,29 +171,20 @@ public final class VectorAbi {
 
   /** The entries of a call's {@value #ATTRIBUTE} attribute (empty when it has none). */
   public static List<String> entries(Value call) {
-    String s = attribute(call.ref());
+    String s = attribute(call);
     List<String> out = new ArrayList<>();
     if (s.isEmpty()) return out;
     for (String e : s.split(",")) if (!e.isBlank()) out.add(e.strip());
     return out;
   }
 
-  private static String attribute(LLVMValueRef call) {
-    LLVMAttributeRef a = LLVMGetCallSiteStringAttribute(call, LLVMAttributeFunctionIndex, ATTRIBUTE, ATTRIBUTE.length());
-    if (a == null || a.isNull()) return "";
-    try (var len = new org.bytedeco.javacpp.IntPointer(1)) {
-      var p = LLVMGetStringAttributeValue(a, len);
-      return p == null || p.isNull() ? "" : p.getString();
-    }
+  private static String attribute(Value call) {
+    return call.callSiteStringAttribute(ATTRIBUTE).orElse("");
   }
 
-  private static void addEntry(LLVMValueRef call, String entry) {
-    Set<String> all = new LinkedHashSet<>(entries(Value.of(call)));
+  private static void addEntry(Value call, String entry) {
+    Set<String> all = new LinkedHashSet<>(entries(call));
     all.add(entry);
-    String value = String.join(",", all);
-    LLVMAttributeRef a = LLVMCreateStringAttribute(LLVMGetTypeContext(LLVMTypeOf(call)), ATTRIBUTE, ATTRIBUTE.length(),
-        value, value.length());
-    LLVMRemoveCallSiteStringAttribute(call, LLVMAttributeFunctionIndex, ATTRIBUTE, ATTRIBUTE.length());
-    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, a);
+    call.setCallSiteStringAttribute(ATTRIBUTE, String.join(",", all));
   }
 }

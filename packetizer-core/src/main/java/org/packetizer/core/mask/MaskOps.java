@@ -2,7 +2,7 @@ package org.packetizer.core.mask;
 
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrBuilder;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 
@@ -12,12 +12,12 @@ import org.packetizer.core.ir.Value;
  * there (values of inactive lanes may be poison), so edge masks never carry poison into a branch.
  */
 public final class MaskOps {
-  private final Module module;
+  private final LlvmModule module;
   private final IrBuilder b;
   private final int width;
   private final Type maskType;
 
-  public MaskOps(Module module, IrBuilder builder, int width) {
+  public MaskOps(LlvmModule module, IrBuilder builder, int width) {
     this.module = module;
     this.b = builder;
     this.width = width;
@@ -64,10 +64,10 @@ public final class MaskOps {
   }
 
   public static boolean isAllTrue(Value m) {
-    return m.isConstant() && !m.isConstantExpr() && m.equals(Value.of(org.bytedeco.llvm.global.LLVM.LLVMConstAllOnes(m.type().ref())));
+    return m.isAllOnesValue();
   }
 
   public static boolean isAllFalse(Value m) {
-    return m.isConstant() && !m.isConstantExpr() && org.bytedeco.llvm.global.LLVM.LLVMIsNull(m.ref()) != 0;
+    return m.isConstant() && !m.isConstantExpr() && m.isNullValue();
   }
 }

@@ -16,7 +16,7 @@ import org.packetizer.core.api.Remark;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmContext;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.linearize.Schedule;
 import org.packetizer.core.mapping.UserMappings;
@@ -27,7 +27,7 @@ import org.packetizer.core.mapping.UserMappings;
  * remarks. Phases read it; none reaches into another phase's internals.
  */
 public final class PacketizationState {
-  private final Module module;
+  private final LlvmModule module;
   private final PacketizerOptions options;
   private final String scalarName;
   private final Function scalar;
@@ -38,14 +38,14 @@ public final class PacketizationState {
   private final List<ParamKind> paramKinds;
   private final UserMappings mappings;
   private final PureCalls pureCalls;
-  private final org.packetizer.core.widen.SoaPointers soa;
+  private final org.packetizer.core.pipeline.SoaPointers soa;
   private final CalleePacketizer callees;
   private final Stats stats = new Stats();
   private final List<Remark> remarks = new ArrayList<>();
 
-  public PacketizationState(Module module, PacketizerOptions options, String scalarName, Function scalar,
+  public PacketizationState(LlvmModule module, PacketizerOptions options, String scalarName, Function scalar,
       LlvmSsaFunction ssa, CfgAnalyses<Block> cfg, DivergenceInfo<Block, Value> divergence, Schedule<Block> schedule,
-      List<ParamKind> paramKinds, UserMappings mappings, PureCalls pureCalls, org.packetizer.core.widen.SoaPointers soa,
+      List<ParamKind> paramKinds, UserMappings mappings, PureCalls pureCalls, org.packetizer.core.pipeline.SoaPointers soa,
       CalleePacketizer callees) {
     this.soa = soa;
     this.callees = callees;
@@ -62,7 +62,7 @@ public final class PacketizationState {
     this.pureCalls = pureCalls;
   }
 
-  public Module module() { return module; }
+  public LlvmModule module() { return module; }
   public LlvmContext context() { return module.context(); }
   public PacketizerOptions options() { return options; }
   public int width() { return options.width(); }
@@ -81,17 +81,17 @@ public final class PacketizationState {
   public CalleePacketizer callees() { return callees; }
 
   /** Values derived from struct-of-arrays pointer parameters. */
-  public org.packetizer.core.widen.SoaPointers soa() { return soa; }
+  public org.packetizer.core.pipeline.SoaPointers soa() { return soa; }
   public List<Remark> remarks() { return remarks; }
 
   public boolean isPureCall(Value call) { return pureCalls.test(call); }
 
-  private org.packetizer.core.widen.UniformMemory sharedMemory;
+  private org.packetizer.core.pipeline.UniformMemory sharedMemory;
 
   /** Memory at uniform addresses the lanes share (globals, fixed offsets from uniform pointers). */
-  public org.packetizer.core.widen.UniformMemory sharedMemory() { return sharedMemory; }
+  public org.packetizer.core.pipeline.UniformMemory sharedMemory() { return sharedMemory; }
 
-  public void setSharedMemory(org.packetizer.core.widen.UniformMemory m) { this.sharedMemory = m; }
+  public void setSharedMemory(org.packetizer.core.pipeline.UniformMemory m) { this.sharedMemory = m; }
 
   private record Pending(Remark.Kind kind, String block, Value inst, String message) {}
 

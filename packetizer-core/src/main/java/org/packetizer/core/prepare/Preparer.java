@@ -5,7 +5,7 @@ import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmException;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
@@ -25,10 +25,10 @@ public final class Preparer {
   /** The structural canonicalization every packetization needs. */
   public static final String CANONICALIZE = "lower-switch,fix-irreducible,mergereturn,loop-simplify,lcssa";
 
-  public static void prepare(Module module, Function copy, PacketizerOptions options, String scalarName) {
+  public static void prepare(LlvmModule module, Function copy, PacketizerOptions options, String scalarName) {
     try {
-      if (options.prepareOptimize()) Module.runPasses(copy, OPTIMIZE, null);
-      Module.runPasses(copy, CANONICALIZE, null);
+      if (options.prepareOptimize()) LlvmModule.runPasses(copy, OPTIMIZE, null);
+      LlvmModule.runPasses(copy, CANONICALIZE, null);
     } catch (LlvmException e) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL,
           "preparatory passes failed: " + e.getMessage(), scalarName);

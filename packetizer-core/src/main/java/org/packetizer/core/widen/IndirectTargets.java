@@ -1,16 +1,13 @@
 package org.packetizer.core.widen;
 
-import static org.bytedeco.llvm.global.LLVM.*;
-
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.bytedeco.llvm.LLVM.LLVMValueRef;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Function;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 
@@ -32,7 +29,7 @@ public final class IndirectTargets {
    * global array or struct, clang's {@code static} function-pointer tables), the functions of the
    * table; else every address-taken function of the call's type.
    */
-  public static List<Function> candidates(Module m, Value call) {
+  public static List<Function> candidates(LlvmModule m, Value call) {
     Type fnType = call.calledFunctionType();
     Optional<List<Function>> table = tableOf(call.calledOperand(), fnType);
     return table.orElseGet(() -> candidates(m, fnType));
@@ -42,11 +39,11 @@ public final class IndirectTargets {
     if (!callee.isInstruction() || callee.opcode() != Opcode.LOAD) return Optional.empty();
     Value p = callee.operand(0);
     while ((p.isInstruction() || p.isConstantExpr()) && p.opcode() == Opcode.GEP) p = p.operand(0);
-    if (!p.isGlobalVariable() || LLVMIsGlobalConstant(p.ref()) == 0) return Optional.empty();
-    LLVMValueRef init = LLVMGetInitializer(p.ref());
-    if (init == null || init.isNull()) return Optional.empty();
+    if (!p.isGlobalConstant()) return Optional.empty();
+    Optional<Value> init = p.initializer();
+    if (init.isEmpty()) return Optional.empty();
     Set<Function> out = new LinkedHashSet<>();
-    collect(Value.of(init), fnType, out);
+    collect(init.get(), fnType, out);
     if (out.size() > MAX_CANDIDATES) return Optional.empty();
     return Optional.of(new ArrayList<>(out));
   }
@@ -64,7 +61,7 @@ public final class IndirectTargets {
     }
   }
 
-  public static List<Function> candidates(Module m, Type fnType) {
+  public static List<Function> candidates(LlvmModule m, Type fnType) {
     List<Function> out = new ArrayList<>();
     for (Function f : m.functions()) {
       if (out.size() == MAX_CANDIDATES) break;

@@ -1,7 +1,5 @@
 package org.packetizer.core.widen;
 
-import static org.bytedeco.llvm.global.LLVM.*;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,13 +7,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.bytedeco.javacpp.PointerPointer;
-import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
-import org.bytedeco.llvm.LLVM.LLVMBuilderRef;
-import org.bytedeco.llvm.LLVM.LLVMTypeRef;
-import org.bytedeco.llvm.LLVM.LLVMUseRef;
-import org.bytedeco.llvm.LLVM.LLVMValueRef;
+import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.IrBuilder;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
 import org.packetizer.core.wrapper.HardwareWidth;
 
 /**
@@ -67,300 +65,253 @@ public final class MaskDemotion {
 
   /** Rewrites the masks of {@code f}; returns the number of mask instructions rebuilt on integers. */
   public static int run(Function f, int width) {
-    return new Rewriter(f.ref(), width).run();
+    return new Rewriter(f, width).run();
   }
 
   private static final class Rewriter {
-    final LLVMValueRef fn;
+    final Function fn;
     final int w;
-    final LLVMTypeRef maskTy;
-    LLVMTypeRef wideTy;
-    LLVMBuilderRef b;
-    final Map<Long, LLVMValueRef> wide = new HashMap<>();        // mask value -> integer mask
-    final Map<String, LLVMValueRef> narrow = new HashMap<>();    // "value@block" -> icmp slt in that block
-    final List<LLVMValueRef> rebuilt = new ArrayList<>();        // original convertible instructions
-    final Set<Long> convertible = new HashSet<>();
+    final LlvmContext ctx;
+    final Type maskTy;
+    Type wideTy;
+    IrBuilder b;
+    final Map<Value, Value> wide = new HashMap<>();          // mask value -> integer mask
+    final Map<String, Value> narrow = new HashMap<>();       // "value@block" -> icmp slt in that block
+    final List<Value> rebuilt = new ArrayList<>();           // original convertible instructions
+    final Set<Value> convertible = new HashSet<>();
 
-    Rewriter(LLVMValueRef fn, int w) {
+    Rewriter(Function fn, int w) {
       this.fn = fn;
       this.w = w;
-      LLVMTypeRef fnTy = LLVMGlobalGetValueType(fn);
-      this.maskTy = LLVMVectorType(LLVMInt1TypeInContext(LLVMGetTypeContext(fnTy)), w);
+      this.ctx = fn.functionType().context();
+      this.maskTy = ctx.i1().vectorOf(w);
     }
 
-    boolean isMask(LLVMValueRef v) { return LLVMTypeOf(v).address() == maskTy.address(); }
+    boolean isMask(Value v) { return v.type().equals(maskTy); }
 
     int run() {
-      List<LLVMBasicBlockRef> order = reversePostorder();
+      List<Block> order = reversePostorder();
       // which mask instructions are rebuilt on integers, and the lane width: that of the values the
       // masks blend (32 unless 64-bit lanes are the majority)
       int lanes32 = 0;
       int lanes64 = 0;
-      for (LLVMBasicBlockRef bb : order) {
-        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) {
-          int op = LLVMGetInstructionOpcode(i);
-          if (isMask(i) && (op == LLVMAnd || op == LLVMOr || op == LLVMXor || op == LLVMPHI || op == LLVMSelect)) {
-            convertible.add(i.address());
+      for (Block bb : order) {
+        for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
+          Opcode op = i.opcode();
+          if (isMask(i) && (op == Opcode.AND || op == Opcode.OR || op == Opcode.XOR || op == Opcode.PHI || op == Opcode.SELECT)) {
+            convertible.add(i);
           }
-          if (op == LLVMSelect && isMask(LLVMGetOperand(i, 0)) && !isMask(i)) {
-            int bits = elementBits(LLVMTypeOf(i));
+          if (op == Opcode.SELECT && isMask(i.operand(0)) && !isMask(i)) {
+            int bits = elementBits(i.type());
             if (bits == 64) lanes64++;
             else lanes32++;
           }
         }
       }
       if (convertible.isEmpty()) return 0;
-      LLVMTypeRef ctxI = lanes64 > lanes32 ? LLVMInt64TypeInContext(LLVMGetTypeContext(maskTy))
-          : LLVMInt32TypeInContext(LLVMGetTypeContext(maskTy));
-      wideTy = LLVMVectorType(ctxI, w);
-      b = LLVMCreateBuilderInContext(LLVMGetTypeContext(maskTy));
-      try {
+      wideTy = (lanes64 > lanes32 ? ctx.i64() : ctx.i32()).vectorOf(w);
+      try (IrBuilder builder = new IrBuilder(ctx)) {
+        b = builder;
         // phis first (their incoming values may come later in the order), then everything in order
-        List<LLVMValueRef> phis = new ArrayList<>();
-        for (LLVMBasicBlockRef bb : order) {
-          for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) {
-            if (LLVMGetInstructionOpcode(i) != LLVMPHI) break;
-            if (!convertible.contains(i.address())) continue;
-            LLVMPositionBuilderBefore(b, i);
-            LLVMValueRef np = LLVMBuildPhi(b, wideTy, name(i));
-            wide.put(i.address(), np);
+        List<Value> phis = new ArrayList<>();
+        for (Block bb : order) {
+          for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
+            if (i.opcode() != Opcode.PHI) break;
+            if (!convertible.contains(i)) continue;
+            Value np = b.before(i).phi(wideTy, i.name());
+            wide.put(i, np);
             phis.add(i);
           }
         }
-        for (LLVMBasicBlockRef bb : order) {
-          List<LLVMValueRef> insts = new ArrayList<>();
-          for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) insts.add(i);
-          for (LLVMValueRef i : insts) {
-            int op = LLVMGetInstructionOpcode(i);
-            if (op == LLVMPHI) continue;
-            if (convertible.contains(i.address())) {
+        for (Block bb : order) {
+          List<Value> insts = new ArrayList<>();
+          for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) insts.add(i);
+          for (Value i : insts) {
+            Opcode op = i.opcode();
+            if (op == Opcode.PHI) continue;
+            if (convertible.contains(i)) {
               // the operands first (widening a compare inserts its extension elsewhere), then the
               // rebuilt instruction right before the original
-              LLVMValueRef r;
-              if (op == LLVMSelect) {
-                LLVMValueRef c = LLVMGetOperand(i, 0);
-                LLVMValueRef tv = widen(LLVMGetOperand(i, 1));
-                LLVMValueRef fv = widen(LLVMGetOperand(i, 2));
+              Value r;
+              if (op == Opcode.SELECT) {
+                Value c = i.operand(0);
+                Value tv = widen(i.operand(1));
+                Value fv = widen(i.operand(2));
                 if (isMask(c)) {
                   // (c & t) | (~c & f) on integer masks; the poison-safe AND/OR forms directly
-                  LLVMValueRef wc = widen(c);
-                  LLVMPositionBuilderBefore(b, i);
-                  if (LLVMIsNull(fv) != 0) {
-                    r = LLVMBuildAnd(b, wc, tv, name(i));
-                  } else if (LLVMIsNull(tv) != 0) {
-                    r = LLVMBuildAnd(b, LLVMBuildXor(b, wc, LLVMConstAllOnes(wideTy), ""), fv, name(i));
-                  } else if (isAllOnes(tv)) {
-                    r = LLVMBuildOr(b, wc, fv, name(i));
-                  } else if (isAllOnes(fv)) {
-                    r = LLVMBuildOr(b, LLVMBuildXor(b, wc, LLVMConstAllOnes(wideTy), ""), tv, name(i));
+                  Value wc = widen(c);
+                  b.before(i);
+                  if (fv.isNullValue()) {
+                    r = b.and(wc, tv, i.name());
+                  } else if (tv.isNullValue()) {
+                    r = b.and(b.xor(wc, b.allOnes(wideTy), ""), fv, i.name());
+                  } else if (tv.isAllOnesValue()) {
+                    r = b.or(wc, fv, i.name());
+                  } else if (fv.isAllOnesValue()) {
+                    r = b.or(b.xor(wc, b.allOnes(wideTy), ""), tv, i.name());
                   } else {
-                    LLVMValueRef t = LLVMBuildAnd(b, wc, tv, "");
-                    LLVMValueRef nc = LLVMBuildXor(b, wc, LLVMConstAllOnes(wideTy), "");
-                    r = LLVMBuildOr(b, t, LLVMBuildAnd(b, nc, fv, ""), name(i));
+                    Value t = b.and(wc, tv, "");
+                    Value nc = b.xor(wc, b.allOnes(wideTy), "");
+                    r = b.or(t, b.and(nc, fv, ""), i.name());
                   }
                 } else {
-                  LLVMPositionBuilderBefore(b, i);
-                  r = LLVMBuildSelect(b, c, tv, fv, name(i));
+                  r = b.before(i).select(c, tv, fv, i.name());
                 }
               } else {
-                LLVMValueRef x = widen(LLVMGetOperand(i, 0));
-                LLVMValueRef y = widen(LLVMGetOperand(i, 1));
-                LLVMPositionBuilderBefore(b, i);
+                Value x = widen(i.operand(0));
+                Value y = widen(i.operand(1));
+                b.before(i);
                 r = switch (op) {
-                  case LLVMAnd -> LLVMBuildAnd(b, x, y, name(i));
-                  case LLVMOr -> LLVMBuildOr(b, x, y, name(i));
-                  default -> LLVMBuildXor(b, x, y, name(i));
+                  case AND -> b.and(x, y, i.name());
+                  case OR -> b.or(x, y, i.name());
+                  default -> b.xor(x, y, i.name());
                 };
               }
-              wide.put(i.address(), r);
+              wide.put(i, r);
               rebuilt.add(i);
             }
           }
         }
-        for (LLVMValueRef phi : phis) {
-          LLVMValueRef np = wide.get(phi.address());
-          int n = LLVMCountIncoming(phi);
-          try (PointerPointer<LLVMValueRef> vals = new PointerPointer<>(n); PointerPointer<LLVMBasicBlockRef> bbs = new PointerPointer<>(n)) {
-            for (int k = 0; k < n; k++) {
-              LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, k);
-              vals.put(k, widen(LLVMGetIncomingValue(phi, k)));
-              bbs.put(k, from);
-            }
-            LLVMAddIncoming(np, vals, bbs, n);
+        for (Value phi : phis) {
+          Value np = wide.get(phi);
+          int n = phi.incomingCount();
+          List<Value> vals = new ArrayList<>(n);
+          List<Block> bbs = new ArrayList<>(n);
+          for (int k = 0; k < n; k++) {
+            Block from = phi.incomingBlock(k);
+            vals.add(widen(phi.incomingValue(k)));
+            bbs.add(from);
           }
+          np.addIncoming(vals, bbs);
           rebuilt.add(phi);
         }
         // the remaining uses of rebuilt instructions read an i1 mask made from the integer one
-        for (LLVMValueRef old : rebuilt) {
-          List<LLVMUseRef> uses = new ArrayList<>();
-          for (LLVMUseRef u = LLVMGetFirstUse(old); u != null && !u.isNull(); u = LLVMGetNextUse(u)) uses.add(u);
-          for (LLVMUseRef u : uses) {
-            LLVMValueRef user = LLVMGetUser(u);
-            if (convertible.contains(user.address())) continue;  // deleted below
-            int idx = operandIndex(user, old);
-            LLVMValueRef repl = LLVMGetInstructionOpcode(user) == LLVMPHI
-                ? narrowAtEnd(old, LLVMGetIncomingBlock(user, idx))
+        for (Value old : rebuilt) {
+          for (Value user : old.users()) {
+            if (convertible.contains(user)) continue;  // deleted below
+            int idx = user.operandIndexOf(old);
+            Value repl = user.opcode() == Opcode.PHI
+                ? narrowAtEnd(old, user.incomingBlock(idx))
                 : narrowBefore(old, user);
-            LLVMSetOperand(user, idx, repl);
+            user.setOperand(idx, repl);
           }
         }
         // delete the rebuilt instructions (their uses are all among themselves now)
-        for (LLVMValueRef old : rebuilt) LLVMReplaceAllUsesWith(old, LLVMGetPoison(maskTy));
-        for (LLVMValueRef old : rebuilt) LLVMInstructionEraseFromParent(old);
+        for (Value old : rebuilt) old.replaceAllUsesWith(b.poison(maskTy));
+        for (Value old : rebuilt) old.eraseFromParent();
         return rebuilt.size();
       } finally {
-        LLVMDisposeBuilder(b);
+        b = null;
       }
     }
 
     /** The integer mask of {@code v} where {@code v} is used (its definition dominates the use). */
-    LLVMValueRef widen(LLVMValueRef v) {
-      LLVMValueRef r = wide.get(v.address());
+    Value widen(Value v) {
+      Value r = wide.get(v);
       if (r != null) return r;
-      if (LLVMIsConstant(v) != 0) {
+      if (v.isConstant()) {
         r = constant(v);
-      } else if (LLVMIsAArgument(v) != null && !LLVMIsAArgument(v).isNull()) {
-        LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-        LLVMPositionBuilderBefore(b, firstNonPhi(entry));
-        r = LLVMBuildSExt(b, LLVMBuildFreeze(b, v, ""), wideTy, name(v) + ".wide");
+      } else if (v.isArgument()) {
+        b.before(fn.entry().firstNonPhi());
+        r = b.sext(b.freeze(v, ""), wideTy, v.name() + ".wide");
       } else if (splatOf(v) != null) {
         // a uniform condition broadcast to every lane: extend the scalar, then broadcast it (moving
         // an i1 splat into 32-bit lanes took six instructions on AVX2, this takes two or three)
-        LLVMValueRef c = splatOf(v);
-        LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(v));
-        LLVMValueRef x = LLVMBuildSExt(b, LLVMBuildFreeze(b, c, ""), LLVMGetElementType(wideTy), name(v) + ".wide.s");
-        LLVMValueRef ins = LLVMBuildInsertElement(b, LLVMGetPoison(wideTy), x, LLVMConstInt(LLVMInt64TypeInContext(
-            LLVMGetTypeContext(wideTy)), 0, 0), "");
-        r = LLVMBuildShuffleVector(b, ins, LLVMGetPoison(wideTy), LLVMConstNull(LLVMVectorType(LLVMInt32TypeInContext(
-            LLVMGetTypeContext(wideTy)), w)), name(v) + ".wide");
+        Value c = splatOf(v);
+        b.before(v.nextInstruction());
+        Value x = b.sext(b.freeze(c, ""), wideTy.elementType(), v.name() + ".wide.s");
+        Value ins = b.insertElement(b.poison(wideTy), x, b.constInt(ctx.i64(), 0), "");
+        r = b.shuffle(ins, b.poison(wideTy), b.constNull(ctx.i32().vectorOf(w)), v.name() + ".wide");
       } else {
         // a mask made by anything else (compare, call, shuffle, ...): extend right after it
-        LLVMValueRef next = LLVMGetInstructionOpcode(v) == LLVMPHI ? firstNonPhi(LLVMGetInstructionParent(v)) : LLVMGetNextInstruction(v);
-        LLVMPositionBuilderBefore(b, next);
+        Value next = v.opcode() == Opcode.PHI ? v.block().orElseThrow().firstNonPhi() : v.nextInstruction();
+        b.before(next);
         // frozen: the integer AND/OR below are not poison-safe the way the selects they replace were,
         // and lanes no one uses may hold poison (e.g. a compare of a value no lane computed)
-        r = LLVMBuildSExt(b, LLVMBuildFreeze(b, v, ""), wideTy, name(v) + ".wide");
+        r = b.sext(b.freeze(v, ""), wideTy, v.name() + ".wide");
       }
-      wide.put(v.address(), r);
+      wide.put(v, r);
       return r;
     }
 
     /** The scalar i1 {@code v} broadcasts when it is {@code shufflevector (insertelement poison, c, 0), zeroinitializer}. */
-    LLVMValueRef splatOf(LLVMValueRef v) {
-      if (LLVMIsAShuffleVectorInst(v) == null || LLVMIsAShuffleVectorInst(v).isNull()) return null;
-      int n = LLVMGetNumMaskElements(v);
-      for (int k = 0; k < n; k++) if (LLVMGetMaskValue(v, k) != 0) return null;
-      LLVMValueRef ins = LLVMGetOperand(v, 0);
-      if (LLVMIsAInsertElementInst(ins) == null || LLVMIsAInsertElementInst(ins).isNull()) return null;
-      LLVMValueRef idx = LLVMGetOperand(ins, 2);
-      if (LLVMIsAConstantInt(idx) == null || LLVMIsAConstantInt(idx).isNull() || LLVMConstIntGetZExtValue(idx) != 0) return null;
-      return LLVMGetOperand(ins, 1);
+    Value splatOf(Value v) {
+      if (!v.isShuffleVector()) return null;
+      int n = v.shuffleMaskLength();
+      for (int k = 0; k < n; k++) if (v.shuffleMaskValue(k) != 0) return null;
+      Value ins = v.operand(0);
+      if (!ins.isInsertElement()) return null;
+      Value idx = ins.operand(2);
+      if (!idx.isConstantInt() || idx.constIntZExt() != 0) return null;
+      return ins.operand(1);
     }
 
-
-    LLVMValueRef constant(LLVMValueRef v) {
+    Value constant(Value v) {
       // (undefined lanes become false: a refinement, and no poison enters the integer masks)
-      if (LLVMIsUndef(v) != 0 || LLVMIsNull(v) != 0) return LLVMConstNull(wideTy);
-      LLVMValueRef[] lanes = new LLVMValueRef[w];
-      LLVMTypeRef et = LLVMGetElementType(wideTy);
+      if (v.isUndef() || v.isNullValue()) return b.constNull(wideTy);
+      List<Value> lanes = new ArrayList<>(w);
+      Type et = wideTy.elementType();
       for (int k = 0; k < w; k++) {
-        LLVMValueRef e = LLVMGetAggregateElement(v, k);
-        if (e == null || e.isNull() || LLVMIsUndef(e) != 0) lanes[k] = LLVMConstNull(et);
-        else lanes[k] = LLVMConstIntGetZExtValue(e) != 0 ? LLVMConstAllOnes(et) : LLVMConstNull(et);
+        Value e = v.aggregateElement(k);
+        if (e == null || e.isUndef()) lanes.add(b.constNull(et));
+        else lanes.add(e.constIntZExt() != 0 ? b.allOnes(et) : b.constNull(et));
       }
-      try (PointerPointer<LLVMValueRef> pp = new PointerPointer<>(lanes)) {
-        return LLVMConstVector(pp, w);
-      }
+      return b.constVector(lanes);
     }
 
     /** {@code icmp slt wide(v), 0} in the user's block, before its first use there. */
-    LLVMValueRef narrowBefore(LLVMValueRef v, LLVMValueRef user) {
-      LLVMBasicBlockRef bb = LLVMGetInstructionParent(user);
-      String key = v.address() + "@" + bb.address();
-      LLVMValueRef r = narrow.get(key);
+    Value narrowBefore(Value v, Value user) {
+      Block bb = user.block().orElseThrow();
+      String key = v.id() + "@" + bb.id();
+      Value r = narrow.get(key);
       if (r != null) {
-        if (!comesBefore(r, user)) {
+        if (!user.comesAfter(r)) {
           // one conversion per block, before its first use there
-          LLVMInstructionRemoveFromParent(r);
-          LLVMPositionBuilderBefore(b, user);
-          LLVMInsertIntoBuilder(b, r);
+          r.removeFromParent();
+          b.before(user).insert(r);
         }
         return r;
       }
-      LLVMPositionBuilderBefore(b, user);
-      r = LLVMBuildICmp(b, LLVMIntSLT, wide.get(v.address()), LLVMConstNull(wideTy), name(v));
+      r = b.before(user).icmpSlt(wide.get(v), b.constNull(wideTy), v.name());
       narrow.put(key, r);
       return r;
     }
 
     /** {@code icmp slt wide(v), 0} at the end of {@code bb} (for a phi's incoming value). */
-    LLVMValueRef narrowAtEnd(LLVMValueRef v, LLVMBasicBlockRef bb) {
-      String key = v.address() + "@end@" + bb.address();
-      LLVMValueRef r = narrow.get(key);
+    Value narrowAtEnd(Value v, Block bb) {
+      String key = v.id() + "@end@" + bb.id();
+      Value r = narrow.get(key);
       if (r != null) return r;
-      LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(bb));
-      r = LLVMBuildICmp(b, LLVMIntSLT, wide.get(v.address()), LLVMConstNull(wideTy), name(v));
+      r = b.before(bb.terminator()).icmpSlt(wide.get(v), b.constNull(wideTy), v.name());
       narrow.put(key, r);
       return r;
     }
 
-    static boolean isAllOnes(LLVMValueRef v) {
-      return LLVMIsConstant(v) != 0 && LLVMIsAConstantExpr(v) == null | (LLVMIsAConstantExpr(v) != null && LLVMIsAConstantExpr(v).isNull())
-          && v.address() == LLVMConstAllOnes(LLVMTypeOf(v)).address();
+    static int elementBits(Type t) {
+      if (!t.isVector()) return 0;
+      Type e = t.elementType();
+      if (e.isDouble() || e.isPointer()) return 64;
+      if (e.isInteger()) return e.intWidth();
+      return 32;
     }
 
-    static boolean comesBefore(LLVMValueRef a, LLVMValueRef user) {
-      for (LLVMValueRef i = LLVMGetNextInstruction(a); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) {
-        if (i.address() == user.address()) return true;
-      }
-      return false;
-    }
-
-    static int operandIndex(LLVMValueRef user, LLVMValueRef v) {
-      int n = LLVMGetNumOperands(user);
-      for (int k = 0; k < n; k++) if (LLVMGetOperand(user, k).address() == v.address()) return k;
-      throw new IllegalStateException("operand not found");
-    }
-
-    static LLVMValueRef firstNonPhi(LLVMBasicBlockRef bb) {
-      LLVMValueRef i = LLVMGetFirstInstruction(bb);
-      while (LLVMGetInstructionOpcode(i) == LLVMPHI) i = LLVMGetNextInstruction(i);
-      return i;
-    }
-
-    static int elementBits(LLVMTypeRef t) {
-      if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return 0;
-      LLVMTypeRef e = LLVMGetElementType(t);
-      return switch (LLVMGetTypeKind(e)) {
-        case LLVMDoubleTypeKind -> 64;
-        case LLVMIntegerTypeKind -> LLVMGetIntTypeWidth(e);
-        case LLVMPointerTypeKind -> 64;
-        default -> 32;
-      };
-    }
-
-    static String name(LLVMValueRef v) {
-      org.bytedeco.javacpp.BytePointer p = LLVMGetValueName(v);
-      return p == null || p.isNull() ? "" : p.getString();
-    }
-
-    List<LLVMBasicBlockRef> reversePostorder() {
-      List<LLVMBasicBlockRef> out = new ArrayList<>();
-      Set<Long> seen = new HashSet<>();
+    List<Block> reversePostorder() {
+      List<Block> out = new ArrayList<>();
+      Set<Block> seen = new HashSet<>();
       ArrayDeque<Object[]> stack = new ArrayDeque<>();
-      LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-      seen.add(entry.address());
+      Block entry = fn.entry();
+      seen.add(entry);
       stack.push(new Object[] {entry, 0});
       while (!stack.isEmpty()) {
         Object[] top = stack.peek();
-        LLVMBasicBlockRef bb = (LLVMBasicBlockRef) top[0];
+        Block bb = (Block) top[0];
         int k = (Integer) top[1];
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-        int n = LLVMGetNumSuccessors(term);
+        Value term = bb.terminator();
+        int n = term.numSuccessors();
         if (k < n) {
           top[1] = k + 1;
-          LLVMBasicBlockRef s = LLVMGetSuccessor(term, k);
-          if (seen.add(s.address())) stack.push(new Object[] {s, 0});
+          Block s = term.successor(k);
+          if (seen.add(s)) stack.push(new Object[] {s, 0});
         } else {
           stack.pop();
           out.add(bb);

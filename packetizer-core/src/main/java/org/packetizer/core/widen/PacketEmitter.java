@@ -1,7 +1,5 @@
 package org.packetizer.core.widen;
 
-import static org.bytedeco.llvm.global.LLVM.*;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -24,6 +22,8 @@ import org.packetizer.core.mapping.MathMappings;
 import org.packetizer.core.mapping.SpmdIntrinsics;
 import org.packetizer.core.mask.MaskOps;
 import org.packetizer.core.pipeline.PacketizationState;
+import org.packetizer.core.pipeline.SoaPointers;
+import org.packetizer.core.pipeline.UniformMemory;
 
 /**
  * Emits the packet function from the prepared scalar function (thesis 4.2–4.5 in one pass over the
@@ -575,12 +575,12 @@ public final class PacketEmitter {
       packetInst.setFastMathFlags(scalar.fastMathFlags());
     }
     if (op == Opcode.ADD || op == Opcode.SUB || op == Opcode.MUL || op == Opcode.SHL) {
-      if (scalar.nsw()) LLVMSetNSW(packetInst.ref(), 1);
-      if (scalar.nuw()) LLVMSetNUW(packetInst.ref(), 1);
+      if (scalar.nsw()) packetInst.setNsw(true);
+      if (scalar.nuw()) packetInst.setNuw(true);
     }
-    if ((op == Opcode.LSHR || op == Opcode.ASHR) && scalar.isExact()) LLVMSetExact(packetInst.ref(), 1);
-    if (op == Opcode.OR && scalar.isDisjoint()) LLVMSetIsDisjoint(packetInst.ref(), 1);
-    if ((op == Opcode.ZEXT || op == Opcode.UITOFP) && LLVMGetNNeg(scalar.ref()) != 0) LLVMSetNNeg(packetInst.ref(), 1);
+    if ((op == Opcode.LSHR || op == Opcode.ASHR) && scalar.isExact()) packetInst.setExact(true);
+    if (op == Opcode.OR && scalar.isDisjoint()) packetInst.setDisjoint(true);
+    if ((op == Opcode.ZEXT || op == Opcode.UITOFP) && scalar.nneg()) packetInst.setNneg(true);
     return packetInst;
   }
 
@@ -650,7 +650,7 @@ public final class PacketEmitter {
     // one private slot per lane: lane k's object at base + k * size(one)
     Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
     int align = Math.max(inst.alignment(), 16);
-    LLVMSetAlignment(base.ref(), align);
+    base.setAlignment(align);
     Value iota = linearOffsets(b, st.context().i64(), 1);
     return b.gep(one.arrayOf(w), base, List.of(b.i64(0), iota), true, inst.name());
   }
@@ -998,53 +998,22 @@ public final class PacketEmitter {
    */
   private List<long[]> tbaaStructLeaves(Value inst) {
     List<long[]> out = new ArrayList<>();
-    String kindName = "tbaa.struct";
-    int kind = LLVMGetMDKindIDInContext(st.context().ref(), kindName, kindName.length());
-    org.bytedeco.llvm.LLVM.LLVMValueRef md = LLVMGetMetadata(inst.ref(), kind);
-    if (md == null || md.isNull()) return out;
-    int count = LLVMGetMDNodeNumOperands(md);
-    try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMValueRef> ops = new org.bytedeco.javacpp.PointerPointer<>(Math.max(1, count))) {
-      LLVMGetMDNodeOperands(md, ops);
-      for (int i = 0; i + 1 < count; i += 3) {
-        Value off = Value.ofNullable(new org.bytedeco.llvm.LLVM.LLVMValueRef(ops.get(i)));
-        Value size = Value.ofNullable(new org.bytedeco.llvm.LLVM.LLVMValueRef(ops.get(i + 1)));
-        if (off == null || size == null || !off.isConstantInt() || !size.isConstantInt()) return new ArrayList<>();
-        long sz = size.constIntZExt();
-        String type = i + 2 < count ? tbaaTypeName(ops.get(i + 2)) : "";
-        long expected = switch (type) {
-          case "omnipotent char", "char", "signed char", "unsigned char", "_Bool", "bool" -> 1;
-          case "short", "unsigned short" -> 2;
-          case "int", "unsigned int", "float" -> 4;
-          case "long", "unsigned long", "long long", "unsigned long long", "double", "any pointer" -> 8;
-          default -> type.startsWith("p1 ") || type.startsWith("p2 ") || type.startsWith("p3 ") ? 8 : -1;
-        };
-        if (expected != sz) {
-          throw unsupported(inst, "a copy of struct-of-arrays memory whose field at byte " + off.constIntZExt() + " (" + sz
-              + " bytes, TBAA type '" + type + "') is not one scalar: an array or union field has no known struct-of-arrays layout");
-        }
-        out.add(new long[] {off.constIntZExt(), sz});
+    for (Value.TbaaField f : inst.tbaaStruct()) {
+      String type = f.typeName();
+      long expected = switch (type) {
+        case "omnipotent char", "char", "signed char", "unsigned char", "_Bool", "bool" -> 1;
+        case "short", "unsigned short" -> 2;
+        case "int", "unsigned int", "float" -> 4;
+        case "long", "unsigned long", "long long", "unsigned long long", "double", "any pointer" -> 8;
+        default -> type.startsWith("p1 ") || type.startsWith("p2 ") || type.startsWith("p3 ") ? 8 : -1;
+      };
+      if (expected != f.size()) {
+        throw unsupported(inst, "a copy of struct-of-arrays memory whose field at byte " + f.offset() + " (" + f.size()
+            + " bytes, TBAA type '" + type + "') is not one scalar: an array or union field has no known struct-of-arrays layout");
       }
+      out.add(new long[] {f.offset(), f.size()});
     }
     return out;
-  }
-
-  /** The name of the scalar type of a TBAA access tag ({@code !{!type, !type, i64 0}}, type {@code !{!"name", ...}}). */
-  private static String tbaaTypeName(org.bytedeco.javacpp.Pointer tagPtr) {
-    org.bytedeco.llvm.LLVM.LLVMValueRef tag = new org.bytedeco.llvm.LLVM.LLVMValueRef(tagPtr);
-    if (tag.isNull() || LLVMIsAMDNode(tag) == null || LLVMGetMDNodeNumOperands(tag) < 1) return "";
-    try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMValueRef> t = new org.bytedeco.javacpp.PointerPointer<>(LLVMGetMDNodeNumOperands(tag))) {
-      LLVMGetMDNodeOperands(tag, t);
-      org.bytedeco.llvm.LLVM.LLVMValueRef type = new org.bytedeco.llvm.LLVM.LLVMValueRef(t.get(0));
-      if (type.isNull() || LLVMIsAMDNode(type) == null || LLVMGetMDNodeNumOperands(type) < 1) return "";
-      try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMValueRef> n = new org.bytedeco.javacpp.PointerPointer<>(LLVMGetMDNodeNumOperands(type))) {
-        LLVMGetMDNodeOperands(type, n);
-        org.bytedeco.llvm.LLVM.LLVMValueRef name = new org.bytedeco.llvm.LLVM.LLVMValueRef(n.get(0));
-        if (name.isNull() || LLVMIsAMDString(name) == null) return "";
-        int[] len = new int[1];
-        org.bytedeco.javacpp.BytePointer bp = LLVMGetMDString(name, len);
-        return bp == null ? "" : bp.getString().substring(0, Math.min(len[0], bp.getString().length()));
-      }
-    }
   }
 
   /** Lane k's leaf at scalar offset o (size s) of struct-of-arrays pointer q: consecutive when q is uniform. */
@@ -1380,15 +1349,16 @@ public final class PacketEmitter {
     Value target = uniformCallee ? callees
         : b.load(st.context().ptrType(), b.gep(st.context().ptrType(), calleeSlot, List.of(first), true, ""), "icall.target");
     Value group = uniformCallee ? pending
-        : masks.and(pending, b.icmp(LLVMIntEQ, callees, b.splat(target, w, ""), ""), "icall.group");
-    List<Value[]> joins = new ArrayList<>(); // {block, result, pending lanes left}
+        : masks.and(pending, b.icmpEq(callees, b.splat(target, w, ""), ""), "icall.group");
+    record Join(Block from, Value result, Value left) { }
+    List<Join> joins = new ArrayList<>();
     int tried = 0;
     for (Function c : candidates) {
       Block hit = packet.appendBlock(pre.name() + ".icall." + c.name());
       Block miss = packet.appendBlock(pre.name() + ".icall.not." + c.name());
       hit.moveAfter(b.currentBlock());
       miss.moveAfter(hit);
-      b.condBr(b.icmp(LLVMIntEQ, target, c, ""), hit, miss);
+      b.condBr(b.icmpEq(target, c, ""), hit, miss);
       b.atEnd(hit);
       Value saved = mask;
       Optional<Value> r;
@@ -1402,7 +1372,7 @@ public final class PacketEmitter {
         tried++;
         Value nr = vt == null ? null : b.select(group, r.get(), res, "");
         Value left = masks.andNot(pending, group, "");
-        joins.add(new Value[] {b.currentBlock().asValue(), nr, left});
+        joins.add(new Join(b.currentBlock(), nr, left));
         b.br(next);
       } else {
         b.br(miss); // no packet version: the lane is called as a scalar below
@@ -1415,19 +1385,18 @@ public final class PacketEmitter {
     Value call = b.call(fnType, target, args, rt.isVoid() ? "" : inst.name() + ".lane");
     copyCallSite(inst, call);
     Value nr = vt == null ? null : b.insertElement(res, call, first, "");
-    Value onlyFirst = b.icmp(LLVMIntEQ, b.laneIndices(st.context().i32(), w), b.splat(first, w, ""), "");
+    Value onlyFirst = b.icmpEq(b.laneIndices(st.context().i32(), w), b.splat(first, w, ""), "");
     Value left = masks.andNot(pending, onlyFirst, "");
-    joins.add(new Value[] {b.currentBlock().asValue(), nr, left});
+    joins.add(new Join(b.currentBlock(), nr, left));
     b.br(next);
 
     next.moveAfter(b.currentBlock());
     b.atEnd(next);
     Value pendingNext = b.phi(masks.maskType(), "icall.left");
     Value resNext = vt == null ? null : b.phi(vt, "");
-    for (Value[] j : joins) {
-      Block from = Block.of(LLVMValueAsBasicBlock(j[0].ref()));
-      pendingNext.addIncoming(j[2], from);
-      if (resNext != null) resNext.addIncoming(j[1], from);
+    for (Join j : joins) {
+      pendingNext.addIncoming(j.left(), j.from());
+      if (resNext != null) resNext.addIncoming(j.result(), j.from());
     }
     pending.addIncoming(pendingNext, next);
     if (res != null) res.addIncoming(resNext, next);
@@ -1456,22 +1425,8 @@ public final class PacketEmitter {
   }
 
   /** A scalar call made for one lane keeps the scalar call site's calling convention and attributes. */
-  private static void copyCallSite(Value from, Value to) {
-    LLVMSetInstructionCallConv(to.ref(), LLVMGetInstructionCallConv(from.ref()));
-    int n = from.numArgOperands();
-    for (int idx = -1; idx <= n; idx++) {
-      int index = idx == -1 ? LLVMAttributeFunctionIndex : idx;
-      int count = LLVMGetCallSiteAttributeCount(from.ref(), index);
-      if (count == 0) continue;
-      try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMAttributeRef> pp =
-               new org.bytedeco.javacpp.PointerPointer<>(count)) {
-        LLVMGetCallSiteAttributes(from.ref(), index, pp);
-        for (int i = 0; i < count; i++) {
-          LLVMAddCallSiteAttribute(to.ref(), index, new org.bytedeco.llvm.LLVM.LLVMAttributeRef(pp.get(i)));
-        }
-      }
-    }
-  }
+  private static void copyCallSite(Value from, Value to) { to.copyCallSiteFrom(from); }
+
 
   /**
    * A math intrinsic through glibc's libmvec when the options ask for it and a variant exists for

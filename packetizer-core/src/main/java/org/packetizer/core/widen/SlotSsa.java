@@ -1,7 +1,5 @@
 package org.packetizer.core.widen;
 
-import static org.bytedeco.llvm.global.LLVM.*;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,9 +7,6 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.bytedeco.javacpp.PointerPointer;
-import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
-import org.bytedeco.llvm.LLVM.LLVMValueRef;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrBuilder;
@@ -59,7 +54,7 @@ final class SlotSsa {
     final int block;
     final List<Object> ops = new ArrayList<>();
     Object replacement;  // set when trivial
-    LLVMValueRef real;   // set when materialized
+    Value real;          // set when materialized
     List<Phi> users;
 
     Phi(Var var, int block) {
@@ -108,7 +103,7 @@ final class SlotSsa {
 
   /** Gives {@code var} the value {@code value} at the start of {@code block}. */
   void init(Var var, Block block, Value value) {
-    events(block.ref().address()).inits.add(new Event(var, value, null));
+    events(block.id()).inits.add(new Event(var, value, null));
   }
 
   /** Writes {@code var} at the builder's position. */
@@ -125,7 +120,7 @@ final class SlotSsa {
     if (known != null) return known;
     Value inst = b.load(var.type, nullPtr, name);
     Placeholder ph = new Placeholder(inst);
-    placeholders.put(inst.ref().address(), ph);
+    placeholders.put(inst.id(), ph);
     placeholderList.add(ph);
     curEvents.events.add(new Event(var, null, ph));
     curDefs.put(var, inst);
@@ -133,7 +128,7 @@ final class SlotSsa {
   }
 
   private void sync() {
-    long blk = LLVMGetInsertBlock(bRef()).address();
+    long blk = b.currentBlock().id();
     if (blk != curBlock) {
       curBlock = blk;
       curEvents = events(blk);
@@ -141,31 +136,29 @@ final class SlotSsa {
     }
   }
 
-  private org.bytedeco.llvm.LLVM.LLVMBuilderRef bRef() { return b.ref(); }
-
   private BlockEvents events(long blk) { return events.computeIfAbsent(blk, k -> new BlockEvents()); }
 
   /** Replaces every placeholder by its value; the function must be complete (all terminators). */
   void resolve() {
     // the emitted control-flow graph
-    List<LLVMBasicBlockRef> blocks = new ArrayList<>();
+    List<Block> blocks = new ArrayList<>();
     Map<Long, Integer> index = new HashMap<>();
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn.ref()); bb != null && !bb.isNull(); bb = LLVMGetNextBasicBlock(bb)) {
-      index.put(bb.address(), blocks.size());
+    for (Block bb = fn.entry(); bb != null; bb = bb.next()) {
+      index.put(bb.id(), blocks.size());
       blocks.add(bb);
     }
     int n = blocks.size();
     int[][] succ = new int[n][];
     int[] predCount = new int[n];
     for (int i = 0; i < n; i++) {
-      LLVMValueRef term = LLVMGetBasicBlockTerminator(blocks.get(i));
-      if (term == null || term.isNull()) {
+      Value term = blocks.get(i).terminator();
+      if (term == null) {
         throw new IllegalStateException("block " + i + " of the packet function has no terminator");
       }
-      int k = LLVMGetNumSuccessors(term);
+      int k = term.numSuccessors();
       succ[i] = new int[k];
       for (int j = 0; j < k; j++) {
-        succ[i][j] = index.get(LLVMGetSuccessor(term, j).address());
+        succ[i][j] = index.get(term.successor(j).id());
         predCount[succ[i][j]]++;
       }
     }
@@ -184,7 +177,7 @@ final class SlotSsa {
     List<Integer> exposedBlock = new ArrayList<>();
     List<Var> exposedVar = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      BlockEvents ev = events.get(blocks.get(i).address());
+      BlockEvents ev = events.get(blocks.get(i).id());
       if (ev == null) continue;
       // defs: the value a read here sees (a read with no write before it stands for the block's
       // entry value); written: only the writes, the block's values at its end
@@ -293,27 +286,24 @@ final class SlotSsa {
     List<Phi> live = new ArrayList<>();
     for (Phi phi : phis) {
       if (phi.replacement != null) continue;
-      LLVMBasicBlockRef bb = blocks.get(phi.block);
-      LLVMValueRef first = LLVMGetFirstInstruction(bb);
-      LLVMPositionBuilderBefore(bRef(), first);
-      phi.real = LLVMBuildPhi(bRef(), phi.var.type.ref(), phi.var.name);
+      phi.real = b.before(blocks.get(phi.block).firstInstruction()).phi(phi.var.type, phi.var.name);
       live.add(phi);
     }
     for (Phi phi : live) {
       int k = phi.ops.size();
-      try (PointerPointer<LLVMValueRef> vals = new PointerPointer<>(k); PointerPointer<LLVMBasicBlockRef> bbs = new PointerPointer<>(k)) {
-        int[] ps = pred[phi.block];
-        for (int j = 0; j < k; j++) {
-          vals.put(j, value(phi.ops.get(j)));
-          bbs.put(j, blocks.get(ps[j]));
-        }
-        LLVMAddIncoming(phi.real, vals, bbs, k);
+      List<Value> vals = new ArrayList<>(k);
+      List<Block> bbs = new ArrayList<>(k);
+      int[] ps = pred[phi.block];
+      for (int j = 0; j < k; j++) {
+        vals.add(value(phi.ops.get(j)));
+        bbs.add(blocks.get(ps[j]));
       }
+      phi.real.addIncoming(vals, bbs);
     }
     for (Placeholder ph : placeholderList) {
-      LLVMReplaceAllUsesWith(ph.inst.ref(), value(ph));
+      ph.inst.replaceAllUsesWith(value(ph));
     }
-    for (Placeholder ph : placeholderList) LLVMInstructionEraseFromParent(ph.inst.ref());
+    for (Placeholder ph : placeholderList) ph.inst.eraseFromParent();
   }
 
   private Object endValue(Var v, int blk, Map<Var, Object>[] endDefs, Map<Var, Object>[] entry) {
@@ -333,23 +323,23 @@ final class SlotSsa {
         o = ph.value;
       } else if (o instanceof Phi p && p.replacement != null) {
         o = p.replacement;
-      } else if (o instanceof Value v && placeholders.containsKey(v.ref().address())) {
-        o = placeholders.get(v.ref().address());
+      } else if (o instanceof Value v && placeholders.containsKey(v.id())) {
+        o = placeholders.get(v.id());
       } else {
         return o;
       }
     }
   }
 
-  private LLVMValueRef value(Object o) {
+  private Value value(Object o) {
     Object r = find(o);
     if (r instanceof Phi p) return p.real;
-    if (r instanceof Value v) return v.ref();
+    if (r instanceof Value v) return v;
     throw new IllegalStateException("unresolved value " + r);
   }
 
   private Value undef(Var v) {
-    if (v.undef == null) v.undef = Value.of(LLVMGetPoison(v.type.ref()));
+    if (v.undef == null) v.undef = b.poison(v.type);
     return v.undef;
   }
 

@@ -1,6 +1,5 @@
 package org.packetizer.core.wrapper;
 
-import static org.bytedeco.llvm.global.LLVM.LLVMGetGlobalParent;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -9,7 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.Llvm;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 
 /**
  * The hardware width N: how many {@code float} lanes the widest vector register that the target
@@ -151,7 +150,7 @@ public final class HardwareWidth {
       Optional<String> fc = f.stringAttribute("target-cpu");
       Optional<String> ff = f.stringAttribute("target-features");
       if (fc.isEmpty() && ff.isEmpty()) {
-        Module m = Module.borrow(LLVMGetGlobalParent(f.ref()));
+        LlvmModule m = f.module();
         for (Function g : m.functions()) {
           if (g.isDeclaration()) continue;
           fc = g.stringAttribute("target-cpu");

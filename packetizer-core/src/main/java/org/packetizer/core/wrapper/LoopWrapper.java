@@ -1,8 +1,5 @@
 package org.packetizer.core.wrapper;
 
-import static org.bytedeco.llvm.global.LLVM.LLVMInternalLinkage;
-import static org.bytedeco.llvm.global.LLVM.LLVMSetAlignment;
-import static org.bytedeco.llvm.global.LLVM.LLVMSetInstructionCallConv;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -13,7 +10,6 @@ import java.util.Optional;
 import java.util.Set;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
-import org.packetizer.core.api.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Remark;
@@ -23,7 +19,7 @@ import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
 import org.packetizer.core.ir.IrBuilder;
 import org.packetizer.core.ir.LlvmContext;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.mask.MaskOps;
@@ -60,7 +56,16 @@ public final class LoopWrapper {
   private LoopWrapper() {}
 
   /**
-   * The hook of {@link Packetizer#run}: when the options and the target make the wrapper the way to
+   * Packetizes a function at the hardware width N for the wrapper: the driver's own packetization,
+   * handed in so that this phase does not depend on the driver that calls it.
+   */
+  @FunctionalInterface
+  public interface NarrowPacketizer {
+    PacketizationResult run(PacketizerOptions options, LlvmModule module, String scalarName, String simdName);
+  }
+
+  /**
+   * The hook of the driver ({@code Packetizer.run}): when the options and the target make the wrapper the way to
    * serve width S, builds it and returns the result; empty when the packet function is to be emitted
    * directly at S.
    *
@@ -68,8 +73,9 @@ public final class LoopWrapper {
    * @param packetType the S-wide packet function type
    * @param declared   a declaration of {@code simdName} to fill, if the module has one
    */
-  public static Optional<PacketizationResult> packetizeIfWider(Module module, Function scalar, String simdName,
-      List<ParamKind> kinds, Type packetType, Optional<Function> declared, PacketizerOptions options) {
+  public static Optional<PacketizationResult> packetizeIfWider(LlvmModule module, Function scalar, String simdName,
+      List<ParamKind> kinds, Type packetType, Optional<Function> declared, PacketizerOptions options,
+      NarrowPacketizer narrow) {
     WrapperMode mode = options.wrapperMode();
     if (mode == WrapperMode.DIRECT) return Optional.empty();
     String fn = scalar.name();
@@ -104,7 +110,7 @@ public final class LoopWrapper {
           + "-wide layouts: it " + e.getMessage() + ", so the fields it accesses are not known at compile time; use"
           + " wrapper mode DIRECT (--wrapper direct) to packetize at width " + s + " directly", fn, null, e.instruction);
     }
-    return build(module, scalar, simdName, kinds, packetType, declared, options, n, target, leaves);
+    return build(module, scalar, simdName, kinds, packetType, declared, options, n, target, leaves, narrow);
   }
 
   /** AUTO uses LOOP only from this many calls of the N-wide function on (S/N). */
@@ -137,7 +143,7 @@ public final class LoopWrapper {
   private static String abbreviate(String s) { return s.length() <= 60 ? s : s.substring(0, 57) + "..."; }
 
   /** Leaves of every struct-of-arrays parameter, read from a prepared copy of the scalar function. */
-  private static Map<Integer, List<SoaLeaves.Leaf>> soaLeaves(Module module, Function scalar, List<ParamKind> kinds,
+  private static Map<Integer, List<SoaLeaves.Leaf>> soaLeaves(LlvmModule module, Function scalar, List<ParamKind> kinds,
       PacketizerOptions options) throws SoaLeaves.NotConstant {
     Map<Integer, List<SoaLeaves.Leaf>> out = new LinkedHashMap<>();
     if (kinds.stream().noneMatch(k -> k instanceof ParamKind.SoaPointer)) return out;
@@ -155,9 +161,9 @@ public final class LoopWrapper {
     }
   }
 
-  private static Optional<PacketizationResult> build(Module module, Function scalar, String simdName, List<ParamKind> kinds,
+  private static Optional<PacketizationResult> build(LlvmModule module, Function scalar, String simdName, List<ParamKind> kinds,
       Type packetType, Optional<Function> declared, PacketizerOptions options, int n, HardwareWidth.Target target,
-      Map<Integer, List<SoaLeaves.Leaf>> leaves) {
+      Map<Integer, List<SoaLeaves.Leaf>> leaves, NarrowPacketizer narrow) {
     long start = System.nanoTime();
     String fn = scalar.name();
     int s = options.width();
@@ -168,7 +174,7 @@ public final class LoopWrapper {
     // (the N-wide function is internal: only the W-wide wrapper is published under the vector ABI)
     PacketizerOptions innerOptions = options.toBuilder().width(n).params(kinds).wrapperMode(WrapperMode.DIRECT)
         .vectorAbi(false).remarks(innerRemarks::add).build();
-    PacketizationResult inner = new Packetizer(innerOptions).run(module, fn, innerName);
+    PacketizationResult inner = narrow.run(innerOptions, module, fn, innerName);
     Function innerF = module.function(innerName).orElseThrow();
     if (options.wrapperMode() == WrapperMode.AUTO && !prefersLoop(s, n, inner)) {
       innerF.delete();
@@ -177,7 +183,7 @@ public final class LoopWrapper {
     }
     Function wrapper = null;
     try {
-      innerF.setLinkage(LLVMInternalLinkage);
+      innerF.setInternalLinkage();
       wrapper = module.addFunction("__packetizer.wrapper." + simdName, packetType);
       for (var e : scalar.stringAttributes().entrySet()) wrapper.setStringAttribute(e.getKey(), e.getValue());
       wrapper.setCallingConvention(scalar.callingConvention());
@@ -233,13 +239,13 @@ public final class LoopWrapper {
     return out;
   }
 
-  private static Set<String> names(Module m) {
+  private static Set<String> names(LlvmModule m) {
     Set<String> out = new HashSet<>();
     for (Function f : m.functions()) out.add(f.name());
     return out;
   }
 
-  private static void deleteNewDeclarations(Module m, Set<String> before) {
+  private static void deleteNewDeclarations(LlvmModule m, Set<String> before) {
     for (Function f : m.functions()) {
       if (!before.contains(f.name()) && f.isDeclaration() && !f.hasUses()) f.delete();
     }
@@ -247,7 +253,7 @@ public final class LoopWrapper {
 
   /** Emits the wrapper's body. */
   private static final class Emitter {
-    private final Module module;
+    private final LlvmModule module;
     private final LlvmContext ctx;
     private final Function wrapper, inner;
     private final List<ParamKind> kinds;
@@ -255,7 +261,7 @@ public final class LoopWrapper {
     private final int s, n, k;
     private final Map<Integer, List<SoaLeaves.Leaf>> leaves;
 
-    Emitter(Module module, Function wrapper, Function inner, List<ParamKind> kinds, boolean masked, int s, int n,
+    Emitter(LlvmModule module, Function wrapper, Function inner, List<ParamKind> kinds, boolean masked, int s, int n,
         Map<Integer, List<SoaLeaves.Leaf>> leaves) {
       this.module = module;
       this.ctx = module.context();
@@ -280,7 +286,7 @@ public final class LoopWrapper {
         for (var e : leaves.entrySet()) {
           long bytes = Math.max(1, SoaLeaves.packetBytes(e.getValue(), n));
           Value t = b.alloca(ctx.i8().arrayOf(bytes), wrapper.param(e.getKey()).name() + ".n" + n);
-          LLVMSetAlignment(t.ref(), 64);
+          t.setAlignment(64);
           temps.put(e.getKey(), t);
         }
         Type rt = wrapper.returnType();
@@ -304,7 +310,7 @@ public final class LoopWrapper {
           }
           for (var e : temps.entrySet()) copy(b, e.getKey(), e.getValue(), i, true);
           Value r = b.call(inner, args, rt.isVoid() ? "" : "r" + i);
-          LLVMSetInstructionCallConv(r.ref(), inner.callingConvention());
+          r.setInstructionCallConv(inner.callingConvention());
           for (var e : temps.entrySet()) copy(b, e.getKey(), e.getValue(), i, false);
           if (join != null) {
             Block callEnd = b.currentBlock();

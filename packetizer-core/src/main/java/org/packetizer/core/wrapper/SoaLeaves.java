@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.packetizer.core.ir.Function;
-import org.packetizer.core.ir.Module;
+import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
@@ -60,7 +60,7 @@ final class SoaLeaves {
    * @throws NotConstant when an access's offset is not a constant, the pointer escapes, or two
    *     accesses overlap without being the same leaf
    */
-  static List<Leaf> find(Module layout, Function f, int param) throws NotConstant {
+  static List<Leaf> find(LlvmModule layout, Function f, int param) throws NotConstant {
     Map<List<Long>, Boolean> leaves = new LinkedHashMap<>();
     walk(layout, f.param(param), 0, param, leaves, new ArrayDeque<>());
     List<Leaf> out = new ArrayList<>();
@@ -86,7 +86,7 @@ final class SoaLeaves {
    * versions taking it as a struct-of-arrays pointer), {@code calls} holding the callees being
    * walked.
    */
-  private static void walk(Module layout, Value start, long base, int param, Map<List<Long>, Boolean> leaves,
+  private static void walk(LlvmModule layout, Value start, long base, int param, Map<List<Long>, Boolean> leaves,
       Deque<Function> calls) throws NotConstant {
     Deque<Value> work = new ArrayDeque<>();
     Deque<Long> offsets = new ArrayDeque<>();
@@ -139,7 +139,7 @@ final class SoaLeaves {
   }
 
   /** The constant byte offset a GEP adds, or NotConstant for a variable index. */
-  private static long gepOffset(Module layout, Value gep, int param) throws NotConstant {
+  private static long gepOffset(LlvmModule layout, Value gep, int param) throws NotConstant {
     Type t = gep.gepSourceElementType();
     long off = 0;
     for (int i = 1; i < gep.numOperands(); i++) {

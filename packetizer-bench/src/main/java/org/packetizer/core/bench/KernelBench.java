@@ -1,0 +1,389 @@
+package org.packetizer.core.bench;
+
+import static org.bytedeco.llvm.global.LLVM.LLVMExternalLinkage;
+import static org.bytedeco.llvm.global.LLVM.LLVMInternalLinkage;
+
+import java.io.IOException;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.bench.BenchBuffers.Loop;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.jit.Jit;
+import org.packetizer.core.toolchain.BundledClang;
+import org.packetizer.core.toolchain.Manifest;
+import org.packetizer.core.toolchain.ToolchainException;
+
+/**
+ * Measures one kernel at every target: builds the scalar, auto-vectorized and packet loops for the
+ * target's CPU, JITs them into one JIT, checks that they compute the same outputs and times them
+ * side by side (interleaved, medians).
+ */
+final class KernelBench {
+  /**
+   * The memory strategy of the packet loops: {@code -Dpacketizer.bench.memory=CASCADE} measures the
+   * thesis' if-cascades against the default gathers/scatters (the figures behind the default).
+   */
+  static final org.packetizer.core.api.MemoryStrategy MEMORY =
+      org.packetizer.core.api.MemoryStrategy.valueOf(System.getProperty("packetizer.bench.memory", "GATHER"));
+
+  /**
+   * Integer masks in the packet loops: {@code -Dpacketizer.bench.integerMasks=NEVER|ALWAYS} measures
+   * them against the default (AUTO: on targets without mask registers at W ≥ 4).
+   */
+  /** Skip threshold of the packet loops ({@code -Dpacketizer.bench.skipThreshold=N}; default the library's). */
+  static final int SKIP_THRESHOLD = Integer.getInteger("packetizer.bench.skipThreshold",
+      org.packetizer.core.api.PacketizerOptions.builder().build().skipThreshold());
+
+  static final org.packetizer.core.api.IntegerMasks INT_MASKS =
+      org.packetizer.core.api.IntegerMasks.valueOf(System.getProperty("packetizer.bench.integerMasks", "AUTO"));
+
+  /** Receives what happens, in order. */
+  interface Listener {
+    /** A target is about to run (an isolated worker reports this so that a crash can be attributed). */
+    default void started(String kernel, BenchTarget t) {}
+
+    void result(KernelResult r);
+
+    void failure(KernelFailure f);
+
+    /** Progress for humans. */
+    void log(String message);
+  }
+
+  private static final FunctionDescriptor LOOP = FunctionDescriptor.ofVoid(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
+
+  private final Manifest manifest;
+  private final BenchOptions options;
+  private final BenchSources sources;
+  private final Watchdog watchdog;
+  private final Listener out;
+  /** Compiled C drivers, by kernel, loop and CPU. */
+  private final Map<String, byte[]> compiled = new HashMap<>();
+
+  KernelBench(Manifest manifest, BenchOptions options, BenchSources sources, Watchdog watchdog, Listener out) {
+    this.manifest = manifest;
+    this.options = options;
+    this.sources = sources;
+    this.watchdog = watchdog;
+    this.out = out;
+  }
+
+  /** Runs every target of {@code options} for one kernel. */
+  void run(String kernel) {
+    Manifest.Entry entry = manifest.require(kernel);
+    warmUpPacketizer(entry);
+    for (BenchTarget t : options.targets()) {
+      out.started(kernel, t);
+      try {
+        runTarget(entry, t);
+      } catch (Stage.Failed f) {
+        out.failure(new KernelFailure(kernel, t.width(), t.isa().name(), f.stage, f.getMessage()));
+      } catch (RuntimeException | LinkageError e) {
+        out.failure(new KernelFailure(kernel, t.width(), t.isa().name(), "error", e.toString()));
+      }
+    }
+  }
+
+  /**
+   * Packetizes throw-away copies of the kernel a few times so that {@code packetize_ms} is not
+   * mostly class loading and interpretation in a fresh worker JVM (it is still far from a fully
+   * JIT-compiled packetizer; the scaling study measures that).
+   */
+  private void warmUpPacketizer(Manifest.Entry entry) {
+    for (int i = 0; i < WARMUP_PACKETIZATIONS; i++) {
+      for (BenchTarget t : options.targets()) {
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(manifest.bitcode(entry), entry.bitcode())) {
+          new Packetizer(PacketizerOptions.builder().width(t.width()).params(entry.signature()).vectorMath(options.vectorMath())
+              .memoryStrategy(MEMORY).integerMasks(INT_MASKS).skipThreshold(SKIP_THRESHOLD).build())
+              .run(m, entry.function(), entry.function() + "_warmup");
+        } catch (RuntimeException e) {
+          return; // reported properly when the target runs
+        }
+      }
+    }
+  }
+
+  static final int WARMUP_PACKETIZATIONS = 2;
+
+  /** A failure at a named stage. */
+  static final class Stage {
+    static final class Failed extends RuntimeException {
+      final String stage;
+
+      Failed(String stage, String message, Throwable cause) {
+        super(message, cause);
+        this.stage = stage;
+      }
+    }
+
+    static Failed of(String stage, String message) { return new Failed(stage, message, null); }
+
+    static Failed of(String stage, Throwable cause) {
+      String m = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+      return new Failed(stage, m, cause);
+    }
+  }
+
+  private void runTarget(Manifest.Entry entry, BenchTarget t) {
+    String cpu = t.isa().cpu();
+    int w = t.width();
+    String tag = entry.name() + " " + t.label() + " (" + cpu + ")";
+    List<String> missing = t.isa().missingOnHost();
+    if (!missing.isEmpty()) throw Stage.of("host", "this host lacks " + String.join(", ", missing) + " needed for " + cpu);
+    try (LlvmContext ctx = LlvmContext.create();
+         LlvmModule km = ctx.load(manifest.bitcode(entry), entry.bitcode())) {
+      KernelPlan plan;
+      try {
+        plan = KernelPlan.of(entry, km);
+      } catch (UnsupportedOperationException e) {
+        throw Stage.of("plan", e);
+      }
+
+      // (3) the packet function and its loop, packetized for the target CPU (as a user compiling for
+      // it would: e.g. the choice of integer masks depends on it)
+      retarget(km, cpu);
+      String simd = entry.function() + "_simd" + w;
+      PacketizerOptions po = PacketizerOptions.builder().width(w).params(entry.signature()).vectorMath(options.vectorMath())
+          .memoryStrategy(MEMORY).integerMasks(INT_MASKS).skipThreshold(SKIP_THRESHOLD).build();
+      PacketizationResult pr;
+      try {
+        pr = new Packetizer(po).run(km, entry.function(), simd);
+      } catch (PacketizationException e) {
+        throw Stage.of("packetize", e);
+      }
+      Function packet = km.function(simd).orElseThrow();
+      Drivers.packetDriver(km, packet, plan, w);
+      km.verify().ifPresent(m -> { throw Stage.of("driver", "the packet loop is invalid: " + m); });
+      retarget(km, cpu);
+      km.runPasses("always-inline");
+
+      // (1), (2) the C loops
+      sources.require(entry);
+      LlvmModule sm = ctx.parseBitcode(compileC(entry, plan, Drivers.SCALAR, cpu), "scalar");
+      LlvmModule am = ctx.parseBitcode(compileC(entry, plan, Drivers.AUTOVEC, cpu), "autovec");
+      try {
+        internalizeAllBut(sm, Drivers.SCALAR);
+        internalizeAllBut(am, Drivers.AUTOVEC);
+        retarget(sm, cpu);
+        retarget(am, cpu);
+        if (options.dumpDir() != null) dump(entry, t, km, sm, am);
+        try (Jit jit = Jit.forTarget(cpu, "")) {
+          MethodHandle[] loops = new MethodHandle[3];
+          try {
+            jit.addModule(sm);
+            jit.addModule(am);
+            jit.addModule(km);
+            loops[Loop.SCALAR.ordinal()] = handle(jit.lookup(Drivers.SCALAR));
+            loops[Loop.AUTOVEC.ordinal()] = handle(jit.lookup(Drivers.AUTOVEC));
+            loops[Loop.PACKET.ordinal()] = handle(jit.lookup(Drivers.PACKET));
+          } catch (RuntimeException e) {
+            throw Stage.of("jit", e);
+          }
+          out.log(String.format(Locale.ROOT, "%-12s %-12s packetized in %.1f ms, %d -> %d instructions", entry.name(), t.label(),
+              pr.nanos() / 1e6, pr.scalarInstructions(), pr.packetInstructions()));
+          KernelResult r = measure(entry, t, plan, pr, loops, tag);
+          out.result(r);
+        }
+      } finally {
+        sm.close();
+        am.close();
+      }
+    }
+  }
+
+  @SuppressWarnings("restricted")
+  private static MethodHandle handle(long address) {
+    return Linker.nativeLinker().downcallHandle(MemorySegment.ofAddress(address), LOOP);
+  }
+
+  private KernelResult measure(Manifest.Entry entry, BenchTarget t, KernelPlan plan, PacketizationResult pr, MethodHandle[] loops,
+      String tag) {
+    int w = t.width();
+    int cap = options.elements() > 0 ? options.elements() : BenchOptions.MAX_AUTO_ELEMENTS;
+    int ulps = entry.ulps();
+    try (BenchBuffers buf = new BenchBuffers(plan, cap, w, options.seed(), options.coherent())) {
+      long limit = options.timeoutSeconds() * 1_000_000_000L;
+      // the reference run, also sizing N
+      long ts = run(loops, buf, Loop.SCALAR, cap, limit, tag);
+      int n = cap;
+      if (options.elements() == 0 && ts > options.runMillis() * 1_000_000L) {
+        long want = (long) ((double) cap * options.runMillis() * 1_000_000L / ts);
+        n = Math.max(BenchOptions.MIN_AUTO_ELEMENTS, Integer.highestOneBit((int) Math.max(1, want)));
+        n = Math.min(n, cap);
+        ts = run(loops, buf, Loop.SCALAR, n, limit, tag);
+      }
+      // a slow packet loop is fine, an endless one is not
+      long runLimit = Math.min(limit, Math.max(20_000_000_000L, 200 * ts));
+      run(loops, buf, Loop.AUTOVEC, n, runLimit, tag);
+      boolean autovecMatches = buf.compareWithScalar(Loop.AUTOVEC, n, 0).isEmpty();
+      run(loops, buf, Loop.PACKET, n, runLimit, tag);
+      refuseIfDifferent(buf, n, ulps, "first run");
+      for (int i = 0; i < options.warmup(); i++) {
+        for (Loop l : Loop.values()) run(loops, buf, l, n, runLimit, tag);
+        refuseIfDifferent(buf, n, ulps, "warm-up run " + (i + 1));
+      }
+      long[][] times = new long[3][options.reps()];
+      long[][] walls = new long[3][options.reps()];
+      Loop[] order = Loop.values();
+      for (int rep = 0; rep < options.reps(); rep++) {
+        for (int j = 0; j < 3; j++) {
+          Loop l = order[(rep + j) % 3];
+          times[l.ordinal()][rep] = run(loops, buf, l, n, runLimit, tag);
+          walls[l.ordinal()][rep] = lastWall;
+          if (l == Loop.PACKET) refuseIfDifferent(buf, n, ulps, "timed run " + (rep + 1));
+          if (l == Loop.AUTOVEC && autovecMatches) autovecMatches = buf.compareWithScalar(Loop.AUTOVEC, n, 0).isEmpty();
+        }
+      }
+      double[] med = new double[3];
+      double[] wall = new double[3];
+      double spread = 0;
+      for (int l = 0; l < 3; l++) {
+        long[] ts2 = times[l].clone();
+        Arrays.sort(ts2);
+        med[l] = median(ts2) / n;
+        double iqr = quantile(ts2, 0.75) - quantile(ts2, 0.25);
+        spread = Math.max(spread, 100 * iqr / median(ts2));
+        long[] w2 = walls[l].clone();
+        Arrays.sort(w2);
+        wall[l] = median(w2) / n;
+      }
+      return new KernelResult(entry.name(), entry.family(), w, t.isa().name(), t.isa().cpu(), n, options.reps(),
+          med[0], med[1], med[2], wall[0], wall[1], wall[2], spread, autovecMatches, pr.scalarInstructions(), pr.packetInstructions(), pr.nanos() / 1e6,
+          pr.gathers(), pr.scatters(), pr.vectorCalls(), pr.scalarizedCalls(), pr.linearizedBranches(), pr.keptBranches());
+    }
+  }
+
+  private static void refuseIfDifferent(BenchBuffers buf, int n, int ulps, String when) {
+    Optional<String> diff = buf.compareWithScalar(Loop.PACKET, n, ulps);
+    if (diff.isPresent()) throw Stage.of("mismatch", "packet loop, " + when + ": " + diff.get());
+  }
+
+  /** Wall-clock nanoseconds of the last {@link #run}. */
+  private long lastWall;
+
+  /**
+   * One run of a loop over n elements (memory reset first, untimed); returns the CPU time of this
+   * thread in nanoseconds ({@link #lastWall} gets the wall time). CPU time, unlike wall time, does
+   * not count time the thread waited for the processor while other processes ran, which on a
+   * shared machine is most of the noise.
+   */
+  private long run(MethodHandle[] loops, BenchBuffers buf, Loop l, int n, long limitNanos, String tag) {
+    buf.reset(l, n);
+    MethodHandle h = loops[l.ordinal()];
+    MemorySegment table = buf.table(l);
+    watchdog.arm(tag + " " + l.name().toLowerCase(Locale.ROOT) + " loop", limitNanos);
+    long c0 = THREADS.getCurrentThreadCpuTime();
+    long t0 = System.nanoTime();
+    try {
+      h.invokeExact((long) n, table);
+    } catch (Throwable e) {
+      throw new IllegalStateException(e);
+    } finally {
+      watchdog.disarm();
+    }
+    long t1 = System.nanoTime();
+    long c1 = THREADS.getCurrentThreadCpuTime();
+    lastWall = t1 - t0;
+    return c1 - c0;
+  }
+
+  private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+  private static double median(long[] sorted) { return quantile(sorted, 0.5); }
+
+  private static double quantile(long[] sorted, double q) {
+    double pos = q * (sorted.length - 1);
+    int lo = (int) Math.floor(pos), hi = (int) Math.ceil(pos);
+    return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
+  }
+
+  // ---- C drivers ----
+
+  /** clang flags of the scalar loop (1) and the auto-vectorized peer (2). */
+  static List<String> clangFlags(String loop, String cpu, PacketizerOptions.VectorMath vm) {
+    List<String> f = new ArrayList<>(List.of("-O3", "-march=" + cpu, "-ffp-contract=off", "-fno-math-errno", "-nostdlibinc", "-fno-ident"));
+    if (loop.equals(Drivers.SCALAR)) {
+      f.addAll(List.of("-fno-vectorize", "-fno-slp-vectorize"));
+    } else {
+      f.addAll(List.of("-fvectorize", "-fslp-vectorize"));
+      if (vm == PacketizerOptions.VectorMath.LIBMVEC) f.add("-fveclib=libmvec");
+    }
+    return f;
+  }
+
+  private byte[] compileC(Manifest.Entry entry, KernelPlan plan, String loop, String cpu) {
+    String key = entry.name() + "|" + loop + "|" + cpu;
+    byte[] bc = compiled.get(key);
+    if (bc != null) return bc;
+    String base = loop + "_" + entry.name() + "_" + cpu.replaceAll("[^A-Za-z0-9]", "_");
+    Path src = sources.write(base + ".c", Drivers.cDriver(loop, plan, entry.file()));
+    try {
+      var r = BundledClang.locate().compileToBitcode(sources.dir(), src.getFileName(), Path.of(base + ".bc"),
+          clangFlags(loop, cpu, options.vectorMath()));
+      bc = Files.readAllBytes(r.output());
+    } catch (ToolchainException | IOException e) {
+      throw Stage.of("compile", e);
+    }
+    compiled.put(key, bc);
+    return bc;
+  }
+
+  /** Makes every defined function but {@code keep} internal, so the three modules can share one JIT. */
+  private static void internalizeAllBut(LlvmModule m, String keep) {
+    for (Function f : m.functions()) {
+      if (f.isDeclaration()) continue;
+      f.setLinkage(f.name().equals(keep) ? LLVMExternalLinkage : LLVMInternalLinkage);
+    }
+  }
+
+  /**
+   * Compiles every function for {@code cpu} alone: target-cpu set, target-features and tune-cpu
+   * removed, so that the C loops (clang -march) and the packet module (generic x86-64 bitcode) get
+   * the same subtarget.
+   */
+  private static void retarget(LlvmModule m, String cpu) {
+    for (Function f : m.functions()) {
+      if (f.isDeclaration()) continue;
+      f.setStringAttribute("target-cpu", cpu);
+      f.removeStringAttribute("target-features");
+      f.removeStringAttribute("tune-cpu");
+    }
+  }
+
+  private void dump(Manifest.Entry entry, BenchTarget t, LlvmModule km, LlvmModule sm, LlvmModule am) {
+    try {
+      Path d = Path.of(options.dumpDir());
+      Files.createDirectories(d);
+      String base = entry.name() + ".w" + t.width() + "." + t.isa().cpu();
+      Files.writeString(d.resolve(base + ".packet.ll"), km.toIr());
+      Files.writeString(d.resolve(base + ".scalar.ll"), sm.toIr());
+      Files.writeString(d.resolve(base + ".autovec.ll"), am.toIr());
+      var clang = BundledClang.locate();
+      for (String kind : List.of("packet", "autovec", "scalar")) {
+        Path ll = d.resolve(base + "." + kind + ".ll").toAbsolutePath();
+        Path s = d.resolve(base + "." + kind + ".s").toAbsolutePath();
+        clang.run(List.of("llc", "-O3", "-mcpu=" + t.isa().cpu(), ll.toString(), "-o", s.toString()), null);
+      }
+    } catch (IOException | RuntimeException e) {
+      out.log("cannot dump " + entry.name() + " " + t.label() + ": " + e.getMessage());
+    }
+  }
+}

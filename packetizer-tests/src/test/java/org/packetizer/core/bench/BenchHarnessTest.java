@@ -1,0 +1,197 @@
+package org.packetizer.core.bench;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.packetizer.core.bench.BenchBuffers.Loop;
+import org.packetizer.core.bench.KernelPlan.Leaf;
+import org.packetizer.core.bench.KernelPlan.SoaPointer;
+import org.packetizer.core.bench.KernelPlan.StructLayout;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.toolchain.BundledClang;
+import org.packetizer.core.toolchain.Manifest;
+
+/** The benchmark's data handling without timing: layouts, comparisons, drivers, generated functions. */
+class BenchHarnessTest {
+  static final Manifest MANIFEST = Manifest.load();
+
+  @Test
+  void packetLayoutPutsLaneKOfLeafAtWTimesOffsetPlusKTimesSize() {
+    StructLayout color = new StructLayout("{ float, float, float }", 12,
+        List.of(new Leaf(0, ScalarType.F32), new Leaf(4, ScalarType.F32), new Leaf(8, ScalarType.F32)));
+    // element 5 at W=4: block 1, lane 1; field .1 (offset 4): 1*4*12 + 4*4 + 1*4
+    assertEquals(48 + 16 + 4, BenchBuffers.packetOffset(5, color.leaves().get(1), color, 4));
+    assertEquals(0, BenchBuffers.packetOffset(0, color.leaves().get(0), color, 8));
+    assertEquals(8 * 8 + 7 * 4, BenchBuffers.packetOffset(7, color.leaves().get(2), color, 8));
+  }
+
+  @Test
+  void structLayoutsComeFromTheDataLayout() {
+    Manifest.Entry shade = MANIFEST.require("shade");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(MANIFEST.bitcode(shade), shade.bitcode())) {
+      KernelPlan plan = KernelPlan.of(shade, m);
+      SoaPointer hit = (SoaPointer) plan.params().get(0);
+      assertEquals(56, hit.pointee().size());
+      assertEquals(14, hit.pointee().leaves().size());
+      assertEquals(52, hit.pointee().leaves().get(13).offset());
+      assertInstanceOf(KernelPlan.UniformPointer.class, plan.params().get(1));
+      assertFalse(plan.returnsValue());
+      assertEquals(1, plan.writtenObjects().size());
+      String c = Drivers.cDriver(Drivers.SCALAR, plan, shade.file());
+      assertTrue(c.contains("#include \"kernels/shading.c\""), c);
+      assertTrue(c.contains("shade((void *)(p0 + i * 56), p1, (void *)(p2 + i * 12))"), c);
+    }
+  }
+
+  @Test
+  void uniformScalarsTakeTheFirstSample() {
+    Manifest.Entry e = MANIFEST.require("mandelbrot");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(MANIFEST.bitcode(e), e.bitcode())) {
+      KernelPlan plan = KernelPlan.of(e, m);
+      assertEquals(100, ((KernelPlan.UniformScalar) plan.params().get(2)).value());
+      String c = Drivers.cDriver(Drivers.AUTOVEC, plan, e.file());
+      assertTrue(c.contains("out[i] = mandelbrot(p0[i], p1[i], p2);"), c);
+    }
+  }
+
+  @Test
+  void theComparisonFindsAWrongLaneInStructOfArraysMemory() {
+    Manifest.Entry e = MANIFEST.require("fig417");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(MANIFEST.bitcode(e), e.bitcode());
+         BenchBuffers buf = new BenchBuffers(KernelPlan.of(e, m), 64, 8, 1)) {
+      for (Loop l : Loop.values()) buf.reset(l, 64);
+      // untouched memory: the same objects in AoS and SoA form
+      assertEquals(Optional.empty(), buf.compareWithScalar(Loop.PACKET, 64, 0));
+      assertEquals(Optional.empty(), buf.compareWithScalar(Loop.AUTOVEC, 64, 0));
+      // element 13 = block 1, lane 5; field .2 (offset 8) lives at 1*8*12 + 8*8 + 5*4
+      MemorySegment soa = buf.memory(Loop.PACKET, 2);
+      long at = 96 + 64 + 20;
+      soa.set(ValueLayout.JAVA_FLOAT_UNALIGNED, at, soa.get(ValueLayout.JAVA_FLOAT_UNALIGNED, at) + 1f);
+      Optional<String> diff = buf.compareWithScalar(Loop.PACKET, 64, 4);
+      assertTrue(diff.isPresent());
+      assertTrue(diff.get().startsWith("1 value(s) of 64 elements differ by more than 4 ulps from the scalar loop's (at most "), diff.get());
+      assertTrue(diff.get().contains("element 13 (lane 5): color field at offset 8"), diff.get());
+      // only the first 8 elements compared: the difference is not among them
+      assertEquals(Optional.empty(), buf.compareWithScalar(Loop.PACKET, 8, 0));
+    }
+  }
+
+  @Test
+  void coherentInputsAreTheRandomOnesReorderedAlongAZOrderCurve() {
+    Manifest.Entry e = MANIFEST.require("mandelbrot");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(MANIFEST.bitcode(e), e.bitcode())) {
+      KernelPlan plan = KernelPlan.of(e, m);
+      int n = 4096;
+      try (BenchBuffers random = new BenchBuffers(plan, n, 8, 3, false); BenchBuffers coherent = new BenchBuffers(plan, n, 8, 3, true)) {
+        float[][] r = new float[2][], c = new float[2][];
+        for (int k = 0; k < 2; k++) {
+          r[k] = random.memory(Loop.SCALAR, k).asSlice(0, 4L * n).toArray(ValueLayout.JAVA_FLOAT);
+          c[k] = coherent.memory(Loop.PACKET, k).asSlice(0, 4L * n).toArray(ValueLayout.JAVA_FLOAT);
+        }
+        // the same (x, y) pairs
+        java.util.Set<Long> a = new java.util.HashSet<>(), b = new java.util.HashSet<>();
+        for (int i = 0; i < n; i++) {
+          a.add((long) Float.floatToRawIntBits(r[0][i]) << 32 | (Float.floatToRawIntBits(r[1][i]) & 0xffffffffL));
+          b.add((long) Float.floatToRawIntBits(c[0][i]) << 32 | (Float.floatToRawIntBits(c[1][i]) & 0xffffffffL));
+        }
+        assertEquals(a, b);
+        // neighbours are close: mean distance between consecutive elements far below the random one
+        assertTrue(meanStep(c) * 5 < meanStep(r), meanStep(c) + " vs " + meanStep(r));
+        // the uniform maxIter is untouched
+        assertEquals(100, coherent.memory(Loop.PACKET, 2).get(ValueLayout.JAVA_INT, 0));
+      }
+    }
+  }
+
+  private static double meanStep(float[][] xy) {
+    double s = 0;
+    for (int i = 1; i < xy[0].length; i++) s += Math.hypot(xy[0][i] - xy[0][i - 1], xy[1][i] - xy[1][i - 1]);
+    return s / (xy[0].length - 1);
+  }
+
+  @Test
+  void resultsAreComparedWithinTheUlpBound() {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment x = a.allocate(8), y = a.allocate(8);
+      x.set(ValueLayout.JAVA_FLOAT, 0, 1.0f);
+      y.set(ValueLayout.JAVA_FLOAT, 0, Math.nextUp(Math.nextUp(1.0f)));
+      assertFalse(ScalarType.F32.same(x, 0, y, 0, 0));
+      assertFalse(ScalarType.F32.same(x, 0, y, 0, 1));
+      assertTrue(ScalarType.F32.same(x, 0, y, 0, 2));
+      x.set(ValueLayout.JAVA_FLOAT, 0, -0.0f);
+      y.set(ValueLayout.JAVA_FLOAT, 0, Float.MIN_VALUE);
+      assertTrue(ScalarType.F32.same(x, 0, y, 0, 1));
+      x.set(ValueLayout.JAVA_FLOAT, 0, Float.NaN);
+      y.set(ValueLayout.JAVA_INT, 0, 0x7fc00001);
+      assertTrue(ScalarType.F32.same(x, 0, y, 0, 0), "both NaN");
+      x.set(ValueLayout.JAVA_INT, 0, 7);
+      y.set(ValueLayout.JAVA_INT, 0, 8);
+      assertFalse(ScalarType.I32.same(x, 0, y, 0, 4), "integers compare exactly");
+      x.set(ValueLayout.JAVA_DOUBLE, 0, -Double.MIN_VALUE);
+      y.set(ValueLayout.JAVA_DOUBLE, 0, Double.MIN_VALUE);
+      assertTrue(ScalarType.F64.same(x, 0, y, 0, 2));
+      assertFalse(ScalarType.F64.same(x, 0, y, 0, 1));
+    }
+  }
+
+  @Test
+  void goalsNameTheKernelsThatMissThem() {
+    BenchOptions o = BenchOptions.defaults().withTargets(List.of(new BenchTarget(4, Isa.SSE42), new BenchTarget(8, Isa.AVX2)));
+    List<KernelResult> rs = List.of(
+        result("mandelbrot", 4, "SSE4.2", 10, 5, 2, 20, 60),   // 5x
+        result("mandelbrot", 8, "AVX2", 10, 5, 1, 20, 60),     // 10x, 5x vs autovec
+        result("checker", 4, "SSE4.2", 10, 5, 5, 20, 20),      // 2x
+        result("fig23", 4, "SSE4.2", 10, 5, 10, 10, 10));      // thesis: not counted
+    BenchReport r = new BenchReport(o, new BenchReport.Host("test", 1, "25", false, 0), rs,
+        List.of(new KernelFailure("checker", 8, "AVX2", "mismatch", "differs")), List.of(), List.of(), 1);
+    BenchReport.Geomean g4 = r.geomean(BenchReport.T4).orElseThrow();
+    assertEquals(2, g4.kernels());
+    assertEquals(Math.sqrt(5 * 2), g4.speedupVsScalar(), 1e-9);
+    List<BenchReport.Goal> goals = r.goals();
+    assertEquals(List.of("checker: 2.00x"), goals.get(0).misses());
+    assertFalse(goals.get(0).met());
+    assertEquals(List.of("checker: not measured"), goals.get(1).misses());
+    assertTrue(goals.get(1).met(), "geomean at W8 is mandelbrot's 10x");
+    assertEquals(List.of("mandelbrot: W4/SSE4.2 3.00, W8/AVX2 3.00"), goals.get(4).misses());
+    assertTrue(r.table().contains("checker     W8/AVX2      -- not reported: mismatch"), r.table());
+    assertTrue(r.svg().contains("<title>mandelbrot W8/AVX2: 10.00x vs scalar, autovec 2.00x</title>"), r.svg());
+  }
+
+  private static KernelResult result(String k, int w, String isa, double s, double a, double p, int si, int pi) {
+    String family = k.startsWith("fig") ? "thesis" : "kernel";
+    return new KernelResult(k, family, w, isa, "cpu", 1024, 3, s, a, p, s, a, p, 0, true, si, pi, 1, 0, 0, 0, 0, 0, 0);
+  }
+
+  @Test
+  void targetsParse() {
+    List<BenchTarget> ts = BenchTarget.parseList("4:sse4.2, 8:avx2,16:avx512@znver4");
+    assertEquals(3, ts.size());
+    assertEquals("x86-64-v2", ts.get(0).isa().cpu());
+    assertEquals("haswell", ts.get(1).isa().cpu());
+    assertEquals("znver4", ts.get(2).isa().cpu());
+    assertEquals("W16/AVX-512", ts.get(2).label());
+    assertEquals(ts, BenchTarget.parseList(String.join(",", ts.stream().map(BenchTarget::spec).toList())));
+    assertThrows(IllegalArgumentException.class, () -> BenchTarget.parseList("8"));
+    assertThrows(IllegalArgumentException.class, () -> BenchTarget.parseList("3:avx2"));
+    assertThrows(IllegalArgumentException.class, () -> BenchTarget.parseList("8:neon"));
+  }
+
+  @Test
+  void generatedScalingFunctionsCompileForEverySegmentKind() {
+    BundledClang clang = BundledClang.locate();
+    for (String kind : ScalingBench.KINDS) {
+      String c = ScalingBench.generate(3, 5, List.of(kind));
+      byte[] bc = clang.compileToBitcode(c, "gen_" + kind + ".c", BundledClang.KERNEL_FLAGS);
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseBitcode(bc, kind)) {
+        assertTrue(m.function("big").orElseThrow().instructionCount() > 5, kind);
+      }
+    }
+    assertEquals(ScalingBench.generate(20, 9, ScalingBench.DEFAULT_MIX), ScalingBench.generate(20, 9, ScalingBench.DEFAULT_MIX));
+  }
+}

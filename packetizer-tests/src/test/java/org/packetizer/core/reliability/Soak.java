@@ -1,0 +1,253 @@
+package org.packetizer.core.reliability;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.check.CheckResult;
+import org.packetizer.core.check.DifferentialCheck;
+import org.packetizer.core.check.KernelChecks;
+import org.packetizer.core.check.ParamSpec;
+import org.packetizer.core.ir.IrLoadException;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.jit.Jit;
+import org.packetizer.core.jit.JitFunction;
+import org.packetizer.core.toolchain.Manifest;
+
+/**
+ * The soak workload: what a renderer recompiling shaders does, over and over in one JVM. Each
+ * iteration, in a fresh {@link LlvmContext}: load a kernel's bitcode, packetize it, JIT-compile the
+ * module and differentially check it (which JITs it again and calls both functions); call the packet
+ * function through a {@link Jit} directly; and walk the failure paths (a rejected packetization, a
+ * module that does not parse, a check whose specs do not fit) so their clean-up is soaked too.
+ * Resident memory ({@code VmRSS} from /proc/self/status) is sampled as it goes.
+ *
+ * <p>{@code main}: the long documented run, e.g. {@code Soak 3000} (iterations).
+ */
+public final class Soak {
+  /** Kernels the soak cycles through: loops, math, pointers. */
+  static final List<String> KERNELS = List.of("mandelbrot", "bs_call", "shade", "integrate", "julia", "noise3");
+
+  /**
+   * One sample: iteration, resident memory in kB before and after returning free heap to the system
+   * ({@code malloc_trim}), Java heap in use after a full collection, and live bytes malloc'd
+   * (glibc's {@code mallinfo2}: in-use chunks plus mmapped ones; the JVM's own mallocs included).
+   */
+  public record Sample(int iteration, long rssKb, long rssTrimmedKb, long heapKb, long mallocKb, int mappings,
+      long jvmCommittedKb, double seconds) {}
+
+  /** Memory mappings of the process (/proc/self/maps lines): a leak of mmapped memory (JIT code, guard pages) shows here. */
+  static int mappings() {
+    try (var lines = Files.lines(Path.of("/proc/self/maps"))) {
+      return (int) lines.count();
+    } catch (IOException | UncheckedIOException e) {
+      return -1;
+    }
+  }
+
+  /** What the JVM itself has committed (heap, metaspace, code cache, threads, ...), from Native Memory Tracking; -1 when off. */
+  static long jvmCommittedKb() {
+    try {
+      var server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+      var name = new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand");
+      String out = (String) server.invoke(name, "vmNativeMemory", new Object[] {new String[] {"summary"}},
+          new String[] {String[].class.getName()});
+      var m = java.util.regex.Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB").matcher(out);
+      return m.find() ? Long.parseLong(m.group(1)) : -1;
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  private static final MethodHandle MALLOC_TRIM;
+  private static final MethodHandle MALLINFO2;
+  private static final StructLayout MALLINFO = MemoryLayout.structLayout(MemoryLayout.sequenceLayout(10, ValueLayout.JAVA_LONG));
+
+  static {
+    Linker l = Linker.nativeLinker();
+    SymbolLookup libc = l.defaultLookup();
+    MALLOC_TRIM = libc.find("malloc_trim").map(a -> l.downcallHandle(a, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG)))
+        .orElse(null);
+    MALLINFO2 = libc.find("mallinfo2").map(a -> l.downcallHandle(a, FunctionDescriptor.of(MALLINFO))).orElse(null);
+  }
+
+  /** glibc's malloc_trim(0): gives free heap memory back to the system (no-op elsewhere). */
+  static void mallocTrim() {
+    if (MALLOC_TRIM == null) return;
+    try {
+      int unused = (int) MALLOC_TRIM.invokeExact(0L);
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /** Live malloc'd kB (mallinfo2 uordblks + hblkhd), -1 without glibc. */
+  static long mallocKb() {
+    if (MALLINFO2 == null) return -1;
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment m = (MemorySegment) MALLINFO2.invokeExact((SegmentAllocator) a);
+      return (m.getAtIndex(ValueLayout.JAVA_LONG, 7) + m.getAtIndex(ValueLayout.JAVA_LONG, 4)) / 1024;
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  private Soak() {}
+
+  /** Resident set size of this process in kB (/proc/self/status VmRSS), -1 where unavailable. */
+  public static long rssKb() {
+    try {
+      for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (l.startsWith("VmRSS:")) return Long.parseLong(l.replaceAll("[^0-9]", ""));
+      }
+    } catch (IOException | UncheckedIOException e) {
+      return -1;
+    }
+    return -1;
+  }
+
+  static List<Manifest.Entry> kernels(Manifest manifest) {
+    List<Manifest.Entry> out = new ArrayList<>();
+    for (String n : KERNELS) manifest.entry(n).ifPresent(out::add);
+    if (out.isEmpty()) out.addAll(manifest.family("kernel"));
+    if (out.isEmpty()) throw new IllegalStateException("no kernels in the manifest");
+    return out;
+  }
+
+  /** Parts of the iteration to run (for bisecting a leak): p packetize, c check, j JIT, f failure paths. */
+  static final String PARTS = System.getProperty("packetizer.soak.parts", "pcjf");
+
+  /** One iteration of the workload on kernel {@code e}. */
+  static void iteration(Manifest manifest, Manifest.Entry e, int i) {
+    int w = new int[] {4, 8, 16}[i % 3];
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(manifest.bitcode(e), e.bitcode())) {
+      String simd = e.function() + "_simd";
+      // a failing packetization first (rolled back), then the real one
+      if (PARTS.contains("f")) try {
+        new Packetizer(PacketizerOptions.builder().width(3).build()).run(m, e.function(), simd);
+        throw new AssertionError("width 3 was accepted");
+      } catch (PacketizationException expected) {
+        // rolled back
+      }
+      if (!PARTS.contains("p")) return;
+      new Packetizer(PacketizerOptions.builder().width(w).params(KernelChecks.paramKinds(e))
+          .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).build()).run(m, e.function(), simd); // bit-exact checks
+      if (PARTS.contains("c")) try (DifferentialCheck c = KernelChecks.checkBuilder(e, m, simd, w).build()) {
+        CheckResult r = c.runMany(2, i);
+        if (!r.passed()) throw new AssertionError(e.name() + " W=" + w + " iteration " + i + ":\n" + r.report());
+      }
+      // a check whose specs do not fit: its JIT must be closed on the failure path
+      if (PARTS.contains("f")) try (DifferentialCheck bad = DifferentialCheck.builder(m, e.function(), simd, w).params(List.<ParamSpec>of()).build()) {
+        throw new AssertionError("specs accepted: " + bad);
+      } catch (IllegalArgumentException expected) {
+        // the builder closed its JIT
+      }
+      // the JIT on its own: compile and call the packet function when its arguments are all scalars
+      if (PARTS.contains("j") && !e.hasPointerParams()) {
+        try (Jit jit = Jit.host()) {
+          jit.addModule(m);
+          JitFunction f = jit.function(simd);
+          f.argsSize();
+          jit.lookup(e.function());
+        }
+      }
+      // a module that does not parse, in the same context
+      if (PARTS.contains("f")) try (LlvmModule broken = ctx.parseIr("define i32 @f( {", "broken.ll")) {
+        throw new AssertionError("parsed: " + broken);
+      } catch (IrLoadException expected) {
+        // nothing leaked
+      }
+    }
+  }
+
+  /**
+   * Runs the workload until {@code budget} has passed or {@code maxIterations} are done, sampling
+   * RSS every {@code every} iterations.
+   */
+  public static List<Sample> run(Duration budget, int maxIterations, int every, PrintStream log) {
+    Manifest manifest = Manifest.load();
+    List<Manifest.Entry> ks = kernels(manifest);
+    List<Sample> samples = new ArrayList<>();
+    long t0 = System.nanoTime();
+    long deadline = t0 + budget.toNanos();
+    Runtime rt = Runtime.getRuntime();
+    for (int i = 0; i < maxIterations; i++) {
+      iteration(manifest, ks.get(i % ks.size()), i);
+      if ((i + 1) % every == 0) {
+        // a full collection first: what is measured is what stays, not garbage awaiting the collector
+        // (javacpp frees native memory of unreferenced pointers when they are collected)
+        System.gc();
+        long rss = rssKb();
+        mallocTrim();
+        Sample s = new Sample(i + 1, rss, rssKb(), (rt.totalMemory() - rt.freeMemory()) / 1024, mallocKb(), mappings(),
+            jvmCommittedKb(), (System.nanoTime() - t0) / 1e9);
+        samples.add(s);
+        if (log != null) {
+          log.printf(Locale.ROOT, "soak: iteration %5d  RSS %6.1f MB (after malloc_trim %6.1f MB)  malloc'd %5.1f MB"
+              + "  Java heap %5.1f MB  mappings %5d%s  %6.1f s%n", s.iteration(), s.rssKb() / 1024.0, s.rssTrimmedKb() / 1024.0,
+              s.mallocKb() / 1024.0, s.heapKb() / 1024.0, s.mappings(),
+              s.jvmCommittedKb() < 0 ? "" : String.format(Locale.ROOT, "  JVM committed %6.1f MB", s.jvmCommittedKb() / 1024.0),
+              s.seconds());
+        }
+      }
+      if (System.nanoTime() > deadline) break;
+    }
+    return samples;
+  }
+
+  /** Least-squares slope of the trimmed RSS (kB) per iteration over the samples. */
+  public static double slopeKbPerIteration(List<Sample> ss) {
+    return slope(ss, Sample::rssTrimmedKb);
+  }
+
+  /** Least-squares slope of a sample's value (kB) per iteration. */
+  public static double slope(List<Sample> ss, java.util.function.ToLongFunction<Sample> value) {
+    int n = ss.size();
+    if (n < 2) return 0;
+    double mx = 0, my = 0;
+    for (Sample s : ss) {
+      mx += s.iteration();
+      my += value.applyAsLong(s);
+    }
+    mx /= n;
+    my /= n;
+    double num = 0, den = 0;
+    for (Sample s : ss) {
+      num += (s.iteration() - mx) * (value.applyAsLong(s) - my);
+      den += (s.iteration() - mx) * (s.iteration() - mx);
+    }
+    return den == 0 ? 0 : num / den;
+  }
+
+  /** {@code Soak [iterations] [every]}: the long run, printing RSS as it goes. */
+  public static void main(String[] args) {
+    int n = args.length > 0 ? Integer.parseInt(args[0]) : 3000;
+    int every = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+    List<Sample> ss = run(Duration.ofDays(1), n, every, System.out);
+    List<Sample> after = ss.subList(Math.min(ss.size() - 1, ss.size() / 5), ss.size());
+    System.out.printf(Locale.ROOT, "soak: %d iterations; after warm-up (iteration %d) RSS %.1f MB (trimmed %.1f MB), at the"
+        + " end %.1f MB (trimmed %.1f MB); slopes after warm-up: RSS %.2f, trimmed RSS %.2f, malloc'd %.2f kB/iteration%n",
+        ss.getLast().iteration(), after.getFirst().iteration(), after.getFirst().rssKb() / 1024.0,
+        after.getFirst().rssTrimmedKb() / 1024.0, ss.getLast().rssKb() / 1024.0, ss.getLast().rssTrimmedKb() / 1024.0,
+        slope(after, Sample::rssKb), slopeKbPerIteration(after), slope(after, Sample::mallocKb));
+  }
+}
