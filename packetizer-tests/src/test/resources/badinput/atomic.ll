@@ -1,4 +1,5 @@
-; Atomics. @f does an atomic add at p[x], a per-lane (varying) address: rejected. @g does an atomic
+; Atomics. @f does an atomic add at p[x], a per-lane (varying) address: one atomic per active lane, in
+; lane order (supported; x must index p's elements). @g does an atomic
 ; load of p[0] in straight-line code: a uniform address, done once for all lanes (supported).
 ; Packetize both with parameter kinds "uv" (uniform pointer, varying index).
 define i32 @f(ptr %p, i32 %x) {

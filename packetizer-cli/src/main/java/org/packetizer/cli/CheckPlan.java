@@ -251,7 +251,7 @@ record CheckPlan(List<ParamSpec> specs, long ulps, String description) {
       case RANDOM -> {
         double lo = i.lo(), hi = i.hi();
         yield (f, lane, e, rnd) -> switch (f.kind()) {
-          case FLOAT, DOUBLE -> rnd.nextDouble(lo, Math.nextUp(hi));
+          case FLOAT, DOUBLE, HALF -> rnd.nextDouble(lo, Math.nextUp(hi));
           case INT -> rnd.nextLong((long) Math.ceil(lo), (long) Math.floor(hi) + 1);
           case BOOL -> rnd.nextBoolean();
           default -> 0;

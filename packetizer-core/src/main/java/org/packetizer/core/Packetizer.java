@@ -484,8 +484,8 @@ public final class Packetizer {
       String where = "parameter " + i + describeParam(ps.get(i)) + " of type " + t;
       switch (k) {
         case ParamKind.Varying v -> {
-          if (!t.isVectorElement() || (t.isFloatingPoint() && !t.isFloat() && !t.isDouble())) {
-            throw PacketizationException.unsupported(where + " cannot be varying: only integers, float, double and pointers"
+          if (!t.isVectorElement() || (t.isFloatingPoint() && !t.isPacketFloat())) {
+            throw PacketizationException.unsupported(where + " cannot be varying: only integers, half, float, double and pointers"
                 + " can become packets", fn, null, null);
           }
         }
@@ -550,9 +550,9 @@ public final class Packetizer {
     Type rt = scalar.returnType();
     Type prt;
     if (rt.isVoid()) prt = rt;
-    else if (rt.isVectorElement() && (!rt.isFloatingPoint() || rt.isFloat() || rt.isDouble())) prt = rt.vectorOf(w);
+    else if (rt.isVectorElement() && (!rt.isFloatingPoint() || rt.isPacketFloat())) prt = rt.vectorOf(w);
     else {
-      throw PacketizationException.unsupported("the return type " + rt + " cannot be packetized (only void, integers, float,"
+      throw PacketizationException.unsupported("the return type " + rt + " cannot be packetized (only void, integers, half, float,"
           + " double and pointers)", scalar.name(), null, null);
     }
     return ctx.functionType(prt, params, false);

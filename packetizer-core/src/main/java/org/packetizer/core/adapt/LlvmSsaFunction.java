@@ -91,7 +91,8 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
       case GEP -> OpKind.GEP;
       case SELECT -> OpKind.SELECT;
       case LOAD -> OpKind.LOAD;
-      case ALLOCA -> OpKind.ALLOCA;
+      // a dynamic allocation (C99 variable-length array) is one allocation per lane, at no common stride
+      case ALLOCA -> v.operand(0).isConstantInt() ? OpKind.ALLOCA : OpKind.OTHER;
       case CALL -> OpKind.CALL;
       case FNEG, FADD, FSUB, FMUL, FDIV, FREM, UDIV, SDIV, UREM, SREM, LSHR, ASHR, AND, XOR, ICMP, FCMP,
           FPTOUI, FPTOSI, UITOFP, SITOFP, FPTRUNC, FPEXT, PTRTOINT, INTTOPTR, EXTRACTELEMENT, INSERTELEMENT,

@@ -107,6 +107,16 @@ public final class IrBuilder implements AutoCloseable {
   /** {@code icmp eq a, c}. */
   public Value icmpEq(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntEQ, a.ref(), c.ref(), n)); }
 
+  /** {@code select(a > c, a, c)} (signed, or unsigned when {@code unsigned}). */
+  public Value max(Value a, Value c, boolean unsigned, String n) {
+    return select(Value.of(LLVMBuildICmp(b(), unsigned ? LLVMIntUGT : LLVMIntSGT, a.ref(), c.ref(), "")), a, c, n);
+  }
+
+  /** {@code select(a < c, a, c)} (signed, or unsigned when {@code unsigned}). */
+  public Value min(Value a, Value c, boolean unsigned, String n) {
+    return select(Value.of(LLVMBuildICmp(b(), unsigned ? LLVMIntULT : LLVMIntSLT, a.ref(), c.ref(), "")), a, c, n);
+  }
+
   /** {@code icmp slt a, c} (signed less than). */
   public Value icmpSlt(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntSLT, a.ref(), c.ref(), n)); }
 
@@ -140,6 +150,9 @@ public final class IrBuilder implements AutoCloseable {
   // ---- memory ----
 
   public Value alloca(Type t, String n) { return Value.of(LLVMBuildAlloca(b(), t.ref(), n)); }
+
+  /** {@code alloca t, count} (a dynamic allocation when not in the entry block or count is not constant). */
+  public Value arrayAlloca(Type t, Value count, String n) { return Value.of(LLVMBuildArrayAlloca(b(), t.ref(), count.ref(), n)); }
 
   public Value load(Type t, Value ptr, String n) { return Value.of(LLVMBuildLoad2(b(), t.ref(), ptr.ref(), n)); }
 

@@ -134,6 +134,7 @@ public final class LlvmContext implements AutoCloseable {
   public Type i64() { return new Type(LLVMInt64TypeInContext(ref())); }
   public Type intType(int bits) { return new Type(LLVMIntTypeInContext(ref(), bits)); }
   public Type floatType() { return new Type(LLVMFloatTypeInContext(ref())); }
+  public Type halfType() { return new Type(LLVMHalfTypeInContext(ref())); }
   public Type doubleType() { return new Type(LLVMDoubleTypeInContext(ref())); }
   public Type ptrType() { return new Type(LLVMPointerTypeInContext(ref(), 0)); }
 

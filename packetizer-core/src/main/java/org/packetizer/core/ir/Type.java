@@ -56,6 +56,9 @@ public final class Type {
   public boolean isInteger(int bits) { return isInteger() && intWidth() == bits; }
   public boolean isFloat() { return kind() == Kind.FLOAT; }
   public boolean isDouble() { return kind() == Kind.DOUBLE; }
+  public boolean isHalf() { return kind() == Kind.HALF; }
+  /** half, float or double: the floating-point types that become packets ({@code <W x T>}). */
+  public boolean isPacketFloat() { Kind k = kind(); return k == Kind.HALF || k == Kind.FLOAT || k == Kind.DOUBLE; }
   public boolean isFloatingPoint() { Kind k = kind(); return k == Kind.FLOAT || k == Kind.DOUBLE || k == Kind.HALF || k == Kind.BFLOAT || k == Kind.X86_FP80 || k == Kind.FP128 || k == Kind.PPC_FP128; }
   public boolean isPointer() { return kind() == Kind.POINTER; }
   public boolean isVector() { return kind() == Kind.VECTOR; }

@@ -309,6 +309,18 @@ public class Value {
   public boolean isVolatile() { return LLVMGetVolatile(ref) != 0; }
   public boolean isAtomic() { return LLVMIsAtomic(ref) != 0; }
 
+  /** The operation of an {@code atomicrmw}. */
+  public AtomicRmwOp atomicRmwOp() { return AtomicRmwOp.of(LLVMGetAtomicRMWBinOp(ref)); }
+
+  /** The constant indices of an {@code extractvalue} or {@code insertvalue}. */
+  public int[] indices() {
+    int n = LLVMGetNumIndices(ref);
+    org.bytedeco.javacpp.IntPointer p = LLVMGetIndices(ref);
+    int[] out = new int[n];
+    for (int i = 0; i < n; i++) out[i] = p.get(i);
+    return out;
+  }
+
   // calls
   public Type calledFunctionType() { return new Type(LLVMGetCalledFunctionType(ref)); }
   public Value calledOperand() { return new Value(LLVMGetCalledValue(ref)); }

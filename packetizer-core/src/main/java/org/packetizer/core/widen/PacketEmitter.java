@@ -68,6 +68,7 @@ public final class PacketEmitter {
   private final int w;
   private final Function packet;
   private final SpmdIntrinsics spmd;
+  private final AtomicEmitter atomics;
 
   private final Map<Block, Block> head = new HashMap<>();
   /** Loop headers: the block forward edges enter the loop through (the any-lane test before it). */
@@ -99,7 +100,16 @@ public final class PacketEmitter {
     this.entryB = new IrBuilder(state.context());
     this.masks = new MaskOps(state.module(), b, w);
     this.spmd = new SpmdIntrinsics(state.module(), w, state.scalarName());
+    this.atomics = new AtomicEmitter(b, packetFunction, masks, w);
   }
+
+  /** The packet values and the mask the atomic emitter works on. */
+  private final AtomicEmitter.Lanes lanes = new AtomicEmitter.Lanes() {
+    @Override public Value vec(Value v) { return PacketEmitter.this.vec(v); }
+    @Override public Value scal(Value v) { return PacketEmitter.this.scal(v); }
+    @Override public boolean uniform(Value v) { return PacketEmitter.this.uniform(v); }
+    @Override public Value mask() { return mask; }
+  };
 
   /** Emits the body of the packet function. Closes its builders. */
   public void emit() {
@@ -448,7 +458,7 @@ public final class PacketEmitter {
     if (!t.isVectorElement()) {
       throw unsupported(where, "a varying value of type " + t + " (only integers, floating point and pointers can be packetized)");
     }
-    if (t.isFloatingPoint() && !t.isFloat() && !t.isDouble()) {
+    if (t.isFloatingPoint() && !t.isPacketFloat()) {
       throw unsupported(where, "floating-point type " + t + " cannot be packetized");
     }
     return t.vectorOf(w);
@@ -538,6 +548,8 @@ public final class PacketEmitter {
         return null;
       }
     }
+    Optional<Value> atomic = emitAtomic(inst, op);
+    if (atomic != null) return atomic.orElse(null);
     if (op == Opcode.STORE) {
       if (st.soa().isDerived(inst.operand(1))) emitSoaStore(inst);
       else emitStore(inst);
@@ -566,6 +578,57 @@ public final class PacketEmitter {
       case CALL -> emitCall(inst);
       default -> throw unsupported(inst, "the instruction '" + op.mnemonic() + "' on varying values");
     };
+  }
+
+  /**
+   * Atomics ({@link AtomicEmitter}): the result, {@code Optional.empty()} when the instruction has
+   * none, null when {@code inst} is not an atomic operation handled there.
+   */
+  private Optional<Value> emitAtomic(Value inst, Opcode op) {
+    switch (op) {
+      case ATOMICRMW -> {
+        st.remark(Remark.Kind.MEMORY, current, inst, "atomicrmw: " + (uniform(inst.operand(0)) && AtomicEmitter.combinable(inst)
+            ? "one combined atomic for the active lanes, each lane's old value from a prefix in lane order"
+            : "one atomic per active lane, in lane order"));
+        return Optional.of(atomics.rmw(inst, lanes));
+      }
+      case ATOMICCMPXCHG -> {
+        st.remark(Remark.Kind.MEMORY, current, inst, "cmpxchg: one per active lane, in lane order");
+        return Optional.of(atomics.cmpxchg(inst, lanes));
+      }
+      case FENCE -> {
+        atomics.fence(inst, lanes);
+        return Optional.empty();
+      }
+      case CALL -> {
+        return emitStackSaveRestore(inst);
+      }
+      case EXTRACTVALUE -> {
+        // a cmpxchg's packet value is { <W x T>, <W x i1> }
+        Value agg = inst.operand(0);
+        if (agg.isInstruction() && agg.opcode() == Opcode.ATOMICCMPXCHG && !uniform(agg)) {
+          return Optional.of(b.extractValue(get(agg), inst.indices()[0], inst.name()));
+        }
+        return null;
+      }
+      case LOAD -> {
+        if (!inst.isAtomic() || inst.isVolatile() || uniform(inst.operand(0)) || st.soa().isDerived(inst.operand(0))) return null;
+        st.remark(Remark.Kind.MEMORY, current, inst, "atomic load through varying addresses: one per active lane, in lane order");
+        return Optional.of(atomics.load(inst, lanes));
+      }
+      case STORE -> {
+        if (!inst.isAtomic() || inst.isVolatile() || st.soa().isDerived(inst.operand(1))
+            || uniform(inst.operand(0)) && uniform(inst.operand(1)) && !st.divergence().mayBePartial(current)) {
+          return null;
+        }
+        st.remark(Remark.Kind.MEMORY, current, inst, "atomic store: one per active lane, in lane order");
+        atomics.store(inst, lanes);
+        return Optional.empty();
+      }
+      default -> {
+        return null;
+      }
+    }
   }
 
   private Value copyFlags(Value scalar, Value packetInst) {
@@ -644,7 +707,7 @@ public final class PacketEmitter {
   private Value emitAlloca(Value inst) {
     Type t = inst.allocatedType();
     Value count = inst.operand(0);
-    if (!count.isConstantInt()) throw unsupported(inst, "a stack allocation of variable size");
+    if (!count.isConstantInt()) return emitDynamicAlloca(inst);
     long n = count.constIntZExt();
     Type one = n == 1 ? t : t.arrayOf(n);
     // one private slot per lane: lane k's object at base + k * size(one)
@@ -653,6 +716,76 @@ public final class PacketEmitter {
     base.setAlignment(align);
     Value iota = linearOffsets(b, st.context().i64(), 1);
     return b.gep(one.arrayOf(w), base, List.of(b.i64(0), iota), true, inst.name());
+  }
+
+  /**
+   * A dynamic allocation (C99 variable-length array, {@code alloca T, %n}): one allocation per lane,
+   * in lane order, of that lane's own size (0 for inactive lanes: they allocate nothing); the packet
+   * value is the vector of the lanes' addresses. Each sits on the packet function's stack until the
+   * function returns or a {@code llvm.stackrestore} frees it, as in the scalar function.
+   */
+  private Value emitDynamicAlloca(Value inst) {
+    Value count = inst.operand(0);
+    Value counts = vec(count);
+    Value zero = b.constNull(count.type());
+    Value addrs = b.poison(st.context().ptrType().vectorOf(w));
+    for (int k = 0; k < w; k++) {
+      Value n = b.extractElement(counts, k, "");
+      if (!MaskOps.isAllTrue(mask)) n = b.select(b.extractElement(mask, k, ""), n, zero, inst.name() + ".n" + k);
+      Value a = b.arrayAlloca(inst.allocatedType(), n, inst.name() + "." + k);
+      a.setAlignment(Math.max(1, inst.alignment()));
+      addrs = b.insertElement(addrs, a, k, "");
+    }
+    st.remark(Remark.Kind.MEMORY, current, inst, "dynamic allocation: one per lane, each of its own size");
+    return addrs;
+  }
+
+  /**
+   * {@code llvm.stacksave}/{@code llvm.stackrestore} (scopes of variable-length arrays): the stack is
+   * saved once (all lanes see the same pointer) and restored once when some lane is active, which
+   * frees the allocations every lane made since the save. Null for other calls.
+   */
+  private Optional<Value> emitStackSaveRestore(Value inst) {
+    Optional<Function> callee = inst.calledFunction();
+    if (callee.isEmpty()) return null;
+    String name = callee.get().name();
+    if (name.startsWith("llvm.stacksave")) {
+      Value s = b.insertClone(inst, inst.name());
+      return Optional.of(uniform(inst) ? s : b.splat(s, w, inst.name() + ".lanes"));
+    }
+    if (name.startsWith("llvm.stackrestore")) {
+      Value p = inst.operand(0);
+      if (uniform(p)) {
+        Value sp = scal(p);
+        b.insertClone(inst, "").setOperand(0, sp);
+        return Optional.empty();
+      }
+      // every active lane holds the pointer of the same save; inactive lanes may hold stale ones
+      Value pv = vec(p);
+      Value lane = MaskOps.isAllTrue(mask) ? b.i32(0) : firstActiveLane();
+      Block from = b.currentBlock();
+      Block then = packet.appendBlock(from.name() + ".restore");
+      Block next = packet.appendBlock(from.name() + ".restored");
+      then.moveAfter(from);
+      next.moveAfter(then);
+      b.condBr(masks.any(mask, "any.restore"), then, next);
+      b.atEnd(then);
+      Value sp = b.extractElement(pv, lane, "");
+      b.insertClone(inst, "").setOperand(0, sp);
+      b.br(next);
+      b.atEnd(next);
+      return Optional.empty();
+    }
+    return null;
+  }
+
+  /** The index (i32) of the lowest active lane of the current mask (W-1 when none is). */
+  private Value firstActiveLane() {
+    Type iw = st.context().intType(w);
+    Value bits = b.cast(Opcode.BITCAST, mask, iw, "");
+    Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
+    f = b.and(f, b.constInt(iw, w - 1), "first.active");
+    return w < 32 ? b.cast(Opcode.ZEXT, f, st.context().i32(), "") : w == 32 ? f : b.cast(Opcode.TRUNC, f, st.context().i32(), "");
   }
 
   private Value emitLoad(Value inst) {
@@ -1245,7 +1378,7 @@ public final class PacketEmitter {
     if (callee.isEmpty()) return emitIndirectCall(inst);
     Optional<Value> packetCall = packetCallOf(inst, callee.get());
     if (packetCall.isPresent()) return packetCall.get();
-    if (callee.get().isVarArg()) throw unsupported(inst, "a call to the variadic function @" + callee.get().name() + " with varying arguments");
+    // a variadic callee has no packet version: guarded scalar calls in lane order (scalarizeCall)
     return scalarizeCall(inst, callee.get());
   }
 
@@ -1560,7 +1693,8 @@ public final class PacketEmitter {
         if (pure) a = b.freeze(a, "");
         args.add(a);
       }
-      Value call = b.call(callee.functionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
+      // the call site's function type (a variadic callee's includes the promoted variadic arguments)
+      Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
       copyCallSite(inst, call);
       return call;
     };

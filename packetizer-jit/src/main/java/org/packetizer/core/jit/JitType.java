@@ -13,7 +13,7 @@ import org.packetizer.core.ir.Type;
  *
  * <ul>
  *   <li>{@link Bool} ({@code i1}): one byte, 0 or 1;
- *   <li>{@link Int}: 1, 2, 4 or 8 bytes; {@link F32}, {@link F64}; {@link Ptr}: an 8-byte address;
+ *   <li>{@link Int}: 1, 2, 4 or 8 bytes; {@link F16}, {@link F32}, {@link F64}; {@link Ptr}: an 8-byte address;
  *   <li>{@link Vector}: its elements back to back; a vector of {@code i1} (a mask) is one byte per
  *       lane, not LLVM's bit-packed in-memory form;
  *   <li>{@link Struct} and {@link Array}: LLVM's in-memory layout under the JIT's data layout (offsets
@@ -40,6 +40,12 @@ public sealed interface JitType {
     }
     @Override public long size() { return bits / 8; }
     @Override public String toString() { return "i" + bits; }
+  }
+
+  /** {@code half}: 2 bytes; Java values are Numbers (written rounded to binary16), read back as Float. */
+  record F16() implements JitType {
+    @Override public long size() { return 2; }
+    @Override public String toString() { return "half"; }
   }
 
   record F32() implements JitType {
@@ -92,6 +98,7 @@ public sealed interface JitType {
   private static JitType of(Type t, LlvmModule layout, boolean topLevel) {
     switch (t.kind()) {
       case VOID: return new Void();
+      case HALF: return new F16();
       case FLOAT: return new F32();
       case DOUBLE: return new F64();
       case POINTER: return new Ptr();
@@ -106,7 +113,7 @@ public sealed interface JitType {
         if (e instanceof Bool && !topLevel) {
           throw new UnsupportedOperationException("mask vector " + t + " inside an aggregate");
         }
-        if (!(e instanceof Bool || e instanceof Int || e instanceof F32 || e instanceof F64 || e instanceof Ptr)) {
+        if (!(e instanceof Bool || e instanceof Int || e instanceof F16 || e instanceof F32 || e instanceof F64 || e instanceof Ptr)) {
           throw new UnsupportedOperationException("vector type " + t);
         }
         return new Vector(e, t.vectorSize());
@@ -151,6 +158,7 @@ public sealed interface JitType {
           default -> seg.set(ValueLayout.JAVA_LONG_UNALIGNED, offset, x);
         }
       }
+      case F16 h -> seg.set(ValueLayout.JAVA_SHORT_UNALIGNED, offset, Float.floatToFloat16(((Number) value).floatValue()));
       case F32 f -> seg.set(ValueLayout.JAVA_FLOAT_UNALIGNED, offset, ((Number) value).floatValue());
       case F64 d -> seg.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset, ((Number) value).doubleValue());
       case Ptr p -> seg.set(ValueLayout.JAVA_LONG_UNALIGNED, offset,
@@ -187,6 +195,7 @@ public sealed interface JitType {
         case 32 -> seg.get(ValueLayout.JAVA_INT_UNALIGNED, offset);
         default -> seg.get(ValueLayout.JAVA_LONG_UNALIGNED, offset);
       };
+      case F16 h -> Float.float16ToFloat(seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, offset));
       case F32 f -> seg.get(ValueLayout.JAVA_FLOAT_UNALIGNED, offset);
       case F64 d -> seg.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset);
       case Ptr p -> MemorySegment.ofAddress(seg.get(ValueLayout.JAVA_LONG_UNALIGNED, offset));
@@ -199,6 +208,7 @@ public sealed interface JitType {
             case 32 -> new int[vec.length()];
             default -> new long[vec.length()];
           };
+          case F16 h -> new float[vec.length()];
           case F32 f -> new float[vec.length()];
           case F64 d -> new double[vec.length()];
           default -> new MemorySegment[vec.length()];

@@ -105,6 +105,7 @@ final class Trampolines {
       case JitType.Void v -> ctx.voidType();
       case JitType.Bool bo -> ctx.i1();
       case JitType.Int i -> ctx.intType(i.bits());
+      case JitType.F16 h -> ctx.halfType();
       case JitType.F32 f -> ctx.floatType();
       case JitType.F64 d -> ctx.doubleType();
       case JitType.Ptr p -> ctx.ptrType();

@@ -37,7 +37,7 @@ public interface BufferInit {
     return (f, lane, e, rnd) -> switch (f.kind()) {
       case BOOL -> rnd.nextBoolean();
       case INT -> f.bytes() == 1 ? (long) rnd.nextInt(-100, 101) : rnd.nextLong(-100, 101);
-      case FLOAT, DOUBLE -> rnd.nextDouble(-100, 100);
+      case FLOAT, DOUBLE, HALF -> rnd.nextDouble(-100, 100);
       default -> 0;
     };
   }
@@ -45,7 +45,7 @@ public interface BufferInit {
   /** Values from a domain (NaN, infinities, edges as the domain says); pointers null. */
   static BufferInit from(ValueDomain domain) {
     return (f, lane, e, rnd) -> switch (f.kind()) {
-      case BOOL, INT, FLOAT, DOUBLE -> domain.sample(f.kind(), f.kind() == ScalarKind.BOOL ? 1 : f.bytes() * 8, rnd);
+      case BOOL, INT, FLOAT, DOUBLE, HALF -> domain.sample(f.kind(), f.kind() == ScalarKind.BOOL ? 1 : f.bytes() * 8, rnd);
       default -> 0;
     };
   }

@@ -45,6 +45,7 @@ final class Layout {
           : (t.intWidth() % 8 == 0 && t.intWidth() <= 64) ? ScalarKind.INT : ScalarKind.BYTES;
       case FLOAT -> ScalarKind.FLOAT;
       case DOUBLE -> ScalarKind.DOUBLE;
+      case HALF -> ScalarKind.HALF;
       case POINTER -> ScalarKind.PTR;
       default -> ScalarKind.BYTES;
     };

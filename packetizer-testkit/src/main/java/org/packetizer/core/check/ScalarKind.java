@@ -11,6 +11,8 @@ public enum ScalarKind {
   INT,
   /** {@code float}: bitwise equal, or both NaN, or within the check's ULP bound. */
   FLOAT,
+  /** {@code half} (IEEE binary16; Java value: the Float it widens to exactly): as {@code FLOAT}. */
+  HALF,
   /** {@code double}: as {@code FLOAT}. */
   DOUBLE,
   /** {@code ptr}: compared exactly. */

@@ -37,7 +37,7 @@ public sealed interface ValueDomain {
   /** Default: [-1000, 1000] (clipped to the type), [0, 1] for {@code i1}; edges on, no NaN or infinity. */
   static ValueDomain defaultFor(ScalarKind kind, int bits) {
     return switch (kind) {
-      case FLOAT, DOUBLE -> floats(-1000, 1000);
+      case FLOAT, DOUBLE, HALF -> floats(-1000, 1000);
       case BOOL -> ints(0, 1);
       default -> ints(-1000, 1000);
     };

@@ -16,6 +16,7 @@ public final class Values {
       case BOOL -> v instanceof Boolean b ? b : (asNumber(v).longValue() & 1) != 0;
       case INT -> signExtend(v instanceof Boolean b ? (b ? 1 : 0) : asNumber(v).longValue(), bits);
       case FLOAT -> asNumber(v).floatValue();
+      case HALF -> Float.float16ToFloat(Float.floatToFloat16(asNumber(v).floatValue()));
       case DOUBLE -> asNumber(v).doubleValue();
       case PTR -> asNumber(v).longValue();
       case BYTES -> throw new IllegalArgumentException("no scalar value for an opaque field");
@@ -53,6 +54,10 @@ public final class Values {
         float f = (Float) n;
         yield f + " (0x" + String.format("%08x", Float.floatToRawIntBits(f)) + ")";
       }
+      case HALF -> {
+        float f = (Float) n;
+        yield f + " (0x" + String.format("%04x", Float.floatToFloat16(f) & 0xFFFF) + ")";
+      }
       case DOUBLE -> {
         double d = (Double) n;
         yield d + " (0x" + String.format("%016x", Double.doubleToRawLongBits(d)) + ")";
@@ -70,6 +75,7 @@ public final class Values {
       case BOOL -> raw != 0;
       case INT -> signExtend(raw, size * 8);
       case FLOAT -> Float.intBitsToFloat((int) raw);
+      case HALF -> Float.float16ToFloat((short) raw);
       case DOUBLE -> Double.longBitsToDouble(raw);
       case PTR -> raw;
       case BYTES -> null;
@@ -83,6 +89,7 @@ public final class Values {
       case INT, PTR -> (Long) normalize(kind, size * 8, v);
       case FLOAT -> Float.floatToRawIntBits((Float) normalize(kind, 32, v)) & 0xFFFFFFFFL;
       case DOUBLE -> Double.doubleToRawLongBits((Double) normalize(kind, 64, v));
+      case HALF -> Float.floatToFloat16((Float) normalize(kind, 16, v)) & 0xFFFFL;
       case BYTES -> throw new IllegalArgumentException("opaque field");
     };
     for (int i = 0; i < size; i++) b[off + i] = (byte) (i < 8 ? raw >>> (8 * i) : 0);
@@ -109,6 +116,13 @@ public final class Values {
       if (Float.isNaN(x) && Float.isNaN(y)) return true;
       if (ulps <= 0 || Float.isNaN(x) || Float.isNaN(y) || Float.isInfinite(x) || Float.isInfinite(y)) return false;
       return Math.abs(ordered(Float.floatToRawIntBits(x)) - ordered(Float.floatToRawIntBits(y))) <= ulps;
+    }
+    if (kind == ScalarKind.HALF) {
+      short x = (short) ((a[ao] & 0xFF) | (a[ao + 1] & 0xFF) << 8), y = (short) ((b[bo] & 0xFF) | (b[bo + 1] & 0xFF) << 8);
+      boolean xn = Float.isNaN(Float.float16ToFloat(x)), yn = Float.isNaN(Float.float16ToFloat(y));
+      if (xn && yn) return true;
+      if (ulps <= 0 || xn || yn || Float.isInfinite(Float.float16ToFloat(x)) || Float.isInfinite(Float.float16ToFloat(y))) return false;
+      return Math.abs(ordered((int) x) - ordered((int) y)) <= ulps;
     }
     if (kind == ScalarKind.DOUBLE) {
       double x = (Double) read(kind, a, ao, size), y = (Double) read(kind, b, bo, size);

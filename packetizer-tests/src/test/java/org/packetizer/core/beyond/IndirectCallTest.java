@@ -86,7 +86,7 @@ class IndirectCallTest {
           r::summary);
       List<ParamSpec> ps = new ArrayList<>(List.of(specs));
       if (masked) ps.add(ParamSpec.mask());
-      var b = DifferentialCheck.builder(m, fn, simd, w).params(ps).orderedCalls(ordered)
+      var b = DifferentialCheck.builder(m, fn, simd, w).params(ps).callsInLaneOrder(ordered)
           .recordCalls("record", FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT))
           .recordCalls("record2", FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT))
           .recordCalls("ext_f", FunctionDescriptor.of(ValueLayout.JAVA_FLOAT, ValueLayout.JAVA_FLOAT), EXT_F)
