@@ -94,9 +94,14 @@ final class InputJob implements Callable<InputJob.Result> {
     // bitcode is read once in a child process first: LLVM's reader crashes on some corrupt files,
     // which in this JVM would end the whole batch (IsolatedLoad)
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = IsolatedLoad.load(ctx, bytes, input.name())) {
-      List<FunctionSpec> fns = functions(m);
+      List<FunctionSpec> fns = s.declaredVariants() ? declaringFunctions(m) : functions(m);
       List<PacketizationResult> done = new ArrayList<>();
+      boolean failed = false;
       for (int fi = 0; fi < fns.size(); fi++) {
+        if (s.declaredVariants()) {
+          failed |= !declaredVariants(m, fns.get(fi), fi, done);
+          continue;
+        }
         FunctionSpec f = fns.get(fi);
         String simd = s.simdName(f); // null: the core names it (--vector-abi)
         List<Remark> remarks = new ArrayList<>();
@@ -109,6 +114,10 @@ final class InputJob implements Callable<InputJob.Result> {
             log.println(input.name() + ": " + describe(r));
             wrapperLine(m, r, before).ifPresent(l -> log.println(input.name() + ":   " + l));
             if (s.vectorAbi()) log.println(input.name() + ":   " + vectorAbiLine(r));
+            if (s.cAbi()) {
+              r.remarks().stream().filter(rm -> rm.kind() == Remark.Kind.NOTE && rm.message().startsWith("published in the C"))
+                  .findFirst().ifPresent(rm -> log.println(input.name() + ":   " + rm.message()));
+            }
           }
           if (s.vectorAbi()) vectorAbiTargetWarning(m, r);
           raceWarnings(remarks);
@@ -122,9 +131,10 @@ final class InputJob implements Callable<InputJob.Result> {
               ? "\n  (a bug in the packetizer: please report it with this input" + (s.debug() ? "" : "; --debug shows the stack trace")
                   + ")" : "";
           error(e.getMessage() + hint, exitCodeOf(e), e);
+          failed = true;
         }
       }
-      if (done.size() < fns.size()) {
+      if (failed) {
         if (!done.isEmpty()) {
           note("no output written for " + input.name() + ": it is written only when every function packetizes");
         }
@@ -143,6 +153,75 @@ final class InputJob implements Callable<InputJob.Result> {
       }
       if (!s.quiet()) log.println(input.name() + ": wrote " + output);
       return null;
+    }
+  }
+
+  /**
+   * The packet function in LLVM's form: a vector-function-ABI variant whose ABI form differs (ABI
+   * masks, results through memory) is a thin function around {@code <name>.ir}, which --check and
+   * --dot look at.
+   */
+  static String llvmForm(LlvmModule m, PacketizationResult r) {
+    String ir = r.packetFunction() + VectorAbi.IR_FORM_SUFFIX;
+    return m.function(ir).isPresent() ? ir : r.packetFunction();
+  }
+
+  /** --declared-variants without -f: every defined function that declares _ZGV variants. */
+  private List<FunctionSpec> declaringFunctions(LlvmModule m) {
+    if (!s.functions().isEmpty()) return s.functions();
+    List<FunctionSpec> out = new ArrayList<>();
+    for (Function f : m.functions()) {
+      if (!f.isDeclaration() && f.stringAttributes().keySet().stream().anyMatch(k -> k.startsWith("_ZGV"))) {
+        out.add(new FunctionSpec(f.name(), null));
+      }
+    }
+    if (out.isEmpty()) {
+      throw CliException.usage(input.name() + ": --declared-variants: no function declares vector variants (compile the C"
+          + " source with clang -fopenmp-simd and put '#pragma omp declare simd' on the definitions)");
+    }
+    return out;
+  }
+
+  /** Makes the variants @f declares; false when it failed (reported). */
+  private boolean declaredVariants(LlvmModule m, FunctionSpec f, int index, List<PacketizationResult> done) {
+    List<Remark> remarks = new ArrayList<>();
+    Set<String> before = functionNames(m);
+    try {
+      Optional<Function> scalar = m.function(f.scalar());
+      List<VectorAbi.Variant> declared = scalar.map(VectorAbi::declaredVariants).orElse(List.of());
+      List<PacketizationResult> rs = new Packetizer(s.options(index, remarks::add)).runDeclaredVariants(m, f.scalar());
+      applyTarget(m, before);
+      for (PacketizationResult r : rs) {
+        done.add(r);
+        if (!s.quiet()) {
+          log.println(input.name() + ": " + describe(r));
+          log.println(input.name() + ":   " + vectorAbiLine(r));
+        }
+        if (s.remarksYaml()) RemarkYaml.packetized(yaml, input.name(), r);
+      }
+      Set<String> made = new HashSet<>();
+      for (PacketizationResult r : rs) made.add(r.packetFunction());
+      List<String> skipped = new ArrayList<>();
+      for (VectorAbi.Variant v : declared) {
+        if (!made.contains(v.mangledName()) && !before.contains(v.mangledName())) skipped.add(v.mangledName());
+      }
+      if (declared.isEmpty()) {
+        warning("--declared-variants: @" + f.scalar() + " declares no vector variant this packetizer can make (clang records"
+            + " them with -fopenmp-simd and '#pragma omp declare simd' on the definition)");
+      } else if (!skipped.isEmpty() && !s.quiet()) {
+        note("@" + f.scalar() + ": not made, the ISA is above @" + f.scalar() + "'s target-features: "
+            + String.join(", ", skipped));
+      }
+      remarks(remarks);
+      return true;
+    } catch (PacketizationException e) {
+      remarks(remarks);
+      if (s.remarksYaml()) RemarkYaml.failure(yaml, input.name(), f.scalar(), e);
+      String hint = e.kind() == PacketizationException.Kind.INTERNAL
+          ? "\n  (a bug in the packetizer: please report it with this input" + (s.debug() ? "" : "; --debug shows the stack trace")
+              + ")" : "";
+      error(e.getMessage() + hint, exitCodeOf(e), e);
+      return false;
     }
   }
 
@@ -290,7 +369,7 @@ final class InputJob implements Callable<InputJob.Result> {
       Path scalar = s.dotDir().resolve(prefix + r.scalarFunction() + ".scalar.dot");
       Path packet = s.dotDir().resolve(prefix + r.packetFunction() + ".packet.dot");
       write(scalar, Dot.scalarCfg(r).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      write(packet, Dot.packetCfg(m.function(r.packetFunction()).orElseThrow(), r).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      write(packet, Dot.packetCfg(m.function(llvmForm(m, r)).orElseThrow(), r).getBytes(java.nio.charset.StandardCharsets.UTF_8));
       String svg = "";
       Optional<Path> dot = Dot.graphviz();
       if (dot.isPresent()) {
@@ -315,11 +394,13 @@ final class InputJob implements Callable<InputJob.Result> {
       warning("--buffer " + bad + "=...: @" + r.scalarFunction() + " has no parameter named or numbered '" + bad + "'");
     }
     Optional<Manifest.Entry> kernel = Kernels.match(bytes, m, scalar);
-    CheckPlan plan = CheckPlan.build(m, scalar, r.params(), s.masked(), r.width(), kernel, s.ranges(), s.buffers());
+    // (masked: --masked, or a declared variant named M; the packet function then has a trailing mask parameter)
+    boolean masked = m.function(llvmForm(m, r)).map(f -> f.paramCount() == scalar.paramCount() + 1).orElse(s.masked());
+    CheckPlan plan = CheckPlan.build(m, scalar, r.params(), masked, r.width(), kernel, s.ranges(), s.buffers());
     int runs = s.checkRuns().orElseThrow();
     Checker.Outcome o;
     try {
-      o = Checker.run(m, r.scalarFunction(), r.packetFunction(), r.width(), plan, runs, s.seed(), s.targetCpu(),
+      o = Checker.run(m, r.scalarFunction(), llvmForm(m, r), r.width(), plan, runs, s.seed(), s.targetCpu(),
           s.targetFeatures(), s.checkTimeoutSeconds(), s.vectorMath());
     } catch (IllegalArgumentException | LlvmException e) {
       throw CliException.usage("cannot check @" + r.packetFunction() + ": " + e.getMessage());
@@ -437,9 +518,21 @@ final class InputJob implements Callable<InputJob.Result> {
       return;
     }
     Path dir = target.toAbsolutePath().getParent();
-    Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+    // not Files.createTempFile: it creates 0600 files; open(2) with O_CREAT|O_EXCL gives 0666 minus the umask,
+    // the mode any tool's output gets
+    Path tmp = null;
+    java.util.concurrent.ThreadLocalRandom rnd = java.util.concurrent.ThreadLocalRandom.current();
+    for (int attempt = 0; tmp == null; attempt++) {
+      Path candidate = dir.resolve("." + target.getFileName() + "." + Long.toUnsignedString(rnd.nextLong(), 36) + ".tmp");
+      try (var out = Files.newOutputStream(candidate, java.nio.file.StandardOpenOption.CREATE_NEW,
+          java.nio.file.StandardOpenOption.WRITE)) {
+        tmp = candidate;
+        out.write(data);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        if (attempt > 100) throw e;
+      }
+    }
     try {
-      Files.write(tmp, data);
       try {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } catch (java.nio.file.AtomicMoveNotSupportedException e) {

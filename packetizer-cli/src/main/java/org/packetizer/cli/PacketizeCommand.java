@@ -136,6 +136,22 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " need --params u, v or l (s has no ABI letter).")
   boolean vectorAbi;
 
+  @Option(names = "--c-abi",
+      description = "Publish the packet functions in C's calling convention where LLVM's differs: vector arguments"
+          + " and results wider than the target's widest vector register in memory (as clang and GCC pass vector_size"
+          + " types; clang callers declare such a result as a one-member struct), the --masked mask as an unsigned"
+          + " integer bit mask; LLVM's form stays as SIMD.ir. Not with --vector-abi.")
+  boolean cAbi;
+
+  @Option(names = "--declared-variants",
+      description = "Make every vector variant the functions declare: clang -fopenmp-simd records each"
+          + " '#pragma omp declare simd' as _ZGV<isa><N|M><W><params>_SCALAR attributes; each variant whose ISA the"
+          + " function's target-features support is packetized under that name, at its width, masked where it says M,"
+          + " with its parameter shapes, in the x86 vector function ABI's calling convention (GCC's loops call them)."
+          + " The names fix width, mask and shapes: -w, --masked and --params are not used. Without -f: every function"
+          + " that declares variants.")
+  boolean declaredVariants;
+
   @Option(names = "--memory", paramLabel = "gather|cascade", defaultValue = "gather",
       description = "Accesses through arbitrary per-lane addresses: masked gather/scatter, or W guarded scalar accesses"
           + " (default: ${DEFAULT-VALUE}).")
@@ -154,7 +170,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   String vectorMath;
 
   @Option(names = "-o", paramLabel = "FILE",
-      description = "Output file; - for standard output; a directory with several inputs."
+      description = "Output file; - for standard output; with several inputs an existing directory, or one to create"
+          + " written with a trailing '/' (-o out/)."
           + " Default: INPUT with .packet.bc (.packet.ll with -S); standard output for standard input.")
   String output;
 
@@ -194,8 +211,9 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " files when Graphviz's dot is on PATH.")
   Path dot;
 
-  @Option(names = "--remarks", paramLabel = "FILE", arity = "0..1", fallbackValue = "", preprocessor = AttachedOnly.class,
-      description = "Explain what was done where: one line per remark on stderr, or with --remarks=FILE as YAML"
+  @Option(names = "--remarks", paramLabel = "FILE", arity = "0..1", fallbackValue = "", preprocessor = RemarksValue.class,
+      description = "Explain what was done where: one line per remark on stderr, or with --remarks=FILE (or --remarks"
+          + " FILE, unless FILE ends in .bc/.ll or is an existing non-YAML file: then it is an input) as YAML"
           + " optimization records (like clang's -fsave-optimization-record).")
   String remarks;
 
@@ -284,8 +302,37 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       return false;
     }
 
-    private static String fallback(ArgSpec a) {
+    static String fallback(ArgSpec a) {
       return a instanceof CommandLine.Model.OptionSpec o ? o.fallbackValue() : "";
+    }
+  }
+
+  /**
+   * {@code --remarks FILE} (opt's spelling, with a space) means {@code --remarks=FILE} when FILE is not
+   * an input: it does not end in .bc or .ll, is not - or an option, and is not an existing file other
+   * than a YAML one (so an input is never overwritten with remarks). Otherwise {@code --remarks}
+   * alone: remarks on stderr, and the word is an input.
+   */
+  static final class RemarksValue implements CommandLine.IParameterPreprocessor {
+    @Override
+    public boolean preprocess(Stack<String> args, CommandSpec commandSpec, ArgSpec argSpec, Map<String, Object> info) {
+      if (!" ".equals(info.get("separator"))) return false;
+      if (args.isEmpty() || !isRemarksFile(args.peek())) args.push(AttachedOnly.fallback(argSpec));
+      return false;
+    }
+
+    static boolean isRemarksFile(String word) {
+      if (word.isEmpty() || word.startsWith("-")) return false;
+      String lower = word.toLowerCase(Locale.ROOT);
+      if (lower.endsWith(".bc") || lower.endsWith(".ll")) return false;
+      boolean yaml = lower.endsWith(".yaml") || lower.endsWith(".yml");
+      try {
+        Path p = Path.of(word);
+        if (Files.exists(p) && (!yaml || Files.isDirectory(p))) return false;
+      } catch (java.nio.file.InvalidPathException e) {
+        return false;
+      }
+      return true;
     }
   }
 
@@ -459,7 +506,23 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     CheckPlan.Ranges rs = CheckPlan.Ranges.parse(ranges);
     CheckPlan.Buffers bs = CheckPlan.Buffers.parse(buffers);
     boolean yaml = remarks != null && !remarks.isEmpty();
-    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
+    if (declaredVariants) {
+      for (FunctionSpec fs : fns) {
+        if (fs.simd() != null) {
+          throw CliException.usage("-f " + fs.scalar() + ":" + fs.simd() + ": with --declared-variants the variants are named"
+              + " by their _ZGV names; give -f " + fs.scalar());
+        }
+      }
+      if (masked) throw CliException.usage("--masked does not apply to --declared-variants: M or N in each _ZGV name says it");
+      if (!params.isEmpty()) {
+        throw CliException.usage("--params does not apply to --declared-variants: each _ZGV name gives the parameter shapes");
+      }
+    }
+    if (cAbi && (vectorAbi || declaredVariants)) {
+      throw CliException.usage("--c-abi does not combine with " + (vectorAbi ? "--vector-abi" : "--declared-variants")
+          + ": the vector function ABI has its own calling convention");
+    }
+    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug);
   }
 
@@ -499,6 +562,12 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       dir = Path.of(output);
       if (Files.exists(dir) && !Files.isDirectory(dir)) {
         throw CliException.usage("with " + ins.size() + " inputs, -o must name a directory; " + output + " is a file");
+      }
+      boolean slash = output.endsWith("/") || output.endsWith(java.io.File.separator);
+      if (!Files.isDirectory(dir) && !slash) {
+        // "-o out.bc" with several inputs is a mistake more often than a wish for a directory named out.bc
+        throw CliException.usage("with " + ins.size() + " inputs, -o must name an existing directory, or end in '/' to create"
+            + " one (-o " + output + "/); " + output + " does not exist");
       }
       try {
         Files.createDirectories(dir);

@@ -15,6 +15,8 @@ import org.packetizer.core.api.WrapperMode;
  * @param hardwareWidth  --hardware-width N, or null: detected by the core
  * @param wrapperMode    --wrapper, or what it defaults to (see {@link OptionsBridge#wrapperMode})
  * @param vectorAbi      --vector-abi: publish under the vector function ABI
+ * @param declaredVariants --declared-variants: make every _ZGV variant the functions declare
+ * @param cAbi           --c-abi: publish the packet functions in C's calling convention
  * @param params         --params, parsed: one for all functions, or one per -f in order (empty: defaults)
  * @param checkRuns      --check N, or empty
  * @param dotDir         --dot DIR, or null
@@ -28,6 +30,8 @@ record Settings(
     Integer hardwareWidth,
     WrapperMode wrapperMode,
     boolean vectorAbi,
+    boolean declaredVariants,
+    boolean cAbi,
     String targetCpu,
     String targetFeatures,
     List<List<ParamKind>> params,
@@ -69,7 +73,8 @@ record Settings(
         .verifyEachPhase(verifyEachPhase)
         .remarks(sink)
         .wrapperMode(wrapperMode)
-        .vectorAbi(vectorAbi);
+        .vectorAbi(vectorAbi)
+        .cAbi(cAbi);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);

@@ -84,6 +84,33 @@ class ConsumerProjectTest {
     return new Out(p.exitValue(), new String(out, StandardCharsets.UTF_8));
   }
 
+  /** The installed jars' module descriptors: core exports the driver, the API types and the facade, no phase. */
+  @Test
+  void theModulesExportOnlyThePublicApi() {
+    String repo = System.getProperty("packetizer.localRepository");
+    String version = System.getProperty("packetizer.version");
+    assertNotNull(repo, "packetizer.localRepository is set by the pom (surefire systemPropertyVariables)");
+    java.util.Map<String, java.util.Set<String>> expected = java.util.Map.of(
+        "packetizer-core", java.util.Set.of("org.packetizer.core", "org.packetizer.core.api", "org.packetizer.core.ir"),
+        "packetizer-analysis", java.util.Set.of("org.packetizer.analysis.cfg", "org.packetizer.analysis.divergence"));
+    for (var e : expected.entrySet()) {
+      Path jar = Path.of(repo, "org/packetizer", e.getKey(), version, e.getKey() + "-" + version + ".jar");
+      assertTrue(Files.isRegularFile(jar), jar + " is not installed (run with 'mvn install')");
+      var refs = java.lang.module.ModuleFinder.of(jar).findAll();
+      assertEquals(1, refs.size(), jar.toString());
+      var d = refs.iterator().next().descriptor();
+      assertFalse(d.isAutomatic(), e.getKey() + " has a module-info");
+      java.util.Set<String> exported = new java.util.TreeSet<>();
+      for (var x : d.exports()) {
+        assertFalse(x.isQualified(), x.toString());
+        exported.add(x.source());
+      }
+      assertEquals(new java.util.TreeSet<>(e.getValue()), exported, d.name() + " exports");
+      assertTrue(d.packages().size() > exported.size() || e.getKey().equals("packetizer-analysis"),
+          d.name() + " has internal packages: " + d.packages());
+    }
+  }
+
   @Test
   void aUserProjectBuildsAgainstCoreAloneAndRuns() throws Exception {
     String repo = System.getProperty("packetizer.localRepository");

@@ -45,7 +45,7 @@ class PacketizeProcessTest {
     Cli.copy(dir, "invoke.ll");
     Cli.copy(dir, "syntax_error.ll");
     Cli.copy(dir, "single.ll");
-    Cli.Run r = Cli.process(dir, new byte[0], List.of(), "-o", "out", "missing.bc", "syntax_error.ll", "invoke.ll", "single.ll");
+    Cli.Run r = Cli.process(dir, new byte[0], List.of(), "-o", "out/", "missing.bc", "syntax_error.ll", "invoke.ll", "single.ll");
     assertEquals(ExitCodes.UNSUPPORTED, r.code(), "the worst of 2, 2, 3, 0:\n" + r);
     assertTrue(r.err().contains("packetize: missing.bc: error: no such file"), r.err());
     assertTrue(r.err().contains("packetize: syntax_error.ll:4:3: error: expected value token"), r.err());
@@ -63,7 +63,7 @@ class PacketizeProcessTest {
     Cli.copy(dir, "stateful.ll");
     Cli.copy(dir, "forever.ll");
     long t0 = System.nanoTime();
-    Cli.Run r = Cli.process(dir, new byte[0], List.of(), "--check", "--check-timeout", "2", "-o", "out", "stateful.ll", "forever.ll");
+    Cli.Run r = Cli.process(dir, new byte[0], List.of(), "--check", "--check-timeout", "2", "-o", "out/", "stateful.ll", "forever.ll");
     double seconds = (System.nanoTime() - t0) / 1e9;
     assertEquals(ExitCodes.CHECK_MISMATCH, r.code(), r.toString());
     assertTrue(r.err().contains("check failed: @next_id_simd8 differs from @next_id (first differing lane 0"), r.err());
@@ -89,7 +89,7 @@ class PacketizeProcessTest {
     Files.setPosixFilePermissions(dot, PosixFilePermissions.fromString("rwxr-xr-x"));
     Cli.copy(dir, "single.ll");
     Cli.copy(dir, "stateful.ll");
-    Cli.Run good = Cli.process(dir, new byte[0], List.of(bin.toString()), "--dot", "cfg", "-o", "out", "-j", "2", "-q",
+    Cli.Run good = Cli.process(dir, new byte[0], List.of(bin.toString()), "--dot", "cfg", "-o", "out/", "-j", "2", "-q",
         "single.ll", "stateful.ll");
     assertEquals(0, good.code(), good.toString());
     for (String f : List.of("single.absdiff.scalar", "single.absdiff_simd8.packet", "stateful.next_id.scalar",

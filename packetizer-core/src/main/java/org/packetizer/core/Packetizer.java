@@ -28,6 +28,7 @@ import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.linearize.Schedule;
+import org.packetizer.core.mapping.SignatureAbi;
 import org.packetizer.core.mapping.SpmdIntrinsics;
 import org.packetizer.core.mapping.UserMappings;
 import org.packetizer.core.mapping.VectorAbi;
@@ -86,7 +87,9 @@ public final class Packetizer {
    * lists them as {@code _ZGV...} string attributes, e.g. for {@code #pragma omp declare simd
    * uniform(p) linear(i) aligned(p:32)} with {@code -fopenmp-simd}) whose ISA the function's target
    * features support, each into a function of that name, with the variant's width, mask and parameter
-   * shapes; these options give everything else. Variants already defined in the module are skipped.
+   * shapes, compiled for its ISA and in the x86 vector function ABI's calling convention (GCC's
+   * {@code #pragma omp simd} loops call them); these options give everything else. Variants already
+   * defined in the module are skipped.
    * Calls of the scalar function are annotated for LLVM's loop vectorizer (except aligned variants,
    * see {@link PacketizerOptions#vectorAbi}).
    *
@@ -116,6 +119,10 @@ public final class Packetizer {
   public PacketizationResult run(LlvmModule module, String scalarName, String simdName) {
     Set<String> before = new HashSet<>();
     for (Function f : module.functions()) before.add(f.name());
+    // a vector-function-ABI variant named for another ISA than the scalar function's is emitted for that
+    // ISA from the start (vector math variants, the hardware width, nested packet versions of callees):
+    // the module's functions carry the ISA's features during the run and get their own back afterwards
+    Map<String, Optional<String>> savedFeatures = options.vectorAbi() ? overrideIsa(module, scalarName, simdName) : Map.of();
     try {
       return run(module, scalarName, simdName, null);
     } catch (RuntimeException | Error e) {
@@ -123,7 +130,42 @@ public final class Packetizer {
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
       rollback(module, before);
       throw e;
+    } finally {
+      for (var e : savedFeatures.entrySet()) {
+        module.function(e.getKey()).ifPresent(f -> {
+          if (e.getValue().isPresent()) f.setStringAttribute("target-features", e.getValue().get());
+          else f.removeStringAttribute("target-features");
+        });
+      }
     }
+  }
+
+  /**
+   * When {@code simdName} is a vector-function-ABI name for {@code scalarName} whose ISA differs from
+   * the scalar function's, gives every defined function of the module that ISA's features and
+   * returns their own (to restore); else an empty map.
+   */
+  private static Map<String, Optional<String>> overrideIsa(LlvmModule module, String scalarName, String simdName) {
+    if (simdName == null) return Map.of();
+    Optional<VectorAbi.Variant> v;
+    try {
+      v = VectorAbi.demangle(simdName).filter(x -> x.scalarName().equals(scalarName));
+    } catch (IllegalArgumentException e) {
+      return Map.of(); // reported by the run
+    }
+    Optional<Function> scalar = module.function(scalarName);
+    if (v.isEmpty() || scalar.isEmpty()) return Map.of();
+    char isa = v.get().isa();
+    String own = scalar.get().stringAttribute("target-features").orElse("");
+    if (VectorAbi.isa(own) == isa) return Map.of();
+    Map<String, Optional<String>> saved = new LinkedHashMap<>();
+    for (Function f : module.functions()) {
+      if (f.isDeclaration()) continue;
+      Optional<String> old = f.stringAttribute("target-features");
+      saved.put(f.name(), old);
+      f.setStringAttribute("target-features", SignatureAbi.isaFeatures(isa, old.orElse("")));
+    }
+    return saved;
   }
 
   private PacketizationResult run(LlvmModule module, String scalarName, String simdName, CalleePacketizer callees) {
@@ -132,9 +174,11 @@ public final class Packetizer {
     if (callees == null) {
       // callees are packetized at this function's width: the wrapper decision is the top level's
       callees = new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(options.toBuilder().params(kinds)
-          .masked(true).wrapperMode(WrapperMode.DIRECT).build()).run(module, callee, name, nested));
+          .masked(true).wrapperMode(WrapperMode.DIRECT).vectorAbi(false).build()).run(module, callee, name, nested));
     }
     long start = System.nanoTime();
+    Set<String> namesBefore = new HashSet<>();
+    for (Function f : module.functions()) namesBefore.add(f.name());
     Map<String, Long> phases = new LinkedHashMap<>();
     long[] mark = {start};
     java.util.function.Consumer<String> phase = name -> {
@@ -148,6 +192,10 @@ public final class Packetizer {
     if (unnamed && !options.vectorAbi()) {
       throw PacketizationException.invalid("the SIMD function needs a name (or publish it under the vector function ABI:"
           + " PacketizerOptions.vectorAbi(true))", scalarName);
+    }
+    if (options.cAbi() && options.vectorAbi()) {
+      throw PacketizationException.invalid("cAbi and vectorAbi exclude each other: the vector function ABI has its own"
+          + " calling convention", scalarName);
     }
     if (unnamed) simdName = vectorAbiVariant(module, scalarName, null).mangledName();
     if (simdName.equals(scalarName)) {
@@ -196,8 +244,13 @@ public final class Packetizer {
         (o, m, f, s) -> new Packetizer(o).run(m, f, s));
     if (wrapped.isPresent()) {
       // the W-wide wrapper is what callers see: it is the variant published and announced
-      if (abiVariant == null) return wrapped.get();
-      Remark note = publishUnderVectorAbi(module, scalarName, simdName, abiVariant);
+      if (abiVariant == null) {
+        Optional<Remark> c = topLevel && options.cAbi() ? publishInCForm(module, scalarName, simdName) : Optional.empty();
+        if (c.isEmpty()) return wrapped.get();
+        options.remarks().accept(c.get());
+        return wrapped.get().withRemark(c.get());
+      }
+      Remark note = publishUnderVectorAbi(module, scalar, simdName, abiVariant, namesBefore);
       options.remarks().accept(note);
       return wrapped.get().withRemark(note);
     }
@@ -315,10 +368,14 @@ public final class Packetizer {
         throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the packet function could not be"
             + " named @" + simdName + " (LLVM named it @" + packet.name() + ")", scalarName);
       }
+      // vectors in the signature travel as a C caller compiled for this target passes them
+      SignatureAbi.fitCallers(packet);
       verify(module, packet, "at the end", scalarName);
       if (abiVariant != null) {
-        Remark note = publishUnderVectorAbi(module, scalarName, simdName, abiVariant);
+        Remark note = publishUnderVectorAbi(module, scalar, simdName, abiVariant, namesBefore);
         state.remark(note.kind(), null, null, note.message());
+      } else if (topLevel && options.cAbi()) {
+        publishInCForm(module, scalarName, simdName).ifPresent(n -> state.remark(n.kind(), null, null, n.message()));
       }
       var stats = state.stats();
       return new PacketizationResult(scalarName, simdName, w, kinds, shapes, uniformValues, varyingValues,
@@ -382,19 +439,88 @@ public final class Packetizer {
     }
   }
 
-  /** Announces {@code simdName} to the call sites of the scalar function (vector function ABI). */
-  private static Remark publishUnderVectorAbi(LlvmModule module, String scalarName, String simdName, VectorAbi.Variant abiVariant) {
-    String entry = abiVariant.attributeEntry(simdName);
+  /**
+   * {@link PacketizerOptions#cAbi}: where C passes the packet function differently from LLVM (vector
+   * arguments wider than the target's widest register, the mask), {@code simdName} becomes the C
+   * form around LLVM's form, renamed {@code <simdName>.ir}. Empty when LLVM's form is C's already.
+   */
+  private Optional<Remark> publishInCForm(LlvmModule module, String scalarName, String simdName) {
+    String triple = module.targetTriple();
+    if (!triple.isEmpty() && !triple.startsWith("x86_64")) {
+      throw PacketizationException.unsupported("the C calling convention form (cAbi) is implemented for x86-64 only; the"
+          + " module's target is " + triple, scalarName, null, null);
+    }
+    Function natural = module.function(simdName).orElseThrow();
+    // the target the packet function is compiled for: the options' (the CLI sets them on it), else its attributes
+    // (the widest vector register C compilers use for arguments: 512 bits with AVX-512F, 256 with AVX, else 128)
+    int reg = Math.max(128, 32 * org.packetizer.core.wrapper.HardwareWidth.of(
+        options.targetCpu().orElse(natural.stringAttribute("target-cpu").orElse("")),
+        options.targetFeatures().orElse(natural.stringAttribute("target-features").orElse(""))));
+    if (!SignatureAbi.cFormDiffers(natural, options.masked(), reg)) return Optional.empty();
+    if (options.masked() && options.width() > 64) {
+      throw PacketizationException.invalid("the C form of a masked packet function takes the mask as an integer bit mask:"
+          + " at most 64 lanes, not " + options.width(), scalarName);
+    }
+    String irName = simdName + SignatureAbi.IR_FORM_SUFFIX;
+    if (module.function(irName).isPresent() || module.global(irName).isPresent()) {
+      throw PacketizationException.invalid("@" + irName + " already exists in the module: it would name LLVM's form of @"
+          + simdName, scalarName);
+    }
+    natural.setName(irName);
+    SignatureAbi.buildCForm(module, natural, options.masked(), reg, simdName);
+    return Optional.of(new Remark(Remark.Kind.NOTE, scalarName, null, null, "published in the C calling convention as @"
+        + simdName + " (" + (SignatureAbi.cFormDiffers(natural, false, reg) ? "vectors wider than " + reg + " bits in memory"
+        + (options.masked() ? ", " : "") : "") + (options.masked() ? "the mask as a " + Math.max(8, options.width())
+        + "-bit integer, bit j for lane j" : "") + "); LLVM's form is @" + irName));
+  }
+
+  /**
+   * Publishes {@code simdName} under the x86 vector function ABI: every function this packetization
+   * made is compiled for the variant's ISA (b: SSE, c: AVX, d: AVX2, e: AVX-512F, whatever the scalar
+   * function's features), and where the ABI passes the variant differently from LLVM's form (a
+   * masked variant, a result wider than one register) {@code simdName} becomes a thin function in
+   * the ABI's form around LLVM's form, renamed {@code <simdName>.ir}. LLVM's form is announced to the
+   * call sites of the scalar function (LLVM's loop vectorizer calls it with a {@code <W x i1>} mask).
+   */
+  private static Remark publishUnderVectorAbi(LlvmModule module, Function scalar, String simdName, VectorAbi.Variant abiVariant,
+      Set<String> before) {
+    String scalarName = scalar.name();
+    for (Function f : SignatureAbi.createdSince(module, before)) {
+      if (!f.isDeclaration()) SignatureAbi.applyIsa(f, abiVariant.isa());
+    }
+    Function natural = module.function(simdName).orElseThrow();
+    String announced = simdName;
+    String form = "";
+    if (VectorAbi.needsAbiForm(abiVariant, natural)) {
+      String irName = simdName + VectorAbi.IR_FORM_SUFFIX;
+      if (module.function(irName).isPresent() || module.global(irName).isPresent()) {
+        throw PacketizationException.invalid("@" + irName + " already exists in the module: it would name LLVM's form of the"
+            + " vector-function-ABI variant @" + simdName, scalarName);
+      }
+      natural.setName(irName);
+      VectorAbi.buildAbiForm(module, natural, abiVariant, scalar, simdName);
+      announced = irName;
+      form = " (the ABI's form" + (abiVariant.masked() ? abiVariant.isa() == 'e' ? ", an integer bit mask" : ", a mask vector of"
+          + " the characteristic type" : "") + (VectorAbi.needsAbiForm(new VectorAbi.Variant(abiVariant.isa(), false,
+          abiVariant.vlen(), abiVariant.params(), scalarName), natural) ? ", the result through memory" : "")
+          + "; LLVM's form" + (abiVariant.masked() ? " with a <" + abiVariant.vlen() + " x i1> mask" : "") + " is @" + irName
+          + ")";
+    }
+    String entry = abiVariant.attributeEntry(announced);
     if (abiVariant.params().stream().anyMatch(k -> k.alignment() > 1)) {
       // LLVM's loop vectorizer matches variants by vlen, mask and parameter kinds but does not prove
       // an alignment promise at the call site: announcing this variant could make it call it with an
       // unaligned pointer
-      return new Remark(Remark.Kind.NOTE, scalarName, null, null, "published as @" + simdName + " but not announced to the"
-          + " call sites of @" + scalarName + ": its parameters promise an alignment that the loop vectorizer would not check");
+      return new Remark(Remark.Kind.NOTE, scalarName, null, null, "published as @" + simdName + form + " but not announced to"
+          + " the call sites of @" + scalarName + ": its parameters promise an alignment that the loop vectorizer would not"
+          + " check");
     }
     int sites = VectorAbi.annotateCallSites(module, scalarName, entry);
+    // the functions holding those call sites will call the variant once vectorized: same registers
+    long bits = SignatureAbi.widestVectorBits(natural.functionType(), null);
+    for (Value u : scalar.users()) u.block().ifPresent(bl -> SignatureAbi.raise(bl.parent(), bits));
     return new Remark(Remark.Kind.NOTE, scalarName, null, null, "published under the vector function ABI as " + entry + "; "
-        + sites + " call site(s) of @" + scalarName + " annotated");
+        + sites + " call site(s) of @" + scalarName + " annotated" + form);
   }
 
   private static Map<String, Long> finish(Map<String, Long> phases, java.util.function.Consumer<String> phase) {

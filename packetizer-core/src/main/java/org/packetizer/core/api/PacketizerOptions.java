@@ -35,9 +35,17 @@ import java.util.function.Consumer;
  *                        SIMD name it is named {@code _ZGV<isa><mask><vlen><params>_<scalar>}, and
  *                        every call of the scalar function in the module gets the call-site attribute
  *                        {@code vector-function-abi-variant} naming it, so that LLVM's loop
- *                        vectorizer can call it (see {@link org.packetizer.core.mapping.VectorAbi})
+ *                        vectorizer can call it (see {@link org.packetizer.core.mapping.VectorAbi});
+ *                        it is compiled for the name's ISA and, where the x86 vector function ABI
+ *                        passes it differently (masks, results wider than a register), published in
+ *                        the ABI's form around LLVM's form {@code <name>.ir}
  * @param integerMasks    masks as integer vectors instead of {@code <W x i1>} (default: when the target
  *                        has no mask registers and W ≥ 4)
+ * @param cAbi            publish the packet function in the C calling convention where LLVM's differs
+ *                        (see {@link org.packetizer.core.mapping.SignatureAbi#buildCForm}): vector
+ *                        arguments wider than the target's widest vector register in memory, as C
+ *                        compilers pass them, and the mask as an integer bit mask; LLVM's form stays
+ *                        as {@code <simd>.ir}. Not with {@code vectorAbi} (that ABI has its own form)
  */
 public record PacketizerOptions(
     int width,
@@ -56,7 +64,8 @@ public record PacketizerOptions(
     Optional<String> targetFeatures,
     WrapperMode wrapperMode,
     boolean vectorAbi,
-    IntegerMasks integerMasks) {
+    IntegerMasks integerMasks,
+    boolean cAbi) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -104,6 +113,7 @@ public record PacketizerOptions(
     b.wrapperMode = wrapperMode;
     b.vectorAbi = vectorAbi;
     b.integerMasks = integerMasks;
+    b.cAbi = cAbi;
     return b;
   }
 
@@ -126,6 +136,7 @@ public record PacketizerOptions(
     private WrapperMode wrapperMode = WrapperMode.AUTO;
     private boolean vectorAbi;
     private IntegerMasks integerMasks = IntegerMasks.AUTO;
+    private boolean cAbi;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -151,10 +162,13 @@ public record PacketizerOptions(
 
     public Builder integerMasks(IntegerMasks m) { this.integerMasks = Objects.requireNonNull(m); return this; }
 
+    /** Publish the packet function in C's calling convention where LLVM's differs (see {@link PacketizerOptions}). */
+    public Builder cAbi(boolean v) { this.cAbi = v; return this; }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
-          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks);
+          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi);
     }
   }
 }

@@ -129,6 +129,23 @@ public final class Function extends Value {
     LLVMAddAttributeAtIndex(ref, LLVMAttributeFunctionIndex, a);
   }
 
+  /**
+   * Adds a type attribute ({@code sret}, {@code byval}, ...) of type {@code t} to parameter
+   * {@code paramIndex} (0-based).
+   */
+  public void addParamTypeAttribute(int paramIndex, String name, Type t) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind == 0) throw new IllegalArgumentException("unknown attribute " + name);
+    LLVMAddAttributeAtIndex(ref, paramIndex + 1, LLVMCreateTypeAttribute(LLVMGetTypeContext(LLVMTypeOf(ref)), kind, t.ref()));
+  }
+
+  /** Adds an integer attribute ({@code align} N, ...) to parameter {@code paramIndex} (0-based). */
+  public void addParamIntAttribute(int paramIndex, String name, long value) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind == 0) throw new IllegalArgumentException("unknown attribute " + name);
+    LLVMAddAttributeAtIndex(ref, paramIndex + 1, LLVMCreateEnumAttribute(LLVMGetTypeContext(LLVMTypeOf(ref)), kind, value));
+  }
+
   /** The memory effects attribute value (LLVM's "memory" attribute int), or -1 when absent. */
   public long memoryEffects() {
     int kind = LLVMGetEnumAttributeKindForName("memory", 6);

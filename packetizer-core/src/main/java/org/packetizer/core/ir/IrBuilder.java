@@ -107,6 +107,9 @@ public final class IrBuilder implements AutoCloseable {
   /** {@code icmp eq a, c}. */
   public Value icmpEq(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntEQ, a.ref(), c.ref(), n)); }
 
+  /** {@code icmp ne a, c}. */
+  public Value icmpNe(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntNE, a.ref(), c.ref(), n)); }
+
   /** {@code select(a > c, a, c)} (signed, or unsigned when {@code unsigned}). */
   public Value max(Value a, Value c, boolean unsigned, String n) {
     return select(Value.of(LLVMBuildICmp(b(), unsigned ? LLVMIntUGT : LLVMIntSGT, a.ref(), c.ref(), "")), a, c, n);

@@ -9,6 +9,7 @@ import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 
 /**
@@ -186,5 +187,162 @@ public final class VectorAbi {
     Set<String> all = new LinkedHashSet<>(entries(call));
     all.add(entry);
     call.setCallSiteStringAttribute(ATTRIBUTE, String.join(",", all));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // the x86 vector function ABI's calling convention
+
+  /** The suffix of the packet function in LLVM's own form when the ABI form differs from it. */
+  public static final String IR_FORM_SUFFIX = SignatureAbi.IR_FORM_SUFFIX;
+
+  /**
+   * Bits of the characteristic data type (x86 vector function ABI): the return type unless void,
+   * else the first vector ({@code v}) parameter's type, else {@code int}. Masks of b/c/d variants
+   * are vectors of integers of this width, and it decides how many lanes an e mask chunk holds.
+   */
+  public static int characteristicBits(Function scalar, List<ParamKind> kinds) {
+    Type rt = scalar.returnType();
+    if (!rt.isVoid()) return scalarBits(rt);
+    for (int i = 0; i < kinds.size(); i++) {
+      if (kinds.get(i) instanceof ParamKind.Varying) return scalarBits(scalar.param(i).type());
+    }
+    return 32;
+  }
+
+  private static int scalarBits(Type t) {
+    if (t.isInteger()) return Math.max(8, t.intWidth());
+    if (t.isFloat()) return 32;
+    return 64; // double, pointers
+  }
+
+  /** Whether the ABI returns a vector of {@code bits} through memory (it needs more than one register). */
+  public static boolean returnsInMemory(char isa, long bits) {
+    return bits > SignatureAbi.registerBits(isa);
+  }
+
+  /**
+   * Whether the ABI form of {@code v} differs from the packet function LLVM's loop vectorizer calls
+   * ({@code <W x i1>} mask, vector results in registers): masked variants take the ABI's mask, and
+   * results that need more than one register are returned through memory.
+   */
+  public static boolean needsAbiForm(Variant v, Function packet) {
+    if (v.masked()) return true;
+    Type rt = packet.returnType();
+    return rt.isVector() && returnsInMemory(v.isa(), vectorBits(rt));
+  }
+
+  private static long vectorBits(Type t) {
+    return t.isVector() ? (long) scalarBits(t.elementType()) * t.vectorSize() : 0;
+  }
+
+  /**
+   * Builds {@code abiName}, the variant as the x86 vector function ABI (and GCC's SIMD clones) pass
+   * it, around {@code natural} (the packet function in LLVM's form, ending in a {@code <W x i1>}
+   * mask parameter when masked):
+   *
+   * <ul>
+   *   <li>vector parameters are passed as they are: LLVM splits a vector wider than the ISA's register
+   *       into consecutive registers exactly as the ABI does;
+   *   <li>the mask of b/c/d variants is a vector of W integers as wide as the characteristic data
+   *       type, a lane is active when it is not zero; the mask of e variants is one {@code i32} per
+   *       512-bit chunk of characteristic-type lanes, bit j of chunk c for lane c*L+j;
+   *   <li>a vector result wider than one register is returned through memory (an {@code sret}
+   *       pointer in the first integer register), as GCC does.
+   * </ul>
+   */
+  public static Function buildAbiForm(LlvmModule module, Function natural, Variant v, Function scalar, String abiName) {
+    var ctx = module.context();
+    int w = v.vlen();
+    List<Type> naturalParams = natural.functionType().paramTypes();
+    int dataParams = naturalParams.size() - (v.masked() ? 1 : 0);
+    int cdt = characteristicBits(scalar, v.params());
+    Type rt = natural.returnType();
+    boolean sret = rt.isVector() && returnsInMemory(v.isa(), vectorBits(rt));
+    List<Type> params = new ArrayList<>();
+    if (sret) params.add(ctx.ptrType());
+    for (int i = 0; i < dataParams; i++) params.add(naturalParams.get(i));
+    int chunks = 0;
+    int lanesPerChunk = 0;
+    if (v.masked()) {
+      if (v.isa() == 'e') {
+        lanesPerChunk = Math.min(w, 512 / cdt);
+        chunks = (w + lanesPerChunk - 1) / lanesPerChunk;
+        for (int c = 0; c < chunks; c++) params.add(ctx.i32());
+      } else {
+        params.add(ctx.intType(cdt).vectorOf(w));
+      }
+    }
+    Function abi = module.addFunction(abiName, ctx.functionType(sret ? ctx.voidType() : rt, params, false));
+    for (var e : natural.stringAttributes().entrySet()) abi.setStringAttribute(e.getKey(), e.getValue());
+    for (String attr : List.of("nounwind", "willreturn", "mustprogress")) {
+      if (natural.hasEnumAttribute(attr)) abi.addEnumAttribute(attr);
+    }
+    int align = SignatureAbi.registerBits(v.isa()) / 8;
+    if (sret) {
+      abi.addParamTypeAttribute(0, "sret", rt);
+      abi.addParamIntAttribute(0, "align", align);
+      abi.param(0).setName("result");
+    }
+    try (org.packetizer.core.ir.IrBuilder b = new org.packetizer.core.ir.IrBuilder(ctx)) {
+      b.atEnd(abi.appendBlock("entry"));
+      List<Value> args = new ArrayList<>();
+      int first = sret ? 1 : 0;
+      for (int i = 0; i < dataParams; i++) {
+        Value p = abi.param(first + i);
+        String n = natural.param(i).name();
+        if (!n.isEmpty()) p.setName(n);
+        args.add(p);
+      }
+      if (v.masked()) {
+        Type maskType = ctx.i1().vectorOf(w);
+        Value mask;
+        if (v.isa() == 'e') {
+          List<Value> parts = new ArrayList<>();
+          for (int c = 0; c < chunks; c++) {
+            Value bits = abi.param(first + dataParams + c);
+            bits.setName("mask" + c);
+            Value t = b.cast(org.packetizer.core.ir.Opcode.TRUNC, bits, ctx.intType(lanesPerChunk), "mask" + c + ".lanes");
+            parts.add(b.cast(org.packetizer.core.ir.Opcode.BITCAST, t, ctx.i1().vectorOf(lanesPerChunk), "mask" + c + ".bits"));
+          }
+          mask = concat(b, parts, lanesPerChunk);
+        } else {
+          Value m = abi.param(first + dataParams);
+          m.setName("mask");
+          mask = b.icmpNe(m, b.constNull(m.type()), "active");
+        }
+        if (!mask.type().equals(maskType)) throw new IllegalStateException("mask type " + mask.type() + " != " + maskType);
+        args.add(mask);
+      }
+      Value r = b.call(natural, args, rt.isVoid() ? "" : "r");
+      r.setInstructionCallConv(natural.callingConvention());
+      if (sret) {
+        b.store(r, abi.param(0), align);
+        b.retVoid();
+      } else if (rt.isVoid()) {
+        b.retVoid();
+      } else {
+        b.ret(r);
+      }
+    }
+    SignatureAbi.fitSignature(abi);
+    SignatureAbi.raise(abi, SignatureAbi.widestVectorBits(natural.functionType(), null));
+    return abi;
+  }
+
+  /** Concatenates equally long vectors (a power-of-two count) into one. */
+  private static Value concat(org.packetizer.core.ir.IrBuilder b, List<Value> parts, int len) {
+    List<Value> cur = parts;
+    int n = len;
+    while (cur.size() > 1) {
+      List<Value> next = new ArrayList<>();
+      for (int i = 0; i < cur.size(); i += 2) {
+        List<Value> idx = new ArrayList<>();
+        for (int j = 0; j < 2 * n; j++) idx.add(b.i32(j));
+        next.add(b.shuffle(cur.get(i), cur.get(i + 1), b.constVector(idx), "mask.cat"));
+      }
+      cur = next;
+      n *= 2;
+    }
+    return cur.get(0);
   }
 }

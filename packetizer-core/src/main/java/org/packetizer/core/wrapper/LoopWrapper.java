@@ -173,7 +173,7 @@ public final class LoopWrapper {
     List<Remark> innerRemarks = new ArrayList<>();
     // (the N-wide function is internal: only the W-wide wrapper is published under the vector ABI)
     PacketizerOptions innerOptions = options.toBuilder().width(n).params(kinds).wrapperMode(WrapperMode.DIRECT)
-        .vectorAbi(false).remarks(innerRemarks::add).build();
+        .vectorAbi(false).cAbi(false).remarks(innerRemarks::add).build();
     PacketizationResult inner = narrow.run(innerOptions, module, fn, innerName);
     Function innerF = module.function(innerName).orElseThrow();
     if (options.wrapperMode() == WrapperMode.AUTO && !prefersLoop(s, n, inner)) {
@@ -200,6 +200,9 @@ public final class LoopWrapper {
         declared.get().delete();
       }
       wrapper.setName(simdName);
+      // vectors in the signature travel as a C caller compiled for this target passes them
+      org.packetizer.core.mapping.SignatureAbi.fitCallers(wrapper);
+      org.packetizer.core.mapping.SignatureAbi.fitCallers(innerF);
       module.verify().ifPresent(msg -> {
         throw new PacketizationException(PacketizationException.Kind.INTERNAL,
             "internal error: the module is invalid after adding the wrapper: " + msg, fn);

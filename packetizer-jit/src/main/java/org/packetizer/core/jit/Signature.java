@@ -13,7 +13,8 @@ import org.packetizer.core.ir.LlvmModule;
  * What a trampoline needs to call a JIT-defined function with its exact prototype, recorded from the
  * JIT's copy of the module (so it survives the module being handed to ORC): types, calling
  * convention, the ABI-relevant parameter and return attributes, and the function's target attributes
- * (a caller compiled for other features than the callee could pass vectors in other registers).
+ * (a caller compiled for other features, or another {@code min-legal-vector-width}, than the callee
+ * could pass vectors in other registers).
  */
 record Signature(
     String name,
@@ -23,7 +24,8 @@ record Signature(
     List<String> returnAttributes,
     List<List<String>> paramAttributes,
     String targetCpu,
-    String targetFeatures) {
+    String targetFeatures,
+    String minLegalVectorWidth) {
 
   /** Enum attributes that change how a value is passed; copied to the trampoline's declaration and call. */
   static final List<String> ABI_ATTRIBUTES = List.of("signext", "zeroext", "inreg");
@@ -70,7 +72,8 @@ record Signature(
       pattrs.add(abiAttributes(f, i + 1));
     }
     return new Signature(f.name(), ret, params, f.callingConvention(), abiAttributes(f, LLVMAttributeReturnIndex),
-        pattrs, f.stringAttribute("target-cpu").orElse(null), f.stringAttribute("target-features").orElse(null));
+        pattrs, f.stringAttribute("target-cpu").orElse(null), f.stringAttribute("target-features").orElse(null),
+        f.stringAttribute("min-legal-vector-width").orElse(null));
   }
 
   private static List<String> abiAttributes(Function f, int index) {

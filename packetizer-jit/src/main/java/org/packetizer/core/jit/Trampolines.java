@@ -46,6 +46,7 @@ final class Trampolines {
       Function tramp = m.addFunction(trampolineName(sig.name()), ctx.functionType(ctx.voidType(), List.of(ptr, ptr), false));
       if (sig.targetCpu() != null) tramp.setStringAttribute("target-cpu", sig.targetCpu());
       if (sig.targetFeatures() != null) tramp.setStringAttribute("target-features", sig.targetFeatures());
+      if (sig.minLegalVectorWidth() != null) tramp.setStringAttribute("min-legal-vector-width", sig.minLegalVectorWidth());
       Value args = tramp.param(0);
       Value result = tramp.param(1);
       args.setName("args");

@@ -54,7 +54,7 @@ import org.packetizer.core.toolchain.Manifest;
  *
  * <pre>
  * export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
- * mvn -q -o -pl packetizer-tests -am test-compile
+ * mvn -q -o -pl packetizer-tests -am install -DskipTests
  * mvn -q -o -pl packetizer-tests dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.cp
  * $JAVA_HOME/bin/java --enable-native-access=ALL-UNNAMED -cp packetizer-tests/target/test-classes:\
  *   packetizer-tests/target/classes:packetizer-analysis/target/classes:testdata-bitcode/target/classes:\

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages some tests need, when they are missing (idempotent; called by bin/test).
+# gcc: the GCC-compiled C callers (CCallerAbiTest, GccOmpSimdCallerTest). Tests skip loudly when a
+# package cannot be installed (no root, no apt-get).
+set -uo pipefail
+missing=()
+command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-test-deps: missing ${missing[*]} and no apt-get; the tests that need them will skip loudly" >&2
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
+    echo "install-test-deps: missing ${missing[*]} and not root; the tests that need them will skip loudly" >&2
+    exit 0
+  fi
+fi
+echo "install-test-deps: installing ${missing[*]}" >&2
+$sudo apt-get install -y --no-install-recommends "${missing[@]}" >&2 \
+  || { $sudo apt-get update >&2 && $sudo apt-get install -y --no-install-recommends "${missing[@]}" >&2; } \
+  || echo "install-test-deps: could not install ${missing[*]}; the tests that need them will skip loudly" >&2
+exit 0

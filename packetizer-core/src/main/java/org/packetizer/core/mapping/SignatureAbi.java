@@ -1,0 +1,268 @@
+package org.packetizer.core.mapping;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+
+/**
+ * How a packet function's vectors travel across a call on x86.
+ *
+ * <p>The X86 back end passes a vector argument or result in the widest register the function's
+ * features allow, but not wider than the function's {@code "min-legal-vector-width"} when the CPU
+ * prefers narrower vectors: on {@code x86-64-v4} (or {@code skylake-avx512}, {@code znver4}, ...)
+ * a {@code <16 x float>} of a function whose attribute says {@code "0"} travels as two ymm registers.
+ * Clang marks every function whose signature (or whose calls) carry a vector of B bits with
+ * {@code "min-legal-vector-width"="B"}, so a C caller passes that {@code <16 x float>} in one zmm.
+ * {@link #fitSignature} gives a packet function the same mark, so that it meets such a caller (and
+ * the vector function ABI's {@code e} variants, which take zmm registers).
+ */
+public final class SignatureAbi {
+  private SignatureAbi() {}
+
+  public static final String MIN_LEGAL_VECTOR_WIDTH = "min-legal-vector-width";
+
+  /** The widest vector (in bits) among {@code t}'s parameters and result (0 without vectors). */
+  public static long widestVectorBits(Type fnType, LlvmModule layout) {
+    long max = bits(fnType.returnType(), layout);
+    for (Type p : fnType.paramTypes()) max = Math.max(max, bits(p, layout));
+    return max;
+  }
+
+  private static long bits(Type t, LlvmModule layout) {
+    if (t.isVector()) {
+      Type e = t.elementType();
+      long eb = e.isPointer() ? 64 : e.isInteger() ? e.intWidth() : e.isFloat() ? 32 : e.isDouble() ? 64 : 0;
+      return eb * t.vectorSize();
+    }
+    if (t.isStruct()) {
+      long m = 0;
+      for (Type e : t.structElements()) m = Math.max(m, bits(e, layout));
+      return m;
+    }
+    if (t.isArray()) return bits(t.elementType(), layout);
+    return 0;
+  }
+
+  /**
+   * Raises {@code f}'s {@code "min-legal-vector-width"} to the widest vector of its signature, as
+   * clang does for a C function with that signature (never lowers it).
+   */
+  public static void fitSignature(Function f) {
+    raise(f, widestVectorBits(f.functionType(), null));
+  }
+
+  /** Raises {@code f}'s {@code "min-legal-vector-width"} to at least {@code bits}. */
+  public static void raise(Function f, long bits) {
+    if (bits <= 0) return;
+    long current = 0;
+    try {
+      current = Long.parseLong(f.stringAttribute(MIN_LEGAL_VECTOR_WIDTH).orElse("0").strip());
+    } catch (NumberFormatException e) {
+      // a malformed value: replace it
+    }
+    if (bits > current) f.setStringAttribute(MIN_LEGAL_VECTOR_WIDTH, Long.toString(bits));
+  }
+
+  /**
+   * Gives every function that calls {@code callee} directly (and {@code callee} itself) a
+   * {@code "min-legal-vector-width"} at least as wide as {@code callee}'s signature, so that caller
+   * and callee pass the vectors in the same registers.
+   */
+  public static void fitCallers(Function callee) {
+    long w = widestVectorBits(callee.functionType(), null);
+    if (w <= 0) return;
+    raise(callee, w);
+    for (Value u : callee.users()) {
+      u.block().ifPresent(b -> raise(b.parent(), w));
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // the C calling convention (clang and GCC, x86-64 System V)
+
+  /** Suffix of LLVM's form of a packet function whose C form differs. */
+  public static final String IR_FORM_SUFFIX = ".ir";
+
+  /**
+   * Whether {@code f} (LLVM's form, {@code masked}: its last parameter is the {@code <W x i1>} mask)
+   * is passed differently by C: a vector argument or result wider than {@code registerBits} (C passes
+   * it in memory; LLVM splits it into registers), or a mask (C has no {@code <W x i1>}).
+   */
+  public static boolean cFormDiffers(Function f, boolean masked, int registerBits) {
+    if (masked) return true;
+    if (f.returnType().isVector() && bits(f.returnType(), null) > registerBits) return true;
+    for (Type p : f.functionType().paramTypes()) if (bits(p, null) > registerBits) return true;
+    return false;
+  }
+
+  /**
+   * Builds {@code cName}, the C calling convention's form of {@code natural} (LLVM's form), as clang
+   * declares a C function with GCC vector types ({@code float __attribute__((vector_size(64)))}):
+   * a vector parameter wider than {@code registerBits} becomes {@code ptr byval(<W x T>) align <bytes>}
+   * (C passes it on the stack), narrower ones and scalars stay; a vector result wider than
+   * {@code registerBits} is returned through memory (an {@code sret} pointer, as the psABI and GCC
+   * return it; clang 20 returns such a plain vector type in registers, a one-member struct holding it
+   * through memory, so clang callers declare the result as such a struct); the mask becomes an unsigned integer of
+   * max(8, W) bits, bit j for lane j (clang passes a {@code bool __attribute__((ext_vector_type(W)))}
+   * so up to W = 32; W ≤ 64).
+   */
+  public static Function buildCForm(LlvmModule module, Function natural, boolean masked, int registerBits, String cName) {
+    var ctx = module.context();
+    List<Type> np = natural.functionType().paramTypes();
+    int data = np.size() - (masked ? 1 : 0);
+    List<Type> params = new ArrayList<>();
+    List<Boolean> byval = new ArrayList<>();
+    for (int i = 0; i < data; i++) {
+      boolean wide = bits(np.get(i), null) > registerBits && np.get(i).isVector();
+      byval.add(wide);
+      params.add(wide ? ctx.ptrType() : np.get(i));
+    }
+    int w = 0;
+    if (masked) {
+      w = np.get(data).vectorSize();
+      if (w > 64) throw new IllegalArgumentException("a " + w + "-lane mask has no C integer type (at most 64 lanes)");
+      params.add(ctx.intType(Math.max(8, w))); // widths are powers of two
+    }
+    Type rt = natural.returnType();
+    // a result wider than the widest register: through memory, as the psABI and GCC return it (clang 20 returns a
+    // plain vector type in registers instead, but a one-member struct of it through memory, as here)
+    boolean sret = rt.isVector() && bits(rt, null) > registerBits;
+    if (sret) params.addFirst(ctx.ptrType());
+    int first = sret ? 1 : 0;
+    Function c = module.addFunction(cName, ctx.functionType(sret ? ctx.voidType() : rt, params, false));
+    if (sret) {
+      c.addParamTypeAttribute(0, "sret", rt);
+      c.addParamIntAttribute(0, "align", 16);
+      c.param(0).setName("result");
+    }
+    for (var e : natural.stringAttributes().entrySet()) {
+      if (!e.getKey().startsWith("_ZGV")) c.setStringAttribute(e.getKey(), e.getValue());
+    }
+    for (String attr : List.of("nounwind", "willreturn", "mustprogress")) {
+      if (natural.hasEnumAttribute(attr)) c.addEnumAttribute(attr);
+    }
+    for (int i = 0; i < data; i++) {
+      if (!byval.get(i)) continue;
+      c.addParamTypeAttribute(first + i, "byval", np.get(i));
+      c.addParamIntAttribute(first + i, "align", bits(np.get(i), null) / 8);
+    }
+    try (org.packetizer.core.ir.IrBuilder b = new org.packetizer.core.ir.IrBuilder(ctx)) {
+      b.atEnd(c.appendBlock("entry"));
+      List<Value> args = new ArrayList<>();
+      for (int i = 0; i < data; i++) {
+        Value p = c.param(first + i);
+        String n = natural.param(i).name();
+        if (!n.isEmpty()) p.setName(n);
+        args.add(byval.get(i) ? b.load(np.get(i), p, (int) (bits(np.get(i), null) / 8), n.isEmpty() ? "v" + i : n + ".v") : p);
+      }
+      if (masked) {
+        Value bitsParam = c.param(first + data);
+        bitsParam.setName("mask");
+        Value t = bitsParam.type().intWidth() == w ? bitsParam
+            : b.cast(org.packetizer.core.ir.Opcode.TRUNC, bitsParam, ctx.intType(w), "mask.lanes");
+        args.add(b.cast(org.packetizer.core.ir.Opcode.BITCAST, t, ctx.i1().vectorOf(w), "mask.bits"));
+      }
+      Value r = b.call(natural, args, rt.isVoid() ? "" : "r");
+      r.setInstructionCallConv(natural.callingConvention());
+      if (sret) {
+        b.store(r, c.param(0), 16);
+        b.retVoid();
+      } else if (rt.isVoid()) {
+        b.retVoid();
+      } else {
+        b.ret(r);
+      }
+    }
+    c.setCallingConvention(natural.callingConvention());
+    // clang marks a function whose prototype names a vector of B bits (even one passed in memory)
+    raise(c, widestVectorBits(natural.functionType(), null));
+    return c;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // vector function ABI ISAs
+
+  /**
+   * The {@code target-features} of a vector-function-ABI variant for ISA {@code isa}, built from the
+   * scalar function's: the ABI fixes which registers carry the vectors (b: xmm, c: ymm, AVX;
+   * d: ymm, AVX2; e: zmm, AVX-512F), so the variant is compiled for exactly that ISA whatever the
+   * scalar function was compiled for (as GCC compiles its SIMD clones), and features above it are
+   * switched off (LLVM turns off what depends on a feature switched off).
+   */
+  public static String isaFeatures(char isa, String scalarFeatures) {
+    Set<String> out = new LinkedHashSet<>();
+    if (scalarFeatures != null) {
+      for (String s : scalarFeatures.split(",")) {
+        String f = s.strip();
+        if (f.isEmpty()) continue;
+        String name = f.substring(1);
+        boolean vectorIsa = name.startsWith("avx") || name.equals("fma") || name.equals("f16c") || name.equals("evex512")
+            || name.startsWith("amx") || name.equals("vaes") || name.equals("vpclmulqdq") || name.equals("gfni")
+            || name.equals("xop") || name.equals("fma4");
+        // features above the ISA are dropped (and switched off below); the rest (cx16, popcnt, ...) stays
+        if (vectorIsa && !allowed(isa, name)) continue;
+        out.add(f);
+      }
+    }
+    out.add("+sse");
+    out.add("+sse2");
+    switch (isa) {
+      case 'b' -> out.add("-avx");
+      case 'c' -> {
+        out.add("+avx");
+        out.add("-avx2");
+        out.add("-avx512f");
+      }
+      case 'd' -> {
+        out.add("+avx");
+        out.add("+avx2");
+        out.add("-avx512f");
+      }
+      case 'e' -> {
+        out.add("+avx");
+        out.add("+avx2");
+        out.add("+avx512f");
+        out.add("+evex512");
+      }
+      default -> throw new IllegalArgumentException("unknown x86 ISA letter '" + isa + "'");
+    }
+    return String.join(",", out);
+  }
+
+  private static boolean allowed(char isa, String feature) {
+    return switch (isa) {
+      case 'b' -> false;
+      case 'c' -> feature.equals("avx");
+      case 'd' -> feature.equals("avx") || feature.equals("avx2") || feature.equals("fma") || feature.equals("f16c");
+      default -> !feature.startsWith("amx");
+    };
+  }
+
+  /** The widest vector register of ISA {@code isa}, in bits. */
+  public static int registerBits(char isa) {
+    return switch (isa) {
+      case 'b' -> 128;
+      case 'c', 'd' -> 256;
+      case 'e' -> 512;
+      default -> throw new IllegalArgumentException("unknown x86 ISA letter '" + isa + "'");
+    };
+  }
+
+  /** Sets the ISA's features on {@code f} (see {@link #isaFeatures}). */
+  public static void applyIsa(Function f, char isa) {
+    f.setStringAttribute("target-features", isaFeatures(isa, f.stringAttribute("target-features").orElse("")));
+    if (isa == 'e') raise(f, 512);
+  }
+
+  /** Functions of {@code module} whose names are not in {@code before}. */
+  public static List<Function> createdSince(LlvmModule module, Set<String> before) {
+    List<Function> out = new ArrayList<>();
+    for (Function f : module.functions()) if (!before.contains(f.name())) out.add(f);
+    return out;
+  }
+}
