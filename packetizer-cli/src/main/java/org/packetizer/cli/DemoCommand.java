@@ -131,17 +131,17 @@ final class DemoCommand implements Callable<Integer> {
 
       section("4. Differential check (--check=" + checkRuns + ")");
       CheckPlan plan = CheckPlan.build(m, scalar, r.params(), false, width, Optional.of(e), CheckPlan.Ranges.NONE, CheckPlan.Buffers.NONE);
-      Checker.Outcome o = Checker.run(m, e.function(), simd, width, plan, checkRuns, 1, null, null, 60, opts.vectorMath());
+      Checker.Outcome o = Checker.runInProcess(m, e.function(), simd, width, plan, checkRuns, 1, 60, opts.vectorMath());
       if (o.timedOut()) {
         out.println("  FAILED: the check did not finish within 60 s (a call does not terminate)");
         return ExitCodes.CHECK_MISMATCH;
       }
-      if (!o.result().passed()) {
-        out.println("  " + o.result().report().replace("\n", "\n  "));
+      if (!o.passed()) {
+        out.println("  " + o.report().replace("\n", "\n  "));
         return ExitCodes.CHECK_MISMATCH;
       }
       out.printf(Locale.ROOT, "  %d runs x %d lanes, inputs from the kernel's ranges: all %d lanes and %d bytes equal%s [%.0f ms]%n",
-          checkRuns, width, o.result().lanesCompared(), o.result().bytesCompared(),
+          checkRuns, width, o.lanesCompared(), o.bytesCompared(),
           plan.ulps() > 0 ? " (floats within " + plan.ulps() + " ulps)" : "", o.nanos() / 1e6);
 
       section("5. Speed");

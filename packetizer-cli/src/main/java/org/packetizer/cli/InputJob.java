@@ -398,20 +398,25 @@ final class InputJob implements Callable<InputJob.Result> {
     boolean masked = m.function(llvmForm(m, r)).map(f -> f.paramCount() == scalar.paramCount() + 1).orElse(s.masked());
     CheckPlan plan = CheckPlan.build(m, scalar, r.params(), masked, r.width(), kernel, s.ranges(), s.buffers());
     int runs = s.checkRuns().orElseThrow();
-    Checker.Outcome o;
-    try {
-      o = Checker.run(m, r.scalarFunction(), llvmForm(m, r), r.width(), plan, runs, s.seed(), s.targetCpu(),
-          s.targetFeatures(), s.checkTimeoutSeconds(), s.vectorMath());
-    } catch (IllegalArgumentException | LlvmException e) {
-      throw CliException.usage("cannot check @" + r.packetFunction() + ": " + e.getMessage());
-    }
+    // in a child process: a crash or a hang of the checked code must not take this one down
+    Checker.Outcome o = Checker.run(new Checker.Request(m.toBitcode(), bytes, r.scalarFunction(), llvmForm(m, r), r.width(),
+        r.params(), masked, s.ranges(), s.buffers(), runs, s.seed(), s.targetCpu(), s.targetFeatures(), s.vectorMath()),
+        s.checkTimeoutSeconds());
     String what = "@" + r.packetFunction() + " against @" + r.scalarFunction();
     if (o.timedOut()) {
       error("check of " + what + " did not finish within " + s.checkTimeoutSeconds() + " s: a scalar or packet call"
-          + " seems not to terminate (give --check-timeout SECONDS to wait longer)", ExitCodes.CHECK_MISMATCH, null);
+          + " seems not to terminate (give --check-timeout SECONDS to wait longer)"
+          + (o.lastCall() != null ? "\n  running: " + o.lastCall() : "") + "\n  inputs: " + plan.description() + "; seed " + s.seed(),
+          ExitCodes.CHECK_MISMATCH, null);
       return;
     }
-    var res = o.result();
+    if (o.crash() != null) {
+      error("check of " + what + " crashed (" + o.crash() + "; the check runs in a child process, this one is fine)"
+          + (o.lastCall() != null ? "\n  running: " + o.lastCall() : "\n  before the first call of checked code")
+          + "\n  inputs: " + plan.description() + "; seed " + s.seed(), ExitCodes.CHECK_MISMATCH, null);
+      return;
+    }
+    var res = o;
     if (res.passed()) {
       if (!s.quiet()) {
         log.printf(Locale.ROOT, "%s: check %s: %d runs, %d lanes, %d bytes compared: all equal%s [%.0f ms]%n", input.name(),

@@ -66,7 +66,7 @@ import picocli.CommandLine.Spec;
         "",
         "Exit codes:",
         "  0  success",
-        "  1  --check found a lane that differs (or a call that never returns)",
+        "  1  --check found a lane that differs (or checked code crashed or never returned)",
         "  2  usage or input error: missing or invalid file, unknown function, bad option",
         "  3  the function uses a construct the packetizer does not support",
         "  4  internal error (a bug: please report it with the input)",
@@ -184,7 +184,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
 
   @Option(names = "--check", paramLabel = "N", arity = "0..1", fallbackValue = "100", preprocessor = AttachedOnly.class,
       description = "After packetizing, JIT both functions and compare them lane by lane on N generated inputs"
-          + " (default N: 100; write --check=N). Exits 1 on a difference and shows it.")
+          + " (default N: 100; write --check=N). Exits 1 on a difference and shows it. The checked code runs in a"
+          + " child process: a crash or a hang is reported with the call that was running.")
   Integer check;
 
   @Option(names = "--range", paramLabel = "[NAME=]LO:HI",

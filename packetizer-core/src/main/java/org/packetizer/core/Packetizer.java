@@ -243,6 +243,7 @@ public final class Packetizer {
     Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options,
         (o, m, f, s) -> new Packetizer(o).run(m, f, s));
     if (wrapped.isPresent()) {
+      requireReturnsLikeScalar(module, scalar, module.function(simdName).orElseThrow(), "the wrapper", scalarName);
       // the W-wide wrapper is what callers see: it is the variant published and announced
       if (abiVariant == null) {
         Optional<Remark> c = topLevel && options.cAbi() ? publishInCForm(module, scalarName, simdName) : Optional.empty();
@@ -300,7 +301,11 @@ public final class Packetizer {
         // the scalar function's declare-simd variant names (clang's _ZGV... attributes) are not the packet's
         if (!e.getKey().startsWith("_ZGV")) packet.setStringAttribute(e.getKey(), e.getValue());
       }
-      packet.setCallingConvention(scalar.callingConvention());
+      // A nested packet version (a callee's) is called only by packet functions, through IrBuilder.call,
+      // which gives every call its callee's convention: it keeps the C convention whatever the callee's
+      // was. Copying it would be wrong for some: LLVM 20's x86-64 coldcc restores xmm0 (the vector
+      // return register) on return, x86_vectorcallcc renames the symbol, ghccc/hipe have no returns.
+      if (topLevel) packet.setCallingConvention(scalar.callingConvention());
       for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
         if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
       }
@@ -324,6 +329,7 @@ public final class Packetizer {
           case AUTO -> MaskDemotion.worthwhile(packet, w, options.targetCpu().orElse(null), options.targetFeatures().orElse(null));
         };
         if (intMasks) MaskDemotion.run(packet, w);
+        requireReturnsLikeScalar(module, scalar, packet, "the packet function", scalarName);
         phase.accept("cleanup");
         if (options.verifyEachPhase()) verify(module, packet, "after clean-up", scalarName);
         phase.accept("verify");
@@ -397,6 +403,45 @@ public final class Packetizer {
       rollback(module, functionsBefore);
       throw e;
     }
+  }
+
+  /**
+   * The guard against silent miscompiles: a packet function (or nested version, or wrapper) in which
+   * no {@code ret} is reachable any more while the scalar function can return means the packet
+   * function had undefined behaviour on every path (e.g. a call with another calling convention than
+   * its callee's) that the clean-up turned into {@code unreachable}. That is our bug, never a result —
+   * unless the scalar function has undefined behaviour on every path itself (random IR does): the
+   * same clean-up on a copy of the scalar function tells.
+   */
+  static void requireReturnsLikeScalar(LlvmModule module, Function scalar, Function packet, String what, String scalarName) {
+    if (!canReturn(scalar) || canReturn(packet)) return;
+    Function probe = FunctionCloner.cloneInModule(module, scalar, "__packetizer.probe." + scalarName);
+    try {
+      LlvmModule.runPasses(probe, CLEANUP_PIPELINE, null);
+      if (!canReturn(probe)) return;
+    } finally {
+      probe.delete();
+    }
+    throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: " + what + " @" + packet.name()
+        + " cannot return (the clean-up reduced its body to 'unreachable': undefined behaviour on every path) while @"
+        + scalarName + " can; refusing to emit it", scalarName, packet.entry().describe(), null);
+  }
+
+  /** Whether a {@code ret} is reachable from the entry block (and the function is not {@code noreturn}). */
+  static boolean canReturn(Function f) {
+    if (f.isDeclaration() || f.hasEnumAttribute("noreturn")) return false;
+    Set<Block> seen = new HashSet<>();
+    java.util.ArrayDeque<Block> work = new java.util.ArrayDeque<>();
+    work.add(f.entry());
+    while (!work.isEmpty()) {
+      Block bl = work.pop();
+      if (!seen.add(bl)) continue;
+      Value t = bl.terminator();
+      if (t == null) continue;
+      if (t.opcode() == org.packetizer.core.ir.Opcode.RET) return true;
+      work.addAll(bl.successors());
+    }
+    return false;
   }
 
   /**

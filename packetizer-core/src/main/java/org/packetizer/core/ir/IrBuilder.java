@@ -199,10 +199,18 @@ public final class IrBuilder implements AutoCloseable {
 
   public Value call(Function f, List<Value> args, String n) { return call(f.functionType(), f, args, n); }
 
+  /**
+   * A call. A direct call gets its callee's calling convention: a call whose convention differs from
+   * the callee's is undefined behaviour, which the clean-up passes turn into {@code unreachable}
+   * (LLVMBuildCall2 always builds a C-convention call, and clang gives internal helpers {@code fastcc}).
+   * An indirect call keeps the C convention; its caller sets the right one.
+   */
   public Value call(Type fnType, Value callee, List<Value> args, String n) {
     try (PointerPointer<LLVMValueRef> pp = values(args)) {
       String name = fnType.returnType().isVoid() ? "" : n;
-      return Value.of(LLVMBuildCall2(b(), fnType.ref(), callee.ref(), pp, args.size(), name));
+      Value call = Value.of(LLVMBuildCall2(b(), fnType.ref(), callee.ref(), pp, args.size(), name));
+      if (callee.isFunction()) LLVMSetInstructionCallConv(call.ref(), LLVMGetFunctionCallConv(callee.ref()));
+      return call;
     }
   }
 

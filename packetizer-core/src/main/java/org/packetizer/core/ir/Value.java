@@ -174,21 +174,6 @@ public class Value {
   public int instructionCallConv() { return LLVMGetInstructionCallConv(ref); }
   public void setInstructionCallConv(int cc) { LLVMSetInstructionCallConv(ref, cc); }
 
-  /** Copies {@code from}'s calling convention and call-site attributes (function, return, arguments) to this call. */
-  public void copyCallSiteFrom(Value from) {
-    setInstructionCallConv(from.instructionCallConv());
-    int n = from.numArgOperands();
-    for (int idx = -1; idx <= n; idx++) {
-      int index = idx == -1 ? LLVMAttributeFunctionIndex : idx;
-      int count = LLVMGetCallSiteAttributeCount(from.ref, index);
-      if (count == 0) continue;
-      try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMAttributeRef> pp = new org.bytedeco.javacpp.PointerPointer<>(count)) {
-        LLVMGetCallSiteAttributes(from.ref, index, pp);
-        for (int i = 0; i < count; i++) LLVMAddCallSiteAttribute(ref, index, new org.bytedeco.llvm.LLVM.LLVMAttributeRef(pp.get(i)));
-      }
-    }
-  }
-
   /** One entry of clang's {@code !tbaa.struct} on a memory intrinsic: a field's offset, size and TBAA scalar type name. */
   public record TbaaField(long offset, long size, String typeName) { }
 
@@ -332,6 +317,30 @@ public class Value {
   }
 
   // flags
+  /** Copies the return, parameter and function attributes of call site {@code from} to this call. */
+  public void copyCallSiteAttributesFrom(Value from) {
+    int nargs = from.numArgOperands();
+    for (int idx = -1; idx <= nargs; idx++) {
+      int at = idx == -1 ? LLVMAttributeFunctionIndex : idx;
+      int n = LLVMGetCallSiteAttributeCount(from.ref, at);
+      if (n == 0) continue;
+      try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMAttributeRef> attrs =
+          new org.bytedeco.javacpp.PointerPointer<>(n)) {
+        LLVMGetCallSiteAttributes(from.ref, at, attrs);
+        for (int i = 0; i < n; i++) LLVMAddCallSiteAttribute(ref, at, new org.bytedeco.llvm.LLVM.LLVMAttributeRef(attrs.get(i)));
+      }
+    }
+  }
+
+  /** Whether a call has the enum attribute {@code name} (e.g. "returns_twice") at the call site or on its direct callee. */
+  public boolean callHasFunctionAttribute(String name) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind == 0) return false;
+    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(ref, LLVMAttributeFunctionIndex, kind);
+    if (a != null && !a.isNull()) return true;
+    return calledFunction().map(f -> f.hasEnumAttribute(name)).orElse(false);
+  }
+
   public boolean canUseFastMathFlags() { return LLVMCanValueUseFastMathFlags(ref) != 0; }
   public int fastMathFlags() { return LLVMGetFastMathFlags(ref); }
   public void setFastMathFlags(int f) { LLVMSetFastMathFlags(ref, f); }

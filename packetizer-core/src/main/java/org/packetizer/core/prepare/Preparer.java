@@ -79,6 +79,12 @@ public final class Preparer {
           }
         }
         if (why == null && op == Opcode.CALL && i.calledOperand().isInlineAsm()) why = "inline assembly is not supported";
+        if (why == null && op == Opcode.CALL && i.callHasFunctionAttribute("returns_twice")) {
+          // setjmp, sigsetjmp, vfork, ...: a second return (longjmp) into a packet function would resume
+          // every lane at once with one lane's state; no packetization can honour that
+          why = "a call to " + i.calledFunction().map(c -> "@" + c.name()).orElse("an indirect callee")
+              + ", which returns twice (attribute returns_twice, as setjmp, sigsetjmp and vfork), is not supported";
+        }
         if (why != null) throw PacketizationException.unsupported(why, name, b.describe(), i.print());
       }
     }

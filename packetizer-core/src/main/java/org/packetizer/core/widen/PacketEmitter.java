@@ -800,7 +800,8 @@ public final class PacketEmitter {
       int valign = vectorAlignment(align, s);
       Value p0 = laneZero(ptr, s.stride());
       if (MaskOps.isAllTrue(mask)) return b.load(vt, p0, valign, inst.name());
-      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      // (overloaded on the pointer's own type: it may be in another address space)
+      Function f = st.module().intrinsic("llvm.masked.load", vt, p0.type());
       return b.call(f, List.of(p0, b.i32(valign), mask, b.poison(vt)), inst.name());
     }
     if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
@@ -810,9 +811,9 @@ public final class PacketEmitter {
     }
     st.stats().gathers++;
     st.remark(Remark.Kind.MEMORY, current, inst, "load from " + s + " addresses became a gather");
-    Type pvt = st.context().ptrType().vectorOf(w);
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, pvt);
-    return b.call(f, List.of(vec(ptr), b.i32(align), mask, b.poison(vt)), inst.name());
+    Value ptrs = vec(ptr);
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
+    return b.call(f, List.of(ptrs, b.i32(align), mask, b.poison(vt)), inst.name());
   }
 
   /**
@@ -906,7 +907,7 @@ public final class PacketEmitter {
       if (MaskOps.isAllTrue(mask)) {
         b.store(vec(val), p0, valign);
       } else {
-        Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
+        Function f = st.module().intrinsic("llvm.masked.store", vt, p0.type());
         b.call(f, List.of(vec(val), p0, b.i32(valign), mask), "");
       }
       return;
@@ -924,9 +925,9 @@ public final class PacketEmitter {
     }
     st.stats().scatters++;
     st.remark(Remark.Kind.MEMORY, current, inst, "store to " + s + " addresses became a scatter");
-    Type pvt = st.context().ptrType().vectorOf(w);
-    Function f = st.module().intrinsic("llvm.masked.scatter", vt, pvt);
-    b.call(f, List.of(vec(val), vec(ptr), b.i32(align), mask), "");
+    Value ptrs = vec(ptr);
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, ptrs.type());
+    b.call(f, List.of(vec(val), ptrs, b.i32(align), mask), "");
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1003,7 +1004,7 @@ public final class PacketEmitter {
       st.stats().vectorLoads++;
       int valign = vectorAlignment(align, shape(inst.operand(0)));
       if (MaskOps.isAllTrue(mask)) return b.load(vt, q, valign, inst.name());
-      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      Function f = st.module().intrinsic("llvm.masked.load", vt, q.type());
       return b.call(f, List.of(q, b.i32(valign), mask, b.poison(vt)), inst.name());
     }
     Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
@@ -1014,7 +1015,7 @@ public final class PacketEmitter {
     }
     st.stats().gathers++;
     st.remark(Remark.Kind.MEMORY, current, inst, "load through a struct-of-arrays pointer with a varying index became a gather");
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, lanes.type());
     return b.call(f, List.of(lanes, b.i32(align), mask, b.poison(vt)), inst.name());
   }
 
@@ -1031,7 +1032,7 @@ public final class PacketEmitter {
       if (MaskOps.isAllTrue(mask)) {
         b.store(vv, q, valign);
       } else {
-        Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
+        Function f = st.module().intrinsic("llvm.masked.store", vt, q.type());
         b.call(f, List.of(vv, q, b.i32(valign), mask), "");
       }
       return;
@@ -1048,7 +1049,7 @@ public final class PacketEmitter {
     }
     st.stats().scatters++;
     st.remark(Remark.Kind.MEMORY, current, inst, "store through a struct-of-arrays pointer with a varying index became a scatter");
-    Function f = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, lanes.type());
     b.call(f, List.of(vv, lanes, b.i32(align), mask), "");
   }
 
@@ -1558,7 +1559,12 @@ public final class PacketEmitter {
   }
 
   /** A scalar call made for one lane keeps the scalar call site's calling convention and attributes. */
-  private static void copyCallSite(Value from, Value to) { to.copyCallSiteFrom(from); }
+  private static void copyCallSite(Value from, Value to) {
+    // the lane's call is the scalar call: same calling convention, same call-site attributes
+    // (zeroext/signext, byval, noundef, memory effects, ...)
+    to.setInstructionCallConv(from.instructionCallConv());
+    to.copyCallSiteAttributesFrom(from);
+  }
 
 
   /**

@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,13 +61,31 @@ public final class Jit implements AutoCloseable {
   public static final int ARG_SLOT = 512;
 
   private static final boolean LIBMVEC;
+  /** The compiler runtime library whose builtins the JIT links, or null when none could be loaded. */
+  private static final String BUILTINS;
+  /** Where the compiler runtime builtins are looked for, in order. */
+  static final List<String> BUILTIN_LIBRARIES = List.of("libgcc_s.so.1", "libgcc_s.so");
 
   static {
     Llvm.init();
     // Make sure libm is in the global search list, and load libmvec (vector math) when present.
     LLVMLoadLibraryPermanently("libm.so.6");
     LIBMVEC = LLVMLoadLibraryPermanently("libmvec.so.1") == 0;
+    // Code generation calls compiler runtime builtins for what the target has no instruction for
+    // (__udivti3 for an i128 division, __truncsfhf2 for half, ...). The bundled LLVM has no
+    // compiler-rt; GCC's runtime library (on every glibc system: unwinding needs it) exports them.
+    String builtins = null;
+    for (String lib : BUILTIN_LIBRARIES) {
+      if (LLVMLoadLibraryPermanently(lib) == 0) {
+        builtins = lib;
+        break;
+      }
+    }
+    BUILTINS = builtins;
   }
+
+  /** The library the compiler runtime builtins ({@code __udivti3}, ...) come from, if one was loaded. */
+  public static java.util.Optional<String> builtinsLibrary() { return java.util.Optional.ofNullable(BUILTINS); }
 
   /** Session errors (e.g. "Symbols not found: [ f ]") go to the reporting JIT, found by its id. */
   private static final Map<Long, Jit> BY_ID = new ConcurrentHashMap<>();
@@ -226,9 +245,27 @@ public final class Jit implements AutoCloseable {
         session = sessionErrors.isEmpty() ? "" : " (" + String.join("; ", sessionErrors) + ")";
         sessionErrors.clear();
       }
-      throw new LlvmException("JIT lookup of symbol '" + symbol + "' failed: " + text + session);
+      throw new LlvmException("JIT lookup of symbol '" + symbol + "' failed: " + text + session + missingHint(text + session));
     }
     return addr[0];
+  }
+
+  /** What to do about symbols LLVM could not find (named in its "Symbols not found: [ ... ]"). */
+  static String missingHint(String error) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("Symbols not found: \\[ ([^\\]]*) \\]").matcher(error);
+    java.util.Set<String> missing = new java.util.TreeSet<>();
+    while (m.find()) for (String s : m.group(1).split(",\\s*")) if (!s.isBlank()) missing.add(s.trim());
+    if (missing.isEmpty()) return "";
+    List<String> builtins = missing.stream().filter(s -> s.startsWith("__")).toList();
+    StringBuilder out = new StringBuilder("; missing: " + String.join(", ", missing) + " (neither defined in the module nor"
+        + " found in the process or its libraries");
+    if (!builtins.isEmpty()) {
+      out.append(BUILTINS == null
+          ? "; " + String.join(", ", builtins) + " look like compiler runtime builtins, but none of " + BUILTIN_LIBRARIES
+              + " could be loaded"
+          : "; " + String.join(", ", builtins) + " look like compiler runtime builtins, which " + BUILTINS + " does not provide");
+    }
+    return out.append(")").toString();
   }
 
   /** Defines an absolute symbol (a function or data address outside the JIT) in the main dylib. */

@@ -34,7 +34,13 @@ public final class JitFunction {
 
   public int paramCount() { return sig.paramTypes().size(); }
 
-  /** Bytes {@link #invoke} reads from {@code args}: {@code paramCount() * Jit.ARG_SLOT}. */
+  /**
+   * Bytes between two arguments in the memory {@link #invoke} reads: {@link Jit#ARG_SLOT}, or more
+   * when a parameter is larger than that (e.g. {@code <256 x double>}).
+   */
+  public long slotSize() { return sig.slotSize(); }
+
+  /** Bytes {@link #invoke} reads from {@code args}: {@code paramCount() * slotSize()}. */
   public long argsSize() { return sig.argsSize(); }
 
   /** Bytes {@link #invoke} writes to {@code result} (0 for void). */
@@ -84,7 +90,7 @@ public final class JitFunction {
       MemorySegment r = arena.allocate(Math.max(1, resultSize()), 64);
       for (int i = 0; i < args.length; i++) {
         try {
-          paramTypes().get(i).write(a, (long) i * Jit.ARG_SLOT, args[i]);
+          paramTypes().get(i).write(a, (long) i * slotSize(), args[i]);
         } catch (RuntimeException e) {
           throw new IllegalArgumentException("@" + name() + " argument #" + i + " (" + paramTypes().get(i) + "): " + e.getMessage(), e);
         }

@@ -61,10 +61,6 @@ record Signature(
       } catch (UnsupportedOperationException e) {
         throw new UnsupportedOperationException("its parameter #" + i + " " + e.getMessage() + " cannot cross the trampoline");
       }
-      if (p.size() > Jit.ARG_SLOT) {
-        throw new UnsupportedOperationException("its parameter #" + i + " (" + p + ", " + p.size()
-            + " bytes) does not fit an argument slot of " + Jit.ARG_SLOT + " bytes");
-      }
       for (String bad : UNSUPPORTED_ATTRIBUTES) {
         if (hasAttribute(f, i + 1, bad)) throw new UnsupportedOperationException("its parameter #" + i + " is " + bad);
       }
@@ -89,6 +85,16 @@ record Signature(
     return a != null && !a.isNull();
   }
 
+  /**
+   * Bytes per argument slot: {@link Jit#ARG_SLOT}, or the largest parameter rounded up to 64 bytes when
+   * one is larger (a {@code <256 x double>} takes 2 KB).
+   */
+  long slotSize() {
+    long max = Jit.ARG_SLOT;
+    for (JitType p : paramTypes) max = Math.max(max, (p.size() + 63) / 64 * 64);
+    return max;
+  }
+
   /** Bytes of argument memory {@code invoke} needs. */
-  long argsSize() { return (long) paramTypes.size() * Jit.ARG_SLOT; }
+  long argsSize() { return (long) paramTypes.size() * slotSize(); }
 }

@@ -57,7 +57,7 @@ final class Trampolines {
       List<Value> argValues = new ArrayList<>();
       for (int i = 0; i < ptypes.size(); i++) {
         JitType jt = sig.paramTypes().get(i);
-        Value slot = i == 0 ? args : b.gep(ctx.i8(), args, List.of(b.i64((long) i * Jit.ARG_SLOT)), true, "slot" + i);
+        Value slot = i == 0 ? args : b.gep(ctx.i8(), args, List.of(b.i64((long) i * sig.slotSize())), true, "slot" + i);
         Value v = b.load(memoryType(jt, ctx), slot, 1, "arg" + i);
         if (isMaskKind(jt)) v = b.cast(Opcode.TRUNC, v, ptypes.get(i), "arg" + i + ".bits");
         argValues.add(v);

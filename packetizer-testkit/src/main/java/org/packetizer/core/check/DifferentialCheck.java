@@ -79,6 +79,7 @@ public final class DifferentialCheck implements AutoCloseable {
   private final Jit jit;
   private final JitFunction scalarFn, packetFn;
   private final CallRecorder recorder;
+  private final java.util.function.Consumer<String> progress;
 
   /** One packet parameter, with what the runs need to know about it. */
   private static final class Param {
@@ -113,6 +114,7 @@ public final class DifferentialCheck implements AutoCloseable {
     this.maskIndex = maskIndex;
     this.returnLeaves = returnLeaves;
     this.recorder = recorder;
+    this.progress = b.progress;
     this.scalarFn = jit.function(scalarName);
     this.packetFn = jit.function(packetName);
     for (var g : b.globals.entrySet()) {
@@ -365,7 +367,7 @@ public final class DifferentialCheck implements AutoCloseable {
         for (Param p : params) {
           if (p.scalarIndex < 0) continue;
           JitType jt = scalarFn.paramTypes().get(p.scalarIndex);
-          long off = (long) p.scalarIndex * Jit.ARG_SLOT;
+          long off = (long) p.scalarIndex * scalarFn.slotSize();
           Object v = switch (p.spec) {
             case ParamSpec.UniformPtr u -> sharedS[p.index].address();
             case ParamSpec.LinearPtr l -> sharedS[p.index].address() + k * l.stepBytes();
@@ -375,6 +377,7 @@ public final class DifferentialCheck implements AutoCloseable {
           };
           jt.write(args, off, v);
         }
+        if (progress != null) progress.accept("scalar @" + scalarName + " lane " + k + " (" + laneInputs(k) + ")");
         recorder.start(scalarCalls, k, scalarCallLanes);
         try {
           scalarFn.invoke(args, result);
@@ -421,7 +424,12 @@ public final class DifferentialCheck implements AutoCloseable {
             yield addrs;
           }
         };
-        jt.write(args, (long) p.index * Jit.ARG_SLOT, v);
+        jt.write(args, (long) p.index * packetFn.slotSize(), v);
+      }
+      if (progress != null) {
+        StringBuilder lanes = new StringBuilder();
+        for (boolean a : active) lanes.append(a ? '1' : '0');
+        progress.accept("packet @" + packetName + " (active lanes " + lanes + "; " + in + ")");
       }
       recorder.start(packetCalls, -1, null);
       try {
@@ -729,6 +737,7 @@ public final class DifferentialCheck implements AutoCloseable {
     private boolean callsInLaneOrder;
     private String cpu, features;
     private final Map<String, Object[]> externals = new LinkedHashMap<>();
+    private java.util.function.Consumer<String> progress;
 
     private Builder(LlvmModule module, String scalarName, String packetName, int width) {
       this.module = Objects.requireNonNull(module, "module");
@@ -810,6 +819,15 @@ public final class DifferentialCheck implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Told, just before each native call, what is about to run ("scalar @f lane 3: x=..." or "packet
+     * @f_simd8 ..."): an isolated check (a child process) reports where checked code crashed or hung.
+     */
+    public Builder progress(java.util.function.Consumer<String> listener) {
+      this.progress = listener;
+      return this;
+    }
+
     /** Defines external function {@code symbol} at a native address (not logged). */
     public Builder external(String symbol, long address) {
       externals.put(symbol, new Object[] {address});
@@ -881,13 +899,32 @@ public final class DifferentialCheck implements AutoCloseable {
           if (v.length == 1) jit.defineSymbol(e.getKey(), (Long) v[0]);
           else jit.defineUpcall(e.getKey(), recorder.upcall(e.getKey(), (FunctionDescriptor) v[0], (MethodHandle) v[1]), (FunctionDescriptor) v[0]);
         }
-        jit.addModule(layout);
+        // only what the two functions reach: an unresolved symbol elsewhere in the module (an external
+        // another function calls) must not keep these two from linking
+        try (LlvmModule pruned = layout.cloneModule()) {
+          pruneUnreachable(pruned, java.util.Set.of(scalarName, packetName));
+          jit.addModule(pruned);
+        }
         return new DifferentialCheck(this, jit, ps, maskIndex, rl, recorder);
       } catch (RuntimeException e) {
         jit.close();
         throw e;
       } finally {
         if (clone != null) clone.close();
+      }
+    }
+
+    /** Deletes, to a fixed point, every function other than {@code keep} that nothing refers to. */
+    static void pruneUnreachable(LlvmModule m, java.util.Set<String> keep) {
+      boolean changed = true;
+      while (changed) {
+        changed = false;
+        for (Function f : m.functions()) {
+          if (!keep.contains(f.name()) && !f.hasUses()) {
+            f.delete();
+            changed = true;
+          }
+        }
       }
     }
 
