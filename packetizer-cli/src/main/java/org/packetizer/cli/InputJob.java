@@ -118,6 +118,7 @@ final class InputJob implements Callable<InputJob.Result> {
               r.remarks().stream().filter(rm -> rm.kind() == Remark.Kind.NOTE && rm.message().startsWith("published in the C"))
                   .findFirst().ifPresent(rm -> log.println(input.name() + ":   " + rm.message()));
             }
+            r.driver().ifPresent(d -> log.println(input.name() + ":   array driver: " + d.cDeclaration()));
           }
           if (s.vectorAbi()) vectorAbiTargetWarning(m, r);
           raceWarnings(remarks);
@@ -140,6 +141,7 @@ final class InputJob implements Callable<InputJob.Result> {
         }
         return null;
       }
+      if (s.header() != null) writeHeader(done);
       if (s.dotDir() != null) for (PacketizationResult r : done) dot(m, r);
       if (s.checkRuns().isPresent()) {
         for (PacketizationResult r : done) check(bytes, m, r);
@@ -226,6 +228,20 @@ final class InputJob implements Callable<InputJob.Result> {
   }
 
   // ---- steps ----
+
+  private void writeHeader(List<PacketizationResult> done) {
+    List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
+    for (PacketizationResult r : done) r.driver().ifPresent(drivers::add);
+    String guard = "PACKETIZER_" + s.header().getFileName().toString();
+    String text = org.packetizer.core.driver.ArrayDriver.header(drivers, guard, input.name());
+    try {
+      write(s.header(), text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw CliException.usage("cannot write " + s.header() + ": " + e.getMessage());
+    }
+    if (!s.quiet()) log.println(input.name() + ": wrote " + s.header() + " (" + drivers.size() + " array driver"
+        + (drivers.size() == 1 ? "" : "s") + ")");
+  }
 
   private byte[] read() {
     if (input.isStdin()) {

@@ -136,6 +136,18 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " need --params u, v or l (s has no ABI letter).")
   boolean vectorAbi;
 
+  @Option(names = "--array-driver", paramLabel = "PATTERN", arity = "0..1", fallbackValue = "*_map",
+      preprocessor = AttachedOnly.class,
+      description = "Also emit, per packet function, a C-callable array driver void NAME(inputs..., OUT *out, size_t n)"
+          + " mapping the scalar function over n elements: varying parameters become arrays, uniform ones stay values,"
+          + " linear ones give element 0's value; full packets run the packet function, the remainder one masked packet"
+          + " (docs/drivers.md). PATTERN names it, * standing for the scalar name (default: *_map; attach it:"
+          + " --array-driver=PATTERN).")
+  String arrayDriver;
+
+  @Option(names = "--header", paramLabel = "FILE",
+      description = "With --array-driver: write a C header declaring the drivers (plain C types, no vector types).")
+  Path header;
   @Option(names = "--c-abi",
       description = "Publish the packet functions in C's calling convention where LLVM's differs: vector arguments"
           + " and results wider than the target's widest vector register in memory (as clang and GCC pass vector_size"
@@ -501,6 +513,16 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       }
       fns.add(fs);
     }
+    if (header != null && arrayDriver == null) throw CliException.usage("--header needs --array-driver (it declares the drivers)");
+    if (header != null && inputs.size() > 1) throw CliException.usage("--header takes one input module (give one per run)");
+    if (arrayDriver != null && (arrayDriver.isBlank() || !arrayDriver.matches("[A-Za-z0-9_.$*]+"))) {
+      throw CliException.usage("--array-driver=" + arrayDriver + ": expected a function name pattern of letters, digits, _, . and $,"
+          + " with * standing for the scalar function's name (e.g. *_map)");
+    }
+    if (arrayDriver != null && !arrayDriver.contains("*") && fns.size() > 1) {
+      throw CliException.usage("--array-driver=" + arrayDriver + " would give the drivers of " + fns.size() + " functions the same"
+          + " name; use * for the scalar function's name (e.g. *_map)");
+    }
     if ("-".equals(remarks)) {
       throw CliException.usage("--remarks=- is not supported; use --remarks for lines on stderr, or --remarks=FILE");
     }
@@ -519,12 +541,16 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
         throw CliException.usage("--params does not apply to --declared-variants: each _ZGV name gives the parameter shapes");
       }
     }
+    if (arrayDriver != null && declaredVariants) {
+      throw CliException.usage("--array-driver does not combine with --declared-variants (one driver per function: packetize it with -f)");
+    }
     if (cAbi && (vectorAbi || declaredVariants)) {
       throw CliException.usage("--c-abi does not combine with " + (vectorAbi ? "--vector-abi" : "--declared-variants")
           + ": the vector function ABI has its own calling convention");
     }
     return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
-        textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug);
+        textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug,
+        arrayDriver, header);
   }
 
   static void checkWidth(String what, int w) {

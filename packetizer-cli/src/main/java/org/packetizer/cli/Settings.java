@@ -23,6 +23,8 @@ import org.packetizer.core.api.WrapperMode;
  * @param remarks        whether remarks are wanted (on stderr, or as YAML when {@code remarksYaml})
  * @param prefixDot      several inputs: DOT file names start with the input's name
  * @param printShapes    --print-shapes: the analysis of each function on stderr
+ * @param arrayDriver    --array-driver name pattern, or null
+ * @param header         --header FILE, or null
  */
 record Settings(
     List<FunctionSpec> functions,
@@ -52,7 +54,9 @@ record Settings(
     boolean remarksYaml,
     boolean printShapes,
     boolean quiet,
-    boolean debug) {
+    boolean debug,
+    String arrayDriver,
+    Path header) {
 
   /**
    * The SIMD name passed to the core for {@code f}: the given or default one, or null with
@@ -74,7 +78,8 @@ record Settings(
         .remarks(sink)
         .wrapperMode(wrapperMode)
         .vectorAbi(vectorAbi)
-        .cAbi(cAbi);
+        .cAbi(cAbi)
+        .arrayDriver(arrayDriver);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);

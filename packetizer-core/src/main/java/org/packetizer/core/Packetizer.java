@@ -20,6 +20,7 @@ import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.adapt.LlvmSsaFunction;
+import org.packetizer.core.driver.ArrayDriver;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
@@ -27,6 +28,7 @@ import org.packetizer.core.ir.LlvmException;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
+import org.packetizer.core.widen.CompositePackets;
 import org.packetizer.core.linearize.Schedule;
 import org.packetizer.core.mapping.SignatureAbi;
 import org.packetizer.core.mapping.SpmdIntrinsics;
@@ -105,7 +107,7 @@ public final class Packetizer {
     variants.sort(java.util.Comparator.comparing(VectorAbi.Variant::isa).reversed());
     for (VectorAbi.Variant v : variants) {
       if (v.isa() > supported || module.function(v.mangledName()).map(f -> !f.isDeclaration()).orElse(false)) continue;
-      PacketizerOptions o = options.toBuilder().width(v.vlen()).masked(v.masked()).params(v.params()).vectorAbi(true).build();
+      PacketizerOptions o = options.toBuilder().width(v.vlen()).masked(v.masked()).params(v.params()).vectorAbi(true).arrayDriver((String) null).build();
       out.add(new Packetizer(o).run(module, scalarName, v.mangledName()));
     }
     return out;
@@ -124,7 +126,11 @@ public final class Packetizer {
     // the module's functions carry the ISA's features during the run and get their own back afterwards
     Map<String, Optional<String>> savedFeatures = options.vectorAbi() ? overrideIsa(module, scalarName, simdName) : Map.of();
     try {
-      return run(module, scalarName, simdName, null);
+      PacketizationResult r = run(module, scalarName, simdName, null);
+      if (options.arrayDriver().isPresent()) {
+        r = ArrayDriver.build(module, r, options, (o, f, s) -> new Packetizer(o).run(module, f, s, null));
+      }
+      return r;
     } catch (RuntimeException | Error e) {
       // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
@@ -241,7 +247,8 @@ public final class Packetizer {
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
     // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
     Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options,
-        (o, m, f, s) -> new Packetizer(o).run(m, f, s));
+        // (the N-wide function gets no array driver: the driver belongs to the W-wide function)
+        (o, m, f, s) -> new Packetizer(o.toBuilder().arrayDriver((String) null).build()).run(m, f, s));
     if (wrapped.isPresent()) {
       requireReturnsLikeScalar(module, scalar, module.function(simdName).orElseThrow(), "the wrapper", scalarName);
       // the W-wide wrapper is what callers see: it is the variant published and announced
@@ -496,6 +503,12 @@ public final class Packetizer {
           + " module's target is " + triple, scalarName, null, null);
     }
     Function natural = module.function(simdName).orElseThrow();
+    if (natural.returnType().isAggregate() || natural.functionType().paramTypes().stream().anyMatch(Type::isAggregate)) {
+      // LLVM returns a struct of packets in registers and splits aggregate arguments; no C prototype says that
+      throw PacketizationException.unsupported("the C calling convention form (cAbi) cannot express a packet function that"
+          + " takes or returns aggregates (" + natural.functionType() + "); call it from LLVM IR or without cAbi",
+          scalarName, null, null);
+    }
     // the target the packet function is compiled for: the options' (the CLI sets them on it), else its attributes
     // (the widest vector register C compilers use for arguments: 512 bits with AVX-512F, 256 with AVX, else 128)
     int reg = Math.max(128, 32 * org.packetizer.core.wrapper.HardwareWidth.of(
@@ -655,7 +668,13 @@ public final class Packetizer {
       String where = "parameter " + i + describeParam(ps.get(i)) + " of type " + t;
       switch (k) {
         case ParamKind.Varying v -> {
-          if (!t.isVectorElement() || (t.isFloatingPoint() && !t.isPacketFloat())) {
+          if (CompositePackets.isComposite(t)) {
+            try {
+              CompositePackets.packetType(t, options.width());
+            } catch (IllegalArgumentException e) {
+              throw PacketizationException.unsupported(where + " cannot be varying: " + e.getMessage(), fn, null, null);
+            }
+          } else if (!t.isVectorElement() || (t.isFloatingPoint() && !t.isPacketFloat())) {
             throw PacketizationException.unsupported(where + " cannot be varying: only integers, half, float, double and pointers"
                 + " can become packets", fn, null, null);
           }
@@ -699,14 +718,32 @@ public final class Packetizer {
       Type s = ps.get(i).type();
       Type p = pt.get(i);
       if (p.equals(s)) out.add(s.isPointer() ? ParamKind.SOA : ParamKind.UNIFORM);
-      else if (p.isVector() && p.vectorSize() == w && p.elementType().equals(s)) out.add(ParamKind.VARYING);
+      else if (p.equals(packetTypeOrNull(s, w))) out.add(ParamKind.VARYING);
       else {
+        Type packetOfS = packetTypeOrNull(s, w);
         throw PacketizationException.invalid("parameter " + i + describeParam(ps.get(i)) + " of the declared prototype @"
-            + decl.name() + " has type " + p + "; for scalar type " + s + " it must be " + s.vectorOf(w)
+            + decl.name() + " has type " + p + "; for scalar type " + s + " it must be " + (packetOfS == null ? "(none)" : packetOfS)
             + " (varying) or " + s + " (uniform)", fn);
       }
     }
     return out;
+  }
+
+  /**
+   * The packet type of a scalar parameter or result type: {@code <W x T>} for integers, float, double
+   * and pointers; for vectors and aggregates {@link CompositePackets#packetType} ({@code <N x T>} →
+   * {@code <N*W x T>} element-major, structs and arrays element-wise); null when there is none.
+   */
+  private static Type packetTypeOrNull(Type t, int w) {
+    if (CompositePackets.isComposite(t)) {
+      try {
+        return CompositePackets.packetType(t, w);
+      } catch (IllegalArgumentException e) {
+        return null;
+      }
+    }
+    if (t.isVectorElement() && (!t.isFloatingPoint() || t.isPacketFloat())) return t.vectorOf(w);
+    return null;
   }
 
   private Type packetFunctionType(LlvmModule module, Function scalar, List<ParamKind> kinds, int w) {
@@ -715,16 +752,24 @@ public final class Packetizer {
     List<Value> ps = scalar.params();
     for (int i = 0; i < ps.size(); i++) {
       Type t = ps.get(i).type();
-      params.add(kinds.get(i) instanceof ParamKind.Varying ? t.vectorOf(w) : t);
+      params.add(kinds.get(i) instanceof ParamKind.Varying ? packetTypeOrNull(t, w) : t);
     }
     if (options.masked()) params.add(ctx.i1().vectorOf(w));
     Type rt = scalar.returnType();
     Type prt;
     if (rt.isVoid()) prt = rt;
-    else if (rt.isVectorElement() && (!rt.isFloatingPoint() || rt.isPacketFloat())) prt = rt.vectorOf(w);
+    else if (packetTypeOrNull(rt, w) != null) prt = packetTypeOrNull(rt, w);
     else {
+      String why = "";
+      if (CompositePackets.isComposite(rt)) {
+        try {
+          CompositePackets.packetType(rt, w);
+        } catch (IllegalArgumentException e) {
+          why = ": " + e.getMessage();
+        }
+      }
       throw PacketizationException.unsupported("the return type " + rt + " cannot be packetized (only void, integers, half, float,"
-          + " double and pointers)", scalar.name(), null, null);
+          + " double, pointers and vectors and aggregates of them)" + why, scalar.name(), null, null);
     }
     return ctx.functionType(prt, params, false);
   }

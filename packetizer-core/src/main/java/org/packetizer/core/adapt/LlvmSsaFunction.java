@@ -77,7 +77,13 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
       if (v.isConstantInt()) return OpKind.CONSTANT_INT;
       return OpKind.CONSTANT_OTHER;
     }
-    return switch (opcode(v)) {
+    Opcode op = opcode(v);
+    if (op != Opcode.PHI && op != Opcode.SELECT && op != Opcode.LOAD && op != Opcode.CALL && op != Opcode.ALLOCA
+        && involvesComposite(v)) {
+      // strides are per lane of a scalar; a vector or aggregate (or a bit cast from one) is uniform or varying
+      return OpKind.OTHER_PURE;
+    }
+    return switch (op) {
       case PHI -> OpKind.PHI;
       case ADD -> OpKind.ADD;
       case SUB -> OpKind.SUB;
@@ -100,6 +106,14 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
       default -> OpKind.OTHER;
     };
   }
+
+  private static boolean involvesComposite(Value v) {
+    if (isComposite(v.type())) return true;
+    for (Value o : v.operands()) if (o != null && !o.isBasicBlockValue() && !o.isMetadataAsValue() && isComposite(o.type())) return true;
+    return false;
+  }
+
+  private static boolean isComposite(Type t) { return t.isVector() || t.isStruct() || t.isArray(); }
 
   @Override
   public List<Value> operands(Value v) {

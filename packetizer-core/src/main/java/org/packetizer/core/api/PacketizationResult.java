@@ -2,6 +2,7 @@ package org.packetizer.core.api;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * What one packetization did.
@@ -43,13 +44,46 @@ public record PacketizationResult(
     List<Remark> remarks,
     List<BlockInfo> blockInfo,
     long nanos,
-    Map<String, Long> phaseNanos) {
+    Map<String, Long> phaseNanos,
+    Optional<DriverInfo> driver) {
+
+  /**
+   * The array driver made for this packet function ({@link PacketizerOptions#arrayDriver()}).
+   *
+   * @param name          the driver function's name (external, C calling convention)
+   * @param cDeclaration  its C prototype, e.g. {@code void f_map(const float *x, float y, float *out, size_t n);}
+   * @param maskedFunction the internal masked packet function the driver runs the remainder with
+   */
+  public record DriverInfo(String name, String cDeclaration, String maskedFunction) {}
+
+  /** This result with its array driver. */
+  public PacketizationResult withDriver(DriverInfo d) {
+    return new PacketizationResult(scalarFunction, packetFunction, width, params, shapes, uniformValues, varyingValues, blocks,
+        linearizedBranches, keptBranches, selects, vectorLoads, vectorStores, gathers, scatters, cascades, vectorCalls,
+        scalarizedCalls, scalarInstructions, emittedInstructions, packetInstructions, remarks, blockInfo, nanos, phaseNanos,
+        Optional.of(d));
+  }
+
+  /** The array driver's name, if one was made. */
+  public Optional<String> driverFunction() { return driver.map(DriverInfo::name); }
+
+  /** A result without a driver. */
+  public PacketizationResult(String scalarFunction, String packetFunction, int width, List<ParamKind> params,
+      Map<String, String> shapes, int uniformValues, int varyingValues, int blocks, int linearizedBranches, int keptBranches,
+      int selects, int vectorLoads, int vectorStores, int gathers, int scatters, int cascades, int vectorCalls,
+      int scalarizedCalls, int scalarInstructions, int emittedInstructions, int packetInstructions, List<Remark> remarks,
+      List<BlockInfo> blockInfo, long nanos, Map<String, Long> phaseNanos) {
+    this(scalarFunction, packetFunction, width, params, shapes, uniformValues, varyingValues, blocks, linearizedBranches,
+        keptBranches, selects, vectorLoads, vectorStores, gathers, scatters, cascades, vectorCalls, scalarizedCalls,
+        scalarInstructions, emittedInstructions, packetInstructions, remarks, blockInfo, nanos, phaseNanos, Optional.empty());
+  }
 
   /** Phase names of {@link #phaseNanos()}, in pipeline order. */
   public static final List<String> PHASES = List.of("check-input", "prepare", "analyze", "emit", "verify", "cleanup", "finish",
       "wrapper");
 
   public PacketizationResult {
+    driver = driver == null ? Optional.empty() : driver;
     phaseNanos = phaseNanos == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phaseNanos));
   }
 
@@ -59,7 +93,8 @@ public record PacketizationResult(
     rs.add(r);
     return new PacketizationResult(scalarFunction, packetFunction, width, params, shapes, uniformValues, varyingValues, blocks,
         linearizedBranches, keptBranches, selects, vectorLoads, vectorStores, gathers, scatters, cascades, vectorCalls,
-        scalarizedCalls, scalarInstructions, emittedInstructions, packetInstructions, List.copyOf(rs), blockInfo, nanos, phaseNanos);
+        scalarizedCalls, scalarInstructions, emittedInstructions, packetInstructions, List.copyOf(rs), blockInfo, nanos, phaseNanos,
+        driver);
   }
 
   /** A result without phase times. */

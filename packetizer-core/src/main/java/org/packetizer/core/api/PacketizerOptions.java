@@ -46,6 +46,9 @@ import java.util.function.Consumer;
  *                        arguments wider than the target's widest vector register in memory, as C
  *                        compilers pass them, and the mask as an integer bit mask; LLVM's form stays
  *                        as {@code <simd>.ir}. Not with {@code vectorAbi} (that ABI has its own form)
+ * @param arrayDriver     when present, also emit a C-callable array driver for the packet function,
+ *                        named by this pattern ({@code *} stands for the scalar function's name, e.g.
+ *                        {@code *_map}); see {@code org.packetizer.core.driver.ArrayDriver} and docs/drivers.md
  */
 public record PacketizerOptions(
     int width,
@@ -65,7 +68,8 @@ public record PacketizerOptions(
     WrapperMode wrapperMode,
     boolean vectorAbi,
     IntegerMasks integerMasks,
-    boolean cAbi) {
+    boolean cAbi,
+    Optional<String> arrayDriver) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -78,6 +82,18 @@ public record PacketizerOptions(
     Objects.requireNonNull(targetCpu);
     Objects.requireNonNull(targetFeatures);
     Objects.requireNonNull(wrapperMode);
+    Objects.requireNonNull(arrayDriver);
+    arrayDriver.ifPresent(pattern -> {
+      if (pattern.isBlank()) throw new IllegalArgumentException("the array driver name pattern is empty (e.g. *_map)");
+    });
+  }
+
+  /** The default array driver name pattern: the scalar function's name followed by {@code _map}. */
+  public static final String DEFAULT_ARRAY_DRIVER = "*_map";
+
+  /** The array driver's name for {@code scalar} ({@code *} in the pattern replaced), if one is requested. */
+  public Optional<String> arrayDriverName(String scalar) {
+    return arrayDriver.map(pattern -> pattern.replace("*", scalar));
   }
 
   /** Vector math for sin, cos, exp, log, pow and friends. */
@@ -114,6 +130,7 @@ public record PacketizerOptions(
     b.vectorAbi = vectorAbi;
     b.integerMasks = integerMasks;
     b.cAbi = cAbi;
+    b.arrayDriver = arrayDriver.orElse(null);
     return b;
   }
 
@@ -137,6 +154,7 @@ public record PacketizerOptions(
     private boolean vectorAbi;
     private IntegerMasks integerMasks = IntegerMasks.AUTO;
     private boolean cAbi;
+    private String arrayDriver;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -164,11 +182,20 @@ public record PacketizerOptions(
 
     /** Publish the packet function in C's calling convention where LLVM's differs (see {@link PacketizerOptions}). */
     public Builder cAbi(boolean v) { this.cAbi = v; return this; }
+    /**
+     * Also emit an array driver named by {@code pattern} ({@code *}: the scalar function's name; null:
+     * none). The driver maps the scalar function over arrays (docs/drivers.md).
+     */
+    public Builder arrayDriver(String pattern) { this.arrayDriver = pattern; return this; }
+
+    /** {@link #arrayDriver(String)} with the default pattern {@value PacketizerOptions#DEFAULT_ARRAY_DRIVER} (or none). */
+    public Builder arrayDriver(boolean on) { return arrayDriver(on ? DEFAULT_ARRAY_DRIVER : null); }
 
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
-          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi);
+          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi,
+          Optional.ofNullable(arrayDriver));
     }
   }
 }

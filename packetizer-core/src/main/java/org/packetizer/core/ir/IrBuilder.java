@@ -120,6 +120,9 @@ public final class IrBuilder implements AutoCloseable {
     return select(Value.of(LLVMBuildICmp(b(), unsigned ? LLVMIntULT : LLVMIntSLT, a.ref(), c.ref(), "")), a, c, n);
   }
 
+  /** {@code icmp ult a, c} (unsigned less than). */
+  public Value icmpUlt(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntULT, a.ref(), c.ref(), n)); }
+
   /** {@code icmp slt a, c} (signed less than). */
   public Value icmpSlt(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntSLT, a.ref(), c.ref(), n)); }
 

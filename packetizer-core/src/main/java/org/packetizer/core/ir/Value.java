@@ -159,6 +159,20 @@ public class Value {
   /** The number of elements of a shufflevector's mask; {@link #shuffleMaskValue} reads one. */
   public int shuffleMaskLength() { return LLVMGetNumMaskElements(ref); }
   public int shuffleMaskValue(int i) { return LLVMGetMaskValue(ref, i); }
+  /** The value {@link #shuffleMaskValue} gives for an undefined (poison) mask element. */
+  public static int undefShuffleMaskElement() { return LLVMGetUndefMaskElem(); }
+
+  /** The constant index path of an {@code extractvalue} or {@code insertvalue}. */
+  public int[] aggregateIndices() {
+    int n = LLVMGetNumIndices(ref);
+    org.bytedeco.javacpp.IntPointer ip = LLVMGetIndices(ref);
+    int[] out = new int[n];
+    for (int i = 0; i < n; i++) out[i] = ip.get(i);
+    return out;
+  }
+
+  /** Whether the fast-math flags of this instruction allow reassociation. */
+  public boolean allowsReassoc() { return canUseFastMathFlags() && (fastMathFlags() & LLVMFastMathAllowReassoc) != 0; }
 
   // instruction flags (the packet instruction keeps the scalar one's)
   public void setNsw(boolean v) { LLVMSetNSW(ref, v ? 1 : 0); }

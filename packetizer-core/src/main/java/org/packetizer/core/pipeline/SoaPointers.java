@@ -34,6 +34,24 @@ public final class SoaPointers {
 
   private SoaPointers() {}
 
+  /**
+   * Whether a value of type t can be loaded or stored through a struct-of-arrays pointer one scalar
+   * leaf at a time (each at W times its scalar offset): vectors of byte-sized elements (SLP stores
+   * two adjacent floats of a struct as one {@code <2 x float>}) and structs and arrays of such.
+   */
+  static boolean byLeaves(org.packetizer.core.ir.Type t) {
+    if (t.isVector()) {
+      org.packetizer.core.ir.Type e = t.elementType();
+      return e.isFloat() || e.isDouble() || e.isPointer() || (e.isInteger() && e.intWidth() % 8 == 0);
+    }
+    if (t.isStruct()) {
+      for (org.packetizer.core.ir.Type e : t.structElements()) if (!e.isVectorElement() && !byLeaves(e) || e.isInteger(1)) return false;
+      return !t.structElements().isEmpty();
+    }
+    if (t.isArray()) return (t.elementType().isVectorElement() && !t.elementType().isInteger(1)) || byLeaves(t.elementType());
+    return false;
+  }
+
   public static SoaPointers find(org.packetizer.core.ir.Function f, List<ParamKind> kinds, String fn) {
     SoaPointers s = new SoaPointers();
     Deque<Value> work = new ArrayDeque<>();
@@ -58,12 +76,12 @@ public final class SoaPointers {
           }
           case LOAD -> {
             if (u.isVolatile() || u.isAtomic()) throw escape(u, v, "accessed by a volatile or atomic load", fn);
-            if (!u.type().isVectorElement()) throw escape(u, v, "loaded as a whole aggregate", fn);
+            if (!u.type().isVectorElement() && !byLeaves(u.type())) throw escape(u, v, "loaded as a whole aggregate", fn);
           }
           case STORE -> {
             if (u.operand(0).equals(v)) throw escape(u, v, "stored to memory", fn);
             if (u.isVolatile() || u.isAtomic()) throw escape(u, v, "accessed by a volatile or atomic store", fn);
-            if (!u.operand(0).type().isVectorElement()) throw escape(u, v, "stored as a whole aggregate", fn);
+            if (!u.operand(0).type().isVectorElement() && !byLeaves(u.operand(0).type())) throw escape(u, v, "stored as a whole aggregate", fn);
           }
           case CALL -> {
             var callee = u.calledFunction();

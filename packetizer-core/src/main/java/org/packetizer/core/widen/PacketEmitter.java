@@ -68,6 +68,8 @@ public final class PacketEmitter {
   private final int w;
   private final Function packet;
   private final SpmdIntrinsics spmd;
+  /** Packets of vectors and aggregates (see {@link CompositePackets}). */
+  private final CompositePackets comp;
   private final AtomicEmitter atomics;
 
   private final Map<Block, Block> head = new HashMap<>();
@@ -100,6 +102,7 @@ public final class PacketEmitter {
     this.entryB = new IrBuilder(state.context());
     this.masks = new MaskOps(state.module(), b, w);
     this.spmd = new SpmdIntrinsics(state.module(), w, state.scalarName());
+    this.comp = new CompositePackets(b, state.module(), w);
     this.atomics = new AtomicEmitter(b, packetFunction, masks, w);
   }
 
@@ -455,6 +458,13 @@ public final class PacketEmitter {
 
   /** The packet type of a varying scalar type: {@code <W x T>}. */
   private Type packetType(Value where, Type t) {
+    if (CompositePackets.isComposite(t)) {
+      try {
+        return CompositePackets.packetType(t, w);
+      } catch (IllegalArgumentException e) {
+        throw unsupported(where, "a varying value of type " + t + ": " + e.getMessage());
+      }
+    }
     if (!t.isVectorElement()) {
       throw unsupported(where, "a varying value of type " + t + " (only integers, floating point and pointers can be packetized)");
     }
@@ -485,7 +495,15 @@ public final class PacketEmitter {
   /** The packet value as a vector (broadcast when uniform). */
   private Value vec(Value v) {
     Value p = get(v);
-    if (p.type().isVector()) return p;
+    if (isPacket(v, p)) return p;
+    if (CompositePackets.isComposite(v.type())) {
+      Value s = splats.get(p);
+      if (s == null) {
+        s = comp.broadcast(p, p.isConstant() ? "" : v.name() + ".splat");
+        splats.put(p, s);
+      }
+      return s;
+    }
     if (v.isArgument()) {
       // a uniform parameter is broadcast once, in the entry block, not in every block (and loop
       // iteration) that needs it as a vector
@@ -504,10 +522,15 @@ public final class PacketEmitter {
     return s;
   }
 
+  /** Whether p, the packet value of v, is a packet (varying), not v's uniform scalar value. */
+  private static boolean isPacket(Value v, Value p) {
+    return CompositePackets.isComposite(v.type()) ? !p.type().equals(v.type()) : p.type().isVector();
+  }
+
   /** The packet value of a uniform scalar value. */
   private Value scal(Value v) {
     Value p = get(v);
-    if (p.type().isVector() && !v.type().isVector()) {
+    if (isPacket(v, p)) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL,
           "internal: value " + v.describe() + " used as uniform but it is varying", st.scalarName(),
           current == null ? null : current.name(), null);
@@ -568,8 +591,31 @@ public final class PacketEmitter {
       case UDIV, SDIV, UREM, SREM -> emitIntDiv(inst, op);
       case ICMP -> b.icmp(inst.icmpPredicate(), vec(inst.operand(0)), vec(inst.operand(1)), inst.name());
       case FCMP -> copyFlags(inst, b.fcmp(inst.fcmpPredicate(), vec(inst.operand(0)), vec(inst.operand(1)), inst.name()));
-      case TRUNC, ZEXT, SEXT, FPTOUI, FPTOSI, UITOFP, SITOFP, FPTRUNC, FPEXT, PTRTOINT, INTTOPTR, BITCAST, ADDRSPACECAST ->
+      case BITCAST -> emitBitcast(inst);
+      case TRUNC, ZEXT, SEXT, FPTOUI, FPTOSI, UITOFP, SITOFP, FPTRUNC, FPEXT, PTRTOINT, INTTOPTR, ADDRSPACECAST ->
           copyFlags(inst, b.cast(op, vec(inst.operand(0)), packetType(inst, inst.type()), inst.name()));
+      case EXTRACTELEMENT -> {
+        Value idx = inst.operand(1);
+        yield comp.extractElement(vec(inst.operand(0)), inst.operand(0).type().vectorSize(), uniform(idx) ? scal(idx) : vec(idx),
+            inst.name());
+      }
+      case INSERTELEMENT -> {
+        Value idx = inst.operand(2);
+        packetType(inst, inst.type());
+        yield comp.insertElement(vec(inst.operand(0)), inst.type().vectorSize(), vec(inst.operand(1)),
+            uniform(idx) ? scal(idx) : vec(idx), inst.name());
+      }
+      case SHUFFLEVECTOR -> {
+        packetType(inst, inst.type());
+        yield comp.shuffleVector(inst, vec(inst.operand(0)), vec(inst.operand(1)), inst.name());
+      }
+      case EXTRACTVALUE -> {
+        Value agg = vec(inst.operand(0));
+        for (int i : aggregateIndices(inst)) agg = b.extractValue(agg, i, "");
+        if (!inst.name().isEmpty() && agg.isInstruction()) agg.setName(inst.name());
+        yield agg;
+      }
+      case INSERTVALUE -> insertValue(vec(inst.operand(0)), vec(inst.operand(1)), aggregateIndices(inst), 0, inst.name());
       case FREEZE -> b.freeze(vec(inst.operand(0)), inst.name());
       case SELECT -> emitSelect(inst);
       case GEP -> emitGep(inst);
@@ -578,6 +624,29 @@ public final class PacketEmitter {
       case CALL -> emitCall(inst);
       default -> throw unsupported(inst, "the instruction '" + op.mnemonic() + "' on varying values");
     };
+  }
+
+  /** A bit cast; one that changes a vector's element count goes through the lane-major order. */
+  private Value emitBitcast(Value inst) {
+    Type from = inst.operand(0).type();
+    Type to = inst.type();
+    Value x = vec(inst.operand(0));
+    if (CompositePackets.isComposite(from) || CompositePackets.isComposite(to)) {
+      packetType(inst, to);
+      packetType(inst, from);
+      return comp.bitcast(x, from, to, inst.name());
+    }
+    return b.cast(Opcode.BITCAST, x, packetType(inst, to), inst.name());
+  }
+
+  private static int[] aggregateIndices(Value inst) { return inst.aggregateIndices(); }
+
+  /** {@code insertvalue} along an index path on packets (the packet aggregate mirrors the scalar one). */
+  private Value insertValue(Value agg, Value elt, int[] path, int depth, String name) {
+    int i = path[depth];
+    if (depth == path.length - 1) return b.insertValue(agg, elt, i, name);
+    Value inner = insertValue(b.extractValue(agg, i, ""), elt, path, depth + 1, "");
+    return b.insertValue(agg, inner, i, name);
   }
 
   /**
@@ -668,8 +737,8 @@ public final class PacketEmitter {
   private Value emitIntDiv(Value inst, Opcode op) {
     Value divisor = vec(inst.operand(1));
     if (!MaskOps.isAllTrue(mask) || !inst.operand(1).isConstant()) {
-      Value one = b.splat(b.constInt(inst.type(), 1), w, "");
-      divisor = b.select(mask, divisor, one, inst.name() + ".safediv");
+      Value one = b.splat(b.constInt(divisor.type().elementType(), 1), divisor.type().vectorSize(), "");
+      divisor = comp.select(mask, divisor, one, inst.name() + ".safediv");
     }
     return copyFlags(inst, b.binop(op, vec(inst.operand(0)), divisor, inst.name()));
   }
@@ -680,11 +749,13 @@ public final class PacketEmitter {
       Value t = lanePointers(inst, inst.operand(1)), f = lanePointers(inst, inst.operand(2));
       return uniform(c) ? b.select(scal(c), t, f, inst.name()) : b.select(vec(c), t, f, inst.name());
     }
-    if (uniform(c)) return b.select(scal(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name());
-    return copyFlags(inst, b.select(vec(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name()));
+    if (uniform(c) && !c.type().isVector()) return b.select(scal(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name());
+    // (a uniform vector condition is broadcast like any operand; a varying i1 selecting between vectors or aggregates applies to each element and field)
+    return copyFlags(inst, comp.select(vec(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name()));
   }
 
   private Value emitGep(Value inst) {
+    if (inst.type().isVector()) throw unsupported(inst, "a vector of pointers computed by a GEP with vector operands");
     List<Value> idx = new ArrayList<>();
     Type t = inst.gepSourceElementType();
     int n = inst.numOperands();
@@ -790,6 +861,7 @@ public final class PacketEmitter {
 
   private Value emitLoad(Value inst) {
     if (inst.isVolatile() || inst.isAtomic()) throw unsupported(inst, "a volatile or atomic load through a varying address");
+    if (CompositePackets.isComposite(inst.type())) return emitCompositeLoad(inst);
     Type t = inst.type();
     Type vt = packetType(inst, t);
     Value ptr = inst.operand(0);
@@ -874,6 +946,154 @@ public final class PacketEmitter {
     return perLaneGuarded((k, unused) -> b.load(t, b.extractElement(ptrs, k, ""), align, ""), vt);
   }
 
+  /**
+   * A load of a vector or aggregate through varying addresses. A vector whose lanes lie back to back
+   * (consecutive address, no padding) is one wide (masked) load, transposed to element-major; else
+   * every scalar element is loaded by its own gather (or if-cascade) at its offset.
+   */
+  private Value emitCompositeLoad(Value inst) {
+    Type t = inst.type();
+    Type pt = packetType(inst, t);
+    Value ptr = inst.operand(0);
+    int align = Math.max(1, inst.alignment());
+    Shape s = shape(ptr);
+    if (t.isVector() && s.isLinear() && s.stride() == st.module().allocSize(t) && denselyPacked(t)) {
+      int n = t.vectorSize();
+      Type flat = t.elementType().vectorOf(n * w);
+      int valign = vectorAlignment(align, s);
+      Value p0 = laneZero(ptr, s.stride());
+      st.stats().vectorLoads++;
+      Value lm = MaskOps.isAllTrue(mask) ? b.load(flat, p0, valign, "")
+          : b.call(st.module().intrinsic("llvm.masked.load", flat, st.context().ptrType()),
+              List.of(p0, b.i32(valign), comp.repeatLaneMajor(mask, n), b.poison(flat)), "");
+      Value r = comp.fromLaneMajor(lm, n);
+      if (r.isInstruction()) r.setName(inst.name());
+      return r;
+    }
+    checkByteSized(inst, t);
+    st.remark(Remark.Kind.MEMORY, current, inst, "load of " + t + " from " + s + " addresses became one gather per element");
+    Value r = loadParts(inst, t, vec(ptr), 0, align);
+    if (r.isInstruction() && !inst.name().isEmpty()) r.setName(inst.name());
+    return r;
+  }
+
+  private Value loadParts(Value inst, Type t, Value ptrs, long offset, int align) {
+    if (t.isStruct() || t.isArray()) {
+      Value acc = b.poison(packetType(inst, t));
+      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
+      for (int i = 0; i < n; i++) {
+        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
+        long off = offset + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
+        acc = b.insertValue(acc, loadParts(inst, et, ptrs, off, align), i, "");
+      }
+      return acc;
+    }
+    if (t.isVector()) {
+      Type et = t.elementType();
+      List<Value> es = new ArrayList<>();
+      for (int i = 0; i < t.vectorSize(); i++) es.add(loadParts(inst, et, ptrs, offset + i * st.module().storeSize(et), align));
+      return comp.concat(es);
+    }
+    Value at = offset == 0 ? ptrs : b.gep(st.context().i8(), ptrs, List.of(b.i64(offset)), false, "");
+    int a = partAlignment(align, offset);
+    Type vt = t.vectorOf(w);
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      return cascadeLoad(inst, t, vt, at, a);
+    }
+    st.stats().gathers++;
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    return b.call(f, List.of(at, b.i32(a), mask, b.poison(vt)), "");
+  }
+
+  /** A store of a vector or aggregate value (the counterpart of {@link #emitCompositeLoad}). */
+  private void emitCompositeStore(Value inst) {
+    Value val = inst.operand(0);
+    Value ptr = inst.operand(1);
+    Type t = val.type();
+    packetType(inst, t);
+    int align = Math.max(1, inst.alignment());
+    Shape s = shape(ptr);
+    if (s.isUniform()) {
+      if (uniform(val)) {
+        cloneUniform(inst);
+      } else {
+        // sequential lane order: the last active lane's value stays in memory
+        b.store(comp.extractLane(vec(val), t, lastActiveLane()), scal(ptr), align);
+      }
+      st.stats().scalarStores++;
+      return;
+    }
+    Value pv = vec(val);
+    if (t.isVector() && s.isLinear() && s.stride() == st.module().allocSize(t) && denselyPacked(t)) {
+      int n = t.vectorSize();
+      Type flat = t.elementType().vectorOf(n * w);
+      int valign = vectorAlignment(align, s);
+      Value p0 = laneZero(ptr, s.stride());
+      Value lm = comp.toLaneMajor(pv, n);
+      st.stats().vectorStores++;
+      if (MaskOps.isAllTrue(mask)) b.store(lm, p0, valign);
+      else b.call(st.module().intrinsic("llvm.masked.store", flat, st.context().ptrType()),
+          List.of(lm, p0, b.i32(valign), comp.repeatLaneMajor(mask, n)), "");
+      return;
+    }
+    checkByteSized(inst, t);
+    st.remark(Remark.Kind.MEMORY, current, inst, "store of " + t + " to " + s + " addresses became one scatter per element");
+    storeParts(inst, t, pv, vec(ptr), 0, align);
+  }
+
+  private void storeParts(Value inst, Type t, Value pv, Value ptrs, long offset, int align) {
+    if (t.isStruct() || t.isArray()) {
+      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
+      for (int i = 0; i < n; i++) {
+        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
+        long off = offset + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
+        storeParts(inst, et, b.extractValue(pv, i, ""), ptrs, off, align);
+      }
+      return;
+    }
+    if (t.isVector()) {
+      Type et = t.elementType();
+      for (int i = 0; i < t.vectorSize(); i++) storeParts(inst, et, comp.element(pv, i), ptrs, offset + i * st.module().storeSize(et), align);
+      return;
+    }
+    Value at = offset == 0 ? ptrs : b.gep(st.context().i8(), ptrs, List.of(b.i64(offset)), false, "");
+    int a = partAlignment(align, offset);
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(pv, k, ""), b.extractElement(at, k, ""), a);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    Function f = st.module().intrinsic("llvm.masked.scatter", t.vectorOf(w), st.context().ptrType().vectorOf(w));
+    b.call(f, List.of(pv, at, b.i32(a), mask), "");
+  }
+
+  /** Whether a vector's elements lie back to back in memory and fill its allocation (no padding). */
+  private boolean denselyPacked(Type vector) {
+    Type e = vector.elementType();
+    return (!e.isInteger() || e.intWidth() % 8 == 0)
+        && st.module().allocSize(vector) == vector.vectorSize() * st.module().allocSize(e);
+  }
+
+  /** Vectors of elements smaller than a byte are bit-packed in memory: no per-element addresses. */
+  private void checkByteSized(Value inst, Type t) {
+    if (t.isVector() && t.elementType().isInteger() && t.elementType().intWidth() % 8 != 0) {
+      throw unsupported(inst, "a load or store of the bit-packed vector type " + t + " through varying addresses");
+    }
+    if (t.isStruct()) for (Type e : t.structElements()) checkByteSized(inst, e);
+    if (t.isArray()) checkByteSized(inst, t.elementType());
+  }
+
+  /** The alignment known at {@code offset} bytes past an address aligned to {@code align}. */
+  private static int partAlignment(int align, long offset) {
+    if (offset == 0) return align;
+    return (int) Math.min(align, Long.lowestOneBit(offset));
+  }
+
   private void emitStore(Value inst) {
     if (inst.isVolatile() || inst.isAtomic()) {
       if (uniform(inst.operand(0)) && uniform(inst.operand(1)) && !st.divergence().mayBePartial(current)) {
@@ -885,6 +1105,10 @@ public final class PacketEmitter {
     Value val = inst.operand(0);
     Value ptr = inst.operand(1);
     Type t = val.type();
+    if (CompositePackets.isComposite(t)) {
+      emitCompositeStore(inst);
+      return;
+    }
     int align = Math.max(1, inst.alignment());
     Shape s = shape(ptr);
     if (s.isUniform()) {
@@ -997,6 +1221,10 @@ public final class PacketEmitter {
 
   private Value emitSoaLoad(Value inst) {
     Type t = inst.type();
+    if (CompositePackets.isComposite(t)) {
+      packetType(inst, t);
+      return soaLoadParts(inst, t, get(inst.operand(0)), 0, Math.max(1, inst.alignment()));
+    }
     Type vt = packetType(inst, t);
     Value q = get(inst.operand(0));
     int align = Math.max(1, inst.alignment());
@@ -1019,9 +1247,93 @@ public final class PacketEmitter {
     return b.call(f, List.of(lanes, b.i32(align), mask, b.poison(vt)), inst.name());
   }
 
+  /**
+   * A vector or aggregate through a struct-of-arrays pointer q: each scalar leaf at scalar offset r
+   * lies at {@code q + W*r} (lane k's copy k elements further), so it is one vector access (q
+   * uniform) or one gather (q varying) per leaf.
+   */
+  private Value soaLoadParts(Value inst, Type t, Value q, long r, int align) {
+    if (t.isStruct() || t.isArray()) {
+      Value acc = b.poison(packetType(inst, t));
+      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
+      for (int i = 0; i < n; i++) {
+        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
+        long off = r + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
+        acc = b.insertValue(acc, soaLoadParts(inst, et, q, off, align), i, "");
+      }
+      return acc;
+    }
+    if (t.isVector()) {
+      List<Value> es = new ArrayList<>();
+      Type et = t.elementType();
+      for (int i = 0; i < t.vectorSize(); i++) es.add(soaLoadParts(inst, et, q, r + i * st.module().storeSize(et), align));
+      return comp.concat(es);
+    }
+    Type vt = t.vectorOf(w);
+    Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(b.i64(r * w)), false, "");
+    int a = partAlignment(align, r);
+    if (!at.type().isVector()) {
+      st.stats().vectorLoads++;
+      if (MaskOps.isAllTrue(mask)) return b.load(vt, at, a, "");
+      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      return b.call(f, List.of(at, b.i32(a), mask, b.poison(vt)), "");
+    }
+    Value lanes = soaLaneAddresses(at, st.module().allocSize(t));
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      return cascadeLoad(inst, t, vt, lanes, a);
+    }
+    st.stats().gathers++;
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    return b.call(f, List.of(lanes, b.i32(a), mask, b.poison(vt)), "");
+  }
+
+  private void soaStoreParts(Value inst, Type t, Value pv, Value q, long r, int align) {
+    if (t.isStruct() || t.isArray()) {
+      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
+      for (int i = 0; i < n; i++) {
+        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
+        long off = r + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
+        soaStoreParts(inst, et, b.extractValue(pv, i, ""), q, off, align);
+      }
+      return;
+    }
+    if (t.isVector()) {
+      Type et = t.elementType();
+      for (int i = 0; i < t.vectorSize(); i++) soaStoreParts(inst, et, comp.element(pv, i), q, r + i * st.module().storeSize(et), align);
+      return;
+    }
+    Type vt = t.vectorOf(w);
+    Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(b.i64(r * w)), false, "");
+    int a = partAlignment(align, r);
+    if (!at.type().isVector()) {
+      st.stats().vectorStores++;
+      if (MaskOps.isAllTrue(mask)) b.store(pv, at, a);
+      else b.call(st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType()), List.of(pv, at, b.i32(a), mask), "");
+      return;
+    }
+    Value lanes = soaLaneAddresses(at, st.module().allocSize(t));
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(pv, k, ""), b.extractElement(lanes, k, ""), a);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+    b.call(f, List.of(pv, lanes, b.i32(a), mask), "");
+  }
+
   private void emitSoaStore(Value inst) {
     Value val = inst.operand(0);
     Type t = val.type();
+    if (CompositePackets.isComposite(t)) {
+      packetType(inst, t);
+      soaStoreParts(inst, t, vec(val), get(inst.operand(1)), 0, Math.max(1, inst.alignment()));
+      return;
+    }
     Type vt = packetType(inst, t);
     Value q = get(inst.operand(1));
     int align = Math.max(1, inst.alignment());
@@ -1210,7 +1522,7 @@ public final class PacketEmitter {
       b.condBr(bit, lane, next);
       b.atEnd(lane);
       Value r = body.emit(k, null);
-      Value ins = acc == null ? null : b.insertElement(acc, r, k, "");
+      Value ins = acc == null ? null : insertLane(acc, r, k);
       Block laneEnd = b.currentBlock();
       b.br(next);
       b.atEnd(next);
@@ -1377,10 +1689,65 @@ public final class PacketEmitter {
     if (inst.isInlineAsm() || calleeV.isInlineAsm()) throw unsupported(inst, "inline assembly");
     Optional<Function> callee = inst.calledFunction();
     if (callee.isEmpty()) return emitIndirectCall(inst);
+    if (hasCompositeOperand(inst)) {
+      Optional<Value> v = compositeIntrinsic(inst, callee.get().name());
+      if (v.isPresent()) return v.get();
+      // anything else with vector or aggregate arguments or results: one call per lane
+      return scalarizeCall(inst, callee.get());
+    }
     Optional<Value> packetCall = packetCallOf(inst, callee.get());
     if (packetCall.isPresent()) return packetCall.get();
     // a variadic callee has no packet version: guarded scalar calls in lane order (scalarizeCall)
     return scalarizeCall(inst, callee.get());
+  }
+
+  private static boolean hasCompositeOperand(Value call) {
+    if (CompositePackets.isComposite(call.type())) return true;
+    for (int i = 0; i < call.numArgOperands(); i++) if (CompositePackets.isComposite(call.operand(i).type())) return true;
+    return false;
+  }
+
+  /**
+   * An intrinsic on vectors: element-wise ones (math, min/max, bit counts, ...) become the same
+   * intrinsic on the packet type, {@code llvm.vector.reduce.*} a combination of the element packets.
+   * Empty when the call needs per-lane calls (other intrinsics, or a scalar operand that varies).
+   */
+  private Optional<Value> compositeIntrinsic(Value inst, String name) {
+    if (!name.startsWith("llvm.") || !inst.type().isVector() && !name.startsWith("llvm.vector.reduce.")) return Optional.empty();
+    Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
+    boolean known = mm.isPresent() || CompositePackets.handlesIntrinsic(name);
+    if (!known) return Optional.empty();
+    List<Value> args = new ArrayList<>();
+    for (int i = 0; i < inst.numArgOperands(); i++) {
+      Value a = inst.operand(i);
+      if (a.type().isVector() || name.startsWith("llvm.vector.reduce.")) {
+        args.add(vec(a));
+      } else {
+        if (!uniform(a)) return Optional.empty();
+        args.add(scal(a));
+      }
+    }
+    Value r;
+    if (name.startsWith("llvm.vector.reduce.")) {
+      r = comp.reduction(inst, args, inst.name());
+    } else if (mm.isPresent()) {
+      Type vt = packetType(inst, inst.type());
+      Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
+          ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
+          : st.module().intrinsic(mm.get().intrinsic(), vt);
+      r = copyFlags(inst, b.call(f, args, inst.name()));
+    } else {
+      packetType(inst, inst.type());
+      r = comp.elementwiseIntrinsic(inst, args, inst.name());
+    }
+    st.stats().vectorCalls++;
+    st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " on vectors became one operation on their packets");
+    return Optional.of(r);
+  }
+
+  /** Packet acc with lane k set to the scalar value r. */
+  private Value insertLane(Value acc, Value r, int k) {
+    return CompositePackets.isComposite(r.type()) ? comp.insertLane(acc, r, k) : b.insertElement(acc, r, k, "");
   }
 
   /**
@@ -1688,14 +2055,18 @@ public final class PacketEmitter {
         + " scalar calls" + (pure ? " (no side effects: unguarded)" : " guarded by each lane's mask bit")
         + "; register a packet version to avoid this");
     List<Value> packed = new ArrayList<>();
+    List<Boolean> varyingArg = new ArrayList<>();
     for (int i = 0; i < nargs; i++) {
       Value a = inst.operand(i);
       packed.add(uniform(a) ? scal(a) : vec(a));
+      varyingArg.add(!uniform(a));
+      if (!uniform(a)) packetType(inst, a.type());
     }
     LaneBody body = (k, unused) -> {
       List<Value> args = new ArrayList<>();
-      for (Value p : packed) {
-        Value a = p.type().isVector() ? b.extractElement(p, k, "") : p;
+      for (int i = 0; i < packed.size(); i++) {
+        Value p = packed.get(i);
+        Value a = varyingArg.get(i) ? comp.extractLane(p, inst.operand(i).type(), b.i32(k)) : p;
         if (pure) a = b.freeze(a, "");
         args.add(a);
       }
@@ -1708,7 +2079,7 @@ public final class PacketEmitter {
       Value acc = vt == null ? null : b.poison(vt);
       for (int k = 0; k < w; k++) {
         Value r = body.emit(k, null);
-        if (acc != null) acc = b.insertElement(acc, r, k, "");
+        if (acc != null) acc = insertLane(acc, r, k);
       }
       return acc;
     }
@@ -1725,7 +2096,7 @@ public final class PacketEmitter {
         if (term.numOperands() > 0 && retSlot != null) {
           Value rv = term.operand(0);
           Type rt = packet.returnType();
-          Value v = rt.isVector() ? vec(rv) : scal(rv);
+          Value v = rt.equals(rv.type()) ? scal(rv) : vec(rv);
           vars.write(retSlot, v);
         }
         b.br(chainNext(sb));
@@ -1902,8 +2273,8 @@ public final class PacketEmitter {
         nv = b.select(any, scal(in), cur, phi.name() + ".blend");
       } else {
         nv = MaskOps.isAllTrue(e) ? vec(in)
-            : complement ? (MaskOps.isAllFalse(old) ? vec(in) : b.select(old, cur, vec(in), phi.name() + ".blend"))
-            : b.select(e, vec(in), cur, phi.name() + ".blend");
+            : complement ? (MaskOps.isAllFalse(old) ? vec(in) : comp.select(old, cur, vec(in), phi.name() + ".blend"))
+            : comp.select(e, vec(in), cur, phi.name() + ".blend");
         st.stats().selects++;
       }
       vars.write(ps, nv);

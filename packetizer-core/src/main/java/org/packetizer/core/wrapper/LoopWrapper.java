@@ -86,6 +86,12 @@ public final class LoopWrapper {
         : HardwareWidth.resolve(scalar, options.targetCpu().orElse(null), options.targetFeatures().orElse(null));
     int n = target.width();
     if (s <= n) return Optional.empty();
+    if (hasCompositePacket(scalar, kinds)) {
+      // an N-lane slice of a packetized vector or aggregate is not a contiguous piece of it
+      if (mode == WrapperMode.AUTO) return Optional.empty();
+      throw PacketizationException.unsupported("the wrapper for width " + s + " over hardware width " + n + " cannot slice"
+          + " varying vector or aggregate parameters or results; use wrapper mode DIRECT (--wrapper direct)", fn, null, null);
+    }
     if (s % n != 0) {
       throw PacketizationException.invalid("packet width " + s + " is not a multiple of the hardware width " + n + " ("
           + describe(target) + "): the wrapper calls the " + n + "-wide packet function S/N times, which must be a whole "
@@ -112,6 +118,19 @@ public final class LoopWrapper {
     }
     return build(module, scalar, simdName, kinds, packetType, declared, options, n, target, leaves, narrow);
   }
+
+  private static boolean hasCompositePacket(Function scalar, List<ParamKind> kinds) {
+    // (vectors, structs, arrays: their packets are element-major / per field, see widen.CompositePackets)
+    if (isComposite(scalar.returnType())) return true;
+    for (int i = 0; i < kinds.size(); i++) {
+      if (kinds.get(i) instanceof ParamKind.Varying && isComposite(scalar.param(i).type())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isComposite(Type t) { return t.isVector() || t.isAggregate(); }
 
   /** AUTO uses LOOP only from this many calls of the N-wide function on (S/N). */
   public static final int AUTO_MIN_CALLS = 8;

@@ -20,6 +20,7 @@ import java.util.random.RandomGenerator;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
+import org.packetizer.core.widen.CompositePackets;
 import org.packetizer.core.jit.Jit;
 import org.packetizer.core.jit.JitFunction;
 import org.packetizer.core.jit.JitType;
@@ -98,6 +99,9 @@ public final class DifferentialCheck implements AutoCloseable {
     List<Layout.Leaf> soaLeaves;
     boolean[] soaCovered;
     long align;
+    // a vector or aggregate passed by value: its scalar fields (leaves), laid out per lane
+    boolean composite;
+    long scalarBytes, packetBytes;
 
     String describe() { return "'" + name + "' (param #" + index + ", " + spec.kindName() + ")"; }
   }
@@ -213,6 +217,10 @@ public final class DifferentialCheck implements AutoCloseable {
       Arrays.fill(active, true);
       for (Param p : params) {
         Object a = in.args().get(p.index);
+        if (p.composite) {
+          if (a != null) throw new IllegalArgumentException("input for " + p.describe() + " must be null (vector and aggregate values come from the run's seed), got " + a);
+          continue;
+        }
         switch (p.spec) {
           case ParamSpec.Varying v -> {
             List<Object> lanes = asList(a, p);
@@ -261,6 +269,12 @@ public final class DifferentialCheck implements AutoCloseable {
       recorder.errors.clear();
       SplittableRandom rnd = new SplittableRandom(in.bufferSeed());
       for (Param p : params) {
+        if (p.composite) {
+          laneImages[p.index] = new byte[width][];
+          byte[] shared = p.spec instanceof ParamSpec.Varying ? null : compositeImage(p, rnd);
+          for (int k = 0; k < width; k++) laneImages[p.index][k] = shared != null ? shared : compositeImage(p, rnd);
+          continue;
+        }
         switch (p.spec) {
           case ParamSpec.UniformPtr u -> sharedImage[p.index] = image(p, -1, rnd);
           case ParamSpec.LinearPtr l -> sharedImage[p.index] = image(p, -1, rnd);
@@ -291,6 +305,33 @@ public final class DifferentialCheck implements AutoCloseable {
       byLane.forEach((lane, ms) -> { if (lane >= 0) list.addAll(ms); });
       if (byLane.containsKey(-1)) list.addAll(byLane.get(-1));
       return new CheckResult(mismatchCount == 0, lanes, bytesCompared, list, mismatchCount, in);
+    }
+
+    /** One lane's value of a vector or aggregate parameter, its leaves drawn from their default domains. */
+    private byte[] compositeImage(Param p, SplittableRandom rnd) {
+      byte[] img = new byte[Math.toIntExact(p.scalarBytes)];
+      for (Layout.Leaf leaf : p.leaves) {
+        int off = (int) leaf.scalarOffset();
+        if (leaf.kind() == ScalarKind.BYTES) {
+          for (int j = 0; j < leaf.size(); j++) img[off + j] = (byte) rnd.nextInt();
+          continue;
+        }
+        int bits = leaf.kind() == ScalarKind.BOOL ? 1 : leaf.size() * 8;
+        Values.write(leaf.kind(), img, off, leaf.size(), ValueDomain.defaultFor(leaf.kind(), bits).sample(leaf.kind(), bits, rnd));
+      }
+      return img;
+    }
+
+    /** The packet's argument bytes of a vector or aggregate parameter: every lane's leaves at their places. */
+    private byte[] compositePacketImage(Param p) {
+      byte[] img = new byte[Math.toIntExact(p.packetBytes)];
+      for (int k = 0; k < width; k++) {
+        for (Layout.Leaf leaf : p.leaves) {
+          System.arraycopy(laneImages[p.index][k], (int) leaf.scalarOffset(), img, (int) (leaf.packetOffset() + k * leaf.laneStride()), leaf.size());
+        }
+        if (!(p.spec instanceof ParamSpec.Varying)) break;
+      }
+      return img;
     }
 
     private byte[][] laneImages(Param p, SplittableRandom rnd) {
@@ -368,6 +409,10 @@ public final class DifferentialCheck implements AutoCloseable {
           if (p.scalarIndex < 0) continue;
           JitType jt = scalarFn.paramTypes().get(p.scalarIndex);
           long off = (long) p.scalarIndex * scalarFn.slotSize();
+          if (p.composite) {
+            MemorySegment.copy(MemorySegment.ofArray(laneImages[p.index][k]), 0, args, off, p.scalarBytes);
+            continue;
+          }
           Object v = switch (p.spec) {
             case ParamSpec.UniformPtr u -> sharedS[p.index].address();
             case ParamSpec.LinearPtr l -> sharedS[p.index].address() + k * l.stepBytes();
@@ -410,6 +455,10 @@ public final class DifferentialCheck implements AutoCloseable {
       MemorySegment result = arena.allocate(Math.max(1, packetFn.resultSize()), 64);
       for (Param p : params) {
         JitType jt = packetFn.paramTypes().get(p.index);
+        if (p.composite) {
+          MemorySegment.copy(MemorySegment.ofArray(compositePacketImage(p)), 0, args, (long) p.index * packetFn.slotSize(), p.packetBytes);
+          continue;
+        }
         Object v = switch (p.spec) {
           case ParamSpec.Varying vv -> laneValues[p.index];
           case ParamSpec.Uniform u -> laneValues[p.index][0];
@@ -622,6 +671,14 @@ public final class DifferentialCheck implements AutoCloseable {
           continue;
         }
         sb.append(p.name).append('=');
+        if (p.composite) {
+          StringBuilder f = new StringBuilder("{");
+          for (Layout.Leaf leaf : p.leaves) {
+            f.append(f.length() == 1 ? "" : ", ").append(Values.formatBytes(leaf.kind(), laneImages[p.index][k], (int) leaf.scalarOffset(), leaf.size()));
+          }
+          sb.append(f).append('}').append(p.spec instanceof ParamSpec.Varying ? "" : " (uniform)");
+          continue;
+        }
         switch (p.spec) {
           case ParamSpec.Varying v -> sb.append(Values.format(p.kind, p.bits, laneValue(p, k)));
           case ParamSpec.Uniform u -> sb.append(Values.format(p.kind, p.bits, laneValue(p, k))).append(" (uniform)");
@@ -941,7 +998,8 @@ public final class DifferentialCheck implements AutoCloseable {
         if (i < s.paramCount()) {
           Type ts = s.param(i).type();
           if (ts.isPointer()) throw new IllegalArgumentException("parameter #" + i + " is a pointer: give ParamSpecs (which pointer kind, pointee, count)");
-          if (!ts.isVector() && tp.equals(ts.vectorOf(width))) out.add(ParamSpec.varying());
+          if (CompositePackets.isComposite(ts) && tp.equals(packetTypeOrNull(ts))) out.add(ParamSpec.varying());
+          else if (!ts.isVector() && tp.equals(ts.vectorOf(width))) out.add(ParamSpec.varying());
           else if (tp.equals(ts)) out.add(ParamSpec.uniform());
           else throw new IllegalArgumentException("cannot infer how packet parameter #" + i + " (" + tp + ") maps scalar parameter (" + ts + "): give ParamSpecs");
         } else if (i == s.paramCount() && tp.isVector() && tp.vectorSize() == width && tp.elementType().isInteger(1)) {
@@ -963,6 +1021,8 @@ public final class DifferentialCheck implements AutoCloseable {
           q.bits = 1;
           q.domain = ValueDomain.ints(0, 1);
         }
+        case ParamSpec.Varying v when CompositePackets.isComposite(ts) -> composite(q, dl, v.domain(), true, where);
+        case ParamSpec.Uniform u when CompositePackets.isComposite(ts) -> composite(q, dl, u.domain(), false, where);
         case ParamSpec.Varying v -> { scalar(q, v.domain(), where); expect(tp, ts.vectorOf(width), where); }
         case ParamSpec.Uniform u -> { scalar(q, u.domain(), where); expect(tp, ts, where); }
         case ParamSpec.Linear l -> {
@@ -1004,6 +1064,36 @@ public final class DifferentialCheck implements AutoCloseable {
           q.align = Long.highestOneBit(align) == align ? align : Long.highestOneBit(align) << 1;
         }
       }
+    }
+
+    private Type packetTypeOrNull(Type t) {
+      try {
+        return CompositePackets.packetType(t, width);
+      } catch (IllegalArgumentException e) {
+        return null;
+      }
+    }
+
+    /** A vector or aggregate parameter by value: its leaves, in the scalar layout and the packet's. */
+    private void composite(Param q, LlvmModule dl, ValueDomain d, boolean varying, String where) {
+      if (d != null) throw new IllegalArgumentException(where + ": value domains are not supported for " + q.scalarType + " parameters");
+      Type ts = q.scalarType, tp = q.packetType;
+      Type expected = varying ? packetTypeOrNull(ts) : ts;
+      if (expected == null) throw new IllegalArgumentException(where + ": " + ts + " has no packet type");
+      expect(tp, expected, where);
+      try {
+        q.leaves = varying ? Layout.leaves(dl, ts, tp, width, true) : Layout.leaves(dl, ts);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+      }
+      for (Layout.Leaf l : q.leaves) {
+        if (l.kind() == ScalarKind.PTR) throw new IllegalArgumentException(where + ": pointer field " + l.path() + " in a by-value " + ts + " is not supported");
+      }
+      q.composite = true;
+      q.kind = ScalarKind.BYTES;
+      q.bits = 0;
+      q.scalarBytes = dl.storeSize(ts);
+      q.packetBytes = dl.storeSize(tp);
     }
 
     private void scalar(Param q, ValueDomain d, String where) {

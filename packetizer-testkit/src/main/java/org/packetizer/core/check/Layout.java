@@ -88,9 +88,31 @@ final class Layout {
       }
       return;
     }
+    if (s.isVector() && !s.equals(p)) {
+      // a packetized <N x T> is <N*W x T> element-major: element i of lane k at (i*W + k) * size(T)
+      Type e = s.elementType();
+      int n = s.vectorSize();
+      if (!p.isVector() || !p.elementType().equals(e) || p.vectorSize() != n * w) throw mismatch(s, p, path);
+      boolean bytePerBit = e.isInteger(1) && maskBytes && path.isEmpty();
+      if (e.isInteger() && e.intWidth() % 8 != 0 && !bytePerBit) {
+        throw new IllegalArgumentException("cannot compare lanes of a packetized " + s + " (bit-packed)" + at(path));
+      }
+      ScalarKind ek = kindOf(e);
+      // (a top-level vector of i1 crosses the trampoline one byte per element)
+      int es = bytePerBit ? 1 : Math.toIntExact(dl.storeSize(e));
+      for (int i = 0; i < n; i++) out.add(new Leaf(path + "<" + i + ">", ek, es, so + (long) i * es, po + (long) i * w * es, es));
+      return;
+    }
     ScalarKind kind = kindOf(s);
     int size = s.isInteger(1) ? 1 : Math.toIntExact(dl.storeSize(s));
     if (s.equals(p)) {
+      if (s.isVector() && !(s.elementType().isInteger() && s.elementType().intWidth() % 8 != 0)) {
+        int es = Math.toIntExact(dl.storeSize(s.elementType()));
+        for (int i = 0; i < s.vectorSize(); i++) {
+          out.add(new Leaf(path + "<" + i + ">", kindOf(s.elementType()), es, so + (long) i * es, po + (long) i * es, 0));
+        }
+        return;
+      }
       out.add(new Leaf(path, s.isVector() ? ScalarKind.BYTES : kind, size, so, po, 0));
       return;
     }

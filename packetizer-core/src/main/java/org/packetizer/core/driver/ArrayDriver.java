@@ -1,0 +1,356 @@
+package org.packetizer.core.driver;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.IrBuilder;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.mapping.SignatureAbi;
+import org.packetizer.core.mapping.VectorAbi;
+
+/**
+ * Array drivers (issue 17 §1): a C-callable function that maps the scalar function over arrays with
+ * the packet function, so that a C program uses packet code with no vector types at all.
+ *
+ * <p>For a scalar {@code R f(P0 p0, ..., Pk pk)} the driver is
+ * {@code void f_map(A0 a0, ..., Ak ak, R *out, size_t n)}: the scalar parameters in their order, then
+ * the output array (absent for a void function), then the element count. A varying parameter
+ * becomes a pointer to an array of n elements ({@code const P*}), a uniform one stays a value passed
+ * to every element, a linear one is the value of element 0 (element i sees {@code a + i*step}; for a
+ * pointer, step in bytes). Element i computes {@code out[i] = f(a0[i], ..., ak[i])}.
+ *
+ * <p>The body: full packets of W elements with plain vector loads, one call of the unmasked W-wide
+ * packet function and a plain vector store; then, if n is not a multiple of W, the remainder as ONE
+ * masked packet (lane l active iff {@code l < n % W}) with masked loads and stores, so that nothing
+ * outside the n elements is read or written. No scalar epilogue. The driver has only scalar and
+ * pointer parameters, so the target's C calling convention is its whole interface; the packet
+ * functions it calls keep their own convention (the other variant is internal and may be inlined).
+ *
+ * <p>Refusals: struct-of-arrays pointer parameters (the caller would have to lay out packets, which
+ * is what a driver is to hide), and parameter or result types without a plain C element type
+ * (aggregates, vectors, half, integers other than 1/8/16/32/64 bits).
+ *
+ * <p>Extension point for lane refill (issue 17 §2): {@link Emitter#emit()} builds the loop as three
+ * pieces — {@code loadPacket(index, mask)}, {@code callPacket}, {@code storePacket} — over an element
+ * index that advances by W. A refill driver replaces the full-packet loop by a loop over the scalar
+ * function's divergent loop in which finished lanes store their result and load the next element
+ * index ({@code loadPacket} with a per-lane index vector instead of a base index).
+ */
+public final class ArrayDriver {
+  private ArrayDriver() {}
+
+  /** Packetizes the scalar function again (the other mask variant), handed in by the driver of the pipeline. */
+  @FunctionalInterface
+  public interface VariantPacketizer {
+    PacketizationResult run(PacketizerOptions options, String scalarName, String simdName);
+  }
+
+  /**
+   * Adds the array driver for {@code result}'s packet function. On failure the caller rolls the module
+   * back (everything this adds is new).
+   */
+  public static PacketizationResult build(LlvmModule module, PacketizationResult result, PacketizerOptions options,
+      VariantPacketizer packetizer) {
+    String fn = result.scalarFunction();
+    String name = options.arrayDriverName(fn).orElseThrow();
+    Function scalar = module.function(fn).orElseThrow();
+    if (module.function(name).isPresent() || module.global(name).isPresent() || module.hasAlias(name)) {
+      throw PacketizationException.invalid("the array driver's name @" + name + " is already used in the module; choose"
+          + " another name pattern (--array-driver=PATTERN, * stands for the scalar function's name)", fn);
+    }
+    if (name.equals(result.packetFunction())) {
+      throw PacketizationException.invalid("the array driver cannot have the packet function's name @" + name, fn);
+    }
+    List<ParamKind> kinds = result.params();
+    LlvmContext ctx = module.context();
+    List<Type> scalarParams = scalar.functionType().paramTypes();
+    for (int i = 0; i < kinds.size(); i++) {
+      Value p = scalar.param(i);
+      String pn = p.name().isEmpty() ? "#" + i : "%" + p.name() + " (#" + i + ")";
+      if (kinds.get(i) instanceof ParamKind.SoaPointer) {
+        throw PacketizationException.unsupported("the array driver cannot map over the struct-of-arrays pointer parameter "
+            + pn + ": its packet layout is what a driver hides from C callers; give it kind v (an array of pointers),"
+            + " u or l instead, or call the packet function directly", fn, null, null);
+      }
+      if (cType(scalarParams.get(i)) == null) {
+        throw PacketizationException.unsupported("the array driver cannot pass parameter " + pn + " of type "
+            + scalarParams.get(i) + ": only i1 (bool), i8/i16/i32/i64, float, double and pointers have a C element type",
+            fn, null, null);
+      }
+    }
+    Type rt = scalar.returnType();
+    if (!rt.isVoid() && cType(rt) == null) {
+      throw PacketizationException.unsupported("the array driver cannot store results of type " + rt + ": only i1 (bool),"
+          + " i8/i16/i32/i64, float, double and pointers have a C element type", fn, null, null);
+    }
+    // the other mask variant: full packets run unmasked, the remainder masked
+    String variantName = result.packetFunction() + (options.masked() ? ".unmasked" : ".masked");
+    PacketizerOptions variantOptions = options.toBuilder().masked(!options.masked()).params(kinds).vectorAbi(false).cAbi(false)
+        .arrayDriver((String) null).remarks(r -> {}).build();
+    packetizer.run(variantOptions, fn, variantName);
+    Function variant = module.function(variantName).orElseThrow();
+    variant.setInternalLinkage();
+    // LLVM's form of the packet function (when it is also published in a C or vector-ABI form around it)
+    Function primary = module.function(result.packetFunction() + SignatureAbi.IR_FORM_SUFFIX)
+        .or(() -> module.function(result.packetFunction() + VectorAbi.IR_FORM_SUFFIX))
+        .or(() -> module.function(result.packetFunction())).orElseThrow();
+    Function unmasked = options.masked() ? variant : primary;
+    Function masked = options.masked() ? primary : variant;
+
+    Type sizeT = ctx.intType((int) (module.allocSize(ctx.ptrType()) * 8));
+    List<Type> driverParams = new ArrayList<>();
+    for (int i = 0; i < kinds.size(); i++) {
+      driverParams.add(kinds.get(i) instanceof ParamKind.Varying ? ctx.ptrType() : scalarParams.get(i));
+    }
+    if (!rt.isVoid()) driverParams.add(ctx.ptrType());
+    driverParams.add(sizeT);
+    Function driver = module.addFunction(name, ctx.functionType(ctx.voidType(), driverParams, false));
+    if (!driver.name().equals(name)) {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the array driver could not be"
+          + " named @" + name, fn);
+    }
+    for (var e : scalar.stringAttributes().entrySet()) {
+      if (!e.getKey().startsWith("_ZGV")) driver.setStringAttribute(e.getKey(), e.getValue());
+    }
+    driver.addEnumAttribute("nounwind");
+    List<String> cNames = cNames(scalar, !rt.isVoid());
+    for (int i = 0; i < driverParams.size(); i++) driver.param(i).setName(cNames.get(i));
+    new Emitter(module, driver, unmasked, masked, kinds, scalarParams, rt, sizeT, result.width()).emit();
+    // caller and callees pass the packets in the same registers
+    SignatureAbi.fitCallers(unmasked);
+    SignatureAbi.fitCallers(masked);
+    module.verify().ifPresent(msg -> {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the array driver is invalid: "
+          + msg, fn);
+    });
+    String decl = cDeclaration(name, kinds, scalarParams, rt, cNames);
+    Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays: "
+        + "full packets call @" + unmasked.name() + ", the remainder one masked @" + masked.name());
+    options.remarks().accept(note);
+    return result.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));
+  }
+
+  /** The C type of one element, or null when there is none we map. */
+  static String cType(Type t) {
+    if (t.isFloat()) return "float";
+    if (t.isDouble()) return "double";
+    if (t.isPointer()) return "void *";
+    if (t.isInteger()) {
+      return switch (t.intWidth()) {
+        case 1 -> "bool";
+        case 8, 16, 32, 64 -> "int" + t.intWidth() + "_t";
+        default -> null;
+      };
+    }
+    return null;
+  }
+
+  private static final Set<String> C_RESERVED = Set.of("auto", "break", "case", "char", "const", "continue", "default", "do",
+      "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict",
+      "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+      "volatile", "while", "bool", "true", "false", "out", "n", "size_t", "class", "new", "delete", "this", "template",
+      "private", "public", "protected", "operator", "namespace", "using", "virtual", "friend", "throw", "try", "catch");
+
+  /** Parameter names for the driver (and its C prototype): the scalar names where they are C identifiers. */
+  private static List<String> cNames(Function scalar, boolean hasOut) {
+    List<String> out = new ArrayList<>();
+    Set<String> used = new HashSet<>();
+    for (int i = 0; i < scalar.paramCount(); i++) {
+      String s = scalar.param(i).name();
+      boolean ok = s.matches("[A-Za-z][A-Za-z0-9_]*") && !C_RESERVED.contains(s) && used.add(s);
+      if (!ok) {
+        s = "p" + i;
+        while (!used.add(s)) s = "_" + s;
+      }
+      out.add(s);
+    }
+    if (hasOut) out.add("out");
+    out.add("n");
+    return out;
+  }
+
+  private static String cDeclaration(String name, List<ParamKind> kinds, List<Type> types, Type rt, List<String> names) {
+    List<String> ps = new ArrayList<>();
+    for (int i = 0; i < kinds.size(); i++) {
+      String t = cType(types.get(i));
+      String arg = kinds.get(i) instanceof ParamKind.Varying
+          ? (types.get(i).isPointer() ? "void *const *" : "const " + t + " *")
+          : (t.endsWith("*") ? t : t + " ");
+      ps.add(arg + names.get(i));
+    }
+    if (!rt.isVoid()) {
+      String t = cType(rt);
+      ps.add((rt.isPointer() ? "void **" : t + " *") + names.get(kinds.size()));
+    }
+    ps.add("size_t " + names.getLast());
+    return "void " + name + "(" + String.join(", ", ps) + ");";
+  }
+
+  /**
+   * A C header declaring the drivers: plain C types ({@code <stdbool.h>}, {@code <stddef.h>},
+   * {@code <stdint.h>}), {@code extern "C"} for C++. Integers are declared signed ({@code intN_t});
+   * LLVM integers have no sign, so unsigned arrays of the same width may be passed with a cast.
+   */
+  public static String header(List<PacketizationResult.DriverInfo> drivers, String guard, String source) {
+    String g = guard.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9_]", "_");
+    if (g.isEmpty() || Character.isDigit(g.charAt(0))) g = "_" + g;
+    StringBuilder sb = new StringBuilder();
+    sb.append("/* Array drivers generated by packetize").append(source == null ? "" : " from " + source).append(".\n")
+        .append(" * void NAME(inputs..., OUT *out, size_t n): for i in [0, n), out[i] = SCALAR(inputs at element i).\n")
+        .append(" * Varying inputs are arrays of n elements; uniform ones are passed to every element; a linear input\n")
+        .append(" * is element 0's value (element i gets value + i*step). out may be identical to an input array of\n")
+        .append(" * the same element type (in place); it must not otherwise overlap an input array or memory the\n")
+        .append(" * function reads or writes through pointers. See docs/drivers.md. */\n")
+        .append("#ifndef ").append(g).append('\n').append("#define ").append(g).append('\n')
+        .append("#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n")
+        .append("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+    for (PacketizationResult.DriverInfo d : drivers) sb.append(d.cDeclaration()).append('\n');
+    sb.append("\n#ifdef __cplusplus\n}\n#endif\n#endif\n");
+    return sb.toString();
+  }
+
+  /** Emits the driver's body. */
+  private static final class Emitter {
+    private final LlvmModule module;
+    private final LlvmContext ctx;
+    private final Function driver, unmasked, masked;
+    private final List<ParamKind> kinds;
+    private final List<Type> types;
+    private final Type rt, sizeT;
+    private final int w;
+
+    Emitter(LlvmModule module, Function driver, Function unmasked, Function masked, List<ParamKind> kinds, List<Type> types,
+        Type rt, Type sizeT, int w) {
+      this.module = module;
+      this.ctx = module.context();
+      this.driver = driver;
+      this.unmasked = unmasked;
+      this.masked = masked;
+      this.kinds = kinds;
+      this.types = types;
+      this.rt = rt;
+      this.sizeT = sizeT;
+      this.w = w;
+    }
+
+    void emit() {
+      try (IrBuilder b = new IrBuilder(ctx)) {
+        Block entry = driver.appendBlock("entry");
+        Block loop = driver.appendBlock("packet");
+        Block tailCheck = driver.appendBlock("remainder.check");
+        Block tail = driver.appendBlock("remainder");
+        Block exit = driver.appendBlock("exit");
+        Value n = driver.param(driver.paramCount() - 1);
+        b.atEnd(entry);
+        Value full = b.and(n, b.constInt(sizeT, -w), "n.full");
+        b.condBr(b.icmpEq(full, b.constInt(sizeT, 0), "no.full"), tailCheck, loop);
+
+        b.atEnd(loop);
+        Value i = b.phi(sizeT, "i");
+        Value r = callPacket(b, unmasked, loadPacket(b, i, null), null);
+        storePacket(b, i, r, null);
+        Value next = b.add(i, b.constInt(sizeT, w), "i.next");
+        next.setNuw(true);
+        b.condBr(b.icmpUlt(next, full, "more"), loop, tailCheck);
+        i.addIncoming(b.constInt(sizeT, 0), entry);
+        i.addIncoming(next, loop);
+
+        b.atEnd(tailCheck);
+        Value rest = b.sub(n, full, "n.rest");
+        b.condBr(b.icmpNe(rest, b.constInt(sizeT, 0), "has.rest"), tail, exit);
+
+        b.atEnd(tail);
+        // lane l is active iff l < n % W (rest < W, so the lane indices fit size_t)
+        Value mask = b.icmpUlt(b.laneIndices(sizeT, w), b.splat(rest, w, "rest.splat"), "mask");
+        Value mr = callPacket(b, masked, loadPacket(b, full, mask), mask);
+        storePacket(b, full, mr, mask);
+        b.br(exit);
+
+        b.atEnd(exit);
+        b.retVoid();
+      }
+    }
+
+    private Type storageType(Type t) { return t.isInteger(1) ? ctx.i8() : t; }
+
+    private int align(Type t) { return module.abiAlignment(storageType(t)); }
+
+    /** The packet function's arguments for the W elements from index {@code i} (lanes where {@code mask} is set). */
+    private List<Value> loadPacket(IrBuilder b, Value i, Value mask) {
+      List<Value> args = new ArrayList<>();
+      for (int j = 0; j < kinds.size(); j++) {
+        Value p = driver.param(j);
+        Type t = types.get(j);
+        switch (kinds.get(j)) {
+          case ParamKind.Varying v -> args.add(load(b, t, p, i, mask, p.name() + ".packet"));
+          case ParamKind.Uniform u -> args.add(p);
+          case ParamKind.Linear l -> {
+            // element i's value: start + i*step (wrapping like the scalar arithmetic)
+            if (t.isPointer()) {
+              Value off = b.mul(i, b.constInt(sizeT, l.step()), p.name() + ".off");
+              args.add(b.gep(ctx.i8(), p, List.of(off), false, p.name() + ".at"));
+            } else {
+              Value ii = t.intWidth() == sizeT.intWidth() ? i
+                  : b.cast(t.intWidth() < sizeT.intWidth() ? Opcode.TRUNC : Opcode.ZEXT, i, t, "");
+              args.add(b.add(p, b.mul(ii, b.constInt(t, l.step()), ""), p.name() + ".at"));
+            }
+          }
+          case ParamKind.SoaPointer s -> throw new IllegalStateException("refused before");
+        }
+      }
+      return args;
+    }
+
+    private Value load(IrBuilder b, Type t, Value base, Value i, Value mask, String name) {
+      Type st = storageType(t);
+      Type vt = st.vectorOf(w);
+      Value at = b.gep(st, base, List.of(i), true, name + ".addr");
+      Value v;
+      if (mask == null) {
+        v = b.load(vt, at, align(t), name);
+      } else {
+        Function f = module.intrinsic("llvm.masked.load", vt, ctx.ptrType());
+        v = b.call(f, List.of(at, b.i32(align(t)), mask, b.poison(vt)), name);
+      }
+      return st.equals(t) ? v : b.cast(Opcode.TRUNC, v, t.vectorOf(w), name + ".bool");
+    }
+
+    private Value callPacket(IrBuilder b, Function f, List<Value> args, Value mask) {
+      List<Value> all = new ArrayList<>(args);
+      if (mask != null) {
+        Type mt = f.functionType().paramTypes().getLast();
+        all.add(mt.scalarType().isInteger(1) ? mask : b.sext(mask, mt, "mask.int"));
+      }
+      Value r = b.call(f, all, rt.isVoid() ? "" : mask == null ? "r" : "r.rest");
+      r.setInstructionCallConv(f.callingConvention());
+      return r;
+    }
+
+    private void storePacket(IrBuilder b, Value i, Value r, Value mask) {
+      if (rt.isVoid()) return;
+      Value out = driver.param(kinds.size());
+      Type st = storageType(rt);
+      Value v = st.equals(rt) ? r : b.cast(Opcode.ZEXT, r, st.vectorOf(w), "r.byte");
+      Value at = b.gep(st, out, List.of(i), true, mask == null ? "out.addr" : "out.rest.addr");
+      if (mask == null) {
+        b.store(v, at, align(rt));
+      } else {
+        Function f = module.intrinsic("llvm.masked.store", v.type(), ctx.ptrType());
+        b.call(f, List.of(v, at, b.i32(align(rt)), mask), "");
+      }
+    }
+  }
+}
