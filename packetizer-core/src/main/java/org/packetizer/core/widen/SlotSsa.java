@@ -20,10 +20,13 @@ import org.packetizer.core.ir.Value;
  * <p>The emitter writes and reads <em>variables</em> at the builder's position, as it would store to
  * and load from an alloca. A read that is not satisfied by a write earlier in the same block returns
  * a placeholder instruction; once the function is complete, {@link #resolve()} computes each
- * placeholder's value on the emitted control-flow graph — live-in sets by a backward walk from the
- * reads that stop at writes, a phi in every block with several predecessors where the variable is
- * live-in, trivial phis removed (Braun et al., CC 2013: minimal for reducible graphs) — and replaces
- * it.
+ * placeholder's value on the emitted control-flow graph — per variable (numbered densely, arrays
+ * stamped with the variable instead of per-block maps): its live-in blocks by a backward walk from
+ * the reads that stop at writes; then, in reverse postorder, a block's entry value is its
+ * predecessors' common value when all of them are forward predecessors delivering the same value,
+ * else a phi; trivial phis (left at loop headers) removed (Braun et al., CC 2013: minimal for
+ * reducible graphs) — and replaces it. Phis are placed in (reverse postorder, variable) order, so
+ * the output does not depend on hash order.
  *
  * <p>Why not allocas and {@code sroa}/{@code mem2reg}: LLVM places phis with an iterated dominance
  * frontier computation that visits the dominator subtree of every block storing to the alloca. The
