@@ -121,6 +121,7 @@ final class InputJob implements Callable<InputJob.Result> {
             r.driver().ifPresent(d -> log.println(input.name() + ":   array driver: " + d.cDeclaration()));
           }
           if (s.vectorAbi()) vectorAbiTargetWarning(m, r);
+          raceWarnings(remarks);
           remarks(remarks);
           if (s.printShapes()) log.print(r.shapesDump());
           if (s.remarksYaml()) RemarkYaml.packetized(yaml, input.name(), r);
@@ -357,6 +358,15 @@ final class InputJob implements Callable<InputJob.Result> {
           + " (--target-cpu/--target-features) but its vector-function-ABI ISA letter '" + isa + "', from @"
           + r.scalarFunction() + "'s own target-features, means " + (named * 32) + "-bit ones: callers would pass the"
           + " vectors in other registers than it reads; compile @" + r.scalarFunction() + " for the same target instead");
+    }
+  }
+
+  /** Cross-lane races are warnings whether or not remarks were asked for (the result may differ from W scalar calls). */
+  private void raceWarnings(List<Remark> remarks) {
+    for (Remark r : remarks) {
+      if (r.kind() != Remark.Kind.CROSS_LANE_RACE) continue;
+      warning("in function @" + r.function() + (r.block() == null ? "" : ", block %" + r.block()) + ": " + r.message()
+          + (r.instruction() == null ? "" : "\n  at: " + r.instruction().strip()));
     }
   }
 

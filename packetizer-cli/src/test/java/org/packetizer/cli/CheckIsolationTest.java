@@ -24,8 +24,17 @@ import org.packetizer.core.toolchain.BundledClang;
 class CheckIsolationTest {
   @TempDir Path dir;
 
+  /** The C inputs packetizer-tests' foreign-path tests use too: one copy, in that module (run from this module's folder). */
+  private static final Path FOREIGN = Path.of("..", "packetizer-tests", "src", "test", "resources", "foreign");
+
   private Path compile(String resource, String opt) {
-    Path src = Cli.copy(dir, resource);
+    Path shared = FOREIGN.resolve(resource);
+    Path src;
+    try {
+      src = Files.exists(shared) ? Files.copy(shared, dir.resolve(resource)) : Cli.copy(dir, resource);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
     Path out = dir.resolve(resource.replace(".c", opt + ".bc"));
     BundledClang.locate().compileToBitcode(dir, src.getFileName(), out.getFileName(), List.of(opt));
     return out;

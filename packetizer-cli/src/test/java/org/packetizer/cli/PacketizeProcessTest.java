@@ -97,6 +97,9 @@ class PacketizeProcessTest {
       assertTrue(Files.readString(dir.resolve("cfg/" + f + ".dot")).startsWith("digraph"), f);
       assertTrue(Files.readString(dir.resolve("cfg/" + f + ".svg")).startsWith("<svg"), f + ".svg from the dot on PATH");
     }
-    assertEquals("", good.err(), "-q: nothing but errors, and no progress bar when stderr is a pipe");
+    // stateful.ll's counter is a cross-lane race: -q keeps that warning, and nothing else
+    String rest = good.err().replaceAll("(?m)^packetize: stateful\\.ll: warning: in function @next_id, block %entry: cross-lane race on @calls:.*\\R  at: .*\\R?", "");
+    assertTrue(good.err().contains("cross-lane race on @calls"), good.err());
+    assertEquals("", rest, "-q: nothing but errors and warnings, and no progress bar when stderr is a pipe");
   }
 }

@@ -41,6 +41,7 @@ import org.packetizer.core.prepare.Preparer;
 import org.packetizer.core.widen.MaskDemotion;
 import org.packetizer.core.widen.PacketEmitter;
 import org.packetizer.core.pipeline.SoaPointers;
+import org.packetizer.core.pipeline.UniformMemory;
 import org.packetizer.core.wrapper.LoopWrapper;
 
 /**
@@ -273,8 +274,11 @@ public final class Packetizer {
       PureCalls pure = new PureCalls();
       SoaPointers soa = SoaPointers.find(temp, kinds, scalarName);
       SpmdIntrinsics spmd = new SpmdIntrinsics(module, w, scalarName);
+      // loads of shared memory that each lane reads back from its own writes (UniformMemory)
+      Set<Value> ownCopies = new HashSet<>();
       LlvmSsaFunction ssa = new LlvmSsaFunction(module, temp, pure,
-          (v, current) -> soa.customShape(v, current).or(() -> spmd.customShape(v, current)));
+          (v, current) -> ownCopies.contains(v) ? Optional.of(Shape.VARYING)
+              : soa.customShape(v, current).or(() -> spmd.customShape(v, current)));
       CfgAnalyses<Block> cfg;
       try {
         cfg = CfgAnalyses.of(ssa.cfg());
@@ -285,10 +289,19 @@ public final class Packetizer {
       Map<Value, Shape> seeds = new LinkedHashMap<>();
       for (int i = 0; i < temp.paramCount(); i++) seeds.put(temp.param(i), seedShape(kinds.get(i)));
       DivergenceInfo<Block, Value> div = DivergenceAnalysis.run(ssa, cfg, seeds, options.masked());
+      UniformMemory shared = UniformMemory.analyse(ssa, cfg, div, soa, call -> mayAccessMemory(call, pure, spmd));
+      // a lane's own copy is varying, which can make more values varying and more blocks partial:
+      // repeat until the set of such loads no longer grows
+      for (int round = 0; round < 8 && !ownCopies.containsAll(shared.privateLoads()); round++) {
+        ownCopies.addAll(shared.privateLoads());
+        div = DivergenceAnalysis.run(ssa, cfg, seeds, options.masked());
+        shared = UniformMemory.analyse(ssa, cfg, div, soa, call -> mayAccessMemory(call, pure, spmd));
+      }
       Schedule<Block> schedule = Schedule.compute(cfg);
       UserMappings mappings = new UserMappings(options.mappings(), module, w, scalarName);
       PacketizationState state = new PacketizationState(module, options, scalarName, temp, ssa, cfg, div, schedule,
           kinds, mappings, pure, soa, callees);
+      state.setSharedMemory(shared);
       phase.accept("analyze");
       packet = module.addFunction("__packetizer.packet." + simdName, packetType);
       for (var e : scalar.stringAttributes().entrySet()) {
@@ -817,5 +830,20 @@ public final class Packetizer {
       cur = t;
     }
     return prev[b.length()];
+  }
+
+  /** Whether a call may read or write memory the packetized function's shared locations live in. */
+  static boolean mayAccessMemory(Value call, PureCalls pure, SpmdIntrinsics spmd) {
+    Optional<Function> f = call.calledFunction();
+    if (f.isEmpty()) return true;
+    String name = f.get().name();
+    if (name.startsWith("llvm.lifetime.") || name.startsWith("llvm.dbg.") || name.startsWith("llvm.assume")
+        || name.startsWith("llvm.experimental.noalias") || name.startsWith("llvm.invariant.")) {
+      return false;
+    }
+    if (SpmdIntrinsics.op(call).isPresent() || pure.test(call)) return false;
+    long mem = f.get().memoryEffects();
+    // LLVM's MemoryEffects: two bits (read, write) each for argument memory, inaccessible memory, other
+    return mem < 0 || (mem & 0b110011) != 0;
   }
 }

@@ -28,6 +28,11 @@ public record Remark(Kind kind, String function, String block, String instructio
     SCALARIZED_CALL,
     /** A block is skipped at run time when no lane is active. */
     SKIP_IF_EMPTY,
+    /**
+     * Lanes share memory at a uniform address in a way the packet function does not reproduce as W
+     * calls in lane order (a cross-lane race): see the message for the location and why.
+     */
+    CROSS_LANE_RACE,
     /** Anything else worth knowing. */
     NOTE
   }

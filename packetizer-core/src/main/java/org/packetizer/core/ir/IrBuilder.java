@@ -104,6 +104,9 @@ public final class IrBuilder implements AutoCloseable {
 
   public Value sext(Value v, Type to, String n) { return Value.of(LLVMBuildSExt(b(), v.ref(), to.ref(), n)); }
 
+  /** {@code icmp eq a, c}. */
+  public Value icmpEq(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntEQ, a.ref(), c.ref(), n)); }
+
   /** {@code icmp ne a, c}. */
   public Value icmpNe(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntNE, a.ref(), c.ref(), n)); }
 
@@ -116,9 +119,6 @@ public final class IrBuilder implements AutoCloseable {
   public Value min(Value a, Value c, boolean unsigned, String n) {
     return select(Value.of(LLVMBuildICmp(b(), unsigned ? LLVMIntULT : LLVMIntSLT, a.ref(), c.ref(), "")), a, c, n);
   }
-
-  /** {@code icmp eq a, c}. */
-  public Value icmpEq(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntEQ, a.ref(), c.ref(), n)); }
 
   /** {@code icmp ult a, c} (unsigned less than). */
   public Value icmpUlt(Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), LLVMIntULT, a.ref(), c.ref(), n)); }

@@ -188,6 +188,63 @@ public class Value {
   public int instructionCallConv() { return LLVMGetInstructionCallConv(ref); }
   public void setInstructionCallConv(int cc) { LLVMSetInstructionCallConv(ref, cc); }
 
+  /** One entry of clang's {@code !tbaa.struct} on a memory intrinsic: a field's offset, size and TBAA scalar type name. */
+  public record TbaaField(long offset, long size, String typeName) { }
+
+  /**
+   * The fields clang's {@code !tbaa.struct} lists on this call (struct assignments carry it), or an
+   * empty list when it has none or the metadata is not in that form.
+   */
+  public List<TbaaField> tbaaStruct() {
+    List<TbaaField> out = new ArrayList<>();
+    String kindName = "tbaa.struct";
+    int kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(ref)), kindName, kindName.length());
+    LLVMValueRef md = LLVMGetMetadata(ref, kind);
+    if (md == null || md.isNull()) return out;
+    List<LLVMValueRef> ops = mdOperands(md);
+    for (int i = 0; i + 1 < ops.size(); i += 3) {
+      LLVMValueRef off = ops.get(i), size = ops.get(i + 1);
+      if (off == null || size == null || LLVMIsAConstantInt(off) == null || LLVMIsAConstantInt(size) == null) return new ArrayList<>();
+      String type = i + 2 < ops.size() ? tbaaTypeName(ops.get(i + 2)) : "";
+      out.add(new TbaaField(LLVMConstIntGetZExtValue(off), LLVMConstIntGetZExtValue(size), type));
+    }
+    return out;
+  }
+
+  private static List<LLVMValueRef> mdOperands(LLVMValueRef md) {
+    List<LLVMValueRef> out = new ArrayList<>();
+    if (md == null || md.isNull() || LLVMIsAMDNode(md) == null) return out;
+    int n = LLVMGetMDNodeNumOperands(md);
+    if (n == 0) return out;
+    try (org.bytedeco.javacpp.PointerPointer<LLVMValueRef> pp = new org.bytedeco.javacpp.PointerPointer<>(n)) {
+      LLVMGetMDNodeOperands(md, pp);
+      for (int i = 0; i < n; i++) {
+        LLVMValueRef v = new LLVMValueRef(pp.get(i));
+        out.add(v.isNull() ? null : v);
+      }
+    }
+    return out;
+  }
+
+  /** The name of a TBAA access tag's scalar type ({@code !{!type, !type, i64 0}}, type {@code !{!"name", ...}}). */
+  private static String tbaaTypeName(LLVMValueRef tag) {
+    List<LLVMValueRef> t = mdOperands(tag);
+    if (t.isEmpty() || t.getFirst() == null) return "";
+    List<LLVMValueRef> n = mdOperands(t.getFirst());
+    if (n.isEmpty() || n.getFirst() == null || LLVMIsAMDString(n.getFirst()) == null) return "";
+    int[] len = new int[1];
+    org.bytedeco.javacpp.BytePointer bp = LLVMGetMDString(n.getFirst(), len);
+    if (bp == null || bp.isNull()) return "";
+    String str = bp.getString();
+    return str.substring(0, Math.min(len[0], str.length()));
+  }
+
+  /** Whether this global variable is constant. */
+  public boolean isGlobalConstant() { return isGlobalVariable() && LLVMIsGlobalConstant(ref) != 0; }
+
+  /** A global variable's initializer. */
+  public Optional<Value> initializer() { return isGlobalVariable() ? Optional.ofNullable(Value.ofNullable(LLVMGetInitializer(ref))) : Optional.empty(); }
+
   /** A call site's function-level string attribute. */
   public Optional<String> callSiteStringAttribute(String key) {
     org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMGetCallSiteStringAttribute(ref, LLVMAttributeFunctionIndex, key, key.length());

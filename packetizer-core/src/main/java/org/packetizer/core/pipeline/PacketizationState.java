@@ -86,6 +86,13 @@ public final class PacketizationState {
 
   public boolean isPureCall(Value call) { return pureCalls.test(call); }
 
+  private org.packetizer.core.pipeline.UniformMemory sharedMemory;
+
+  /** Memory at uniform addresses the lanes share (globals, fixed offsets from uniform pointers). */
+  public org.packetizer.core.pipeline.UniformMemory sharedMemory() { return sharedMemory; }
+
+  public void setSharedMemory(org.packetizer.core.pipeline.UniformMemory m) { this.sharedMemory = m; }
+
   private record Pending(Remark.Kind kind, String block, Value inst, String message) {}
 
   private final List<Pending> pending = new ArrayList<>();

@@ -5,6 +5,8 @@ import java.util.Deque;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
+import org.packetizer.core.ir.Type;
 import java.util.Set;
 import java.util.function.Function;
 import org.packetizer.analysis.divergence.Shape;
@@ -22,10 +24,13 @@ import org.packetizer.core.ir.Value;
  * <p>This class finds every value derived from a struct-of-arrays parameter (through GEPs, phis,
  * selects and casts that keep the pointer), rejects escapes (calls, stores of the pointer, integer
  * casts, comparisons) with a clear message, and tells the shape analysis that loads through them are
- * varying although the address is the same for all lanes.
+ * varying although the address is the same for all lanes. {@code llvm.memcpy/memmove/memset} on them
+ * are copied by the emitter; phis and selects merging them with other pointers become per-lane
+ * pointer vectors when every access through them has one field size ({@link #lanePointerFieldSize}).
  */
 public final class SoaPointers {
   private final Set<Value> derived = new LinkedHashSet<>();
+  private final java.util.Map<Value, Long> lanePointers = new java.util.LinkedHashMap<>();
 
   private SoaPointers() {}
 
@@ -83,6 +88,8 @@ public final class SoaPointers {
             if (callee.isPresent() && (callee.get().name().startsWith("llvm.lifetime.") || callee.get().name().startsWith("llvm.dbg."))) {
               continue;
             }
+            // llvm.memcpy/memmove/memset: copied leaf by leaf (or as one block) by the emitter
+            if (callee.isPresent() && isMemIntrinsic(callee.get().name()) && !u.operand(2).equals(v)) continue;
             // a function defined in the module gets a packet version taking the struct-of-arrays pointer
             if (callee.isPresent() && !callee.get().isDeclaration() && !callee.get().isVarArg()
                 && !u.calledOperand().equals(v)) {
@@ -94,21 +101,39 @@ public final class SoaPointers {
         }
       }
     }
-    // phis and selects must not mix struct-of-arrays pointers with others
-    for (Value v : s.derived) {
+    // a phi or select mixing struct-of-arrays pointers with others becomes a vector of per-lane
+    // pointers when every use of it accesses one field size s (lane k's field of a struct-of-arrays
+    // object is at its packet address + k*s); anything else is refused
+    for (Value v : List.copyOf(s.derived)) {
       Opcode op = v.isInstruction() ? v.opcode() : Opcode.UNKNOWN;
+      Value other = null;
       if (op == Opcode.PHI) {
         for (int i = 0; i < v.incomingCount(); i++) {
           Value in = v.incomingValue(i);
-          if (!s.derived.contains(in) && !in.isUndef() && !in.isPoison()) {
-            throw escape(v, in, "merged with a pointer that is not struct-of-arrays", fn);
-          }
+          if (!s.derived.contains(in) && !in.isUndef() && !in.isPoison()) other = in;
         }
       } else if (op == Opcode.SELECT) {
-        for (int i = 1; i <= 2; i++) {
-          Value in = v.operand(i);
-          if (!s.derived.contains(in)) throw escape(v, in, "merged with a pointer that is not struct-of-arrays", fn);
+        for (int i = 1; i <= 2; i++) if (!s.derived.contains(v.operand(i))) other = v.operand(i);
+      }
+      if (other == null || s.lanePointers.containsKey(v)) continue;
+      // the merges connected to v (a pointer carried around a loop: a phi and a select) convert together
+      Set<Value> web = new LinkedHashSet<>();
+      Deque<Value> todo = new ArrayDeque<>(List.of(v));
+      while (!todo.isEmpty()) {
+        Value m = todo.poll();
+        if (!web.add(m)) continue;
+        for (Value u : m.users()) {
+          if (u.isInstruction() && s.derived.contains(u) && (u.opcode() == Opcode.PHI || u.opcode() == Opcode.SELECT)) todo.add(u);
         }
+      }
+      OptionalLong size = oneAccessSize(web);
+      if (size.isEmpty()) {
+        throw escape(v, other, "merged with a pointer that is not struct-of-arrays and then used otherwise than by loads and"
+            + " stores of one size (offsets from the merged pointer address a field differently in the two layouts)", fn);
+      }
+      for (Value m : web) {
+        s.derived.remove(m);
+        s.lanePointers.put(m, size.getAsLong());
       }
     }
     return s;
@@ -122,10 +147,54 @@ public final class SoaPointers {
 
   public boolean isDerived(Value v) { return derived.contains(v); }
 
+  /**
+   * The field size s when {@code v} is a phi/select merging struct-of-arrays pointers with others:
+   * it is a vector of per-lane pointers (struct-of-arrays incoming values at packet address + k*s).
+   */
+  public OptionalLong lanePointerFieldSize(Value v) {
+    Long s = lanePointers.get(v);
+    return s == null ? OptionalLong.empty() : OptionalLong.of(s);
+  }
+
+  /** The common access size of every use of the merges in {@code web} outside it: loads and stores through them only. */
+  private static OptionalLong oneAccessSize(Set<Value> web) {
+    long size = -1;
+    for (Value v : web) for (Value u : v.users()) {
+      if (!u.isInstruction()) return OptionalLong.empty();
+      if (web.contains(u) && !(u.opcode() == Opcode.SELECT && u.operand(0).equals(v))) continue;
+      Type t;
+      if (u.opcode() == Opcode.LOAD && !u.isVolatile() && !u.isAtomic()) t = u.type();
+      else if (u.opcode() == Opcode.STORE && u.operand(1).equals(v) && !u.operand(0).equals(v) && !u.isVolatile() && !u.isAtomic()) {
+        t = u.operand(0).type();
+      } else {
+        return OptionalLong.empty();
+      }
+      if (!t.isVectorElement()) return OptionalLong.empty();
+      long s = storeBytes(t);
+      if (s <= 0 || size >= 0 && s != size) return OptionalLong.empty();
+      size = s;
+    }
+    return size < 0 ? OptionalLong.empty() : OptionalLong.of(size);
+  }
+
+  private static long storeBytes(Type t) {
+    if (t.isInteger()) return t.intWidth() % 8 == 0 && Long.bitCount(t.intWidth() / 8) == 1 ? t.intWidth() / 8 : -1;
+    if (t.isFloat()) return 4;
+    if (t.isDouble()) return 8;
+    if (t.isPointer()) return 8;
+    return -1;
+  }
+
+  /** {@code llvm.memcpy}, {@code llvm.memmove}, {@code llvm.memset} (the inline variants too). */
+  public static boolean isMemIntrinsic(String name) {
+    return name.startsWith("llvm.memcpy.") || name.startsWith("llvm.memmove.") || name.startsWith("llvm.memset.");
+  }
+
   public boolean isEmpty() { return derived.isEmpty(); }
 
   /** The analysis hook: loads through struct-of-arrays pointers give each lane its own value. */
   public Optional<Shape> customShape(Value v, Function<Value, Shape> current) {
+    if (lanePointers.containsKey(v)) return Optional.of(Shape.VARYING);
     if (derived.isEmpty() || !v.isInstruction()) return Optional.empty();
     if (v.opcode() == Opcode.LOAD && derived.contains(v.operand(0))) return Optional.of(Shape.VARYING);
     return Optional.empty();

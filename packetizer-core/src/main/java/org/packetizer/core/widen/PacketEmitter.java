@@ -22,6 +22,8 @@ import org.packetizer.core.mapping.MathMappings;
 import org.packetizer.core.mapping.SpmdIntrinsics;
 import org.packetizer.core.mask.MaskOps;
 import org.packetizer.core.pipeline.PacketizationState;
+import org.packetizer.core.pipeline.SoaPointers;
+import org.packetizer.core.pipeline.UniformMemory;
 
 /**
  * Emits the packet function from the prepared scalar function (thesis 4.2–4.5 in one pass over the
@@ -140,10 +142,12 @@ public final class PacketEmitter {
 
     Type ret = packet.returnType();
     if (!ret.isVoid()) retSlot = vars.newVar(ret, "ret");
+    reportSharedMemory();
 
     for (Block sb : order) emitBlock(sb);
 
     b.atEnd(exitBlock);
+    writeBackOwnCopies();
     if (ret.isVoid()) b.retVoid();
     else b.ret(vars.read(retSlot, "ret"));
 
@@ -550,9 +554,30 @@ public final class PacketEmitter {
     if (op == Opcode.CALL) {
       Optional<Function> callee = inst.calledFunction();
       if (callee.isPresent() && MathMappings.isDroppable(callee.get().name())) return null;
+      if (callee.isPresent() && SoaPointers.isMemIntrinsic(callee.get().name())
+          && (st.soa().isDerived(inst.operand(0)) || st.soa().isDerived(inst.operand(1)))) {
+        emitSoaMemIntrinsic(inst, callee.get());
+        return null;
+      }
       // SPMD intrinsics act on the whole packet, the uniform ones too: before cloneUniform
       Optional<Value> spmdValue = spmd.emit(b, inst, mask, uniform(inst), this::get);
       if (spmdValue.isPresent()) return spmdValue.get();
+    }
+    if (op == Opcode.LOAD && shared() != null) {
+      Optional<UniformMemory.Location> own = shared().privateLoad(inst);
+      if (own.isPresent()) return vars.read(ownCopy(own.get())[0], inst.name());
+    }
+    if (op == Opcode.STORE && shared() != null) {
+      Optional<UniformMemory.Location> own = shared().privateStore(inst);
+      if (own.isPresent()) {
+        emitOwnCopyStore(inst, own.get());
+        return null;
+      }
+      Optional<UniformMemory.Counter> counter = shared().counterStore(inst);
+      if (counter.isPresent()) {
+        emitCounterUpdate(inst, counter.get());
+        return null;
+      }
     }
     Optional<Value> atomic = emitAtomic(inst, op);
     if (atomic != null) return atomic.orElse(null);
@@ -728,6 +753,10 @@ public final class PacketEmitter {
 
   private Value emitSelect(Value inst) {
     Value c = inst.operand(0);
+    if (st.soa().lanePointerFieldSize(inst).isPresent()) {
+      Value t = lanePointers(inst, inst.operand(1)), f = lanePointers(inst, inst.operand(2));
+      return uniform(c) ? b.select(scal(c), t, f, inst.name()) : b.select(vec(c), t, f, inst.name());
+    }
     if (uniform(c) && !c.type().isVector()) return b.select(scal(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name());
     // (a uniform vector condition is broadcast like any operand; a varying i1 selecting between vectors or aggregates applies to each element and field)
     return copyFlags(inst, comp.select(vec(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name()));
@@ -1181,6 +1210,18 @@ public final class PacketEmitter {
     return b.gep(st.context().i8(), base, List.of(offset), false, inst.name());
   }
 
+  /**
+   * An operand of a phi/select that merges struct-of-arrays pointers with others, as per-lane
+   * pointers: a struct-of-arrays pointer's lane k points at its field at packet address + k*size.
+   */
+  private Value lanePointers(Value merge, Value operand) {
+    if (!st.soa().isDerived(operand)) return vec(operand);
+    long size = st.soa().lanePointerFieldSize(merge).getAsLong();
+    Value q = get(operand);
+    if (!q.type().isVector()) q = b.splat(q, w, "");
+    return soaLaneAddresses(q, size);
+  }
+
   /** Lane addresses {@code p_k + k*size} for a varying struct-of-arrays pointer. */
   private Value soaLaneAddresses(Value scaled, long size) {
     return b.gep(st.context().i8(), scaled, List.of(linearOffsets(b, st.context().i64(), size)), false, "soa.lanes");
@@ -1332,8 +1373,132 @@ public final class PacketEmitter {
     b.call(f, List.of(vv, lanes, b.i32(align), mask), "");
   }
 
+  /**
+   * {@code llvm.memcpy/memmove/memset} on struct-of-arrays objects. Every lane's scalar byte range
+   * [o, o+n) of whole leaves is the packet range [W*o, W*(o+n)): with all lanes active and
+   * struct-of-arrays memory on both sides (or a memset) one call on W*n bytes does it. Otherwise the
+   * range is copied leaf by leaf, each leaf a masked vector load/store or gather/scatter, which needs
+   * the object's field layout: clang's {@code !tbaa.struct} on the call (struct assignments carry it).
+   */
+  private void emitSoaMemIntrinsic(Value inst, Function callee) {
+    String name = callee.name();
+    boolean set = name.startsWith("llvm.memset.");
+    String what = "'" + name.replaceAll("^llvm\\.(mem[a-z]+).*", "$1") + "'";
+    Value len = inst.operand(2);
+    if (!len.isConstantInt()) throw unsupported(inst, what + " of struct-of-arrays memory with a length that is not a constant");
+    long n = len.constIntZExt();
+    Value dst = inst.operand(0), src = inst.operand(1);
+    boolean dSoa = st.soa().isDerived(dst);
+    boolean sSoa = !set && st.soa().isDerived(src);
+    Value dq = dSoa ? get(dst) : null;
+    Value sq = sSoa ? get(src) : null;
+    boolean blocks = dSoa && !dq.type().isVector() && (set ? uniform(src) : sSoa && !sq.type().isVector());
+    if (blocks && MaskOps.isAllTrue(mask)) {
+      Value isVolatile = inst.operand(3);
+      b.call(callee, List.of(dq, set ? scal(src) : sq, b.constInt(len.type(), n * w), isVolatile), "");
+      st.stats().vectorStores++;
+      st.remark(Remark.Kind.MEMORY, current, inst, what + " of struct-of-arrays memory became one " + what + " of " + (n * w) + " bytes");
+      return;
+    }
+    List<long[]> leaves = tbaaStructLeaves(inst);
+    if (leaves.isEmpty()) {
+      throw unsupported(inst, what + " of struct-of-arrays memory " + (dSoa && (set || sSoa) ? "under a partial mask" : "to or from memory that is not struct-of-arrays")
+          + " without the object's field layout (clang's !tbaa.struct metadata, which struct assignments carry)");
+    }
+    Type i64 = st.context().i64();
+    for (long[] leaf : leaves) {
+      long o = leaf[0], size = leaf[1];
+      if (o + size > n) continue;
+      if (size > 16 || Long.bitCount(size) != 1 || set && size > 8) {
+        throw unsupported(inst, what + " of struct-of-arrays memory with a " + size + "-byte field");
+      }
+      Type t = st.context().intType((int) (size * 8));
+      Type vt = t.vectorOf(w);
+      int align = (int) Math.min(size, 16);
+      Value values;
+      if (set) {
+        Value byteV = vec(src);
+        Value wide = b.cast(Opcode.ZEXT, byteV, vt, "");
+        long ones = 0;
+        for (int i = 0; i < size; i++) ones = (ones << 8) | 1;
+        values = size == 1 ? byteV : b.mul(wide, b.splat(b.constInt(t, ones), w, ""), "");
+      } else if (sSoa) {
+        values = soaLeafLoad(sq, o, size, vt, align);
+      } else {
+        Value p = uniform(src) ? b.splat(scal(src), w, "") : vec(src);
+        Value lanes = b.gep(st.context().i8(), p, List.of(b.splat(b.constInt(i64, o), w, "")), false, "");
+        Function g = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+        values = b.call(g, List.of(lanes, b.i32(1), mask, b.poison(vt)), "");
+      }
+      if (dSoa) {
+        soaLeafStore(dq, o, size, values, vt, align);
+      } else {
+        // a uniform destination gets every active lane's copy in lane order (the scatter writes
+        // the lanes in order: the highest active lane's bytes stay)
+        Value p = uniform(dst) ? b.splat(scal(dst), w, "") : vec(dst);
+        Value lanes = b.gep(st.context().i8(), p, List.of(b.splat(b.constInt(i64, o), w, "")), false, "");
+        Function sc = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+        b.call(sc, List.of(values, lanes, b.i32(1), mask), "");
+      }
+    }
+    st.remark(Remark.Kind.MEMORY, current, inst, what + " of struct-of-arrays memory became " + leaves.size()
+        + " per-field masked copies (layout from !tbaa.struct)");
+  }
+
+  /**
+   * The (offset, size) of each field clang's {@code !tbaa.struct} lists on a memory intrinsic. Each
+   * entry must be one scalar whose TBAA type has that size: clang lists an array field as one entry of
+   * type {@code char}, which does not tell its elements' size (their struct-of-arrays layout).
+   */
+  private List<long[]> tbaaStructLeaves(Value inst) {
+    List<long[]> out = new ArrayList<>();
+    for (Value.TbaaField f : inst.tbaaStruct()) {
+      String type = f.typeName();
+      long expected = switch (type) {
+        case "omnipotent char", "char", "signed char", "unsigned char", "_Bool", "bool" -> 1;
+        case "short", "unsigned short" -> 2;
+        case "int", "unsigned int", "float" -> 4;
+        case "long", "unsigned long", "long long", "unsigned long long", "double", "any pointer" -> 8;
+        default -> type.startsWith("p1 ") || type.startsWith("p2 ") || type.startsWith("p3 ") ? 8 : -1;
+      };
+      if (expected != f.size()) {
+        throw unsupported(inst, "a copy of struct-of-arrays memory whose field at byte " + f.offset() + " (" + f.size()
+            + " bytes, TBAA type '" + type + "') is not one scalar: an array or union field has no known struct-of-arrays layout");
+      }
+      out.add(new long[] {f.offset(), f.size()});
+    }
+    return out;
+  }
+
+  /** Lane k's leaf at scalar offset o (size s) of struct-of-arrays pointer q: consecutive when q is uniform. */
+  private Value soaLeafLoad(Value q, long o, long size, Type vt, int align) {
+    if (!q.type().isVector()) {
+      Value base = b.gep(st.context().i8(), q, List.of(b.i64(o * w)), false, "");
+      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      return b.call(f, List.of(base, b.i32(align), mask, b.poison(vt)), "");
+    }
+    Value at = b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, "");
+    Function g = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    return b.call(g, List.of(soaLaneAddresses(at, size), b.i32(align), mask, b.poison(vt)), "");
+  }
+
+  private void soaLeafStore(Value q, long o, long size, Value values, Type vt, int align) {
+    if (!q.type().isVector()) {
+      Value base = b.gep(st.context().i8(), q, List.of(b.i64(o * w)), false, "");
+      Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
+      b.call(f, List.of(values, base, b.i32(align), mask), "");
+      return;
+    }
+    Value at = b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, "");
+    Function sc = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+    b.call(sc, List.of(values, soaLaneAddresses(at, size), b.i32(align), mask), "");
+  }
+
   /** The index (i32) of the highest active lane of the current mask. */
-  private Value lastActiveLane() {
+  private Value lastActiveLane() { return lastActiveLane(mask); }
+
+  /** The index (i32) of the highest set lane of {@code mask}. */
+  private Value lastActiveLane(Value mask) {
     if (MaskOps.isAllTrue(mask)) return b.i32(w - 1);
     Type iw = st.context().intType(w);
     Value bits = b.cast(Opcode.BITCAST, mask, iw, "mask.bits");
@@ -1380,6 +1545,149 @@ public final class PacketEmitter {
   }
 
   // ------------------------------------------------------------------------------------------
+  // memory at uniform addresses shared by the lanes (UniformMemory): W calls in lane order
+
+  private UniformMemory shared() { return st.sharedMemory(); }
+
+  /** Each lane's copy of a private location and the lanes that wrote it: {values, written mask}. */
+  private final Map<UniformMemory.Location, SlotSsa.Var[]> ownCopies = new java.util.LinkedHashMap<>();
+
+  private SlotSsa.Var[] ownCopy(UniformMemory.Location loc) {
+    return ownCopies.computeIfAbsent(loc, l -> {
+      Type vt = l.type().vectorOf(w);
+      SlotSsa.Var values = vars.newVar(vt, "own." + l.base().name());
+      vars.init(values, allocaBlock, b.poison(vt));
+      SlotSsa.Var written = vars.newVar(masks.maskType(), "own.written." + l.base().name());
+      vars.init(written, allocaBlock, masks.allFalse());
+      return new SlotSsa.Var[] {values, written};
+    });
+  }
+
+  /** A store to a private location: the active lanes' copies take the value. */
+  private void emitOwnCopyStore(Value inst, UniformMemory.Location loc) {
+    SlotSsa.Var[] own = ownCopy(loc);
+    Value v = vec(inst.operand(0));
+    if (MaskOps.isAllTrue(mask)) {
+      vars.write(own[0], v);
+      vars.write(own[1], masks.allTrue());
+      return;
+    }
+    Value old = vars.read(own[0], "");
+    vars.write(own[0], b.select(mask, v, old, loc.base().name() + ".own"));
+    vars.write(own[1], masks.or(vars.read(own[1], ""), mask, ""));
+  }
+
+  /** At the exit: the highest lane that wrote a private location has the last word (lane order). */
+  private void writeBackOwnCopies() {
+    for (var e : ownCopies.entrySet()) {
+      UniformMemory.Location loc = e.getKey();
+      Value written = vars.read(e.getValue()[1], "");
+      Value values = vars.read(e.getValue()[0], "");
+      Block from = b.currentBlock();
+      Block wb = packet.appendBlock("writeback." + loc.base().name());
+      Block cont = packet.appendBlock("writeback.done." + loc.base().name());
+      wb.moveAfter(from);
+      cont.moveAfter(wb);
+      b.condBr(masks.any(written, ""), wb, cont);
+      b.atEnd(wb);
+      Value v = b.extractElement(values, lastActiveLane(written), loc.base().name() + ".last");
+      b.store(v, sharedAddress(loc), loc.align());
+      b.br(cont);
+      b.atEnd(cont);
+    }
+  }
+
+  private Value sharedAddress(UniformMemory.Location loc) {
+    Value base = loc.base().isArgument() ? params.get(loc.base()) : loc.base();
+    if (loc.offset() == 0) return base;
+    return b.gep(st.context().i8(), base, List.of(b.i64(loc.offset())), true, loc.base().name() + ".at");
+  }
+
+  /**
+   * {@code g = g OP x} by every active lane: one scalar read-modify-write with the reduction of the
+   * active lanes' operands (integers: any order gives the same result; floats: an ordered reduction
+   * in lane order, exactly the scalar calls' sequence).
+   */
+  private void emitCounterUpdate(Value inst, UniformMemory.Counter c) {
+    Type t = inst.operand(0).type();
+    Type vt = t.vectorOf(w);
+    Value ptr = scal(inst.operand(1));
+    int align = Math.max(1, inst.alignment());
+    if (c.family() == Opcode.CALL) {
+      // g = fmuladd(a, b, g) lane after lane: the same intrinsic, so the same rounding as the scalar calls
+      Value a = vec(c.operands().get(0));
+      Value m = vec(c.operands().get(1));
+      Value acc = b.load(t, ptr, Math.max(1, c.load().alignment()), c.location().base().name() + ".old");
+      Function f = Function.of(c.intrinsic().ref());
+      for (int k = 0; k < w; k++) {
+        Value r = b.call(f, List.of(b.extractElement(a, k, ""), b.extractElement(m, k, ""), acc), "");
+        acc = MaskOps.isAllTrue(mask) ? r : b.select(b.extractElement(mask, k, ""), r, acc, "");
+      }
+      b.store(acc, ptr, align);
+      st.stats().scalarStores++;
+      return;
+    }
+    // each lane's contribution: the operands combined (x1 - x2 + ...; x1 * x2; ...)
+    Value x = null;
+    for (int i = 0; i < c.operands().size(); i++) {
+      Value xi = vec(c.operands().get(i));
+      boolean neg = c.negated().get(i);
+      if (c.family() == Opcode.FADD) {
+        x = neg ? b.fneg(xi, "") : xi;
+      } else if (c.family() == Opcode.ADD) {
+        x = x == null ? (neg ? b.sub(b.splat(b.constInt(t, 0), w, ""), xi, "") : xi) : neg ? b.sub(x, xi, "") : b.add(x, xi, "");
+      } else {
+        x = x == null ? xi : b.binop(c.family(), x, xi, "");
+      }
+    }
+    Value cur = b.load(t, ptr, Math.max(1, c.load().alignment()), c.location().base().name() + ".old");
+    Value updated;
+    if (c.family() == Opcode.FADD) {
+      if (!MaskOps.isAllTrue(mask)) x = b.select(mask, x, b.splat(b.constReal(t, -0.0), w, ""), "");
+      updated = b.call(st.module().intrinsic("llvm.vector.reduce.fadd", vt), List.of(cur, x), c.location().base().name() + ".new");
+    } else {
+      long identity = switch (c.family()) {
+        case MUL -> 1;
+        case AND -> -1;
+        default -> 0;
+      };
+      String reduce = switch (c.family()) {
+        case MUL -> "llvm.vector.reduce.mul";
+        case AND -> "llvm.vector.reduce.and";
+        case OR -> "llvm.vector.reduce.or";
+        case XOR -> "llvm.vector.reduce.xor";
+        default -> "llvm.vector.reduce.add";
+      };
+      if (!MaskOps.isAllTrue(mask)) x = b.select(mask, x, b.splat(b.constInt(t, identity), w, ""), "");
+      Value r = b.call(st.module().intrinsic(reduce, vt), List.of(x), "");
+      updated = b.binop(c.family(), cur, r, c.location().base().name() + ".new");
+    }
+    b.store(updated, ptr, align);
+    st.stats().scalarStores++;
+  }
+
+  private void reportSharedMemory() {
+    UniformMemory um = shared();
+    if (um == null) return;
+    for (UniformMemory.Location loc : um.races()) {
+      Value at = loc.stores().getFirst();
+      st.remark(Remark.Kind.CROSS_LANE_RACE, st.ssa().blockOf(at).orElse(null), at, "cross-lane race on " + loc.describe()
+          + ": lanes write it differently and " + loc.reason() + "; the packet function does not behave as " + w
+          + " calls in lane order here (a store writes the highest active lane's value, a load reads one value for all lanes)");
+    }
+    for (UniformMemory.Location loc : um.privates()) {
+      Value at = loc.stores().getFirst();
+      st.remark(Remark.Kind.MEMORY, st.ssa().blockOf(at).orElse(null), at, loc.describe() + " is kept per lane (each lane reads"
+          + " back its own writes); the highest writing lane's last value is stored at the exit");
+    }
+    for (UniformMemory.Location loc : um.counters()) {
+      Value at = loc.stores().getFirst();
+      st.remark(Remark.Kind.MEMORY, st.ssa().blockOf(at).orElse(null), at, "updates of " + loc.describe()
+          + " by the lanes became one read-modify-write with a reduction over the active lanes");
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
   // calls (thesis 4.5.2, 4.5.3)
 
   private boolean isPureCall(Value call) { return st.isPureCall(call); }
@@ -1388,48 +1696,16 @@ public final class PacketEmitter {
     Value calleeV = inst.calledOperand();
     if (inst.isInlineAsm() || calleeV.isInlineAsm()) throw unsupported(inst, "inline assembly");
     Optional<Function> callee = inst.calledFunction();
-    int nargs = inst.numArgOperands();
-    if (callee.isPresent() && hasCompositeOperand(inst)) {
+    if (callee.isEmpty()) return emitIndirectCall(inst);
+    if (hasCompositeOperand(inst)) {
       Optional<Value> v = compositeIntrinsic(inst, callee.get().name());
       if (v.isPresent()) return v.get();
       // anything else with vector or aggregate arguments or results: one call per lane
       return scalarizeCall(inst, callee.get());
     }
-    if (callee.isPresent()) {
-      String name = callee.get().name();
-      Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
-      Type rt = inst.type();
-      if (mm.isPresent() && !rt.isVoid() && rt.isVectorElement() && (rt.isFloatingPoint() || rt.isInteger())) {
-        Type vt = packetType(inst, rt);
-        List<Value> args = new ArrayList<>();
-        for (int i = 0; i < nargs; i++) {
-          Value a = inst.operand(i);
-          args.add(mm.get().scalarSecondArg() && i == 1 ? scal(a) : vec(a));
-        }
-        Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
-        if (viaLib.isPresent()) return viaLib.get();
-        Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
-            ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
-            : st.module().intrinsic(mm.get().intrinsic(), vt);
-        st.stats().vectorCalls++;
-        st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " became " + mm.get().intrinsic() + " on " + vt);
-        Value r = b.call(f, args, inst.name());
-        return copyFlags(inst, r);
-      }
-      Optional<Value> mapped = st.mappings().emitMappedCall(b, inst, name, this::vec, this::scal, mask);
-      if (mapped.isPresent()) {
-        st.stats().vectorCalls++;
-        st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " uses its registered packet version");
-        return mapped.get();
-      }
-      // a variadic callee has no packet version: guarded scalar calls in lane order (scalarizeCall)
-      if (!callee.get().isVarArg() && !callee.get().isDeclaration() && !name.startsWith("llvm.")) {
-        Optional<Value> rec = recursiveCall(inst, callee.get());
-        if (rec.isPresent()) return rec.get();
-      }
-    } else {
-      throw unsupported(inst, "an indirect call with varying arguments or results");
-    }
+    Optional<Value> packetCall = packetCallOf(inst, callee.get());
+    if (packetCall.isPresent()) return packetCall.get();
+    // a variadic callee has no packet version: guarded scalar calls in lane order (scalarizeCall)
     return scalarizeCall(inst, callee.get());
   }
 
@@ -1481,6 +1757,190 @@ public final class PacketEmitter {
   private Value insertLane(Value acc, Value r, int k) {
     return CompositePackets.isComposite(r.type()) ? comp.insertLane(acc, r, k) : b.insertElement(acc, r, k, "");
   }
+
+  /**
+   * A call of {@code callee} with {@code inst}'s arguments for the lanes of the current mask through
+   * a packet version: a vector math intrinsic or libmvec, a user-registered mapping, or the masked
+   * packet version of a function defined in the module (recursive packetization). Empty when there is
+   * none.
+   */
+  private Optional<Value> packetCallOf(Value inst, Function callee) {
+    int nargs = inst.numArgOperands();
+    String name = callee.name();
+    Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
+    Type rt = inst.type();
+    if (mm.isPresent() && !rt.isVoid() && rt.isVectorElement() && (rt.isFloatingPoint() || rt.isInteger())) {
+      Type vt = packetType(inst, rt);
+      List<Value> args = new ArrayList<>();
+      for (int i = 0; i < nargs; i++) {
+        Value a = inst.operand(i);
+        args.add(mm.get().scalarSecondArg() && i == 1 ? scal(a) : vec(a));
+      }
+      Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
+      if (viaLib.isPresent()) return viaLib;
+      Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
+          ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
+          : st.module().intrinsic(mm.get().intrinsic(), vt);
+      st.stats().vectorCalls++;
+      st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " became " + mm.get().intrinsic() + " on " + vt);
+      Value r = b.call(f, args, inst.name());
+      return Optional.of(copyFlags(inst, r));
+    }
+    Optional<Value> mapped = st.mappings().emitMappedCall(b, inst, name, this::vec, this::scal, mask);
+    if (mapped.isPresent()) {
+      st.stats().vectorCalls++;
+      st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, "call to " + name + " uses its registered packet version");
+      return mapped;
+    }
+    if (!callee.isVarArg() && !callee.isDeclaration() && !name.startsWith("llvm.")) return recursiveCall(inst, callee);
+    return Optional.empty();
+  }
+
+  /**
+   * An indirect call (thesis 4.5.2 extended to varying callees). Semantics: as W scalar calls, one
+   * per active lane, each to the lane's own target. Emitted as a loop over the lanes still pending:
+   * take the first pending lane's target t; if t is one of the functions the call may reach
+   * ({@link IndirectTargets}: the entries of the constant table the callee is loaded from, else the
+   * module's address-taken functions of this type) and has a packet version, call that once, masked to the
+   * pending lanes whose target is t; else call t as a scalar for the first pending lane alone. So
+   * the scalar calls happen one lane at a time in lane order, and a target with a packet version is
+   * called once for all its lanes, when its first lane's turn comes. A uniform callee is the same
+   * loop, left after one iteration when its target has a packet version.
+   */
+  private Value emitIndirectCall(Value inst) {
+    Type fnType = inst.calledFunctionType();
+    Type rt = inst.type();
+    Type vt = rt.isVoid() ? null : packetType(inst, rt);
+    int nargs = inst.numArgOperands();
+    // the operands' packet values (and the broadcasts of uniform ones) are made here, before the
+    // dispatch loop: values cached in the loop's blocks would not dominate later uses
+    List<Value> packed = new ArrayList<>();
+    for (int i = 0; i < nargs; i++) {
+      Value a = inst.operand(i);
+      if (uniform(a)) {
+        packed.add(scal(a));
+        Type t = a.type();
+        if (t.isVectorElement() && (t.isInteger() || t.isPointer() || t.isFloat() || t.isDouble())) vec(a);
+      } else {
+        packed.add(vec(a));
+      }
+    }
+    Value calleeV = inst.calledOperand();
+    Value callees = uniform(calleeV) ? scal(calleeV) : vec(calleeV);
+    boolean uniformCallee = !callees.type().isVector();
+    Value calleeSlot = null;
+    if (!uniformCallee) {
+      // the lane's target is loaded from a stack copy: LLVM 20's x86 back end crashes on a call
+      // through a pointer extracted at a variable index inside a loop
+      calleeSlot = entryB.alloca(callees.type(), "icall.targets");
+      b.store(callees, calleeSlot);
+    }
+    List<Function> candidates = IndirectTargets.candidates(st.module(), inst);
+
+    Block pre = b.currentBlock();
+    Block loop = packet.appendBlock(pre.name() + ".icall");
+    Block next = packet.appendBlock(pre.name() + ".icall.next");
+    Block done = packet.appendBlock(pre.name() + ".icall.done");
+    loop.moveAfter(pre);
+    Value entering = mask;
+    if (MaskOps.isAllTrue(mask)) b.br(loop);
+    else b.condBr(masks.any(mask, "any.icall"), loop, done);
+
+    b.atEnd(loop);
+    Value pending = b.phi(masks.maskType(), "icall.pending");
+    pending.addIncoming(entering, pre);
+    Value res = null;
+    if (vt != null) {
+      res = b.phi(vt, inst.name() + ".icall");
+      res.addIncoming(b.poison(vt), pre);
+    }
+    Value first = firstActiveLane(pending);
+    Value target = uniformCallee ? callees
+        : b.load(st.context().ptrType(), b.gep(st.context().ptrType(), calleeSlot, List.of(first), true, ""), "icall.target");
+    Value group = uniformCallee ? pending
+        : masks.and(pending, b.icmpEq(callees, b.splat(target, w, ""), ""), "icall.group");
+    record Join(Block from, Value result, Value left) { }
+    List<Join> joins = new ArrayList<>();
+    int tried = 0;
+    for (Function c : candidates) {
+      Block hit = packet.appendBlock(pre.name() + ".icall." + c.name());
+      Block miss = packet.appendBlock(pre.name() + ".icall.not." + c.name());
+      hit.moveAfter(b.currentBlock());
+      miss.moveAfter(hit);
+      b.condBr(b.icmpEq(target, c, ""), hit, miss);
+      b.atEnd(hit);
+      Value saved = mask;
+      Optional<Value> r;
+      mask = group;
+      try {
+        r = packetCallOf(inst, c);
+      } finally {
+        mask = saved;
+      }
+      if (r.isPresent()) {
+        tried++;
+        Value nr = vt == null ? null : b.select(group, r.get(), res, "");
+        Value left = masks.andNot(pending, group, "");
+        joins.add(new Join(b.currentBlock(), nr, left));
+        b.br(next);
+      } else {
+        b.br(miss); // no packet version: the lane is called as a scalar below
+      }
+      b.atEnd(miss);
+    }
+    // a target without a packet version: one scalar call, for the first pending lane
+    List<Value> args = new ArrayList<>();
+    for (Value p : packed) args.add(p.type().isVector() ? b.extractElement(p, first, "") : p);
+    Value call = b.call(fnType, target, args, rt.isVoid() ? "" : inst.name() + ".lane");
+    copyCallSite(inst, call);
+    Value nr = vt == null ? null : b.insertElement(res, call, first, "");
+    Value onlyFirst = b.icmpEq(b.laneIndices(st.context().i32(), w), b.splat(first, w, ""), "");
+    Value left = masks.andNot(pending, onlyFirst, "");
+    joins.add(new Join(b.currentBlock(), nr, left));
+    b.br(next);
+
+    next.moveAfter(b.currentBlock());
+    b.atEnd(next);
+    Value pendingNext = b.phi(masks.maskType(), "icall.left");
+    Value resNext = vt == null ? null : b.phi(vt, "");
+    for (Join j : joins) {
+      pendingNext.addIncoming(j.left(), j.from());
+      if (resNext != null) resNext.addIncoming(j.result(), j.from());
+    }
+    pending.addIncoming(pendingNext, next);
+    if (res != null) res.addIncoming(resNext, next);
+    b.condBr(masks.any(pendingNext, "icall.more"), loop, done);
+    done.moveAfter(next);
+    b.atEnd(done);
+    st.stats().scalarizedCalls++;
+    st.remark(Remark.Kind.SCALARIZED_CALL, current, inst, "indirect call: each lane calls its own target"
+        + (tried > 0 ? " (" + tried + " possible target(s) with a packet version, called once for all their lanes; others one lane at a time in lane order)"
+            : ", one lane at a time in lane order (no possible target has a packet version)"));
+    if (vt == null) return null;
+    if (MaskOps.isAllTrue(entering)) return resNext;
+    Value out = b.phi(vt, inst.name());
+    out.addIncoming(b.poison(vt), pre);
+    out.addIncoming(resNext, next);
+    return out;
+  }
+
+  /** The index (i32) of the lowest set lane of {@code m} (0 when none is set). */
+  private Value firstActiveLane(Value m) {
+    Type iw = st.context().intType(w);
+    Value bits = b.cast(Opcode.BITCAST, m, iw, "");
+    Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
+    f = b.and(f, b.constInt(iw, w - 1), "first.lane");
+    return w < 32 ? b.cast(Opcode.ZEXT, f, st.context().i32(), "") : w == 32 ? f : b.cast(Opcode.TRUNC, f, st.context().i32(), "");
+  }
+
+  /** A scalar call made for one lane keeps the scalar call site's calling convention and attributes. */
+  private static void copyCallSite(Value from, Value to) {
+    // the lane's call is the scalar call: same calling convention, same call-site attributes
+    // (zeroext/signext, byval, noundef, memory effects, ...)
+    to.setInstructionCallConv(from.instructionCallConv());
+    to.copyCallSiteAttributesFrom(from);
+  }
+
 
   /**
    * A math intrinsic through glibc's libmvec when the options ask for it and a variant exists for
@@ -1620,10 +2080,7 @@ public final class PacketEmitter {
       }
       // the call site's function type (a variadic callee's includes the promoted variadic arguments)
       Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
-      // the lane's call is the scalar call: same calling convention, same call-site attributes
-      // (zeroext/signext, byval, noundef, memory effects, ...)
-      call.setInstructionCallConv(inst.instructionCallConv());
-      call.copyCallSiteAttributesFrom(inst);
+      copyCallSite(inst, call);
       return call;
     };
     if (pure) {
@@ -1836,7 +2293,10 @@ public final class PacketEmitter {
       SlotSsa.Var ps = phiSlot(phi);
       Value cur = vars.read(ps, "");
       Value nv;
-      if (backEdge) {
+      if (st.soa().lanePointerFieldSize(phi).isPresent()) {
+        Value lanes = lanePointers(phi, in);
+        nv = MaskOps.isAllTrue(e) || backEdge ? lanes : b.select(e, lanes, cur, phi.name() + ".blend");
+      } else if (backEdge) {
         nv = uniform(phi) ? scal(in) : vec(in);
       } else if (uniform(phi)) {
         if (any == null) any = masks.any(e, "any.e." + to.name());

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -66,6 +67,10 @@ public final class DifferentialCheck implements AutoCloseable {
   private final String scalarName, packetName;
   private final int width;
   private final long ulps;
+  /** Global variables compared after the runs: name, address in the JIT, size, initial contents. */
+  private final List<GlobalVar> globals = new ArrayList<>();
+
+  private record GlobalVar(String name, long address, int size, byte[] initial) { }
   private final boolean guardPages;
   private final boolean callsInLaneOrder;
   private final List<Param> params;
@@ -116,6 +121,12 @@ public final class DifferentialCheck implements AutoCloseable {
     this.progress = b.progress;
     this.scalarFn = jit.function(scalarName);
     this.packetFn = jit.function(packetName);
+    for (var g : b.globals.entrySet()) {
+      long addr = jit.lookup(g.getKey());
+      int size = g.getValue();
+      byte[] init = MemorySegment.ofAddress(addr).reinterpret(size).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+      globals.add(new GlobalVar(g.getKey(), addr, size, init));
+    }
     List<InputSlot> s = new ArrayList<>();
     for (Param p : params) s.add(new InputSlot(p.index, p.name, p.spec, p.kind, p.bits, p.domain));
     this.slots = List.copyOf(s);
@@ -276,9 +287,15 @@ public final class DifferentialCheck implements AutoCloseable {
         }
       }
       try (Arena arena = Arena.ofConfined()) {
+        resetGlobals();
         runScalar(arena);
+        byte[][] scalarGlobals = snapshotGlobals();
+        resetGlobals();
         runPacket(arena);
+        byte[][] packetGlobals = snapshotGlobals();
+        resetGlobals();
         compare();
+        compareGlobals(scalarGlobals, packetGlobals);
       } finally {
         for (GuardedMemory m : memory) m.close();
       }
@@ -578,6 +595,32 @@ public final class DifferentialCheck implements AutoCloseable {
       }
     }
 
+    private void resetGlobals() {
+      for (GlobalVar g : globals) MemorySegment.ofAddress(g.address()).reinterpret(g.size()).copyFrom(MemorySegment.ofArray(g.initial()));
+    }
+
+    private byte[][] snapshotGlobals() {
+      byte[][] out = new byte[globals.size()][];
+      for (int i = 0; i < globals.size(); i++) {
+        GlobalVar g = globals.get(i);
+        out[i] = MemorySegment.ofAddress(g.address()).reinterpret(g.size()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+      }
+      return out;
+    }
+
+    private void compareGlobals(byte[][] scalar, byte[][] packet) {
+      for (int i = 0; i < globals.size(); i++) {
+        GlobalVar g = globals.get(i);
+        for (int j = 0; j < g.size(); j++) {
+          bytesCompared++;
+          if (scalar[i][j] != packet[i][j]) {
+            mismatch(-1, "global @" + g.name() + " byte " + j, HexFormat.of().formatHex(scalar[i]), HexFormat.of().formatHex(packet[i]));
+            break;
+          }
+        }
+      }
+    }
+
     private void compareCalls() {
       if (scalarCalls.isEmpty() && packetCalls.isEmpty()) return;
       if (callsInLaneOrder && !scalarCalls.equals(packetCalls)) {
@@ -746,6 +789,7 @@ public final class DifferentialCheck implements AutoCloseable {
     private final int width;
     private List<ParamSpec> specs;
     private long ulps;
+    private final Map<String, Integer> globals = new LinkedHashMap<>();
     private boolean guardPages = true;
     private boolean callsInLaneOrder;
     private String cpu, features;
@@ -776,6 +820,16 @@ public final class DifferentialCheck implements AutoCloseable {
     public Builder ulps(long ulps) {
       if (ulps < 0) throw new IllegalArgumentException("ulps " + ulps);
       this.ulps = ulps;
+      return this;
+    }
+
+    /**
+     * Global variable {@code name} of the module ({@code size} bytes) is set to its initial contents
+     * before the scalar runs and before the packet run, and compared byte by byte afterwards: the W
+     * scalar calls, one after the other, must leave it as the packet call does.
+     */
+    public Builder global(String name, int size) {
+      globals.put(name, size);
       return this;
     }
 

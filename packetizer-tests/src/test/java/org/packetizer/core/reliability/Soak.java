@@ -1,14 +1,9 @@
 package org.packetizer.core.reliability;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SegmentAllocator;
-import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.io.PrintStream;
@@ -25,6 +20,7 @@ import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.check.CheckResult;
 import org.packetizer.core.check.DifferentialCheck;
 import org.packetizer.core.check.KernelChecks;
+import org.packetizer.core.check.NativeMemory;
 import org.packetizer.core.check.ParamSpec;
 import org.packetizer.core.ir.IrLoadException;
 import org.packetizer.core.ir.LlvmContext;
@@ -81,62 +77,6 @@ public final class Soak {
       return (int) lines.count();
     } catch (IOException | UncheckedIOException e) {
       return -1;
-    }
-  }
-
-  /** What the JVM itself has committed (heap, metaspace, code cache, threads, ...), from Native Memory Tracking; -1 when off. */
-  static long jvmCommittedKb() {
-    return nmt("Total: reserved=\\d+KB, committed=(\\d+)KB");
-  }
-
-  /** What the JVM itself has malloc'd (Native Memory Tracking's malloc total, compiler arenas included); -1 when off. */
-  static long jvmMallocKb() {
-    return nmt("\\n\\s*malloc: (\\d+)KB");
-  }
-
-  private static long nmt(String regex) {
-    try {
-      var server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
-      var name = new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand");
-      String out = (String) server.invoke(name, "vmNativeMemory", new Object[] {new String[] {"summary"}},
-          new String[] {String[].class.getName()});
-      var m = java.util.regex.Pattern.compile(regex).matcher(out);
-      return m.find() ? Long.parseLong(m.group(1)) : -1;
-    } catch (Exception e) {
-      return -1;
-    }
-  }
-
-  private static final MethodHandle MALLOC_TRIM;
-  private static final MethodHandle MALLINFO2;
-  private static final StructLayout MALLINFO = MemoryLayout.structLayout(MemoryLayout.sequenceLayout(10, ValueLayout.JAVA_LONG));
-
-  static {
-    Linker l = Linker.nativeLinker();
-    SymbolLookup libc = l.defaultLookup();
-    MALLOC_TRIM = libc.find("malloc_trim").map(a -> l.downcallHandle(a, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG)))
-        .orElse(null);
-    MALLINFO2 = libc.find("mallinfo2").map(a -> l.downcallHandle(a, FunctionDescriptor.of(MALLINFO))).orElse(null);
-  }
-
-  /** glibc's malloc_trim(0): gives free heap memory back to the system (no-op elsewhere). */
-  static void mallocTrim() {
-    if (MALLOC_TRIM == null) return;
-    try {
-      int unused = (int) MALLOC_TRIM.invokeExact(0L);
-    } catch (Throwable t) {
-      throw new IllegalStateException(t);
-    }
-  }
-
-  /** Live malloc'd kB (mallinfo2 uordblks + hblkhd), -1 without glibc. */
-  static long mallocKb() {
-    if (MALLINFO2 == null) return -1;
-    try (Arena a = Arena.ofConfined()) {
-      MemorySegment m = (MemorySegment) MALLINFO2.invokeExact((SegmentAllocator) a);
-      return (m.getAtIndex(ValueLayout.JAVA_LONG, 7) + m.getAtIndex(ValueLayout.JAVA_LONG, 4)) / 1024;
-    } catch (Throwable t) {
-      throw new IllegalStateException(t);
     }
   }
 
@@ -227,13 +167,13 @@ public final class Soak {
         // (javacpp frees native memory of unreferenced pointers when they are collected)
         System.gc();
         long rss = rssKb();
-        mallocTrim();
+        NativeMemory.mallocTrim();
         // (the JVM's malloc total right before and after glibc's: what the JVM frees in between lands on neither)
-        long jvm0 = jvmMallocKb();
-        long all = mallocKb();
-        long jvm1 = jvmMallocKb();
+        long jvm0 = NativeMemory.jvmMallocKb();
+        long all = NativeMemory.mallocKb();
+        long jvm1 = NativeMemory.jvmMallocKb();
         Sample s = new Sample(i + 1, rss, rssKb(), (rt.totalMemory() - rt.freeMemory()) / 1024, all, mappings(),
-            jvmCommittedKb(), jvm0 < 0 || jvm1 < 0 ? -1 : Math.min(jvm0, jvm1), (System.nanoTime() - t0) / 1e9);
+            NativeMemory.jvmCommittedKb(), jvm0 < 0 || jvm1 < 0 ? -1 : Math.min(jvm0, jvm1), (System.nanoTime() - t0) / 1e9);
         samples.add(s);
         if (log != null) {
           log.printf(Locale.ROOT, "soak: iteration %5d  RSS %6.1f MB (after malloc_trim %6.1f MB)  malloc'd %5.1f MB"
