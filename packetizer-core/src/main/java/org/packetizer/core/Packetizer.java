@@ -312,7 +312,7 @@ public final class Packetizer {
       // which gives every call its callee's convention: it keeps the C convention whatever the callee's
       // was. Copying it would be wrong for some: LLVM 20's x86-64 coldcc restores xmm0 (the vector
       // return register) on return, x86_vectorcallcc renames the symbol, ghccc/hipe have no returns.
-      if (topLevel) packet.setCallingConvention(scalar.callingConvention());
+      if (topLevel) packet.setCallingConvention(scalar.publishedCallingConvention());
       for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
         if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
       }

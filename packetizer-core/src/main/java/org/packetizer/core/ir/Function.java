@@ -73,6 +73,20 @@ public final class Function extends Value {
 
   public void setCallingConvention(int cc) { LLVMSetFunctionCallConv(ref, cc); }
 
+  /** LLVM's {@code tailcc} (CallingConv::Tail), which the C API has no constant for. */
+  private static final int TAIL_CALL_CONV = 18;
+
+  /**
+   * The calling convention of a function published for callers outside the module in this function's
+   * stead (a packet function, its wrapper): this function's own, except LLVM's optimisation
+   * conventions {@code fastcc}, {@code coldcc} and {@code tailcc}, which clang gives {@code static}
+   * functions and which no C caller uses: for those the C convention.
+   */
+  public int publishedCallingConvention() {
+    int cc = callingConvention();
+    return cc == LLVMFastCallConv || cc == LLVMColdCallConv || cc == TAIL_CALL_CONV ? LLVMCCallConv : cc;
+  }
+
   // ---- attributes (function index) ----
 
   /** A string attribute of the function ("target-cpu", "target-features", ...), if present. */

@@ -42,11 +42,21 @@ public final class MaskOps {
     return b.select(m, cv, allFalse(), name);
   }
 
-  /** {@code m AND NOT c} per lane, poison-safe in c. */
+  /**
+   * {@code m AND NOT c} per lane, poison-safe in c's inactive lanes: a lane that is off in m may hold
+   * poison in c (a gather's or a guarded load's lanes that did not load, a phi's lanes that did not
+   * take the edge), and a select on a poison condition is poison, so m is the select's condition and
+   * NOT c only the chosen arm (a {@code select c, false, m} would leak that poison into the mask, and
+   * a branch on {@code reduce.or} of it is undefined behaviour LLVM may fold away).
+   */
   public Value andNot(Value m, Value c, String name) {
     if (isAllFalse(m)) return m;
-    // (a scalar c selects the whole mask, a vector c lane by lane)
-    return b.select(c, allFalse(), m, name);
+    if (!c.type().isVector()) {
+      // a uniform condition selects the whole mask (no broadcast of an i1 into every lane)
+      return b.select(c, allFalse(), m, name);
+    }
+    if (isAllTrue(m)) return b.not(c, name);
+    return b.select(m, b.not(c, name + ".not"), allFalse(), name);
   }
 
   public Value or(Value a, Value c, String name) {

@@ -2149,9 +2149,11 @@ public final class PacketEmitter {
           t1.moveAfter(here);
           t2.moveAfter(t1);
           b.condBr(scal(c), t1, t2);
+          Caches before = saveCaches();
           b.atEnd(t1);
           contribute(sb, s1, mask);
           b.br(target(sb, s1));
+          restoreCaches(before);
           b.atEnd(t2);
           contribute(sb, s2, mask);
           b.br(target(sb, s2));
@@ -2214,12 +2216,32 @@ public final class PacketEmitter {
     b.condBr(c, exitOnTrue ? leave : stay, exitOnTrue ? stay : leave);
     st.stats().keptBranches++;
     st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform exit of a divergent loop kept as a branch");
+    Caches before = saveCaches();
     b.atEnd(leave);
     contribute(sb, exitSucc, mask);
     b.br(afterLoop(header));
+    restoreCaches(before);
     b.atEnd(stay);
     contribute(sb, header, mask);
     b.condBr(masks.any(mask, "continue." + sb.name()), head.get(header), afterLoop(header));
+  }
+
+  /**
+   * The block-local caches ({@link #local}'s slot reads, {@link #splats}) as they were before the
+   * emission of one scalar block forks into sibling packet blocks (a kept uniform branch's two arms, a
+   * uniform latch exit's leave and stay): what one arm caches (a uniform value's splat made for an
+   * exit blend) does not dominate the other arm (the back edge's phi), so each arm starts from the
+   * caches of the block that dominates both.
+   */
+  private record Caches(Map<Value, Value> local, Map<Value, Value> splats) {}
+
+  private Caches saveCaches() { return new Caches(new HashMap<>(local), new HashMap<>(splats)); }
+
+  private void restoreCaches(Caches c) {
+    local.clear();
+    local.putAll(c.local());
+    splats.clear();
+    splats.putAll(c.splats());
   }
 
   private Block chainNext(Block sb) {

@@ -205,7 +205,7 @@ public final class LoopWrapper {
       innerF.setInternalLinkage();
       wrapper = module.addFunction("__packetizer.wrapper." + simdName, packetType);
       for (var e : scalar.stringAttributes().entrySet()) wrapper.setStringAttribute(e.getKey(), e.getValue());
-      wrapper.setCallingConvention(scalar.callingConvention());
+      wrapper.setCallingConvention(scalar.publishedCallingConvention());
       for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
         if (scalar.hasEnumAttribute(attr)) wrapper.addEnumAttribute(attr);
       }
