@@ -20,10 +20,13 @@ import org.packetizer.core.ir.Value;
  * <p>The emitter writes and reads <em>variables</em> at the builder's position, as it would store to
  * and load from an alloca. A read that is not satisfied by a write earlier in the same block returns
  * a placeholder instruction; once the function is complete, {@link #resolve()} computes each
- * placeholder's value on the emitted control-flow graph — live-in sets by a backward walk from the
- * reads that stop at writes, a phi in every block with several predecessors where the variable is
- * live-in, trivial phis removed (Braun et al., CC 2013: minimal for reducible graphs) — and replaces
- * it.
+ * placeholder's value on the emitted control-flow graph — per variable (numbered densely, arrays
+ * stamped with the variable instead of per-block maps): its live-in blocks by a backward walk from
+ * the reads that stop at writes; then, in reverse postorder, a block's entry value is its
+ * predecessors' common value when all of them are forward predecessors delivering the same value,
+ * else a phi; trivial phis (left at loop headers) removed (Braun et al., CC 2013: minimal for
+ * reducible graphs) — and replaces it. Phis are placed in (reverse postorder, variable) order, so
+ * the output does not depend on hash order.
  *
  * <p>Why not allocas and {@code sroa}/{@code mem2reg}: LLVM places phis with an iterated dominance
  * frontier computation that visits the dominator subtree of every block storing to the alloca. The
@@ -38,11 +41,13 @@ final class SlotSsa {
   static final class Var {
     final Type type;
     final String name;
+    final int id;  // dense numbering, in creation order
     Value undef;
 
-    Var(Type type, String name) {
+    Var(Type type, String name, int id) {
       this.type = type;
       this.name = name;
+      this.id = id;
     }
 
     @Override public String toString() { return name; }
@@ -85,6 +90,7 @@ final class SlotSsa {
   private final Map<Long, BlockEvents> events = new HashMap<>();
   private final Map<Long, Placeholder> placeholders = new HashMap<>();
   private final List<Placeholder> placeholderList = new ArrayList<>();
+  private final List<Var> vars = new ArrayList<>();
 
   // the block being appended to, with the variables' values at its end so far
   private long curBlock;
@@ -98,7 +104,9 @@ final class SlotSsa {
   }
 
   Var newVar(Type type, String name) {
-    return new Var(type, name);
+    Var v = new Var(type, name, vars.size());
+    vars.add(v);
+    return v;
   }
 
   /** Gives {@code var} the value {@code value} at the start of {@code block}. */
@@ -170,88 +178,143 @@ final class SlotSsa {
     boolean[] reachable = new boolean[n];
     for (int v : rpo) reachable[v] = true;
 
-    // per block: values at the end for the variables it writes; reads answered locally or upward-exposed
-    @SuppressWarnings("unchecked") Map<Var, Object>[] endDefs = new Map[n];
-    @SuppressWarnings("unchecked") Map<Var, Object>[] entry = new Map[n];  // live-in variables -> value at entry
-    List<Placeholder> exposed = new ArrayList<>();
-    List<Integer> exposedBlock = new ArrayList<>();
-    List<Var> exposedVar = new ArrayList<>();
+    int[] rpoIndex = new int[n];
+    java.util.Arrays.fill(rpoIndex, -1);
+    for (int k = 0; k < rpo.length; k++) rpoIndex[rpo[k]] = k;
+
+    // per block, in block order: the variables' values at its end (last write) and the reads not
+    // answered by an earlier write in the block (upward-exposed; at most one per block and variable),
+    // gathered per variable (dense numbering: no per-block maps)
+    int nv = vars.size();
+    int[][] defBlk = new int[nv][];
+    Object[][] defVal = new Object[nv][];
+    int[] defCnt = new int[nv];
+    int[][] expBlk = new int[nv][];
+    Placeholder[][] expPh = new Placeholder[nv][];
+    int[] expCnt = new int[nv];
+    int[] seenStamp = new int[nv];        // block + 1 whose scan last touched the variable
+    Object[] local = new Object[nv];      // value a read in that block sees
     for (int i = 0; i < n; i++) {
       BlockEvents ev = events.get(blocks.get(i).id());
       if (ev == null) continue;
-      // defs: the value a read here sees (a read with no write before it stands for the block's
-      // entry value); written: only the writes, the block's values at its end
-      Map<Var, Object> defs = new IdentityHashMap<>();
-      Map<Var, Object> written = new IdentityHashMap<>();
-      for (Event e : ev.inits) {
-        defs.put(e.var, e.value);
-        written.put(e.var, e.value);
-      }
+      int stamp = i + 1;
+      for (Event e : ev.inits) writeLocal(e.var.id, i, stamp, e.value, seenStamp, local, defBlk, defVal, defCnt);
       for (Event e : ev.events) {
+        int v = e.var.id;
         if (e.ph == null) {
-          defs.put(e.var, e.value);
-          written.put(e.var, e.value);
+          writeLocal(v, i, stamp, e.value, seenStamp, local, defBlk, defVal, defCnt);
+        } else if (seenStamp[v] == stamp) {
+          e.ph.value = local[v];
         } else {
-          Object d = defs.get(e.var);
-          if (d != null) {
-            e.ph.value = d;
+          seenStamp[v] = stamp;
+          local[v] = e.ph;
+          if (expBlk[v] == null) {
+            expBlk[v] = new int[2];
+            expPh[v] = new Placeholder[2];
+          } else if (expCnt[v] == expBlk[v].length) {
+            expBlk[v] = java.util.Arrays.copyOf(expBlk[v], expCnt[v] * 2);
+            expPh[v] = java.util.Arrays.copyOf(expPh[v], expCnt[v] * 2);
+          }
+          expBlk[v][expCnt[v]] = i;
+          expPh[v][expCnt[v]++] = e.ph;
+        }
+      }
+    }
+
+    // per variable: live-in blocks (backward from the upward-exposed reads, stopping at blocks that
+    // write), then values at their entries in reverse postorder; a phi only where predecessors can
+    // disagree (a back edge, or forward predecessors with different values) — the others would be
+    // trivial. Work per variable is proportional to its live range.
+    int[] wStamp = new int[n];
+    Object[] wVal = new Object[n];
+    int[] liveStamp = new int[n];
+    Object[] entryVal = new Object[n];
+    int[] liveList = new int[n];
+    List<Phi> phis = new ArrayList<>();
+    List<Phi> varPhis = new ArrayList<>();
+    for (Var var : vars) {
+      int v = var.id;
+      if (expCnt[v] == 0) continue;
+      int stamp = v + 1;
+      for (int k = 0; k < defCnt[v]; k++) {
+        wStamp[defBlk[v][k]] = stamp;
+        wVal[defBlk[v][k]] = defVal[v][k];
+      }
+      int nl = 0;
+      for (int k = 0; k < expCnt[v]; k++) {
+        int blk = expBlk[v][k];
+        if (liveStamp[blk] != stamp) {
+          liveStamp[blk] = stamp;
+          liveList[nl++] = blk;
+        }
+      }
+      for (int q = 0; q < nl; q++) {
+        for (int p : pred[liveList[q]]) {
+          if (wStamp[p] == stamp || liveStamp[p] == stamp) continue;
+          liveStamp[p] = stamp;
+          liveList[nl++] = p;
+        }
+      }
+      // reachable live-in blocks in reverse postorder (a forward predecessor comes first)
+      long[] keyed = new long[nl];
+      int nr = 0;
+      for (int q = 0; q < nl; q++) {
+        int blk = liveList[q];
+        if (reachable[blk]) {
+          keyed[nr++] = ((long) rpoIndex[blk] << 32) | blk;
+        } else {
+          entryVal[blk] = undef(var);
+        }
+      }
+      java.util.Arrays.sort(keyed, 0, nr);
+      varPhis.clear();
+      for (int q = 0; q < nr; q++) {
+        int blk = (int) keyed[q];
+        int[] ps = reachablePreds(pred[blk], reachable);
+        if (ps.length == 0) {
+          entryVal[blk] = undef(var);
+          continue;
+        }
+        Object same = null;
+        boolean needPhi = false;
+        for (int p : ps) {
+          if (rpoIndex[p] >= rpoIndex[blk]) {  // back edge: its value is not known yet
+            needPhi = true;
+            break;
+          }
+          // (compared as recorded: a placeholder of a variable not resolved yet cannot be followed)
+          Object r = wStamp[p] == stamp ? wVal[p] : entryVal[p];
+          if (same == null) {
+            same = r;
+          } else if (r != same) {
+            needPhi = true;
+            break;
+          }
+        }
+        if (needPhi) {
+          Phi phi = new Phi(var, blk);
+          varPhis.add(phi);
+          entryVal[blk] = phi;
+        } else {
+          entryVal[blk] = same;
+        }
+      }
+      for (Phi phi : varPhis) {
+        for (int p : pred[phi.block]) {
+          if (!reachable[p]) {
+            phi.ops.add(undef(var));
+          } else if (wStamp[p] == stamp) {
+            phi.ops.add(wVal[p]);
+          } else if (liveStamp[p] == stamp) {
+            phi.ops.add(entryVal[p]);
           } else {
-            exposed.add(e.ph);
-            exposedBlock.add(i);
-            exposedVar.add(e.var);
-            defs.put(e.var, e.ph);
+            throw new IllegalStateException("variable " + var + " is not live into block " + p);
           }
         }
       }
-      endDefs[i] = written;
+      phis.addAll(varPhis);
+      for (int k = 0; k < expCnt[v]; k++) expPh[v][k].value = entryVal[expBlk[v][k]];
     }
-
-    // live-in sets: backward from the upward-exposed reads, stopping at blocks that write
-    ArrayDeque<long[]> work = new ArrayDeque<>();
-    Object pending = new Object();
-    for (int j = 0; j < exposed.size(); j++) {
-      int blk = exposedBlock.get(j);
-      Var v = exposedVar.get(j);
-      if (entry[blk] == null) entry[blk] = new LinkedHashMap<>();  // (insertion order: deterministic output)
-      if (entry[blk].putIfAbsent(v, pending) == null) work.add(new long[] {blk, j});
-    }
-    while (!work.isEmpty()) {
-      long[] item = work.poll();
-      int blk = (int) item[0];
-      Var v = exposedVar.get((int) item[1]);
-      for (int p : pred[blk]) {
-        if (endDefs[p] != null && endDefs[p].containsKey(v)) continue;
-        if (entry[p] == null) entry[p] = new LinkedHashMap<>();
-        if (entry[p].putIfAbsent(v, pending) == null) work.add(new long[] {p, item[1]});
-      }
-    }
-
-    // values at block entries, in reverse postorder (a single predecessor comes first)
-    List<Phi> phis = new ArrayList<>();
-    for (int blk : rpo) {
-      if (entry[blk] == null) continue;
-      for (Map.Entry<Var, Object> e : entry[blk].entrySet()) {
-        Var v = e.getKey();
-        int[] ps = reachablePreds(pred[blk], reachable);
-        if (ps.length == 0) {
-          e.setValue(undef(v));
-        } else if (allSame(ps)) {
-          e.setValue(endValue(v, ps[0], endDefs, entry));
-        } else {
-          Phi phi = new Phi(v, blk);
-          phis.add(phi);
-          e.setValue(phi);
-        }
-      }
-    }
-    for (int i = 0; i < n; i++) {
-      if (reachable[i] || entry[i] == null) continue;
-      for (Map.Entry<Var, Object> e : entry[i].entrySet()) e.setValue(undef(e.getKey()));
-    }
-    for (Phi phi : phis) {
-      for (int p : pred[phi.block]) phi.ops.add(reachable[p] ? endValue(phi.var, p, endDefs, entry) : undef(phi.var));
-    }
-    for (int j = 0; j < exposed.size(); j++) exposed.get(j).value = entry[exposedBlock.get(j)].get(exposedVar.get(j));
 
     // trivial phis (all operands the same value or the phi itself) are replaced by that value
     for (Phi phi : phis) {
@@ -284,6 +347,7 @@ final class SlotSsa {
 
     // materialize the remaining phis at the top of their blocks, then their operands
     List<Phi> live = new ArrayList<>();
+    phis.sort(java.util.Comparator.comparingInt((Phi ph) -> rpoIndex[ph.block]).thenComparingInt(ph -> ph.var.id));
     for (Phi phi : phis) {
       if (phi.replacement != null) continue;
       phi.real = b.before(blocks.get(phi.block).firstInstruction()).phi(phi.var.type, phi.var.name);
@@ -306,14 +370,25 @@ final class SlotSsa {
     for (Placeholder ph : placeholderList) ph.inst.eraseFromParent();
   }
 
-  private Object endValue(Var v, int blk, Map<Var, Object>[] endDefs, Map<Var, Object>[] entry) {
-    if (endDefs[blk] != null) {
-      Object d = endDefs[blk].get(v);
-      if (d != null) return d;
+  private static void writeLocal(int v, int blk, int stamp, Object value, int[] seenStamp, Object[] local,
+      int[][] defBlk, Object[][] defVal, int[] defCnt) {
+    seenStamp[v] = stamp;
+    local[v] = value;
+    int c = defCnt[v];
+    if (c > 0 && defBlk[v][c - 1] == blk) {
+      defVal[v][c - 1] = value;
+      return;
     }
-    Object e = entry[blk] == null ? null : entry[blk].get(v);
-    if (e == null) throw new IllegalStateException("variable " + v + " is not live into block " + blk);
-    return e;
+    if (defBlk[v] == null) {
+      defBlk[v] = new int[2];
+      defVal[v] = new Object[2];
+    } else if (c == defBlk[v].length) {
+      defBlk[v] = java.util.Arrays.copyOf(defBlk[v], c * 2);
+      defVal[v] = java.util.Arrays.copyOf(defVal[v], c * 2);
+    }
+    defBlk[v][c] = blk;
+    defVal[v][c] = value;
+    defCnt[v] = c + 1;
   }
 
   /** The representative of a value: placeholders and trivial phis followed. */
