@@ -985,23 +985,64 @@ public final class PacketEmitter {
     return r;
   }
 
-  private Value loadParts(Value inst, Type t, Value ptrs, long offset, int align) {
+  /** One scalar leaf of a composite value at its byte offset: loaded ({@link #loadLeaves}) or stored ({@link #storeLeaves}). */
+  private interface LeafLoad {
+    Value load(Type leaf, long offset);
+  }
+
+  private interface LeafStore {
+    void store(Type leaf, Value packet, long offset);
+  }
+
+  /**
+   * The packet of a value of type {@code t} at byte {@code offset}, built from one {@code leaf} access
+   * per scalar leaf (struct fields and array elements at their layout offsets, vector elements back to
+   * back), assembled into the packet type (aggregates of packets, element-major vectors).
+   */
+  private Value loadLeaves(Value inst, Type t, long offset, LeafLoad leaf) {
     if (t.isStruct() || t.isArray()) {
       Value acc = b.poison(packetType(inst, t));
       int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
       for (int i = 0; i < n; i++) {
         Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
         long off = offset + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
-        acc = b.insertValue(acc, loadParts(inst, et, ptrs, off, align), i, "");
+        acc = b.insertValue(acc, loadLeaves(inst, et, off, leaf), i, "");
       }
       return acc;
     }
     if (t.isVector()) {
       Type et = t.elementType();
       List<Value> es = new ArrayList<>();
-      for (int i = 0; i < t.vectorSize(); i++) es.add(loadParts(inst, et, ptrs, offset + i * st.module().storeSize(et), align));
+      for (int i = 0; i < t.vectorSize(); i++) es.add(loadLeaves(inst, et, offset + i * st.module().storeSize(et), leaf));
       return comp.concat(es);
     }
+    return leaf.load(t, offset);
+  }
+
+  /** The inverse of {@link #loadLeaves}: the packet {@code pv} taken apart, one {@code leaf} access per scalar leaf. */
+  private void storeLeaves(Type t, Value pv, long offset, LeafStore leaf) {
+    if (t.isStruct() || t.isArray()) {
+      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
+      for (int i = 0; i < n; i++) {
+        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
+        long off = offset + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
+        storeLeaves(et, b.extractValue(pv, i, ""), off, leaf);
+      }
+      return;
+    }
+    if (t.isVector()) {
+      Type et = t.elementType();
+      for (int i = 0; i < t.vectorSize(); i++) storeLeaves(et, comp.element(pv, i), offset + i * st.module().storeSize(et), leaf);
+      return;
+    }
+    leaf.store(t, pv, offset);
+  }
+
+  private Value loadParts(Value inst, Type t, Value ptrs, long offset, int align) {
+    return loadLeaves(inst, t, offset, (lt, off) -> gatherLeaf(inst, lt, ptrs, off, align));
+  }
+
+  private Value gatherLeaf(Value inst, Type t, Value ptrs, long offset, int align) {
     Value at = offset == 0 ? ptrs : b.gep(st.context().i8(), ptrs, List.of(b.i64(offset)), false, "");
     int a = partAlignment(align, offset);
     Type vt = t.vectorOf(w);
@@ -1051,20 +1092,10 @@ public final class PacketEmitter {
   }
 
   private void storeParts(Value inst, Type t, Value pv, Value ptrs, long offset, int align) {
-    if (t.isStruct() || t.isArray()) {
-      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
-      for (int i = 0; i < n; i++) {
-        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
-        long off = offset + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
-        storeParts(inst, et, b.extractValue(pv, i, ""), ptrs, off, align);
-      }
-      return;
-    }
-    if (t.isVector()) {
-      Type et = t.elementType();
-      for (int i = 0; i < t.vectorSize(); i++) storeParts(inst, et, comp.element(pv, i), ptrs, offset + i * st.module().storeSize(et), align);
-      return;
-    }
+    storeLeaves(t, pv, offset, (lt, lv, off) -> scatterLeaf(lt, lv, ptrs, off, align));
+  }
+
+  private void scatterLeaf(Type t, Value pv, Value ptrs, long offset, int align) {
     Value at = offset == 0 ? ptrs : b.gep(st.context().i8(), ptrs, List.of(b.i64(offset)), false, "");
     int a = partAlignment(align, offset);
     if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
@@ -1261,22 +1292,10 @@ public final class PacketEmitter {
    * uniform) or one gather (q varying) per leaf.
    */
   private Value soaLoadParts(Value inst, Type t, Value q, long r, int align) {
-    if (t.isStruct() || t.isArray()) {
-      Value acc = b.poison(packetType(inst, t));
-      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
-      for (int i = 0; i < n; i++) {
-        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
-        long off = r + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
-        acc = b.insertValue(acc, soaLoadParts(inst, et, q, off, align), i, "");
-      }
-      return acc;
-    }
-    if (t.isVector()) {
-      List<Value> es = new ArrayList<>();
-      Type et = t.elementType();
-      for (int i = 0; i < t.vectorSize(); i++) es.add(soaLoadParts(inst, et, q, r + i * st.module().storeSize(et), align));
-      return comp.concat(es);
-    }
+    return loadLeaves(inst, t, r, (lt, off) -> soaLoadLeaf(inst, lt, q, off, align));
+  }
+
+  private Value soaLoadLeaf(Value inst, Type t, Value q, long r, int align) {
     Type vt = t.vectorOf(w);
     Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(b.i64(r * w)), false, "");
     int a = partAlignment(align, r);
@@ -1297,20 +1316,10 @@ public final class PacketEmitter {
   }
 
   private void soaStoreParts(Value inst, Type t, Value pv, Value q, long r, int align) {
-    if (t.isStruct() || t.isArray()) {
-      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
-      for (int i = 0; i < n; i++) {
-        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
-        long off = r + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
-        soaStoreParts(inst, et, b.extractValue(pv, i, ""), q, off, align);
-      }
-      return;
-    }
-    if (t.isVector()) {
-      Type et = t.elementType();
-      for (int i = 0; i < t.vectorSize(); i++) soaStoreParts(inst, et, comp.element(pv, i), q, r + i * st.module().storeSize(et), align);
-      return;
-    }
+    storeLeaves(t, pv, r, (lt, lv, off) -> soaStoreLeaf(lt, lv, q, off, align));
+  }
+
+  private void soaStoreLeaf(Type t, Value pv, Value q, long r, int align) {
     Type vt = t.vectorOf(w);
     Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(b.i64(r * w)), false, "");
     int a = partAlignment(align, r);
