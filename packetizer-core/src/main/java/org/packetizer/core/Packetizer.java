@@ -14,6 +14,7 @@ import org.packetizer.analysis.divergence.DivergenceAnalysis;
 import org.packetizer.analysis.divergence.DivergenceInfo;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.ParamKind;
@@ -28,6 +29,7 @@ import org.packetizer.core.ir.LlvmException;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
+import org.packetizer.core.legality.Legality;
 import org.packetizer.core.widen.CompositePackets;
 import org.packetizer.core.linearize.Schedule;
 import org.packetizer.core.mapping.SignatureAbi;
@@ -61,7 +63,7 @@ import org.packetizer.core.wrapper.LoopWrapper;
  */
 public final class Packetizer {
   /** The largest packet width accepted. */
-  public static final int MAX_WIDTH = 256;
+  public static final int MAX_WIDTH = Legality.MAX_WIDTH;
 
   private final PacketizerOptions options;
 
@@ -98,8 +100,7 @@ public final class Packetizer {
    * @throws PacketizationException for the first variant that fails (variants made before stay)
    */
   public List<PacketizationResult> runDeclaredVariants(LlvmModule module, String scalarName) {
-    Function scalar = module.function(scalarName).orElseThrow(() -> PacketizationException.invalid(
-        "no function @" + scalarName + " in module '" + module.identifier() + "'" + suggest(module, scalarName), null));
+    Function scalar = module.function(scalarName).orElseThrow(() -> Legality.noSuchFunction(module, scalarName));
     char supported = VectorAbi.isa(scalar.stringAttribute("target-features").orElse(""));
     List<PacketizationResult> out = new ArrayList<>();
     List<VectorAbi.Variant> variants = new ArrayList<>(VectorAbi.declaredVariants(scalar));
@@ -135,6 +136,7 @@ public final class Packetizer {
       // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
       rollback(module, before);
+      if (e instanceof PacketizationException pe && pe.reason().isPresent()) reportRejection(pe, scalarName);
       throw e;
     } finally {
       for (var e : savedFeatures.entrySet()) {
@@ -144,6 +146,15 @@ public final class Packetizer {
         });
       }
     }
+  }
+
+  /** A rejection as a remark: the reason's tag, the message, function, block and instruction. */
+  private void reportRejection(PacketizationException e, String scalarName) {
+    String msg = e.getMessage();
+    int nl = msg.indexOf("\n    at: ");
+    if (nl >= 0) msg = msg.substring(0, nl);
+    options.remarks().accept(new Remark(Remark.Kind.REJECTED, e.function().orElse(scalarName), e.block().orElse(null),
+        e.instruction().orElse(null), e.reason().orElseThrow().tag() + ": " + msg));
   }
 
   /**
@@ -193,58 +204,15 @@ public final class Packetizer {
       mark[0] = now;
     };
     int w = options.width();
-    validateWidth(w, scalarName);
-    boolean unnamed = simdName == null || simdName.isBlank();
-    if (unnamed && !options.vectorAbi()) {
-      throw PacketizationException.invalid("the SIMD function needs a name (or publish it under the vector function ABI:"
-          + " PacketizerOptions.vectorAbi(true))", scalarName);
-    }
-    if (options.cAbi() && options.vectorAbi()) {
-      throw PacketizationException.invalid("cAbi and vectorAbi exclude each other: the vector function ABI has its own"
-          + " calling convention", scalarName);
-    }
-    if (unnamed) simdName = vectorAbiVariant(module, scalarName, null).mangledName();
-    if (simdName.equals(scalarName)) {
-      throw PacketizationException.invalid("the SIMD function must have a different name than the scalar one", scalarName);
-    }
-    Function scalar = module.function(scalarName).orElseThrow(() -> PacketizationException.invalid(
-        "no function @" + scalarName + " in module '" + module.identifier() + "'" + suggest(module, scalarName), null));
-    if (scalar.isDeclaration()) {
-      throw PacketizationException.invalid("@" + scalarName + " is only declared; packetization needs its body", scalarName);
-    }
-    if (scalar.isVarArg()) {
-      throw PacketizationException.unsupported("variadic functions cannot be packetized", scalarName, null, null);
-    }
-    // LLVM's passes assume valid IR (they may crash on broken input), and a broken input would
-    // otherwise surface as an "internal error" about the packet function.
-    // (Only at the top level: a nested packetization of a callee runs while the caller's packet
-    // function is still under construction.)
-    Optional<String> broken = topLevel ? module.verify() : Optional.empty();
-    if (broken.isPresent()) {
-      throw PacketizationException.invalid("the input module '" + module.identifier() + "' is not valid IR (LLVM's verifier: "
-          + broken.get() + ")", scalarName);
-    }
-    Optional<Function> declared = module.function(simdName);
-    if (declared.isPresent() && !declared.get().isDeclaration()) {
-      throw PacketizationException.invalid("@" + simdName + " is already defined in the module", scalarName);
-    }
-    if (declared.isEmpty() && (module.global(simdName).isPresent()
-        || module.hasAlias(simdName))) {
-      // LLVM would silently name the packet function @<name>.1
-      throw PacketizationException.invalid("@" + simdName + " already names a global variable or alias in the module;"
-          + " choose another name for the SIMD function", scalarName);
-    }
-    Preparer.checkSupported(scalar, scalarName);
-    List<ParamKind> kinds = paramKinds(module, scalar, declared, simdName, scalarName);
-    VectorAbi.Variant abiVariant = null;
-    if (options.vectorAbi()) {
-      // a target named by the ABI (e.g. an OpenMP declare simd variant) is published under its own name
-      abiVariant = VectorAbi.demangle(simdName).filter(v -> v.scalarName().equals(scalarName))
-          .orElse(vectorAbiVariant(module, scalarName, kinds));
-    }
-    Type packetType = packetFunctionType(module, scalar, kinds, w);
+    // legality, part 1 (before any IR changes): the request, the function's constructs, the prototype
+    Legality.Request request = new Legality(options).checkRequest(module, scalarName, simdName, topLevel);
+    simdName = request.simdName();
+    Function scalar = request.scalar();
+    Optional<Function> declared = request.declared();
+    List<ParamKind> kinds = request.kinds();
+    VectorAbi.Variant abiVariant = request.abiVariant();
+    Type packetType = request.packetType();
     phase.accept("check-input");
-    declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
     // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
     Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options,
         // (the N-wide function gets no array driver: the driver belongs to the W-wide function)
@@ -283,7 +251,7 @@ public final class Packetizer {
       try {
         cfg = CfgAnalyses.of(ssa.cfg());
       } catch (IrreducibleCfgException e) {
-        throw PacketizationException.unsupported("irreducible control flow remained after fix-irreducible: " + e.getMessage(),
+        throw PacketizationException.unsupported(Rejection.UNSUPPORTED_CONTROL_FLOW, "irreducible control flow remained after fix-irreducible: " + e.getMessage(),
             scalarName, null, null);
       }
       Map<Value, Shape> seeds = new LinkedHashMap<>();
@@ -303,6 +271,8 @@ public final class Packetizer {
           kinds, mappings, pure, soa, callees);
       state.setSharedMemory(shared);
       phase.accept("analyze");
+      // legality, part 2 (needs the shapes): before the first instruction is emitted
+      Legality.checkShapes(state);
       packet = module.addFunction("__packetizer.packet." + simdName, packetType);
       for (var e : scalar.stringAttributes().entrySet()) {
         // the scalar function's declare-simd variant names (clang's _ZGV... attributes) are not the packet's
@@ -499,13 +469,13 @@ public final class Packetizer {
   private Optional<Remark> publishInCForm(LlvmModule module, String scalarName, String simdName) {
     String triple = module.targetTriple();
     if (!triple.isEmpty() && !triple.startsWith("x86_64")) {
-      throw PacketizationException.unsupported("the C calling convention form (cAbi) is implemented for x86-64 only; the"
+      throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the C calling convention form (cAbi) is implemented for x86-64 only; the"
           + " module's target is " + triple, scalarName, null, null);
     }
     Function natural = module.function(simdName).orElseThrow();
     if (natural.returnType().isAggregate() || natural.functionType().paramTypes().stream().anyMatch(Type::isAggregate)) {
       // LLVM returns a struct of packets in registers and splits aggregate arguments; no C prototype says that
-      throw PacketizationException.unsupported("the C calling convention form (cAbi) cannot express a packet function that"
+      throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the C calling convention form (cAbi) cannot express a packet function that"
           + " takes or returns aggregates (" + natural.functionType() + "); call it from LLVM IR or without cAbi",
           scalarName, null, null);
     }
@@ -516,12 +486,12 @@ public final class Packetizer {
         options.targetFeatures().orElse(natural.stringAttribute("target-features").orElse(""))));
     if (!SignatureAbi.cFormDiffers(natural, options.masked(), reg)) return Optional.empty();
     if (options.masked() && options.width() > 64) {
-      throw PacketizationException.invalid("the C form of a masked packet function takes the mask as an integer bit mask:"
+      throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "the C form of a masked packet function takes the mask as an integer bit mask:"
           + " at most 64 lanes, not " + options.width(), scalarName);
     }
     String irName = simdName + SignatureAbi.IR_FORM_SUFFIX;
     if (module.function(irName).isPresent() || module.global(irName).isPresent()) {
-      throw PacketizationException.invalid("@" + irName + " already exists in the module: it would name LLVM's form of @"
+      throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + irName + " already exists in the module: it would name LLVM's form of @"
           + simdName, scalarName);
     }
     natural.setName(irName);
@@ -552,7 +522,7 @@ public final class Packetizer {
     if (VectorAbi.needsAbiForm(abiVariant, natural)) {
       String irName = simdName + VectorAbi.IR_FORM_SUFFIX;
       if (module.function(irName).isPresent() || module.global(irName).isPresent()) {
-        throw PacketizationException.invalid("@" + irName + " already exists in the module: it would name LLVM's form of the"
+        throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + irName + " already exists in the module: it would name LLVM's form of the"
             + " vector-function-ABI variant @" + simdName, scalarName);
       }
       natural.setName(irName);
@@ -588,13 +558,6 @@ public final class Packetizer {
     return ordered;
   }
 
-  static void validateWidth(int w, String fn) {
-    if (w < 2 || w > MAX_WIDTH || Integer.bitCount(w) != 1) {
-      String why = w == 1 ? " (width 1 is the scalar function itself)" : w <= 0 ? " (must be positive)"
-          : w > MAX_WIDTH ? " (larger than " + MAX_WIDTH + ")" : " (not a power of two)";
-      throw PacketizationException.invalid("invalid width " + w + why + "; use a power of two from 2 to " + MAX_WIDTH, fn);
-    }
-  }
 
   private static Shape seedShape(ParamKind k) {
     return switch (k) {
@@ -607,230 +570,14 @@ public final class Packetizer {
     };
   }
 
-  /**
-   * The vector-function-ABI variant the options publish for {@code scalarName}: ISA from the scalar
-   * function's target features, mask and vlen from the options, parameter tokens from the kinds
-   * (given, or the defaults when null).
-   */
-  private VectorAbi.Variant vectorAbiVariant(LlvmModule module, String scalarName, List<ParamKind> kinds) {
-    Function scalar = module.function(scalarName).orElseThrow(() -> PacketizationException.invalid(
-        "no function @" + scalarName + " in module '" + module.identifier() + "'" + suggest(module, scalarName), null));
-    List<ParamKind> ks = kinds != null ? kinds : paramKinds(module, scalar, Optional.empty(), null, scalarName);
-    try {
-      return new VectorAbi.Variant(VectorAbi.isa(scalar.stringAttribute("target-features").orElse("")), options.masked(),
-          options.width(), ks, scalarName);
-    } catch (IllegalArgumentException e) {
-      throw PacketizationException.invalid("cannot publish @" + scalarName + " under the vector function ABI: "
-          + e.getMessage() + (options.params().isEmpty() ? " (pointer parameters default to s; give the kinds)" : ""), scalarName);
-    }
-  }
 
-  private List<ParamKind> paramKinds(LlvmModule module, Function scalar, Optional<Function> declared, String simdName, String fn) {
-    List<Value> ps = scalar.params();
-    List<ParamKind> kinds;
-    Optional<VectorAbi.Variant> named;
-    try {
-      named = simdName == null ? Optional.empty() : VectorAbi.demangle(simdName);
-    } catch (IllegalArgumentException e) {
-      throw PacketizationException.invalid(e.getMessage(), fn);
-    }
-    if (options.params().isPresent()) {
-      kinds = options.params().get();
-      if (kinds.size() != ps.size()) {
-        throw PacketizationException.invalid("@" + fn + " has " + ps.size() + " parameters but " + kinds.size()
-            + " parameter kinds were given", fn);
-      }
-    } else if (named.isPresent()) {
-      // a vector-function-ABI name (e.g. from OpenMP declare simd) carries the parameter shapes
-      VectorAbi.Variant v = named.get();
-      if (v.params().size() != ps.size()) {
-        throw PacketizationException.invalid("the vector-function-ABI name @" + simdName + " has " + v.params().size()
-            + " parameter tokens but @" + fn + " has " + ps.size() + " parameters", fn);
-      }
-      if (v.vlen() != options.width()) {
-        throw PacketizationException.invalid("the vector-function-ABI name @" + simdName + " has " + v.vlen()
-            + " lanes but the width is " + options.width(), fn);
-      }
-      if (v.masked() != options.masked()) {
-        throw PacketizationException.invalid("the vector-function-ABI name @" + simdName + " is " + (v.masked() ? "masked (M)"
-            : "unmasked (N)") + " but the options say masked(" + options.masked() + ")", fn);
-      }
-      kinds = v.params();
-    } else if (declared.isPresent()) {
-      kinds = kindsFromPrototype(declared.get(), scalar, fn);
-    } else {
-      kinds = new ArrayList<>();
-      for (Value p : ps) kinds.add(p.type().isPointer() ? ParamKind.SOA : ParamKind.VARYING);
-    }
-    for (int i = 0; i < ps.size(); i++) {
-      Type t = ps.get(i).type();
-      ParamKind k = kinds.get(i);
-      String where = "parameter " + i + describeParam(ps.get(i)) + " of type " + t;
-      switch (k) {
-        case ParamKind.Varying v -> {
-          if (CompositePackets.isComposite(t)) {
-            try {
-              CompositePackets.packetType(t, options.width());
-            } catch (IllegalArgumentException e) {
-              throw PacketizationException.unsupported(where + " cannot be varying: " + e.getMessage(), fn, null, null);
-            }
-          } else if (!t.isVectorElement() || (t.isFloatingPoint() && !t.isPacketFloat())) {
-            throw PacketizationException.unsupported(where + " cannot be varying: only integers, half, float, double and pointers"
-                + " can become packets", fn, null, null);
-          }
-        }
-        case ParamKind.Linear l -> {
-          if (!t.isInteger() && !t.isPointer()) {
-            throw PacketizationException.invalid(where + " cannot be linear: only integers and pointers can", fn);
-          }
-        }
-        case ParamKind.SoaPointer s -> {
-          if (!t.isPointer()) {
-            throw PacketizationException.invalid(where + " cannot be a struct-of-arrays pointer: it is not a pointer", fn);
-          }
-        }
-        case ParamKind.Uniform u -> {
-          if (t.kind() == Type.Kind.SCALABLE_VECTOR) {
-            throw PacketizationException.unsupported(where + ": scalable vectors are not supported", fn, null, null);
-          }
-        }
-      }
-    }
-    return List.copyOf(kinds);
-  }
 
-  private static String describeParam(Value p) {
-    return p.name().isEmpty() ? "" : " (%" + p.name() + ")";
-  }
 
-  /** Thesis rule: a parameter whose packet type equals the scalar type is uniform; a packet is varying. */
-  private List<ParamKind> kindsFromPrototype(Function decl, Function scalar, String fn) {
-    List<Type> pt = decl.functionType().paramTypes();
-    List<Value> ps = scalar.params();
-    int expected = ps.size() + (options.masked() ? 1 : 0);
-    if (pt.size() != expected) {
-      throw PacketizationException.invalid("the declared prototype @" + decl.name() + " has " + pt.size()
-          + " parameters but @" + fn + " has " + ps.size() + (options.masked() ? " (+1 mask)" : ""), fn);
-    }
-    List<ParamKind> out = new ArrayList<>();
-    int w = options.width();
-    for (int i = 0; i < ps.size(); i++) {
-      Type s = ps.get(i).type();
-      Type p = pt.get(i);
-      if (p.equals(s)) out.add(s.isPointer() ? ParamKind.SOA : ParamKind.UNIFORM);
-      else if (p.equals(packetTypeOrNull(s, w))) out.add(ParamKind.VARYING);
-      else {
-        Type packetOfS = packetTypeOrNull(s, w);
-        throw PacketizationException.invalid("parameter " + i + describeParam(ps.get(i)) + " of the declared prototype @"
-            + decl.name() + " has type " + p + "; for scalar type " + s + " it must be " + (packetOfS == null ? "(none)" : packetOfS)
-            + " (varying) or " + s + " (uniform)", fn);
-      }
-    }
-    return out;
-  }
 
-  /**
-   * The packet type of a scalar parameter or result type: {@code <W x T>} for integers, float, double
-   * and pointers; for vectors and aggregates {@link CompositePackets#packetType} ({@code <N x T>} →
-   * {@code <N*W x T>} element-major, structs and arrays element-wise); null when there is none.
-   */
-  private static Type packetTypeOrNull(Type t, int w) {
-    if (CompositePackets.isComposite(t)) {
-      try {
-        return CompositePackets.packetType(t, w);
-      } catch (IllegalArgumentException e) {
-        return null;
-      }
-    }
-    if (t.isVectorElement() && (!t.isFloatingPoint() || t.isPacketFloat())) return t.vectorOf(w);
-    return null;
-  }
 
-  private Type packetFunctionType(LlvmModule module, Function scalar, List<ParamKind> kinds, int w) {
-    var ctx = module.context();
-    List<Type> params = new ArrayList<>();
-    List<Value> ps = scalar.params();
-    for (int i = 0; i < ps.size(); i++) {
-      Type t = ps.get(i).type();
-      params.add(kinds.get(i) instanceof ParamKind.Varying ? packetTypeOrNull(t, w) : t);
-    }
-    if (options.masked()) params.add(ctx.i1().vectorOf(w));
-    Type rt = scalar.returnType();
-    Type prt;
-    if (rt.isVoid()) prt = rt;
-    else if (packetTypeOrNull(rt, w) != null) prt = packetTypeOrNull(rt, w);
-    else {
-      String why = "";
-      if (CompositePackets.isComposite(rt)) {
-        try {
-          CompositePackets.packetType(rt, w);
-        } catch (IllegalArgumentException e) {
-          why = ": " + e.getMessage();
-        }
-      }
-      throw PacketizationException.unsupported("the return type " + rt + " cannot be packetized (only void, integers, half, float,"
-          + " double, pointers and vectors and aggregates of them)" + why, scalar.name(), null, null);
-    }
-    return ctx.functionType(prt, params, false);
-  }
 
-  private void checkPrototype(Function decl, Type expected, Function scalar, List<ParamKind> kinds, String fn) {
-    Type actual = decl.functionType();
-    if (actual.isVarArg()) throw PacketizationException.invalid("the declared prototype @" + decl.name() + " is variadic", fn);
-    List<Type> a = actual.paramTypes();
-    List<Type> e = expected.paramTypes();
-    if (a.size() != e.size()) {
-      throw PacketizationException.invalid("the declared prototype @" + decl.name() + " has " + a.size()
-          + " parameters; expected " + e.size(), fn);
-    }
-    for (int i = 0; i < a.size(); i++) {
-      if (!a.get(i).equals(e.get(i))) {
-        String kind = i < kinds.size() ? kinds.get(i).getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT) : "mask";
-        throw PacketizationException.invalid("parameter " + i + " of the declared prototype @" + decl.name() + " has type "
-            + a.get(i) + " but a " + kind + " parameter needs " + e.get(i), fn);
-      }
-    }
-    if (!actual.returnType().equals(expected.returnType())) {
-      throw PacketizationException.invalid("the declared prototype @" + decl.name() + " returns " + actual.returnType()
-          + " but the packet of " + scalar.returnType() + " is " + expected.returnType(), fn);
-    }
-  }
 
-  private static String suggest(LlvmModule module, String name) {
-    String best = null;
-    int bestD = Integer.MAX_VALUE;
-    for (Function f : module.functions()) {
-      if (f.isDeclaration()) continue;
-      int d = levenshtein(name, f.name());
-      if (d < bestD) {
-        bestD = d;
-        best = f.name();
-      }
-    }
-    if (best != null && bestD <= Math.max(2, name.length() / 3)) return "; did you mean @" + best + "?";
-    List<String> defined = new ArrayList<>();
-    for (Function f : module.functions()) if (!f.isDeclaration()) defined.add("@" + f.name());
-    if (defined.isEmpty()) return " (it defines no functions)";
-    return " (it defines " + String.join(", ", defined.subList(0, Math.min(8, defined.size())))
-        + (defined.size() > 8 ? ", ..." : "") + ")";
-  }
 
-  private static int levenshtein(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) prev[j] = j;
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int c = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + c);
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
-  }
 
   /** Whether a call may read or write memory the packetized function's shared locations live in. */
   static boolean mayAccessMemory(Value call, PureCalls pure, SpmdIntrinsics spmd) {
