@@ -8,43 +8,22 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
-import org.packetizer.analysis.cfg.CfgAnalyses;
-import org.packetizer.analysis.cfg.IrreducibleCfgException;
-import org.packetizer.analysis.divergence.DivergenceAnalysis;
-import org.packetizer.analysis.divergence.DivergenceInfo;
-import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.Rejection;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
-import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Remark;
-import org.packetizer.core.api.WrapperMode;
-import org.packetizer.core.adapt.LlvmSsaFunction;
 import org.packetizer.core.driver.ArrayDriver;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
-import org.packetizer.core.ir.LlvmException;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.legality.Legality;
-import org.packetizer.core.widen.CompositePackets;
-import org.packetizer.core.linearize.Schedule;
 import org.packetizer.core.mapping.SignatureAbi;
-import org.packetizer.core.mapping.SpmdIntrinsics;
-import org.packetizer.core.mapping.UserMappings;
 import org.packetizer.core.mapping.VectorAbi;
 import org.packetizer.core.pipeline.CalleePacketizer;
-import org.packetizer.core.pipeline.PacketizationState;
-import org.packetizer.core.pipeline.PureCalls;
-import org.packetizer.core.prepare.Preparer;
-import org.packetizer.core.widen.MaskDemotion;
-import org.packetizer.core.widen.PacketEmitter;
-import org.packetizer.core.pipeline.SoaPointers;
-import org.packetizer.core.pipeline.UniformMemory;
-import org.packetizer.core.wrapper.LoopWrapper;
 
 /**
  * Whole-function vectorization: turns a scalar function into a packet function computing W calls of
@@ -57,7 +36,10 @@ import org.packetizer.core.wrapper.LoopWrapper;
  * }</pre>
  *
  * The module changes only when packetization succeeds and the result verifies; on any failure a
- * {@link PacketizationException} is thrown and the module is exactly as it was. Instances are
+ * {@link PacketizationException} is thrown (with its {@link org.packetizer.core.api.Rejection}
+ * reason when the function cannot be packetized as asked, also sent as a remark) and the module is
+ * exactly as it was. This class is the facade; the phases run in {@link Pipeline}, in the order of
+ * the thesis' chapter 4. Instances are
  * immutable and may be shared between threads, but one module (and its LLVM context) must only be
  * used by one thread at a time.
  */
@@ -136,7 +118,8 @@ public final class Packetizer {
       // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
       rollback(module, before);
-      if (e instanceof PacketizationException pe && pe.reason().isPresent()) reportRejection(pe, scalarName);
+      // (once: a wrapper's N-wide packetization runs through here too)
+      if (e instanceof PacketizationException pe && pe.reason().isPresent() && REPORTED.add(pe)) reportRejection(pe, scalarName);
       throw e;
     } finally {
       for (var e : savedFeatures.entrySet()) {
@@ -148,13 +131,13 @@ public final class Packetizer {
     }
   }
 
+  private static final Set<Throwable> REPORTED =
+      java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
+
   /** A rejection as a remark: the reason's tag, the message, function, block and instruction. */
   private void reportRejection(PacketizationException e, String scalarName) {
-    String msg = e.getMessage();
-    int nl = msg.indexOf("\n    at: ");
-    if (nl >= 0) msg = msg.substring(0, nl);
     options.remarks().accept(new Remark(Remark.Kind.REJECTED, e.function().orElse(scalarName), e.block().orElse(null),
-        e.instruction().orElse(null), e.reason().orElseThrow().tag() + ": " + msg));
+        e.instruction().orElse(null), e.reason().orElseThrow().tag() + ": " + e.detail()));
   }
 
   /**
@@ -185,201 +168,8 @@ public final class Packetizer {
     return saved;
   }
 
-  private PacketizationResult run(LlvmModule module, String scalarName, String simdName, CalleePacketizer callees) {
-    // a nested run (a callee's packet version) sees the caller's packet function half-emitted
-    boolean topLevel = callees == null;
-    if (callees == null) {
-      // callees are packetized at this function's width: the wrapper decision is the top level's
-      callees = new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(options.toBuilder().params(kinds)
-          .masked(true).wrapperMode(WrapperMode.DIRECT).vectorAbi(false).build()).run(module, callee, name, nested));
-    }
-    long start = System.nanoTime();
-    Set<String> namesBefore = new HashSet<>();
-    for (Function f : module.functions()) namesBefore.add(f.name());
-    Map<String, Long> phases = new LinkedHashMap<>();
-    long[] mark = {start};
-    java.util.function.Consumer<String> phase = name -> {
-      long now = System.nanoTime();
-      phases.merge(name, now - mark[0], Long::sum);
-      mark[0] = now;
-    };
-    int w = options.width();
-    // legality, part 1 (before any IR changes): the request, the function's constructs, the prototype
-    Legality.Request request = new Legality(options).checkRequest(module, scalarName, simdName, topLevel);
-    simdName = request.simdName();
-    Function scalar = request.scalar();
-    Optional<Function> declared = request.declared();
-    List<ParamKind> kinds = request.kinds();
-    VectorAbi.Variant abiVariant = request.abiVariant();
-    Type packetType = request.packetType();
-    phase.accept("check-input");
-    // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
-    Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, scalar, simdName, kinds, packetType, declared, options,
-        // (the N-wide function gets no array driver: the driver belongs to the W-wide function)
-        (o, m, f, s) -> new Packetizer(o.toBuilder().arrayDriver((String) null).build()).run(m, f, s));
-    if (wrapped.isPresent()) {
-      requireReturnsLikeScalar(module, scalar, module.function(simdName).orElseThrow(), "the wrapper", scalarName);
-      // the W-wide wrapper is what callers see: it is the variant published and announced
-      if (abiVariant == null) {
-        Optional<Remark> c = topLevel && options.cAbi() ? publishInCForm(module, scalarName, simdName) : Optional.empty();
-        if (c.isEmpty()) return wrapped.get();
-        options.remarks().accept(c.get());
-        return wrapped.get().withRemark(c.get());
-      }
-      Remark note = publishUnderVectorAbi(module, scalar, simdName, abiVariant, namesBefore);
-      options.remarks().accept(note);
-      return wrapped.get().withRemark(note);
-    }
-
-    Set<String> functionsBefore = new HashSet<>();
-    for (Function f : module.functions()) functionsBefore.add(f.name());
-    Function temp = null;
-    Function packet = null;
-    try {
-      temp = FunctionCloner.cloneInModule(module, scalar, "__packetizer.scalar." + scalarName);
-      Preparer.prepare(module, temp, options, scalarName);
-      phase.accept("prepare");
-      PureCalls pure = new PureCalls();
-      SoaPointers soa = SoaPointers.find(temp, kinds, scalarName);
-      SpmdIntrinsics spmd = new SpmdIntrinsics(module, w, scalarName);
-      // loads of shared memory that each lane reads back from its own writes (UniformMemory)
-      Set<Value> ownCopies = new HashSet<>();
-      LlvmSsaFunction ssa = new LlvmSsaFunction(module, temp, pure,
-          (v, current) -> ownCopies.contains(v) ? Optional.of(Shape.VARYING)
-              : soa.customShape(v, current).or(() -> spmd.customShape(v, current)));
-      CfgAnalyses<Block> cfg;
-      try {
-        cfg = CfgAnalyses.of(ssa.cfg());
-      } catch (IrreducibleCfgException e) {
-        throw PacketizationException.unsupported(Rejection.UNSUPPORTED_CONTROL_FLOW, "irreducible control flow remained after fix-irreducible: " + e.getMessage(),
-            scalarName, null, null);
-      }
-      Map<Value, Shape> seeds = new LinkedHashMap<>();
-      for (int i = 0; i < temp.paramCount(); i++) seeds.put(temp.param(i), seedShape(kinds.get(i)));
-      DivergenceInfo<Block, Value> div = DivergenceAnalysis.run(ssa, cfg, seeds, options.masked());
-      UniformMemory shared = UniformMemory.analyse(ssa, cfg, div, soa, call -> mayAccessMemory(call, pure, spmd));
-      // a lane's own copy is varying, which can make more values varying and more blocks partial:
-      // repeat until the set of such loads no longer grows
-      for (int round = 0; round < 8 && !ownCopies.containsAll(shared.privateLoads()); round++) {
-        ownCopies.addAll(shared.privateLoads());
-        div = DivergenceAnalysis.run(ssa, cfg, seeds, options.masked());
-        shared = UniformMemory.analyse(ssa, cfg, div, soa, call -> mayAccessMemory(call, pure, spmd));
-      }
-      Schedule<Block> schedule = Schedule.compute(cfg);
-      UserMappings mappings = new UserMappings(options.mappings(), module, w, scalarName);
-      PacketizationState state = new PacketizationState(module, options, scalarName, temp, ssa, cfg, div, schedule,
-          kinds, mappings, pure, soa, callees);
-      state.setSharedMemory(shared);
-      phase.accept("analyze");
-      // legality, part 2 (needs the shapes): before the first instruction is emitted
-      Legality.checkShapes(state);
-      packet = module.addFunction("__packetizer.packet." + simdName, packetType);
-      for (var e : scalar.stringAttributes().entrySet()) {
-        // the scalar function's declare-simd variant names (clang's _ZGV... attributes) are not the packet's
-        if (!e.getKey().startsWith("_ZGV")) packet.setStringAttribute(e.getKey(), e.getValue());
-      }
-      // A nested packet version (a callee's) is called only by packet functions, through IrBuilder.call,
-      // which gives every call its callee's convention: it keeps the C convention whatever the callee's
-      // was. Copying it would be wrong for some: LLVM 20's x86-64 coldcc restores xmm0 (the vector
-      // return register) on return, x86_vectorcallcc renames the symbol, ghccc/hipe have no returns.
-      if (topLevel) packet.setCallingConvention(scalar.publishedCallingConvention());
-      for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
-        if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
-      }
-      callees.enter(scalarName, kinds, w, options.masked(), packet.name());
-      try {
-        new PacketEmitter(state, packet).emit();
-      } finally {
-        callees.exit(scalarName, kinds, w, options.masked());
-        state.flushRemarks();
-      }
-      int rawInstructions = packet.instructionCount();
-      phase.accept("emit");
-      verify(module, packet, "after emitting the packet function", scalarName);
-      phase.accept("verify");
-      if (options.cleanup()) {
-        LlvmModule.runPasses(packet, CLEANUP_PIPELINE, null);
-        // (after the clean-up: InstCombine would fold integer masks back to <W x i1>)
-        boolean intMasks = switch (options.integerMasks()) {
-          case ALWAYS -> true;
-          case NEVER -> false;
-          case AUTO -> MaskDemotion.worthwhile(packet, w, options.targetCpu().orElse(null), options.targetFeatures().orElse(null));
-        };
-        if (intMasks) MaskDemotion.run(packet, w);
-        requireReturnsLikeScalar(module, scalar, packet, "the packet function", scalarName);
-        phase.accept("cleanup");
-        if (options.verifyEachPhase()) verify(module, packet, "after clean-up", scalarName);
-        phase.accept("verify");
-      }
-      List<PacketizationResult.BlockInfo> blockInfo = new ArrayList<>();
-      for (Block bl : schedule.order()) {
-        List<String> succ = new ArrayList<>();
-        for (Block s2 : bl.successors()) succ.add(s2.name());
-        List<String> vary = new ArrayList<>();
-        List<String> uni = new ArrayList<>();
-        for (Value v : ssa.instructions(bl)) {
-          if (v.type().isVoid() || v.name().isEmpty()) continue;
-          (div.isUniform(v) ? uni : vary).add("%" + v.name());
-        }
-        var loop = cfg.loops().loopOf(bl).filter(l -> l.header().equals(bl));
-        boolean partial = div.mayBePartial(bl);
-        boolean divergent = div.isDivergentBranch(bl);
-        boolean kept = !partial && !divergent && ssa.branchCondition(bl).isPresent();
-        blockInfo.add(new PacketizationResult.BlockInfo(bl.name(), succ, partial, divergent, kept, loop.isPresent(),
-            loop.map(div::isDivergentLoop).orElse(false), vary, uni));
-      }
-      Map<String, String> shapes = new LinkedHashMap<>();
-      int uniformValues = 0;
-      int varyingValues = 0;
-      for (Block bl : schedule.order()) {
-        for (Value v : ssa.instructions(bl)) {
-          if (v.type().isVoid()) continue;
-          Shape s = div.shape(v);
-          if (s.isUniform()) uniformValues++;
-          else varyingValues++;
-          if (!v.name().isEmpty()) shapes.put("%" + v.name(), s.toString());
-        }
-      }
-      temp.delete();
-      temp = null;
-      if (declared.isPresent()) {
-        declared.get().replaceAllUsesWith(packet);
-        declared.get().delete();
-      }
-      packet.setName(simdName);
-      if (!packet.name().equals(simdName)) {
-        throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the packet function could not be"
-            + " named @" + simdName + " (LLVM named it @" + packet.name() + ")", scalarName);
-      }
-      // vectors in the signature travel as a C caller compiled for this target passes them
-      SignatureAbi.fitCallers(packet);
-      verify(module, packet, "at the end", scalarName);
-      if (abiVariant != null) {
-        Remark note = publishUnderVectorAbi(module, scalar, simdName, abiVariant, namesBefore);
-        state.remark(note.kind(), null, null, note.message());
-      } else if (topLevel && options.cAbi()) {
-        publishInCForm(module, scalarName, simdName).ifPresent(n -> state.remark(n.kind(), null, null, n.message()));
-      }
-      var stats = state.stats();
-      return new PacketizationResult(scalarName, simdName, w, kinds, shapes, uniformValues, varyingValues,
-          stats.blocks, stats.linearizedBranches, stats.keptBranches, stats.selects, stats.vectorLoads, stats.vectorStores,
-          stats.gathers, stats.scatters, stats.cascades, stats.vectorCalls, stats.scalarizedCalls,
-          scalar.instructionCount(), rawInstructions, packet.instructionCount(), List.copyOf(state.remarks()),
-          blockInfo, System.nanoTime() - start, finish(phases, phase));
-    } catch (RuntimeException e) {
-      rollback(module, functionsBefore);
-      if (e instanceof PacketizationException pe) throw pe;
-      if (e instanceof LlvmException le) {
-        throw new PacketizationException(PacketizationException.Kind.INTERNAL, le.getMessage(), scalarName);
-      }
-      PacketizationException pe = new PacketizationException(PacketizationException.Kind.INTERNAL,
-          "internal error: " + e, scalarName);
-      pe.initCause(e);
-      throw pe;
-    } catch (Error e) {
-      rollback(module, functionsBefore);
-      throw e;
-    }
+  PacketizationResult run(LlvmModule module, String scalarName, String simdName, CalleePacketizer callees) {
+    return new Pipeline(this, module, scalarName, callees).run(simdName);
   }
 
   /**
@@ -430,25 +220,12 @@ public final class Packetizer {
       "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
           + "instcombine<no-verify-fixpoint>,adce,simplifycfg";
 
-  private static void verify(LlvmModule module, Function f, String when, String fn) {
-    // verify the function alone first: an enclosing packetization may have a function under construction
-    if (f.isValid()) {
-      return;
-    }
-    Optional<String> msg = module.verify();
-    if (msg.isPresent()) {
-      if (Boolean.getBoolean("packetizer.debug")) System.err.println(module.toIr());
-      throw new PacketizationException(PacketizationException.Kind.INTERNAL,
-          "internal error: the packet function is invalid " + when + ": " + msg.get(), fn);
-    }
-  }
-
   /**
    * Removes every function made since {@code before}: the scalar copy, the packet function, packet
    * versions of callees (which may call each other, or the packet function, when recursive) and
    * declarations. Uses are replaced by poison first, so cycles of calls come apart.
    */
-  private static void rollback(LlvmModule module, Set<String> before) {
+  static void rollback(LlvmModule module, Set<String> before) {
     try {
       List<Function> created = new ArrayList<>();
       for (Function f : module.functions()) if (!before.contains(f.name())) created.add(f);
@@ -466,7 +243,7 @@ public final class Packetizer {
    * arguments wider than the target's widest register, the mask), {@code simdName} becomes the C
    * form around LLVM's form, renamed {@code <simdName>.ir}. Empty when LLVM's form is C's already.
    */
-  private Optional<Remark> publishInCForm(LlvmModule module, String scalarName, String simdName) {
+  Optional<Remark> publishInCForm(LlvmModule module, String scalarName, String simdName) {
     String triple = module.targetTriple();
     if (!triple.isEmpty() && !triple.startsWith("x86_64")) {
       throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the C calling convention form (cAbi) is implemented for x86-64 only; the"
@@ -510,7 +287,7 @@ public final class Packetizer {
    * the ABI's form around LLVM's form, renamed {@code <simdName>.ir}. LLVM's form is announced to the
    * call sites of the scalar function (LLVM's loop vectorizer calls it with a {@code <W x i1>} mask).
    */
-  private static Remark publishUnderVectorAbi(LlvmModule module, Function scalar, String simdName, VectorAbi.Variant abiVariant,
+  static Remark publishUnderVectorAbi(LlvmModule module, Function scalar, String simdName, VectorAbi.Variant abiVariant,
       Set<String> before) {
     String scalarName = scalar.name();
     for (Function f : SignatureAbi.createdSince(module, before)) {
@@ -551,46 +328,4 @@ public final class Packetizer {
         + sites + " call site(s) of @" + scalarName + " annotated" + form);
   }
 
-  private static Map<String, Long> finish(Map<String, Long> phases, java.util.function.Consumer<String> phase) {
-    phase.accept("finish");
-    Map<String, Long> ordered = new LinkedHashMap<>();
-    for (String p : PacketizationResult.PHASES) if (phases.containsKey(p)) ordered.put(p, phases.get(p));
-    return ordered;
-  }
-
-
-  private static Shape seedShape(ParamKind k) {
-    return switch (k) {
-      case ParamKind.Varying v -> Shape.VARYING;
-      // an alignment promise is about lane 0's value (the base): it seeds the shape's alignment
-      case ParamKind.Uniform u -> Shape.uniform(Math.min(u.alignment(), DivergenceAnalysis.MAX_ALIGNMENT));
-      case ParamKind.Linear l -> Shape.linear(l.step(), Math.min(l.alignment(), DivergenceAnalysis.MAX_ALIGNMENT));
-      // scaled struct-of-arrays offsets are W times the scalar ones, so the scalar alignment is a lower bound
-      case ParamKind.SoaPointer s -> Shape.uniform(Math.min(s.alignment(), DivergenceAnalysis.MAX_ALIGNMENT));
-    };
-  }
-
-
-
-
-
-
-
-
-
-
-  /** Whether a call may read or write memory the packetized function's shared locations live in. */
-  static boolean mayAccessMemory(Value call, PureCalls pure, SpmdIntrinsics spmd) {
-    Optional<Function> f = call.calledFunction();
-    if (f.isEmpty()) return true;
-    String name = f.get().name();
-    if (name.startsWith("llvm.lifetime.") || name.startsWith("llvm.dbg.") || name.startsWith("llvm.assume")
-        || name.startsWith("llvm.experimental.noalias") || name.startsWith("llvm.invariant.")) {
-      return false;
-    }
-    if (SpmdIntrinsics.op(call).isPresent() || pure.test(call)) return false;
-    long mem = f.get().memoryEffects();
-    // LLVM's MemoryEffects: two bits (read, write) each for argument memory, inaccessible memory, other
-    return mem < 0 || (mem & 0b110011) != 0;
-  }
 }

@@ -20,6 +20,7 @@ public class PacketizationException extends RuntimeException {
 
   private final Kind kind;
   private final Rejection reason;
+  private final String detail;
   private final String function;
   private final String block;
   private final String instruction;
@@ -37,6 +38,7 @@ public class PacketizationException extends RuntimeException {
     super(format(message, function, block, instruction));
     this.kind = kind;
     this.reason = reason;
+    this.detail = message;
     this.function = function;
     this.block = block;
     this.instruction = instruction;
@@ -82,6 +84,8 @@ public class PacketizationException extends RuntimeException {
   }
 
   public Kind kind() { return kind; }
+  /** What went wrong, without the function, block and instruction the full message adds. */
+  public String detail() { return detail; }
   /** The named reason of a rejection (empty for internal errors). */
   public Optional<Rejection> reason() { return Optional.ofNullable(reason); }
   public Optional<String> function() { return Optional.ofNullable(function); }

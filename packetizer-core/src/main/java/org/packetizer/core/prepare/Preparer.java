@@ -7,7 +7,6 @@ import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmException;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
-import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 
 /**
