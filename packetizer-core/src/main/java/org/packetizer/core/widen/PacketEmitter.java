@@ -594,7 +594,8 @@ public final class PacketEmitter {
     if (uniform(inst) && op != Opcode.ALLOCA) return cloneUniform(inst);
     return switch (op) {
       case FNEG -> b.fneg(vec(inst.operand(0)), inst.name());
-      case ADD, SUB, MUL, FADD, FSUB, FMUL, FDIV, FREM, SHL, LSHR, ASHR, AND, OR, XOR -> copyFlags(inst,
+      case FREM -> emitFrem(inst);
+      case ADD, SUB, MUL, FADD, FSUB, FMUL, FDIV, SHL, LSHR, ASHR, AND, OR, XOR -> copyFlags(inst,
           b.binop(op, vec(inst.operand(0)), vec(inst.operand(1)), inst.name()));
       case UDIV, SDIV, UREM, SREM -> emitIntDiv(inst, op);
       case ICMP -> b.icmp(inst.icmpPredicate(), vec(inst.operand(0)), vec(inst.operand(1)), inst.name());
@@ -1699,6 +1700,16 @@ public final class PacketEmitter {
   // ------------------------------------------------------------------------------------------
   // calls (thesis 4.5.2, 4.5.3)
 
+  /** frem is fmod: exact vector IR instead of one fmod libcall per lane (issue 16). */
+  private Value emitFrem(Value inst) {
+    Value x = vec(inst.operand(0)), y = vec(inst.operand(1));
+    Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> e =
+        org.packetizer.core.mapping.VectorMathCalls.frem(b, st.module(), packet, x, y, w, inst.name());
+    if (e.isEmpty()) return copyFlags(inst, b.binop(Opcode.FREM, x, y, inst.name()));
+    st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, e.get().remark());
+    return e.get().value();
+  }
+
   private boolean isPureCall(Value call) { return st.isPureCall(call); }
 
   private Value emitCall(Value inst) {
@@ -1776,8 +1787,19 @@ public final class PacketEmitter {
   private Optional<Value> packetCallOf(Value inst, Function callee) {
     int nargs = inst.numArgOperands();
     String name = callee.name();
-    Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
     Type rt = inst.type();
+    if (!rt.isVoid() && rt.isVectorElement()) {
+      // C99 <math.h>: exact vector IR, libmvec or SLEEF, two-type intrinsics (issue 16)
+      Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> math = org.packetizer.core.mapping.VectorMathCalls.emit(
+          b, st.module(), packet, inst, callee, this::vec, MaskOps.isAllTrue(mask) ? null : mask, w, st.options().vectorMath());
+      if (math.isPresent()) {
+        packetType(inst, rt);
+        st.stats().vectorCalls++;
+        st.remark(Remark.Kind.VECTORIZED_CALL, current, inst, math.get().remark());
+        return Optional.of(copyFlags(inst, math.get().value()));
+      }
+    }
+    Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
     if (mm.isPresent() && !rt.isVoid() && rt.isVectorElement() && (rt.isFloatingPoint() || rt.isInteger())) {
       Type vt = packetType(inst, rt);
       List<Value> args = new ArrayList<>();
