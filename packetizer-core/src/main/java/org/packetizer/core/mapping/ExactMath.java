@@ -1,7 +1,5 @@
 package org.packetizer.core.mapping;
 
-import static org.bytedeco.llvm.global.LLVM.LLVMLinkModules2;
-
 import java.util.Locale;
 import java.util.Optional;
 import org.packetizer.core.ir.Function;
@@ -55,7 +53,7 @@ public final class ExactMath {
     try (LlvmModule src = m.context().parseIr(text, name + ".ll")) {
       src.setTargetTriple(m.targetTriple());
       src.setDataLayout(m.dataLayoutString());
-      if (LLVMLinkModules2(m.ref(), src.release()) != 0) throw new IllegalStateException("cannot link " + name);
+      m.link(src);
     }
     Function f = m.function(name).orElseThrow(() -> new IllegalStateException("linked helper " + name + " is missing"));
     f.setInternalLinkage(); // defined external in the text: the linker drops unreferenced internal definitions
