@@ -35,6 +35,13 @@ public final class VectorMathCalls {
     Optional<VectorMathRoutes.Call> c;
     if (name.startsWith("llvm.ldexp.")) {
       c = VectorMathRoutes.lookup("ldexp").map(f -> new VectorMathRoutes.Call(f.function(), call.type().isDouble()));
+    } else if (name.startsWith("llvm.")) {
+      // clang -fno-math-errno writes sinf as llvm.sin.f32: the same route as the libm call
+      Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
+      if (mm.isEmpty() || !call.type().isFloat() && !call.type().isDouble()) return Optional.empty();
+      c = VectorMathRoutes.lookup(mm.get().intrinsic().substring("llvm.".length()))
+          .filter(x -> x.function().kind() == VectorMathRoutes.Kind.LIBRARY)
+          .map(x -> new VectorMathRoutes.Call(x.function(), call.type().isDouble()));
     } else {
       if (!callee.isDeclaration()) return Optional.empty(); // a function of the module that happens to have a libm name
       c = VectorMathRoutes.lookup(name);
@@ -44,7 +51,7 @@ public final class VectorMathCalls {
     boolean dbl = c.get().isDouble();
     Type et = dbl ? module.context().doubleType() : module.context().floatType();
     if (!signatureMatches(call, fn.shape(), et)) return Optional.empty();
-    String features = packet.stringAttribute("target-features").orElse("");
+    String features = VectorMathRoutes.effectiveFeatures(packet);
     Route r = VectorMathRoutes.route(fn, dbl, features, w, mode);
     List<Value> args = new ArrayList<>();
     for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));

@@ -152,6 +152,26 @@ public final class VectorMathRoutes {
     return lookup(callee).map(c -> c.function().kind() != Kind.PER_LANE).orElse(false);
   }
 
+  /**
+   * The target features that choose a library variant: the function's "target-features", or, when
+   * it has none (code compiled for a CPU by name only), the vector features its "target-cpu" implies.
+   */
+  public static String effectiveFeatures(org.packetizer.core.ir.Function f) {
+    String features = f.stringAttribute("target-features").orElse("");
+    if (features.contains("+sse") || features.contains("+avx")) return features;
+    String cpu = f.stringAttribute("target-cpu").orElse("").toLowerCase(java.util.Locale.ROOT);
+    int level = org.packetizer.core.wrapper.HardwareWidth.of(cpu, features);
+    if (level >= org.packetizer.core.wrapper.HardwareWidth.AVX512) return "+sse4.1,+sse4.2,+avx,+avx2,+fma,+avx512f" + suffix(features);
+    if (level >= org.packetizer.core.wrapper.HardwareWidth.AVX) {
+      boolean avx2 = !Set.of("sandybridge", "corei7-avx", "ivybridge", "core-avx-i", "bdver1", "btver2").contains(cpu);
+      return "+sse4.1,+sse4.2,+avx" + (avx2 ? ",+avx2,+fma" : "") + suffix(features);
+    }
+    boolean sse41 = !cpu.isEmpty() && !Set.of("x86-64", "generic", "k8", "opteron", "athlon64", "nocona", "core2", "pentium4").contains(cpu);
+    return (sse41 ? "+sse4.1" : "") + suffix(features);
+  }
+
+  private static String suffix(String features) { return features.isEmpty() ? "" : "," + features; }
+
   /** The libmvec functions of glibc 2.35+ (x86-64 b, c, d, e variants for float and double). */
   private static final Set<String> LIBMVEC = Set.of("acos", "asin", "atan", "cos", "sin", "tan", "acosh", "asinh", "atanh",
       "cosh", "sinh", "tanh", "exp", "exp2", "exp10", "expm1", "log", "log10", "log1p", "log2", "cbrt", "erf", "erfc",

@@ -36,7 +36,7 @@ public final class VectorMathReference {
     if (math != org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) return scalarName;
     String refName = scalarName + ".libmvec.ref";
     if (m.function(refName).isPresent()) return refName;
-    String features = m.function(scalarName).flatMap(f -> f.stringAttribute("target-features")).orElse("");
+    String features = m.function(scalarName).map(VectorMathRoutes::effectiveFeatures).orElse("");
     return create(m, scalarName, refName, width, features) == 0 ? scalarName : refName;
   }
 
@@ -92,9 +92,11 @@ public final class VectorMathReference {
     String name = callee.name();
     if (name.startsWith("llvm.")) {
       Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
-      return mm.isEmpty() ? Optional.empty() : Libmvec.variant(mm.get().intrinsic(), isDouble, features, width);
+      if (mm.isEmpty()) return Optional.empty();
+      name = mm.get().intrinsic().substring("llvm.".length()) + (isDouble ? "" : "f");
+    } else if (!callee.isDeclaration()) {
+      return Optional.empty();
     }
-    if (!callee.isDeclaration()) return Optional.empty();
     Optional<VectorMathRoutes.Call> c = VectorMathRoutes.lookup(name);
     if (c.isEmpty() || c.get().isDouble() != isDouble || c.get().function().kind() != VectorMathRoutes.Kind.LIBRARY) return Optional.empty();
     if (VectorMathRoutes.route(c.get().function(), isDouble, features, width,
