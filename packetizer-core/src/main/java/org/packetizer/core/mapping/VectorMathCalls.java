@@ -144,7 +144,8 @@ public final class VectorMathCalls {
     if (!vt.isVector()) return Optional.empty();
     Type et = vt.elementType();
     if (!et.isFloat() && !et.isDouble()) return Optional.empty();
-    Function h = ExactMath.helper(module, packet, "fmod", et.isDouble(), w);
+    // a vector frem in the scalar code has a packet of W times its lanes
+    Function h = ExactMath.helper(module, packet, "fmod", et.isDouble(), vt.vectorSize());
     return Optional.of(new Emitted(b.call(h, List.of(x, y), name), "frem became packetizer vector IR (exact fmod), @" + h.name()));
   }
 }
