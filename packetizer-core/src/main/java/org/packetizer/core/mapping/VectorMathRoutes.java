@@ -160,15 +160,22 @@ public final class VectorMathRoutes {
     String features = f.stringAttribute("target-features").orElse("");
     if (features.contains("+sse") || features.contains("+avx")) return features;
     String cpu = f.stringAttribute("target-cpu").orElse("").toLowerCase(java.util.Locale.ROOT);
-    int level = org.packetizer.core.wrapper.HardwareWidth.of(cpu, features);
-    if (level >= org.packetizer.core.wrapper.HardwareWidth.AVX512) return "+sse4.1,+sse4.2,+avx,+avx2,+fma,+avx512f" + suffix(features);
-    if (level >= org.packetizer.core.wrapper.HardwareWidth.AVX) {
-      boolean avx2 = !Set.of("sandybridge", "corei7-avx", "ivybridge", "core-avx-i", "bdver1", "btver2").contains(cpu);
-      return "+sse4.1,+sse4.2,+avx" + (avx2 ? ",+avx2,+fma" : "") + suffix(features);
+    if (AVX512_CPUS.contains(cpu)) return "+sse4.1,+sse4.2,+avx,+avx2,+fma,+avx512f" + suffix(features);
+    if (AVX2_CPUS.contains(cpu)) return "+sse4.1,+sse4.2,+avx,+avx2,+fma" + suffix(features);
+    if (Set.of("sandybridge", "corei7-avx", "ivybridge", "core-avx-i", "bdver1", "btver2").contains(cpu)) {
+      return "+sse4.1,+sse4.2,+avx" + suffix(features);
     }
     boolean sse41 = !cpu.isEmpty() && !Set.of("x86-64", "generic", "k8", "opteron", "athlon64", "nocona", "core2", "pentium4").contains(cpu);
     return (sse41 ? "+sse4.1" : "") + suffix(features);
   }
+
+  /** CPU names with AVX-512F, and with AVX2 and FMA (LLVM's names). */
+  private static final Set<String> AVX512_CPUS = Set.of("knl", "knm", "skylake-avx512", "skx", "cascadelake", "cooperlake",
+      "cannonlake", "icelake-client", "icelake-server", "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids",
+      "graniterapids", "graniterapids-d", "diamondrapids", "znver4", "znver5", "x86-64-v4");
+  private static final Set<String> AVX2_CPUS = Set.of("haswell", "core-avx2", "broadwell", "skylake", "alderlake", "raptorlake",
+      "meteorlake", "arrowlake", "arrowlake-s", "lunarlake", "gracemont", "pantherlake", "sierraforest", "grandridge",
+      "clearwaterforest", "bdver2", "bdver3", "bdver4", "znver1", "znver2", "znver3", "x86-64-v3");
 
   private static String suffix(String features) { return features.isEmpty() ? "" : "," + features; }
 
