@@ -430,6 +430,11 @@ final class KernelBench {
         "-fPIC", "-shared", "-w", base + "_kernel.c", base + "_loop.c", "-o", so.toString(), "-lm"));
     try {
       var r = BundledClang.locate().run(cmd, sources.dir());
+      if (r.exitCode() != 0 && r.stderr().contains("march")) {
+        // a CPU this GCC does not know yet (GCC 12 and znver5): its ISA level
+        cmd.set(cmd.indexOf("-march=" + cpu), "-march=" + gccLevel(cpu));
+        r = BundledClang.locate().run(cmd, sources.dir());
+      }
       if (r.exitCode() != 0) {
         out.log("gcc could not build the declare-simd loop of " + entry.name() + " for " + cpu + ": " + r.stderr().lines().limit(3).toList());
         return null;
@@ -443,6 +448,15 @@ final class KernelBench {
   }
 
   private boolean gccMissingLogged;
+
+  /** The x86-64 ISA level of a CPU (for a GCC that does not know the CPU's name). */
+  static String gccLevel(String cpu) {
+    if (cpu.startsWith("znver4") || cpu.startsWith("znver5") || cpu.contains("avx512") || cpu.endsWith("rapids") || cpu.equals("x86-64-v4")) {
+      return "x86-64-v4";
+    }
+    if (cpu.startsWith("znver") || cpu.endsWith("lake") || cpu.equals("haswell") || cpu.equals("broadwell")) return "x86-64-v3";
+    return "x86-64-v2";
+  }
 
   static Optional<String> gccPath() {
     for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
