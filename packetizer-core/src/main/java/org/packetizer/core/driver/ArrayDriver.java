@@ -9,6 +9,7 @@ import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.Refill;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
@@ -96,10 +97,34 @@ public final class ArrayDriver {
       throw PacketizationException.unsupported("the array driver cannot store results of type " + rt + ": only i1 (bool),"
           + " i8/i16/i32/i64, float, double and pointers have a C element type", fn, null, null);
     }
+    Type sizeT = ctx.intType((int) (module.allocSize(ctx.ptrType()) * 8));
+    List<Type> driverParams = new ArrayList<>();
+    for (int i = 0; i < kinds.size(); i++) {
+      driverParams.add(kinds.get(i) instanceof ParamKind.Varying ? ctx.ptrType() : scalarParams.get(i));
+    }
+    if (!rt.isVoid()) driverParams.add(ctx.ptrType());
+    driverParams.add(sizeT);
+    String decl0 = cDeclaration(name, kinds, scalarParams, rt, cNames(scalar, !rt.isVoid()));
+    Remark refillNote = null;
+    if (options.refill() != Refill.OFF) {
+      // lane refill (issue 17 §2): the same C signature, another body
+      Function driver = newDriver(module, scalar, name, driverParams, rt, fn);
+      RefillDriver.Outcome o = RefillDriver.tryBuild(module, scalar, driver, result, options, packetizer, sizeT);
+      options.remarks().accept(o.remark());
+      if (o.built()) {
+        module.verify().ifPresent(msg -> {
+          throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver is"
+              + " invalid: " + msg, fn);
+        });
+        return result.withRemark(o.remark()).withDriver(new PacketizationResult.DriverInfo(name, decl0, result.packetFunction()));
+      }
+      driver.delete();
+      refillNote = o.remark();
+    }
     // the other mask variant: full packets run unmasked, the remainder masked
     String variantName = result.packetFunction() + (options.masked() ? ".unmasked" : ".masked");
     PacketizerOptions variantOptions = options.toBuilder().masked(!options.masked()).params(kinds).vectorAbi(false).cAbi(false)
-        .arrayDriver((String) null).remarks(r -> {}).build();
+        .arrayDriver((String) null).refill(Refill.OFF).remarks(r -> {}).build();
     packetizer.run(variantOptions, fn, variantName);
     Function variant = module.function(variantName).orElseThrow();
     variant.setInternalLinkage();
@@ -109,25 +134,8 @@ public final class ArrayDriver {
         .or(() -> module.function(result.packetFunction())).orElseThrow();
     Function unmasked = options.masked() ? variant : primary;
     Function masked = options.masked() ? primary : variant;
-
-    Type sizeT = ctx.intType((int) (module.allocSize(ctx.ptrType()) * 8));
-    List<Type> driverParams = new ArrayList<>();
-    for (int i = 0; i < kinds.size(); i++) {
-      driverParams.add(kinds.get(i) instanceof ParamKind.Varying ? ctx.ptrType() : scalarParams.get(i));
-    }
-    if (!rt.isVoid()) driverParams.add(ctx.ptrType());
-    driverParams.add(sizeT);
-    Function driver = module.addFunction(name, ctx.functionType(ctx.voidType(), driverParams, false));
-    if (!driver.name().equals(name)) {
-      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the array driver could not be"
-          + " named @" + name, fn);
-    }
-    for (var e : scalar.stringAttributes().entrySet()) {
-      if (!e.getKey().startsWith("_ZGV")) driver.setStringAttribute(e.getKey(), e.getValue());
-    }
-    driver.addEnumAttribute("nounwind");
+    Function driver = newDriver(module, scalar, name, driverParams, rt, fn);
     List<String> cNames = cNames(scalar, !rt.isVoid());
-    for (int i = 0; i < driverParams.size(); i++) driver.param(i).setName(cNames.get(i));
     new Emitter(module, driver, unmasked, masked, kinds, scalarParams, rt, sizeT, result.width()).emit();
     // caller and callees pass the packets in the same registers
     SignatureAbi.fitCallers(unmasked);
@@ -140,7 +148,26 @@ public final class ArrayDriver {
     Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays: "
         + "full packets call @" + unmasked.name() + ", the remainder one masked @" + masked.name());
     options.remarks().accept(note);
-    return result.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));
+    PacketizationResult r0 = refillNote == null ? result : result.withRemark(refillNote);
+    return r0.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));
+  }
+
+  /** Declares the driver function: C-callable, the scalar function's target attributes, C parameter names. */
+  private static Function newDriver(LlvmModule module, Function scalar, String name, List<Type> driverParams, Type rt,
+      String fn) {
+    LlvmContext ctx = module.context();
+    Function driver = module.addFunction(name, ctx.functionType(ctx.voidType(), driverParams, false));
+    if (!driver.name().equals(name)) {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the array driver could not be"
+          + " named @" + name, fn);
+    }
+    for (var e : scalar.stringAttributes().entrySet()) {
+      if (!e.getKey().startsWith("_ZGV")) driver.setStringAttribute(e.getKey(), e.getValue());
+    }
+    driver.addEnumAttribute("nounwind");
+    List<String> cNames = cNames(scalar, !rt.isVoid());
+    for (int i = 0; i < driverParams.size(); i++) driver.param(i).setName(cNames.get(i));
+    return driver;
   }
 
   /** The C type of one element, or null when there is none we map. */
