@@ -7,6 +7,7 @@ import static org.bytedeco.llvm.global.LLVM.LLVMRemoveEnumAttributeAtIndex;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
@@ -56,6 +57,16 @@ public final class RefillDriver {
    * least this share (percent) of the function's instructions.
    */
   public static final int AUTO_LOOP_SHARE_PERCENT = 50;
+
+  /**
+   * How many lanes must be free before the driver leaves the iterations to refill them (all together:
+   * one round of loads, pre and stores serves several lanes).
+   */
+  static int minFree(int w) {
+    String p = System.getProperty("packetizer.refill.minFree");
+    if (p != null) return Math.max(1, Math.min(w, Integer.parseInt(p)));
+    return Math.max(1, w / 4);
+  }
 
   /** The widest packet refill handles (a lane mask fits a 64-bit integer). */
   public static final int MAX_WIDTH = 64;
@@ -121,6 +132,7 @@ public final class RefillDriver {
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand).emit();
     inline(module, List.of(prePacket, iterPacket));
+    LlvmModule.runPasses(driver, Packetizer.CLEANUP_PIPELINE, null);
     // (the pass deletes what it inlined completely: look the functions up by name again)
     for (String name : List.of(preName, iterName)) {
       module.function(name).ifPresent(f -> {
@@ -278,6 +290,9 @@ public final class RefillDriver {
         Value active2 = phi2(b, mT, active, refillCheck, active1, refill, "active.r");
         Value done2 = phi2(b, mT, b.constNull(mT), refillCheck, preDone, refill, "done.r");
         Value next3 = phi2(b, sizeT, next, refillCheck, next2, refill, "next.r");
+        // leave the iterations when at most this many lanes are busy: W - minFree while input remains, else 0
+        Value threshold = b.select(b.icmpUlt(next3, n, "input.left3"), b.constInt(bitsT, w - minFree(w)), b.constInt(bitsT, 0),
+            "threshold");
         b.condBr(any(b, active2, "any.active"), run, idle);
 
         // idle: nobody in the loop; store what pre finished, refill again, or stop
@@ -285,25 +300,39 @@ public final class RefillDriver {
         Value more = b.or(b.icmpUlt(next3, n, "input.left2"), any(b, done2, "any.done2"), "more");
         b.condBr(more, head, exit);
 
-        // iterate: one iteration for the lanes in the loop
+        // iterate: iterations for the lanes in the loop, until enough lanes are free to refill them
+        // together (or, once the input is exhausted, until no lane is left). The state of a lane that is
+        // not in the loop is dead (it is refilled before it is used again): no blend.
         b.atEnd(run);
+        List<Value> sr = new ArrayList<>();
+        for (int k = 0; k < ns; k++) sr.add(b.phi(stateT.get(k), "state" + k + ".it"));
+        Value resR = resT == null ? null : b.phi(resT, "result.it");
+        Value activeR = b.phi(mT, "active.it");
+        Value doneR = b.phi(mT, "done.it");
         List<Value> iargs = new ArrayList<>();
         List<Type> iterParams = iter.functionType().paramTypes();
-        for (int k = 0; k < ns; k++) iargs.add(convert(b, st2.get(k), iterParams.get(k)));
+        for (int k = 0; k < ns; k++) iargs.add(convert(b, sr.get(k), iterParams.get(k)));
         for (int i = 0; i < split.uniformArgs().size(); i++) iargs.add(driver.param(split.uniformArgs().get(i)));
-        iargs.add(maskArg(b, iter, active2));
+        iargs.add(maskArg(b, iter, activeR));
+        // a lane is always busy here: lets the clean-up drop iter's own "any lane active" test, so that
+        // codegen hoists its invariants out of the loop
+        b.call(module.intrinsic("llvm.assume"), List.of(any(b, activeR, "busy.any")), "");
         Value ir = b.call(iter, iargs, "iter");
         ir.setInstructionCallConv(iter.callingConvention());
         Value iterAt = toMask(b, b.extractValue(ir, 0, "iter.at"));
-        Value finished = b.and(active2, b.not(iterAt, ""), "finished");
+        Value finished = b.and(activeR, b.not(iterAt, ""), "finished");
         List<Value> st3 = new ArrayList<>();
-        for (int k = 0; k < ns; k++) {
-          st3.add(b.select(active2, convert(b, b.extractValue(ir, 1 + k, ""), stateT.get(k)), st2.get(k), "state" + k + ".next"));
-        }
-        Value res3 = resT == null ? null : b.select(finished, convert(b, b.extractValue(ir, 1 + ns, ""), resT), res2, "result.next");
-        Value active3 = b.and(active2, iterAt, "active.next");
-        Value done3 = b.or(finished, done2, "done.next");
-        b.br(head);
+        for (int k = 0; k < ns; k++) st3.add(convert(b, b.extractValue(ir, 1 + k, "state" + k + ".next"), stateT.get(k)));
+        Value res3 = resT == null ? null : b.select(finished, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resR, "result.next");
+        Value active3 = b.and(activeR, iterAt, "active.next");
+        Value done3 = b.or(finished, doneR, "done.next");
+        Value busy = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active3, bitsT, "")), "busy");
+        Value keep = b.icmpUlt(threshold, busy, "keep.iterating");
+        b.condBr(keep, run, head);
+        for (int k = 0; k < ns; k++) sr.get(k).addIncoming(List.of(st2.get(k), st3.get(k)), List.of(runCheck, run));
+        if (resR != null) resR.addIncoming(List.of(res2, res3), List.of(runCheck, run));
+        activeR.addIncoming(List.of(active2, active3), List.of(runCheck, run));
+        doneR.addIncoming(List.of(done2, done3), List.of(runCheck, run));
 
         b.atEnd(exit);
         b.retVoid();
