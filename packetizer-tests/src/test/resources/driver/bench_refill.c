@@ -74,8 +74,9 @@ int main(void) {
       {{march_plain8_run, march_refill8_run, march_auto8_run}, {march_plain16_run, march_refill16_run, march_auto16_run}}};
   void *a = aligned_alloc(64, N * 4), *b = aligned_alloc(64, N * 4);
   int bad = 0;
-  printf("%-10s %3s | %-27s | %-27s | %-9s | %s\n", "kernel", "W", "plain: coherent / random", "refill: coherent / random",
-         "auto: rnd", "refill/plain (random); refill random vs plain coherent");
+  printf("ns per element, best of %d calls over %d points; coherent = scan order, random = the same points shuffled\n", ROUNDS, N);
+  printf("%-10s %3s | %-17s | %-17s | %-17s | %s\n", "kernel", "W", "plain coh / rnd", "refill coh / rnd", "auto coh / rnd",
+         "refill vs plain (rnd) | refill rnd vs plain coh, vs refill coh | auto vs plain (coh, rnd)");
   for (int k = 0; k < 3; k++) {
     make_inputs(k);
     for (int wi = 0; wi < 2; wi++) {
@@ -87,9 +88,10 @@ int main(void) {
       }
       double pc = best(rs[k][wi][0], 0, a), pr = best(rs[k][wi][0], 1, a);
       double rc = best(rs[k][wi][1], 0, a), rr = best(rs[k][wi][1], 1, a);
-      double ar = best(rs[k][wi][2], 1, a);
-      printf("%-10s %3d | %8.3f / %8.3f ns/el   | %8.3f / %8.3f ns/el   | %6.3f    | %.2fx faster; %+.0f%%\n", names[k], 8 << wi,
-             pc, pr, rc, rr, ar, pr / rr, (rr / pc - 1) * 100);
+      double ac = best(rs[k][wi][2], 0, a), ar = best(rs[k][wi][2], 1, a);
+      printf("%-10s %3d | %7.2f / %7.2f | %7.2f / %7.2f | %7.2f / %7.2f | %.2fx faster | %+4.0f%%, %+4.0f%% | %+4.0f%%, %+4.0f%%\n",
+             names[k], 8 << wi, pc, pr, rc, rr, ac, ar, pr / rr, (rr / pc - 1) * 100, (rr / rc - 1) * 100, (ac / pc - 1) * 100,
+             (ar / pr - 1) * 100);
     }
   }
   /* straight-line: the driver (auto: refill not chosen) against a hand-written packet loop */

@@ -106,19 +106,26 @@ public final class ArrayDriver {
     driverParams.add(sizeT);
     String decl0 = cDeclaration(name, kinds, scalarParams, rt, cNames(scalar, !rt.isVoid()));
     Remark refillNote = null;
+    boolean adaptive = false;
     if (options.refill() != Refill.OFF) {
-      // lane refill (issue 17 §2): the same C signature, another body
-      Function driver = newDriver(module, scalar, name, driverParams, rt, fn);
+      // lane refill (issue 17 §2): the same C signature, another body (auto: both bodies, chosen while running)
+      boolean auto = options.refill() == Refill.AUTO;
+      Function driver = newDriver(module, scalar, auto ? name + ".refill" : name, driverParams, rt, fn);
       RefillDriver.Outcome o = RefillDriver.tryBuild(module, scalar, driver, result, options, packetizer, sizeT);
       options.remarks().accept(o.remark());
-      if (o.built()) {
+      if (o.built() && !auto) {
         module.verify().ifPresent(msg -> {
           throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver is"
               + " invalid: " + msg, fn);
         });
         return result.withRemark(o.remark()).withDriver(new PacketizationResult.DriverInfo(name, decl0, result.packetFunction()));
       }
-      driver.delete();
+      if (o.built()) {
+        driver.setInternalLinkage();
+        adaptive = true;
+      } else {
+        driver.delete();
+      }
       refillNote = o.remark();
     }
     // the other mask variant: full packets run unmasked, the remainder masked
@@ -134,9 +141,15 @@ public final class ArrayDriver {
         .or(() -> module.function(result.packetFunction())).orElseThrow();
     Function unmasked = options.masked() ? variant : primary;
     Function masked = options.masked() ? primary : variant;
-    Function driver = newDriver(module, scalar, name, driverParams, rt, fn);
+    Function driver = newDriver(module, scalar, adaptive ? name + ".plain" : name, driverParams, rt, fn);
     List<String> cNames = cNames(scalar, !rt.isVoid());
     new Emitter(module, driver, unmasked, masked, kinds, scalarParams, rt, sizeT, result.width()).emit();
+    if (adaptive) {
+      driver.setInternalLinkage();
+      Function dispatcher = newDriver(module, scalar, name, driverParams, rt, fn);
+      RefillDriver.emitAdaptive(module, dispatcher, driver, module.function(name + ".refill").orElseThrow(), kinds, scalarParams,
+          rt, sizeT, result.width());
+    }
     // caller and callees pass the packets in the same registers
     SignatureAbi.fitCallers(unmasked);
     SignatureAbi.fitCallers(masked);
@@ -146,7 +159,8 @@ public final class ArrayDriver {
     });
     String decl = cDeclaration(name, kinds, scalarParams, rt, cNames);
     Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays: "
-        + "full packets call @" + unmasked.name() + ", the remainder one masked @" + masked.name());
+        + "full packets call @" + unmasked.name() + ", the remainder one masked @" + masked.name()
+        + (adaptive ? "; --refill=auto: " + RefillDriver.ADAPTIVE_DESCRIPTION : ""));
     options.remarks().accept(note);
     PacketizationResult r0 = refillNote == null ? result : result.withRemark(refillNote);
     return r0.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));

@@ -173,6 +173,116 @@ public final class RefillDriver {
     }
   }
 
+  /** Elements per chunk of the adaptive driver, in packets. */
+  public static final int ADAPTIVE_CHUNK_PACKETS = 64;
+  /** Chunks per epoch of the adaptive driver (the first two of each are measurements). */
+  public static final int ADAPTIVE_EPOCH = 64;
+
+  static final String ADAPTIVE_DESCRIPTION = "the driver runs chunks of " + ADAPTIVE_CHUNK_PACKETS + "·W elements; in every"
+      + " epoch of " + ADAPTIVE_EPOCH + " chunks it times one chunk with the plain body and one with the refill body (the"
+      + " cycle counter; sums over the epochs, halved at each epoch) and runs the others with the one that took fewer"
+      + " cycles per element";
+
+  /**
+   * The {@link Refill#AUTO} driver: whether refill pays depends on the input (random inputs: it does;
+   * coherent inputs, where neighbouring elements need similar trip counts: the plain driver's uniform
+   * loop counter and lock-step lanes are cheaper), so the driver decides while it runs, by measurement.
+   * It calls the plain body {@code plain} and the refill body {@code refill} (both with the driver's
+   * signature) on chunks; see {@link #ADAPTIVE_DESCRIPTION}.
+   */
+  static void emitAdaptive(LlvmModule module, Function driver, Function plain, Function refill, List<ParamKind> kinds,
+      List<Type> types, Type rt, Type sizeT, int w) {
+    LlvmContext ctx = module.context();
+    Type i64 = ctx.i64();
+    Value n = driver.param(driver.paramCount() - 1);
+    Function clock = module.intrinsic("llvm.readcyclecounter");
+    try (IrBuilder b = new IrBuilder(ctx)) {
+      Block entry = driver.appendBlock("entry");
+      Block loop = driver.appendBlock("chunk");
+      Block exit = driver.appendBlock("exit");
+      b.atEnd(entry);
+      b.condBr(b.icmpEq(n, b.constInt(sizeT, 0), "empty"), exit, loop);
+      b.atEnd(loop);
+      Value i = b.phi(sizeT, "i");
+      Value pos = b.phi(ctx.i32(), "epoch.pos");
+      Value pCyc = b.phi(i64, "plain.cycles");
+      Value pCnt = b.phi(i64, "plain.elements");
+      Value rCyc = b.phi(i64, "refill.cycles");
+      Value rCnt = b.phi(i64, "refill.elements");
+      Value choice = b.phi(ctx.i1(), "refill.cheaper");
+      Value rest = b.sub(n, i, "rest");
+      Value chunk = b.min(rest, b.constInt(sizeT, (long) ADAPTIVE_CHUNK_PACKETS * w), true, "chunk.n");
+      Value first = b.icmpEq(pos, b.i32(0), "measure.plain");
+      Value second = b.icmpEq(pos, b.i32(1), "measure.refill");
+      Value useRefill = b.select(first, b.i1(false), b.select(second, b.i1(true), choice, ""), "use.refill");
+      List<Value> args = new ArrayList<>();
+      for (int j = 0; j < kinds.size(); j++) {
+        Value p = driver.param(j);
+        Type t = types.get(j);
+        switch (kinds.get(j)) {
+          case ParamKind.Varying v -> args.add(b.gep(t.isInteger(1) ? ctx.i8() : t, p, List.of(i), true, p.name() + ".chunk"));
+          case ParamKind.Linear l -> {
+            if (t.isPointer()) {
+              args.add(b.gep(ctx.i8(), p, List.of(b.mul(i, b.constInt(sizeT, l.step()), "")), false, p.name() + ".chunk"));
+            } else {
+              Value ii = t.intWidth() == sizeT.intWidth() ? i
+                  : b.cast(t.intWidth() < sizeT.intWidth() ? Opcode.TRUNC : Opcode.ZEXT, i, t, "");
+              args.add(b.add(p, b.mul(ii, b.constInt(t, l.step()), ""), p.name() + ".chunk"));
+            }
+          }
+          default -> args.add(p);
+        }
+      }
+      if (!rt.isVoid()) {
+        args.add(b.gep(rt.isInteger(1) ? ctx.i8() : rt, driver.param(kinds.size()), List.of(i), true, "out.chunk"));
+      }
+      args.add(chunk);
+      Block callPlain = driver.appendBlock("plain");
+      Block callRefill = driver.appendBlock("refill");
+      Block after = driver.appendBlock("measured");
+      Value t0 = b.call(clock, List.of(), "t0");
+      b.condBr(useRefill, callRefill, callPlain);
+      b.atEnd(callPlain);
+      b.call(plain, args, "");
+      b.br(after);
+      b.atEnd(callRefill);
+      b.call(refill, args, "");
+      b.br(after);
+      b.atEnd(after);
+      Value dt = b.sub(b.call(clock, List.of(), "t1"), t0, "cycles");
+      Value cnt = sizeT.intWidth() == 64 ? chunk : b.cast(Opcode.ZEXT, chunk, i64, "");
+      // at the start of an epoch the old sums count half
+      Value one = b.constInt(i64, 1);
+      Value pCyc0 = b.select(first, b.binop(Opcode.LSHR, pCyc, one, ""), pCyc, "");
+      Value pCnt0 = b.select(first, b.binop(Opcode.LSHR, pCnt, one, ""), pCnt, "");
+      Value rCyc0 = b.select(first, b.binop(Opcode.LSHR, rCyc, one, ""), rCyc, "");
+      Value rCnt0 = b.select(first, b.binop(Opcode.LSHR, rCnt, one, ""), rCnt, "");
+      Value pCyc1 = b.select(first, b.add(pCyc0, dt, ""), pCyc0, "plain.cycles.next");
+      Value pCnt1 = b.select(first, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
+      Value rCyc1 = b.select(second, b.add(rCyc0, dt, ""), rCyc0, "refill.cycles.next");
+      Value rCnt1 = b.select(second, b.add(rCnt0, cnt, ""), rCnt0, "refill.elements.next");
+      // refill per element < plain per element (cross-multiplied in double: no overflow, no division by 0)
+      Type dbl = ctx.doubleType();
+      Value lhs = b.fmul(b.cast(Opcode.UITOFP, rCyc1, dbl, ""), b.cast(Opcode.UITOFP, pCnt1, dbl, ""), "");
+      Value rhs = b.fmul(b.cast(Opcode.UITOFP, pCyc1, dbl, ""), b.cast(Opcode.UITOFP, rCnt1, dbl, ""), "");
+      Value cheaper = b.fcmp(org.bytedeco.llvm.global.LLVM.LLVMRealOLT, lhs, rhs, "");
+      Value choice1 = b.select(second, cheaper, choice, "refill.cheaper.next");
+      Value pos1 = b.add(pos, b.i32(1), "");
+      Value pos2 = b.select(b.icmpEq(pos1, b.i32(ADAPTIVE_EPOCH), ""), b.i32(0), pos1, "epoch.pos.next");
+      Value i1 = b.add(i, chunk, "i.next");
+      b.condBr(b.icmpUlt(i1, n, "more"), loop, exit);
+      i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(entry, after));
+      pos.addIncoming(List.of(b.i32(0), pos2), List.of(entry, after));
+      pCyc.addIncoming(List.of(b.constInt(i64, 0), pCyc1), List.of(entry, after));
+      pCnt.addIncoming(List.of(b.constInt(i64, 0), pCnt1), List.of(entry, after));
+      rCyc.addIncoming(List.of(b.constInt(i64, 0), rCyc1), List.of(entry, after));
+      rCnt.addIncoming(List.of(b.constInt(i64, 0), rCnt1), List.of(entry, after));
+      choice.addIncoming(List.of(b.i1(false), choice1), List.of(entry, after));
+      b.atEnd(exit);
+      b.retVoid();
+    }
+  }
+
   /** Emits the refill loop. */
   private static final class Emitter {
     private final LlvmModule module;

@@ -207,15 +207,46 @@ class RefillDriverJitTest {
     }
   }
 
-  @Test
-  void autoTakesTheEscapeTimeLoopAndLeavesStraightLineCodeAlone() {
+  /**
+   * --refill=auto: the adaptive driver (plain and refill bodies, chosen per chunk by the cycle counter)
+   * for the escape-time kernels, over several chunks and epochs, coherent and random inputs.
+   */
+  @ParameterizedTest(name = "W={0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {4, 16})
+  void autoBuildsTheAdaptiveDriverForEscapeTimeLoops(int w) throws Throwable {
     Manifest mf = Manifest.load();
+    for (K k : BUNDLED) {
+      List<Remark> remarks = new ArrayList<>();
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require(k.name())), k.name() + ".bc")) {
+        new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
+            .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+        assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill=auto) at the loop")), remarks.toString());
+        assertTrue(remarks.stream().anyMatch(r -> r.message().contains("--refill=auto: the driver runs chunks")), remarks.toString());
+        assertTrue(m.function(k.name() + "_map.plain").isPresent() && m.function(k.name() + "_map.refill").isPresent());
+        try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+          jit.addModule(m);
+          // chunks of 64 packets, epochs of 64 chunks: n crosses chunk boundaries and the first measurements
+          check(jit, arena, k, w, List.of(0, 1, w + 1, 64 * w - 1, 64 * w + 1, 3 * 64 * w + 5));
+        }
+      }
+    }
+  }
+
+  @Test
+  void autoLeavesStraightLineCodeAlone() {
     List<Remark> remarks = new ArrayList<>();
-    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require("mandelbrot")), "mandelbrot.bc")) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
+        define float @saxpy(float %x, float %y, float %a) {
+          %m = fmul float %a, %x
+          %s = fadd float %m, %y
+          ret float %s
+        }
+        """, "saxpy.ll")) {
       new Packetizer(PacketizerOptions.builder().width(8).params("vvu").arrayDriver(true).refill(Refill.AUTO)
-          .remarks(remarks::add).build()).run(m, "mandelbrot", "mandelbrot_v8");
-      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill=auto) at the loop")), remarks.toString());
-      assertTrue(m.function("mandelbrot_v8.masked").isEmpty(), "the refill driver does not use the plain driver's variant");
+          .remarks(remarks::add).build()).run(m, "saxpy", "saxpy_v8");
+      assertTrue(remarks.stream().anyMatch(r -> r.message().equals("lane refill not used (--refill=auto): it has no loop; plain driver")),
+          remarks.toString());
+      assertTrue(m.function("saxpy_map").isPresent() && m.function("saxpy_map.plain").isEmpty());
     }
   }
 
@@ -258,6 +289,14 @@ class RefillDriverJitTest {
 
   /** Runs the driver and the scalar function over random and coherent inputs; every element compared byte for byte. */
   static void check(Jit jit, Arena arena, K k, int w) throws Throwable {
+    List<Integer> ns = new ArrayList<>();
+    for (int n = 0; n <= 3 * w + 1; n++) ns.add(n);
+    ns.add(97);
+    ns.add(10 * w + 3);
+    check(jit, arena, k, w, ns);
+  }
+
+  static void check(Jit jit, Arena arena, K k, int w, List<Integer> ns) throws Throwable {
     int np = k.types().length();
     List<MemoryLayout> scalarParams = new ArrayList<>();
     List<MemoryLayout> driverParams = new ArrayList<>();
@@ -275,10 +314,6 @@ class RefillDriverJitTest {
     MethodHandle driver = C.downcallHandle(MemorySegment.ofAddress(jit.lookup(k.name() + "_map")),
         FunctionDescriptor.ofVoid(driverParams.toArray(MemoryLayout[]::new)));
     Random rnd = new Random(k.name().hashCode() * 31L + w);
-    List<Integer> ns = new ArrayList<>();
-    for (int n = 0; n <= 3 * w + 1; n++) ns.add(n);
-    ns.add(97);
-    ns.add(10 * w + 3);
     for (boolean coherent : new boolean[] {false, true}) {
       for (int n : ns) {
         Object[] uniform = new Object[np];
