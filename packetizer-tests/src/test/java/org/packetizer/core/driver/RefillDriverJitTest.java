@@ -250,6 +250,103 @@ class RefillDriverJitTest {
     }
   }
 
+  static final String IR_CASES = """
+      define float @vsum(float %x, i32 %n) {
+      entry:
+        %v0 = insertelement <2 x float> zeroinitializer, float %x, i32 0
+        br label %loop
+      loop:
+        %v = phi <2 x float> [ %v0, %entry ], [ %v1, %loop ]
+        %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+        %v1 = fadd <2 x float> %v, <float 1.0, float 0.5>
+        %i1 = add i32 %i, 1
+        %e = extractelement <2 x float> %v1, i32 0
+        %c = fcmp olt float %e, 100.0
+        %c2 = icmp slt i32 %i1, %n
+        %c3 = and i1 %c, %c2
+        br i1 %c3, label %loop, label %exit
+      exit:
+        %r = extractelement <2 x float> %v1, i32 1
+        ret float %r
+      }
+      define i32 @walk(ptr %p) {
+      entry:
+        %z = icmp eq ptr %p, null
+        br i1 %z, label %exit, label %loop
+      loop:
+        %q = phi ptr [ %p, %entry ], [ %nx, %loop ]
+        %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+        %w = getelementptr i8, ptr %q, i64 8
+        %val = load i32, ptr %w
+        %k1 = add i32 %k, %val
+        %nx = load ptr, ptr %q
+        %end = icmp eq ptr %nx, null
+        br i1 %end, label %exit, label %loop
+      exit:
+        %r = phi i32 [ -1, %entry ], [ %k1, %loop ]
+        ret i32 %r
+      }
+      """;
+
+  /** A vector value live across the loop: refused with a remark naming it, the plain driver (still every element right). */
+  @Test
+  void aVectorLiveAcrossTheLoopGetsThePlainDriverAndARemark() throws Throwable {
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(IR_CASES, "cases.ll")) {
+      new Packetizer(PacketizerOptions.builder().width(8).params("vu").verifyEachPhase(true).arrayDriver("*_map")
+          .refill(Refill.ON).remarks(remarks::add).build()).run(m, "vsum", "vsum_v8");
+      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill not used (--refill): the value %v")
+          && r.message().contains("of type <2 x float> is live at the loop header")), remarks.toString());
+      assertTrue(m.function("vsum_v8.masked").isPresent(), "the plain driver");
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        check(jit, arena, new K("vsum", "vu", "fi", 'f', -50, 120), 8);
+      }
+    }
+  }
+
+  /** Pointers as state and as varying inputs (an array of pointers: gathered, never expanded): linked lists of per-lane length. */
+  @ParameterizedTest(name = "W={0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {4, 8, 16})
+  void linkedListWalksWithPointerState(int w) throws Throwable {
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(IR_CASES, "cases.ll")) {
+      new Packetizer(PacketizerOptions.builder().width(w).params("v").verifyEachPhase(true).arrayDriver("*_map")
+          .refill(Refill.ON).remarks(remarks::add).build()).run(m, "walk", "walk_v" + w);
+      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")), remarks.toString());
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        MethodHandle driver = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("walk_map")),
+            FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_LONG));
+        MethodHandle scalar = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("walk")),
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        Random rnd = new Random(5 + w);
+        for (int n : new int[] {0, 1, w - 1, w + 1, 3 * w + 1, 200}) {
+          MemorySegment heads = arena.allocate(ADDRESS, Math.max(1, n));
+          for (int i = 0; i < n; i++) {
+            int len = rnd.nextInt(5) == 0 ? 0 : rnd.nextInt(40);
+            MemorySegment head = MemorySegment.NULL;
+            for (int k = 0; k < len; k++) {
+              MemorySegment node = arena.allocate(16, 8);
+              node.set(ADDRESS, 0, head);
+              node.set(JAVA_INT, 8, rnd.nextInt(1000));
+              head = node;
+            }
+            heads.setAtIndex(ADDRESS, i, head);
+          }
+          MemorySegment out = arena.allocate(JAVA_INT, n + w);
+          out.fill((byte) 0x5a);
+          driver.invokeExact(heads, out, (long) n);
+          for (int i = 0; i < n; i++) {
+            int want = (int) scalar.invokeExact(heads.getAtIndex(ADDRESS, i));
+            assertEquals(want, out.getAtIndex(JAVA_INT, i), "n=" + n + " element " + i);
+          }
+          for (int i = n; i < n + w; i++) assertEquals(0x5a5a5a5a, out.getAtIndex(JAVA_INT, i), "n=" + n + ": after the output");
+        }
+      }
+    }
+  }
+
   private static void packetize(LlvmModule m, K k, int w, List<Remark> remarks) {
     PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true)
         .arrayDriver("*_map").refill(Refill.ON).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
@@ -336,6 +433,7 @@ class RefillDriverJitTest {
               case "nested" -> 5;
               case "stack_slot" -> 20;
               case "saxpy" -> 1.75f;
+              case "vsum" -> 150;
               default -> throw new IllegalStateException(k.name());
             };
           }
