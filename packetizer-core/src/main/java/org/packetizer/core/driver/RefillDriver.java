@@ -1,13 +1,8 @@
 package org.packetizer.core.driver;
 
-import static org.bytedeco.llvm.global.LLVM.LLVMAttributeFunctionIndex;
-import static org.bytedeco.llvm.global.LLVM.LLVMGetEnumAttributeKindForName;
-import static org.bytedeco.llvm.global.LLVM.LLVMRemoveEnumAttributeAtIndex;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
@@ -67,6 +62,13 @@ public final class RefillDriver {
     if (p != null) return Math.max(1, Math.min(w, Integer.parseInt(p)));
     return Math.max(1, w / 4);
   }
+
+  /**
+   * The clean-up on the driver after inlining (the packet functions' own, {@code Packetizer.CLEANUP_PIPELINE}:
+   * the driver package does not depend on the pipeline's driver class).
+   */
+  static final String DRIVER_CLEANUP = "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
+      + "instcombine<no-verify-fixpoint>,adce,simplifycfg";
 
   /** The widest packet refill handles (a lane mask fits a 64-bit integer). */
   public static final int MAX_WIDTH = 64;
@@ -132,7 +134,7 @@ public final class RefillDriver {
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand).emit();
     inline(module, List.of(prePacket, iterPacket));
-    LlvmModule.runPasses(driver, Packetizer.CLEANUP_PIPELINE, null);
+    LlvmModule.runPasses(driver, DRIVER_CLEANUP, null);
     // (the pass deletes what it inlined completely: look the functions up by name again)
     for (String name : List.of(preName, iterName)) {
       module.function(name).ifPresent(f -> {
@@ -157,12 +159,11 @@ public final class RefillDriver {
    * attributes are taken off during the pass and put back, so that nothing else changes).
    */
   private static void inline(LlvmModule module, List<Function> fns) {
-    int kind = LLVMGetEnumAttributeKindForName("alwaysinline", "alwaysinline".length());
     List<Function> others = new ArrayList<>();
     for (Function f : module.functions()) {
       if (f.hasEnumAttribute("alwaysinline") && !fns.contains(f)) {
         others.add(f);
-        LLVMRemoveEnumAttributeAtIndex(f.ref(), LLVMAttributeFunctionIndex, kind);
+        f.removeEnumAttribute("alwaysinline");
       }
     }
     try {
@@ -261,11 +262,11 @@ public final class RefillDriver {
       Value pCnt1 = b.select(first, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
       Value rCyc1 = b.select(second, b.add(rCyc0, dt, ""), rCyc0, "refill.cycles.next");
       Value rCnt1 = b.select(second, b.add(rCnt0, cnt, ""), rCnt0, "refill.elements.next");
-      // refill per element < plain per element (cross-multiplied in double: no overflow, no division by 0)
-      Type dbl = ctx.doubleType();
-      Value lhs = b.fmul(b.cast(Opcode.UITOFP, rCyc1, dbl, ""), b.cast(Opcode.UITOFP, pCnt1, dbl, ""), "");
-      Value rhs = b.fmul(b.cast(Opcode.UITOFP, pCyc1, dbl, ""), b.cast(Opcode.UITOFP, rCnt1, dbl, ""), "");
-      Value cheaper = b.fcmp(org.bytedeco.llvm.global.LLVM.LLVMRealOLT, lhs, rhs, "");
+      // refill per element < plain per element (cross-multiplied in 128 bits: no overflow, no division by 0)
+      Type i128 = ctx.intType(128);
+      Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.cast(Opcode.ZEXT, pCnt1, i128, ""), "");
+      Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.cast(Opcode.ZEXT, rCnt1, i128, ""), "");
+      Value cheaper = b.icmpUlt(lhs, rhs, "");
       Value choice1 = b.select(second, cheaper, choice, "refill.cheaper.next");
       Value pos1 = b.add(pos, b.i32(1), "");
       Value pos2 = b.select(b.icmpEq(pos1, b.i32(ADAPTIVE_EPOCH), ""), b.i32(0), pos1, "epoch.pos.next");

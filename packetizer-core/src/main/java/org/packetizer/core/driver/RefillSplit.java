@@ -1,8 +1,5 @@
 package org.packetizer.core.driver;
 
-import static org.bytedeco.llvm.global.LLVM.LLVMInsertIntoBuilderWithName;
-import static org.bytedeco.llvm.global.LLVM.LLVMInstructionClone;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -323,8 +320,7 @@ final class RefillSplit {
             if (op == Opcode.PHI) {
               copy = b.phi(inst.type(), inst.name());
             } else {
-              copy = Value.of(LLVMInstructionClone(inst.ref()));
-              LLVMInsertIntoBuilderWithName(b.ref(), copy.ref(), inst.name());
+              copy = b.insertClone(inst, inst.name());
             }
             vmap.put(inst, copy);
           }
