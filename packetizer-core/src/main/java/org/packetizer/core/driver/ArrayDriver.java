@@ -44,11 +44,11 @@ import org.packetizer.core.mapping.VectorAbi;
  * is what a driver is to hide), and parameter or result types without a plain C element type
  * (aggregates, vectors, half, integers other than 1/8/16/32/64 bits).
  *
- * <p>Extension point for lane refill (issue 17 §2): {@link Emitter#emit()} builds the loop as three
- * pieces — {@code loadPacket(index, mask)}, {@code callPacket}, {@code storePacket} — over an element
- * index that advances by W. A refill driver replaces the full-packet loop by a loop over the scalar
- * function's divergent loop in which finished lanes store their result and load the next element
- * index ({@code loadPacket} with a per-lane index vector instead of a base index).
+ * <p>Lane refill (issue 17 §2, {@link org.packetizer.core.api.Refill}): with {@code Refill.ON} the
+ * driver's body is {@link RefillDriver}'s loop instead (same signature); with {@code Refill.AUTO},
+ * where the static rule holds, the driver runs chunks with either body (internal {@code NAME.plain},
+ * {@code NAME.refill}), chosen by measurement while it runs. Where refill is not built, a remark says
+ * why and the plain driver is emitted.
  */
 public final class ArrayDriver {
   private ArrayDriver() {}
@@ -118,7 +118,7 @@ public final class ArrayDriver {
           throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver is"
               + " invalid: " + msg, fn);
         });
-        return result.withRemark(o.remark()).withDriver(new PacketizationResult.DriverInfo(name, decl0, result.packetFunction()));
+        return result.withRemark(o.remark()).withDriver(new PacketizationResult.DriverInfo(name, decl0, name));
       }
       if (o.built()) {
         driver.setInternalLinkage();
