@@ -17,7 +17,7 @@ module org.packetizer.core {
   // math; the command line reports the hardware width, publishes vector-function-ABI names and
   // writes array drivers' C headers (these modules are built after this one, hence the annotation)
   exports org.packetizer.core.widen to org.packetizer.testkit;
-  exports org.packetizer.core.mapping to org.packetizer.testkit, org.packetizer.bench, org.packetizer.cli;
+  exports org.packetizer.core.mapping to org.packetizer.jit, org.packetizer.testkit, org.packetizer.bench, org.packetizer.cli;
   exports org.packetizer.core.wrapper to org.packetizer.cli;
   exports org.packetizer.core.driver to org.packetizer.cli;
 }

@@ -101,7 +101,7 @@ class ConsumerProjectTest {
         "packetizer-jit", java.util.Set.of("org.packetizer.core.jit"),
         "packetizer-testkit", java.util.Set.of("org.packetizer.core.check", "org.packetizer.core.toolchain"),
         "packetizer-bench", java.util.Set.of("org.packetizer.core.bench"));
-    java.util.Set<String> ownModules = java.util.Set.of("org.packetizer.testkit", "org.packetizer.bench", "org.packetizer.cli");
+    java.util.Set<String> ownModules = java.util.Set.of("org.packetizer.jit", "org.packetizer.testkit", "org.packetizer.bench", "org.packetizer.cli");
     for (var e : expected.entrySet()) {
       Path jar = Path.of(repo, "org/packetizer", e.getKey(), version, e.getKey() + "-" + version + ".jar");
       assertTrue(Files.isRegularFile(jar), jar + " is not installed (run with 'mvn install')");
