@@ -203,6 +203,13 @@ public final class Packetizer {
       throw PacketizationException.invalid("cAbi and vectorAbi exclude each other: the vector function ABI has its own"
           + " calling convention", scalarName);
     }
+    if (options.vectorAbi() && org.packetizer.core.wrapper.HardwareWidth.Arch.of(module.targetTriple())
+        != org.packetizer.core.wrapper.HardwareWidth.Arch.X86) {
+      throw PacketizationException.unsupported("the vector function ABI is implemented for x86-64 only (names _ZGV[bcde]..."
+          + " and their calling convention); the module's target is " + module.targetTriple() + ": the AArch64 vector"
+          + " function ABI (_ZGVn... for Advanced SIMD, _ZGVsMx... for SVE) is not implemented; publish the packet function"
+          + " under a name of your own", scalarName, null, null);
+    }
     if (unnamed) simdName = vectorAbiVariant(module, scalarName, null).mangledName();
     if (simdName.equals(scalarName)) {
       throw PacketizationException.invalid("the SIMD function must have a different name than the scalar one", scalarName);

@@ -66,7 +66,7 @@ public final class VectorMathReference {
           Optional<MathMappings.Mapping> mm = MathMappings.forCallee(callee.get().name());
           Type t = inst.type();
           if (mm.isEmpty() || !(t.isFloat() || t.isDouble())) continue;
-          Optional<Libmvec.Variant> v = Libmvec.variant(mm.get().intrinsic(), t.isDouble(), features, width);
+          Optional<Libmvec.Variant> v = Libmvec.variant(mm.get().intrinsic(), t.isDouble(), m.targetTriple(), features, width);
           if (v.isEmpty() || v.get().arity() != inst.numArgOperands() || width % v.get().lanes() != 0) continue;
           int lanes = v.get().lanes();
           Type vt = t.vectorOf(lanes);
