@@ -100,13 +100,14 @@ public final class Packetizer {
   public List<PacketizationResult> runDeclaredVariants(LlvmModule module, String scalarName) {
     Function scalar = module.function(scalarName).orElseThrow(() -> PacketizationException.invalid(
         "no function @" + scalarName + " in module '" + module.identifier() + "'" + suggest(module, scalarName), null));
-    char supported = VectorAbi.isa(scalar.stringAttribute("target-features").orElse(""));
+    char supported = VectorAbi.isa(module.targetTriple(), scalar.stringAttribute("target-features").orElse(""));
     List<PacketizationResult> out = new ArrayList<>();
     List<VectorAbi.Variant> variants = new ArrayList<>(VectorAbi.declaredVariants(scalar));
     // best ISA first: LLVM's loop vectorizer takes the first announced variant that fits a call
     variants.sort(java.util.Comparator.comparing(VectorAbi.Variant::isa).reversed());
     for (VectorAbi.Variant v : variants) {
-      if (v.isa() > supported || module.function(v.mangledName()).map(f -> !f.isDeclaration()).orElse(false)) continue;
+      if (!VectorAbi.isaOfTarget(v.isa(), module.targetTriple()) || v.isa() > supported
+          || module.function(v.mangledName()).map(f -> !f.isDeclaration()).orElse(false)) continue;
       PacketizerOptions o = options.toBuilder().width(v.vlen()).masked(v.masked()).params(v.params()).vectorAbi(true).arrayDriver((String) null).build();
       out.add(new Packetizer(o).run(module, scalarName, v.mangledName()));
     }
@@ -162,6 +163,7 @@ public final class Packetizer {
     Optional<Function> scalar = module.function(scalarName);
     if (v.isEmpty() || scalar.isEmpty()) return Map.of();
     char isa = v.get().isa();
+    if (isa == 'n') return Map.of(); // AArch64: one Advanced SIMD width, nothing to switch
     String own = scalar.get().stringAttribute("target-features").orElse("");
     if (VectorAbi.isa(own) == isa) return Map.of();
     Map<String, Optional<String>> saved = new LinkedHashMap<>();
@@ -203,12 +205,13 @@ public final class Packetizer {
       throw PacketizationException.invalid("cAbi and vectorAbi exclude each other: the vector function ABI has its own"
           + " calling convention", scalarName);
     }
-    if (options.vectorAbi() && org.packetizer.core.wrapper.HardwareWidth.Arch.of(module.targetTriple())
-        != org.packetizer.core.wrapper.HardwareWidth.Arch.X86) {
-      throw PacketizationException.unsupported("the vector function ABI is implemented for x86-64 only (names _ZGV[bcde]..."
-          + " and their calling convention); the module's target is " + module.targetTriple() + ": the AArch64 vector"
-          + " function ABI (_ZGVn... for Advanced SIMD, _ZGVsMx... for SVE) is not implemented; publish the packet function"
-          + " under a name of your own", scalarName, null, null);
+    if (options.vectorAbi()) {
+      org.packetizer.core.wrapper.HardwareWidth.Arch arch = org.packetizer.core.wrapper.HardwareWidth.Arch.of(module.targetTriple());
+      if (arch != org.packetizer.core.wrapper.HardwareWidth.Arch.X86 && arch != org.packetizer.core.wrapper.HardwareWidth.Arch.AARCH64) {
+        throw PacketizationException.unsupported("the vector function ABI is implemented for x86-64 (_ZGV[bcde]) and AArch64"
+            + " Advanced SIMD (_ZGVn) only; the module's target is " + module.targetTriple() + "; publish the packet function"
+            + " under a name of your own", scalarName, null, null);
+      }
     }
     if (unnamed) simdName = vectorAbiVariant(module, scalarName, null).mangledName();
     if (simdName.equals(scalarName)) {
@@ -250,6 +253,7 @@ public final class Packetizer {
           .orElse(vectorAbiVariant(module, scalarName, kinds));
     }
     Type packetType = packetFunctionType(module, scalar, kinds, w);
+    if (abiVariant != null) checkAbiVariantFits(module, scalar, abiVariant, packetType, kinds, scalarName);
     phase.accept("check-input");
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
     // thesis 4.6: a width above the hardware width may be served by an N-wide function and a wrapper
@@ -320,6 +324,10 @@ public final class Packetizer {
       // was. Copying it would be wrong for some: LLVM 20's x86-64 coldcc restores xmm0 (the vector
       // return register) on return, x86_vectorcallcc renames the symbol, ghccc/hipe have no returns.
       if (topLevel) packet.setCallingConvention(scalar.publishedCallingConvention());
+      // SVE / RISC-V V at a fixed length (clang's -msve-vector-bits, TargetSpec): without it the back end
+      // would split the packet's vectors into 128-bit pieces
+      Optional<Long> vscaleRange = scalar.enumAttributeValue("vscale_range");
+      if (vscaleRange.isPresent()) packet.setEnumAttributeValue("vscale_range", vscaleRange.get());
       for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
         if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
       }
@@ -540,6 +548,37 @@ public final class Packetizer {
   }
 
   /**
+   * The variant's ISA must be the module's target family's, and an Advanced SIMD variant must fit the
+   * AArch64 vector function ABI as LLVM passes it: every vector in at most four 128-bit registers (the
+   * ABI's extended short vectors are homogeneous aggregates of up to four), and a mask's lane size
+   * (the narrowest data size) known.
+   */
+  private static void checkAbiVariantFits(LlvmModule module, Function scalar, VectorAbi.Variant v, Type packetType,
+      List<ParamKind> kinds, String fn) {
+    if (!VectorAbi.isaOfTarget(v.isa(), module.targetTriple())) {
+      throw PacketizationException.invalid("the vector-function-ABI ISA '" + v.isa() + "' of @" + v.mangledName()
+          + " is not one of the module's target (" + (module.targetTriple().isEmpty() ? "the host" : module.targetTriple())
+          + "; x86-64: b, c, d, e; AArch64: n)", fn);
+    }
+    if (v.isa() != 'n') return;
+    List<Type> types = new ArrayList<>(packetType.paramTypes());
+    types.add(packetType.returnType());
+    for (Type t : types) {
+      if (t.isVector() && module.allocSize(t) * 8 > 512) {
+        throw PacketizationException.unsupported("the AArch64 vector function ABI passes a vector of more than four 128-bit"
+            + " registers (" + t + ") in memory, which this packetizer does not publish; choose a smaller width", fn, null, null);
+      }
+    }
+    if (v.masked()) {
+      try {
+        VectorAbi.narrowestBits(scalar, kinds);
+      } catch (IllegalArgumentException e) {
+        throw PacketizationException.unsupported("a masked Advanced SIMD variant: " + e.getMessage(), fn, null, null);
+      }
+    }
+  }
+
+  /**
    * Publishes {@code simdName} under the x86 vector function ABI: every function this packetization
    * made is compiled for the variant's ISA (b: SSE, c: AVX, d: AVX2, e: AVX-512F, whatever the scalar
    * function's features), and where the ABI passes the variant differently from LLVM's form (a
@@ -624,7 +663,7 @@ public final class Packetizer {
         "no function @" + scalarName + " in module '" + module.identifier() + "'" + suggest(module, scalarName), null));
     List<ParamKind> ks = kinds != null ? kinds : paramKinds(module, scalar, Optional.empty(), null, scalarName);
     try {
-      return new VectorAbi.Variant(VectorAbi.isa(scalar.stringAttribute("target-features").orElse("")), options.masked(),
+      return new VectorAbi.Variant(VectorAbi.isa(module.targetTriple(), scalar.stringAttribute("target-features").orElse("")), options.masked(),
           options.width(), ks, scalarName);
     } catch (IllegalArgumentException e) {
       throw PacketizationException.invalid("cannot publish @" + scalarName + " under the vector function ABI: "

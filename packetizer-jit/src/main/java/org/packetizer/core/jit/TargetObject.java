@@ -97,6 +97,21 @@ public final class TargetObject {
     return out;
   }
 
+  /** Compiles all of {@code module} (a copy, given the target machine's triple and data layout) into {@code object}. */
+  public static void emitModule(LlvmModule module, TargetMachine tm, Path object) {
+    Llvm.init();
+    try (LlvmModule copy = module.cloneModule()) {
+      copy.setTargetTriple(tm.triple());
+      copy.setDataLayout(tm.dataLayout());
+      BytePointer err = new BytePointer((Pointer) null);
+      try (BytePointer file = new BytePointer(object.toString())) {
+        if (LLVMTargetMachineEmitToFile(tm.ref(), copy.ref(), file, LLVMObjectFile, err) != 0) {
+          throw new LlvmException("cannot compile for " + tm.triple() + ": " + Llvm.takeMessage(err));
+        }
+      }
+    }
+  }
+
   /** Deletes, to a fixed point, every function other than {@code keep} that nothing refers to. */
   private static void prune(LlvmModule m, Set<String> keep) {
     boolean changed = true;

@@ -192,7 +192,7 @@ final class QemuExecutor implements AutoCloseable {
     synchronized (stderr) {
       err = stderr.toString().strip();
     }
-    return new IllegalStateException("@" + fn + " crashed under " + target.qemu() + " -cpu " + target.qemuCpu()
+    return new EmulatedCrashException("@" + fn + " crashed under " + target.qemu() + " -cpu " + target.qemuCpu()
         + " (" + target.name() + "): the launcher " + how + (err.isEmpty() ? "" : ": " + err));
   }
 

@@ -17,6 +17,7 @@ import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.check.CheckResult;
 import org.packetizer.core.check.CrossTarget;
 import org.packetizer.core.check.DifferentialCheck;
+import org.packetizer.core.check.EmulatedCrashException;
 import org.packetizer.core.check.Inputs;
 import org.packetizer.core.check.KernelChecks;
 import org.packetizer.core.ir.LlvmContext;
@@ -77,32 +78,80 @@ class CrossTargetKernelTest {
       Assumptions.abort(msg);
     });
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(manifest.bitcode(e), e.bitcode())) {
-      if (m.function("record").map(fn -> fn.isDeclaration()).orElse(false)) {
+      if (reaches(m, e.function(), "record")) {
         // the kernel's side effect is a call into Java (recorded upcall): the emulated process cannot make it
-        Assumptions.abort(e.name() + " calls record(int), a Java upcall the emulated process cannot reach");
+        String msg = "SKIPPED: " + e.name() + " calls record(int), a Java upcall the emulated process cannot reach";
+        System.err.println(msg);
+        Assumptions.abort(msg);
       }
       c.target().spec().applyTo(m);
       String simd = e.function() + "_simd" + c.width();
       PacketizerOptions.Builder ob = PacketizerOptions.builder().width(c.width()).params(KernelChecks.paramKinds(e))
           .verifyEachPhase(true).wrapperMode(c.wrapper() ? WrapperMode.LOOP : WrapperMode.DIRECT);
-      PacketizationResult r = new Packetizer(ob.build()).run(m, e.function(), simd);
+      PacketizationResult r;
+      try {
+        r = new Packetizer(ob.build()).run(m, e.function(), simd);
+      } catch (org.packetizer.core.api.PacketizationException x) {
+        // the wrapper's own limits (e.g. struct-of-arrays leaves it cannot copy): as on x86, one W-wide function
+        if (!c.wrapper() || !x.getMessage().contains("the wrapper for width")) throw x;
+        System.err.println(e.name() + " " + c + ": direct (" + x.getMessage().lines().findFirst().orElse("") + ")");
+        r = new Packetizer(ob.wrapperMode(WrapperMode.DIRECT).build()).run(m, e.function(), simd);
+      }
+      PacketizationResult rr = r;
       assertTrue(m.verify().isEmpty(), () -> "module invalid: " + m.verify().get());
       if (c.wrapper()) {
         int n = HardwareWidth.forFunction(m.function(e.function()).orElseThrow());
         assertEquals(4, n, "NEON's hardware width");
         // (kernels with varying vector or aggregate parameters cannot be sliced: direct, as on x86)
         boolean sliced = m.function(simd + ".n4").isPresent();
-        if (!sliced) System.err.println(e.name() + " " + c + ": no wrapper (" + r.summary().lines().findFirst().orElse("") + ")");
+        if (!sliced) System.err.println(e.name() + " " + c + ": no wrapper (" + rr.summary().lines().findFirst().orElse("") + ")");
       }
-      DifferentialCheck.Builder cb = KernelChecks.checkBuilder(e, m, simd, c.width()).crossTarget(c.target());
+      DifferentialCheck.Builder cb = DifferentialCheck.builder(m, e.function(), simd, c.width())
+          .params(KernelChecks.paramSpecs(e, m)).crossTarget(c.target());
+      if (e.ulps() > 0) cb.ulps(e.ulps());
       try (DifferentialCheck check = cb.build()) {
         for (Inputs in : KernelChecks.sampleInputs(e, c.width())) {
           CheckResult res = check.run(in);
-          assertTrue(res.passed(), () -> e + " " + c + " samples:\n" + res.report() + "\n" + r.summary());
+          assertTrue(res.passed(), () -> e + " " + c + " samples:\n" + res.report() + "\n" + rr.summary());
         }
         CheckResult res = check.runMany(RANDOM_RUNS, 0xA64 + c.width());
-        assertTrue(res.passed(), () -> e + " " + c + ":\n" + res.report() + "\n" + r.summary());
+        assertTrue(res.passed(), () -> e + " " + c + ":\n" + res.report() + "\n" + rr.summary());
+      } catch (EmulatedCrashException crash) {
+        if (crash.getMessage().contains(QEMU_RVV_ASSERTION)) {
+          // QEMU 7.2 (Debian 12's qemu-user) aborts in its own RISC-V translator on some vector
+          // instruction sequences: the emulator fails, not the code, so there is no verdict
+          String msg = "SKIPPED LOUDLY: " + e.name() + " " + c + ": qemu's RISC-V translator failed its own assertion ("
+              + QEMU_RVV_ASSERTION + "), a bug of QEMU 7.2; no verdict on the code";
+          System.err.println(msg);
+          Assumptions.abort(msg);
+        }
+        throw crash;
       }
     }
+  }
+
+  /** QEMU 7.2's assertion in target/riscv/translate.c (fixed in later QEMU releases). */
+  static final String QEMU_RVV_ASSERTION = "decode_save_opc: Assertion";
+
+  /** Whether {@code fn} calls {@code callee}, directly or through functions of the module. */
+  static boolean reaches(LlvmModule m, String fn, String callee) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    java.util.ArrayDeque<String> work = new java.util.ArrayDeque<>(List.of(fn));
+    while (!work.isEmpty()) {
+      String name = work.poll();
+      if (name.equals(callee)) return true;
+      if (!seen.add(name)) continue;
+      var f = m.function(name);
+      if (f.isEmpty() || f.get().isDeclaration()) continue;
+      for (var bl : f.get().blocks()) {
+        for (var inst : bl.instructions()) {
+          for (int i = 0; i < inst.numOperands(); i++) {
+            var op = inst.operand(i);
+            if (op != null && op.isFunction()) work.add(op.name());
+          }
+        }
+      }
+    }
+    return false;
   }
 }
