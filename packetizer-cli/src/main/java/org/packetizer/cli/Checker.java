@@ -391,7 +391,7 @@ final class Checker {
     String cpu = packet.stringAttribute("target-cpu").orElse("");
     String features = packet.stringAttribute("target-features").orElse("");
     long vscale = org.packetizer.core.wrapper.HardwareWidth.vscaleMin(packet);
-    boolean riscv = org.packetizer.core.wrapper.HardwareWidth.Arch.of(triple) == org.packetizer.core.wrapper.HardwareWidth.Arch.RISCV64;
+    boolean riscv = org.packetizer.core.ir.TargetArch.of(triple) == org.packetizer.core.ir.TargetArch.RISCV64;
     int bits = vscale <= 0 ? 0 : (int) (vscale * (riscv ? 64 : 128));
     if (!riscv && !features.contains("+sve")) bits = 0;
     org.packetizer.core.api.TargetSpec spec = new org.packetizer.core.api.TargetSpec(triple, cpu, features, bits);

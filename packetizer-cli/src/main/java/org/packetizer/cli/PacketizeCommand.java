@@ -168,6 +168,12 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " integer bit mask; LLVM's form stays as SIMD.ir. Not with --vector-abi.")
   boolean cAbi;
 
+  @Option(names = "--scalable",
+      description = "Scalable packets: the packet function takes <vscale x W x T> values and a <vscale x W x i1>"
+          + " predicate (always masked) and computes vscale x W lanes, vscale known only at run time (SVE, RISC-V V)."
+          + " Lane-wise code only: anything that names a lane is refused as UNSUPPORTED (docs/cross-targets.md).")
+  boolean scalable;
+
   @Option(names = "--declared-variants",
       description = "Make every vector variant the functions declare: clang -fopenmp-simd records each"
           + " '#pragma omp declare simd' as _ZGV<isa><N|M><W><params>_SCALAR attributes; each variant whose ISA the"
@@ -561,7 +567,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       throw CliException.usage("--c-abi does not combine with " + (vectorAbi ? "--vector-abi" : "--declared-variants")
           + ": the vector function ABI has its own calling convention");
     }
-    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, targetTriple, targetCpu, targetFeatures, vectorBits, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
+    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, scalable, targetTriple, targetCpu, targetFeatures, vectorBits, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug,
         arrayDriver, header);
   }

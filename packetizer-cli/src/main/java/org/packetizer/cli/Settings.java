@@ -36,6 +36,7 @@ record Settings(
     boolean vectorAbi,
     boolean declaredVariants,
     boolean cAbi,
+    boolean scalable,
     String targetTriple,
     String targetCpu,
     String targetFeatures,
@@ -83,6 +84,7 @@ record Settings(
         .wrapperMode(wrapperMode)
         .vectorAbi(vectorAbi)
         .cAbi(cAbi)
+        .scalable(scalable)
         .arrayDriver(arrayDriver);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);

@@ -13,6 +13,7 @@ import org.packetizer.analysis.cfg.IrreducibleCfgException;
 import org.packetizer.analysis.divergence.DivergenceAnalysis;
 import org.packetizer.analysis.divergence.DivergenceInfo;
 import org.packetizer.analysis.divergence.Shape;
+import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
@@ -127,6 +128,7 @@ public final class Packetizer {
     // the module's functions carry the ISA's features during the run and get their own back afterwards
     Map<String, Optional<String>> savedFeatures = options.vectorAbi() ? overrideIsa(module, scalarName, simdName) : Map.of();
     try {
+      if (options.scalable()) return runScalable(module, scalarName, simdName);
       PacketizationResult r = run(module, scalarName, simdName, null);
       if (options.arrayDriver().isPresent()) {
         r = ArrayDriver.build(module, r, options, (o, f, s) -> new Packetizer(o).run(module, f, s, null));
@@ -145,6 +147,35 @@ public final class Packetizer {
         });
       }
     }
+  }
+
+  /**
+   * {@link PacketizerOptions#scalable}: the masked W-wide packet function, re-typed to vscale × W lanes
+   * by {@link org.packetizer.core.scalable.ScalablePackets} (lane-wise code only).
+   */
+  private PacketizationResult runScalable(LlvmModule module, String scalarName, String simdName) {
+    if (options.vectorAbi() || options.cAbi() || options.arrayDriver().isPresent()) {
+      throw PacketizationException.invalid("scalable packets are published as LLVM functions only: not with the vector"
+          + " function ABI, the C form or an array driver", scalarName);
+    }
+    if (simdName == null || simdName.isBlank()) throw PacketizationException.invalid("the SIMD function needs a name", scalarName);
+    String fixedName = simdName + ".fixed";
+    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).masked(true).wrapperMode(WrapperMode.DIRECT)
+        .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).memoryStrategy(MemoryStrategy.GATHER).build();
+    if (module.function(simdName).isPresent()) {
+      throw PacketizationException.invalid("@" + simdName + " already exists in the module", scalarName);
+    }
+    PacketizationResult fixed = new Packetizer(fixedOptions).run(module, scalarName, fixedName, null);
+    Function fixedFn = module.function(fixedName).orElseThrow();
+    org.packetizer.core.scalable.ScalablePackets.build(module, fixedFn, simdName, options.width(), scalarName);
+    fixedFn.delete();
+    // callees' packet versions the fixed function called stay (the scalable one calls none: it is lane-wise)
+    Function scalable = module.function(simdName).orElseThrow();
+    verify(module, scalable, "after re-typing to scalable vectors", scalarName);
+    Remark note = new Remark(Remark.Kind.NOTE, scalarName, null, null, "scalable packet function @" + simdName + ": "
+        + scalable.functionType() + " (vscale x " + options.width() + " lanes, last parameter the predicate)");
+    options.remarks().accept(note);
+    return fixed.withPacketFunction(simdName).withRemark(note);
   }
 
   /**
@@ -206,8 +237,8 @@ public final class Packetizer {
           + " calling convention", scalarName);
     }
     if (options.vectorAbi()) {
-      org.packetizer.core.wrapper.HardwareWidth.Arch arch = org.packetizer.core.wrapper.HardwareWidth.Arch.of(module.targetTriple());
-      if (arch != org.packetizer.core.wrapper.HardwareWidth.Arch.X86 && arch != org.packetizer.core.wrapper.HardwareWidth.Arch.AARCH64) {
+      org.packetizer.core.ir.TargetArch arch = org.packetizer.core.ir.TargetArch.of(module.targetTriple());
+      if (arch != org.packetizer.core.ir.TargetArch.X86 && arch != org.packetizer.core.ir.TargetArch.AARCH64) {
         throw PacketizationException.unsupported("the vector function ABI is implemented for x86-64 (_ZGV[bcde]) and AArch64"
             + " Advanced SIMD (_ZGVn) only; the module's target is " + module.targetTriple() + "; publish the packet function"
             + " under a name of your own", scalarName, null, null);

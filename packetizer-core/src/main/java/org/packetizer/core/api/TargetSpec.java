@@ -5,7 +5,7 @@ import java.util.Objects;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.TargetMachine;
-import org.packetizer.core.wrapper.HardwareWidth;
+import org.packetizer.core.ir.TargetArch;
 
 /**
  * A target to packetize for, possibly not the host's: an LLVM triple ({@code aarch64-linux-gnu},
@@ -18,7 +18,7 @@ import org.packetizer.core.wrapper.HardwareWidth;
  * with {@code vectorBits}, {@code vscale_range(k,k)} — what clang's {@code -msve-vector-bits=N}
  * ({@code k = N/128}) and {@code -mrvv-vector-bits=N} ({@code k = N/64}) write, so that LLVM's AArch64 and
  * RISC-V back ends lower fixed-length vectors of up to N bits into one register and
- * {@link HardwareWidth} gives N/32 float lanes. The packetizer then reads everything from the module,
+ * {@code HardwareWidth} gives N/32 float lanes. The packetizer then reads everything from the module,
  * as it does for a module clang compiled for that target in the first place.
  *
  * @param triple     the LLVM target triple
@@ -36,18 +36,18 @@ public record TargetSpec(String triple, String cpu, String features, int vectorB
     if (vectorBits != 0 && (vectorBits < 128 || vectorBits > 2048 || Integer.bitCount(vectorBits) != 1)) {
       throw new IllegalArgumentException("vector bits must be a power of two from 128 to 2048, got " + vectorBits);
     }
-    HardwareWidth.Arch arch = HardwareWidth.Arch.of(triple);
-    if (vectorBits != 0 && arch != HardwareWidth.Arch.AARCH64 && arch != HardwareWidth.Arch.RISCV64) {
+    TargetArch arch = TargetArch.of(triple);
+    if (vectorBits != 0 && arch != TargetArch.AARCH64 && arch != TargetArch.RISCV64) {
       throw new IllegalArgumentException("vector bits (" + vectorBits + ") are for SVE and RISC-V V; target " + triple
           + " has fixed-size vector registers");
     }
   }
 
   /** The instruction set family. */
-  public HardwareWidth.Arch arch() { return HardwareWidth.Arch.of(triple); }
+  public TargetArch arch() { return TargetArch.of(triple); }
 
   /** Whether this target's code cannot run on the host (it runs under an emulator). */
-  public boolean isCross() { return HardwareWidth.crossTarget(triple); }
+  public boolean isCross() { return TargetArch.isCross(triple); }
 
   /** The CPU name LLVM gets: the given one, else the triple's generic CPU. */
   public String cpuOrGeneric() {
@@ -63,7 +63,7 @@ public record TargetSpec(String triple, String cpu, String features, int vectorB
    * +m,+a,+f,+d,+c}) comes first, since lp64d code needs the D extension.
    */
   public String effectiveFeatures() {
-    if (arch() == HardwareWidth.Arch.RISCV64) {
+    if (arch() == TargetArch.RISCV64) {
       String base = "+m,+a,+f,+d,+c";
       return features.isEmpty() ? base : base + "," + features;
     }
@@ -73,7 +73,7 @@ public record TargetSpec(String triple, String cpu, String features, int vectorB
   /** {@code vscale_range(k,k)}'s k for {@link #vectorBits} (0 when none). */
   public int vscale() {
     if (vectorBits == 0) return 0;
-    return arch() == HardwareWidth.Arch.RISCV64 ? vectorBits / 64 : vectorBits / 128;
+    return arch() == TargetArch.RISCV64 ? vectorBits / 64 : vectorBits / 128;
   }
 
   /** A target machine for this target (owned: close it). */
@@ -87,8 +87,8 @@ public record TargetSpec(String triple, String cpu, String features, int vectorB
    */
   public void applyTo(LlvmModule m) {
     String old = m.targetTriple();
-    boolean otherFamily = old.isEmpty() ? HardwareWidth.crossTarget(triple)
-        : HardwareWidth.Arch.of(old) != arch();
+    boolean otherFamily = old.isEmpty() ? TargetArch.isCross(triple)
+        : TargetArch.of(old) != arch();
     String layout;
     try (TargetMachine tm = targetMachine()) {
       layout = tm.dataLayout();

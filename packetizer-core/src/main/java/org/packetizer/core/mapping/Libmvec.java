@@ -44,7 +44,7 @@ public final class Libmvec {
    * holds no {@code libmvec.so}); RISC-V glibc has none. There, math stays on LLVM's intrinsics.
    */
   public static Optional<Variant> variant(String intrinsic, boolean isDouble, String triple, String features, int width) {
-    if (org.packetizer.core.wrapper.HardwareWidth.Arch.of(triple) != org.packetizer.core.wrapper.HardwareWidth.Arch.X86) {
+    if (org.packetizer.core.ir.TargetArch.of(triple) != org.packetizer.core.ir.TargetArch.X86) {
       return Optional.empty();
     }
     String base = NAMES.get(intrinsic);

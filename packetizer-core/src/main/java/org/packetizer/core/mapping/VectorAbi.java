@@ -85,7 +85,7 @@ public final class VectorAbi {
    * @throws IllegalArgumentException for other targets (no vector function ABI implemented)
    */
   public static char isa(String triple, String targetFeatures) {
-    return switch (org.packetizer.core.wrapper.HardwareWidth.Arch.of(triple)) {
+    return switch (org.packetizer.core.ir.TargetArch.of(triple)) {
       case AARCH64 -> 'n';
       case X86 -> isa(targetFeatures);
       default -> throw new IllegalArgumentException("no vector function ABI is implemented for target " + triple
@@ -95,7 +95,7 @@ public final class VectorAbi {
 
   /** Whether {@code isa} is one of the target family of {@code triple} (n for AArch64, b/c/d/e for x86). */
   public static boolean isaOfTarget(char isa, String triple) {
-    return switch (org.packetizer.core.wrapper.HardwareWidth.Arch.of(triple)) {
+    return switch (org.packetizer.core.ir.TargetArch.of(triple)) {
       case AARCH64 -> isa == 'n';
       case X86 -> "bcde".indexOf(isa) >= 0;
       default -> false;

@@ -51,7 +51,7 @@ public final class MaskDemotion {
     // x86 only: the rewrite is tuned to how x86's legalizer widens <W x i1> without AVX-512. AArch64
     // (NEON compares give lane-wide masks already; SVE has predicate registers) and RISC-V V (v0 mask
     // register) keep <W x i1>.
-    if (HardwareWidth.Arch.of(f.module().targetTriple()) != HardwareWidth.Arch.X86) return false;
+    if (org.packetizer.core.ir.TargetArch.of(f.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return false;
     return width >= 4 && !hasMaskRegisters(f, cpu, features);
   }
 

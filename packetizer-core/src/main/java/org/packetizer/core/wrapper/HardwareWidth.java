@@ -9,6 +9,7 @@ import java.util.Set;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.Llvm;
 import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.ir.TargetArch;
 
 /**
  * The hardware width N: how many {@code float} lanes the widest vector register that the target
@@ -111,21 +112,6 @@ public final class HardwareWidth {
     return SCALAR;
   }
 
-  /** The instruction set families the width rules know. */
-  public enum Arch {
-    X86, AARCH64, RISCV64, OTHER;
-
-    /** The family of an LLVM target triple; an empty triple is the host's (x86-64 here). */
-    public static Arch of(String triple) {
-      String t = triple == null ? "" : triple.strip().toLowerCase(Locale.ROOT);
-      if (t.isEmpty()) t = Llvm.hostTriple().toLowerCase(Locale.ROOT);
-      if (t.startsWith("x86_64") || t.startsWith("i386") || t.startsWith("i686") || t.startsWith("x86")) return X86;
-      if (t.startsWith("aarch64") || t.startsWith("arm64")) return AARCH64;
-      if (t.startsWith("riscv64")) return RISCV64;
-      return OTHER;
-    }
-  }
-
   /**
    * The width for a target triple, CPU, feature string and the function's {@code vscale_range}
    * minimum (0 when absent): x86 as {@link #of(String, String)}; AArch64: NEON gives 4 (128 bits)
@@ -136,10 +122,10 @@ public final class HardwareWidth {
    * minimum × 64 (clang's {@code -mrvv-vector-bits}), at least 128 for {@code +v}.
    */
   public static int of(String triple, String cpu, String features, long vscaleMin) {
-    Arch arch = Arch.of(triple);
-    if (arch == Arch.X86 || arch == Arch.OTHER) return of(cpu, features);
+    TargetArch arch = TargetArch.of(triple);
+    if (arch == TargetArch.X86 || arch == TargetArch.OTHER) return of(cpu, features);
     Map<String, Boolean> f = parseFeatures(features);
-    if (arch == Arch.AARCH64) {
+    if (arch == TargetArch.AARCH64) {
       if (Boolean.FALSE.equals(f.get("neon")) || Boolean.FALSE.equals(f.get("fp-armv8"))) return SCALAR;
       boolean sve = Boolean.TRUE.equals(f.get("sve")) || Boolean.TRUE.equals(f.get("sve2"));
       if (sve && vscaleMin > 1) return (int) Math.min(64, 4 * vscaleMin);
@@ -245,10 +231,7 @@ public final class HardwareWidth {
   }
 
   /** Whether {@code triple} names another instruction set family than the host's. */
-  public static boolean crossTarget(String triple) {
-    if (triple == null || triple.isBlank()) return false;
-    return Arch.of(triple) != Arch.of(Llvm.hostTriple());
-  }
+  public static boolean crossTarget(String triple) { return TargetArch.isCross(triple); }
 
   /**
    * A detection result.

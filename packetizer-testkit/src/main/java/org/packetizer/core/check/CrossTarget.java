@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.packetizer.core.api.TargetSpec;
-import org.packetizer.core.wrapper.HardwareWidth;
+import org.packetizer.core.ir.TargetArch;
 
 /**
  * A target that the host runs under qemu-user: what to compile for ({@link TargetSpec}), which qemu
@@ -60,13 +60,13 @@ public record CrossTarget(String name, TargetSpec spec, String qemu, String qemu
    */
   public static Optional<CrossTarget> forSpec(TargetSpec spec) {
     if (!spec.isCross()) return Optional.empty();
-    HardwareWidth.Arch arch = spec.arch();
-    if (arch == HardwareWidth.Arch.AARCH64) {
+    TargetArch arch = spec.arch();
+    if (arch == TargetArch.AARCH64) {
       boolean sve = spec.features().contains("+sve");
       int bits = spec.vectorBits() == 0 ? 128 : spec.vectorBits();
       return Optional.of(aarch64(sve ? "sve" + bits : "neon", spec, sve ? "max,sve" + bits + "=on" : "max,sve=off"));
     }
-    if (arch == HardwareWidth.Arch.RISCV64) {
+    if (arch == TargetArch.RISCV64) {
       int bits = spec.vectorBits() == 0 ? Math.max(128, zvl(spec.features())) : spec.vectorBits();
       return Optional.of(new CrossTarget("rvv" + bits, spec, "qemu-riscv64", "rv64,v=true,vlen=" + bits,
           Path.of("/usr/riscv64-linux-gnu"), "riscv64-linux-gnu-gcc",
@@ -99,7 +99,7 @@ public record CrossTarget(String name, TargetSpec spec, String qemu, String qemu
     if (onPath(qemu).isEmpty()) out.add(qemu + " (Debian package qemu-user)");
     if (onPath(gcc).isEmpty()) out.add(gcc + " (Debian package gcc-" + gcc.replace("-gcc", "") + ")");
     if (!Files.isDirectory(sysroot.resolve("lib"))) out.add(sysroot + "/lib (the cross C library, Debian package libc6-dev-"
-        + (spec.arch() == HardwareWidth.Arch.AARCH64 ? "arm64" : "riscv64") + "-cross)");
+        + (spec.arch() == TargetArch.AARCH64 ? "arm64" : "riscv64") + "-cross)");
     return out.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", out));
   }
 
