@@ -166,6 +166,13 @@ public final class Packetizer {
       throw PacketizationException.invalid("@" + simdName + " already exists in the module", scalarName);
     }
     PacketizationResult fixed = new Packetizer(fixedOptions).run(module, scalarName, fixedName, null);
+    for (int i = 0; i < fixed.params().size(); i++) {
+      if (fixed.params().get(i) instanceof ParamKind.SoaPointer) {
+        // its packet layout {<W x T>, ...} puts field j of lane k at a byte offset that depends on the lane count
+        throw PacketizationException.unsupported("scalable packets: parameter #" + i + " is a struct-of-arrays pointer (s),"
+            + " whose memory layout depends on the number of lanes; give it kind u, v or l", scalarName, null, null);
+      }
+    }
     Function fixedFn = module.function(fixedName).orElseThrow();
     org.packetizer.core.scalable.ScalablePackets.build(module, fixedFn, simdName, options.width(), scalarName);
     fixedFn.delete();

@@ -215,7 +215,19 @@ public final class ScalablePackets {
     if (t.isVector() && t.vectorSize() != w) return "a vector of " + t.vectorSize() + " lanes (not " + w + ")";
     if (t.isAggregate() && containsVector(t)) return "an aggregate holding packets";
     Opcode op = inst.opcode();
+    if (t.isVector() && t.elementType().isInteger() && t.elementType().intWidth() > 64) return "a packet of " + t.elementType();
+    for (Value o : inst.operands()) {
+      if (o != null && o.type().isAggregate() && containsVector(o.type())) return "an aggregate holding packets";
+    }
+    if (op == Opcode.GEP && containsVector(inst.gepSourceElementType())) {
+      return "an address inside packets in memory (struct-of-arrays layout: where a lane's value lies depends on the"
+          + " number of lanes)";
+    }
     switch (op) {
+      case FREM -> {
+        // LLVM expands frem into a call of fmod per lane, which it cannot do on scalable vectors
+        if (t.isVector()) return "frem on packets needs fmod one lane at a time";
+      }
       case EXTRACTELEMENT -> {
         return "extractelement reads one lane";
       }

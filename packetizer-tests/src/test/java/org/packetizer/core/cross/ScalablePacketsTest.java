@@ -61,8 +61,11 @@ class ScalablePacketsTest {
     Manifest manifest = Manifest.load();
     boolean all = Boolean.getBoolean("packetizer.cross.all");
     List<DynamicTest> tests = new ArrayList<>();
+    String f = System.getProperty("packetizer.test.filter");
+    java.util.regex.Pattern filter = f == null ? null : java.util.regex.Pattern.compile(f);
     for (Manifest.Entry e : manifest.kernels()) {
-      if (!all && !CrossTargetKernelTest.SLICE.contains(e.name())) continue;
+      boolean picked = filter != null ? filter.matcher(e.name()).matches() : all || CrossTargetKernelTest.SLICE.contains(e.name());
+      if (!picked) continue;
       tests.add(DynamicTest.dynamicTest(e.name(), () -> check(manifest, e)));
     }
     return tests.stream();
@@ -103,6 +106,13 @@ class ScalablePacketsTest {
             .ulps(e.ulps()).crossTarget(run.target()).build()) {
           CheckResult r = c.runMany(4, 0x5CA1AB1E + n);
           assertTrue(r.passed(), () -> e + " " + run + ":\n" + r.report());
+        } catch (org.packetizer.core.check.EmulatedCrashException crash) {
+          if (!crash.getMessage().contains(CrossTargetKernelTest.QEMU_RVV_ASSERTION)) throw crash;
+          String msg = "SKIPPED LOUDLY: " + e.name() + " " + run + ": qemu's RISC-V translator failed its own assertion"
+              + " (a bug of QEMU 7.2); no verdict on the code";
+          System.err.println(msg);
+          synchronized (OUTCOMES) { OUTCOMES.merge("no verdict (QEMU 7.2 RISC-V assertion)", 1, Integer::sum); }
+          continue;
         }
         synchronized (OUTCOMES) { OUTCOMES.merge("passed", 1, Integer::sum); }
       }
