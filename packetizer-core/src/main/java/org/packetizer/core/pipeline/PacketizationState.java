@@ -15,6 +15,7 @@ import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.IrBuilder;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Value;
@@ -24,7 +25,11 @@ import org.packetizer.core.mapping.UserMappings;
 /**
  * Everything one packetization knows, in one place (RV's VectorizationInfo): the prepared scalar
  * function, its analyses (shapes, masks' partiality, loops), the schedule, options, statistics and
- * remarks. Phases read it; none reaches into another phase's internals.
+ * remarks; and, while the packet function is emitted, value → packet: each scalar value's packet
+ * value, each block's mask and phi variables ({@link SlotSsa}), the packet blocks of each scalar
+ * block, the block being emitted and its mask. The emission phases (widen's MaskGenerator,
+ * BlendGenerator, Linearizer, ArithmeticWidener, MemoryWidener, CallWidener, ...) share this state
+ * and nothing else; none reaches into another phase's internals.
  */
 public final class PacketizationState {
   private final LlvmModule module;
@@ -92,6 +97,88 @@ public final class PacketizationState {
   public org.packetizer.core.pipeline.UniformMemory sharedMemory() { return sharedMemory; }
 
   public void setSharedMemory(org.packetizer.core.pipeline.UniformMemory m) { this.sharedMemory = m; }
+
+  // ------------------------------------------------------------------------------------------
+  // the packet function being emitted: value -> packet (set up by beginEmission)
+
+  private Function packetFunction;
+  private IrBuilder builder;
+  private IrBuilder entryBuilder;
+  private SlotSsa slots;
+  private Block allocaBlock;
+  private Block exitBlock;
+  private Value entryMask;
+  private SlotSsa.Var retSlot;
+  private Block currentBlock;
+  private Value currentMask;
+  private final Map<Block, Block> heads = new HashMap<>();
+  private final Map<Block, Block> loopEnters = new HashMap<>();
+  private final Map<Block, SlotSsa.Var> maskSlots = new HashMap<>();
+  private final Map<Value, SlotSsa.Var> phiSlots = new HashMap<>();
+  private final Map<Value, SlotSsa.Var> valueSlots = new HashMap<>();
+  private final Map<Block, Block> initAnchors = new HashMap<>();
+  private final Map<Value, Value> packetParams = new HashMap<>();
+  private final Map<Value, Boolean> lanesComputed = new HashMap<>();
+  private final Map<Value, Value> localPackets = new HashMap<>();
+  private final Map<Value, Value> splats = new HashMap<>();
+  private final Map<Value, Value> paramSplats = new HashMap<>();
+
+  /** Starts the emission of {@code packet} with the builders that emit its body and its entry block. */
+  public void beginEmission(Function packet, IrBuilder body, IrBuilder entry) {
+    this.packetFunction = packet;
+    this.builder = body;
+    this.entryBuilder = entry;
+  }
+
+  /** The packet function being emitted. */
+  public Function packetFunction() { return packetFunction; }
+  /** The builder at the current emission point. */
+  public IrBuilder builder() { return builder; }
+  /** The builder of the packet function's entry block (allocas, parameter broadcasts). */
+  public IrBuilder entryBuilder() { return entryBuilder; }
+  /** The variables crossing packet blocks (masks, blended phis, values used elsewhere). */
+  public SlotSsa slots() { return slots; }
+  public void setSlots(SlotSsa s) { this.slots = s; }
+  /** The packet function's entry block (allocas). */
+  public Block allocaBlock() { return allocaBlock; }
+  public void setAllocaBlock(Block bl) { this.allocaBlock = bl; }
+  /** The packet function's single exit block. */
+  public Block exitBlock() { return exitBlock; }
+  public void setExitBlock(Block bl) { this.exitBlock = bl; }
+  /** The mask at the function's entry: all-true, or the mask parameter of a masked variant. */
+  public Value entryMask() { return entryMask; }
+  public void setEntryMask(Value m) { this.entryMask = m; }
+  /** The variable holding the return value (null for void). */
+  public SlotSsa.Var retSlot() { return retSlot; }
+  public void setRetSlot(SlotSsa.Var v) { this.retSlot = v; }
+  /** The scalar block being emitted. */
+  public Block currentBlock() { return currentBlock; }
+  public void setCurrentBlock(Block bl) { this.currentBlock = bl; }
+  /** The mask of the scalar block being emitted (the lanes that execute it). */
+  public Value currentMask() { return currentMask; }
+  public void setCurrentMask(Value m) { this.currentMask = m; }
+  /** Scalar block -> its packet block (head). */
+  public Map<Block, Block> heads() { return heads; }
+  /** Loop header -> the block forward edges enter the loop through (the any-lane test before it). */
+  public Map<Block, Block> loopEnters() { return loopEnters; }
+  /** Scalar block -> its mask variable (4.2). */
+  public Map<Block, SlotSsa.Var> maskSlots() { return maskSlots; }
+  /** Scalar phi -> its blended variable (4.3). */
+  public Map<Value, SlotSsa.Var> phiSlots() { return phiSlots; }
+  /** Scalar value used outside its block -> its variable. */
+  public Map<Value, SlotSsa.Var> valueSlots() { return valueSlots; }
+  /** Scalar block -> where its incoming state is reset (see the mask generator). */
+  public Map<Block, Block> initAnchors() { return initAnchors; }
+  /** Scalar parameter -> its packet value. */
+  public Map<Value, Value> packetParams() { return packetParams; }
+  /** Memory: whether every lane of a value was computed (see the memory widener). */
+  public Map<Value, Boolean> lanesComputed() { return lanesComputed; }
+  /** The current block's packet values (and slot reads cached in it). */
+  public Map<Value, Value> localPackets() { return localPackets; }
+  /** Broadcasts cached in the current block. */
+  public Map<Value, Value> splats() { return splats; }
+  /** Broadcasts of uniform parameters (in the entry block). */
+  public Map<Value, Value> paramSplats() { return paramSplats; }
 
   private record Pending(Remark.Kind kind, String block, Value inst, String message) {}
 

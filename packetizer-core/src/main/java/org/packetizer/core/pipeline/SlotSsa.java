@@ -1,4 +1,4 @@
-package org.packetizer.core.widen;
+package org.packetizer.core.pipeline;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -36,9 +36,9 @@ import org.packetizer.core.ir.Value;
  * its live range; {@link #init} bounds the live ranges by writing a variable's initial value close
  * to where it is used (the emitter knows where that is safe).
  */
-final class SlotSsa {
+public final class SlotSsa {
   /** A variable: one value of {@code type} per point of the program. */
-  static final class Var {
+  public static final class Var {
     final Type type;
     final String name;
     final int id;  // dense numbering, in creation order
@@ -97,32 +97,32 @@ final class SlotSsa {
   private BlockEvents curEvents;
   private final Map<Var, Value> curDefs = new IdentityHashMap<>();
 
-  SlotSsa(IrBuilder builder, Function fn, Value nullPtr) {
+  public SlotSsa(IrBuilder builder, Function fn, Value nullPtr) {
     this.b = builder;
     this.fn = fn;
     this.nullPtr = nullPtr;
   }
 
-  Var newVar(Type type, String name) {
+  public Var newVar(Type type, String name) {
     Var v = new Var(type, name, vars.size());
     vars.add(v);
     return v;
   }
 
   /** Gives {@code var} the value {@code value} at the start of {@code block}. */
-  void init(Var var, Block block, Value value) {
+  public void init(Var var, Block block, Value value) {
     events(block.id()).inits.add(new Event(var, value, null));
   }
 
   /** Writes {@code var} at the builder's position. */
-  void write(Var var, Value value) {
+  public void write(Var var, Value value) {
     sync();
     curEvents.events.add(new Event(var, value, null));
     curDefs.put(var, value);
   }
 
   /** The value of {@code var} at the builder's position. */
-  Value read(Var var, String name) {
+  public Value read(Var var, String name) {
     sync();
     Value known = curDefs.get(var);
     if (known != null) return known;
@@ -147,7 +147,7 @@ final class SlotSsa {
   private BlockEvents events(long blk) { return events.computeIfAbsent(blk, k -> new BlockEvents()); }
 
   /** Replaces every placeholder by its value; the function must be complete (all terminators). */
-  void resolve() {
+  public void resolve() {
     // the emitted control-flow graph
     List<Block> blocks = new ArrayList<>();
     Map<Long, Integer> index = new HashMap<>();

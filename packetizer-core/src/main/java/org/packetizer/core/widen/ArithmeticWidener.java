@@ -1,0 +1,151 @@
+package org.packetizer.core.widen;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.mask.MaskOps;
+
+/**
+ * Instruction vectorization of arithmetic (thesis 4.5.1): binary operators, compares, casts,
+ * selects, GEPs, vector and aggregate element operations, one-to-one on packets; uniform
+ * instructions are cloned as scalars; integer division keeps inactive lanes from trapping.
+ */
+final class ArithmeticWidener extends EmissionPhase {
+  ArithmeticWidener(PacketEmitter e) { super(e.state(), e); }
+
+  /** A varying arithmetic, compare, cast, vector or aggregate instruction: the same operation on packets. */
+  Value widen(Value inst, Opcode op) {
+    return switch (op) {
+      case FNEG -> b.fneg(vec(inst.operand(0)), inst.name());
+      case ADD, SUB, MUL, FADD, FSUB, FMUL, FDIV, FREM, SHL, LSHR, ASHR, AND, OR, XOR -> copyFlags(inst,
+          b.binop(op, vec(inst.operand(0)), vec(inst.operand(1)), inst.name()));
+      case UDIV, SDIV, UREM, SREM -> emitIntDiv(inst, op);
+      case ICMP -> b.icmp(inst.icmpPredicate(), vec(inst.operand(0)), vec(inst.operand(1)), inst.name());
+      case FCMP -> copyFlags(inst, b.fcmp(inst.fcmpPredicate(), vec(inst.operand(0)), vec(inst.operand(1)), inst.name()));
+      case BITCAST -> emitBitcast(inst);
+      case TRUNC, ZEXT, SEXT, FPTOUI, FPTOSI, UITOFP, SITOFP, FPTRUNC, FPEXT, PTRTOINT, INTTOPTR, ADDRSPACECAST ->
+          copyFlags(inst, b.cast(op, vec(inst.operand(0)), packetType(inst, inst.type()), inst.name()));
+      case EXTRACTELEMENT -> {
+        Value idx = inst.operand(1);
+        yield comp.extractElement(vec(inst.operand(0)), inst.operand(0).type().vectorSize(), uniform(idx) ? scal(idx) : vec(idx),
+            inst.name());
+      }
+      case INSERTELEMENT -> {
+        Value idx = inst.operand(2);
+        packetType(inst, inst.type());
+        yield comp.insertElement(vec(inst.operand(0)), inst.type().vectorSize(), vec(inst.operand(1)),
+            uniform(idx) ? scal(idx) : vec(idx), inst.name());
+      }
+      case SHUFFLEVECTOR -> {
+        packetType(inst, inst.type());
+        yield comp.shuffleVector(inst, vec(inst.operand(0)), vec(inst.operand(1)), inst.name());
+      }
+      case EXTRACTVALUE -> {
+        Value agg = vec(inst.operand(0));
+        for (int i : aggregateIndices(inst)) agg = b.extractValue(agg, i, "");
+        if (!inst.name().isEmpty() && agg.isInstruction()) agg.setName(inst.name());
+        yield agg;
+      }
+      case INSERTVALUE -> insertValue(vec(inst.operand(0)), vec(inst.operand(1)), aggregateIndices(inst), 0, inst.name());
+      case FREEZE -> b.freeze(vec(inst.operand(0)), inst.name());
+      default -> throw unsupported(inst, "the instruction '" + op.mnemonic() + "' on varying values");
+    };
+  }
+
+  /** A bit cast; one that changes a vector's element count goes through the lane-major order. */
+  private Value emitBitcast(Value inst) {
+    Type from = inst.operand(0).type();
+    Type to = inst.type();
+    Value x = vec(inst.operand(0));
+    if (CompositePackets.isComposite(from) || CompositePackets.isComposite(to)) {
+      packetType(inst, to);
+      packetType(inst, from);
+      return comp.bitcast(x, from, to, inst.name());
+    }
+    return b.cast(Opcode.BITCAST, x, packetType(inst, to), inst.name());
+  }
+
+  private static int[] aggregateIndices(Value inst) { return inst.aggregateIndices(); }
+
+  /** {@code insertvalue} along an index path on packets (the packet aggregate mirrors the scalar one). */
+  Value insertValue(Value agg, Value elt, int[] path, int depth, String name) {
+    int i = path[depth];
+    if (depth == path.length - 1) return b.insertValue(agg, elt, i, name);
+    Value inner = insertValue(b.extractValue(agg, i, ""), elt, path, depth + 1, "");
+    return b.insertValue(agg, inner, i, name);
+  }
+
+  Value copyFlags(Value scalar, Value packetInst) {
+    if (!packetInst.isInstruction()) return packetInst;
+    Opcode op = scalar.opcode();
+    if (scalar.canUseFastMathFlags() && packetInst.canUseFastMathFlags()) {
+      packetInst.setFastMathFlags(scalar.fastMathFlags());
+    }
+    if (op == Opcode.ADD || op == Opcode.SUB || op == Opcode.MUL || op == Opcode.SHL) {
+      if (scalar.nsw()) packetInst.setNsw(true);
+      if (scalar.nuw()) packetInst.setNuw(true);
+    }
+    if ((op == Opcode.LSHR || op == Opcode.ASHR) && scalar.isExact()) packetInst.setExact(true);
+    if (op == Opcode.OR && scalar.isDisjoint()) packetInst.setDisjoint(true);
+    if ((op == Opcode.ZEXT || op == Opcode.UITOFP) && scalar.nneg()) packetInst.setNneg(true);
+    return packetInst;
+  }
+
+  /** A uniform instruction: a copy of the scalar one on the scalar operands. */
+  Value cloneUniform(Value inst) {
+    // materialize the operands first: loading them emits instructions that must precede the copy
+    int n = inst.numOperands();
+    Value[] mapped = new Value[n];
+    for (int i = 0; i < n; i++) {
+      Value o = inst.operand(i);
+      if (o == null || o.isConstant() || o.isBasicBlockValue() || o.isMetadataAsValue() || o.isInlineAsm()) continue;
+      mapped[i] = scal(o);
+    }
+    Value copy = b.insertClone(inst, inst.name());
+    for (int i = 0; i < n; i++) if (mapped[i] != null) copy.setOperand(i, mapped[i]);
+    return copy;
+  }
+
+  /**
+   * Integer division by a varying divisor: inactive lanes divide by 1 so they cannot trap (DESIGN §4).
+   */
+  private Value emitIntDiv(Value inst, Opcode op) {
+    Value divisor = vec(inst.operand(1));
+    if (!MaskOps.isAllTrue(mask()) || !inst.operand(1).isConstant()) {
+      Value one = b.splat(b.constInt(divisor.type().elementType(), 1), divisor.type().vectorSize(), "");
+      divisor = comp.select(mask(), divisor, one, inst.name() + ".safediv");
+    }
+    return copyFlags(inst, b.binop(op, vec(inst.operand(0)), divisor, inst.name()));
+  }
+
+  Value emitSelect(Value inst) {
+    Value c = inst.operand(0);
+    if (st.soa().lanePointerFieldSize(inst).isPresent()) {
+      Value t = e.soa.lanePointers(inst, inst.operand(1)), f = e.soa.lanePointers(inst, inst.operand(2));
+      return uniform(c) ? b.select(scal(c), t, f, inst.name()) : b.select(vec(c), t, f, inst.name());
+    }
+    if (uniform(c) && !c.type().isVector()) return b.select(scal(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name());
+    // (a uniform vector condition is broadcast like any operand; a varying i1 selecting between vectors or aggregates applies to each element and field)
+    return copyFlags(inst, comp.select(vec(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name()));
+  }
+
+  Value emitGep(Value inst) {
+    if (inst.type().isVector()) throw unsupported(inst, "a vector of pointers computed by a GEP with vector operands");
+    List<Value> idx = new ArrayList<>();
+    Type t = inst.gepSourceElementType();
+    int n = inst.numOperands();
+    for (int i = 1; i < n; i++) {
+      Value o = inst.operand(i);
+      // struct field indices must stay scalar constants
+      idx.add(uniform(o) ? scal(o) : vec(o));
+    }
+    Value base = inst.operand(0);
+    Value pb = uniform(base) ? scal(base) : vec(base);
+    boolean anyVector = pb.type().isVector();
+    for (Value v : idx) anyVector |= v.type().isVector();
+    if (!anyVector) pb = vec(base);
+    return b.gep(t, pb, idx, inst.isInBounds(), inst.name());
+  }
+}

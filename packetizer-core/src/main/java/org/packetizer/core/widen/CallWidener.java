@@ -1,0 +1,412 @@
+package org.packetizer.core.widen;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.mapping.MathMappings;
+import org.packetizer.core.mask.MaskOps;
+
+/**
+ * Instruction vectorization of calls (thesis 4.5.2, 4.5.3): a known vector variant (math
+ * intrinsics, a vector library, a user mapping, optionally masked), the packet version of a callee
+ * packetized recursively, indirect calls grouped by target, or else W scalar calls guarded by each
+ * lane's mask bit.
+ */
+final class CallWidener extends EmissionPhase {
+  CallWidener(PacketEmitter e) { super(e.state(), e); }
+
+  boolean isPureCall(Value call) { return st.isPureCall(call); }
+
+  Value emitCall(Value inst) {
+    Value calleeV = inst.calledOperand();
+    if (inst.isInlineAsm() || calleeV.isInlineAsm()) throw unsupported(inst, "inline assembly");
+    Optional<Function> callee = inst.calledFunction();
+    if (callee.isEmpty()) return emitIndirectCall(inst);
+    if (hasCompositeOperand(inst)) {
+      Optional<Value> v = compositeIntrinsic(inst, callee.get().name());
+      if (v.isPresent()) return v.get();
+      // anything else with vector or aggregate arguments or results: one call per lane
+      return scalarizeCall(inst, callee.get());
+    }
+    Optional<Value> packetCall = packetCallOf(inst, callee.get());
+    if (packetCall.isPresent()) return packetCall.get();
+    // a variadic callee has no packet version: guarded scalar calls in lane order (scalarizeCall)
+    return scalarizeCall(inst, callee.get());
+  }
+
+  private static boolean hasCompositeOperand(Value call) {
+    if (CompositePackets.isComposite(call.type())) return true;
+    for (int i = 0; i < call.numArgOperands(); i++) if (CompositePackets.isComposite(call.operand(i).type())) return true;
+    return false;
+  }
+
+  /**
+   * An intrinsic on vectors: element-wise ones (math, min/max, bit counts, ...) become the same
+   * intrinsic on the packet type, {@code llvm.vector.reduce.*} a combination of the element packets.
+   * Empty when the call needs per-lane calls (other intrinsics, or a scalar operand that varies).
+   */
+  private Optional<Value> compositeIntrinsic(Value inst, String name) {
+    if (!name.startsWith("llvm.") || !inst.type().isVector() && !name.startsWith("llvm.vector.reduce.")) return Optional.empty();
+    Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
+    boolean known = mm.isPresent() || CompositePackets.handlesIntrinsic(name);
+    if (!known) return Optional.empty();
+    List<Value> args = new ArrayList<>();
+    for (int i = 0; i < inst.numArgOperands(); i++) {
+      Value a = inst.operand(i);
+      if (a.type().isVector() || name.startsWith("llvm.vector.reduce.")) {
+        args.add(vec(a));
+      } else {
+        if (!uniform(a)) return Optional.empty();
+        args.add(scal(a));
+      }
+    }
+    Value r;
+    if (name.startsWith("llvm.vector.reduce.")) {
+      r = comp.reduction(inst, args, inst.name());
+    } else if (mm.isPresent()) {
+      Type vt = packetType(inst, inst.type());
+      Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
+          ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
+          : st.module().intrinsic(mm.get().intrinsic(), vt);
+      r = e.arithmetic.copyFlags(inst, b.call(f, args, inst.name()));
+    } else {
+      packetType(inst, inst.type());
+      r = comp.elementwiseIntrinsic(inst, args, inst.name());
+    }
+    st.stats().vectorCalls++;
+    st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " on vectors became one operation on their packets");
+    return Optional.of(r);
+  }
+
+  /**
+   * A call of {@code callee} with {@code inst}'s arguments for the lanes of the current mask through
+   * a packet version: a vector math intrinsic or libmvec, a user-registered mapping, or the masked
+   * packet version of a function defined in the module (recursive packetization). Empty when there is
+   * none.
+   */
+  private Optional<Value> packetCallOf(Value inst, Function callee) {
+    int nargs = inst.numArgOperands();
+    String name = callee.name();
+    Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
+    Type rt = inst.type();
+    if (mm.isPresent() && !rt.isVoid() && rt.isVectorElement() && (rt.isFloatingPoint() || rt.isInteger())) {
+      Type vt = packetType(inst, rt);
+      List<Value> args = new ArrayList<>();
+      for (int i = 0; i < nargs; i++) {
+        Value a = inst.operand(i);
+        args.add(mm.get().scalarSecondArg() && i == 1 ? scal(a) : vec(a));
+      }
+      Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
+      if (viaLib.isPresent()) return viaLib;
+      Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
+          ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
+          : st.module().intrinsic(mm.get().intrinsic(), vt);
+      st.stats().vectorCalls++;
+      st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " became " + mm.get().intrinsic() + " on " + vt);
+      Value r = b.call(f, args, inst.name());
+      return Optional.of(e.arithmetic.copyFlags(inst, r));
+    }
+    Optional<Value> mapped = st.mappings().emitMappedCall(b, inst, name, this::vec, this::scal, mask());
+    if (mapped.isPresent()) {
+      st.stats().vectorCalls++;
+      st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " uses its registered packet version");
+      return mapped;
+    }
+    if (!callee.isVarArg() && !callee.isDeclaration() && !name.startsWith("llvm.")) return recursiveCall(inst, callee);
+    return Optional.empty();
+  }
+
+  /**
+   * An indirect call (thesis 4.5.2 extended to varying callees). Semantics: as W scalar calls, one
+   * per active lane, each to the lane's own target. Emitted as a loop over the lanes still pending:
+   * take the first pending lane's target t; if t is one of the functions the call may reach
+   * ({@link IndirectTargets}: the entries of the constant table the callee is loaded from, else the
+   * module's address-taken functions of this type) and has a packet version, call that once, masked to the
+   * pending lanes whose target is t; else call t as a scalar for the first pending lane alone. So
+   * the scalar calls happen one lane at a time in lane order, and a target with a packet version is
+   * called once for all its lanes, when its first lane's turn comes. A uniform callee is the same
+   * loop, left after one iteration when its target has a packet version.
+   */
+  private Value emitIndirectCall(Value inst) {
+    Type fnType = inst.calledFunctionType();
+    Type rt = inst.type();
+    Type vt = rt.isVoid() ? null : packetType(inst, rt);
+    int nargs = inst.numArgOperands();
+    // the operands' packet values (and the broadcasts of uniform ones) are made here, before the
+    // dispatch loop: values cached in the loop's blocks would not dominate later uses
+    List<Value> packed = new ArrayList<>();
+    for (int i = 0; i < nargs; i++) {
+      Value a = inst.operand(i);
+      if (uniform(a)) {
+        packed.add(scal(a));
+        Type t = a.type();
+        if (t.isVectorElement() && (t.isInteger() || t.isPointer() || t.isFloat() || t.isDouble())) vec(a);
+      } else {
+        packed.add(vec(a));
+      }
+    }
+    Value calleeV = inst.calledOperand();
+    Value callees = uniform(calleeV) ? scal(calleeV) : vec(calleeV);
+    boolean uniformCallee = !callees.type().isVector();
+    Value calleeSlot = null;
+    if (!uniformCallee) {
+      // the lane's target is loaded from a stack copy: LLVM 20's x86 back end crashes on a call
+      // through a pointer extracted at a variable index inside a loop
+      calleeSlot = entryB.alloca(callees.type(), "icall.targets");
+      b.store(callees, calleeSlot);
+    }
+    List<Function> candidates = IndirectTargets.candidates(st.module(), inst);
+
+    Block pre = b.currentBlock();
+    Block loop = packet.appendBlock(pre.name() + ".icall");
+    Block next = packet.appendBlock(pre.name() + ".icall.next");
+    Block done = packet.appendBlock(pre.name() + ".icall.done");
+    loop.moveAfter(pre);
+    Value entering = mask();
+    if (MaskOps.isAllTrue(mask())) b.br(loop);
+    else b.condBr(masks.any(mask(), "any.icall"), loop, done);
+
+    b.atEnd(loop);
+    Value pending = b.phi(masks.maskType(), "icall.pending");
+    pending.addIncoming(entering, pre);
+    Value res = null;
+    if (vt != null) {
+      res = b.phi(vt, inst.name() + ".icall");
+      res.addIncoming(b.poison(vt), pre);
+    }
+    Value first = firstActiveLane(pending);
+    Value target = uniformCallee ? callees
+        : b.load(st.context().ptrType(), b.gep(st.context().ptrType(), calleeSlot, List.of(first), true, ""), "icall.target");
+    Value group = uniformCallee ? pending
+        : masks.and(pending, b.icmpEq(callees, b.splat(target, w, ""), ""), "icall.group");
+    record Join(Block from, Value result, Value left) { }
+    List<Join> joins = new ArrayList<>();
+    int tried = 0;
+    for (Function c : candidates) {
+      Block hit = packet.appendBlock(pre.name() + ".icall." + c.name());
+      Block miss = packet.appendBlock(pre.name() + ".icall.not." + c.name());
+      hit.moveAfter(b.currentBlock());
+      miss.moveAfter(hit);
+      b.condBr(b.icmpEq(target, c, ""), hit, miss);
+      b.atEnd(hit);
+      Value saved = mask();
+      Optional<Value> r;
+      st.setCurrentMask(group);
+      try {
+        r = packetCallOf(inst, c);
+      } finally {
+        st.setCurrentMask(saved);
+      }
+      if (r.isPresent()) {
+        tried++;
+        Value nr = vt == null ? null : b.select(group, r.get(), res, "");
+        Value left = masks.andNot(pending, group, "");
+        joins.add(new Join(b.currentBlock(), nr, left));
+        b.br(next);
+      } else {
+        b.br(miss); // no packet version: the lane is called as a scalar below
+      }
+      b.atEnd(miss);
+    }
+    // a target without a packet version: one scalar call, for the first pending lane
+    List<Value> args = new ArrayList<>();
+    for (Value p : packed) args.add(p.type().isVector() ? b.extractElement(p, first, "") : p);
+    Value call = b.call(fnType, target, args, rt.isVoid() ? "" : inst.name() + ".lane");
+    copyCallSite(inst, call);
+    Value nr = vt == null ? null : b.insertElement(res, call, first, "");
+    Value onlyFirst = b.icmpEq(b.laneIndices(st.context().i32(), w), b.splat(first, w, ""), "");
+    Value left = masks.andNot(pending, onlyFirst, "");
+    joins.add(new Join(b.currentBlock(), nr, left));
+    b.br(next);
+
+    next.moveAfter(b.currentBlock());
+    b.atEnd(next);
+    Value pendingNext = b.phi(masks.maskType(), "icall.left");
+    Value resNext = vt == null ? null : b.phi(vt, "");
+    for (Join j : joins) {
+      pendingNext.addIncoming(j.left(), j.from());
+      if (resNext != null) resNext.addIncoming(j.result(), j.from());
+    }
+    pending.addIncoming(pendingNext, next);
+    if (res != null) res.addIncoming(resNext, next);
+    b.condBr(masks.any(pendingNext, "icall.more"), loop, done);
+    done.moveAfter(next);
+    b.atEnd(done);
+    st.stats().scalarizedCalls++;
+    st.remark(Remark.Kind.SCALARIZED_CALL, current(), inst, "indirect call: each lane calls its own target"
+        + (tried > 0 ? " (" + tried + " possible target(s) with a packet version, called once for all their lanes; others one lane at a time in lane order)"
+            : ", one lane at a time in lane order (no possible target has a packet version)"));
+    if (vt == null) return null;
+    if (MaskOps.isAllTrue(entering)) return resNext;
+    Value out = b.phi(vt, inst.name());
+    out.addIncoming(b.poison(vt), pre);
+    out.addIncoming(resNext, next);
+    return out;
+  }
+
+  /** A scalar call made for one lane keeps the scalar call site's calling convention and attributes. */
+  private static void copyCallSite(Value from, Value to) {
+    // the lane's call is the scalar call: same calling convention, same call-site attributes
+    // (zeroext/signext, byval, noundef, memory effects, ...)
+    to.setInstructionCallConv(from.instructionCallConv());
+    to.copyCallSiteAttributesFrom(from);
+  }
+
+  /**
+   * A math intrinsic through glibc's libmvec when the options ask for it and a variant exists for
+   * the target's features: one call per chunk of the variant's width, results concatenated.
+   */
+  private Optional<Value> libmvecCall(Value inst, String intrinsic, Type vt, List<Value> args) {
+    if (st.options().vectorMath() != org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) return Optional.empty();
+    Type et = vt.elementType();
+    if (!et.isFloat() && !et.isDouble()) return Optional.empty();
+    String features = packet.stringAttribute("target-features").orElse("");
+    Optional<org.packetizer.core.mapping.Libmvec.Variant> v =
+        org.packetizer.core.mapping.Libmvec.variant(intrinsic, et.isDouble(), packet.module().targetTriple(), features, w);
+    if (v.isEmpty() || v.get().arity() != args.size() || w % v.get().lanes() != 0) return Optional.empty();
+    int lanes = v.get().lanes();
+    if (!MaskOps.isAllTrue(mask())) {
+      // inactive lanes hold whatever they hold (negative bases, NaNs, huge values): libmvec sends any
+      // such lane of a call through its slow scalar fallback, so they get 1.0, inside every
+      // function's fast domain
+      Value one = b.splat(b.constReal(et, 1.0), w, "");
+      List<Value> safe = new ArrayList<>();
+      for (Value a : args) safe.add(b.select(mask(), a, one, ""));
+      args = safe;
+    }
+    Type ct = et.vectorOf(lanes);
+    List<Type> ps = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) ps.add(ct);
+    Function f = st.module().getOrInsertFunction(v.get().symbol(), st.context().functionType(ct, ps, false));
+    f.addEnumAttribute("nounwind");
+    f.addEnumAttribute("willreturn");
+    List<Value> parts = new ArrayList<>();
+    for (int c = 0; c < w / lanes; c++) {
+      List<Value> cargs = new ArrayList<>();
+      for (Value a : args) cargs.add(lanes == w ? a : b.shuffle(a, b.poison(vt), rangeMask(c * lanes, lanes), ""));
+      parts.add(b.call(f, cargs, inst.name() + (lanes == w ? "" : "." + c)));
+    }
+    st.stats().vectorCalls++;
+    st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + intrinsic + " became " + (w / lanes) + " call(s) of libmvec "
+        + v.get().symbol() + " (max " + org.packetizer.core.mapping.Libmvec.MAX_ULPS + " ULP)");
+    return Optional.of(concat(parts));
+  }
+
+  private Value rangeMask(int start, int n) {
+    List<Value> idx = new ArrayList<>();
+    for (int i = 0; i < n; i++) idx.add(b.i32(start + i));
+    return b.constVector(idx);
+  }
+
+  /** Concatenates equally wide vectors (a power-of-two count) into one. */
+  Value concat(List<Value> parts) {
+    List<Value> cur = parts;
+    while (cur.size() > 1) {
+      List<Value> next = new ArrayList<>();
+      for (int i = 0; i < cur.size(); i += 2) {
+        int n = cur.get(i).type().vectorSize();
+        next.add(b.shuffle(cur.get(i), cur.get(i + 1), rangeMask(0, 2 * n), ""));
+      }
+      cur = next;
+    }
+    return cur.getFirst();
+  }
+
+  /**
+   * Recursive packetization (thesis 7.2): calls the masked packet version of a function defined in
+   * the module, made for this call site's parameter kinds (a recursive call calls the version still
+   * being emitted). Empty when the callee cannot be packetized and no argument forces one.
+   */
+  private Optional<Value> recursiveCall(Value inst, Function callee) {
+    int nargs = inst.numArgOperands();
+    List<ParamKind> kinds = new ArrayList<>();
+    boolean needsPacket = false;
+    for (int i = 0; i < nargs; i++) {
+      Value a = inst.operand(i);
+      if (st.soa().isDerived(a)) {
+        if (get(a).type().isVector()) {
+          throw unsupported(inst, "passing a struct-of-arrays pointer with a varying offset to @" + callee.name());
+        }
+        kinds.add(ParamKind.SOA);
+        needsPacket = true;
+      } else if (uniform(a)) {
+        kinds.add(ParamKind.UNIFORM);
+      } else if (shape(a).isLinear() && (a.type().isPointer() || a.type().isInteger() && a.type().intWidth() >= 8
+          && a.type().intWidth() <= 64)) {
+        // the callee learns that lane k gets base + k*stride: its consecutive accesses stay vector accesses
+        kinds.add(ParamKind.linear(shape(a).stride()));
+      } else {
+        if (!a.type().isVectorElement()) return Optional.empty();
+        kinds.add(ParamKind.VARYING);
+      }
+    }
+    Optional<String> version = st.callees().packetVersion(callee.name(), kinds, w, n -> st.module().function(n).isPresent());
+    if (version.isEmpty()) {
+      if (needsPacket) {
+        throw unsupported(inst, "a call to @" + callee.name() + " with a struct-of-arrays pointer, because @" + callee.name()
+            + " cannot be packetized: " + st.callees().failure(callee.name(), kinds, w).orElse("unknown reason"));
+      }
+      return Optional.empty();
+    }
+    Function vf = st.module().function(version.get()).orElseThrow();
+    List<Value> args = new ArrayList<>();
+    for (int i = 0; i < nargs; i++) {
+      Value a = inst.operand(i);
+      ParamKind k = kinds.get(i);
+      args.add(k instanceof ParamKind.Varying ? vec(a) : k instanceof ParamKind.Linear l ? e.memory.laneZero(a, l.step()) : get(a));
+    }
+    args.add(mask());
+    st.stats().vectorCalls++;
+    st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to @" + callee.name() + " calls its packet version @"
+        + vf.name() + " (recursive packetization, masked)");
+    return Optional.of(b.call(vf, args, inst.type().isVoid() ? "" : inst.name()));
+  }
+
+  /** W scalar calls; guarded by each lane's mask bit unless the callee is free of side effects. */
+  private Value scalarizeCall(Value inst, Function callee) {
+    int nargs = inst.numArgOperands();
+    boolean pure = isPureCall(inst);
+    Type rt = inst.type();
+    Type vt = rt.isVoid() ? null : packetType(inst, rt);
+    st.stats().scalarizedCalls++;
+    st.remark(Remark.Kind.SCALARIZED_CALL, current(), inst, "call to @" + callee.name() + " was split into " + w
+        + " scalar calls" + (pure ? " (no side effects: unguarded)" : " guarded by each lane's mask bit")
+        + "; register a packet version to avoid this");
+    List<Value> packed = new ArrayList<>();
+    List<Boolean> varyingArg = new ArrayList<>();
+    for (int i = 0; i < nargs; i++) {
+      Value a = inst.operand(i);
+      packed.add(uniform(a) ? scal(a) : vec(a));
+      varyingArg.add(!uniform(a));
+      if (!uniform(a)) packetType(inst, a.type());
+    }
+    LaneBody body = (k, unused) -> {
+      List<Value> args = new ArrayList<>();
+      for (int i = 0; i < packed.size(); i++) {
+        Value p = packed.get(i);
+        Value a = varyingArg.get(i) ? comp.extractLane(p, inst.operand(i).type(), b.i32(k)) : p;
+        if (pure) a = b.freeze(a, "");
+        args.add(a);
+      }
+      // the call site's function type (a variadic callee's includes the promoted variadic arguments)
+      Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
+      copyCallSite(inst, call);
+      return call;
+    };
+    if (pure) {
+      Value acc = vt == null ? null : b.poison(vt);
+      for (int k = 0; k < w; k++) {
+        Value r = body.emit(k, null);
+        if (acc != null) acc = insertLane(acc, r, k);
+      }
+      return acc;
+    }
+    return perLaneGuarded(body, vt);
+  }
+}

@@ -1,0 +1,289 @@
+package org.packetizer.core.widen;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.packetizer.analysis.divergence.Shape;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.IrBuilder;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.mask.MaskOps;
+import org.packetizer.core.pipeline.PacketizationState;
+import org.packetizer.core.pipeline.SlotSsa;
+
+/**
+ * What every emission phase sees: the one {@link PacketizationState} of this packetization (value →
+ * shape, mask, packet), the builders, and the accessors of packet values ({@link #get},
+ * {@link #vec}, {@link #scal}), shapes and packet types. Phases reach each other through the
+ * {@link PacketEmitter} ({@code e.memory}, {@code e.calls}, ...); they keep no state of their own
+ * beyond caches of their own decisions.
+ */
+abstract class EmissionPhase {
+  final PacketizationState st;
+  /** The driver, through which phases reach each other. */
+  final PacketEmitter e;
+  final IrBuilder b;
+  final IrBuilder entryB;
+  final MaskOps masks;
+  final int w;
+  final Function packet;
+  /** Packets of vectors and aggregates (see {@link CompositePackets}). */
+  final CompositePackets comp;
+
+  // value -> packet, in the shared state
+  final Map<Block, Block> head;
+  final Map<Block, Block> enter;
+  final Map<Block, SlotSsa.Var> maskSlot;
+  final Map<Value, SlotSsa.Var> phiSlot;
+  final Map<Value, SlotSsa.Var> valueSlot;
+  final Map<Block, Block> initAnchor;
+  final Map<Value, Value> params;
+  final Map<Value, Boolean> lanesComputed;
+  /** Packet values of the current scalar block's instructions, and loads/splats cached in it. */
+  final Map<Value, Value> local;
+  final Map<Value, Value> splats;
+  final Map<Value, Value> paramSplats;
+
+  EmissionPhase(PacketizationState st, PacketEmitter driver) {
+    this.st = st;
+    this.e = driver == null ? (PacketEmitter) this : driver;
+    this.b = st.builder();
+    this.entryB = st.entryBuilder();
+    this.packet = st.packetFunction();
+    this.w = st.width();
+    this.masks = new MaskOps(st.module(), b, w);
+    this.comp = new CompositePackets(b, st.module(), w);
+    this.head = st.heads();
+    this.enter = st.loopEnters();
+    this.maskSlot = st.maskSlots();
+    this.phiSlot = st.phiSlots();
+    this.valueSlot = st.valueSlots();
+    this.initAnchor = st.initAnchors();
+    this.params = st.packetParams();
+    this.lanesComputed = st.lanesComputed();
+    this.local = st.localPackets();
+    this.splats = st.splats();
+    this.paramSplats = st.paramSplats();
+  }
+
+  /** The variables crossing packet blocks. */
+  SlotSsa vars() { return st.slots(); }
+  /** The scalar block being emitted. */
+  Block current() { return st.currentBlock(); }
+  /** The current block's mask. */
+  Value mask() { return st.currentMask(); }
+  Block exitBlock() { return st.exitBlock(); }
+  Block allocaBlock() { return st.allocaBlock(); }
+  Value entryMask() { return st.entryMask(); }
+  SlotSsa.Var retSlot() { return st.retSlot(); }
+
+  Value linearOffsets(IrBuilder bb, Type intType, long step) {
+    List<Value> es = new ArrayList<>();
+    for (int k = 0; k < w; k++) es.add(bb.constInt(intType, k * step));
+    return bb.constVector(es);
+  }
+
+  boolean isEntry(Block sb) { return sb.equals(st.scalar().entry()); }
+
+  boolean inLoop(Block sb) { return st.cfg().loops().loopOf(sb).isPresent(); }
+
+  Type slotType(Value v) {
+    return uniform(v) ? v.type() : packetType(v, v.type());
+  }
+
+  SlotSsa.Var valueSlot(Value v) {
+    return valueSlot.computeIfAbsent(v, p -> {
+      SlotSsa.Var var = vars().newVar(slotType(p), p.name());
+      // the definition's block head: every use is dominated by it (phi uses through their edges)
+      st.ssa().blockOf(p).ifPresent(db -> vars().init(var, head.get(db), b.poison(slotType(p))));
+      return var;
+    });
+  }
+
+  boolean needsValueSlot(Value inst) {
+    Block def = current();
+    for (Value u : inst.users()) {
+      if (!u.isInstruction()) continue;
+      if (u.opcode() == Opcode.PHI) return true;
+      Optional<Block> ub = st.ssa().blockOf(u);
+      if (ub.isEmpty() || !ub.get().equals(def)) return true;
+    }
+    return false;
+  }
+
+  boolean uniform(Value v) {
+    if (v.isConstant() || v.isBasicBlockValue() || v.isMetadataAsValue()) return true;
+    return st.divergence().isUniform(v);
+  }
+
+  Shape shape(Value v) {
+    if (v.isConstant()) return Shape.UNIFORM;
+    return st.divergence().shape(v);
+  }
+
+  /** The packet type of a varying scalar type: {@code <W x T>}. */
+  Type packetType(Value where, Type t) {
+    if (CompositePackets.isComposite(t)) {
+      try {
+        return CompositePackets.packetType(t, w);
+      } catch (IllegalArgumentException e) {
+        throw unsupported(where, "a varying value of type " + t + ": " + e.getMessage());
+      }
+    }
+    if (!t.isVectorElement()) {
+      throw unsupported(where, "a varying value of type " + t + " (only integers, floating point and pointers can be packetized)");
+    }
+    if (t.isFloatingPoint() && !t.isPacketFloat()) {
+      throw unsupported(where, "floating-point type " + t + " cannot be packetized");
+    }
+    return t.vectorOf(w);
+  }
+
+  /** The packet value of a scalar value: a scalar when uniform, else a vector. */
+  Value get(Value v) {
+    if (v.isConstant()) return v;
+    Value p = params.get(v);
+    if (p != null) return p;
+    Value l = local.get(v);
+    if (l != null) return l;
+    SlotSsa.Var slot = valueSlot.get(v);
+    if (slot == null) {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal error: " + v.describe() + " is used in block " + current().name() + " before its definition was emitted",
+          st.scalarName(), current().name(), null);
+    }
+    Value loaded = vars().read(slot, v.name());
+    local.put(v, loaded);
+    return loaded;
+  }
+
+  /** The packet value as a vector (broadcast when uniform). */
+  Value vec(Value v) {
+    Value p = get(v);
+    if (isPacket(v, p)) return p;
+    if (CompositePackets.isComposite(v.type())) {
+      Value s = splats.get(p);
+      if (s == null) {
+        s = comp.broadcast(p, p.isConstant() ? "" : v.name() + ".splat");
+        splats.put(p, s);
+      }
+      return s;
+    }
+    if (v.isArgument()) {
+      // a uniform parameter is broadcast once, in the entry block, not in every block (and loop
+      // iteration) that needs it as a vector
+      Value s = paramSplats.get(p);
+      if (s == null) {
+        s = entryB.splat(p, w, v.name() + ".splat");
+        paramSplats.put(p, s);
+      }
+      return s;
+    }
+    Value s = splats.get(p);
+    if (s == null) {
+      s = b.splat(p, w, p.isConstant() ? "" : v.name() + ".splat");
+      splats.put(p, s);
+    }
+    return s;
+  }
+
+  /** Whether p, the packet value of v, is a packet (varying), not v's uniform scalar value. */
+  static boolean isPacket(Value v, Value p) {
+    return CompositePackets.isComposite(v.type()) ? !p.type().equals(v.type()) : p.type().isVector();
+  }
+
+  /** The packet value of a uniform scalar value. */
+  Value scal(Value v) {
+    Value p = get(v);
+    if (isPacket(v, p)) {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal: value " + v.describe() + " used as uniform but it is varying", st.scalarName(),
+          current() == null ? null : current().name(), null);
+    }
+    return p;
+  }
+
+  /** The index (i32) of the lowest active lane of the current mask (W-1 when none is). */
+  Value firstActiveLane() {
+    Type iw = st.context().intType(w);
+    Value bits = b.cast(Opcode.BITCAST, mask(), iw, "");
+    Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
+    f = b.and(f, b.constInt(iw, w - 1), "first.active");
+    return w < 32 ? b.cast(Opcode.ZEXT, f, st.context().i32(), "") : w == 32 ? f : b.cast(Opcode.TRUNC, f, st.context().i32(), "");
+  }
+
+  /** The index (i32) of the highest active lane of the current mask. */
+  Value lastActiveLane() { return lastActiveLane(mask()); }
+
+  /** The index (i32) of the highest set lane of {@code mask}. */
+  Value lastActiveLane(Value m) {
+    if (MaskOps.isAllTrue(m)) return b.i32(w - 1);
+    Type iw = st.context().intType(w);
+    Value bits = b.cast(Opcode.BITCAST, m, iw, "mask.bits");
+    Function ctlz = st.module().intrinsic("llvm.ctlz", iw);
+    Value lz = b.call(ctlz, List.of(bits, b.i1(false)), "lz");
+    Value idx = b.sub(b.constInt(iw, w - 1), lz, "last.lane");
+    return w <= 32 ? (w == 32 ? idx : b.cast(Opcode.ZEXT, idx, st.context().i32(), "")) : b.cast(Opcode.TRUNC, idx, st.context().i32(), "");
+  }
+
+  /** Something emitted for lane k (may return a scalar result). */
+  @FunctionalInterface
+  interface LaneBody {
+    Value emit(int lane, Void unused);
+  }
+
+  /**
+   * The thesis' if-cascade: for each lane, run {@code body} only when the lane's mask bit is set.
+   * Returns the lane results assembled into a vector of type {@code resultVec} (or null).
+   */
+  Value perLaneGuarded(LaneBody body, Type resultVec) {
+    Value acc = resultVec == null ? null : b.poison(resultVec);
+    for (int k = 0; k < w; k++) {
+      Block from = b.currentBlock();
+      Block lane = packet.appendBlock(from.name() + ".l" + k);
+      Block next = packet.appendBlock(from.name() + ".n" + k);
+      lane.moveAfter(from);
+      next.moveAfter(lane);
+      Value bit = MaskOps.isAllTrue(mask()) ? b.i1(true) : b.extractElement(mask(), k, "");
+      b.condBr(bit, lane, next);
+      b.atEnd(lane);
+      Value r = body.emit(k, null);
+      Value ins = acc == null ? null : insertLane(acc, r, k);
+      Block laneEnd = b.currentBlock();
+      b.br(next);
+      b.atEnd(next);
+      if (acc != null) {
+        Value phi = b.phi(resultVec, "");
+        phi.addIncoming(ins, laneEnd);
+        phi.addIncoming(acc, from);
+        acc = phi;
+      }
+    }
+    return acc;
+  }
+
+  /** Packet acc with lane k set to the scalar value r. */
+  Value insertLane(Value acc, Value r, int k) {
+    return CompositePackets.isComposite(r.type()) ? comp.insertLane(acc, r, k) : b.insertElement(acc, r, k, "");
+  }
+
+  /** The index (i32) of the lowest set lane of {@code m} (0 when none is set). */
+  Value firstActiveLane(Value m) {
+    Type iw = st.context().intType(w);
+    Value bits = b.cast(Opcode.BITCAST, m, iw, "");
+    Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
+    f = b.and(f, b.constInt(iw, w - 1), "first.lane");
+    return w < 32 ? b.cast(Opcode.ZEXT, f, st.context().i32(), "") : w == 32 ? f : b.cast(Opcode.TRUNC, f, st.context().i32(), "");
+  }
+
+  PacketizationException unsupported(Value inst, String what) {
+    String blk = inst.isInstruction() ? st.ssa().blockOf(inst).map(Block::name).orElse(null) : null;
+    return PacketizationException.unsupported("cannot packetize " + what, st.scalarName(), blk,
+        inst.isInstruction() ? inst.print() : null);
+  }
+}

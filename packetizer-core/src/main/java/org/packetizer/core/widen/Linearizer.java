@@ -1,0 +1,379 @@
+package org.packetizer.core.widen;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.packetizer.analysis.cfg.LoopForest;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.pipeline.SlotSsa;
+
+/**
+ * Partial linearization (thesis 4.4, with Moll &amp; Hack's uniform branches kept): emits the scalar
+ * blocks in the schedule's order. A block that can only hold all lanes or none (not in the region
+ * of a divergent branch) keeps a uniform branch as a real branch; every other branch falls through
+ * to the next block; a latch jumps back while any lane takes the back edge. Blocks may be skipped
+ * at run time when their mask is empty (guards), which is always safe because an empty block
+ * changes no variable. Terminators hand their edge masks to the {@link MaskGenerator}.
+ */
+final class Linearizer extends EmissionPhase {
+  Linearizer(PacketEmitter e) { super(e.state(), e); }
+
+  void emitBlock(Block sb) {
+    st.setCurrentBlock(sb);
+    local.clear();
+    splats.clear();
+    Block h = head.get(sb);
+    // a block every lane reaches once holds exactly the entry's lanes, divergence or not
+    boolean partial = st.divergence().mayBePartial(sb) && !reachedByAll(sb);
+    Block loopEnter = enter.get(sb);
+    if (loopEnter != null) {
+      // a loop is skipped when no lane arrives; the test is made once on entry, not in every iteration
+      // (the latch takes the back edge only when some lane continues)
+      b.atEnd(loopEnter);
+      Value arriving = vars().read(e.maskGenerator.maskSlot(sb), "m." + sb.name() + ".enter");
+      Optional<Block> skip = enterSkipTarget(sb);
+      b.condBr(masks.any(arriving, "any." + sb.name()), h, skip.map(this::entryOf).orElse(exitBlock()));
+    }
+    b.atEnd(h);
+    Value m;
+    Value slotMask;
+    if (isEntry(sb)) {
+      slotMask = entryMask();
+    } else {
+      SlotSsa.Var slot = e.maskGenerator.maskSlot(sb);
+      slotMask = vars().read(slot, "m." + sb.name());
+      if (inLoop(sb)) vars().write(slot, masks.allFalse());
+    }
+    m = partial ? slotMask : entryMask();
+    boolean guard = loopEnter == null && needsGuard(sb, partial);
+    if (guard) {
+      Block body = packet.appendBlock(h.name() + ".body");
+      body.moveAfter(h);
+      // a masked function called with no lane active does nothing at all: straight to the exit (this
+      // also ends the recursion of recursive packet versions)
+      Optional<Block> skip = isEntry(sb) ? Optional.empty() : st.schedule().skipTarget(sb);
+      b.condBr(masks.any(slotMask, "any." + sb.name()), body, skip.map(this::entryOf).orElse(exitBlock()));
+      b.atEnd(body);
+      if (!isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)
+          && instructionCount(sb) >= st.options().skipThreshold()) {
+        st.remark(Remark.Kind.SKIP_IF_EMPTY, sb, null, "block is skipped when no lane is active");
+      }
+    }
+    st.setCurrentMask(m);
+    st.stats().blocks++;
+
+    for (Value inst : st.ssa().instructions(sb)) {
+      Opcode op = st.ssa().opcode(inst);
+      if (op == Opcode.PHI) {
+        Value pv = vars().read(e.blends.phiSlot(inst), inst.name());
+        local.put(inst, pv);
+        if (needsValueSlot(inst)) vars().write(valueSlot(inst), pv);
+        continue;
+      }
+      if (op.isTerminator()) {
+        emitTerminator(sb, inst, partial);
+        break;
+      }
+      Value pv = e.emitInstruction(inst);
+      if (pv != null) {
+        local.put(inst, pv);
+        if (needsValueSlot(inst)) vars().write(valueSlot(inst), pv);
+      }
+    }
+  }
+
+  private int instructionCount(Block sb) { return st.ssa().instructions(sb).size(); }
+
+  /**
+   * A block needs a run-time "any lane active" test when it keeps a real branch or does scalar
+   * (uniform) work with side effects, when it is a loop header (skipping the whole loop), or when
+   * it is big enough to be worth skipping.
+   */
+  private boolean needsGuard(Block sb, boolean partial) {
+    if (isEntry(sb)) return st.options().masked();
+    // (the entry's own test, in a masked function, covers it)
+    if (reachedByAll(sb)) return false;
+    if (!partial && exitOfEnteredLoop(sb)) return false;
+    if (!partial) return true;
+    if (st.schedule().loopHeadedBy(sb).isPresent()) return true;
+    if (instructionCount(sb) >= st.options().skipThreshold() && !onEveryIteration(sb)) return true;
+    for (Value inst : st.ssa().instructions(sb)) if (hasScalarSideEffect(inst)) return true;
+    return false;
+  }
+
+  private final Map<Block, Boolean> reachedByAll = new HashMap<>();
+
+  /**
+   * Whether every lane active at the function's entry reaches {@code sb}, once: it post-dominates the
+   * entry and is in no loop. Its mask is the entry mask.
+   */
+  boolean reachedByAll(Block sb) {
+    return reachedByAll.computeIfAbsent(sb, s -> !inLoop(s) && st.cfg().pdt().postDominates(s, st.scalar().entry()));
+  }
+
+  /**
+   * Where the entry test of the loop headed by {@code header} goes when no lane arrives: past the
+   * loop and past the blocks right after it that the header dominates (lanes reach those only
+   * through the loop).
+   */
+  private Optional<Block> enterSkipTarget(Block header) {
+    int end = dominatedAfterLoop(header)[1];
+    List<Block> order = st.schedule().order();
+    return end < order.size() ? Optional.of(order.get(end)) : Optional.empty();
+  }
+
+  /**
+   * The blocks right after the loop headed by {@code header} that the header dominates: schedule
+   * positions [start, end). (The packet function is mostly a chain, so this stretch is often the rest of
+   * the function: it is found by a search over dominator-tree intervals, not by walking it per loop.)
+   */
+  private int[] dominatedAfterLoop(Block header) {
+    return dominatedAfterLoop.computeIfAbsent(header, h -> {
+      if (stretches == null) stretches = new DominatedStretches<>(st.schedule().order(), st.cfg().dom());
+      int start = st.schedule().afterLoop(h).map(st.schedule()::position).orElse(st.schedule().order().size());
+      return new int[] {start, stretches.end(h, start)};
+    });
+  }
+
+  private final Map<Block, int[]> dominatedAfterLoop = new HashMap<>();
+
+  private DominatedStretches<Block> stretches;
+
+  /**
+   * Whether {@code sb} is the only exit block of a loop whose header dominates it and is skipped with
+   * that loop when no lane arrives: every lane that entered the loop (at least one) arrives in sb,
+   * so sb never runs empty and needs no test of its own.
+   */
+  private boolean exitOfEnteredLoop(Block sb) {
+    for (Block p : st.cfg().cfg().predecessors(sb)) {
+      var l = st.cfg().loops().loopOf(p);
+      if (l.isEmpty()) return false;
+      var loop = l.get();
+      // the outermost loop p is in that sb is not in
+      while (loop.parent().isPresent() && !loop.parent().get().contains(sb)) loop = loop.parent().get();
+      if (loop.contains(sb) || !loop.exitBlocks().equals(java.util.Set.of(sb))) return false;
+      Block h = loop.header();
+      if (!st.cfg().dom().dominates(h, sb) || !enter.containsKey(h)) return false;
+      // sb lies in the stretch the entry test skips
+      int[] stretch = dominatedAfterLoop(h);
+      int at = st.schedule().position(sb);
+      if (at < stretch[0] || at >= stretch[1]) return false;
+    }
+    return !st.cfg().cfg().predecessors(sb).isEmpty();
+  }
+
+  /** The predecessor of {@code sb} emitted last, when its branch reaches sb by one edge only. */
+  Optional<Block> lastPredecessor(Block sb) {
+    return lastPredecessor.computeIfAbsent(sb, this::findLastPredecessor);
+  }
+
+  private final Map<Block, Optional<Block>> lastPredecessor = new HashMap<>();
+
+  private Optional<Block> findLastPredecessor(Block sb) {
+    Block last = null;
+    for (Block p : st.cfg().cfg().predecessors(sb)) {
+      if (!st.schedule().isScheduled(p)) continue;
+      if (last == null || st.schedule().position(p) > st.schedule().position(last)) last = p;
+    }
+    if (last == null) return Optional.empty();
+    int edges = 0;
+    for (Block s2 : last.successors()) if (s2.equals(sb)) edges++;
+    return edges == 1 ? Optional.of(last) : Optional.empty();
+  }
+
+  /**
+   * Whether {@code sb} dominates the latch of its innermost loop: every iteration that continues runs
+   * it, so it is empty only when the loop is about to end and a skip test would be paid in every
+   * iteration for nothing.
+   */
+  private boolean onEveryIteration(Block sb) {
+    return st.cfg().loops().loopOf(sb)
+        .map(l -> l.latches().stream().allMatch(latch -> st.cfg().dom().dominates(sb, latch)))
+        .orElse(false);
+  }
+
+  /** Whether emitting this instruction executes a scalar operation that must not run with no lane. */
+  private boolean hasScalarSideEffect(Value inst) {
+    Opcode op = st.ssa().opcode(inst);
+    return switch (op) {
+      case LOAD -> uniform(inst.operand(0));
+      case STORE -> uniform(inst.operand(1));
+      case CALL -> uniform(inst) && !e.calls.isPureCall(inst);
+      case UDIV, SDIV, UREM, SREM -> uniform(inst) && !(inst.operand(1).isConstantInt() && inst.operand(1).constIntSExt() != 0
+          && inst.operand(1).constIntSExt() != -1);
+      default -> false;
+    };
+  }
+
+  private void emitTerminator(Block sb, Value term, boolean partial) {
+    Opcode op = st.ssa().opcode(term);
+    switch (op) {
+      case RET -> {
+        if (term.numOperands() > 0 && retSlot() != null) {
+          Value rv = term.operand(0);
+          Type rt = packet.returnType();
+          Value v = rt.equals(rv.type()) ? scal(rv) : vec(rv);
+          vars().write(retSlot(), v);
+        }
+        b.br(chainNext(sb));
+      }
+      case UNREACHABLE -> b.br(chainNext(sb));
+      case BR -> {
+        if (!term.isConditional()) {
+          Block s = term.successor(0);
+          e.maskGenerator.contribute(sb, s, mask());
+          Optional<LoopForest.Loop<Block>> latched = st.schedule().loopLatchedBy(sb);
+          if (latched.isPresent() && latched.get().header().equals(s)) {
+            if (!partial) {
+              b.br(head.get(s));
+            } else {
+              b.condBr(masks.any(mask(), "continue." + sb.name()), head.get(s), afterLoop(s));
+            }
+          } else if (!partial && st.schedule().isScheduled(s)) {
+            b.br(target(sb, s));
+          } else {
+            b.br(chainNext(sb));
+          }
+          return;
+        }
+        Value c = term.condition();
+        Block s1 = term.successor(0);
+        Block s2 = term.successor(1);
+        boolean uniformCond = uniform(c);
+        Optional<LoopForest.Loop<Block>> latchOf = st.schedule().loopLatchedBy(sb);
+        if (uniformCond && partial && latchOf.isPresent() && s1.equals(latchOf.get().header()) != s2.equals(latchOf.get().header())
+            && st.schedule().isScheduled(s1) && st.schedule().isScheduled(s2)) {
+          emitUniformLatchExit(sb, term, latchOf.get().header());
+          return;
+        }
+        if (uniformCond && !partial && !s1.equals(s2)) {
+          // a kept uniform branch: each successor's masks and blends on its own edge, so the way not
+          // taken costs nothing (before, both were computed under a mask that was empty for one)
+          st.stats().keptBranches++;
+          st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform branch kept");
+          Block here = b.currentBlock();
+          Block t1 = packet.appendBlock(sb.name() + ".then");
+          Block t2 = packet.appendBlock(sb.name() + ".else");
+          t1.moveAfter(here);
+          t2.moveAfter(t1);
+          b.condBr(scal(c), t1, t2);
+          Caches before = saveCaches();
+          b.atEnd(t1);
+          e.maskGenerator.contribute(sb, s1, mask());
+          b.br(target(sb, s1));
+          restoreCaches(before);
+          b.atEnd(t2);
+          e.maskGenerator.contribute(sb, s2, mask());
+          b.br(target(sb, s2));
+          return;
+        }
+        Value e1;
+        Value e2;
+        if (uniformCond) {
+          Value cs = scal(c);
+          e1 = masks.and(mask(), cs, "e." + sb.name() + "." + s1.name());
+          e2 = masks.andNot(mask(), cs, "e." + sb.name() + "." + s2.name());
+        } else {
+          Value cv = vec(c);
+          e1 = masks.and(mask(), cv, "e." + sb.name() + "." + s1.name());
+          e2 = masks.andNot(mask(), cv, "e." + sb.name() + "." + s2.name());
+        }
+        e.maskGenerator.contribute(sb, s1, e1);
+        e.maskGenerator.contribute(sb, s2, e2);
+        if (uniformCond && !partial) {
+          st.stats().keptBranches++;
+          st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform branch kept");
+          b.condBr(scal(c), target(sb, s1), target(sb, s2));
+          return;
+        }
+        st.stats().linearizedBranches++;
+        if (!uniformCond) {
+          st.remark(Remark.Kind.LINEARIZED, sb, term, "divergent branch linearized: " + st.divergence().reason(c));
+        }
+        Optional<LoopForest.Loop<Block>> latched = st.schedule().loopLatchedBy(sb);
+        if (latched.isPresent()) {
+          Block h = latched.get().header();
+          Value back = s1.equals(h) ? e1 : s2.equals(h) ? e2 : null;
+          if (back == null) throw new IllegalStateException("latch without back edge: " + sb);
+          if (s1.equals(h) && s2.equals(h)) back = mask();
+          b.condBr(masks.any(back, "continue." + sb.name()), head.get(h), afterLoop(h));
+          return;
+        }
+        b.br(chainNext(sb));
+      }
+      default -> throw unsupported(term, "the terminator '" + op.mnemonic() + "'");
+    }
+  }
+
+  /**
+   * The latch of a divergent loop leaving it on a uniform condition: every lane still in the loop
+   * passes the latch, so when the condition says "exit" all of them leave and the loop is over. The
+   * branch stays a real branch; the exit's blends run only on the way out instead of in every
+   * iteration under a mask that is empty until the last one.
+   */
+  private void emitUniformLatchExit(Block sb, Value term, Block header) {
+    Block s1 = term.successor(0);
+    boolean exitOnTrue = !s1.equals(header);
+    Block exitSucc = exitOnTrue ? s1 : term.successor(1);
+    Block here = b.currentBlock();
+    Block leave = packet.appendBlock(sb.name() + ".leave");
+    Block stay = packet.appendBlock(sb.name() + ".stay");
+    leave.moveAfter(here);
+    stay.moveAfter(leave);
+    Value c = scal(term.condition());
+    b.condBr(c, exitOnTrue ? leave : stay, exitOnTrue ? stay : leave);
+    st.stats().keptBranches++;
+    st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform exit of a divergent loop kept as a branch");
+    Caches before = saveCaches();
+    b.atEnd(leave);
+    e.maskGenerator.contribute(sb, exitSucc, mask());
+    b.br(afterLoop(header));
+    restoreCaches(before);
+    b.atEnd(stay);
+    e.maskGenerator.contribute(sb, header, mask());
+    b.condBr(masks.any(mask(), "continue." + sb.name()), head.get(header), afterLoop(header));
+  }
+
+  /**
+   * The block-local caches ({@link #local}'s slot reads, {@link #splats}) as they were before the
+   * emission of one scalar block forks into sibling packet blocks (a kept uniform branch's two arms, a
+   * uniform latch exit's leave and stay): what one arm caches (a uniform value's splat made for an
+   * exit blend) does not dominate the other arm (the back edge's phi), so each arm starts from the
+   * caches of the block that dominates both.
+   */
+  private record Caches(Map<Value, Value> local, Map<Value, Value> splats) {}
+
+  private Caches saveCaches() { return new Caches(new HashMap<>(local), new HashMap<>(splats)); }
+
+  private void restoreCaches(Caches c) {
+    local.clear();
+    local.putAll(c.local());
+    splats.clear();
+    splats.putAll(c.splats());
+  }
+
+  private Block chainNext(Block sb) {
+    return st.schedule().next(sb).map(this::entryOf).orElse(exitBlock());
+  }
+
+  private Block afterLoop(Block header) {
+    return st.schedule().afterLoop(header).map(this::entryOf).orElse(exitBlock());
+  }
+
+  /** Where a forward edge into scalar block {@code sb} goes: a loop's entry test, else its head. */
+  Block entryOf(Block sb) {
+    Block en = enter.get(sb);
+    return en != null ? en : head.get(sb);
+  }
+
+  /** The target of the real branch from {@code from} to {@code to}: back edges skip the entry test. */
+  Block target(Block from, Block to) {
+    boolean back = st.cfg().loops().loopWithHeader(to).map(l -> l.contains(from)).orElse(false);
+    return back ? head.get(to) : entryOf(to);
+  }
+}

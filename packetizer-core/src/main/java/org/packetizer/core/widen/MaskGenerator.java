@@ -1,0 +1,59 @@
+package org.packetizer.core.widen;
+
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.mask.MaskOps;
+import org.packetizer.core.pipeline.SlotSsa;
+
+/**
+ * Mask generation (thesis 4.2). Every scalar block has a mask variable; an edge B→S ORs its edge
+ * mask ({@code blockMask(B)} and the branch condition, or its negation) into S's variable, and S's
+ * head reads it (clearing it when S is in a loop, so the next iteration accumulates afresh). A loop
+ * header's variable thus holds the preheader's mask on entry and the latch edge's mask afterwards;
+ * an exit block's variable accumulates the lanes that left through it over all iterations (the
+ * thesis' exit masks). Each edge's phis are blended by the {@link BlendGenerator}.
+ */
+final class MaskGenerator extends EmissionPhase {
+  MaskGenerator(PacketEmitter e) { super(e.state(), e); }
+
+  SlotSsa.Var maskSlot(Block sb) {
+    return maskSlot.computeIfAbsent(sb, k -> {
+      SlotSsa.Var slot = vars().newVar(masks.maskType(), "m." + k.name());
+      // no lane has arrived yet: at the function's entry and (to keep the live range short) again at
+      // the head of the block that decides about every way into sb
+      vars().init(slot, allocaBlock(), masks.allFalse());
+      vars().init(slot, head.get(initAnchor(sb)), masks.allFalse());
+      return slot;
+    });
+  }
+
+  /**
+   * Where state flowing into scalar block {@code sb} (its mask, its phis' blends) may be reset: the
+   * head of sb's immediate dominator, moved out of every loop that does not contain sb (a reset
+   * inside such a loop would drop lanes that arrived in earlier iterations). Every path into sb
+   * passes there before any edge contributes, and no contribution is ever needed across it.
+   */
+  Block initAnchor(Block sb) {
+    return initAnchor.computeIfAbsent(sb, s -> {
+      var dom = st.cfg().dom();
+      var loops = st.cfg().loops();
+      Block d = dom.idom(s).orElse(s);
+      var l = loops.loopOf(d);
+      while (l.isPresent() && !l.get().contains(s)) {
+        d = dom.idom(l.get().header()).orElse(d);
+        l = loops.loopOf(d);
+      }
+      return d;
+    });
+  }
+
+  /** Edge B→S with edge mask {@code edge}: OR it into S's mask and blend S's phis ({@link BlendGenerator}). */
+  void contribute(Block from, Block to, Value edge) {
+    if (!st.schedule().isScheduled(to)) return;
+    if (MaskOps.isAllFalse(edge)) return;
+    SlotSsa.Var slot = maskSlot(to);
+    Value old = vars().read(slot, "");
+    vars().write(slot, masks.or(old, edge, "m.acc." + to.name()));
+    e.blends.blendEdge(from, to, edge, old);
+  }
+}

@@ -1,0 +1,489 @@
+package org.packetizer.core.widen;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.packetizer.analysis.divergence.Shape;
+import org.packetizer.core.api.MemoryStrategy;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.mapping.SpmdIntrinsics;
+import org.packetizer.core.mask.MaskOps;
+
+/**
+ * Instruction vectorization of memory (thesis 4.5.3, 4.5.4): allocas (one slot per lane), loads
+ * and stores by the address's shape (uniform: scalar; consecutive: vector, masked when the block
+ * may be partial; otherwise gathers/scatters or the thesis' guarded if-cascade, selectable),
+ * loads and stores of vectors and aggregates leaf by leaf, and atomics (one per active lane, in
+ * lane order, or one combined atomic). Struct-of-arrays memory is the {@link SoaWidener}'s, memory
+ * shared by the lanes at uniform addresses the {@link UniformMemoryWidener}'s.
+ */
+final class MemoryWidener extends EmissionPhase {
+  MemoryWidener(PacketEmitter e) { super(e.state(), e); }
+
+  private final AtomicEmitter atomics = new AtomicEmitter(b, packet, masks, w);
+
+  /** The packet values and the mask the atomic emitter works on. */
+  final AtomicEmitter.Lanes lanes = new AtomicEmitter.Lanes() {
+    @Override public Value vec(Value v) { return MemoryWidener.this.vec(v); }
+    @Override public Value scal(Value v) { return MemoryWidener.this.scal(v); }
+    @Override public boolean uniform(Value v) { return MemoryWidener.this.uniform(v); }
+    @Override public Value mask() { return MemoryWidener.this.mask(); }
+  };
+
+  /**
+   * Atomics ({@link AtomicEmitter}): the result, {@code Optional.empty()} when the instruction has
+   * none, null when {@code inst} is not an atomic operation handled there.
+   */
+  Optional<Value> emitAtomic(Value inst, Opcode op) {
+    switch (op) {
+      case ATOMICRMW -> {
+        st.remark(Remark.Kind.MEMORY, current(), inst, "atomicrmw: " + (uniform(inst.operand(0)) && AtomicEmitter.combinable(inst)
+            ? "one combined atomic for the active lanes, each lane's old value from a prefix in lane order"
+            : "one atomic per active lane, in lane order"));
+        return Optional.of(atomics.rmw(inst, lanes));
+      }
+      case ATOMICCMPXCHG -> {
+        st.remark(Remark.Kind.MEMORY, current(), inst, "cmpxchg: one per active lane, in lane order");
+        return Optional.of(atomics.cmpxchg(inst, lanes));
+      }
+      case FENCE -> {
+        atomics.fence(inst, lanes);
+        return Optional.empty();
+      }
+      case CALL -> {
+        return emitStackSaveRestore(inst);
+      }
+      case EXTRACTVALUE -> {
+        // a cmpxchg's packet value is { <W x T>, <W x i1> }
+        Value agg = inst.operand(0);
+        if (agg.isInstruction() && agg.opcode() == Opcode.ATOMICCMPXCHG && !uniform(agg)) {
+          return Optional.of(b.extractValue(get(agg), inst.indices()[0], inst.name()));
+        }
+        return null;
+      }
+      case LOAD -> {
+        if (!inst.isAtomic() || inst.isVolatile() || uniform(inst.operand(0)) || st.soa().isDerived(inst.operand(0))) return null;
+        st.remark(Remark.Kind.MEMORY, current(), inst, "atomic load through varying addresses: one per active lane, in lane order");
+        return Optional.of(atomics.load(inst, lanes));
+      }
+      case STORE -> {
+        if (!inst.isAtomic() || inst.isVolatile() || st.soa().isDerived(inst.operand(1))
+            || uniform(inst.operand(0)) && uniform(inst.operand(1)) && !st.divergence().mayBePartial(current())) {
+          return null;
+        }
+        st.remark(Remark.Kind.MEMORY, current(), inst, "atomic store: one per active lane, in lane order");
+        atomics.store(inst, lanes);
+        return Optional.empty();
+      }
+      default -> {
+        return null;
+      }
+    }
+  }
+
+  Value emitAlloca(Value inst) {
+    Type t = inst.allocatedType();
+    Value count = inst.operand(0);
+    if (!count.isConstantInt()) return emitDynamicAlloca(inst);
+    long n = count.constIntZExt();
+    Type one = n == 1 ? t : t.arrayOf(n);
+    // one private slot per lane: lane k's object at base + k * size(one)
+    Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
+    int align = Math.max(inst.alignment(), 16);
+    base.setAlignment(align);
+    Value iota = linearOffsets(b, st.context().i64(), 1);
+    return b.gep(one.arrayOf(w), base, List.of(b.i64(0), iota), true, inst.name());
+  }
+
+  /**
+   * A dynamic allocation (C99 variable-length array, {@code alloca T, %n}): one allocation per lane,
+   * in lane order, of that lane's own size (0 for inactive lanes: they allocate nothing); the packet
+   * value is the vector of the lanes' addresses. Each sits on the packet function's stack until the
+   * function returns or a {@code llvm.stackrestore} frees it, as in the scalar function.
+   */
+  private Value emitDynamicAlloca(Value inst) {
+    Value count = inst.operand(0);
+    Value counts = vec(count);
+    Value zero = b.constNull(count.type());
+    Value addrs = b.poison(st.context().ptrType().vectorOf(w));
+    for (int k = 0; k < w; k++) {
+      Value n = b.extractElement(counts, k, "");
+      if (!MaskOps.isAllTrue(mask())) n = b.select(b.extractElement(mask(), k, ""), n, zero, inst.name() + ".n" + k);
+      Value a = b.arrayAlloca(inst.allocatedType(), n, inst.name() + "." + k);
+      a.setAlignment(Math.max(1, inst.alignment()));
+      addrs = b.insertElement(addrs, a, k, "");
+    }
+    st.remark(Remark.Kind.MEMORY, current(), inst, "dynamic allocation: one per lane, each of its own size");
+    return addrs;
+  }
+
+  /**
+   * {@code llvm.stacksave}/{@code llvm.stackrestore} (scopes of variable-length arrays): the stack is
+   * saved once (all lanes see the same pointer) and restored once when some lane is active, which
+   * frees the allocations every lane made since the save. Null for other calls.
+   */
+  private Optional<Value> emitStackSaveRestore(Value inst) {
+    Optional<Function> callee = inst.calledFunction();
+    if (callee.isEmpty()) return null;
+    String name = callee.get().name();
+    if (name.startsWith("llvm.stacksave")) {
+      Value s = b.insertClone(inst, inst.name());
+      return Optional.of(uniform(inst) ? s : b.splat(s, w, inst.name() + ".lanes"));
+    }
+    if (name.startsWith("llvm.stackrestore")) {
+      Value p = inst.operand(0);
+      if (uniform(p)) {
+        Value sp = scal(p);
+        b.insertClone(inst, "").setOperand(0, sp);
+        return Optional.empty();
+      }
+      // every active lane holds the pointer of the same save; inactive lanes may hold stale ones
+      Value pv = vec(p);
+      Value lane = MaskOps.isAllTrue(mask()) ? b.i32(0) : firstActiveLane();
+      Block from = b.currentBlock();
+      Block then = packet.appendBlock(from.name() + ".restore");
+      Block next = packet.appendBlock(from.name() + ".restored");
+      then.moveAfter(from);
+      next.moveAfter(then);
+      b.condBr(masks.any(mask(), "any.restore"), then, next);
+      b.atEnd(then);
+      Value sp = b.extractElement(pv, lane, "");
+      b.insertClone(inst, "").setOperand(0, sp);
+      b.br(next);
+      b.atEnd(next);
+      return Optional.empty();
+    }
+    return null;
+  }
+
+  Value emitLoad(Value inst) {
+    if (inst.isVolatile() || inst.isAtomic()) throw unsupported(inst, "a volatile or atomic load through a varying address");
+    if (CompositePackets.isComposite(inst.type())) return emitCompositeLoad(inst);
+    Type t = inst.type();
+    Type vt = packetType(inst, t);
+    Value ptr = inst.operand(0);
+    int align = Math.max(1, inst.alignment());
+    Shape s = shape(ptr);
+    if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
+      st.stats().vectorLoads++;
+      int valign = vectorAlignment(align, s);
+      Value p0 = laneZero(ptr, s.stride());
+      if (MaskOps.isAllTrue(mask())) return b.load(vt, p0, valign, inst.name());
+      // (overloaded on the pointer's own type: it may be in another address space)
+      Function f = st.module().intrinsic("llvm.masked.load", vt, p0.type());
+      return b.call(f, List.of(p0, b.i32(valign), mask(), b.poison(vt)), inst.name());
+    }
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became a guarded if-cascade of " + w + " scalar loads");
+      return cascadeLoad(inst, t, vt, vec(ptr), align);
+    }
+    st.stats().gathers++;
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load from " + s + " addresses became a gather");
+    Value ptrs = vec(ptr);
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
+    return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
+  }
+
+  /**
+   * Whether every lane of v's packet value follows its shape, inactive lanes included: true unless a
+   * varying phi (whose slot keeps old values in the lanes that did not take the edge) is on the way.
+   */
+  private boolean allLanesComputed(Value v) {
+    if (v.isConstant() || v.isArgument() || !v.isInstruction() || uniform(v)) return true;
+    Boolean known = lanesComputed.get(v);
+    if (known != null) return known;
+    Opcode op = st.ssa().opcode(v);
+    boolean r;
+    if (op == Opcode.PHI) {
+      r = false;
+    } else if (op == Opcode.CALL) {
+      r = SpmdIntrinsics.op(v).filter(o -> o == SpmdIntrinsics.Op.LANE_INDEX).isPresent();
+    } else {
+      lanesComputed.put(v, false); // no cycles without phis in SSA; this only guards against surprises
+      r = true;
+      for (Value o : st.ssa().operands(v)) r &= allLanesComputed(o);
+    }
+    lanesComputed.put(v, r);
+    return r;
+  }
+
+  /**
+   * Lane 0's value {@code v0} of a linear value (lane k's is {@code v0 + k*stride}; bytes for
+   * pointers): the base of a consecutive access or of a linear argument. Only the active lanes' values
+   * are computed — a lane that left a loop keeps an old value, one that never entered has none — so
+   * under a partial mask v0 is derived from the first active lane f: {@code v[f] - f*stride} (with no
+   * lane active the value is not used and anything will do).
+   */
+  Value laneZero(Value v, long stride) {
+    Value pv = vec(v);
+    if (MaskOps.isAllTrue(mask()) || allLanesComputed(v)) return b.extractElement(pv, 0, v.name() + ".lane0");
+    Type iw = st.context().intType(w);
+    Value bits = b.cast(Opcode.BITCAST, mask(), iw, "");
+    Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
+    f = b.and(f, b.constInt(iw, w - 1), "first.active");
+    Value f64 = w < 64 ? b.cast(Opcode.ZEXT, f, st.context().i64(), "") : w == 64 ? f : b.cast(Opcode.TRUNC, f, st.context().i64(), "");
+    Value vf = b.extractElement(pv, f64, v.name() + ".first");
+    Type t = v.type();
+    if (t.isPointer()) return b.gep(st.context().i8(), vf, List.of(b.mul(f64, b.i64(-stride), "")), false, v.name() + ".lane0");
+    Value fk = t.intWidth() == 64 ? f64 : b.cast(Opcode.TRUNC, f64, t, "");
+    return b.sub(vf, b.mul(fk, b.constInt(t, stride), ""), v.name() + ".lane0");
+  }
+
+  /**
+   * The alignment of a vector access at lane 0's address: the scalar access's, or the larger one the
+   * shape analysis proved for that address (from aligned parameters, OpenMP's {@code aligned}).
+   */
+  static int vectorAlignment(int scalarAlign, Shape address) {
+    return (int) Math.max(scalarAlign, Math.min(address.alignment(), 1L << 12));
+  }
+
+  /** The thesis' guarded if-cascade for a load: lane k loads only when its mask bit is set. */
+  Value cascadeLoad(Value inst, Type t, Type vt, Value ptrs, int align) {
+    return perLaneGuarded((k, unused) -> b.load(t, b.extractElement(ptrs, k, ""), align, ""), vt);
+  }
+
+  /**
+   * A load of a vector or aggregate through varying addresses. A vector whose lanes lie back to back
+   * (consecutive address, no padding) is one wide (masked) load, transposed to element-major; else
+   * every scalar element is loaded by its own gather (or if-cascade) at its offset.
+   */
+  private Value emitCompositeLoad(Value inst) {
+    Type t = inst.type();
+    Type pt = packetType(inst, t);
+    Value ptr = inst.operand(0);
+    int align = Math.max(1, inst.alignment());
+    Shape s = shape(ptr);
+    if (t.isVector() && s.isLinear() && s.stride() == st.module().allocSize(t) && denselyPacked(t)) {
+      int n = t.vectorSize();
+      Type flat = t.elementType().vectorOf(n * w);
+      int valign = vectorAlignment(align, s);
+      Value p0 = laneZero(ptr, s.stride());
+      st.stats().vectorLoads++;
+      Value lm = MaskOps.isAllTrue(mask()) ? b.load(flat, p0, valign, "")
+          : b.call(st.module().intrinsic("llvm.masked.load", flat, st.context().ptrType()),
+              List.of(p0, b.i32(valign), comp.repeatLaneMajor(mask(), n), b.poison(flat)), "");
+      Value r = comp.fromLaneMajor(lm, n);
+      if (r.isInstruction()) r.setName(inst.name());
+      return r;
+    }
+    checkByteSized(inst, t);
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load of " + t + " from " + s + " addresses became one gather per element");
+    Value r = loadParts(inst, t, vec(ptr), 0, align);
+    if (r.isInstruction() && !inst.name().isEmpty()) r.setName(inst.name());
+    return r;
+  }
+
+  /** One scalar leaf of a composite value at its byte offset: loaded ({@link #loadLeaves}) or stored ({@link #storeLeaves}). */
+  interface LeafLoad {
+    Value load(Type leaf, long offset);
+  }
+
+  interface LeafStore {
+    void store(Type leaf, Value packet, long offset);
+  }
+
+  /**
+   * The packet of a value of type {@code t} at byte {@code offset}, built from one {@code leaf} access
+   * per scalar leaf (struct fields and array elements at their layout offsets, vector elements back to
+   * back), assembled into the packet type (aggregates of packets, element-major vectors).
+   */
+  Value loadLeaves(Value inst, Type t, long offset, LeafLoad leaf) {
+    if (t.isStruct() || t.isArray()) {
+      Value acc = b.poison(packetType(inst, t));
+      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
+      for (int i = 0; i < n; i++) {
+        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
+        long off = offset + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
+        acc = b.insertValue(acc, loadLeaves(inst, et, off, leaf), i, "");
+      }
+      return acc;
+    }
+    if (t.isVector()) {
+      Type et = t.elementType();
+      List<Value> es = new ArrayList<>();
+      for (int i = 0; i < t.vectorSize(); i++) es.add(loadLeaves(inst, et, offset + i * st.module().storeSize(et), leaf));
+      return comp.concat(es);
+    }
+    return leaf.load(t, offset);
+  }
+
+  /** The inverse of {@link #loadLeaves}: the packet {@code pv} taken apart, one {@code leaf} access per scalar leaf. */
+  void storeLeaves(Type t, Value pv, long offset, LeafStore leaf) {
+    if (t.isStruct() || t.isArray()) {
+      int n = t.isStruct() ? t.structElements().size() : Math.toIntExact(t.arrayLength());
+      for (int i = 0; i < n; i++) {
+        Type et = t.isStruct() ? t.structElements().get(i) : t.elementType();
+        long off = offset + (t.isStruct() ? st.module().offsetOfElement(t, i) : i * st.module().allocSize(et));
+        storeLeaves(et, b.extractValue(pv, i, ""), off, leaf);
+      }
+      return;
+    }
+    if (t.isVector()) {
+      Type et = t.elementType();
+      for (int i = 0; i < t.vectorSize(); i++) storeLeaves(et, comp.element(pv, i), offset + i * st.module().storeSize(et), leaf);
+      return;
+    }
+    leaf.store(t, pv, offset);
+  }
+
+  private Value loadParts(Value inst, Type t, Value ptrs, long offset, int align) {
+    return loadLeaves(inst, t, offset, (lt, off) -> gatherLeaf(inst, lt, ptrs, off, align));
+  }
+
+  private Value gatherLeaf(Value inst, Type t, Value ptrs, long offset, int align) {
+    Value at = offset == 0 ? ptrs : b.gep(st.context().i8(), ptrs, List.of(b.i64(offset)), false, "");
+    int a = partAlignment(align, offset);
+    Type vt = t.vectorOf(w);
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      return cascadeLoad(inst, t, vt, at, a);
+    }
+    st.stats().gathers++;
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    return b.call(f, List.of(at, b.i32(a), mask(), b.poison(vt)), "");
+  }
+
+  /** A store of a vector or aggregate value (the counterpart of {@link #emitCompositeLoad}). */
+  private void emitCompositeStore(Value inst) {
+    Value val = inst.operand(0);
+    Value ptr = inst.operand(1);
+    Type t = val.type();
+    packetType(inst, t);
+    int align = Math.max(1, inst.alignment());
+    Shape s = shape(ptr);
+    if (s.isUniform()) {
+      if (uniform(val)) {
+        e.arithmetic.cloneUniform(inst);
+      } else {
+        // sequential lane order: the last active lane's value stays in memory
+        b.store(comp.extractLane(vec(val), t, lastActiveLane()), scal(ptr), align);
+      }
+      st.stats().scalarStores++;
+      return;
+    }
+    Value pv = vec(val);
+    if (t.isVector() && s.isLinear() && s.stride() == st.module().allocSize(t) && denselyPacked(t)) {
+      int n = t.vectorSize();
+      Type flat = t.elementType().vectorOf(n * w);
+      int valign = vectorAlignment(align, s);
+      Value p0 = laneZero(ptr, s.stride());
+      Value lm = comp.toLaneMajor(pv, n);
+      st.stats().vectorStores++;
+      if (MaskOps.isAllTrue(mask())) b.store(lm, p0, valign);
+      else b.call(st.module().intrinsic("llvm.masked.store", flat, st.context().ptrType()),
+          List.of(lm, p0, b.i32(valign), comp.repeatLaneMajor(mask(), n)), "");
+      return;
+    }
+    checkByteSized(inst, t);
+    st.remark(Remark.Kind.MEMORY, current(), inst, "store of " + t + " to " + s + " addresses became one scatter per element");
+    storeParts(inst, t, pv, vec(ptr), 0, align);
+  }
+
+  private void storeParts(Value inst, Type t, Value pv, Value ptrs, long offset, int align) {
+    storeLeaves(t, pv, offset, (lt, lv, off) -> scatterLeaf(lt, lv, ptrs, off, align));
+  }
+
+  private void scatterLeaf(Type t, Value pv, Value ptrs, long offset, int align) {
+    Value at = offset == 0 ? ptrs : b.gep(st.context().i8(), ptrs, List.of(b.i64(offset)), false, "");
+    int a = partAlignment(align, offset);
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(pv, k, ""), b.extractElement(at, k, ""), a);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    Function f = st.module().intrinsic("llvm.masked.scatter", t.vectorOf(w), st.context().ptrType().vectorOf(w));
+    b.call(f, List.of(pv, at, b.i32(a), mask()), "");
+  }
+
+  /** Whether a vector's elements lie back to back in memory and fill its allocation (no padding). */
+  private boolean denselyPacked(Type vector) {
+    Type e = vector.elementType();
+    return (!e.isInteger() || e.intWidth() % 8 == 0)
+        && st.module().allocSize(vector) == vector.vectorSize() * st.module().allocSize(e);
+  }
+
+  /** Vectors of elements smaller than a byte are bit-packed in memory: no per-element addresses. */
+  private void checkByteSized(Value inst, Type t) {
+    if (t.isVector() && t.elementType().isInteger() && t.elementType().intWidth() % 8 != 0) {
+      throw unsupported(inst, "a load or store of the bit-packed vector type " + t + " through varying addresses");
+    }
+    if (t.isStruct()) for (Type e : t.structElements()) checkByteSized(inst, e);
+    if (t.isArray()) checkByteSized(inst, t.elementType());
+  }
+
+  /** The alignment known at {@code offset} bytes past an address aligned to {@code align}. */
+  static int partAlignment(int align, long offset) {
+    if (offset == 0) return align;
+    return (int) Math.min(align, Long.lowestOneBit(offset));
+  }
+
+  void emitStore(Value inst) {
+    if (inst.isVolatile() || inst.isAtomic()) {
+      if (uniform(inst.operand(0)) && uniform(inst.operand(1)) && !st.divergence().mayBePartial(current())) {
+        e.arithmetic.cloneUniform(inst);
+        return;
+      }
+      throw unsupported(inst, "a volatile or atomic store in packet code");
+    }
+    Value val = inst.operand(0);
+    Value ptr = inst.operand(1);
+    Type t = val.type();
+    if (CompositePackets.isComposite(t)) {
+      emitCompositeStore(inst);
+      return;
+    }
+    int align = Math.max(1, inst.alignment());
+    Shape s = shape(ptr);
+    if (s.isUniform()) {
+      if (uniform(val)) {
+        e.arithmetic.cloneUniform(inst);
+      } else {
+        // sequential lane order: the last active lane's value stays in memory
+        Value lane = lastActiveLane();
+        Value v = b.extractElement(vec(val), lane, val.name() + ".last");
+        b.store(v, scal(ptr), align);
+      }
+      st.stats().scalarStores++;
+      return;
+    }
+    Type vt = packetType(inst, t);
+    if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
+      st.stats().vectorStores++;
+      int valign = vectorAlignment(align, s);
+      Value p0 = laneZero(ptr, s.stride());
+      if (MaskOps.isAllTrue(mask())) {
+        b.store(vec(val), p0, valign);
+      } else {
+        Function f = st.module().intrinsic("llvm.masked.store", vt, p0.type());
+        b.call(f, List.of(vec(val), p0, b.i32(valign), mask()), "");
+      }
+      return;
+    }
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      st.remark(Remark.Kind.MEMORY, current(), inst, "store to varying addresses became a guarded if-cascade of " + w + " scalar stores");
+      Value vv = vec(val);
+      Value pv = vec(ptr);
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(vv, k, ""), b.extractElement(pv, k, ""), align);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    st.remark(Remark.Kind.MEMORY, current(), inst, "store to " + s + " addresses became a scatter");
+    Value ptrs = vec(ptr);
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, ptrs.type());
+    b.call(f, List.of(vec(val), ptrs, b.i32(align), mask()), "");
+  }
+}

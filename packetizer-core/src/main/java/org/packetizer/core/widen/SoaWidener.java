@@ -1,0 +1,327 @@
+package org.packetizer.core.widen;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.packetizer.core.api.MemoryStrategy;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.mask.MaskOps;
+
+/**
+ * Struct-of-arrays memory (thesis Fig 4.4, 4.17): lane k's leaf at scalar offset o, size s, lies
+ * at W*o + k*s from the packetized base; GEPs scale the scalar byte offset by W, loads and stores
+ * become consecutive vector accesses (uniform pointer) or gathers/scatters, memcpy/memset become
+ * per-leaf copies.
+ */
+final class SoaWidener extends EmissionPhase {
+  SoaWidener(PacketEmitter e) { super(e.state(), e); }
+
+  /** A GEP from a struct-of-arrays pointer: the scalar byte offset, scaled by W. */
+  Value emitSoaGep(Value inst) {
+    Type i64 = st.context().i64();
+    Value offset = b.i64(0);
+    Type t = inst.gepSourceElementType();
+    int n = inst.numOperands();
+    long constant = 0;
+    for (int i = 1; i < n; i++) {
+      Value idx = inst.operand(i);
+      long scale;
+      if (i == 1) {
+        scale = st.module().allocSize(t);
+      } else if (t.isStruct()) {
+        int field = (int) idx.constIntSExt();
+        constant += st.module().offsetOfElement(t, field);
+        t = t.structElements().get(field);
+        continue;
+      } else if (t.isArray() || t.isVector()) {
+        t = t.elementType();
+        scale = st.module().allocSize(t);
+      } else {
+        throw unsupported(inst, "a GEP through a non-aggregate type on a struct-of-arrays pointer");
+      }
+      if (idx.isConstantInt()) {
+        constant += idx.constIntSExt() * scale;
+        continue;
+      }
+      Value iv = uniform(idx) ? scal(idx) : vec(idx);
+      Type it = iv.type().isVector() ? i64.vectorOf(w) : i64;
+      if (!iv.type().scalarType().isInteger(64)) iv = b.cast(Opcode.SEXT, iv, it, "");
+      Value term = b.mul(iv, iv.type().isVector() ? b.splat(b.i64(scale * w), w, "") : b.i64(scale * w), "");
+      offset = offset.type().isVector() || term.type().isVector()
+          ? b.add(offset.type().isVector() ? offset : b.splat(offset, w, ""), term.type().isVector() ? term : b.splat(term, w, ""), "")
+          : b.add(offset, term, "");
+    }
+    if (constant != 0) {
+      Value c = b.i64(constant * w);
+      offset = offset.type().isVector() ? b.add(offset, b.splat(c, w, ""), "") : b.add(offset, c, "");
+    }
+    Value base = get(inst.operand(0));
+    if (offset.type().isVector() && !base.type().isVector()) base = b.splat(base, w, "");
+    return b.gep(st.context().i8(), base, List.of(offset), false, inst.name());
+  }
+
+  /**
+   * An operand of a phi/select that merges struct-of-arrays pointers with others, as per-lane
+   * pointers: a struct-of-arrays pointer's lane k points at its field at packet address + k*size.
+   */
+  Value lanePointers(Value merge, Value operand) {
+    if (!st.soa().isDerived(operand)) return vec(operand);
+    long size = st.soa().lanePointerFieldSize(merge).getAsLong();
+    Value q = get(operand);
+    if (!q.type().isVector()) q = b.splat(q, w, "");
+    return soaLaneAddresses(q, size);
+  }
+
+  /** Lane addresses {@code p_k + k*size} for a varying struct-of-arrays pointer. */
+  private Value soaLaneAddresses(Value scaled, long size) {
+    return b.gep(st.context().i8(), scaled, List.of(linearOffsets(b, st.context().i64(), size)), false, "soa.lanes");
+  }
+
+  Value emitSoaLoad(Value inst) {
+    Type t = inst.type();
+    if (CompositePackets.isComposite(t)) {
+      packetType(inst, t);
+      return soaLoadParts(inst, t, get(inst.operand(0)), 0, Math.max(1, inst.alignment()));
+    }
+    Type vt = packetType(inst, t);
+    Value q = get(inst.operand(0));
+    int align = Math.max(1, inst.alignment());
+    if (!q.type().isVector()) {
+      st.stats().vectorLoads++;
+      int valign = MemoryWidener.vectorAlignment(align, shape(inst.operand(0)));
+      if (MaskOps.isAllTrue(mask())) return b.load(vt, q, valign, inst.name());
+      Function f = st.module().intrinsic("llvm.masked.load", vt, q.type());
+      return b.call(f, List.of(q, b.i32(valign), mask(), b.poison(vt)), inst.name());
+    }
+    Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer with a varying index became an if-cascade");
+      return e.memory.cascadeLoad(inst, t, vt, lanes, align);
+    }
+    st.stats().gathers++;
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer with a varying index became a gather");
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, lanes.type());
+    return b.call(f, List.of(lanes, b.i32(align), mask(), b.poison(vt)), inst.name());
+  }
+
+  /**
+   * A vector or aggregate through a struct-of-arrays pointer q: each scalar leaf at scalar offset r
+   * lies at {@code q + W*r} (lane k's copy k elements further), so it is one vector access (q
+   * uniform) or one gather (q varying) per leaf.
+   */
+  private Value soaLoadParts(Value inst, Type t, Value q, long r, int align) {
+    return e.memory.loadLeaves(inst, t, r, (lt, off) -> soaLoadLeaf(inst, lt, q, off, align));
+  }
+
+  private Value soaLoadLeaf(Value inst, Type t, Value q, long r, int align) {
+    Type vt = t.vectorOf(w);
+    Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(b.i64(r * w)), false, "");
+    int a = MemoryWidener.partAlignment(align, r);
+    if (!at.type().isVector()) {
+      st.stats().vectorLoads++;
+      if (MaskOps.isAllTrue(mask())) return b.load(vt, at, a, "");
+      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      return b.call(f, List.of(at, b.i32(a), mask(), b.poison(vt)), "");
+    }
+    Value lanes = soaLaneAddresses(at, st.module().allocSize(t));
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      return e.memory.cascadeLoad(inst, t, vt, lanes, a);
+    }
+    st.stats().gathers++;
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    return b.call(f, List.of(lanes, b.i32(a), mask(), b.poison(vt)), "");
+  }
+
+  private void soaStoreParts(Value inst, Type t, Value pv, Value q, long r, int align) {
+    e.memory.storeLeaves(t, pv, r, (lt, lv, off) -> soaStoreLeaf(lt, lv, q, off, align));
+  }
+
+  private void soaStoreLeaf(Type t, Value pv, Value q, long r, int align) {
+    Type vt = t.vectorOf(w);
+    Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(b.i64(r * w)), false, "");
+    int a = MemoryWidener.partAlignment(align, r);
+    if (!at.type().isVector()) {
+      st.stats().vectorStores++;
+      if (MaskOps.isAllTrue(mask())) b.store(pv, at, a);
+      else b.call(st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType()), List.of(pv, at, b.i32(a), mask()), "");
+      return;
+    }
+    Value lanes = soaLaneAddresses(at, st.module().allocSize(t));
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(pv, k, ""), b.extractElement(lanes, k, ""), a);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+    b.call(f, List.of(pv, lanes, b.i32(a), mask()), "");
+  }
+
+  void emitSoaStore(Value inst) {
+    Value val = inst.operand(0);
+    Type t = val.type();
+    if (CompositePackets.isComposite(t)) {
+      packetType(inst, t);
+      soaStoreParts(inst, t, vec(val), get(inst.operand(1)), 0, Math.max(1, inst.alignment()));
+      return;
+    }
+    Type vt = packetType(inst, t);
+    Value q = get(inst.operand(1));
+    int align = Math.max(1, inst.alignment());
+    Value vv = vec(val);
+    if (!q.type().isVector()) {
+      st.stats().vectorStores++;
+      int valign = MemoryWidener.vectorAlignment(align, shape(inst.operand(1)));
+      if (MaskOps.isAllTrue(mask())) {
+        b.store(vv, q, valign);
+      } else {
+        Function f = st.module().intrinsic("llvm.masked.store", vt, q.type());
+        b.call(f, List.of(vv, q, b.i32(valign), mask()), "");
+      }
+      return;
+    }
+    Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      st.remark(Remark.Kind.MEMORY, current(), inst, "store through a struct-of-arrays pointer with a varying index became an if-cascade");
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(vv, k, ""), b.extractElement(lanes, k, ""), align);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    st.remark(Remark.Kind.MEMORY, current(), inst, "store through a struct-of-arrays pointer with a varying index became a scatter");
+    Function f = st.module().intrinsic("llvm.masked.scatter", vt, lanes.type());
+    b.call(f, List.of(vv, lanes, b.i32(align), mask()), "");
+  }
+
+  /**
+   * {@code llvm.memcpy/memmove/memset} on struct-of-arrays objects. Every lane's scalar byte range
+   * [o, o+n) of whole leaves is the packet range [W*o, W*(o+n)): with all lanes active and
+   * struct-of-arrays memory on both sides (or a memset) one call on W*n bytes does it. Otherwise the
+   * range is copied leaf by leaf, each leaf a masked vector load/store or gather/scatter, which needs
+   * the object's field layout: clang's {@code !tbaa.struct} on the call (struct assignments carry it).
+   */
+  void emitSoaMemIntrinsic(Value inst, Function callee) {
+    String name = callee.name();
+    boolean set = name.startsWith("llvm.memset.");
+    String what = "'" + name.replaceAll("^llvm\\.(mem[a-z]+).*", "$1") + "'";
+    Value len = inst.operand(2);
+    if (!len.isConstantInt()) throw unsupported(inst, what + " of struct-of-arrays memory with a length that is not a constant");
+    long n = len.constIntZExt();
+    Value dst = inst.operand(0), src = inst.operand(1);
+    boolean dSoa = st.soa().isDerived(dst);
+    boolean sSoa = !set && st.soa().isDerived(src);
+    Value dq = dSoa ? get(dst) : null;
+    Value sq = sSoa ? get(src) : null;
+    boolean blocks = dSoa && !dq.type().isVector() && (set ? uniform(src) : sSoa && !sq.type().isVector());
+    if (blocks && MaskOps.isAllTrue(mask())) {
+      Value isVolatile = inst.operand(3);
+      b.call(callee, List.of(dq, set ? scal(src) : sq, b.constInt(len.type(), n * w), isVolatile), "");
+      st.stats().vectorStores++;
+      st.remark(Remark.Kind.MEMORY, current(), inst, what + " of struct-of-arrays memory became one " + what + " of " + (n * w) + " bytes");
+      return;
+    }
+    List<long[]> leaves = tbaaStructLeaves(inst);
+    if (leaves.isEmpty()) {
+      throw unsupported(inst, what + " of struct-of-arrays memory " + (dSoa && (set || sSoa) ? "under a partial mask" : "to or from memory that is not struct-of-arrays")
+          + " without the object's field layout (clang's !tbaa.struct metadata, which struct assignments carry)");
+    }
+    Type i64 = st.context().i64();
+    for (long[] leaf : leaves) {
+      long o = leaf[0], size = leaf[1];
+      if (o + size > n) continue;
+      if (size > 16 || Long.bitCount(size) != 1 || set && size > 8) {
+        throw unsupported(inst, what + " of struct-of-arrays memory with a " + size + "-byte field");
+      }
+      Type t = st.context().intType((int) (size * 8));
+      Type vt = t.vectorOf(w);
+      int align = (int) Math.min(size, 16);
+      Value values;
+      if (set) {
+        Value byteV = vec(src);
+        Value wide = b.cast(Opcode.ZEXT, byteV, vt, "");
+        long ones = 0;
+        for (int i = 0; i < size; i++) ones = (ones << 8) | 1;
+        values = size == 1 ? byteV : b.mul(wide, b.splat(b.constInt(t, ones), w, ""), "");
+      } else if (sSoa) {
+        values = soaLeafLoad(sq, o, size, vt, align);
+      } else {
+        Value p = uniform(src) ? b.splat(scal(src), w, "") : vec(src);
+        Value lanes = b.gep(st.context().i8(), p, List.of(b.splat(b.constInt(i64, o), w, "")), false, "");
+        Function g = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+        values = b.call(g, List.of(lanes, b.i32(1), mask(), b.poison(vt)), "");
+      }
+      if (dSoa) {
+        soaLeafStore(dq, o, size, values, vt, align);
+      } else {
+        // a uniform destination gets every active lane's copy in lane order (the scatter writes
+        // the lanes in order: the highest active lane's bytes stay)
+        Value p = uniform(dst) ? b.splat(scal(dst), w, "") : vec(dst);
+        Value lanes = b.gep(st.context().i8(), p, List.of(b.splat(b.constInt(i64, o), w, "")), false, "");
+        Function sc = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+        b.call(sc, List.of(values, lanes, b.i32(1), mask()), "");
+      }
+    }
+    st.remark(Remark.Kind.MEMORY, current(), inst, what + " of struct-of-arrays memory became " + leaves.size()
+        + " per-field masked copies (layout from !tbaa.struct)");
+  }
+
+  /**
+   * The (offset, size) of each field clang's {@code !tbaa.struct} lists on a memory intrinsic. Each
+   * entry must be one scalar whose TBAA type has that size: clang lists an array field as one entry of
+   * type {@code char}, which does not tell its elements' size (their struct-of-arrays layout).
+   */
+  private List<long[]> tbaaStructLeaves(Value inst) {
+    List<long[]> out = new ArrayList<>();
+    for (Value.TbaaField f : inst.tbaaStruct()) {
+      String type = f.typeName();
+      long expected = switch (type) {
+        case "omnipotent char", "char", "signed char", "unsigned char", "_Bool", "bool" -> 1;
+        case "short", "unsigned short" -> 2;
+        case "int", "unsigned int", "float" -> 4;
+        case "long", "unsigned long", "long long", "unsigned long long", "double", "any pointer" -> 8;
+        default -> type.startsWith("p1 ") || type.startsWith("p2 ") || type.startsWith("p3 ") ? 8 : -1;
+      };
+      if (expected != f.size()) {
+        throw unsupported(inst, "a copy of struct-of-arrays memory whose field at byte " + f.offset() + " (" + f.size()
+            + " bytes, TBAA type '" + type + "') is not one scalar: an array or union field has no known struct-of-arrays layout");
+      }
+      out.add(new long[] {f.offset(), f.size()});
+    }
+    return out;
+  }
+
+  /** Lane k's leaf at scalar offset o (size s) of struct-of-arrays pointer q: consecutive when q is uniform. */
+  private Value soaLeafLoad(Value q, long o, long size, Type vt, int align) {
+    if (!q.type().isVector()) {
+      Value base = b.gep(st.context().i8(), q, List.of(b.i64(o * w)), false, "");
+      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      return b.call(f, List.of(base, b.i32(align), mask(), b.poison(vt)), "");
+    }
+    Value at = b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, "");
+    Function g = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    return b.call(g, List.of(soaLaneAddresses(at, size), b.i32(align), mask(), b.poison(vt)), "");
+  }
+
+  private void soaLeafStore(Value q, long o, long size, Value values, Type vt, int align) {
+    if (!q.type().isVector()) {
+      Value base = b.gep(st.context().i8(), q, List.of(b.i64(o * w)), false, "");
+      Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
+      b.call(f, List.of(values, base, b.i32(align), mask()), "");
+      return;
+    }
+    Value at = b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, "");
+    Function sc = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+    b.call(sc, List.of(values, soaLaneAddresses(at, size), b.i32(align), mask()), "");
+  }
+}
