@@ -83,7 +83,7 @@ public final class ScalablePackets {
             List<String> ps = ft.paramTypes().stream().map(Type::toString).toList();
             decls.put(name, "declare " + ft.returnType() + " @" + ph + "(" + String.join(", ", ps) + (ft.isVarArg() ? ", ..." : "") + ")");
           } else {
-            decls.put(name, "@" + ph + " = external global " + Type.of(org.bytedeco.llvm.global.LLVM.LLVMGlobalGetValueType(op.ref())));
+            decls.put(name, "@" + ph + " = external global " + op.globalValueType());
           }
         }
       }
@@ -123,7 +123,9 @@ public final class ScalablePackets {
       parsed.close();
       throw e;
     }
-    if (org.bytedeco.llvm.global.LLVM.LLVMLinkModules2(module.ref(), parsed.release()) != 0) {
+    try {
+      module.linkIn(parsed);
+    } catch (org.packetizer.core.ir.LlvmException e) {
       throw PacketizationException.unsupported("scalable packets: cannot link the scalable function into the module",
           scalarName, null, null);
     }
@@ -132,7 +134,7 @@ public final class ScalablePackets {
       if (ph.isEmpty()) continue;
       ph.get().replaceAllUsesWith(e.getValue());
       if (ph.get().isFunction()) Function.of(ph.get().ref()).delete();
-      else org.bytedeco.llvm.global.LLVM.LLVMDeleteGlobal(ph.get().ref());
+      else ph.get().deleteGlobal();
     }
     return module.function(scalableName).orElseThrow();
   }
@@ -157,9 +159,8 @@ public final class ScalablePackets {
           if (user.opcode() != Opcode.ICMP) continue;
           Value other = user.operand(0).equals(cast) ? user.operand(1) : user.operand(0);
           if (!other.isConstantInt()) continue;
-          int pred = org.bytedeco.llvm.global.LLVM.LLVMGetICmpPredicate(user.ref());
-          boolean eq = pred == org.bytedeco.llvm.global.LLVM.LLVMIntEQ;
-          if (!eq && pred != org.bytedeco.llvm.global.LLVM.LLVMIntNE) continue;
+          boolean eq = user.isICmpEq();
+          if (!eq && !user.isICmpNe()) continue;
           boolean zero = other.constIntZExt() == 0;
           boolean ones = other.isAllOnesValue();
           if (!zero && !ones) continue;
@@ -272,14 +273,14 @@ public final class ScalablePackets {
   }
 
   private static boolean isUndefOrPoison(Value v) {
-    return org.bytedeco.llvm.global.LLVM.LLVMIsUndef(v.ref()) != 0 || org.bytedeco.llvm.global.LLVM.LLVMIsPoison(v.ref()) != 0;
+    return v.isUndef() || v.isPoison();
   }
 
   private static boolean isZeroShuffle(Value shuffle) {
     if (!shuffle.isShuffleVector()) return false;
     int n = shuffle.shuffleMaskLength();
     for (int i = 0; i < n; i++) {
-      if (org.bytedeco.llvm.global.LLVM.LLVMGetMaskValue(shuffle.ref(), i) != 0) return false;
+      if (shuffle.shuffleMaskValue(i) != 0) return false;
     }
     return true;
   }

@@ -76,8 +76,7 @@ public final class TargetObject {
           out.add(new Callable(name, TRAMPOLINE_PREFIX + i, sig.paramTypes(), sig.returnType(), sig.slotSize()));
         }
         for (LlvmModule t : trampolines) {
-          // LLVMLinkModules2 destroys the source module
-          if (LLVMLinkModules2(copy.ref(), t.release()) != 0) throw new LlvmException("cannot link a trampoline into the module");
+          copy.linkIn(t);
         }
         trampolines.clear();
       } finally {

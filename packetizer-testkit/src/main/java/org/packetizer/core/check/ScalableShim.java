@@ -87,9 +87,7 @@ public final class ScalableShim {
     Function shim = parsed.function(shimName).orElseThrow();
     f.stringAttribute("target-cpu").ifPresent(v -> shim.setStringAttribute("target-cpu", v));
     f.stringAttribute("target-features").ifPresent(v -> shim.setStringAttribute("target-features", v));
-    if (org.bytedeco.llvm.global.LLVM.LLVMLinkModules2(m.ref(), parsed.release()) != 0) {
-      throw new IllegalStateException("cannot link the shim");
-    }
+    m.linkIn(parsed);
     m.verify().ifPresent(msg -> {
       throw new IllegalStateException("the shim is invalid: " + msg);
     });
