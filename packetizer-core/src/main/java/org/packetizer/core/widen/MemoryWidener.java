@@ -92,6 +92,17 @@ final class MemoryWidener extends EmissionPhase {
     if (!count.isConstantInt()) return emitDynamicAlloca(inst);
     long n = count.constIntZExt();
     Type one = n == 1 ? t : t.arrayOf(n);
+    if (st.soa().isDerived(inst)) {
+      // interleaved (SoaPointers.findInterleavedAllocas): lane k's leaf at scalar offset o, size s, at W*o + k*s
+      long leaf = st.soa().interleavedLeafSize(inst).getAsLong();
+      Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".interleaved");
+      base.setAlignment((int) Math.max(inst.alignment(), Math.min(64, leaf * w)));
+      st.remark(Remark.Kind.MEMORY, current(), inst, "private " + one + ": interleaved layout (element-major, the " + w
+          + " lanes' copies of each " + leaf + "-byte element side by side), so an index that is the same in every lane is one vector access");
+      return base;
+    }
+    st.remark(Remark.Kind.MEMORY, current(), inst, "private " + one + ": one block per lane"
+        + st.soa().perLaneReason(inst).map(r -> ", because " + r).orElse(""));
     // one private slot per lane: lane k's object at base + k * size(one)
     Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
     int align = Math.max(inst.alignment(), 16);
