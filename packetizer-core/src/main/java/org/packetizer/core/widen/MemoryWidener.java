@@ -189,6 +189,10 @@ final class MemoryWidener extends EmissionPhase {
       Function f = st.module().intrinsic("llvm.masked.load", vt, p0.type());
       return b.call(f, List.of(p0, b.i32(valign), mask(), b.poison(vt)), inst.name());
     }
+    if (st.options().memoryStrategy() == MemoryStrategy.GATHER) {
+      Value lookup = tableLookup(inst, t, vt, ptr, align);
+      if (lookup != null) return lookup;
+    }
     if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
       st.stats().cascades++;
       st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became a guarded if-cascade of " + w + " scalar loads");
@@ -199,6 +203,111 @@ final class MemoryWidener extends EmissionPhase {
     Value ptrs = vec(ptr);
     Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
     return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
+  }
+
+  /**
+   * A table lookup {@code base[i]}: a uniform base and one varying index that is a 32-bit value (or
+   * its sign extension, or a non-negative zero extension) — {@code table[idx & 255]}. The addresses
+   * stay a uniform base plus 32-bit offsets instead of a vector of 64-bit pointers: a gather with a
+   * 32-bit index vector where the target has fast hardware gathers ({@code vpgatherdd}), else, under
+   * a full mask, W scalar loads at base + offset (no 64-bit pointer vector to build and take apart
+   * lane by lane, which is what LLVM's expansion of a gather does on such targets). Null when the
+   * address has another shape.
+   */
+  private Value tableLookup(Value inst, Type t, Type vt, Value ptr, int align) {
+    if (!ptr.isInstruction() || st.ssa().opcode(ptr) != Opcode.GEP || st.soa().isDerived(ptr)) return null;
+    Value base = ptr.operand(0);
+    if (base.type().isVector() || !uniform(base)) return null;
+    int n = ptr.numOperands();
+    Type src = ptr.gepSourceElementType();
+    Type elem;
+    if (n == 2) {
+      elem = src;
+    } else if (n == 3 && src.isArray() && ptr.operand(1).isConstantInt() && ptr.operand(1).constIntZExt() == 0) {
+      elem = src.elementType();
+    } else {
+      return null;
+    }
+    Value idx = ptr.operand(n - 1);
+    if (idx.type().isVector() || uniform(idx)) return null;
+    Value narrow;
+    if (idx.type().isInteger(32)) {
+      narrow = idx;
+    } else if (idx.isInstruction() && idx.type().isInteger(64) && idx.operand(0).type().isInteger(32)
+        && (st.ssa().opcode(idx) == Opcode.SEXT || st.ssa().opcode(idx) == Opcode.ZEXT && idx.nneg())) {
+      // (GEP indices are sign-extended: a zero extension is the same only when the value is non-negative)
+      narrow = idx.operand(0);
+    } else {
+      return null;
+    }
+    GatherLowering how = gatherLowering();
+    long size = st.module().allocSize(t);
+    String reason = gatherReason;
+    if (how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget && size != 4 && size != 8) {
+      // no gather instruction loads 1- or 2-byte elements: LLVM would expand it through 64-bit pointers
+      how = GatherLowering.SCALAR_LOADS;
+      reason = "gather instructions load only 4- and 8-byte elements";
+    }
+    Value offs = vec(narrow);
+    Value bp = scal(base);
+    if (how == GatherLowering.SCALAR_LOADS && MaskOps.isAllTrue(mask())) {
+      st.stats().tableLookups++;
+      st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became " + w
+          + " scalar loads: " + reason);
+      Value acc = b.poison(vt);
+      for (int k = 0; k < w; k++) {
+        Value p = b.gep(elem, bp, List.of(b.extractElement(offs, k, "")), ptr.isInBounds(), "");
+        acc = b.insertElement(acc, b.load(t, p, align, ""), k, "");
+      }
+      if (acc.isInstruction()) acc.setName(inst.name());
+      return acc;
+    }
+    st.stats().gathers++;
+    st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became a gather with a 32-bit index vector: "
+        + (how == GatherLowering.SCALAR_LOADS ? "scalar loads need a full mask" : reason));
+    Value ptrs = b.gep(elem, bp, List.of(offs), ptr.isInBounds(), ptr.name());
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
+    return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
+  }
+
+  /** How a table lookup is loaded ({@link #gatherLowering}). */
+  enum GatherLowering { HARDWARE_GATHER, SCALAR_LOADS }
+
+  private GatherLowering gatherLoweringCached;
+  private String gatherReason;
+  /** Whether the target's gathers are fast instructions (not the knob's choice nor LLVM's). */
+  private boolean hardwareGatherTarget;
+
+  /**
+   * Hardware gathers where LLVM lowers {@code llvm.masked.gather} to gather instructions
+   * ({@link org.packetizer.core.wrapper.HardwareWidth#fastGathers}); scalar loads on the other AVX
+   * targets (Haswell, Broadwell, Zen 1-3, x86-64-v3), where LLVM expands a gather into per-lane
+   * extracts of 64-bit pointers. Other targets keep the gather (LLVM's choice). Measured on noise3
+   * (docs/performance.md). The measurement knob {@code -Dpacketizer.gathers=hardware|scalar}
+   * overrides the choice.
+   */
+  GatherLowering gatherLowering() {
+    if (gatherLoweringCached != null) return gatherLoweringCached;
+    String knob = System.getProperty("packetizer.gathers", "auto");
+    org.packetizer.core.wrapper.HardwareWidth.Target t = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
+        st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    String cpu = t.cpu() == null || t.cpu().isEmpty() ? "unknown CPU" : t.cpu();
+    if (knob.equals("hardware") || knob.equals("scalar")) {
+      gatherLoweringCached = knob.equals("scalar") ? GatherLowering.SCALAR_LOADS : GatherLowering.HARDWARE_GATHER;
+      gatherReason = "-Dpacketizer.gathers=" + knob;
+    } else if (org.packetizer.core.wrapper.HardwareWidth.fastGathers(t.cpu(), t.features())) {
+      gatherLoweringCached = GatherLowering.HARDWARE_GATHER;
+      hardwareGatherTarget = true;
+      gatherReason = "the target (" + cpu + ") has fast hardware gathers (measured: noise3 W16/AVX-512 4.2x over scalar with them, 3.8x with scalar loads)";
+    } else if (t.width() == org.packetizer.core.wrapper.HardwareWidth.AVX) {
+      gatherLoweringCached = GatherLowering.SCALAR_LOADS;
+      gatherReason = "the target (" + cpu + ") has no fast hardware gather, and LLVM would expand a gather"
+          + " into extracts of 64-bit pointers (measured: noise3 W8/AVX2 14.0x -> 15.7x over scalar)";
+    } else {
+      gatherLoweringCached = GatherLowering.HARDWARE_GATHER;
+      gatherReason = "left to LLVM on this target (" + cpu + ")";
+    }
+    return gatherLoweringCached;
   }
 
   /**
