@@ -190,6 +190,8 @@ final class MemoryWidener extends EmissionPhase {
       return b.call(f, List.of(p0, b.i32(valign), mask(), b.poison(vt)), inst.name());
     }
     if (st.options().memoryStrategy() == MemoryStrategy.GATHER) {
+      Value strided = stridedLoad(inst, t, ptr, s, align);
+      if (strided != null) return strided;
       Value lookup = tableLookup(inst, t, vt, ptr, align);
       if (lookup != null) return lookup;
     }
@@ -203,6 +205,38 @@ final class MemoryWidener extends EmissionPhase {
     Value ptrs = vec(ptr);
     Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
     return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
+  }
+
+  /** Largest stride, in elements, loaded as one span and de-interleaved ({@link #stridedLoad}). */
+  static final int MAX_INTERLEAVE = 8;
+
+  /**
+   * A load whose address is linear with a stride of F elements (2 ≤ F ≤ {@value #MAX_INTERLEAVE}) —
+   * one field of an array of structs indexed by a consecutive index, {@code p[i].y} — under a full
+   * mask: one load of the span from lane 0's element to lane W-1's ({@code (W-1)*F+1} elements, no byte
+   * beyond the last lane's element, none before the first: every byte lies between two elements the
+   * scalar code reads, in the same object) and one shufflevector taking every F-th element (LLVM's
+   * interleaved-access lowering turns such a pattern into shuffles). Under a partial mask the ends of
+   * the span may belong to inactive lanes that must not be read: a gather. Null when not applicable.
+   */
+  private Value stridedLoad(Value inst, Type t, Value ptr, Shape s, int align) {
+    if (!s.isLinear() || !MaskOps.isAllTrue(mask())) return null;
+    long e = st.module().allocSize(t);
+    long stride = s.stride();
+    if (e <= 0 || st.module().storeSize(t) != e || stride <= e || stride % e != 0 || stride / e > MAX_INTERLEAVE) return null;
+    if (!(t.isFloat() || t.isDouble() || t.isInteger() && (t.intWidth() == 8 || t.intWidth() == 16 || t.intWidth() == 32 || t.intWidth() == 64))) {
+      return null;
+    }
+    int f = (int) (stride / e);
+    int n = (w - 1) * f + 1;
+    Value p0 = laneZero(ptr, stride);
+    Value span = b.load(t.vectorOf(n), p0, align, inst.name() + ".span");
+    List<Value> idx = new ArrayList<>();
+    for (int k = 0; k < w; k++) idx.add(b.i32(k * f));
+    st.stats().vectorLoads++;
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load with a stride of " + f + " elements became one load of the " + n
+        + "-element span and a shuffle (de-interleave)");
+    return b.shuffle(span, b.poison(span.type()), b.constVector(idx), inst.name());
   }
 
   /**
