@@ -21,7 +21,7 @@ final class RemarkYaml {
   static String tag(Remark.Kind k) {
     return switch (k) {
       case VARYING, MEMORY, NOTE -> "Analysis";
-      case SCALARIZED_CALL, CROSS_LANE_RACE -> "Missed";
+      case SCALARIZED_CALL, CROSS_LANE_RACE, REJECTED -> "Missed";
       case LINEARIZED, UNIFORM_BRANCH, DIVERGENT_LOOP, VECTORIZED_CALL, SKIP_IF_EMPTY -> "Passed";
     };
   }
@@ -37,6 +37,7 @@ final class RemarkYaml {
       case SCALARIZED_CALL -> "ScalarizedCall";
       case SKIP_IF_EMPTY -> "SkipIfNoLaneActive";
       case CROSS_LANE_RACE -> "CrossLaneRace";
+      case REJECTED -> "Rejected";
       case NOTE -> "Note";
     };
   }

@@ -19,13 +19,26 @@ public class PacketizationException extends RuntimeException {
   }
 
   private final Kind kind;
+  private final Rejection reason;
+  private final String detail;
   private final String function;
   private final String block;
   private final String instruction;
 
   public PacketizationException(Kind kind, String message, String function, String block, String instruction) {
+    this(kind, null, message, function, block, instruction);
+  }
+
+  /** A rejection for a named reason (its kind is the reason's). */
+  public PacketizationException(Rejection reason, String message, String function, String block, String instruction) {
+    this(reason.kind(), reason, message, function, block, instruction);
+  }
+
+  private PacketizationException(Kind kind, Rejection reason, String message, String function, String block, String instruction) {
     super(format(message, function, block, instruction));
     this.kind = kind;
+    this.reason = reason;
+    this.detail = message;
     this.function = function;
     this.block = block;
     this.instruction = instruction;
@@ -33,6 +46,23 @@ public class PacketizationException extends RuntimeException {
 
   public PacketizationException(Kind kind, String message, String function) {
     this(kind, message, function, null, null);
+  }
+
+  /** A rejection for {@code reason}, naming function, block and instruction where there are ones. */
+  public static PacketizationException rejected(Rejection reason, String message, String function, String block,
+      String instruction) {
+    return new PacketizationException(reason, message, function, block, instruction);
+  }
+
+  /** An invalid request for {@code reason} (of kind INVALID_INPUT). */
+  public static PacketizationException invalid(Rejection reason, String message, String function) {
+    return new PacketizationException(reason, message, function, null, null);
+  }
+
+  /** An unsupported construct for {@code reason}, naming block and instruction where there are ones. */
+  public static PacketizationException unsupported(Rejection reason, String message, String function, String block,
+      String instruction) {
+    return new PacketizationException(reason, message, function, block, instruction);
   }
 
   public static PacketizationException invalid(String message, String function) {
@@ -54,6 +84,10 @@ public class PacketizationException extends RuntimeException {
   }
 
   public Kind kind() { return kind; }
+  /** What went wrong, without the function, block and instruction the full message adds. */
+  public String detail() { return detail; }
+  /** The named reason of a rejection (empty for internal errors). */
+  public Optional<Rejection> reason() { return Optional.ofNullable(reason); }
   public Optional<String> function() { return Optional.ofNullable(function); }
   public Optional<String> block() { return Optional.ofNullable(block); }
   public Optional<String> instruction() { return Optional.ofNullable(instruction); }

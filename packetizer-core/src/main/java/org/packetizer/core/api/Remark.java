@@ -33,6 +33,11 @@ public record Remark(Kind kind, String function, String block, String instructio
      * calls in lane order (a cross-lane race): see the message for the location and why.
      */
     CROSS_LANE_RACE,
+    /**
+     * The function cannot be packetized as asked: the message starts with the reason's tag
+     * ({@link Rejection#tag()}), the exception that follows carries the same reason.
+     */
+    REJECTED,
     /** Anything else worth knowing. */
     NOTE
   }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.ParamKind;
@@ -68,11 +69,11 @@ public final class ArrayDriver {
     String name = options.arrayDriverName(fn).orElseThrow();
     Function scalar = module.function(fn).orElseThrow();
     if (module.function(name).isPresent() || module.global(name).isPresent() || module.hasAlias(name)) {
-      throw PacketizationException.invalid("the array driver's name @" + name + " is already used in the module; choose"
+      throw PacketizationException.invalid(Rejection.INVALID_NAME, "the array driver's name @" + name + " is already used in the module; choose"
           + " another name pattern (--array-driver=PATTERN, * stands for the scalar function's name)", fn);
     }
     if (name.equals(result.packetFunction())) {
-      throw PacketizationException.invalid("the array driver cannot have the packet function's name @" + name, fn);
+      throw PacketizationException.invalid(Rejection.INVALID_NAME, "the array driver cannot have the packet function's name @" + name, fn);
     }
     List<ParamKind> kinds = result.params();
     LlvmContext ctx = module.context();
@@ -81,19 +82,19 @@ public final class ArrayDriver {
       Value p = scalar.param(i);
       String pn = p.name().isEmpty() ? "#" + i : "%" + p.name() + " (#" + i + ")";
       if (kinds.get(i) instanceof ParamKind.SoaPointer) {
-        throw PacketizationException.unsupported("the array driver cannot map over the struct-of-arrays pointer parameter "
+        throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the array driver cannot map over the struct-of-arrays pointer parameter "
             + pn + ": its packet layout is what a driver hides from C callers; give it kind v (an array of pointers),"
             + " u or l instead, or call the packet function directly", fn, null, null);
       }
       if (cType(scalarParams.get(i)) == null) {
-        throw PacketizationException.unsupported("the array driver cannot pass parameter " + pn + " of type "
+        throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the array driver cannot pass parameter " + pn + " of type "
             + scalarParams.get(i) + ": only i1 (bool), i8/i16/i32/i64, float, double and pointers have a C element type",
             fn, null, null);
       }
     }
     Type rt = scalar.returnType();
     if (!rt.isVoid() && cType(rt) == null) {
-      throw PacketizationException.unsupported("the array driver cannot store results of type " + rt + ": only i1 (bool),"
+      throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the array driver cannot store results of type " + rt + ": only i1 (bool),"
           + " i8/i16/i32/i64, float, double and pointers have a C element type", fn, null, null);
     }
     // the other mask variant: full packets run unmasked, the remainder masked

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import org.packetizer.analysis.divergence.DivergenceAnalysis;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.ir.IrBuilder;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
@@ -296,7 +297,7 @@ public final class SpmdIntrinsics {
     }
 
     PacketizationException unsupported(String what) {
-      return PacketizationException.unsupported(what, function, call.block().map(bl -> bl.name()).orElse(null), call.print());
+      return PacketizationException.unsupported(Rejection.SPMD_INTRINSIC, what, function, call.block().map(bl -> bl.name()).orElse(null), call.print());
     }
   }
 

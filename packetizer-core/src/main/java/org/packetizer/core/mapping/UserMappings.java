@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.VectorMapping;
 import org.packetizer.core.ir.IrBuilder;
@@ -49,7 +50,7 @@ public final class UserMappings {
     if (found.isEmpty()) return Optional.empty();
     VectorMapping m = found.get();
     org.packetizer.core.ir.Function vf = module.function(m.vectorName()).orElseThrow(() ->
-        PacketizationException.invalid("the packet version @" + m.vectorName() + " registered for @" + name
+        PacketizationException.invalid(Rejection.INVALID_MAPPING, "the packet version @" + m.vectorName() + " registered for @" + name
             + " is not declared in the module", function));
     int nargs = call.numArgOperands();
     List<Value> args = new ArrayList<>();
@@ -60,18 +61,18 @@ public final class UserMappings {
     }
     m.maskPosition().ifPresent(pos -> {
       if (pos < 0 || pos > args.size()) {
-        throw PacketizationException.invalid("mask position " + pos + " of @" + m.vectorName() + " is out of range", function);
+        throw PacketizationException.invalid(Rejection.INVALID_MAPPING, "mask position " + pos + " of @" + m.vectorName() + " is out of range", function);
       }
       args.add(pos, mask);
     });
     List<Type> expected = vf.functionType().paramTypes();
     if (expected.size() != args.size()) {
-      throw PacketizationException.invalid("@" + m.vectorName() + " takes " + expected.size() + " parameters but the call to @"
+      throw PacketizationException.invalid(Rejection.INVALID_MAPPING, "@" + m.vectorName() + " takes " + expected.size() + " parameters but the call to @"
           + name + " needs " + args.size() + " (arguments" + (m.maskPosition().isPresent() ? " plus mask" : "") + ")", function);
     }
     for (int i = 0; i < args.size(); i++) {
       if (!args.get(i).type().equals(expected.get(i))) {
-        throw PacketizationException.invalid("parameter " + i + " of @" + m.vectorName() + " has type " + expected.get(i)
+        throw PacketizationException.invalid(Rejection.INVALID_MAPPING, "parameter " + i + " of @" + m.vectorName() + " has type " + expected.get(i)
             + " but the packetized call passes " + args.get(i).type(), function);
       }
     }

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.function.Function;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Value;
@@ -309,7 +310,7 @@ public final class SoaPointers {
   public Optional<String> perLaneReason(Value alloca) { return Optional.ofNullable(perLaneAllocas.get(alloca)); }
 
   private static PacketizationException escape(Value user, Value ptr, String how, String fn) {
-    return PacketizationException.unsupported("the struct-of-arrays pointer " + ptr.describe() + " is " + how
+    return PacketizationException.unsupported(Rejection.STRUCT_OF_ARRAYS, "the struct-of-arrays pointer " + ptr.describe() + " is " + how
         + "; struct-of-arrays pointers may only be offset and loaded or stored through (give the parameter kind u or v instead)",
         fn, user.block().map(b -> b.describe()).orElse(null), user.print());
   }

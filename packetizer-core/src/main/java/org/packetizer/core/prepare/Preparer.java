@@ -7,7 +7,6 @@ import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmException;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
-import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 
 /**
@@ -48,44 +47,6 @@ public final class Preparer {
       Value t = b.terminator();
       if (t != null && t.opcode() == Opcode.SWITCH) {
         throw new PacketizationException(PacketizationException.Kind.INTERNAL, "switch survived lower-switch", scalarName);
-      }
-    }
-  }
-
-  /**
-   * Rejects constructs the packetizer does not handle, naming block and instruction: exception
-   * handling, indirect branches, callbr, va_arg, scalable vectors, and types that cannot be
-   * packetized.
-   */
-  public static void checkSupported(Function f, String name) {
-    for (Block b : f.blocks()) {
-      for (Value i : b.instructions()) {
-        Opcode op = i.opcode();
-        String why = switch (op) {
-          case INVOKE, LANDINGPAD, RESUME, CLEANUPRET, CATCHRET, CATCHPAD, CLEANUPPAD, CATCHSWITCH ->
-              "exception handling ('" + op.mnemonic() + "') is not supported";
-          case INDIRECTBR -> "indirect branches ('indirectbr') are not supported";
-          case CALLBR -> "'callbr' (asm goto) is not supported";
-          case VAARG -> "'va_arg' is not supported";
-          default -> null;
-        };
-        if (why == null && i.type().kind() == Type.Kind.SCALABLE_VECTOR) why = "scalable vectors are not supported";
-        if (why == null) {
-          for (Value o : i.operands()) {
-            if (o != null && !o.isBasicBlockValue() && !o.isMetadataAsValue() && o.type().kind() == Type.Kind.SCALABLE_VECTOR) {
-              why = "scalable vectors are not supported";
-              break;
-            }
-          }
-        }
-        if (why == null && op == Opcode.CALL && i.calledOperand().isInlineAsm()) why = "inline assembly is not supported";
-        if (why == null && op == Opcode.CALL && i.callHasFunctionAttribute("returns_twice")) {
-          // setjmp, sigsetjmp, vfork, ...: a second return (longjmp) into a packet function would resume
-          // every lane at once with one lane's state; no packetization can honour that
-          why = "a call to " + i.calledFunction().map(c -> "@" + c.name()).orElse("an indirect callee")
-              + ", which returns twice (attribute returns_twice, as setjmp, sigsetjmp and vfork), is not supported";
-        }
-        if (why != null) throw PacketizationException.unsupported(why, name, b.describe(), i.print());
       }
     }
   }

@@ -2,6 +2,7 @@ package org.packetizer.core.widen;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
@@ -50,7 +51,7 @@ final class ArithmeticWidener extends EmissionPhase {
       }
       case INSERTVALUE -> insertValue(vec(inst.operand(0)), vec(inst.operand(1)), aggregateIndices(inst), 0, inst.name());
       case FREEZE -> b.freeze(vec(inst.operand(0)), inst.name());
-      default -> throw unsupported(inst, "the instruction '" + op.mnemonic() + "' on varying values");
+      default -> throw unsupported(Rejection.UNSUPPORTED_INSTRUCTION, inst, "the instruction '" + op.mnemonic() + "' on varying values");
     };
   }
 
@@ -132,7 +133,7 @@ final class ArithmeticWidener extends EmissionPhase {
   }
 
   Value emitGep(Value inst) {
-    if (inst.type().isVector()) throw unsupported(inst, "a vector of pointers computed by a GEP with vector operands");
+    if (inst.type().isVector()) throw unsupported(Rejection.UNSUPPORTED_INSTRUCTION, inst, "a vector of pointers computed by a GEP with vector operands");
     List<Value> idx = new ArrayList<>();
     Type t = inst.gepSourceElementType();
     int n = inst.numOperands();

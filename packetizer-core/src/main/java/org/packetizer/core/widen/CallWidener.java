@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Remark;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.Type;
@@ -25,7 +26,7 @@ final class CallWidener extends EmissionPhase {
 
   Value emitCall(Value inst) {
     Value calleeV = inst.calledOperand();
-    if (inst.isInlineAsm() || calleeV.isInlineAsm()) throw unsupported(inst, "inline assembly");
+    if (inst.isInlineAsm() || calleeV.isInlineAsm()) throw unsupported(Rejection.INLINE_ASM, inst, "inline assembly");
     Optional<Function> callee = inst.calledFunction();
     if (callee.isEmpty()) return emitIndirectCall(inst);
     if (hasCompositeOperand(inst)) {
@@ -331,7 +332,7 @@ final class CallWidener extends EmissionPhase {
       Value a = inst.operand(i);
       if (st.soa().isDerived(a)) {
         if (get(a).type().isVector()) {
-          throw unsupported(inst, "passing a struct-of-arrays pointer with a varying offset to @" + callee.name());
+          throw unsupported(Rejection.STRUCT_OF_ARRAYS, inst, "passing a struct-of-arrays pointer with a varying offset to @" + callee.name());
         }
         kinds.add(ParamKind.SOA);
         needsPacket = true;
@@ -349,7 +350,7 @@ final class CallWidener extends EmissionPhase {
     Optional<String> version = st.callees().packetVersion(callee.name(), kinds, w, n -> st.module().function(n).isPresent());
     if (version.isEmpty()) {
       if (needsPacket) {
-        throw unsupported(inst, "a call to @" + callee.name() + " with a struct-of-arrays pointer, because @" + callee.name()
+        throw unsupported(Rejection.STRUCT_OF_ARRAYS, inst, "a call to @" + callee.name() + " with a struct-of-arrays pointer, because @" + callee.name()
             + " cannot be packetized: " + st.callees().failure(callee.name(), kinds, w).orElse("unknown reason"));
       }
       return Optional.empty();

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrBuilder;
@@ -132,14 +133,14 @@ abstract class EmissionPhase {
       try {
         return CompositePackets.packetType(t, w);
       } catch (IllegalArgumentException e) {
-        throw unsupported(where, "a varying value of type " + t + ": " + e.getMessage());
+        throw unsupported(Rejection.UNSUPPORTED_TYPE, where, "a varying value of type " + t + ": " + e.getMessage());
       }
     }
     if (!t.isVectorElement()) {
-      throw unsupported(where, "a varying value of type " + t + " (only integers, floating point and pointers can be packetized)");
+      throw unsupported(Rejection.UNSUPPORTED_TYPE, where, "a varying value of type " + t + " (only integers, floating point and pointers can be packetized)");
     }
     if (t.isFloatingPoint() && !t.isPacketFloat()) {
-      throw unsupported(where, "floating-point type " + t + " cannot be packetized");
+      throw unsupported(Rejection.UNSUPPORTED_TYPE, where, "floating-point type " + t + " cannot be packetized");
     }
     return t.vectorOf(w);
   }
@@ -281,9 +282,9 @@ abstract class EmissionPhase {
     return w < 32 ? b.cast(Opcode.ZEXT, f, st.context().i32(), "") : w == 32 ? f : b.cast(Opcode.TRUNC, f, st.context().i32(), "");
   }
 
-  PacketizationException unsupported(Value inst, String what) {
+  PacketizationException unsupported(Rejection reason, Value inst, String what) {
     String blk = inst.isInstruction() ? st.ssa().blockOf(inst).map(Block::name).orElse(null) : null;
-    return PacketizationException.unsupported("cannot packetize " + what, st.scalarName(), blk,
+    return PacketizationException.unsupported(reason, "cannot packetize " + what, st.scalarName(), blk,
         inst.isInstruction() ? inst.print() : null);
   }
 }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.packetizer.analysis.cfg.LoopForest;
 import org.packetizer.core.api.Remark;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
@@ -306,7 +307,7 @@ final class Linearizer extends EmissionPhase {
         }
         b.br(chainNext(sb));
       }
-      default -> throw unsupported(term, "the terminator '" + op.mnemonic() + "'");
+      default -> throw unsupported(Rejection.UNSUPPORTED_CONTROL_FLOW, term, "the terminator '" + op.mnemonic() + "'");
     }
   }
 

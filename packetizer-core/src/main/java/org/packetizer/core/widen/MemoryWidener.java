@@ -6,6 +6,7 @@ import java.util.Optional;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.Remark;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.Opcode;
@@ -173,7 +174,7 @@ final class MemoryWidener extends EmissionPhase {
   }
 
   Value emitLoad(Value inst) {
-    if (inst.isVolatile() || inst.isAtomic()) throw unsupported(inst, "a volatile or atomic load through a varying address");
+    if (inst.isVolatile() || inst.isAtomic()) throw unsupported(Rejection.VOLATILE_OR_ATOMIC_VARYING, inst, "a volatile or atomic load through a varying address");
     if (CompositePackets.isComposite(inst.type())) return emitCompositeLoad(inst);
     Type t = inst.type();
     Type vt = packetType(inst, t);
@@ -569,7 +570,7 @@ final class MemoryWidener extends EmissionPhase {
   /** Vectors of elements smaller than a byte are bit-packed in memory: no per-element addresses. */
   private void checkByteSized(Value inst, Type t) {
     if (t.isVector() && t.elementType().isInteger() && t.elementType().intWidth() % 8 != 0) {
-      throw unsupported(inst, "a load or store of the bit-packed vector type " + t + " through varying addresses");
+      throw unsupported(Rejection.UNSUPPORTED_TYPE, inst, "a load or store of the bit-packed vector type " + t + " through varying addresses");
     }
     if (t.isStruct()) for (Type e : t.structElements()) checkByteSized(inst, e);
     if (t.isArray()) checkByteSized(inst, t.elementType());
@@ -587,7 +588,7 @@ final class MemoryWidener extends EmissionPhase {
         e.arithmetic.cloneUniform(inst);
         return;
       }
-      throw unsupported(inst, "a volatile or atomic store in packet code");
+      throw unsupported(Rejection.VOLATILE_OR_ATOMIC_VARYING, inst, "a volatile or atomic store in packet code");
     }
     Value val = inst.operand(0);
     Value ptr = inst.operand(1);

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.Remark;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
@@ -40,7 +41,7 @@ final class SoaWidener extends EmissionPhase {
         t = t.elementType();
         scale = st.module().allocSize(t);
       } else {
-        throw unsupported(inst, "a GEP through a non-aggregate type on a struct-of-arrays pointer");
+        throw unsupported(Rejection.STRUCT_OF_ARRAYS, inst, "a GEP through a non-aggregate type on a struct-of-arrays pointer");
       }
       if (idx.isConstantInt()) {
         constant += idx.constIntSExt() * scale;
@@ -216,7 +217,7 @@ final class SoaWidener extends EmissionPhase {
     boolean set = name.startsWith("llvm.memset.");
     String what = "'" + name.replaceAll("^llvm\\.(mem[a-z]+).*", "$1") + "'";
     Value len = inst.operand(2);
-    if (!len.isConstantInt()) throw unsupported(inst, what + " of struct-of-arrays memory with a length that is not a constant");
+    if (!len.isConstantInt()) throw unsupported(Rejection.STRUCT_OF_ARRAYS, inst, what + " of struct-of-arrays memory with a length that is not a constant");
     long n = len.constIntZExt();
     Value dst = inst.operand(0), src = inst.operand(1);
     boolean dSoa = st.soa().isDerived(dst);
@@ -238,7 +239,7 @@ final class SoaWidener extends EmissionPhase {
       for (long o = 0; o + s <= n; o += s) leaves.add(new long[] {o, s});
     }
     if (leaves.isEmpty()) {
-      throw unsupported(inst, what + " of struct-of-arrays memory " + (dSoa && (set || sSoa) ? "under a partial mask" : "to or from memory that is not struct-of-arrays")
+      throw unsupported(Rejection.STRUCT_OF_ARRAYS, inst, what + " of struct-of-arrays memory " + (dSoa && (set || sSoa) ? "under a partial mask" : "to or from memory that is not struct-of-arrays")
           + " without the object's field layout (clang's !tbaa.struct metadata, which struct assignments carry)");
     }
     Type i64 = st.context().i64();
@@ -246,7 +247,7 @@ final class SoaWidener extends EmissionPhase {
       long o = leaf[0], size = leaf[1];
       if (o + size > n) continue;
       if (size > 16 || Long.bitCount(size) != 1 || set && size > 8) {
-        throw unsupported(inst, what + " of struct-of-arrays memory with a " + size + "-byte field");
+        throw unsupported(Rejection.STRUCT_OF_ARRAYS, inst, what + " of struct-of-arrays memory with a " + size + "-byte field");
       }
       Type t = st.context().intType((int) (size * 8));
       Type vt = t.vectorOf(w);
@@ -298,7 +299,7 @@ final class SoaWidener extends EmissionPhase {
         default -> type.startsWith("p1 ") || type.startsWith("p2 ") || type.startsWith("p3 ") ? 8 : -1;
       };
       if (expected != f.size()) {
-        throw unsupported(inst, "a copy of struct-of-arrays memory whose field at byte " + f.offset() + " (" + f.size()
+        throw unsupported(Rejection.STRUCT_OF_ARRAYS, inst, "a copy of struct-of-arrays memory whose field at byte " + f.offset() + " (" + f.size()
             + " bytes, TBAA type '" + type + "') is not one scalar: an array or union field has no known struct-of-arrays layout");
       }
       out.add(new long[] {f.offset(), f.size()});

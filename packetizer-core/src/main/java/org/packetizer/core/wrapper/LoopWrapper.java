@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.Rejection;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.ParamKind;
@@ -89,18 +90,18 @@ public final class LoopWrapper {
     if (hasCompositePacket(scalar, kinds)) {
       // an N-lane slice of a packetized vector or aggregate is not a contiguous piece of it
       if (mode == WrapperMode.AUTO) return Optional.empty();
-      throw PacketizationException.unsupported("the wrapper for width " + s + " over hardware width " + n + " cannot slice"
+      throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the wrapper for width " + s + " over hardware width " + n + " cannot slice"
           + " varying vector or aggregate parameters or results; use wrapper mode DIRECT (--wrapper direct)", fn, null, null);
     }
     if (s % n != 0) {
-      throw PacketizationException.invalid("packet width " + s + " is not a multiple of the hardware width " + n + " ("
+      throw PacketizationException.invalid(Rejection.INVALID_HARDWARE_WIDTH, "packet width " + s + " is not a multiple of the hardware width " + n + " ("
           + describe(target) + "): the wrapper calls the " + n + "-wide packet function S/N times, which must be a whole "
           + "number; choose a width that is a multiple of " + n + ", another hardware width, or wrapper mode DIRECT"
           + " (--wrapper direct)", fn);
     }
     if (n < 2) {
       if (mode == WrapperMode.AUTO) return Optional.empty();
-      throw PacketizationException.invalid("the hardware width is 1 (" + describe(target) + "): there is no vector register"
+      throw PacketizationException.invalid(Rejection.INVALID_HARDWARE_WIDTH, "the hardware width is 1 (" + describe(target) + "): there is no vector register"
           + " to loop over; use wrapper mode DIRECT (--wrapper direct) or give a hardware width", fn);
     }
     if (mode == WrapperMode.AUTO && s / n < AUTO_MIN_CALLS) return Optional.empty();
@@ -111,7 +112,7 @@ public final class LoopWrapper {
       if (mode == WrapperMode.AUTO) return Optional.empty();
       Value p = scalar.param(e.param);
       String name = p.name().isEmpty() ? "#" + e.param : "%" + p.name() + " (#" + e.param + ")";
-      throw PacketizationException.unsupported("the wrapper for width " + s + " over hardware width " + n
+      throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the wrapper for width " + s + " over hardware width " + n
           + " cannot copy the struct-of-arrays parameter " + name + " between the " + s + "-wide and " + n
           + "-wide layouts: it " + e.getMessage() + ", so the fields it accesses are not known at compile time; use"
           + " wrapper mode DIRECT (--wrapper direct) to packetize at width " + s + " directly", fn, null, e.instruction);

@@ -1,0 +1,355 @@
+package org.packetizer.core;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.packetizer.analysis.cfg.CfgAnalyses;
+import org.packetizer.analysis.cfg.IrreducibleCfgException;
+import org.packetizer.analysis.divergence.DivergenceAnalysis;
+import org.packetizer.analysis.divergence.DivergenceInfo;
+import org.packetizer.analysis.divergence.Shape;
+import org.packetizer.core.adapt.LlvmSsaFunction;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.Rejection;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.FunctionCloner;
+import org.packetizer.core.ir.LlvmException;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.legality.Legality;
+import org.packetizer.core.linearize.Schedule;
+import org.packetizer.core.mapping.SignatureAbi;
+import org.packetizer.core.mapping.SpmdIntrinsics;
+import org.packetizer.core.mapping.UserMappings;
+import org.packetizer.core.pipeline.CalleePacketizer;
+import org.packetizer.core.pipeline.PacketizationState;
+import org.packetizer.core.pipeline.PureCalls;
+import org.packetizer.core.pipeline.SoaPointers;
+import org.packetizer.core.pipeline.UniformMemory;
+import org.packetizer.core.prepare.Preparer;
+import org.packetizer.core.widen.MaskDemotion;
+import org.packetizer.core.widen.PacketEmitter;
+import org.packetizer.core.wrapper.LoopWrapper;
+
+/**
+ * One packetization, phase by phase in the order of the thesis' chapter 4 ({@link #run}): legality,
+ * the wrapper decision (4.6), prepare (4.1), the analyses, legality's shape checks, emission (masks
+ * 4.2, blends 4.3, linearization 4.4 and instruction vectorization 4.5 in one walk over the
+ * linearized blocks), clean-up, and publishing the result. Everything is made on copies and new
+ * functions; any failure removes them (the safety net behind legality).
+ */
+final class Pipeline {
+  private final Packetizer packetizer;
+  private final PacketizerOptions options;
+  private final LlvmModule module;
+  private final String scalarName;
+  private final CalleePacketizer callees;
+  /** False for a callee's nested packet version (the caller's packet function is then half-emitted). */
+  private final boolean topLevel;
+  private final int w;
+
+  private final long start = System.nanoTime();
+  private final Map<String, Long> phases = new LinkedHashMap<>();
+  private long mark = start;
+  private final Set<String> namesBefore = new HashSet<>();
+
+  Pipeline(Packetizer packetizer, LlvmModule module, String scalarName, CalleePacketizer callees) {
+    this.packetizer = packetizer;
+    this.options = packetizer.options();
+    this.module = module;
+    this.scalarName = scalarName;
+    this.topLevel = callees == null;
+    // callees are packetized at this function's width: the wrapper decision is the top level's
+    this.callees = callees != null ? callees : new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(
+        options.toBuilder().params(kinds).masked(true).wrapperMode(org.packetizer.core.api.WrapperMode.DIRECT).vectorAbi(false)
+            .build()).run(module, callee, name, nested));
+    this.w = options.width();
+    for (Function f : module.functions()) namesBefore.add(f.name());
+  }
+
+  /** Packetizes the scalar function into {@code simdName}; the module is unchanged on failure. */
+  PacketizationResult run(String simdName) {
+    Legality.Request request = new Legality(options).checkRequest(module, scalarName, simdName, topLevel);
+    phase("check-input");
+    Optional<PacketizationResult> wrapped = wrapper(request);
+    if (wrapped.isPresent()) return wrapped.get();
+
+    Set<String> functionsBefore = new HashSet<>();
+    for (Function f : module.functions()) functionsBefore.add(f.name());
+    try {
+      Function copy = prepare(request);
+      PacketizationState state = analyse(copy, request);
+      Legality.checkShapes(state);
+      Function packet = packetFunction(request);
+      emit(state, packet);
+      cleanUp(request, packet);
+      return publish(request, state, packet);
+    } catch (RuntimeException e) {
+      Packetizer.rollback(module, functionsBefore);
+      if (e instanceof PacketizationException pe) throw pe;
+      if (e instanceof LlvmException le) {
+        throw new PacketizationException(PacketizationException.Kind.INTERNAL, le.getMessage(), scalarName);
+      }
+      PacketizationException pe = new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal error: " + e, scalarName);
+      pe.initCause(e);
+      throw pe;
+    } catch (Error e) {
+      Packetizer.rollback(module, functionsBefore);
+      throw e;
+    }
+  }
+
+  /**
+   * Thesis 4.6: a width above the hardware width may be served by an N-wide function (this whole
+   * pipeline at width N) and a W-wide wrapper that calls it W/N times.
+   */
+  private Optional<PacketizationResult> wrapper(Legality.Request r) {
+    Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, r.scalar(), r.simdName(), r.kinds(),
+        r.packetType(), r.declared(), options,
+        // (the N-wide function gets no array driver: the driver belongs to the W-wide function)
+        (o, m, f, s) -> new Packetizer(o.toBuilder().arrayDriver((String) null).build()).run(m, f, s));
+    if (wrapped.isEmpty()) return wrapped;
+    String simdName = r.simdName();
+    Packetizer.requireReturnsLikeScalar(module, r.scalar(), module.function(simdName).orElseThrow(), "the wrapper", scalarName);
+    // the W-wide wrapper is what callers see: it is the variant published and announced
+    if (r.abiVariant() == null) {
+      Optional<Remark> c = topLevel && options.cAbi() ? packetizer.publishInCForm(module, scalarName, simdName) : Optional.empty();
+      if (c.isEmpty()) return wrapped;
+      options.remarks().accept(c.get());
+      return Optional.of(wrapped.get().withRemark(c.get()));
+    }
+    Remark note = Packetizer.publishUnderVectorAbi(module, r.scalar(), simdName, r.abiVariant(), namesBefore);
+    options.remarks().accept(note);
+    return Optional.of(wrapped.get().withRemark(note));
+  }
+
+  /** Thesis 4.1: a copy of the scalar function, canonicalized (the user's function is not touched). */
+  private Function prepare(Legality.Request r) {
+    Function copy = FunctionCloner.cloneInModule(module, r.scalar(), "__packetizer.scalar." + scalarName);
+    Preparer.prepare(module, copy, options, scalarName);
+    phase("prepare");
+    return copy;
+  }
+
+  /**
+   * The analyses: dominance and loops, shapes (uniform / linear / varying) and partial blocks,
+   * struct-of-arrays pointers, memory the lanes share, and the linearized block order (4.4).
+   */
+  private PacketizationState analyse(Function copy, Legality.Request r) {
+    List<ParamKind> kinds = r.kinds();
+    PureCalls pure = new PureCalls();
+    SoaPointers soa = SoaPointers.find(copy, kinds, scalarName);
+    SpmdIntrinsics spmd = new SpmdIntrinsics(module, w, scalarName);
+    // loads of shared memory that each lane reads back from its own writes (UniformMemory)
+    Set<Value> ownCopies = new HashSet<>();
+    LlvmSsaFunction ssa = new LlvmSsaFunction(module, copy, pure,
+        (v, current) -> ownCopies.contains(v) ? Optional.of(Shape.VARYING)
+            : soa.customShape(v, current).or(() -> spmd.customShape(v, current)));
+    CfgAnalyses<Block> cfg;
+    try {
+      cfg = CfgAnalyses.of(ssa.cfg());
+    } catch (IrreducibleCfgException e) {
+      throw PacketizationException.unsupported(Rejection.UNSUPPORTED_CONTROL_FLOW,
+          "irreducible control flow remained after fix-irreducible: " + e.getMessage(), scalarName, null, null);
+    }
+    Map<Value, Shape> seeds = new LinkedHashMap<>();
+    for (int i = 0; i < copy.paramCount(); i++) seeds.put(copy.param(i), seedShape(kinds.get(i)));
+    DivergenceInfo<Block, Value> div = DivergenceAnalysis.run(ssa, cfg, seeds, options.masked());
+    UniformMemory shared = UniformMemory.analyse(ssa, cfg, div, soa, call -> mayAccessMemory(call, pure, spmd));
+    // a lane's own copy is varying, which can make more values varying and more blocks partial:
+    // repeat until the set of such loads no longer grows
+    for (int round = 0; round < 8 && !ownCopies.containsAll(shared.privateLoads()); round++) {
+      ownCopies.addAll(shared.privateLoads());
+      div = DivergenceAnalysis.run(ssa, cfg, seeds, options.masked());
+      shared = UniformMemory.analyse(ssa, cfg, div, soa, call -> mayAccessMemory(call, pure, spmd));
+    }
+    Schedule<Block> schedule = Schedule.compute(cfg);
+    UserMappings mappings = new UserMappings(options.mappings(), module, w, scalarName);
+    PacketizationState state = new PacketizationState(module, options, scalarName, copy, ssa, cfg, div, schedule,
+        kinds, mappings, pure, soa, callees);
+    state.setSharedMemory(shared);
+    phase("analyze");
+    return state;
+  }
+
+  /** The new, empty packet function with the scalar function's attributes. */
+  private Function packetFunction(Legality.Request r) {
+    Function scalar = r.scalar();
+    Function packet = module.addFunction("__packetizer.packet." + r.simdName(), r.packetType());
+    for (var e : scalar.stringAttributes().entrySet()) {
+      // the scalar function's declare-simd variant names (clang's _ZGV... attributes) are not the packet's
+      if (!e.getKey().startsWith("_ZGV")) packet.setStringAttribute(e.getKey(), e.getValue());
+    }
+    // A nested packet version (a callee's) is called only by packet functions, through IrBuilder.call,
+    // which gives every call its callee's convention: it keeps the C convention whatever the callee's
+    // was. Copying it would be wrong for some: LLVM 20's x86-64 coldcc restores xmm0 (the vector
+    // return register) on return, x86_vectorcallcc renames the symbol, ghccc/hipe have no returns.
+    if (topLevel) packet.setCallingConvention(scalar.publishedCallingConvention());
+    for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
+      if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
+    }
+    return packet;
+  }
+
+  private int rawInstructions;
+
+  /**
+   * Masks (4.2), blends (4.3), partial linearization (4.4) and instruction vectorization (4.5): one
+   * walk over the linearized blocks ({@link PacketEmitter} and its phase classes), since each block's
+   * masks and blends are made where its code is emitted.
+   */
+  private void emit(PacketizationState state, Function packet) {
+    List<ParamKind> kinds = state.paramKinds();
+    callees.enter(scalarName, kinds, w, options.masked(), packet.name());
+    try {
+      new PacketEmitter(state, packet).emit();
+    } finally {
+      callees.exit(scalarName, kinds, w, options.masked());
+      state.flushRemarks();
+    }
+    rawInstructions = packet.instructionCount();
+    phase("emit");
+    verify(packet, "after emitting the packet function");
+    phase("verify");
+  }
+
+  /** Clean-up: LLVM's scalar optimizations on the packet function, then integer masks where they pay. */
+  private void cleanUp(Legality.Request r, Function packet) {
+    if (!options.cleanup()) return;
+    LlvmModule.runPasses(packet, Packetizer.CLEANUP_PIPELINE, null);
+    // (after the clean-up: InstCombine would fold integer masks back to <W x i1>)
+    boolean intMasks = switch (options.integerMasks()) {
+      case ALWAYS -> true;
+      case NEVER -> false;
+      case AUTO -> MaskDemotion.worthwhile(packet, w, options.targetCpu().orElse(null), options.targetFeatures().orElse(null));
+    };
+    if (intMasks) MaskDemotion.run(packet, w);
+    Packetizer.requireReturnsLikeScalar(module, r.scalar(), packet, "the packet function", scalarName);
+    phase("cleanup");
+    if (options.verifyEachPhase()) verify(packet, "after clean-up");
+    phase("verify");
+  }
+
+  /** The packet function takes its name (and a declared prototype's place), is published, and described. */
+  private PacketizationResult publish(Legality.Request r, PacketizationState state, Function packet) {
+    String simdName = r.simdName();
+    LlvmSsaFunction ssa = state.ssa();
+    DivergenceInfo<Block, Value> div = state.divergence();
+    List<PacketizationResult.BlockInfo> blockInfo = new ArrayList<>();
+    for (Block bl : state.schedule().order()) {
+      List<String> succ = new ArrayList<>();
+      for (Block s2 : bl.successors()) succ.add(s2.name());
+      List<String> vary = new ArrayList<>();
+      List<String> uni = new ArrayList<>();
+      for (Value v : ssa.instructions(bl)) {
+        if (v.type().isVoid() || v.name().isEmpty()) continue;
+        (div.isUniform(v) ? uni : vary).add("%" + v.name());
+      }
+      var loop = state.cfg().loops().loopOf(bl).filter(l -> l.header().equals(bl));
+      boolean partial = div.mayBePartial(bl);
+      boolean divergent = div.isDivergentBranch(bl);
+      boolean kept = !partial && !divergent && ssa.branchCondition(bl).isPresent();
+      blockInfo.add(new PacketizationResult.BlockInfo(bl.name(), succ, partial, divergent, kept, loop.isPresent(),
+          loop.map(div::isDivergentLoop).orElse(false), vary, uni));
+    }
+    Map<String, String> shapes = new LinkedHashMap<>();
+    int uniformValues = 0;
+    int varyingValues = 0;
+    for (Block bl : state.schedule().order()) {
+      for (Value v : ssa.instructions(bl)) {
+        if (v.type().isVoid()) continue;
+        Shape s = div.shape(v);
+        if (s.isUniform()) uniformValues++;
+        else varyingValues++;
+        if (!v.name().isEmpty()) shapes.put("%" + v.name(), s.toString());
+      }
+    }
+    state.scalar().delete();
+    if (r.declared().isPresent()) {
+      r.declared().get().replaceAllUsesWith(packet);
+      r.declared().get().delete();
+    }
+    packet.setName(simdName);
+    if (!packet.name().equals(simdName)) {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the packet function could not be"
+          + " named @" + simdName + " (LLVM named it @" + packet.name() + ")", scalarName);
+    }
+    // vectors in the signature travel as a C caller compiled for this target passes them
+    SignatureAbi.fitCallers(packet);
+    verify(packet, "at the end");
+    if (r.abiVariant() != null) {
+      Remark note = Packetizer.publishUnderVectorAbi(module, r.scalar(), simdName, r.abiVariant(), namesBefore);
+      state.remark(note.kind(), null, null, note.message());
+    } else if (topLevel && options.cAbi()) {
+      packetizer.publishInCForm(module, scalarName, simdName).ifPresent(n -> state.remark(n.kind(), null, null, n.message()));
+    }
+    var stats = state.stats();
+    return new PacketizationResult(scalarName, simdName, w, r.kinds(), shapes, uniformValues, varyingValues,
+        stats.blocks, stats.linearizedBranches, stats.keptBranches, stats.selects, stats.vectorLoads, stats.vectorStores,
+        stats.gathers, stats.scatters, stats.cascades, stats.vectorCalls, stats.scalarizedCalls,
+        r.scalar().instructionCount(), rawInstructions, packet.instructionCount(), List.copyOf(state.remarks()),
+        blockInfo, System.nanoTime() - start, finishPhases());
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  private void phase(String name) {
+    long now = System.nanoTime();
+    phases.merge(name, now - mark, Long::sum);
+    mark = now;
+  }
+
+  private Map<String, Long> finishPhases() {
+    phase("finish");
+    Map<String, Long> ordered = new LinkedHashMap<>();
+    for (String p : PacketizationResult.PHASES) if (phases.containsKey(p)) ordered.put(p, phases.get(p));
+    return ordered;
+  }
+
+  private void verify(Function f, String when) {
+    // verify the function alone first: an enclosing packetization may have a function under construction
+    if (f.isValid()) return;
+    Optional<String> msg = module.verify();
+    if (msg.isPresent()) {
+      if (Boolean.getBoolean("packetizer.debug")) System.err.println(module.toIr());
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal error: the packet function is invalid " + when + ": " + msg.get(), scalarName);
+    }
+  }
+
+  private static Shape seedShape(ParamKind k) {
+    return switch (k) {
+      case ParamKind.Varying v -> Shape.VARYING;
+      // an alignment promise is about lane 0's value (the base): it seeds the shape's alignment
+      case ParamKind.Uniform u -> Shape.uniform(Math.min(u.alignment(), DivergenceAnalysis.MAX_ALIGNMENT));
+      case ParamKind.Linear l -> Shape.linear(l.step(), Math.min(l.alignment(), DivergenceAnalysis.MAX_ALIGNMENT));
+      // scaled struct-of-arrays offsets are W times the scalar ones, so the scalar alignment is a lower bound
+      case ParamKind.SoaPointer s -> Shape.uniform(Math.min(s.alignment(), DivergenceAnalysis.MAX_ALIGNMENT));
+    };
+  }
+
+  /** Whether a call may read or write memory the packetized function's shared locations live in. */
+  static boolean mayAccessMemory(Value call, PureCalls pure, SpmdIntrinsics spmd) {
+    Optional<Function> f = call.calledFunction();
+    if (f.isEmpty()) return true;
+    String name = f.get().name();
+    if (name.startsWith("llvm.lifetime.") || name.startsWith("llvm.dbg.") || name.startsWith("llvm.assume")
+        || name.startsWith("llvm.experimental.noalias") || name.startsWith("llvm.invariant.")) {
+      return false;
+    }
+    if (SpmdIntrinsics.op(call).isPresent() || pure.test(call)) return false;
+    long mem = f.get().memoryEffects();
+    // LLVM's MemoryEffects: two bits (read, write) each for argument memory, inaccessible memory, other
+    return mem < 0 || (mem & 0b110011) != 0;
+  }
+}
