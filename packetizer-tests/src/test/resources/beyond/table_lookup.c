@@ -28,3 +28,16 @@ int lookup_chain(int x, int y) {
 static const short tab[32] = {-5, 100, -300, 4000, 7, -8, 9, 10, 11, -12, 13, 14, 15, 16, 17, -18,
                               19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, -30, 31, 32, 33, 34};
 int lookup_short(int x) { return tab[x & 31] * 3 + tab[(x >> 5) & 31]; }
+
+/* the index computed before a loop (LICM hoists the address there), the lookup inside it under a
+ * divergent branch: the index's 32-bit operand has no slot in the lookup's block (FuzzSliceTest
+ * seed 20261121 case 10: "used before its definition was emitted") */
+float lookup_in_loop(const float *t, int x, int n) {
+  float s = 0.0f;
+  for (int i = 0; i < (n & 7) + 1; i++) {
+    int k = (x & 15) | 1;
+    if (((x >> i) & 1) != 0) s += t[k];
+    s = s * 0.5f + (float) i;
+  }
+  return s;
+}

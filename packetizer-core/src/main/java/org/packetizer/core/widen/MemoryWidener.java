@@ -252,7 +252,7 @@ final class MemoryWidener extends EmissionPhase {
   private Value tableLookup(Value inst, Type t, Type vt, Value ptr, int align) {
     if (!ptr.isInstruction() || st.ssa().opcode(ptr) != Opcode.GEP || st.soa().isDerived(ptr)) return null;
     Value base = ptr.operand(0);
-    if (base.type().isVector() || !uniform(base)) return null;
+    if (base.type().isVector() || !uniform(base) || !available(base)) return null;
     int n = ptr.numOperands();
     Type src = ptr.gepSourceElementType();
     Type elem;
@@ -275,6 +275,16 @@ final class MemoryWidener extends EmissionPhase {
     } else {
       return null;
     }
+    // (the index's operand may live in another block without a slot: then the index itself, truncated
+    // back to the 32 bits it was extended from; when neither is at hand, the ordinary gather)
+    Value offs;
+    if (available(narrow)) {
+      offs = vec(narrow);
+    } else if (narrow != idx && available(idx)) {
+      offs = b.cast(Opcode.TRUNC, vec(idx), st.context().i32().vectorOf(w), "");
+    } else {
+      return null;
+    }
     GatherLowering how = gatherLowering();
     long size = st.module().allocSize(t);
     String reason = gatherReason;
@@ -283,7 +293,6 @@ final class MemoryWidener extends EmissionPhase {
       how = GatherLowering.SCALAR_LOADS;
       reason = "gather instructions load only 4- and 8-byte elements";
     }
-    Value offs = vec(narrow);
     Value bp = scal(base);
     if (how == GatherLowering.SCALAR_LOADS && MaskOps.isAllTrue(mask())) {
       st.stats().tableLookups++;

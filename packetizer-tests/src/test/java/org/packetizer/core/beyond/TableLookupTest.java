@@ -62,6 +62,7 @@ class TableLookupTest {
       check(m, "lookup_divergent", w, cpu, "uv", 20 + w, ParamSpec.uniformPtr(ctx.floatType(), 64, Direction.IN), x);
       check(m, "lookup_chain", w, cpu, "vv", 30 + w, x, x);
       check(m, "lookup_short", w, cpu, "v", 40 + w, x);
+      check(m, "lookup_in_loop", w, cpu, "uvv", 50 + w, ParamSpec.uniformPtr(ctx.floatType(), 16, Direction.IN), x, x);
     }
   }
 
