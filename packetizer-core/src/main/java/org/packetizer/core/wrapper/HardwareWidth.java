@@ -234,6 +234,22 @@ public final class HardwareWidth {
   public static boolean crossTarget(String triple) { return TargetArch.isCross(triple); }
 
   /**
+   * Whether LLVM 20 lowers {@code llvm.masked.gather} to gather instructions on this CPU and feature
+   * string: AVX-512 targets, and the AVX2 CPUs it tunes as having fast gathers (Intel Skylake and
+   * later client cores). Elsewhere (Haswell, Broadwell, Zen 1-3, x86-64-v3) it expands a gather into
+   * scalar loads of extracted pointers. Checked against the bundled llc by GatherTargetsTest.
+   */
+  public static boolean fastGathers(String cpu, String features) {
+    if (features != null && features.contains("+avx512f")) return true;
+    int width = of(cpu, features);
+    if (width >= AVX512) return true;
+    return width == AVX && cpu != null && FAST_GATHER_AVX2.contains(cpu);
+  }
+
+  private static final java.util.Set<String> FAST_GATHER_AVX2 = java.util.Set.of("skylake", "alderlake", "raptorlake", "meteorlake",
+      "arrowlake", "arrowlake-s", "lunarlake", "pantherlake");
+
+  /**
    * A detection result.
    *
    * @param cpu      the CPU name used ("" when none was found)
