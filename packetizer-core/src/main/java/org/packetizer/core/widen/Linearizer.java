@@ -119,8 +119,8 @@ final class Linearizer extends EmissionPhase {
 
   /**
    * Where the entry test of the loop headed by {@code header} goes when no lane arrives: past the
-   * loop and past the blocks right after it that the header dominates (lanes reach those only
-   * through the loop).
+   * loop and past the blocks right after it, within the enclosing loop, that the header dominates
+   * (lanes reach those only through the loop).
    */
   private Optional<Block> enterSkipTarget(Block header) {
     int end = dominatedAfterLoop(header)[1];
@@ -129,15 +129,29 @@ final class Linearizer extends EmissionPhase {
   }
 
   /**
-   * The blocks right after the loop headed by {@code header} that the header dominates: schedule
-   * positions [start, end). (The packet function is mostly a chain, so this stretch is often the rest of
-   * the function: it is found by a search over dominator-tree intervals, not by walking it per loop.)
+   * The blocks right after the loop headed by {@code header} that the header dominates and that lie
+   * in the loop's parent loop: schedule positions [start, end). (The packet function is mostly a
+   * chain, so this stretch is often the rest of the function: it is found by a search over
+   * dominator-tree intervals, not by walking it per loop.)
+   *
+   * <p>Dominance alone is not enough inside an enclosing loop: a block after the enclosing loop (its
+   * exit, or anything past it) that the header dominates still collects lanes over all of the
+   * enclosing loop's iterations, so lanes that passed the header in an earlier iteration may be
+   * waiting in it when no lane arrives in this one (skipping it lost them: fuzz-regressions
+   * loop-skip-pending-exit). Within the enclosing loop's interval every block runs afresh per
+   * iteration, and lanes reach it in this iteration only through the header.
    */
   private int[] dominatedAfterLoop(Block header) {
     return dominatedAfterLoop.computeIfAbsent(header, h -> {
       if (stretches == null) stretches = new DominatedStretches<>(st.schedule().order(), st.cfg().dom());
-      int start = st.schedule().afterLoop(h).map(st.schedule()::position).orElse(st.schedule().order().size());
-      return new int[] {start, stretches.end(h, start)};
+      int size = st.schedule().order().size();
+      int start = st.schedule().afterLoop(h).map(st.schedule()::position).orElse(size);
+      int end = stretches.end(h, start);
+      var parent = st.schedule().loopHeadedBy(h).flatMap(l -> l.parent());
+      if (parent.isPresent()) {
+        end = Math.min(end, st.schedule().afterLoop(parent.get().header()).map(st.schedule()::position).orElse(size));
+      }
+      return new int[] {start, Math.max(start, end)};
     });
   }
 
