@@ -69,13 +69,14 @@ public final class Packetizer {
    */
   public List<PacketizationResult> runDeclaredVariants(LlvmModule module, String scalarName) {
     Function scalar = module.function(scalarName).orElseThrow(() -> Legality.noSuchFunction(module, scalarName));
-    char supported = VectorAbi.isa(scalar.stringAttribute("target-features").orElse(""));
+    char supported = VectorAbi.isa(module.targetTriple(), scalar.stringAttribute("target-features").orElse(""));
     List<PacketizationResult> out = new ArrayList<>();
     List<VectorAbi.Variant> variants = new ArrayList<>(VectorAbi.declaredVariants(scalar));
     // best ISA first: LLVM's loop vectorizer takes the first announced variant that fits a call
     variants.sort(java.util.Comparator.comparing(VectorAbi.Variant::isa).reversed());
     for (VectorAbi.Variant v : variants) {
-      if (v.isa() > supported || module.function(v.mangledName()).map(f -> !f.isDeclaration()).orElse(false)) continue;
+      if (!VectorAbi.isaOfTarget(v.isa(), module.targetTriple()) || v.isa() > supported
+          || module.function(v.mangledName()).map(f -> !f.isDeclaration()).orElse(false)) continue;
       PacketizerOptions o = options.toBuilder().width(v.vlen()).masked(v.masked()).params(v.params()).vectorAbi(true).arrayDriver((String) null).build();
       out.add(new Packetizer(o).run(module, scalarName, v.mangledName()));
     }

@@ -14,7 +14,9 @@ import org.packetizer.analysis.divergence.DivergenceAnalysis;
 import org.packetizer.analysis.divergence.DivergenceInfo;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.core.adapt.LlvmSsaFunction;
+import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.ParamKind;
@@ -89,6 +91,7 @@ final class Pipeline {
     // the module's functions carry the ISA's features during the run and get their own back afterwards
     Map<String, Optional<String>> savedFeatures = options.vectorAbi() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
     try {
+      if (options.scalable()) return runScalable(options, module, scalarName, simdName);
       PacketizationResult r = new Pipeline(options, module, scalarName, null).run(simdName);
       if (options.arrayDriver().isPresent()) {
         r = ArrayDriver.build(module, r, options, (o, f, s) -> new Pipeline(o, module, f, null).run(s));
@@ -109,6 +112,48 @@ final class Pipeline {
         });
       }
     }
+  }
+
+  /**
+   * {@link PacketizerOptions#scalable}: the masked W-wide packet function, re-typed to vscale × W lanes
+   * by {@link org.packetizer.core.scalable.ScalablePackets} (lane-wise code only).
+   */
+  private static PacketizationResult runScalable(PacketizerOptions options, LlvmModule module, String scalarName,
+      String simdName) {
+    if (options.vectorAbi() || options.cAbi() || options.arrayDriver().isPresent()) {
+      throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "scalable packets are published as LLVM functions"
+          + " only: not with the vector function ABI, the C form or an array driver", scalarName);
+    }
+    if (simdName == null || simdName.isBlank()) {
+      throw PacketizationException.invalid(Rejection.INVALID_NAME, "the SIMD function needs a name", scalarName);
+    }
+    String fixedName = simdName + ".fixed";
+    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).masked(true).wrapperMode(WrapperMode.DIRECT)
+        .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).memoryStrategy(MemoryStrategy.GATHER).build();
+    if (module.function(simdName).isPresent()) {
+      throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + simdName + " already exists in the module", scalarName);
+    }
+    PacketizationResult fixed = new Pipeline(fixedOptions, module, scalarName, null).run(fixedName);
+    for (int i = 0; i < fixed.params().size(); i++) {
+      if (fixed.params().get(i) instanceof ParamKind.SoaPointer) {
+        // its packet layout {<W x T>, ...} puts field j of lane k at a byte offset that depends on the lane count
+        throw PacketizationException.unsupported(Rejection.STRUCT_OF_ARRAYS, "scalable packets: parameter #" + i
+            + " is a struct-of-arrays pointer (s), whose memory layout depends on the number of lanes; give it kind u, v"
+            + " or l", scalarName, null, null);
+      }
+    }
+    Function fixedFn = module.function(fixedName).orElseThrow();
+    org.packetizer.core.scalable.ScalablePackets.build(module, fixedFn, simdName, options.width(), scalarName);
+    fixedFn.delete();
+    Function scalable = module.function(simdName).orElseThrow();
+    scalable.verify().ifPresent(msg -> {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal error: the scalable packet function is invalid: " + msg, scalarName);
+    });
+    Remark note = new Remark(Remark.Kind.NOTE, scalarName, null, null, "scalable packet function @" + simdName + ": "
+        + scalable.functionType() + " (vscale x " + options.width() + " lanes, last parameter the predicate)");
+    options.remarks().accept(note);
+    return fixed.withPacketFunction(simdName).withRemark(note);
   }
 
   /** Packetizes the scalar function into {@code simdName}; the module is unchanged on failure. */
@@ -230,6 +275,10 @@ final class Pipeline {
     // was. Copying it would be wrong for some: LLVM 20's x86-64 coldcc restores xmm0 (the vector
     // return register) on return, x86_vectorcallcc renames the symbol, ghccc/hipe have no returns.
     if (topLevel) packet.setCallingConvention(scalar.publishedCallingConvention());
+    // SVE / RISC-V V at a fixed length (clang's -msve-vector-bits, TargetSpec): without it the back end
+    // would split the packet's vectors into 128-bit pieces
+    Optional<Long> vscaleRange = scalar.enumAttributeValue("vscale_range");
+    if (vscaleRange.isPresent()) packet.setEnumAttributeValue("vscale_range", vscaleRange.get());
     for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
       if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
     }

@@ -130,6 +130,7 @@ final class Publication {
     Optional<Function> scalar = module.function(scalarName);
     if (v.isEmpty() || scalar.isEmpty()) return Map.of();
     char isa = v.get().isa();
+    if (isa == 'n') return Map.of(); // AArch64: one Advanced SIMD width, nothing to switch
     String own = scalar.get().stringAttribute("target-features").orElse("");
     if (VectorAbi.isa(own) == isa) return Map.of();
     Map<String, Optional<String>> saved = new LinkedHashMap<>();
