@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages some tests need, when they are missing (idempotent; called by bin/test).
-# gcc: the GCC-compiled C callers (CCallerAbiTest, GccOmpSimdCallerTest). Tests skip loudly when a
+# gcc: the GCC-compiled C callers (CCallerAbiTest, GccOmpSimdCallerTest, FmodGccCallerTest).
+# libsleef-dev: SLEEF, the vector lgamma/tgamma the packetizer calls where glibc's libmvec has none
+# (VectorMathDifferentialTest, FmodGccCallerTest link -lsleef). Tests skip loudly when a
 # package cannot be installed (no root, no apt-get).
 set -uo pipefail
 missing=()
 command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+[ -e /usr/lib/x86_64-linux-gnu/libsleef.so ] || ldconfig -p 2>/dev/null | grep -q 'libsleef\.so ' || missing+=(libsleef-dev)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-test-deps: missing ${missing[*]} and no apt-get; the tests that need them will skip loudly" >&2

@@ -145,6 +145,14 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " --array-driver=PATTERN).")
   String arrayDriver;
 
+  @Option(names = "--refill", paramLabel = "WHEN", arity = "0..1", fallbackValue = "on", preprocessor = AttachedOnly.class,
+      description = "With --array-driver: lane refill (docs/drivers.md). on (the default value): for a function with a loop"
+          + " at its top level, lanes that leave the loop finish their element and take the next one while the others keep"
+          + " iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
+          + " half of the instructions, an AVX-512 target) a driver that times the plain and the refill body on chunks of the input and runs"
+          + " the faster; off: the plain driver. A remark reports the decision (attach it: --refill=auto).")
+  String refill;
+
   @Option(names = "--header", paramLabel = "FILE",
       description = "With --array-driver: write a C header declaring the drivers (plain C types, no vector types).")
   Path header;
@@ -177,8 +185,10 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
 
   @Option(names = "--vector-math", paramLabel = "intrinsics|libmvec", defaultValue = "libmvec",
       description = "Math calls (sinf, expf, ...): glibc's libmvec where it has a variant for the target (at most 4 ULP"
-          + " from libm; --check compares against the same variants), or LLVM vector intrinsics, which call libm per"
-          + " lane (bit-identical, slower) (default: ${DEFAULT-VALUE}).")
+          + " from libm), SLEEF for lgamma and tgamma (link -lsleef; --check compares against the same variants), or LLVM"
+          + " vector intrinsics, which call libm per lane (bit-identical, slower). fmod, remainder, fmin, fmax, fdim,"
+          + " nextafter, ldexp, scalbn, scalbln, ilogb and logb are exact vector IR either way; every function's route:"
+          + " docs/vector-math.md (default: ${DEFAULT-VALUE}).")
   String vectorMath;
 
   @Option(names = "-o", paramLabel = "FILE",
@@ -541,6 +551,16 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
         throw CliException.usage("--params does not apply to --declared-variants: each _ZGV name gives the parameter shapes");
       }
     }
+    org.packetizer.core.api.Refill refillMode = org.packetizer.core.api.Refill.OFF;
+    if (refill != null) {
+      refillMode = switch (refill) {
+        case "on" -> org.packetizer.core.api.Refill.ON;
+        case "auto" -> org.packetizer.core.api.Refill.AUTO;
+        case "off" -> org.packetizer.core.api.Refill.OFF;
+        default -> throw CliException.usage("--refill=" + refill + ": expected on, auto or off");
+      };
+      if (arrayDriver == null) throw CliException.usage("--refill needs --array-driver (it changes the driver's loop)");
+    }
     if (arrayDriver != null && declaredVariants) {
       throw CliException.usage("--array-driver does not combine with --declared-variants (one driver per function: packetize it with -f)");
     }
@@ -550,7 +570,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     }
     return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug,
-        arrayDriver, header);
+        arrayDriver, header, refillMode);
   }
 
   static void checkWidth(String what, int w) {

@@ -24,6 +24,7 @@ import org.packetizer.core.api.WrapperMode;
  * @param prefixDot      several inputs: DOT file names start with the input's name
  * @param printShapes    --print-shapes: the analysis of each function on stderr
  * @param arrayDriver    --array-driver name pattern, or null
+ * @param refill         --refill (lane refill in the array driver)
  * @param header         --header FILE, or null
  */
 record Settings(
@@ -56,7 +57,8 @@ record Settings(
     boolean quiet,
     boolean debug,
     String arrayDriver,
-    Path header) {
+    Path header,
+    org.packetizer.core.api.Refill refill) {
 
   /**
    * The SIMD name passed to the core for {@code f}: the given or default one, or null with
@@ -79,7 +81,8 @@ record Settings(
         .wrapperMode(wrapperMode)
         .vectorAbi(vectorAbi)
         .cAbi(cAbi)
-        .arrayDriver(arrayDriver);
+        .arrayDriver(arrayDriver)
+        .refill(refill);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);

@@ -26,7 +26,9 @@ import org.packetizer.core.toolchain.Manifest;
  */
 final class BenchBuffers implements AutoCloseable {
   /** The loops, in the order of {@link #bufs}. */
-  enum Loop { SCALAR, AUTOVEC, PACKET }
+  enum Loop { SCALAR, AUTOVEC, PACKET, GCC }
+
+  private static final int LOOPS = Loop.values().length;
 
   /** Byte pattern written over every output before a run, so that a lane the packet loop skips shows. */
   private static final byte SENTINEL = (byte) 0xA5;
@@ -36,13 +38,13 @@ final class BenchBuffers implements AutoCloseable {
   private final int capacity;
   private final int width;
   /** Per loop: the pointer table handed to the loop. */
-  private final MemorySegment[] bufs = new MemorySegment[3];
+  private final MemorySegment[] bufs = new MemorySegment[LOOPS];
   /** Per loop and parameter: the memory (shared inputs appear in all three). */
   private final MemorySegment[][] memory;
   /** Per parameter: pristine contents of written objects (null for others), in AoS and in packet form. */
   private final MemorySegment[] pristineAos, pristinePacket;
   /** Per loop: the result array (null for void kernels). */
-  private final MemorySegment[] results = new MemorySegment[3];
+  private final MemorySegment[] results = new MemorySegment[LOOPS];
 
   BenchBuffers(KernelPlan plan, int capacity, int width, long seed) { this(plan, capacity, width, seed, false); }
 
@@ -58,7 +60,7 @@ final class BenchBuffers implements AutoCloseable {
     this.capacity = capacity;
     this.width = width;
     int np = plan.params().size();
-    memory = new MemorySegment[3][np];
+    memory = new MemorySegment[LOOPS][np];
     pristineAos = new MemorySegment[np];
     pristinePacket = new MemorySegment[np];
     String kernel = plan.entry().name();
@@ -69,17 +71,17 @@ final class BenchBuffers implements AutoCloseable {
         case VaryingScalar v -> {
           MemorySegment s = alloc((long) capacity * v.type().size);
           for (int i = 0; i < capacity; i++) v.type().write(s, (long) i * v.type().size, v.type().random(rnd, v.lo(), v.hi()));
-          for (int l = 0; l < 3; l++) memory[l][k] = s;
+          for (int l = 0; l < LOOPS; l++) memory[l][k] = s;
         }
         case UniformScalar u -> {
           MemorySegment s = alloc(8);
           u.type().write(s, 0, u.value());
-          for (int l = 0; l < 3; l++) memory[l][k] = s;
+          for (int l = 0; l < LOOPS; l++) memory[l][k] = s;
         }
         case UniformPointer u -> {
           MemorySegment s = alloc(u.count() * u.pointee().size());
           fill(s, u.pointee(), u.count(), u.init(), rnd);
-          for (int l = 0; l < 3; l++) memory[l][k] = s;
+          for (int l = 0; l < LOOPS; l++) memory[l][k] = s;
         }
         case SoaPointer o -> {
           long bytes = (long) capacity * o.pointee().size();
@@ -93,16 +95,18 @@ final class BenchBuffers implements AutoCloseable {
             memory[Loop.SCALAR.ordinal()][k] = alloc(bytes);
             memory[Loop.AUTOVEC.ordinal()][k] = alloc(bytes);
             memory[Loop.PACKET.ordinal()][k] = alloc(bytes);
+            memory[Loop.GCC.ordinal()][k] = alloc(bytes);
           } else {
             memory[Loop.SCALAR.ordinal()][k] = aos;
             memory[Loop.AUTOVEC.ordinal()][k] = aos;
             memory[Loop.PACKET.ordinal()][k] = packet;
+            memory[Loop.GCC.ordinal()][k] = aos;
           }
         }
       }
     }
     if (coherent) makeCoherent();
-    for (int l = 0; l < 3; l++) {
+    for (int l = 0; l < LOOPS; l++) {
       if (plan.returnsValue()) results[l] = alloc((long) capacity * plan.result().size);
       MemorySegment t = alloc((np + 1L) * ValueLayout.ADDRESS.byteSize());
       for (int k = 0; k < np; k++) t.setAtIndex(ValueLayout.ADDRESS, k, memory[l][k]);
@@ -139,7 +143,7 @@ final class BenchBuffers implements AutoCloseable {
       for (int i = 0; i < capacity; i++) {
         MemorySegment.copy(src, (order[i] & 0xFFFFF) * v.type().size, dst, (long) i * v.type().size, v.type().size);
       }
-      for (int l = 0; l < 3; l++) memory[l][k] = dst;
+      for (int l = 0; l < LOOPS; l++) memory[l][k] = dst;
     }
   }
 

@@ -64,12 +64,15 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
    * @param kernels number of kernels measured at this target
    */
   @JsonPropertyOrder({"target", "width", "isa", "kernels", "speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar",
-      "code_growth", "max_code_growth"})
+      "code_growth", "max_code_growth", "gcc_kernels", "speedup_vs_gcc", "gcc_speedup_vs_scalar", "speedup_vs_best_peer"})
   public record Geomean(@JsonProperty("target") String target, @JsonProperty("width") int width, @JsonProperty("isa") String isa,
       @JsonProperty("kernels") int kernels, @JsonProperty("speedup_vs_scalar") double speedupVsScalar,
       @JsonProperty("speedup_vs_autovec") double speedupVsAutovec,
       @JsonProperty("autovec_speedup_vs_scalar") double autovecSpeedupVsScalar,
-      @JsonProperty("code_growth") double codeGrowth, @JsonProperty("max_code_growth") double maxCodeGrowth) {}
+      @JsonProperty("code_growth") double codeGrowth, @JsonProperty("max_code_growth") double maxCodeGrowth,
+      @JsonProperty("gcc_kernels") int gccKernels, @JsonProperty("speedup_vs_gcc") double speedupVsGcc,
+      @JsonProperty("gcc_speedup_vs_scalar") double gccSpeedupVsScalar,
+      @JsonProperty("speedup_vs_best_peer") double speedupVsBestPeer) {}
 
   /** Target labels in the order they were run. */
   public List<String> targetLabels() {
@@ -93,9 +96,13 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
       List<KernelResult> rs = results.stream().filter(r -> r.label().equals(label) && r.family().equals(MEASURED_FAMILY)).toList();
       if (rs.isEmpty()) continue;
       KernelResult any = rs.get(0);
+      List<KernelResult> gs = rs.stream().filter(KernelResult::hasGcc).toList();
       out.add(new Geomean(label, any.width(), any.isa(), rs.size(), geo(rs, KernelResult::speedupVsScalar),
           geo(rs, KernelResult::speedupVsAutovec), geo(rs, KernelResult::autovecSpeedupVsScalar), geo(rs, KernelResult::codeGrowth),
-          rs.stream().mapToDouble(KernelResult::codeGrowth).max().orElse(0)));
+          rs.stream().mapToDouble(KernelResult::codeGrowth).max().orElse(0), gs.size(),
+          gs.isEmpty() ? Double.NaN : geo(gs, KernelResult::speedupVsGcc),
+          gs.isEmpty() ? Double.NaN : geo(gs, r -> r.scalarNsPerElem() / r.gccNsPerElem()),
+          geo(rs, r -> Math.min(r.autovecNsPerElem(), r.hasGcc() ? r.gccNsPerElem() : Double.MAX_VALUE) / r.packetNsPerElem())));
     }
     return out;
   }
@@ -154,6 +161,10 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
           }
           return bad.isEmpty() ? null : String.join(", ", bad);
         }));
+    out.add(goal("geomean speedup at " + T8 + " >= " + fmt(GOAL_VS_PEER_W8) + " x the better of the auto-vectorizer and GCC's SIMD clones",
+        GOAL_VS_PEER_W8, g8.map(Geomean::speedupVsBestPeer), kernels,
+        k -> below(result(k, T8), r -> Math.min(r.autovecNsPerElem(), r.hasGcc() ? r.gccNsPerElem() : Double.MAX_VALUE) / r.packetNsPerElem(),
+            GOAL_VS_PEER_W8)));
     return out;
   }
 
@@ -201,37 +212,46 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
   public String table() {
     StringBuilder sb = new StringBuilder();
     if (!results.isEmpty() || !failures.isEmpty()) {
-      sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %8s %8s %16s %8s%n", "kernel", "target", "scalar", "autovec",
-          "packet", "speedup", "speedup", "instructions", "pkt"));
-      sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %8s %8s %16s %8s%n", "", "", "ns/elem", "ns/elem", "ns/elem",
-          "vs scal", "vs auto", "scalar>packet", "ms"));
-      sb.append("-".repeat(100)).append('\n');
+      sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %9s %8s %8s %8s %16s %8s%n", "kernel", "target", "scalar", "autovec",
+          "gcc simd", "packet", "speedup", "speedup", "speedup", "instructions", "pkt"));
+      sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %9s %8s %8s %8s %16s %8s%n", "", "", "ns/elem", "ns/elem", "ns/elem",
+          "ns/elem", "vs scal", "vs auto", "vs gcc", "scalar>packet", "ms"));
+      sb.append("-".repeat(119)).append('\n');
       for (String k : kernelNames()) {
         for (String label : targetLabels()) {
           Optional<KernelResult> r = result(k, label);
           if (r.isPresent()) {
             KernelResult x = r.get();
-            sb.append(String.format(Locale.ROOT, "%-11s %-12s %9.2f %9.2f %9.2f %7.2fx %7.2fx %16s %8.1f%s%n", k, label,
-                x.scalarNsPerElem(), x.autovecNsPerElem(), x.packetNsPerElem(), x.speedupVsScalar(), x.speedupVsAutovec(),
+            sb.append(String.format(Locale.ROOT, "%-11s %-12s %9.2f %9.2f %9s %9.2f %7.2fx %7.2fx %8s %16s %8.1f%s%n", k, label,
+                x.scalarNsPerElem(), x.autovecNsPerElem(), x.hasGcc() ? String.format(Locale.ROOT, "%.2f", x.gccNsPerElem()) : "-",
+                x.packetNsPerElem(), x.speedupVsScalar(), x.speedupVsAutovec(),
+                x.hasGcc() ? String.format(Locale.ROOT, "%.2fx", x.speedupVsGcc()) : "-",
                 x.scalarInstructions() + ">" + x.packetInstructions() + " (" + fmt(x.codeGrowth()) + ")", x.packetizeMs(),
-                (x.family().equals(MEASURED_FAMILY) ? "" : " *") + (x.autovecMatches() ? "" : " !")));
+                (x.family().equals(MEASURED_FAMILY) ? "" : " *") + (x.autovecMatches() ? "" : " !") + (!x.hasGcc() || x.gccMatches() ? "" : " g")));
           } else {
             failures.stream().filter(f -> f.kernel().equals(k) && f.label().equals(label)).findFirst().ifPresent(f ->
                 sb.append(String.format(Locale.ROOT, "%-11s %-12s %s%n", k, label, "-- not reported: " + f.stage())));
           }
         }
       }
-      sb.append("-".repeat(100)).append('\n');
+      sb.append("-".repeat(119)).append('\n');
       boolean thesis = results.stream().anyMatch(r -> !r.family().equals(MEASURED_FAMILY));
       if (thesis) sb.append("* not in the geometric means (family other than \"" + MEASURED_FAMILY + "\")\n");
       if (results.stream().anyMatch(r -> !r.autovecMatches())) {
         sb.append("! the auto-vectorized loop's outputs differ from the scalar loop's (informational)\n");
+      }
+      if (results.stream().anyMatch(r -> r.hasGcc() && !r.gccMatches())) {
+        sb.append("g the GCC SIMD-clone loop's outputs differ from the scalar loop's (informational)\n");
       }
       sb.append('\n').append("Geometric means over family \"").append(MEASURED_FAMILY).append("\":\n");
       for (Geomean g : geomeans()) {
         sb.append(String.format(Locale.ROOT, "  %-12s %2d kernels  packet %6.2fx vs scalar  %6.2fx vs autovec   autovec %5.2fx vs scalar"
             + "   code growth %.2f (max %.2f)%n", g.target(), g.kernels(), g.speedupVsScalar(), g.speedupVsAutovec(),
             g.autovecSpeedupVsScalar(), g.codeGrowth(), g.maxCodeGrowth()));
+        if (g.gccKernels() > 0) {
+          sb.append(String.format(Locale.ROOT, "  %-12s %2d kernels  packet %6.2fx vs gcc simd clones  gcc %5.2fx vs scalar   packet %5.2fx vs the"
+              + " better peer%n", "", g.gccKernels(), g.speedupVsGcc(), g.gccSpeedupVsScalar(), g.speedupVsBestPeer()));
+        }
       }
       sb.append('\n').append("Goals:\n");
       for (Goal g : goals()) {

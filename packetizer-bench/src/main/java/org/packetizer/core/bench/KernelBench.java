@@ -185,8 +185,9 @@ final class KernelBench {
         retarget(sm, cpu);
         retarget(am, cpu);
         if (options.dumpDir() != null) dump(entry, t, km, sm, am);
-        try (Jit jit = Jit.forTarget(cpu, "")) {
-          MethodHandle[] loops = new MethodHandle[3];
+        try (Jit jit = Jit.forTarget(cpu, ""); java.lang.foreign.Arena gccArena = java.lang.foreign.Arena.ofConfined()) {
+          MethodHandle[] loops = new MethodHandle[Loop.values().length];
+          loops[Loop.GCC.ordinal()] = gccLoop(entry, plan, cpu, gccArena);
           try {
             jit.addModule(sm);
             jit.addModule(am);
@@ -236,26 +237,34 @@ final class KernelBench {
       boolean autovecMatches = buf.compareWithScalar(Loop.AUTOVEC, n, 0).isEmpty();
       run(loops, buf, Loop.PACKET, n, runLimit, tag);
       refuseIfDifferent(buf, n, ulps, "first run");
+      boolean gcc = loops[Loop.GCC.ordinal()] != null;
+      boolean gccMatches = false;
+      if (gcc) {
+        run(loops, buf, Loop.GCC, n, runLimit, tag);
+        gccMatches = buf.compareWithScalar(Loop.GCC, n, 0).isEmpty();
+      }
+      Loop[] order = gcc ? Loop.values() : new Loop[] {Loop.SCALAR, Loop.AUTOVEC, Loop.PACKET};
       for (int i = 0; i < options.warmup(); i++) {
-        for (Loop l : Loop.values()) run(loops, buf, l, n, runLimit, tag);
+        for (Loop l : order) run(loops, buf, l, n, runLimit, tag);
         refuseIfDifferent(buf, n, ulps, "warm-up run " + (i + 1));
       }
-      long[][] times = new long[3][options.reps()];
-      long[][] walls = new long[3][options.reps()];
-      Loop[] order = Loop.values();
+      int nl = Loop.values().length;
+      long[][] times = new long[nl][options.reps()];
+      long[][] walls = new long[nl][options.reps()];
       for (int rep = 0; rep < options.reps(); rep++) {
-        for (int j = 0; j < 3; j++) {
-          Loop l = order[(rep + j) % 3];
+        for (int j = 0; j < order.length; j++) {
+          Loop l = order[(rep + j) % order.length];
           times[l.ordinal()][rep] = run(loops, buf, l, n, runLimit, tag);
           walls[l.ordinal()][rep] = lastWall;
           if (l == Loop.PACKET) refuseIfDifferent(buf, n, ulps, "timed run " + (rep + 1));
           if (l == Loop.AUTOVEC && autovecMatches) autovecMatches = buf.compareWithScalar(Loop.AUTOVEC, n, 0).isEmpty();
         }
       }
-      double[] med = new double[3];
-      double[] wall = new double[3];
+      double[] med = new double[nl];
+      double[] wall = new double[nl];
+      med[Loop.GCC.ordinal()] = Double.NaN;
       double spread = 0;
-      for (int l = 0; l < 3; l++) {
+      for (int l = 0; l < (gcc ? nl : 3); l++) {
         long[] ts2 = times[l].clone();
         Arrays.sort(ts2);
         med[l] = median(ts2) / n;
@@ -267,7 +276,8 @@ final class KernelBench {
       }
       return new KernelResult(entry.name(), entry.family(), w, t.isa().name(), t.isa().cpu(), n, options.reps(),
           med[0], med[1], med[2], wall[0], wall[1], wall[2], spread, autovecMatches, pr.scalarInstructions(), pr.packetInstructions(), pr.nanos() / 1e6,
-          pr.gathers(), pr.scatters(), pr.vectorCalls(), pr.scalarizedCalls(), pr.linearizedBranches(), pr.keptBranches());
+          pr.gathers(), pr.scatters(), pr.vectorCalls(), pr.scalarizedCalls(), pr.linearizedBranches(), pr.keptBranches(),
+          med[Loop.GCC.ordinal()], gccMatches);
     }
   }
 
@@ -344,6 +354,116 @@ final class KernelBench {
     }
     compiled.put(key, bc);
     return bc;
+  }
+
+  /**
+   * The GCC SIMD-clone loop (issue 16): the kernel behind a {@code #pragma omp declare simd} wrapper
+   * in one file (GCC makes its SIMD clones), the loop over the elements under {@code #pragma omp simd}
+   * in another (it calls the clones), both by Debian's gcc with {@code -O3 -fopenmp-simd} for the
+   * target CPU, as a shared library loaded into this process. Null (and a log line) when gcc is
+   * missing or cannot compile the kernel.
+   */
+  private MethodHandle gccLoop(Manifest.Entry entry, KernelPlan plan, String cpu, java.lang.foreign.Arena arena) {
+    Optional<String> gcc = gccPath();
+    if (gcc.isEmpty()) {
+      if (!gccMissingLogged) out.log("no gcc on PATH: the GCC declare-simd column is empty (bin/install-test-deps.sh installs gcc)");
+      gccMissingLogged = true;
+      return null;
+    }
+    String base = "gcc_" + entry.name() + "_" + cpu.replaceAll("[^A-Za-z0-9]", "_");
+    StringBuilder proto = new StringBuilder();
+    List<String> uniform = new ArrayList<>(), linear = new ArrayList<>(), params = new ArrayList<>(), names = new ArrayList<>();
+    List<KernelPlan.ParamPlan> ps = plan.params();
+    for (int k = 0; k < ps.size(); k++) {
+      String a = "a" + k;
+      names.add(a);
+      switch (ps.get(k)) {
+        case KernelPlan.VaryingScalar v -> params.add(v.type().cType + " " + a);
+        case KernelPlan.UniformScalar u -> { params.add(u.type().cType + " " + a); uniform.add(a); }
+        case KernelPlan.UniformPointer u -> { params.add("void *" + a); uniform.add(a); }
+        case KernelPlan.SoaPointer o -> { params.add("char *" + a); linear.add(a + ":" + o.pointee().size()); }
+      }
+    }
+    String rt = plan.returnsValue() ? plan.result().cType : "void";
+    String pragma = "#pragma omp declare simd notinbranch" + (uniform.isEmpty() ? "" : " uniform(" + String.join(", ", uniform) + ")")
+        + (linear.isEmpty() ? "" : " linear(" + String.join(", ", linear) + ")") + "\n";
+    String sig = rt + " bench_gcc_kernel(" + (params.isEmpty() ? "void" : String.join(", ", params)) + ")";
+    proto.append("#include <stdint.h>\n").append(pragma).append(sig).append(";\n");
+    String kernelTu = "/* Generated by the Packetizer benchmark: GCC SIMD clones of " + entry.name() + " */\n"
+        + "#include \"" + entry.file() + "\"\n" + pragma + sig + " {\n  " + (plan.returnsValue() ? "return " : "")
+        + entry.function() + "(" + String.join(", ", names.stream().map(n -> ps.get(names.indexOf(n)) instanceof KernelPlan.SoaPointer
+            ? "(void *)" + n : n).toList()) + ");\n}\n";
+    StringBuilder drv = new StringBuilder(proto);
+    drv.append("void bench_gcc(int64_t n, void *const *bufs) {\n");
+    List<String> args = new ArrayList<>();
+    for (int k = 0; k < ps.size(); k++) {
+      String v = "p" + k;
+      switch (ps.get(k)) {
+        case KernelPlan.VaryingScalar sv -> {
+          drv.append("  const ").append(sv.type().cType).append(" *restrict ").append(v).append(" = (const ").append(sv.type().cType)
+              .append(" *)bufs[").append(k).append("];\n");
+          args.add(v + "[i]");
+        }
+        case KernelPlan.UniformScalar u -> {
+          drv.append("  const ").append(u.type().cType).append(' ').append(v).append(" = *(const ").append(u.type().cType)
+              .append(" *)bufs[").append(k).append("];\n");
+          args.add(v);
+        }
+        case KernelPlan.UniformPointer u -> {
+          drv.append("  void *").append(v).append(" = bufs[").append(k).append("];\n");
+          args.add(v);
+        }
+        case KernelPlan.SoaPointer o -> {
+          drv.append("  char *").append(v).append(" = (char *)bufs[").append(k).append("];\n");
+          args.add(v + " + i * " + o.pointee().size());
+        }
+      }
+    }
+    String call = "bench_gcc_kernel(" + String.join(", ", args) + ")";
+    if (plan.returnsValue()) drv.append("  ").append(rt).append(" *restrict out = (").append(rt).append(" *)bufs[").append(ps.size()).append("];\n");
+    drv.append("#pragma omp simd\n  for (int64_t i = 0; i < n; ++i) ").append(plan.returnsValue() ? "out[i] = " : "").append(call)
+        .append(";\n}\n");
+    sources.write(base + "_kernel.c", kernelTu);
+    sources.write(base + "_loop.c", drv.toString());
+    Path so = sources.dir().resolve(base + ".so");
+    List<String> cmd = new ArrayList<>(List.of(gcc.get(), "-O3", "-fopenmp-simd", "-march=" + cpu, "-ffp-contract=off", "-fno-math-errno",
+        "-fPIC", "-shared", "-w", base + "_kernel.c", base + "_loop.c", "-o", so.toString(), "-lm"));
+    try {
+      var r = BundledClang.locate().run(cmd, sources.dir());
+      if (r.exitCode() != 0 && r.stderr().contains("march")) {
+        // a CPU this GCC does not know yet (GCC 12 and znver5): its ISA level
+        cmd.set(cmd.indexOf("-march=" + cpu), "-march=" + gccLevel(cpu));
+        r = BundledClang.locate().run(cmd, sources.dir());
+      }
+      if (r.exitCode() != 0) {
+        out.log("gcc could not build the declare-simd loop of " + entry.name() + " for " + cpu + ": " + r.stderr().lines().limit(3).toList());
+        return null;
+      }
+      var lib = java.lang.foreign.SymbolLookup.libraryLookup(so, arena);
+      return Linker.nativeLinker().downcallHandle(lib.find("bench_gcc").orElseThrow(), LOOP);
+    } catch (RuntimeException e) {
+      out.log("gcc loop of " + entry.name() + " for " + cpu + ": " + e.getMessage());
+      return null;
+    }
+  }
+
+  private boolean gccMissingLogged;
+
+  /** The x86-64 ISA level of a CPU (for a GCC that does not know the CPU's name). */
+  static String gccLevel(String cpu) {
+    if (cpu.startsWith("znver4") || cpu.startsWith("znver5") || cpu.contains("avx512") || cpu.endsWith("rapids") || cpu.equals("x86-64-v4")) {
+      return "x86-64-v4";
+    }
+    if (cpu.startsWith("znver") || cpu.endsWith("lake") || cpu.equals("haswell") || cpu.equals("broadwell")) return "x86-64-v3";
+    return "x86-64-v2";
+  }
+
+  static Optional<String> gccPath() {
+    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
+      Path p = Path.of(dir, "gcc");
+      if (Files.isExecutable(p)) return Optional.of(p.toString());
+    }
+    return Optional.empty();
   }
 
   /** Makes every defined function but {@code keep} internal, so the three modules can share one JIT. */

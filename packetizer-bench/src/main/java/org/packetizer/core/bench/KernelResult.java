@@ -34,13 +34,18 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param scalarizedCalls    calls emitted once per lane
  * @param linearizedBranches branches turned into masked fall-through
  * @param keptBranches       uniform branches kept
+ * @param gccNsPerElem       median CPU ns per element of GCC's SIMD-clone loop (Debian gcc {@code -O3 -fopenmp-simd}: the
+ *                           kernel {@code declare simd} in its own file, the loop {@code omp simd} in another); NaN when
+ *                           gcc is missing or failed
+ * @param gccMatches         whether the GCC loop computed exactly what the scalar loop did
  */
-@JsonIgnoreProperties(value = {"speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar", "code_growth"},
+@JsonIgnoreProperties(value = {"speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar", "code_growth", "speedup_vs_gcc"},
     allowGetters = true)
 @JsonPropertyOrder({"kernel", "family", "width", "isa", "cpu", "elements", "reps", "scalar_ns_per_elem",
     "autovec_ns_per_elem", "packet_ns_per_elem", "speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar",
     "scalar_wall_ns_per_elem", "autovec_wall_ns_per_elem", "packet_wall_ns_per_elem", "spread_pct", "autovec_matches", "scalar_instructions", "packet_instructions", "code_growth", "packetize_ms",
-    "gathers", "scatters", "vector_calls", "scalarized_calls", "linearized_branches", "kept_branches"})
+    "gathers", "scatters", "vector_calls", "scalarized_calls", "linearized_branches", "kept_branches", "gcc_ns_per_elem",
+    "speedup_vs_gcc", "gcc_matches"})
 public record KernelResult(
     @JsonProperty("kernel") String kernel,
     @JsonProperty("family") String family,
@@ -65,7 +70,16 @@ public record KernelResult(
     @JsonProperty("vector_calls") int vectorCalls,
     @JsonProperty("scalarized_calls") int scalarizedCalls,
     @JsonProperty("linearized_branches") int linearizedBranches,
-    @JsonProperty("kept_branches") int keptBranches) {
+    @JsonProperty("kept_branches") int keptBranches,
+    @JsonProperty("gcc_ns_per_elem") double gccNsPerElem,
+    @JsonProperty("gcc_matches") boolean gccMatches) {
+
+  /** GCC's SIMD-clone time over packet time (NaN without a GCC loop). */
+  @JsonProperty("speedup_vs_gcc")
+  public double speedupVsGcc() { return gccNsPerElem / packetNsPerElem; }
+
+  /** Whether a GCC loop was measured. */
+  public boolean hasGcc() { return !Double.isNaN(gccNsPerElem); }
 
   /** Scalar time over packet time. */
   @JsonProperty("speedup_vs_scalar")

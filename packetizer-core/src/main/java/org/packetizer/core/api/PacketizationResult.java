@@ -52,7 +52,9 @@ public record PacketizationResult(
    *
    * @param name          the driver function's name (external, C calling convention)
    * @param cDeclaration  its C prototype, e.g. {@code void f_map(const float *x, float y, float *out, size_t n);}
-   * @param maskedFunction the internal masked packet function the driver runs the remainder with
+   * @param maskedFunction the internal masked packet function the driver runs the remainder with (a lane
+   *                       refill driver, {@code Refill.ON}, has no remainder: its own name, the masked
+   *                       pieces are inlined into it)
    */
   public record DriverInfo(String name, String cDeclaration, String maskedFunction) {}
 

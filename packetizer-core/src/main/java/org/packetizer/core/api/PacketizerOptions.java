@@ -49,6 +49,8 @@ import java.util.function.Consumer;
  * @param arrayDriver     when present, also emit a C-callable array driver for the packet function,
  *                        named by this pattern ({@code *} stands for the scalar function's name, e.g.
  *                        {@code *_map}); see {@code org.packetizer.core.driver.ArrayDriver} and docs/drivers.md
+ * @param refill          lane refill in the array driver (OFF, ON, AUTO; see {@link Refill} and
+ *                        {@code org.packetizer.core.driver.RefillDriver})
  */
 public record PacketizerOptions(
     int width,
@@ -69,7 +71,8 @@ public record PacketizerOptions(
     boolean vectorAbi,
     IntegerMasks integerMasks,
     boolean cAbi,
-    Optional<String> arrayDriver) {
+    Optional<String> arrayDriver,
+    Refill refill) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -83,6 +86,7 @@ public record PacketizerOptions(
     Objects.requireNonNull(targetFeatures);
     Objects.requireNonNull(wrapperMode);
     Objects.requireNonNull(arrayDriver);
+    Objects.requireNonNull(refill);
     arrayDriver.ifPresent(pattern -> {
       if (pattern.isBlank()) throw new IllegalArgumentException("the array driver name pattern is empty (e.g. *_map)");
     });
@@ -131,6 +135,7 @@ public record PacketizerOptions(
     b.integerMasks = integerMasks;
     b.cAbi = cAbi;
     b.arrayDriver = arrayDriver.orElse(null);
+    b.refill = refill;
     return b;
   }
 
@@ -155,6 +160,7 @@ public record PacketizerOptions(
     private IntegerMasks integerMasks = IntegerMasks.AUTO;
     private boolean cAbi;
     private String arrayDriver;
+    private Refill refill = Refill.OFF;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -191,11 +197,14 @@ public record PacketizerOptions(
     /** {@link #arrayDriver(String)} with the default pattern {@value PacketizerOptions#DEFAULT_ARRAY_DRIVER} (or none). */
     public Builder arrayDriver(boolean on) { return arrayDriver(on ? DEFAULT_ARRAY_DRIVER : null); }
 
+    /** Lane refill in the array driver (default OFF). */
+    public Builder refill(Refill r) { this.refill = Objects.requireNonNull(r); return this; }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
           Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi,
-          Optional.ofNullable(arrayDriver));
+          Optional.ofNullable(arrayDriver), refill);
     }
   }
 }

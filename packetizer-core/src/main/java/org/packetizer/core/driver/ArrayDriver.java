@@ -10,6 +10,7 @@ import org.packetizer.core.api.Rejection;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.Refill;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
@@ -44,11 +45,11 @@ import org.packetizer.core.mapping.VectorAbi;
  * is what a driver is to hide), and parameter or result types without a plain C element type
  * (aggregates, vectors, half, integers other than 1/8/16/32/64 bits).
  *
- * <p>Extension point for lane refill (issue 17 §2): {@link Emitter#emit()} builds the loop as three
- * pieces — {@code loadPacket(index, mask)}, {@code callPacket}, {@code storePacket} — over an element
- * index that advances by W. A refill driver replaces the full-packet loop by a loop over the scalar
- * function's divergent loop in which finished lanes store their result and load the next element
- * index ({@code loadPacket} with a per-lane index vector instead of a base index).
+ * <p>Lane refill (issue 17 §2, {@link org.packetizer.core.api.Refill}): with {@code Refill.ON} the
+ * driver's body is {@link RefillDriver}'s loop instead (same signature); with {@code Refill.AUTO},
+ * where the static rule holds, the driver runs chunks with either body (internal {@code NAME.plain},
+ * {@code NAME.refill}), chosen by measurement while it runs. Where refill is not built, a remark says
+ * why and the plain driver is emitted.
  */
 public final class ArrayDriver {
   private ArrayDriver() {}
@@ -97,10 +98,41 @@ public final class ArrayDriver {
       throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the array driver cannot store results of type " + rt + ": only i1 (bool),"
           + " i8/i16/i32/i64, float, double and pointers have a C element type", fn, null, null);
     }
+    Type sizeT = ctx.intType((int) (module.allocSize(ctx.ptrType()) * 8));
+    List<Type> driverParams = new ArrayList<>();
+    for (int i = 0; i < kinds.size(); i++) {
+      driverParams.add(kinds.get(i) instanceof ParamKind.Varying ? ctx.ptrType() : scalarParams.get(i));
+    }
+    if (!rt.isVoid()) driverParams.add(ctx.ptrType());
+    driverParams.add(sizeT);
+    String decl0 = cDeclaration(name, kinds, scalarParams, rt, cNames(scalar, !rt.isVoid()));
+    Remark refillNote = null;
+    boolean adaptive = false;
+    if (options.refill() != Refill.OFF) {
+      // lane refill (issue 17 §2): the same C signature, another body (auto: both bodies, chosen while running)
+      boolean auto = options.refill() == Refill.AUTO;
+      Function driver = newDriver(module, scalar, auto ? name + ".refill" : name, driverParams, rt, fn);
+      RefillDriver.Outcome o = RefillDriver.tryBuild(module, scalar, driver, result, options, packetizer, sizeT);
+      options.remarks().accept(o.remark());
+      if (o.built() && !auto) {
+        module.verify().ifPresent(msg -> {
+          throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver is"
+              + " invalid: " + msg, fn);
+        });
+        return result.withRemark(o.remark()).withDriver(new PacketizationResult.DriverInfo(name, decl0, name));
+      }
+      if (o.built()) {
+        driver.setInternalLinkage();
+        adaptive = true;
+      } else {
+        driver.delete();
+      }
+      refillNote = o.remark();
+    }
     // the other mask variant: full packets run unmasked, the remainder masked
     String variantName = result.packetFunction() + (options.masked() ? ".unmasked" : ".masked");
     PacketizerOptions variantOptions = options.toBuilder().masked(!options.masked()).params(kinds).vectorAbi(false).cAbi(false)
-        .arrayDriver((String) null).remarks(r -> {}).build();
+        .arrayDriver((String) null).refill(Refill.OFF).remarks(r -> {}).build();
     packetizer.run(variantOptions, fn, variantName);
     Function variant = module.function(variantName).orElseThrow();
     variant.setInternalLinkage();
@@ -110,14 +142,35 @@ public final class ArrayDriver {
         .or(() -> module.function(result.packetFunction())).orElseThrow();
     Function unmasked = options.masked() ? variant : primary;
     Function masked = options.masked() ? primary : variant;
-
-    Type sizeT = ctx.intType((int) (module.allocSize(ctx.ptrType()) * 8));
-    List<Type> driverParams = new ArrayList<>();
-    for (int i = 0; i < kinds.size(); i++) {
-      driverParams.add(kinds.get(i) instanceof ParamKind.Varying ? ctx.ptrType() : scalarParams.get(i));
+    Function driver = newDriver(module, scalar, adaptive ? name + ".plain" : name, driverParams, rt, fn);
+    List<String> cNames = cNames(scalar, !rt.isVoid());
+    new Emitter(module, driver, unmasked, masked, kinds, scalarParams, rt, sizeT, result.width()).emit();
+    if (adaptive) {
+      driver.setInternalLinkage();
+      Function dispatcher = newDriver(module, scalar, name, driverParams, rt, fn);
+      RefillDriver.emitAdaptive(module, dispatcher, driver, module.function(name + ".refill").orElseThrow(), kinds, scalarParams,
+          rt, sizeT, result.width());
     }
-    if (!rt.isVoid()) driverParams.add(ctx.ptrType());
-    driverParams.add(sizeT);
+    // caller and callees pass the packets in the same registers
+    SignatureAbi.fitCallers(unmasked);
+    SignatureAbi.fitCallers(masked);
+    module.verify().ifPresent(msg -> {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the array driver is invalid: "
+          + msg, fn);
+    });
+    String decl = cDeclaration(name, kinds, scalarParams, rt, cNames);
+    Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays: "
+        + "full packets call @" + unmasked.name() + ", the remainder one masked @" + masked.name()
+        + (adaptive ? "; --refill=auto: " + RefillDriver.ADAPTIVE_DESCRIPTION : ""));
+    options.remarks().accept(note);
+    PacketizationResult r0 = refillNote == null ? result : result.withRemark(refillNote);
+    return r0.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));
+  }
+
+  /** Declares the driver function: C-callable, the scalar function's target attributes, C parameter names. */
+  private static Function newDriver(LlvmModule module, Function scalar, String name, List<Type> driverParams, Type rt,
+      String fn) {
+    LlvmContext ctx = module.context();
     Function driver = module.addFunction(name, ctx.functionType(ctx.voidType(), driverParams, false));
     if (!driver.name().equals(name)) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the array driver could not be"
@@ -129,19 +182,7 @@ public final class ArrayDriver {
     driver.addEnumAttribute("nounwind");
     List<String> cNames = cNames(scalar, !rt.isVoid());
     for (int i = 0; i < driverParams.size(); i++) driver.param(i).setName(cNames.get(i));
-    new Emitter(module, driver, unmasked, masked, kinds, scalarParams, rt, sizeT, result.width()).emit();
-    // caller and callees pass the packets in the same registers
-    SignatureAbi.fitCallers(unmasked);
-    SignatureAbi.fitCallers(masked);
-    module.verify().ifPresent(msg -> {
-      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the array driver is invalid: "
-          + msg, fn);
-    });
-    String decl = cDeclaration(name, kinds, scalarParams, rt, cNames);
-    Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays: "
-        + "full packets call @" + unmasked.name() + ", the remainder one masked @" + masked.name());
-    options.remarks().accept(note);
-    return result.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));
+    return driver;
   }
 
   /** The C type of one element, or null when there is none we map. */

@@ -143,6 +143,12 @@ public final class Function extends Value {
     LLVMAddAttributeAtIndex(ref, LLVMAttributeFunctionIndex, a);
   }
 
+  /** Removes an enum attribute (by name) from the function, if it is there. */
+  public void removeEnumAttribute(String name) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind != 0) LLVMRemoveEnumAttributeAtIndex(ref, LLVMAttributeFunctionIndex, kind);
+  }
+
   /**
    * Adds a type attribute ({@code sret}, {@code byval}, ...) of type {@code t} to parameter
    * {@code paramIndex} (0-based).

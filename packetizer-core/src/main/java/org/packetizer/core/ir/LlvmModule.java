@@ -224,6 +224,15 @@ public final class LlvmModule implements AutoCloseable {
   }
 
   /**
+   * Links {@code src} (same context) into this module ({@code LLVMLinkModules2}): definitions of
+   * {@code src} that are referenced or externally visible are added. {@code src} is consumed.
+   */
+  public void link(LlvmModule src) {
+    String what = src.identifier();
+    if (LLVMLinkModules2(ref(), src.release()) != 0) throw new LlvmException("cannot link " + what + " into " + identifier());
+  }
+
+  /**
    * Gives up ownership of the native module (e.g. to hand it to the JIT, which takes it over); this
    * object becomes unusable.
    */

@@ -36,6 +36,15 @@ public final class Libmvec {
     String base = NAMES.get(intrinsic);
     if (base == null) return Optional.empty();
     int arity = intrinsic.equals("llvm.pow") || intrinsic.equals("llvm.atan2") ? 2 : 1;
+    return variantOf(base, arity, isDouble, features, width);
+  }
+
+  /**
+   * The best variant of the libm function {@code base} (double name, e.g. "cbrt") taking
+   * {@code arity} vector arguments; whether libmvec has the function at all is the caller's
+   * knowledge ({@link VectorMathRoutes}).
+   */
+  public static Optional<Variant> variantOf(String base, int arity, boolean isDouble, String features, int width) {
     String name = isDouble ? base : base + "f";
     boolean avx512 = has(features, "+avx512f");
     boolean avx2 = has(features, "+avx2");

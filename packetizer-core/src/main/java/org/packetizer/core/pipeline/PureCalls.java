@@ -18,6 +18,7 @@ public final class PureCalls implements Predicate<Value> {
     if (f.isEmpty()) return false;
     String name = f.get().name();
     if (MathMappings.forCallee(name).isPresent()) return true;
+    if (f.get().isDeclaration() && org.packetizer.core.mapping.VectorMathRoutes.isPureVectorizable(name)) return true;
     if (name.startsWith("llvm.") && MathMappings.isDroppable(name)) return true;
     long mem = f.get().memoryEffects();
     boolean readNone = mem == 0;

@@ -20,7 +20,8 @@ final class ArithmeticWidener extends EmissionPhase {
   Value widen(Value inst, Opcode op) {
     return switch (op) {
       case FNEG -> b.fneg(vec(inst.operand(0)), inst.name());
-      case ADD, SUB, MUL, FADD, FSUB, FMUL, FDIV, FREM, SHL, LSHR, ASHR, AND, OR, XOR -> copyFlags(inst,
+      case FREM -> emitFrem(inst);
+      case ADD, SUB, MUL, FADD, FSUB, FMUL, FDIV, SHL, LSHR, ASHR, AND, OR, XOR -> copyFlags(inst,
           b.binop(op, vec(inst.operand(0)), vec(inst.operand(1)), inst.name()));
       case UDIV, SDIV, UREM, SREM -> emitIntDiv(inst, op);
       case ICMP -> b.icmp(inst.icmpPredicate(), vec(inst.operand(0)), vec(inst.operand(1)), inst.name());
@@ -53,6 +54,16 @@ final class ArithmeticWidener extends EmissionPhase {
       case FREEZE -> b.freeze(vec(inst.operand(0)), inst.name());
       default -> throw unsupported(Rejection.UNSUPPORTED_INSTRUCTION, inst, "the instruction '" + op.mnemonic() + "' on varying values");
     };
+  }
+
+  /** frem is fmod: exact vector IR instead of one fmod libcall per lane (issue 16). */
+  private Value emitFrem(Value inst) {
+    Value x = vec(inst.operand(0)), y = vec(inst.operand(1));
+    java.util.Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> ex =
+        org.packetizer.core.mapping.VectorMathCalls.frem(b, st.module(), packet, x, y, w, inst.name());
+    if (ex.isEmpty()) return copyFlags(inst, b.binop(Opcode.FREM, x, y, inst.name()));
+    st.remark(org.packetizer.core.api.Remark.Kind.VECTORIZED_CALL, current(), inst, ex.get().remark());
+    return ex.get().value();
   }
 
   /** A bit cast; one that changes a vector's element count goes through the lane-major order. */

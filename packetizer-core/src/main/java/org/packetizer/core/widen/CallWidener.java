@@ -94,8 +94,19 @@ final class CallWidener extends EmissionPhase {
   private Optional<Value> packetCallOf(Value inst, Function callee) {
     int nargs = inst.numArgOperands();
     String name = callee.name();
-    Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
     Type rt = inst.type();
+    if (!rt.isVoid() && rt.isVectorElement()) {
+      // C99 <math.h>: exact vector IR, libmvec or SLEEF, two-type intrinsics (issue 16)
+      Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> math = org.packetizer.core.mapping.VectorMathCalls.emit(
+          b, st.module(), packet, inst, callee, this::vec, MaskOps.isAllTrue(mask()) ? null : mask(), w, st.options().vectorMath());
+      if (math.isPresent()) {
+        packetType(inst, rt);
+        st.stats().vectorCalls++;
+        st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, math.get().remark());
+        return Optional.of(e.arithmetic.copyFlags(inst, math.get().value()));
+      }
+    }
+    Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
     if (mm.isPresent() && !rt.isVoid() && rt.isVectorElement() && (rt.isFloatingPoint() || rt.isInteger())) {
       Type vt = packetType(inst, rt);
       List<Value> args = new ArrayList<>();

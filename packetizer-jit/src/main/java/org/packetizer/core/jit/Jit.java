@@ -61,6 +61,7 @@ public final class Jit implements AutoCloseable {
   public static final int ARG_SLOT = 512;
 
   private static final boolean LIBMVEC;
+  private static final boolean SLEEF;
   /** The compiler runtime library whose builtins the JIT links, or null when none could be loaded. */
   private static final String BUILTINS;
   /** Where the compiler runtime builtins are looked for, in order. */
@@ -71,6 +72,8 @@ public final class Jit implements AutoCloseable {
     // Make sure libm is in the global search list, and load libmvec (vector math) when present.
     LLVMLoadLibraryPermanently("libm.so.6");
     LIBMVEC = LLVMLoadLibraryPermanently("libmvec.so.1") == 0;
+    // SLEEF (Debian libsleef3): the vector math the packetizer uses where libmvec has no variant
+    SLEEF = LLVMLoadLibraryPermanently(org.packetizer.core.mapping.Sleef.LIBRARY) == 0;
     // Code generation calls compiler runtime builtins for what the target has no instruction for
     // (__udivti3 for an i128 division, __truncsfhf2 for half, ...). The bundled LLVM has no
     // compiler-rt; GCC's runtime library (on every glibc system: unwinding needs it) exports them.
@@ -149,6 +152,9 @@ public final class Jit implements AutoCloseable {
 
   /** Whether glibc's vector math library ({@code libmvec.so.1}) was found and loaded. */
   public static boolean libmvecAvailable() { return LIBMVEC; }
+
+  /** Whether SLEEF ({@code libsleef.so.3}, vector lgamma and tgamma) was found and loaded. */
+  public static boolean sleefAvailable() { return SLEEF; }
 
   public String cpu() { return cpu; }
 

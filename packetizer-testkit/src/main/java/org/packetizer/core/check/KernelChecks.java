@@ -117,7 +117,7 @@ public final class KernelChecks {
           if (inst.opcode() != org.packetizer.core.ir.Opcode.CALL) continue;
           var callee = inst.calledFunction();
           if (callee.isEmpty()) continue;
-          if (callee.get().name().startsWith("_ZGV")) return true;
+          if (callee.get().name().startsWith("_ZGV") || callee.get().name().startsWith("Sleef_")) return true;
           work.add(callee.get().name());
         }
       }

@@ -13,6 +13,7 @@ import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.mapping.Libmvec;
 import org.packetizer.core.mapping.MathMappings;
+import org.packetizer.core.mapping.VectorMathRoutes;
 
 /**
  * A scalar reference for packet functions that use libmvec: a copy of the scalar function in which
@@ -35,7 +36,7 @@ public final class VectorMathReference {
     if (math != org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) return scalarName;
     String refName = scalarName + ".libmvec.ref";
     if (m.function(refName).isPresent()) return refName;
-    String features = m.function(scalarName).flatMap(f -> f.stringAttribute("target-features")).orElse("");
+    String features = m.function(scalarName).map(VectorMathRoutes::effectiveFeatures).orElse("");
     return create(m, scalarName, refName, width, features) == 0 ? scalarName : refName;
   }
 
@@ -48,7 +49,8 @@ public final class VectorMathReference {
     boolean any = false;
     for (Block bl : f.blocks()) {
       for (Value inst : bl.instructions()) {
-        if (inst.opcode() == Opcode.CALL && inst.calledFunction().map(c -> MathMappings.forCallee(c.name()).isPresent()).orElse(false)) {
+        if (inst.opcode() == Opcode.CALL && inst.calledFunction().map(c -> MathMappings.forCallee(c.name()).isPresent()
+            || VectorMathRoutes.lookup(c.name()).isPresent()).orElse(false)) {
           any = true;
         }
       }
@@ -63,10 +65,9 @@ public final class VectorMathReference {
           if (inst.opcode() != Opcode.CALL) continue;
           Optional<Function> callee = inst.calledFunction();
           if (callee.isEmpty()) continue;
-          Optional<MathMappings.Mapping> mm = MathMappings.forCallee(callee.get().name());
           Type t = inst.type();
-          if (mm.isEmpty() || !(t.isFloat() || t.isDouble())) continue;
-          Optional<Libmvec.Variant> v = Libmvec.variant(mm.get().intrinsic(), t.isDouble(), features, width);
+          if (!(t.isFloat() || t.isDouble())) continue;
+          Optional<Libmvec.Variant> v = libraryVariant(callee.get(), t.isDouble(), features, width);
           if (v.isEmpty() || v.get().arity() != inst.numArgOperands() || width % v.get().lanes() != 0) continue;
           int lanes = v.get().lanes();
           Type vt = t.vectorOf(lanes);
@@ -84,5 +85,24 @@ public final class VectorMathReference {
       }
     }
     return replaced;
+  }
+
+  /** The library variant (libmvec or SLEEF) the packetizer calls for {@code callee}, if any. */
+  private static Optional<Libmvec.Variant> libraryVariant(Function callee, boolean isDouble, String features, int width) {
+    String name = callee.name();
+    if (name.startsWith("llvm.")) {
+      Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
+      if (mm.isEmpty()) return Optional.empty();
+      name = mm.get().intrinsic().substring("llvm.".length()) + (isDouble ? "" : "f");
+    } else if (!callee.isDeclaration()) {
+      return Optional.empty();
+    }
+    Optional<VectorMathRoutes.Call> c = VectorMathRoutes.lookup(name);
+    if (c.isEmpty() || c.get().isDouble() != isDouble || c.get().function().kind() != VectorMathRoutes.Kind.LIBRARY) return Optional.empty();
+    if (VectorMathRoutes.route(c.get().function(), isDouble, features, width,
+        org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) instanceof VectorMathRoutes.Route.Library lib) {
+      return Optional.of(new Libmvec.Variant(lib.symbol(), lib.lanes(), lib.arity()));
+    }
+    return Optional.empty();
   }
 }

@@ -165,7 +165,7 @@ class BenchHarnessTest {
 
   private static KernelResult result(String k, int w, String isa, double s, double a, double p, int si, int pi) {
     String family = k.startsWith("fig") ? "thesis" : "kernel";
-    return new KernelResult(k, family, w, isa, "cpu", 1024, 3, s, a, p, s, a, p, 0, true, si, pi, 1, 0, 0, 0, 0, 0, 0);
+    return new KernelResult(k, family, w, isa, "cpu", 1024, 3, s, a, p, s, a, p, 0, true, si, pi, 1, 0, 0, 0, 0, 0, 0, Double.NaN, false);
   }
 
   @Test

@@ -1,0 +1,61 @@
+package org.packetizer.cli;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+
+/** Issue 17 §2 through the command: {@code --refill[=on|auto|off]} with {@code --array-driver}, its remark, usage errors. */
+class RefillCliTest {
+  @TempDir Path dir;
+
+  @Test
+  void refillAndAutoReportTheirDecision() throws Exception {
+    Path in = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("m.bc");
+    Cli.Run r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill",
+        "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("lane refill (--refill) at the loop at %"), r.err());
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(out)) {
+      assertTrue(m.function("mandelbrot_map").map(f -> !f.isDeclaration()).orElse(false));
+      // the refill driver does not use the plain driver's masked variant; its pieces are inlined
+      assertTrue(m.function("mandelbrot_simd8.masked").isEmpty());
+      assertTrue(m.functions().stream().noneMatch(f -> f.name().contains("__packetizer")), "no helper functions left");
+    }
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=auto",
+        "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("lane refill not chosen (--refill=auto)") && r.err().contains("the target has no AVX-512"), r.err());
+    // the same function compiled for AVX-512: the adaptive driver
+    Path in512 = dir.resolve("m512.bc");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(in)) {
+      m.function("mandelbrot").orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
+      m.function("mandelbrot").orElseThrow().setStringAttribute("target-features", "+avx512f,+avx512vl,+avx2,+avx,+fma");
+      m.write(in512);
+    }
+    r = Cli.run(in512.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=auto",
+        "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("lane refill (--refill=auto) at the loop at %"), r.err());
+    assertTrue(r.err().contains("--refill=auto: the driver runs chunks of 64·W elements"), r.err());
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=off",
+        "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertFalse(r.err().contains("lane refill"), r.err());
+  }
+
+  @Test
+  void usageErrors() throws Exception {
+    Path in = Cli.bundled(dir, "mandelbrot");
+    Cli.Run r = Cli.run(in.toString(), "-f", "mandelbrot", "--refill");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("--refill needs --array-driver"), r.err());
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--array-driver", "--refill=sometimes");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("--refill=sometimes: expected on, auto or off"), r.err());
+  }
+}

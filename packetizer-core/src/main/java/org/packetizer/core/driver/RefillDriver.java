@@ -1,0 +1,555 @@
+package org.packetizer.core.driver;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.Refill;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.api.WrapperMode;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.IrBuilder;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.mapping.SignatureAbi;
+
+/**
+ * The array driver with lane refill (active lane consolidation, issue 17 §2; docs/drivers.md).
+ *
+ * <p>The scalar function is split at the header of its outermost divergent loop ({@link RefillSplit}:
+ * {@code pre} runs up to the loop, {@code iter} one iteration and, for a lane that leaves the loop, the
+ * code after it), both are packetized with masks, and the driver keeps a packet of per-lane states and
+ * per-lane element indices:
+ *
+ * <pre>
+ * loop:
+ *   lanes whose element is done: scatter their results to out[idx]
+ *   free lanes (not in the loop) while input remains: take the next elements in lane order
+ *     (rank = number of free lanes below; idx = next + rank), load their inputs (AVX-512: expandload,
+ *     i.e. vexpand from &amp;a[next]; elsewhere a gather at idx), run pre masked, blend the new state in;
+ *     lanes that pre finished are done, the others are in the loop
+ *   no lane in the loop: stop when the input is exhausted and nothing is left to store
+ *   run iter masked on the lanes in the loop; those that returned are done
+ * </pre>
+ *
+ * Each element runs pre, iter*, with its own side effects in its own order; elements interleave (the
+ * order across elements is not the scalar loop's). pre and iter are inlined into the driver (LLVM's
+ * always-inline, applied to these two functions only).
+ */
+public final class RefillDriver {
+  private RefillDriver() {}
+
+  /**
+   * The rule of {@link Refill#AUTO}, from the measurements in docs/performance.md: refill when the
+   * loop's trip count differs between lanes (a divergent loop at the top level), the loop holds at
+   * least this share (percent) of the function's instructions, and the target has AVX-512 (on AVX2
+   * refill was measured slower: no mask registers, 16 vector registers for the state); then the
+   * adaptive driver chooses between the plain and the refill body by measurement while it runs.
+   */
+  public static final int AUTO_LOOP_SHARE_PERCENT = 50;
+
+  /**
+   * How many lanes must be free before the driver leaves the iterations to refill them (all together:
+   * one round of loads, pre and stores serves several lanes).
+   */
+  static int minFree(int w) {
+    String p = System.getProperty("packetizer.refill.minFree");
+    if (p != null) return Math.max(1, Math.min(w, Integer.parseInt(p)));
+    return Math.max(1, w / 4);
+  }
+
+  /**
+   * The clean-up on the driver after inlining (the packet functions' own, {@code Packetizer.CLEANUP_PIPELINE}:
+   * the driver package does not depend on the pipeline's driver class).
+   */
+  static final String DRIVER_CLEANUP = "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
+      + "instcombine<no-verify-fixpoint>,adce,simplifycfg";
+
+  /** The widest packet refill handles (a lane mask fits a 64-bit integer). */
+  public static final int MAX_WIDTH = 64;
+
+  /**
+   * Builds the refill driver body into {@code driver} (declared by {@link ArrayDriver}), or returns a
+   * remark saying why not (the caller then emits the plain driver). Adds nothing to the module when it
+   * declines.
+   */
+  /** What {@link #tryBuild} did: built the body, or declined (the remark says why). */
+  record Outcome(boolean built, Remark remark) {}
+
+  static Outcome tryBuild(LlvmModule module, Function scalar, Function driver, PacketizationResult result,
+      PacketizerOptions options, ArrayDriver.VariantPacketizer packetizer, Type sizeT) {
+    String fn = scalar.name();
+    int w = result.width();
+    String mode = options.refill() == Refill.AUTO ? "--refill=auto" : "--refill";
+    if (w > MAX_WIDTH) return new Outcome(false, note(fn, "lane refill not used (" + mode + "): width " + w + " is above " + MAX_WIDTH));
+    List<ParamKind> kinds = result.params();
+    Object s = RefillSplit.split(module, scalar, kinds, options);
+    if (s instanceof RefillSplit.Refusal r) {
+      return new Outcome(false, note(fn, "lane refill not used (" + mode + "): " + r.reason() + "; plain driver"));
+    }
+    RefillSplit.Split split = (RefillSplit.Split) s;
+    int share = split.instructions() == 0 ? 0 : 100 * split.loopInstructions() / split.instructions();
+    String what = "the loop at %" + split.header() + " (" + (split.divergentLoop() ? "trip count differs between lanes"
+        : "same trip count in every lane") + ", " + share + "% of the instructions)";
+    boolean avx512 = hasAvx512(driver, options);
+    boolean take = split.divergentLoop() && share >= AUTO_LOOP_SHARE_PERCENT && avx512;
+    if (options.refill() == Refill.AUTO && !take) {
+      split.pre().delete();
+      split.iter().delete();
+      return new Outcome(false, note(fn, "lane refill not chosen (--refill=auto): " + what + (avx512 ? "" : ", the target has"
+          + " no AVX-512") + "; the rule wants a loop whose trip count differs between lanes holding at least "
+          + AUTO_LOOP_SHARE_PERCENT + "% of the instructions, on a target with AVX-512 (on AVX2 refill was measured slower);"
+          + " plain driver"));
+    }
+    List<ParamKind> preKinds = new ArrayList<>();
+    for (ParamKind k : kinds) preKinds.add(k instanceof ParamKind.Uniform ? k : ParamKind.VARYING);
+    List<ParamKind> iterKinds = new ArrayList<>();
+    for (int i = 0; i < split.state().size(); i++) iterKinds.add(ParamKind.VARYING);
+    for (int i : split.uniformArgs()) iterKinds.add(kinds.get(i));
+    String preName = "__packetizer.refill.pre." + fn + ".v" + w;
+    String iterName = "__packetizer.refill.iter." + fn + ".v" + w;
+    PacketizerOptions base = options.toBuilder().masked(true).vectorAbi(false).cAbi(false).arrayDriver((String) null)
+        .refill(Refill.OFF).wrapperMode(WrapperMode.DIRECT).remarks(r -> {}).build();
+    Function prePacket;
+    Function iterPacket;
+    try {
+      packetizer.run(base.toBuilder().params(preKinds).build(), split.pre().name(), preName);
+      packetizer.run(base.toBuilder().params(iterKinds).build(), split.iter().name(), iterName);
+      prePacket = module.function(preName).orElseThrow();
+      iterPacket = module.function(iterName).orElseThrow();
+    } catch (PacketizationException e) {
+      module.function(preName).ifPresent(Function::delete);
+      module.function(iterName).ifPresent(Function::delete);
+      return new Outcome(false, note(fn, "lane refill not used (" + mode + "): the split functions could not be packetized ("
+          + e.getMessage() + "); plain driver"));
+    } finally {
+      split.pre().delete();
+      split.iter().delete();
+    }
+    prePacket.setInternalLinkage();
+    iterPacket.setInternalLinkage();
+    boolean expand = avx512;
+    new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
+        split, sizeT, w, expand).emit();
+    inline(module, List.of(prePacket, iterPacket));
+    LlvmModule.runPasses(driver, DRIVER_CLEANUP, null);
+    // (the pass deletes what it inlined completely: look the functions up by name again)
+    for (String name : List.of(preName, iterName)) {
+      module.function(name).ifPresent(f -> {
+        if (!f.hasUses()) f.delete();
+        else SignatureAbi.fitCallers(f);
+      });
+    }
+    return new Outcome(true, new Remark(Remark.Kind.NOTE, fn, null, null, "lane refill (" + mode + ") at " + what + ": "
+        + split.state().size() + " values of state per lane; free lanes take the next elements by "
+        + (expand ? "expanding loads (AVX-512 vexpand)" : "gathers") + ", finished ones scatter their results"));
+  }
+
+  private static Remark note(String fn, String msg) { return new Remark(Remark.Kind.NOTE, fn, null, null, msg); }
+
+  /**
+   * Whether the code is generated for AVX-512 (F and VL): the function's target features, else the
+   * options' (hardware-width detection's), else the host's (what a JIT without attributes compiles for).
+   */
+  private static boolean hasAvx512(Function f, PacketizerOptions options) {
+    String feats = f.stringAttribute("target-features").or(options::targetFeatures)
+        .orElseGet(org.packetizer.core.ir.Llvm::hostCpuFeatures);
+    return feats.contains("+avx512f") && feats.contains("+avx512vl");
+  }
+
+  /**
+   * Inlines the calls of {@code fns} (LLVM's always-inline pass; other functions' {@code alwaysinline}
+   * attributes are taken off during the pass and put back, so that nothing else changes).
+   */
+  private static void inline(LlvmModule module, List<Function> fns) {
+    List<Function> others = new ArrayList<>();
+    for (Function f : module.functions()) {
+      if (f.hasEnumAttribute("alwaysinline") && !fns.contains(f)) {
+        others.add(f);
+        f.removeEnumAttribute("alwaysinline");
+      }
+    }
+    try {
+      for (Function f : fns) f.addEnumAttribute("alwaysinline");
+      module.runPasses("always-inline");
+    } finally {
+      for (Function f : others) f.addEnumAttribute("alwaysinline");
+    }
+  }
+
+  /** Elements per chunk of the adaptive driver, in packets. */
+  public static final int ADAPTIVE_CHUNK_PACKETS = 64;
+  /** Chunks per epoch of the adaptive driver (the first two of each are measurements). */
+  public static final int ADAPTIVE_EPOCH = 64;
+
+  static final String ADAPTIVE_DESCRIPTION = "the driver runs chunks of " + ADAPTIVE_CHUNK_PACKETS + "·W elements; in every"
+      + " epoch of " + ADAPTIVE_EPOCH + " chunks it times one chunk with the plain body and one with the refill body (the"
+      + " cycle counter; sums over the epochs, halved at each epoch) and runs the others with the one that took fewer"
+      + " cycles per element";
+
+  /**
+   * The {@link Refill#AUTO} driver: whether refill pays depends on the input (random inputs: it does;
+   * coherent inputs, where neighbouring elements need similar trip counts: the plain driver's uniform
+   * loop counter and lock-step lanes are cheaper), so the driver decides while it runs, by measurement.
+   * It calls the plain body {@code plain} and the refill body {@code refill} (both with the driver's
+   * signature) on chunks; see {@link #ADAPTIVE_DESCRIPTION}.
+   */
+  static void emitAdaptive(LlvmModule module, Function driver, Function plain, Function refill, List<ParamKind> kinds,
+      List<Type> types, Type rt, Type sizeT, int w) {
+    LlvmContext ctx = module.context();
+    Type i64 = ctx.i64();
+    Value n = driver.param(driver.paramCount() - 1);
+    Function clock = module.intrinsic("llvm.readcyclecounter");
+    try (IrBuilder b = new IrBuilder(ctx)) {
+      Block entry = driver.appendBlock("entry");
+      Block loop = driver.appendBlock("chunk");
+      Block exit = driver.appendBlock("exit");
+      b.atEnd(entry);
+      b.condBr(b.icmpEq(n, b.constInt(sizeT, 0), "empty"), exit, loop);
+      b.atEnd(loop);
+      Value i = b.phi(sizeT, "i");
+      Value pos = b.phi(ctx.i32(), "epoch.pos");
+      Value pCyc = b.phi(i64, "plain.cycles");
+      Value pCnt = b.phi(i64, "plain.elements");
+      Value rCyc = b.phi(i64, "refill.cycles");
+      Value rCnt = b.phi(i64, "refill.elements");
+      Value choice = b.phi(ctx.i1(), "refill.cheaper");
+      Value rest = b.sub(n, i, "rest");
+      Value chunk = b.min(rest, b.constInt(sizeT, (long) ADAPTIVE_CHUNK_PACKETS * w), true, "chunk.n");
+      Value first = b.icmpEq(pos, b.i32(0), "measure.plain");
+      Value second = b.icmpEq(pos, b.i32(1), "measure.refill");
+      Value useRefill = b.select(first, b.i1(false), b.select(second, b.i1(true), choice, ""), "use.refill");
+      List<Value> args = new ArrayList<>();
+      for (int j = 0; j < kinds.size(); j++) {
+        Value p = driver.param(j);
+        Type t = types.get(j);
+        switch (kinds.get(j)) {
+          case ParamKind.Varying v -> args.add(b.gep(t.isInteger(1) ? ctx.i8() : t, p, List.of(i), true, p.name() + ".chunk"));
+          case ParamKind.Linear l -> {
+            if (t.isPointer()) {
+              args.add(b.gep(ctx.i8(), p, List.of(b.mul(i, b.constInt(sizeT, l.step()), "")), false, p.name() + ".chunk"));
+            } else {
+              Value ii = t.intWidth() == sizeT.intWidth() ? i
+                  : b.cast(t.intWidth() < sizeT.intWidth() ? Opcode.TRUNC : Opcode.ZEXT, i, t, "");
+              args.add(b.add(p, b.mul(ii, b.constInt(t, l.step()), ""), p.name() + ".chunk"));
+            }
+          }
+          default -> args.add(p);
+        }
+      }
+      if (!rt.isVoid()) {
+        args.add(b.gep(rt.isInteger(1) ? ctx.i8() : rt, driver.param(kinds.size()), List.of(i), true, "out.chunk"));
+      }
+      args.add(chunk);
+      Block callPlain = driver.appendBlock("plain");
+      Block callRefill = driver.appendBlock("refill");
+      Block after = driver.appendBlock("measured");
+      Value t0 = b.call(clock, List.of(), "t0");
+      b.condBr(useRefill, callRefill, callPlain);
+      b.atEnd(callPlain);
+      b.call(plain, args, "");
+      b.br(after);
+      b.atEnd(callRefill);
+      b.call(refill, args, "");
+      b.br(after);
+      b.atEnd(after);
+      Value dt = b.sub(b.call(clock, List.of(), "t1"), t0, "cycles");
+      Value cnt = sizeT.intWidth() == 64 ? chunk : b.cast(Opcode.ZEXT, chunk, i64, "");
+      // at the start of an epoch the old sums count half
+      Value one = b.constInt(i64, 1);
+      Value pCyc0 = b.select(first, b.binop(Opcode.LSHR, pCyc, one, ""), pCyc, "");
+      Value pCnt0 = b.select(first, b.binop(Opcode.LSHR, pCnt, one, ""), pCnt, "");
+      Value rCyc0 = b.select(first, b.binop(Opcode.LSHR, rCyc, one, ""), rCyc, "");
+      Value rCnt0 = b.select(first, b.binop(Opcode.LSHR, rCnt, one, ""), rCnt, "");
+      Value pCyc1 = b.select(first, b.add(pCyc0, dt, ""), pCyc0, "plain.cycles.next");
+      Value pCnt1 = b.select(first, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
+      Value rCyc1 = b.select(second, b.add(rCyc0, dt, ""), rCyc0, "refill.cycles.next");
+      Value rCnt1 = b.select(second, b.add(rCnt0, cnt, ""), rCnt0, "refill.elements.next");
+      // refill per element < plain per element (cross-multiplied in 128 bits: no overflow, no division by 0)
+      Type i128 = ctx.intType(128);
+      Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.cast(Opcode.ZEXT, pCnt1, i128, ""), "");
+      Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.cast(Opcode.ZEXT, rCnt1, i128, ""), "");
+      Value cheaper = b.icmpUlt(lhs, rhs, "");
+      Value choice1 = b.select(second, cheaper, choice, "refill.cheaper.next");
+      Value pos1 = b.add(pos, b.i32(1), "");
+      Value pos2 = b.select(b.icmpEq(pos1, b.i32(ADAPTIVE_EPOCH), ""), b.i32(0), pos1, "epoch.pos.next");
+      Value i1 = b.add(i, chunk, "i.next");
+      b.condBr(b.icmpUlt(i1, n, "more"), loop, exit);
+      i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(entry, after));
+      pos.addIncoming(List.of(b.i32(0), pos2), List.of(entry, after));
+      pCyc.addIncoming(List.of(b.constInt(i64, 0), pCyc1), List.of(entry, after));
+      pCnt.addIncoming(List.of(b.constInt(i64, 0), pCnt1), List.of(entry, after));
+      rCyc.addIncoming(List.of(b.constInt(i64, 0), rCyc1), List.of(entry, after));
+      rCnt.addIncoming(List.of(b.constInt(i64, 0), rCnt1), List.of(entry, after));
+      choice.addIncoming(List.of(b.i1(false), choice1), List.of(entry, after));
+      b.atEnd(exit);
+      b.retVoid();
+    }
+  }
+
+  /** Emits the refill loop. */
+  private static final class Emitter {
+    private final LlvmModule module;
+    private final LlvmContext ctx;
+    private final Function driver, pre, iter;
+    private final List<ParamKind> kinds;
+    private final List<Type> types;
+    private final Type rt, sizeT, bitsT, rankT;
+    private final RefillSplit.Split split;
+    private final int w;
+    private final boolean expand;
+
+    Emitter(LlvmModule module, Function driver, Function pre, Function iter, List<ParamKind> kinds, List<Type> types, Type rt,
+        RefillSplit.Split split, Type sizeT, int w, boolean expand) {
+      this.module = module;
+      this.ctx = module.context();
+      this.driver = driver;
+      this.pre = pre;
+      this.iter = iter;
+      this.kinds = kinds;
+      this.types = types;
+      this.rt = rt;
+      this.split = split;
+      this.sizeT = sizeT;
+      this.w = w;
+      this.expand = expand;
+      this.bitsT = ctx.intType(w);
+      this.rankT = w <= 32 ? ctx.i32() : ctx.i64();
+    }
+
+    void emit() {
+      int ns = split.state().size();
+      Type mT = ctx.i1().vectorOf(w);
+      Type idxT = sizeT.vectorOf(w);
+      Type preRet = pre.returnType();
+      List<Type> stateT = new ArrayList<>();
+      for (int k = 0; k < ns; k++) stateT.add(preRet.structElements().get(1 + k));
+      Type resT = rt.isVoid() ? null : preRet.structElements().get(1 + ns);
+      Value n = driver.param(driver.paramCount() - 1);
+      try (IrBuilder b = new IrBuilder(ctx)) {
+        Block entry = driver.appendBlock("entry");
+        Block head = driver.appendBlock("round");
+        Block store = driver.appendBlock("store.done");
+        Block refillCheck = driver.appendBlock("refill.check");
+        Block refill = driver.appendBlock("refill");
+        Block runCheck = driver.appendBlock("run.check");
+        Block idle = driver.appendBlock("idle");
+        Block run = driver.appendBlock("iterate");
+        Block exit = driver.appendBlock("exit");
+        b.atEnd(entry);
+        b.br(head);
+
+        // round: the per-lane state
+        b.atEnd(head);
+        Value idx = b.phi(idxT, "idx");
+        List<Value> st = new ArrayList<>();
+        for (int k = 0; k < ns; k++) st.add(b.phi(stateT.get(k), "state" + k));
+        Value res = resT == null ? null : b.phi(resT, "result");
+        Value active = b.phi(mT, "active");
+        Value done = b.phi(mT, "done");
+        Value next = b.phi(sizeT, "next");
+        b.condBr(any(b, done, "any.done"), store, refillCheck);
+
+        b.atEnd(store);
+        if (resT != null) storeResults(b, idx, res, done);
+        b.br(refillCheck);
+
+        b.atEnd(refillCheck);
+        Value free = b.not(active, "free");
+        Value canRefill = b.and(any(b, free, "any.free"), b.icmpUlt(next, n, "input.left"), "can.refill");
+        b.condBr(canRefill, refill, runCheck);
+
+        // refill: free lanes take the next elements in lane order
+        b.atEnd(refill);
+        Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
+        Value freeWide = w == rankT.intWidth() ? freeBits : b.cast(Opcode.ZEXT, freeBits, rankT, "");
+        List<Value> below = new ArrayList<>();
+        for (int l = 0; l < w; l++) below.add(b.constInt(rankT, l == 64 ? -1 : (1L << l) - 1));
+        Value masked = b.and(b.splat(freeWide, w, "free.splat"), b.constVector(below), "free.below");
+        Value rank = b.call(module.intrinsic("llvm.ctpop", rankT.vectorOf(w)), List.of(masked), "rank");
+        Value rankS = rankT.intWidth() == sizeT.intWidth() ? rank
+            : b.cast(rankT.intWidth() < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, rank, idxT, "rank.size");
+        Value left = b.sub(n, next, "left");
+        Value takeL = b.and(free, b.icmpUlt(rankS, b.splat(left, w, "left.splat"), "in.input"), "take");
+        Value newIdx = b.add(b.splat(next, w, "next.splat"), rankS, "new.idx");
+        Value count = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(freeBits), "free.count");
+        Value countS = w == sizeT.intWidth() ? count
+            : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
+        Value next2 = b.add(next, b.min(countS, left, true, "taken"), "next.after");
+        List<Value> args = new ArrayList<>();
+        List<Type> preParams = pre.functionType().paramTypes();
+        for (int j = 0; j < kinds.size(); j++) {
+          Value a = argPacket(b, j, newIdx, next, takeL);
+          args.add(convert(b, a, preParams.get(j)));
+        }
+        args.add(maskArg(b, pre, takeL));
+        Value pr = b.call(pre, args, "pre");
+        pr.setInstructionCallConv(pre.callingConvention());
+        Value preAt = toMask(b, b.extractValue(pr, 0, "pre.at"));
+        Value enter = b.and(takeL, preAt, "enter");
+        Value preDone = b.and(takeL, b.not(preAt, ""), "pre.done");
+        List<Value> st1 = new ArrayList<>();
+        for (int k = 0; k < ns; k++) st1.add(b.select(takeL, b.extractValue(pr, 1 + k, ""), st.get(k), "state" + k + ".in"));
+        Value idx1 = b.select(takeL, newIdx, idx, "idx.in");
+        Value res1 = resT == null ? null : b.select(preDone, b.extractValue(pr, 1 + ns, ""), res, "result.pre");
+        Value active1 = b.or(active, enter, "active.in");
+        b.br(runCheck);
+
+        // run.check: merge
+        b.atEnd(runCheck);
+        Value idx2 = phi2(b, idxT, idx, refillCheck, idx1, refill, "idx.r");
+        List<Value> st2 = new ArrayList<>();
+        for (int k = 0; k < ns; k++) st2.add(phi2(b, stateT.get(k), st.get(k), refillCheck, st1.get(k), refill, "state" + k + ".r"));
+        Value res2 = resT == null ? null : phi2(b, resT, res, refillCheck, res1, refill, "result.r");
+        Value active2 = phi2(b, mT, active, refillCheck, active1, refill, "active.r");
+        Value done2 = phi2(b, mT, b.constNull(mT), refillCheck, preDone, refill, "done.r");
+        Value next3 = phi2(b, sizeT, next, refillCheck, next2, refill, "next.r");
+        // leave the iterations when at most this many lanes are busy: W - minFree while input remains, else 0
+        Value threshold = b.select(b.icmpUlt(next3, n, "input.left3"), b.constInt(bitsT, w - minFree(w)), b.constInt(bitsT, 0),
+            "threshold");
+        b.condBr(any(b, active2, "any.active"), run, idle);
+
+        // idle: nobody in the loop; store what pre finished, refill again, or stop
+        b.atEnd(idle);
+        Value more = b.or(b.icmpUlt(next3, n, "input.left2"), any(b, done2, "any.done2"), "more");
+        b.condBr(more, head, exit);
+
+        // iterate: iterations for the lanes in the loop, until enough lanes are free to refill them
+        // together (or, once the input is exhausted, until no lane is left). The state of a lane that is
+        // not in the loop is dead (it is refilled before it is used again): no blend.
+        b.atEnd(run);
+        List<Value> sr = new ArrayList<>();
+        for (int k = 0; k < ns; k++) sr.add(b.phi(stateT.get(k), "state" + k + ".it"));
+        Value resR = resT == null ? null : b.phi(resT, "result.it");
+        Value activeR = b.phi(mT, "active.it");
+        Value doneR = b.phi(mT, "done.it");
+        List<Value> iargs = new ArrayList<>();
+        List<Type> iterParams = iter.functionType().paramTypes();
+        for (int k = 0; k < ns; k++) iargs.add(convert(b, sr.get(k), iterParams.get(k)));
+        for (int i = 0; i < split.uniformArgs().size(); i++) iargs.add(driver.param(split.uniformArgs().get(i)));
+        iargs.add(maskArg(b, iter, activeR));
+        // a lane is always busy here: lets the clean-up drop iter's own "any lane active" test, so that
+        // codegen hoists its invariants out of the loop
+        b.call(module.intrinsic("llvm.assume"), List.of(any(b, activeR, "busy.any")), "");
+        Value ir = b.call(iter, iargs, "iter");
+        ir.setInstructionCallConv(iter.callingConvention());
+        Value iterAt = toMask(b, b.extractValue(ir, 0, "iter.at"));
+        Value finished = b.and(activeR, b.not(iterAt, ""), "finished");
+        List<Value> st3 = new ArrayList<>();
+        for (int k = 0; k < ns; k++) st3.add(convert(b, b.extractValue(ir, 1 + k, "state" + k + ".next"), stateT.get(k)));
+        Value res3 = resT == null ? null : b.select(finished, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resR, "result.next");
+        Value active3 = b.and(activeR, iterAt, "active.next");
+        Value done3 = b.or(finished, doneR, "done.next");
+        Value busy = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active3, bitsT, "")), "busy");
+        Value keep = b.icmpUlt(threshold, busy, "keep.iterating");
+        b.condBr(keep, run, head);
+        for (int k = 0; k < ns; k++) sr.get(k).addIncoming(List.of(st2.get(k), st3.get(k)), List.of(runCheck, run));
+        if (resR != null) resR.addIncoming(List.of(res2, res3), List.of(runCheck, run));
+        activeR.addIncoming(List.of(active2, active3), List.of(runCheck, run));
+        doneR.addIncoming(List.of(done2, done3), List.of(runCheck, run));
+
+        b.atEnd(exit);
+        b.retVoid();
+
+        // the round's phis
+        idx.addIncoming(List.of(b.constNull(idxT), idx2, idx2), List.of(entry, idle, run));
+        for (int k = 0; k < ns; k++) {
+          st.get(k).addIncoming(List.of(b.poison(stateT.get(k)), st2.get(k), st3.get(k)), List.of(entry, idle, run));
+        }
+        if (res != null) res.addIncoming(List.of(b.poison(resT), res2, res3), List.of(entry, idle, run));
+        active.addIncoming(List.of(b.constNull(mT), active2, active3), List.of(entry, idle, run));
+        done.addIncoming(List.of(b.constNull(mT), done2, done3), List.of(entry, idle, run));
+        next.addIncoming(List.of(b.constInt(sizeT, 0), next3, next3), List.of(entry, idle, run));
+      }
+    }
+
+    private Value phi2(IrBuilder b, Type t, Value a, Block ab, Value c, Block cb, String name) {
+      Value p = b.phi(t, name);
+      p.addIncoming(List.of(a, c), List.of(ab, cb));
+      return p;
+    }
+
+    private Value any(IrBuilder b, Value mask, String name) {
+      return b.icmpNe(b.cast(Opcode.BITCAST, mask, bitsT, name + ".bits"), b.constInt(bitsT, 0), name);
+    }
+
+    /** The mask argument in the packet function's mask type. */
+    private Value maskArg(IrBuilder b, Function f, Value mask) {
+      Type mt = f.functionType().paramTypes().getLast();
+      return mt.scalarType().isInteger(1) ? mask : b.sext(mask, mt, "mask.int");
+    }
+
+    private Value toMask(IrBuilder b, Value v) {
+      return v.type().scalarType().isInteger(1) ? v : b.icmpNe(v, b.constNull(v.type()), "");
+    }
+
+    /** {@code v} in type {@code t} (the packet functions may keep i1 packets as integer vectors). */
+    private Value convert(IrBuilder b, Value v, Type t) {
+      Type from = v.type();
+      if (from.equals(t)) return v;
+      if (from.isVector() && t.isVector() && from.scalarType().isInteger() && t.scalarType().isInteger()) {
+        if (t.scalarType().isInteger(1)) return b.icmpNe(v, b.constNull(from), "");
+        if (from.scalarType().isInteger(1)) return b.sext(v, t, "");
+        return b.cast(from.scalarType().intWidth() < t.scalarType().intWidth() ? Opcode.SEXT : Opcode.TRUNC, v, t, "");
+      }
+      throw new IllegalStateException("refill: cannot pass " + from + " as " + t);
+    }
+
+    private Type storageType(Type t) { return t.isInteger(1) ? ctx.i8() : t; }
+
+    private int align(Type t) { return module.abiAlignment(storageType(t)); }
+
+    /** Parameter j's packet for the lanes taking elements {@code idx} (= next + rank) under {@code take}. */
+    private Value argPacket(IrBuilder b, int j, Value idx, Value next, Value take) {
+      Value p = driver.param(j);
+      Type t = types.get(j);
+      switch (kinds.get(j)) {
+        case ParamKind.Uniform u -> {
+          return p;
+        }
+        case ParamKind.Linear l -> {
+          if (t.isPointer()) {
+            Value off = b.mul(idx, b.splat(b.constInt(sizeT, l.step()), w, ""), p.name() + ".off");
+            return b.gep(ctx.i8(), p, List.of(off), false, p.name() + ".at");
+          }
+          Type vt = t.vectorOf(w);
+          Value ii = t.intWidth() == sizeT.intWidth() ? idx
+              : b.cast(t.intWidth() < sizeT.intWidth() ? Opcode.TRUNC : Opcode.ZEXT, idx, vt, "");
+          return b.add(b.splat(p, w, ""), b.mul(ii, b.splat(b.constInt(t, l.step()), w, ""), ""), p.name() + ".at");
+        }
+        default -> {
+          Type st = storageType(t);
+          Type vt = st.vectorOf(w);
+          Value v;
+          int bits = st.isPointer() ? 64 : st.isInteger() ? st.intWidth() : st.isFloat() ? 32 : 64;
+          if (expand && !st.isPointer() && (bits == 32 || bits == 64)) {
+            Value at = b.gep(st, p, List.of(next), true, p.name() + ".next");
+            v = b.call(module.intrinsic("llvm.masked.expandload", vt), List.of(at, take, b.poison(vt)), p.name() + ".packet");
+          } else {
+            Value ptrs = b.gep(st, p, List.of(idx), true, p.name() + ".addrs");
+            v = b.call(module.intrinsic("llvm.masked.gather", vt, ctx.ptrType().vectorOf(w)),
+                List.of(ptrs, b.i32(align(t)), take, b.poison(vt)), p.name() + ".packet");
+          }
+          return st.equals(t) ? v : b.cast(Opcode.TRUNC, v, t.vectorOf(w), p.name() + ".bool");
+        }
+      }
+    }
+
+    private void storeResults(IrBuilder b, Value idx, Value res, Value done) {
+      Value out = driver.param(kinds.size());
+      Type st = storageType(rt);
+      Value v = res;
+      if (rt.isInteger(1)) v = b.cast(Opcode.ZEXT, toMask(b, res), st.vectorOf(w), "result.byte");
+      Value ptrs = b.gep(st, out, List.of(idx), true, "out.addrs");
+      b.call(module.intrinsic("llvm.masked.scatter", v.type(), ctx.ptrType().vectorOf(w)),
+          List.of(v, ptrs, b.i32(align(rt)), done), "");
+    }
+  }
+}

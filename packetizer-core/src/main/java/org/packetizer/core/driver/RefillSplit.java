@@ -1,0 +1,395 @@
+package org.packetizer.core.driver;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.packetizer.analysis.cfg.CfgAnalyses;
+import org.packetizer.analysis.cfg.IrreducibleCfgException;
+import org.packetizer.analysis.cfg.LoopForest;
+import org.packetizer.analysis.divergence.DivergenceAnalysis;
+import org.packetizer.analysis.divergence.DivergenceInfo;
+import org.packetizer.analysis.divergence.Shape;
+import org.packetizer.core.adapt.LlvmSsaFunction;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.FunctionCloner;
+import org.packetizer.core.ir.IrBuilder;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.pipeline.PureCalls;
+import org.packetizer.core.prepare.Preparer;
+
+/**
+ * Splits a scalar function at the header H of its outermost divergent loop into two scalar functions
+ * that together are a state machine with one state, "at H" (lane refill, issue 17 §2):
+ *
+ * <ul>
+ *   <li>{@code pre(args) -> {atH, state, result}}: the function from its entry until it reaches H
+ *       (then {@code atH} is true and {@code state} holds the values live at H) or returns without
+ *       entering the loop ({@code atH} false, {@code result} the return value);</li>
+ *   <li>{@code iter(state, uniform args) -> {atH, state', result}}: from H, one iteration of the
+ *       loop: back at H ({@code atH} true, the next state), or out of the loop and on through the code
+ *       after it until the return ({@code atH} false, the result).</li>
+ * </ul>
+ *
+ * The state is H's phis followed by the values defined before H (and the varying and linear
+ * arguments) that the loop or the code after it uses. Running {@code pre} and then {@code iter} while
+ * {@code atH} is the scalar function, step for step, with the same side effects in the same order.
+ * Both are plain scalar functions: the packetizer makes their masked packet versions, which the refill
+ * driver ({@link RefillDriver}) calls.
+ *
+ * <p>Why cut at a block and not split into pre/body/post: the code after the loop runs in the same
+ * {@code iter} call as the last iteration (the exit branch is just another divergent branch there),
+ * and a function that skips the loop for some inputs (a guard, an early return) needs no special case.
+ * Only a loop at the top level of the loop forest is cut: then every value defined in {@code iter}'s
+ * blocks is defined in the same call (H dominates the loop, and the code after it cannot reach H).
+ */
+final class RefillSplit {
+  private RefillSplit() {}
+
+  /** A split: the two new scalar functions (internal; the caller deletes them) and what the rule needs. */
+  record Split(Function pre, Function iter, List<Type> state, List<Integer> uniformArgs, String header,
+      int loopInstructions, int instructions, boolean divergentLoop) {}
+
+  /** Why no split was made. */
+  record Refusal(String reason) {}
+
+  /**
+   * Splits {@code scalar} (packetized with {@code kinds}); the new functions are named
+   * {@code __packetizer.refill.pre.NAME} and {@code __packetizer.refill.iter.NAME}.
+   */
+  static Object split(LlvmModule module, Function scalar, List<ParamKind> kinds, PacketizerOptions options) {
+    String fn = scalar.name();
+    Function temp = FunctionCloner.cloneInModule(module, scalar, "__packetizer.refill.scalar." + fn);
+    try {
+      Preparer.prepare(module, temp, options, fn);
+      return splitPrepared(module, scalar, temp, kinds);
+    } finally {
+      temp.delete();
+    }
+  }
+
+  private static Object splitPrepared(LlvmModule module, Function scalar, Function temp, List<ParamKind> kinds) {
+    for (Block b : temp.blocks()) {
+      for (Value i : b.instructions()) {
+        if (i.opcode() == Opcode.CALL) {
+          Optional<Function> callee = i.calledFunction();
+          if (callee.isPresent() && callee.get().name().startsWith("pk_")) {
+            return new Refusal("it calls the SPMD intrinsic @" + callee.get().name() + " (" + b.describe()
+                + "): with refill the lanes of a packet work on different phases of different elements");
+          }
+        }
+      }
+    }
+    LlvmSsaFunction ssa = new LlvmSsaFunction(module, temp, new PureCalls(), (v, c) -> Optional.empty());
+    CfgAnalyses<Block> cfg;
+    try {
+      cfg = CfgAnalyses.of(ssa.cfg());
+    } catch (IrreducibleCfgException e) {
+      return new Refusal("its control flow is irreducible");
+    }
+    Map<Value, Shape> seeds = new LinkedHashMap<>();
+    for (int i = 0; i < temp.paramCount(); i++) {
+      seeds.put(temp.param(i), kinds.get(i) instanceof ParamKind.Uniform ? Shape.uniform(1) : Shape.VARYING);
+    }
+    DivergenceInfo<Block, Value> div = DivergenceAnalysis.run(ssa, cfg, seeds, true);
+    LoopForest.Loop<Block> best = null;
+    int bestSize = -1;
+    boolean divergent = false;
+    for (LoopForest.Loop<Block> l : cfg.loops().topLevel()) {
+      if (!cfg.isReachable(l.header())) continue;
+      int size = 0;
+      for (Block b : l.blocks()) size += b.instructions().size();
+      boolean d = div.isDivergentLoop(l);
+      if ((d && !divergent) || (d == divergent && size > bestSize)) {
+        best = l;
+        bestSize = size;
+        divergent = d;
+      }
+    }
+    if (best == null) return new Refusal("it has no loop");
+    int total = temp.instructionCount();
+    Block h = best.header();
+
+    Set<Block> iterRegion = reachableAvoiding(h, h);
+    Set<Block> preRegion = reachableAvoiding(temp.entry(), h);
+    // the state: H's phis, then values from outside iter's blocks that iter uses
+    List<Value> headerPhis = h.phis();
+    LinkedHashSet<Value> liveIns = new LinkedHashSet<>();
+    Set<Value> params = new HashSet<>(temp.params());
+    java.util.function.Consumer<Value> consider = v -> {
+      if (v == null) return;
+      if (v.isArgument() && params.contains(v)) {
+        if (!(kinds.get(temp.params().indexOf(v)) instanceof ParamKind.Uniform)) liveIns.add(v);
+      } else if (v.isInstruction() && !v.isBasicBlockValue()) {
+        Block d = v.block().orElse(null);
+        if (d != null && !iterRegion.contains(d)) liveIns.add(v);
+      }
+    };
+    for (Block b : temp.blocks()) {
+      if (!iterRegion.contains(b)) continue;
+      for (Value i : b.instructions()) {
+        if (i.opcode() == Opcode.PHI) {
+          for (int k = 0; k < i.incomingCount(); k++) {
+            if (iterRegion.contains(i.incomingBlock(k))) consider.accept(i.incomingValue(k));
+          }
+        } else {
+          for (Value o : i.operands()) {
+            if (o != null && !o.isBasicBlockValue() && !o.isMetadataAsValue()) consider.accept(o);
+          }
+        }
+      }
+    }
+    List<Value> state = new ArrayList<>(headerPhis);
+    state.addAll(liveIns);
+    List<Type> stateTypes = new ArrayList<>();
+    for (Value v : state) {
+      Type t = v.type();
+      boolean ok = t.isInteger() || t.isFloat() || t.isDouble() || t.isPointer();
+      if (!ok) {
+        return new Refusal("the value " + v.describe() + " of type " + t + " is live at the loop header " + h.describe()
+            + " (refill keeps integers, float, double and pointers per lane)");
+      }
+      stateTypes.add(t);
+    }
+    // a stack slot of the code before the loop must not be used by the loop or after it: iter is another call
+    for (Block b : temp.blocks()) {
+      if (!preRegion.contains(b) || iterRegion.contains(b)) continue;
+      for (Value i : b.instructions()) {
+        if (i.opcode() == Opcode.ALLOCA && escapesInto(i, iterRegion)) {
+          return new Refusal("the stack slot " + i.describe() + " (" + b.describe() + ") is used by the loop at "
+              + h.describe() + " or after it");
+        }
+      }
+    }
+    List<Integer> uniformArgs = new ArrayList<>();
+    for (int i = 0; i < kinds.size(); i++) if (kinds.get(i) instanceof ParamKind.Uniform) uniformArgs.add(i);
+
+    LlvmContext ctx = module.context();
+    Type rt = temp.returnType();
+    List<Type> retFields = new ArrayList<>();
+    retFields.add(ctx.i1());
+    retFields.addAll(stateTypes);
+    if (!rt.isVoid()) retFields.add(rt);
+    Type retT = ctx.structType(retFields, false);
+    String fn = scalar.name();
+
+    Function pre = null;
+    Function iter = null;
+    try {
+      // pre: the scalar parameters
+      pre = module.addFunction("__packetizer.refill.pre." + fn, ctx.functionType(retT, temp.functionType().paramTypes(), false));
+      Map<Value, Value> preMap = new HashMap<>();
+      for (int i = 0; i < temp.paramCount(); i++) {
+        preMap.put(temp.param(i), pre.param(i));
+        pre.param(i).setName(temp.param(i).name());
+      }
+      new Part(module, scalar, pre, preRegion, temp.entry(), h, headerPhis, liveIns, preMap, retT, rt).build();
+      // iter: the state, then the uniform parameters
+      List<Type> iterParams = new ArrayList<>(stateTypes);
+      for (int i : uniformArgs) iterParams.add(temp.functionType().paramTypes().get(i));
+      iter = module.addFunction("__packetizer.refill.iter." + fn, ctx.functionType(retT, iterParams, false));
+      Map<Value, Value> iterMap = new HashMap<>();
+      for (int k = 0; k < state.size(); k++) {
+        iterMap.put(state.get(k), iter.param(k));
+        iter.param(k).setName("s" + k);
+      }
+      for (int k = 0; k < uniformArgs.size(); k++) {
+        Value p = temp.param(uniformArgs.get(k));
+        iterMap.put(p, iter.param(state.size() + k));
+        iter.param(state.size() + k).setName(p.name());
+      }
+      new Part(module, scalar, iter, iterRegion, h, h, headerPhis, liveIns, iterMap, retT, rt).build();
+      for (Function f : List.of(pre, iter)) {
+        Optional<String> bad = f.verify();
+        if (bad.isPresent()) throw new IllegalStateException("@" + f.name() + " is invalid: " + bad.get());
+      }
+    } catch (RuntimeException e) {
+      if (pre != null) pre.delete();
+      if (iter != null) iter.delete();
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: splitting @" + fn
+          + " at the loop header " + h.describe() + " for lane refill failed: " + e.getMessage(), fn);
+    }
+    return new Split(pre, iter, stateTypes, uniformArgs, h.name(), bestSize, total, divergent);
+  }
+
+  /** Blocks reachable from {@code start} without passing through {@code cut} (start included). */
+  private static Set<Block> reachableAvoiding(Block start, Block cut) {
+    Set<Block> seen = new LinkedHashSet<>();
+    ArrayDeque<Block> work = new ArrayDeque<>();
+    seen.add(start);
+    work.add(start);
+    while (!work.isEmpty()) {
+      for (Block s : work.pop().successors()) {
+        if (!s.equals(cut) && seen.add(s)) work.add(s);
+      }
+    }
+    return seen;
+  }
+
+  /** Whether the pointer (or anything computed from it) is used in {@code region}, stored, or passed to a call. */
+  private static boolean escapesInto(Value alloca, Set<Block> region) {
+    Set<Value> seen = new HashSet<>();
+    ArrayDeque<Value> work = new ArrayDeque<>();
+    work.add(alloca);
+    seen.add(alloca);
+    while (!work.isEmpty()) {
+      Value v = work.pop();
+      for (Value u : v.users()) {
+        if (u.block().map(region::contains).orElse(true)) return true;
+        Opcode op = u.opcode();
+        if (op == Opcode.STORE && u.operand(0).equals(v)) return true;
+        if (op == Opcode.CALL) {
+          String callee = u.calledFunction().map(Function::name).orElse("");
+          if (!callee.startsWith("llvm.lifetime")) return true;
+          continue;
+        }
+        if (op == Opcode.LOAD || op == Opcode.STORE) continue;
+        if (seen.add(u)) work.add(u);
+      }
+    }
+    return false;
+  }
+
+  /** Builds one of the two functions: the region's blocks, edges into H cut, returns rewritten. */
+  private static final class Part {
+    private final LlvmModule module;
+    private final Function scalar, f;
+    private final Set<Block> region;
+    private final Block start, h;
+    private final List<Value> headerPhis;
+    private final Set<Value> liveIns;
+    private final Map<Value, Value> vmap;
+    private final Type retT, rt;
+
+    Part(LlvmModule module, Function scalar, Function f, Set<Block> region, Block start, Block h, List<Value> headerPhis,
+        Set<Value> liveIns, Map<Value, Value> vmap, Type retT, Type rt) {
+      this.module = module;
+      this.scalar = scalar;
+      this.f = f;
+      this.region = region;
+      this.start = start;
+      this.h = h;
+      this.headerPhis = headerPhis;
+      this.liveIns = liveIns;
+      this.vmap = vmap;
+      this.retT = retT;
+      this.rt = rt;
+    }
+
+    void build() {
+      f.setInternalLinkage();
+      for (var e : scalar.stringAttributes().entrySet()) {
+        if (!e.getKey().startsWith("_ZGV")) f.setStringAttribute(e.getKey(), e.getValue());
+      }
+      for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
+        if (scalar.hasEnumAttribute(attr)) f.addEnumAttribute(attr);
+      }
+      LlvmContext ctx = module.context();
+      List<Block> order = new ArrayList<>();
+      order.add(start);
+      for (Block b : start.parent().blocks()) if (region.contains(b) && !b.equals(start)) order.add(b);
+      Map<Block, Block> bmap = new HashMap<>();
+      for (Block b : order) bmap.put(b, f.appendBlock(b.name()));
+      Map<Block, Block> cuts = new LinkedHashMap<>();
+      List<Value[]> rets = new ArrayList<>();
+      try (IrBuilder b = new IrBuilder(ctx)) {
+        for (Block ob : order) {
+          b.atEnd(bmap.get(ob));
+          for (Value inst : ob.instructions()) {
+            Opcode op = inst.opcode();
+            if (ob.equals(h) && op == Opcode.PHI && vmap.containsKey(inst)) continue; // iter: H's phis are the state
+            if (op == Opcode.RET) {
+              rets.add(new Value[] {inst, null});
+              continue;
+            }
+            Value copy;
+            if (op == Opcode.PHI) {
+              copy = b.phi(inst.type(), inst.name());
+            } else {
+              copy = b.insertClone(inst, inst.name());
+            }
+            vmap.put(inst, copy);
+          }
+        }
+        for (Block ob : order) {
+          for (Value inst : ob.instructions()) {
+            Value copy = vmap.get(inst);
+            if (copy == null || !copy.isInstruction() || !copy.block().map(x -> x.parent().equals(f)).orElse(false)) continue;
+            if (inst.opcode() == Opcode.PHI) {
+              for (int i = 0; i < inst.incomingCount(); i++) {
+                Block from = inst.incomingBlock(i);
+                if (!region.contains(from)) continue;
+                copy.addIncoming(map(inst.incomingValue(i)), bmap.get(from));
+              }
+              continue;
+            }
+            int n = copy.numOperands();
+            for (int i = 0; i < n; i++) {
+              Value o = copy.operand(i);
+              if (o == null || o.isMetadataAsValue()) continue;
+              if (o.isBasicBlockValue()) continue; // successors below
+              copy.setOperand(i, map(o));
+            }
+            if (inst.equals(ob.terminator())) {
+              for (int i = 0; i < inst.numSuccessors(); i++) {
+                Block s = inst.successor(i);
+                Block target = s.equals(h) ? cuts.computeIfAbsent(ob, x -> f.appendBlock("at." + h.name() + ".from." + x.name()))
+                    : bmap.get(s);
+                if (target == null) throw new IllegalStateException("successor " + s.describe() + " outside the region");
+                copy.setSuccessor(i, target);
+              }
+            }
+          }
+        }
+        // back at H: the state
+        for (var e : cuts.entrySet()) {
+          b.atEnd(e.getValue());
+          Value agg = b.poison(retT);
+          agg = b.insertValue(agg, b.i1(true), 0, "");
+          int k = 1;
+          for (Value phi : headerPhis) {
+            Value in = null;
+            for (int i = 0; i < phi.incomingCount(); i++) if (phi.incomingBlock(i).equals(e.getKey())) in = phi.incomingValue(i);
+            if (in == null) throw new IllegalStateException("no incoming value of " + phi.describe() + " from " + e.getKey().describe());
+            agg = b.insertValue(agg, map(in), k++, "");
+          }
+          for (Value v : liveIns) agg = b.insertValue(agg, map(v), k++, "");
+          b.ret(agg);
+        }
+        // returned: the result
+        for (Value[] r : rets) {
+          Value inst = r[0];
+          Block ob = inst.block().orElseThrow();
+          b.atEnd(bmap.get(ob));
+          Value agg = b.poison(retT);
+          agg = b.insertValue(agg, b.i1(false), 0, "");
+          if (!rt.isVoid()) agg = b.insertValue(agg, map(inst.operand(0)), retT.structElements().size() - 1, "");
+          b.ret(agg);
+        }
+      }
+    }
+
+    private Value map(Value v) {
+      Value m = vmap.get(v);
+      if (m != null) return m;
+      if (v.isInstruction() || v.isArgument()) {
+        throw new IllegalStateException("the value " + v.describe() + " is not available in @" + f.name());
+      }
+      return v; // constants, globals, functions
+    }
+  }
+}

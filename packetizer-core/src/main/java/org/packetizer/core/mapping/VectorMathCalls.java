@@ -1,0 +1,151 @@
+package org.packetizer.core.mapping;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+import org.packetizer.core.api.PacketizerOptions.VectorMath;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.IrBuilder;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.mapping.VectorMathRoutes.Route;
+import org.packetizer.core.mapping.VectorMathRoutes.Shape;
+
+/**
+ * Emits the vector form of a call of a C99 {@code <math.h>} function by its {@link VectorMathRoutes
+ * route}: a call of an {@link ExactMath} helper, of a libmvec or SLEEF variant (in chunks of the
+ * variant's width), or of a two-type intrinsic ({@code llvm.lrint}). Routes the widening phase
+ * handles itself (one-type intrinsics with libmvec) and per-lane functions give empty.
+ */
+public final class VectorMathCalls {
+  private VectorMathCalls() {}
+
+  /** The packet result and the remark text naming the route taken. */
+  public record Emitted(Value value, String remark) {}
+
+  /**
+   * The vector call for {@code call} (a call of {@code callee}) on {@code w} lanes; {@code vec} gives
+   * an argument's packet; {@code mask} is null when every lane is active.
+   */
+  public static Optional<Emitted> emit(IrBuilder b, LlvmModule module, Function packet, Value call, Function callee,
+      UnaryOperator<Value> vec, Value mask, int w, VectorMath mode) {
+    String name = callee.name();
+    Optional<VectorMathRoutes.Call> c;
+    if (name.startsWith("llvm.ldexp.")) {
+      c = VectorMathRoutes.lookup("ldexp").map(f -> new VectorMathRoutes.Call(f.function(), call.type().isDouble()));
+    } else if (name.startsWith("llvm.")) {
+      // clang -fno-math-errno writes sinf as llvm.sin.f32: the same route as the libm call
+      Optional<MathMappings.Mapping> mm = MathMappings.forCallee(name);
+      if (mm.isEmpty() || !call.type().isFloat() && !call.type().isDouble()) return Optional.empty();
+      c = VectorMathRoutes.lookup(mm.get().intrinsic().substring("llvm.".length()))
+          .filter(x -> x.function().kind() == VectorMathRoutes.Kind.LIBRARY)
+          .map(x -> new VectorMathRoutes.Call(x.function(), call.type().isDouble()));
+    } else {
+      if (!callee.isDeclaration()) return Optional.empty(); // a function of the module that happens to have a libm name
+      c = VectorMathRoutes.lookup(name);
+    }
+    if (c.isEmpty()) return Optional.empty();
+    VectorMathRoutes.MathFunction fn = c.get().function();
+    boolean dbl = c.get().isDouble();
+    Type et = dbl ? module.context().doubleType() : module.context().floatType();
+    if (!signatureMatches(call, fn.shape(), et)) return Optional.empty();
+    String features = VectorMathRoutes.effectiveFeatures(packet);
+    Route r = VectorMathRoutes.route(fn, dbl, features, w, mode);
+    List<Value> args = new ArrayList<>();
+    for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));
+    switch (r) {
+      case Route.Emitted e -> {
+        Function h = ExactMath.helper(module, packet, fn.name(), dbl, w);
+        Value v = b.call(h, args, call.name());
+        return Optional.of(new Emitted(v, "call to " + name + " became " + r.describe() + ", @" + h.name()));
+      }
+      case Route.Intrinsic in when fn.shape() == Shape.LONG_OF_T -> {
+        Type rt = call.type().vectorOf(w);
+        Function f = module.intrinsic(in.intrinsic(), rt, et.vectorOf(w));
+        return Optional.of(new Emitted(b.call(f, args, call.name()), "call to " + name + " became " + r.describe() + " on " + rt));
+      }
+      case Route.Library lib when fn.kind() == VectorMathRoutes.Kind.LIBRARY -> {
+        return Optional.of(new Emitted(libraryCall(b, module, call, lib, et, args, mask, w),
+            "call to " + name + " became " + (w / lib.lanes()) + " call(s) of " + r.describe()
+                + (lib.library().equals("SLEEF") ? "; link " + Sleef.LIBRARY + " (-lsleef)" : "")));
+      }
+      default -> {
+        return Optional.empty();
+      }
+    }
+  }
+
+  /** Does the call have the C99 signature of its shape on {@code et}? */
+  private static boolean signatureMatches(Value call, Shape shape, Type et) {
+    int n = call.numArgOperands();
+    Type rt = call.type();
+    List<Type> ps = new ArrayList<>();
+    for (int i = 0; i < n; i++) ps.add(call.operand(i).type());
+    return switch (shape) {
+      case UNARY -> n == 1 && rt.equals(et) && ps.get(0).equals(et);
+      case BINARY -> n == 2 && rt.equals(et) && ps.get(0).equals(et) && ps.get(1).equals(et);
+      case TERNARY -> n == 3 && rt.equals(et) && ps.stream().allMatch(et::equals);
+      case T_INT -> n == 2 && rt.equals(et) && ps.get(0).equals(et) && ps.get(1).isInteger(32);
+      case T_LONG -> n == 2 && rt.equals(et) && ps.get(0).equals(et) && ps.get(1).isInteger(64);
+      case INT_OF_T -> n == 1 && rt.isInteger(32) && ps.get(0).equals(et);
+      case LONG_OF_T -> n == 1 && rt.isInteger(64) && ps.get(0).equals(et);
+      case OTHER -> false;
+    };
+  }
+
+  /**
+   * Calls of a library variant, one per chunk of its width, results concatenated. Inactive lanes of
+   * a partial mask get 1.0: libmvec sends any lane outside a function's fast domain (whatever a
+   * linearized branch left there) through its slow scalar fallback.
+   */
+  static Value libraryCall(IrBuilder b, LlvmModule module, Value call, Route.Library lib, Type et, List<Value> args, Value mask, int w) {
+    Type vt = et.vectorOf(w);
+    if (mask != null) {
+      Value one = b.splat(b.constReal(et, 1.0), w, "");
+      List<Value> safe = new ArrayList<>();
+      for (Value a : args) safe.add(b.select(mask, a, one, ""));
+      args = safe;
+    }
+    int lanes = lib.lanes();
+    Type ct = et.vectorOf(lanes);
+    List<Type> ps = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) ps.add(ct);
+    Function f = module.getOrInsertFunction(lib.symbol(), module.context().functionType(ct, ps, false));
+    f.addEnumAttribute("nounwind");
+    f.addEnumAttribute("willreturn");
+    List<Value> parts = new ArrayList<>();
+    for (int c = 0; c < w / lanes; c++) {
+      List<Value> cargs = new ArrayList<>();
+      for (Value a : args) cargs.add(lanes == w ? a : b.shuffle(a, b.poison(vt), range(b, c * lanes, lanes), ""));
+      parts.add(b.call(f, cargs, call.name() + (lanes == w ? "" : "." + c)));
+    }
+    while (parts.size() > 1) {
+      List<Value> next = new ArrayList<>();
+      for (int i = 0; i < parts.size(); i += 2) {
+        int n = parts.get(i).type().vectorSize();
+        next.add(b.shuffle(parts.get(i), parts.get(i + 1), range(b, 0, 2 * n), ""));
+      }
+      parts = next;
+    }
+    return parts.get(0);
+  }
+
+  private static Value range(IrBuilder b, int start, int n) {
+    List<Value> idx = new ArrayList<>();
+    for (int i = 0; i < n; i++) idx.add(b.i32(start + i));
+    return b.constVector(idx);
+  }
+
+  /** The fmod helper for an {@code frem} on a packet of float or double (LLVM defines frem as fmod). */
+  public static Optional<Emitted> frem(IrBuilder b, LlvmModule module, Function packet, Value x, Value y, int w, String name) {
+    Type vt = x.type();
+    if (!vt.isVector()) return Optional.empty();
+    Type et = vt.elementType();
+    if (!et.isFloat() && !et.isDouble()) return Optional.empty();
+    // a vector frem in the scalar code has a packet of W times its lanes
+    Function h = ExactMath.helper(module, packet, "fmod", et.isDouble(), vt.vectorSize());
+    return Optional.of(new Emitted(b.call(h, List.of(x, y), name), "frem became packetizer vector IR (exact fmod), @" + h.name()));
+  }
+}

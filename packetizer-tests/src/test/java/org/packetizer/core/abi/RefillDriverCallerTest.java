@@ -1,0 +1,124 @@
+package org.packetizer.core.abi;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.Refill;
+import org.packetizer.core.driver.ArrayDriver;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.toolchain.BundledClang;
+import org.packetizer.core.toolchain.Manifest;
+import org.packetizer.core.toolchain.ProcessResult;
+
+/**
+ * The foreign path of lane refill (issue 17 §2): kernels compiled by the bundled clang with plain
+ * {@code -O2} ({@code driver/refill_kernels.c}: several exits, nested loops, a loop in a divergent
+ * branch, a bool result, a 64-bit loop) and the bundled escape-time kernels (mandelbrot, julia, the
+ * sphere tracer with its early return) get refill drivers (and mandelbrot an adaptive
+ * {@code --refill=auto} one) at width W, are emitted to objects by the bundled {@code llc} and linked
+ * with {@code driver/refill_caller.c} — its own translation unit, including only the generated header
+ * — compiled by the bundled clang and by GCC. Every element of every n from 0 to 3W+1 (and two n
+ * across the adaptive driver's chunks) is compared with the scalar function, random and coherent
+ * inputs, guard bytes in front of every output, a PROT_NONE page after every array.
+ */
+class RefillDriverCallerTest {
+  @TempDir Path dir;
+
+  static final List<String[]> KERNELS = List.of(new String[] {"collatz", "v"}, new String[] {"multi_exit", "vu"},
+      new String[] {"nested", "vu"}, new String[] {"guarded", "v"}, new String[] {"converges", "v"});
+
+  @ParameterizedTest(name = "W={0}")
+  @ValueSource(ints = {4, 8, 16})
+  void separatelyCompiledCallersMatchTheScalarFunction(int w) throws Exception {
+    BundledClang clang = BundledClang.locate();
+    boolean avx512 = Toolchains.hostHas("avx512f") && Toolchains.hostHas("avx512vl");
+    if (!avx512) {
+      System.err.println("SKIPPED (LOUD): the host has no AVX-512; RefillDriverCallerTest's --refill=auto driver is the plain one"
+          + " (the adaptive driver did not run)");
+    }
+    Files.writeString(dir.resolve("refill_kernels.c"), ArrayDriverCallerTest.resource("refill_kernels.c"));
+    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));
+    List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
+      for (String[] k : KERNELS) {
+        List<String> remarks = new ArrayList<>();
+        PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true)
+            .arrayDriver(true).refill(Refill.ON).remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_simd" + w);
+        assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at")), k[0] + ": " + remarks);
+        drivers.add(r.driver().orElseThrow());
+      }
+      m.write(dir.resolve("kernels.packet.bc"));
+    }
+    Manifest mf = Manifest.load();
+    List<String> objects = new ArrayList<>(List.of("kernels"));
+    for (String[] k : List.of(new String[] {"mandelbrot", "vvu"}, new String[] {"julia", "vvuuu"},
+        new String[] {"march", "vvvvvv"})) {
+      Manifest.Entry e = mf.require(k[0]);
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
+        if (k[0].equals("mandelbrot") && avx512) {
+          // --refill=auto builds its adaptive driver for AVX-512 targets only
+          m.function(k[0]).orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
+          m.function(k[0]).orElseThrow().setStringAttribute("target-features",
+              "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
+        }
+        drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver(true)
+            .refill(Refill.ON).build()).run(m, k[0], k[0] + "_simd" + w).driver().orElseThrow());
+        if (k[0].equals("mandelbrot")) {
+          List<String> remarks = new ArrayList<>();
+          drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver("*_auto")
+              .refill(Refill.AUTO).remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_auto_simd" + w)
+              .driver().orElseThrow());
+          assertEquals(avx512, remarks.stream().anyMatch(x -> x.contains("--refill=auto: the driver runs chunks")), remarks.toString());
+        }
+        m.write(dir.resolve(k[0] + ".packet.bc"));
+      }
+      objects.add(k[0]);
+    }
+    String header = ArrayDriver.header(drivers, "drivers.h", null);
+    assertFalse(header.contains("__m") || header.contains("vector_size"), "no vector types in the header");
+    Files.writeString(dir.resolve("drivers.h"), header);
+    List<Path> inputs = new ArrayList<>(List.of(dir.resolve("caller.c")));
+    List<String> objectFiles = new ArrayList<>();
+    for (String bc : objects) {
+      ProcessResult llc = clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic",
+          dir.resolve(bc + ".packet.bc").toString(), "-o", dir.resolve(bc + ".o").toString()), dir);
+      assertEquals(0, llc.exitCode(), llc.stderr());
+      inputs.add(dir.resolve(bc + ".o"));
+      objectFiles.add(bc + ".o");
+    }
+    Files.writeString(dir.resolve("caller.c"), ArrayDriverCallerTest.resource("refill_caller.c"));
+    clang.linkExecutable(inputs, dir.resolve("caller.clang"), List.of("-O1", "-std=c11", "-DW=" + w, "-Wall", "-Werror"));
+    List<String> executables = new ArrayList<>(List.of("caller.clang"));
+    if (Toolchains.gcc().isPresent()) {
+      List<String> cmd = new ArrayList<>(List.of(Toolchains.gcc().get(), "-O2", "-std=c11", "-Wall", "-Werror", "-DW=" + w,
+          "caller.c"));
+      cmd.addAll(objectFiles);
+      cmd.addAll(List.of("-o", "caller.gcc"));
+      ProcessResult gcc = clang.run(cmd, dir);
+      assertEquals(0, gcc.exitCode(), gcc.stderr());
+      executables.add("caller.gcc");
+    } else {
+      System.err.println("SKIPPED (LOUD): gcc is not installed; the GCC-compiled caller of RefillDriverCallerTest did not run"
+          + " (bin/install-test-deps.sh installs it)");
+    }
+    int perN = KERNELS.size() + 4; // mandelbrot twice (refill, auto), julia, march
+    int runs = 2 * (3 * w + 2 + 2);
+    for (String exe : executables) {
+      ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
+      String out = r.stdoutText();
+      assertEquals(0, r.exitCode(), exe + " W=" + w + ": elements differ from the scalar function (exit " + r.exitCode()
+          + "; 139 is a fault: an access outside the arrays):\n" + out + r.stderr());
+      assertTrue(out.contains("W=" + w + ": " + runs * perN + " driver calls checked, 0 differences"), out);
+    }
+  }
+}

@@ -1,0 +1,500 @@
+package org.packetizer.core.driver;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.Refill;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.jit.Jit;
+import org.packetizer.core.toolchain.BundledClang;
+import org.packetizer.core.toolchain.Manifest;
+
+/**
+ * Lane refill (issue 17 §2) through the Java API and the JIT, by differential execution: the refill
+ * driver over arrays against the scalar function called once per element (java.lang.foreign
+ * downcalls in the platform's C convention), every element bit for bit, for n from 0 to 3W+1 and a
+ * few larger n, random and coherent inputs, W = 4, 8, 16; kernels compiled by the bundled clang with
+ * plain -O2 ({@code driver/refill_kernels.c}: several exits, nested loops, a loop inside a divergent
+ * branch, a bool result, calls and stores in the loop) and the bundled escape-time kernels
+ * (mandelbrot, julia, the sphere tracer {@code march} with its early return), once for the baseline
+ * x86-64 (gathers) and once for AVX-512 (expanding loads), when the host has it.
+ */
+class RefillDriverJitTest {
+  static final Linker C = Linker.nativeLinker();
+
+  @TempDir Path dir;
+
+  /** A kernel: name, parameter kinds, C types of the parameters (f d i l p) and of the result (f d i l b v). */
+  record K(String name, String kinds, String types, char ret, double lo, double hi) {}
+
+  static final List<K> C_KERNELS = List.of(
+      new K("collatz", "v", "l", 'l', 1, 3000),
+      new K("multi_exit", "vu", "fi", 'i', -3, 3),
+      new K("nested", "vu", "ii", 'i', -1000, 1000),
+      new K("guarded", "v", "d", 'd', -1, 3),
+      new K("converges", "v", "f", 'b', -2.2, 0.5));
+
+  static final List<K> BUNDLED = List.of(
+      new K("mandelbrot", "vvu", "ffi", 'i', -2, 1),
+      new K("julia", "vvuuu", "ffffi", 'i', -1.6, 1.6),
+      new K("march", "vvvvvv", "ffffff", 'f', -4, 4));
+
+  static Stream<Arguments> cases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) for (boolean avx512 : new boolean[] {false, true}) out.add(Arguments.of(w, avx512));
+    return out.stream();
+  }
+
+  static String resource(String name) throws IOException {
+    try (InputStream in = RefillDriverJitTest.class.getResourceAsStream("/driver/" + name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  static boolean hostHasAvx512() {
+    try (Jit jit = Jit.host()) {
+      return jit.features().contains("+avx512f") && jit.features().contains("+avx512vl");
+    }
+  }
+
+  @ParameterizedTest(name = "W={0} avx512={1}")
+  @MethodSource("cases")
+  void refillDriversMatchTheScalarFunctionElementByElement(int w, boolean avx512) throws Throwable {
+    if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the vexpand path did not run");
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
+    List<String> flags = new ArrayList<>(List.of("-O2"));
+    if (avx512) flags.add("-march=skylake-avx512");
+    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+      for (K k : C_KERNELS) packetize(m, k, w, remarks);
+      packetize(m, new K("saxpy", "vvu", "fff", 'f', -5, 5), w, remarks);
+      packetize(m, new K("stack_slot", "vu", "ii", 'i', -100, 100), w, remarks);
+      // no loop, and a stack slot live across the loop: the plain driver, with a remark saying why
+      assertTrue(remarks.stream().anyMatch(r -> r.function().equals("saxpy") && r.message().contains("lane refill not used")
+          && r.message().contains("no loop")), remarks.toString());
+      assertTrue(remarks.stream().anyMatch(r -> r.function().equals("stack_slot") && r.message().contains("lane refill not used")
+          && r.message().contains("stack slot")), remarks.toString());
+      for (K k : C_KERNELS) {
+        assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().startsWith("lane refill (--refill) at")),
+            k.name() + ": " + remarks);
+      }
+      if (avx512) {
+        assertTrue(remarks.stream().anyMatch(r -> r.message().contains("expanding loads")), remarks.toString());
+      }
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        List<K> all = new ArrayList<>(C_KERNELS);
+        all.add(new K("saxpy", "vvu", "fff", 'f', -5, 5));
+        all.add(new K("stack_slot", "vu", "ii", 'i', -100, 100));
+        for (K k : all) check(jit, arena, k, w);
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "W={0} avx512={1}")
+  @MethodSource("cases")
+  void escapeTimeKernelsWithRefillMatchTheScalarFunction(int w, boolean avx512) throws Throwable {
+    if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the vexpand path did not run");
+    Manifest mf = Manifest.load();
+    for (K k : BUNDLED) {
+      Manifest.Entry e = mf.require(k.name());
+      List<Remark> remarks = new ArrayList<>();
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
+        if (avx512) {
+          m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
+          m.function(k.name()).orElseThrow().setStringAttribute("target-features",
+              "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
+        }
+        packetize(m, k, w, remarks);
+        assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")), remarks.toString());
+        try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+          jit.addModule(m);
+          check(jit, arena, k, w);
+        }
+      }
+    }
+  }
+
+  /** Element calls and stores stay in each element's own order (calls of an outside function, stores in the loop). */
+  @ParameterizedTest(name = "W={0} avx512={1}")
+  @MethodSource("cases")
+  void sideEffectsOfEachElementStayInItsOwnOrder(int w, boolean avx512) throws Throwable {
+    if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the vexpand path did not run");
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
+    List<String> flags = new ArrayList<>(List.of("-O2"));
+    if (avx512) flags.add("-march=skylake-avx512");
+    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+      new Packetizer(PacketizerOptions.builder().width(w).params("luv").verifyEachPhase(true).arrayDriver("*_map")
+          .refill(Refill.ON).remarks(remarks::add).build()).run(m, "traced", "traced_v" + w);
+      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")), remarks.toString());
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        MethodHandle driver = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("traced_map")),
+            FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+        MethodHandle scalar = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("traced")),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_FLOAT));
+        MemorySegment count = MemorySegment.ofAddress(jit.lookup("log_count")).reinterpret(4 * 1024);
+        MemorySegment vals = MemorySegment.ofAddress(jit.lookup("log_val")).reinterpret(4 * 1024 * 64);
+        Random rnd = new Random(99 + w);
+        for (int n : new int[] {0, 1, w - 1, w, w + 1, 3 * w + 1, 100}) {
+          MemorySegment x = arena.allocate(JAVA_FLOAT, Math.max(1, n));
+          for (int i = 0; i < n; i++) x.setAtIndex(JAVA_FLOAT, i, rnd.nextFloat() * 12 - 1);
+          int id0 = 7;
+          MemorySegment slotsWant = arena.allocate(JAVA_FLOAT, 32L * (id0 + n + 1));
+          MemorySegment slotsGot = arena.allocate(JAVA_FLOAT, 32L * (id0 + n + 1));
+          MemorySegment outGot = arena.allocate(JAVA_INT, Math.max(1, n));
+          count.fill((byte) 0);
+          vals.fill((byte) 0);
+          int[] want = new int[n];
+          for (int i = 0; i < n; i++) want[i] = (int) scalar.invokeExact(id0 + i, slotsWant, x.getAtIndex(JAVA_FLOAT, i));
+          int[][] logWant = new int[n][];
+          for (int i = 0; i < n; i++) {
+            int c = count.getAtIndex(JAVA_INT, id0 + i);
+            logWant[i] = new int[c];
+            for (int j = 0; j < c; j++) logWant[i][j] = vals.getAtIndex(JAVA_INT, (id0 + i) * 64L + j);
+          }
+          count.fill((byte) 0);
+          vals.fill((byte) 0);
+          driver.invokeExact(id0, slotsGot, x, outGot, (long) n);
+          for (int i = 0; i < n; i++) {
+            assertEquals(want[i], outGot.getAtIndex(JAVA_INT, i), "n=" + n + " element " + i);
+            int c = count.getAtIndex(JAVA_INT, id0 + i);
+            int[] got = new int[c];
+            for (int j = 0; j < c; j++) got[j] = vals.getAtIndex(JAVA_INT, (id0 + i) * 64L + j);
+            assertArrayEquals(logWant[i], got, "n=" + n + " element " + i + ": its calls in its own order");
+          }
+          assertEquals(-1, MemorySegment.mismatch(slotsWant, 0, slotsWant.byteSize(), slotsGot, 0, slotsGot.byteSize()),
+              "n=" + n + ": the stores");
+        }
+      }
+    }
+  }
+
+  /**
+   * --refill=auto: the adaptive driver (plain and refill bodies, chosen per chunk by the cycle counter)
+   * for the escape-time kernels, over several chunks and epochs, coherent and random inputs.
+   */
+  @ParameterizedTest(name = "W={0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {4, 16})
+  void autoBuildsTheAdaptiveDriverForEscapeTimeLoops(int w) throws Throwable {
+    Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the adaptive auto driver did not run");
+    Manifest mf = Manifest.load();
+    for (K k : BUNDLED) {
+      List<Remark> remarks = new ArrayList<>();
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require(k.name())), k.name() + ".bc")) {
+        // the rule wants AVX-512 (the bundled bitcode is for baseline x86-64: see autoNeedsAvx512)
+        m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
+        m.function(k.name()).orElseThrow().setStringAttribute("target-features",
+            "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
+        new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
+            .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+        assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill=auto) at the loop")), remarks.toString());
+        assertTrue(remarks.stream().anyMatch(r -> r.message().contains("--refill=auto: the driver runs chunks")), remarks.toString());
+        assertTrue(m.function(k.name() + "_map.plain").isPresent() && m.function(k.name() + "_map.refill").isPresent());
+        try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+          jit.addModule(m);
+          // chunks of 64 packets, epochs of 64 chunks: n crosses chunk boundaries and the first measurements
+          check(jit, arena, k, w, List.of(0, 1, w + 1, 64 * w - 1, 64 * w + 1, 3 * 64 * w + 5));
+        }
+      }
+    }
+  }
+
+  /** On a target without AVX-512 (the bundled bitcode: baseline x86-64) auto keeps the plain driver and says why. */
+  @Test
+  void autoNeedsAvx512() {
+    List<Remark> remarks = new ArrayList<>();
+    Manifest mf = Manifest.load();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require("mandelbrot")), "mandelbrot.bc")) {
+      new Packetizer(PacketizerOptions.builder().width(8).params("vvu").arrayDriver(true).refill(Refill.AUTO)
+          .remarks(remarks::add).build()).run(m, "mandelbrot", "mandelbrot_v8");
+      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill not chosen (--refill=auto)")
+          && r.message().contains("the target has no AVX-512")), remarks.toString());
+      assertTrue(m.function("mandelbrot_map.refill").isEmpty() && m.function("mandelbrot_v8.masked").isPresent());
+    }
+  }
+
+  @Test
+  void autoLeavesStraightLineCodeAlone() {
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
+        define float @saxpy(float %x, float %y, float %a) {
+          %m = fmul float %a, %x
+          %s = fadd float %m, %y
+          ret float %s
+        }
+        """, "saxpy.ll")) {
+      new Packetizer(PacketizerOptions.builder().width(8).params("vvu").arrayDriver(true).refill(Refill.AUTO)
+          .remarks(remarks::add).build()).run(m, "saxpy", "saxpy_v8");
+      assertTrue(remarks.stream().anyMatch(r -> r.message().equals("lane refill not used (--refill=auto): it has no loop; plain driver")),
+          remarks.toString());
+      assertTrue(m.function("saxpy_map").isPresent() && m.function("saxpy_map.plain").isEmpty());
+    }
+  }
+
+  static final String IR_CASES = """
+      define float @vsum(float %x, i32 %n) {
+      entry:
+        %v0 = insertelement <2 x float> zeroinitializer, float %x, i32 0
+        br label %loop
+      loop:
+        %v = phi <2 x float> [ %v0, %entry ], [ %v1, %loop ]
+        %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+        %v1 = fadd <2 x float> %v, <float 1.0, float 0.5>
+        %i1 = add i32 %i, 1
+        %e = extractelement <2 x float> %v1, i32 0
+        %c = fcmp olt float %e, 100.0
+        %c2 = icmp slt i32 %i1, %n
+        %c3 = and i1 %c, %c2
+        br i1 %c3, label %loop, label %exit
+      exit:
+        %r = extractelement <2 x float> %v1, i32 1
+        ret float %r
+      }
+      define i32 @walk(ptr %p) {
+      entry:
+        %z = icmp eq ptr %p, null
+        br i1 %z, label %exit, label %loop
+      loop:
+        %q = phi ptr [ %p, %entry ], [ %nx, %loop ]
+        %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+        %w = getelementptr i8, ptr %q, i64 8
+        %val = load i32, ptr %w
+        %k1 = add i32 %k, %val
+        %nx = load ptr, ptr %q
+        %end = icmp eq ptr %nx, null
+        br i1 %end, label %exit, label %loop
+      exit:
+        %r = phi i32 [ -1, %entry ], [ %k1, %loop ]
+        ret i32 %r
+      }
+      """;
+
+  /** A vector value live across the loop: refused with a remark naming it, the plain driver (still every element right). */
+  @Test
+  void aVectorLiveAcrossTheLoopGetsThePlainDriverAndARemark() throws Throwable {
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(IR_CASES, "cases.ll")) {
+      new Packetizer(PacketizerOptions.builder().width(8).params("vu").verifyEachPhase(true).arrayDriver("*_map")
+          .refill(Refill.ON).remarks(remarks::add).build()).run(m, "vsum", "vsum_v8");
+      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill not used (--refill): the value %v")
+          && r.message().contains("of type <2 x float> is live at the loop header")), remarks.toString());
+      assertTrue(m.function("vsum_v8.masked").isPresent(), "the plain driver");
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        check(jit, arena, new K("vsum", "vu", "fi", 'f', -50, 120), 8);
+      }
+    }
+  }
+
+  /** Pointers as state and as varying inputs (an array of pointers: gathered, never expanded): linked lists of per-lane length. */
+  @ParameterizedTest(name = "W={0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {4, 8, 16})
+  void linkedListWalksWithPointerState(int w) throws Throwable {
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(IR_CASES, "cases.ll")) {
+      new Packetizer(PacketizerOptions.builder().width(w).params("v").verifyEachPhase(true).arrayDriver("*_map")
+          .refill(Refill.ON).remarks(remarks::add).build()).run(m, "walk", "walk_v" + w);
+      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")), remarks.toString());
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        MethodHandle driver = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("walk_map")),
+            FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_LONG));
+        MethodHandle scalar = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("walk")),
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        Random rnd = new Random(5 + w);
+        for (int n : new int[] {0, 1, w - 1, w + 1, 3 * w + 1, 200}) {
+          MemorySegment heads = arena.allocate(ADDRESS, Math.max(1, n));
+          for (int i = 0; i < n; i++) {
+            int len = rnd.nextInt(5) == 0 ? 0 : rnd.nextInt(40);
+            MemorySegment head = MemorySegment.NULL;
+            for (int k = 0; k < len; k++) {
+              MemorySegment node = arena.allocate(16, 8);
+              node.set(ADDRESS, 0, head);
+              node.set(JAVA_INT, 8, rnd.nextInt(1000));
+              head = node;
+            }
+            heads.setAtIndex(ADDRESS, i, head);
+          }
+          MemorySegment out = arena.allocate(JAVA_INT, n + w);
+          out.fill((byte) 0x5a);
+          driver.invokeExact(heads, out, (long) n);
+          for (int i = 0; i < n; i++) {
+            int want = (int) scalar.invokeExact(heads.getAtIndex(ADDRESS, i));
+            assertEquals(want, out.getAtIndex(JAVA_INT, i), "n=" + n + " element " + i);
+          }
+          for (int i = n; i < n + w; i++) assertEquals(0x5a5a5a5a, out.getAtIndex(JAVA_INT, i), "n=" + n + ": after the output");
+        }
+      }
+    }
+  }
+
+  private static void packetize(LlvmModule m, K k, int w, List<Remark> remarks) {
+    PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true)
+        .arrayDriver("*_map").refill(Refill.ON).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+    assertEquals(k.name() + "_map", r.driverFunction().orElseThrow());
+  }
+
+  static ValueLayout layout(char t) {
+    return switch (t) {
+      case 'f' -> JAVA_FLOAT;
+      case 'd' -> JAVA_DOUBLE;
+      case 'i' -> JAVA_INT;
+      case 'l' -> JAVA_LONG;
+      case 'b' -> JAVA_BYTE;
+      default -> throw new IllegalArgumentException("type " + t);
+    };
+  }
+
+  static Object value(char t, double d) {
+    return switch (t) {
+      case 'f' -> (float) d;
+      case 'd' -> d;
+      case 'i' -> (int) Math.floor(d);
+      case 'l' -> (long) Math.floor(d);
+      default -> throw new IllegalArgumentException("type " + t);
+    };
+  }
+
+  static void set(MemorySegment s, char t, int i, Object v) {
+    switch (t) {
+      case 'f' -> s.setAtIndex(JAVA_FLOAT, i, (Float) v);
+      case 'd' -> s.setAtIndex(JAVA_DOUBLE, i, (Double) v);
+      case 'i' -> s.setAtIndex(JAVA_INT, i, (Integer) v);
+      case 'l' -> s.setAtIndex(JAVA_LONG, i, (Long) v);
+      default -> throw new IllegalArgumentException("type " + t);
+    }
+  }
+
+  /** Runs the driver and the scalar function over random and coherent inputs; every element compared byte for byte. */
+  static void check(Jit jit, Arena arena, K k, int w) throws Throwable {
+    List<Integer> ns = new ArrayList<>();
+    for (int n = 0; n <= 3 * w + 1; n++) ns.add(n);
+    ns.add(97);
+    ns.add(10 * w + 3);
+    check(jit, arena, k, w, ns);
+  }
+
+  static void check(Jit jit, Arena arena, K k, int w, List<Integer> ns) throws Throwable {
+    int np = k.types().length();
+    List<MemoryLayout> scalarParams = new ArrayList<>();
+    List<MemoryLayout> driverParams = new ArrayList<>();
+    for (int j = 0; j < np; j++) {
+      scalarParams.add(layout(k.types().charAt(j)));
+      driverParams.add(k.kinds().charAt(j) == 'v' ? ADDRESS : layout(k.types().charAt(j)));
+    }
+    char rt = k.ret();
+    ValueLayout rl = layout(rt);
+    driverParams.add(ADDRESS);
+    driverParams.add(JAVA_LONG);
+    MethodHandle scalar = C.downcallHandle(MemorySegment.ofAddress(jit.lookup(k.name())),
+        rt == 'b' ? FunctionDescriptor.of(JAVA_BYTE, scalarParams.toArray(MemoryLayout[]::new))
+            : FunctionDescriptor.of(rl, scalarParams.toArray(MemoryLayout[]::new)));
+    MethodHandle driver = C.downcallHandle(MemorySegment.ofAddress(jit.lookup(k.name() + "_map")),
+        FunctionDescriptor.ofVoid(driverParams.toArray(MemoryLayout[]::new)));
+    Random rnd = new Random(k.name().hashCode() * 31L + w);
+    for (boolean coherent : new boolean[] {false, true}) {
+      for (int n : ns) {
+        Object[] uniform = new Object[np];
+        MemorySegment[] arrays = new MemorySegment[np];
+        for (int j = 0; j < np; j++) {
+          char t = k.types().charAt(j);
+          if (k.kinds().charAt(j) == 'v') {
+            arrays[j] = arena.allocate(layout(t), Math.max(1, n));
+            for (int i = 0; i < n; i++) {
+              double frac = coherent ? (n <= 1 ? 0.5 : (double) i / (n - 1)) : rnd.nextDouble();
+              // coherent: neighbours nearly equal (a smooth ramp over a narrow band); random: the whole range
+              double d = coherent ? k.lo() + (k.hi() - k.lo()) * (0.4 + 0.05 * frac + 0.01 * j) : k.lo() + (k.hi() - k.lo()) * frac;
+              set(arrays[j], t, i, value(t, d));
+            }
+          } else {
+            uniform[j] = switch (k.name()) {
+              case "mandelbrot" -> 150;
+              case "julia" -> j == 2 ? (Object) (-0.8f) : j == 3 ? (Object) 0.156f : (Object) 120;
+              case "multi_exit" -> 40;
+              case "nested" -> 5;
+              case "stack_slot" -> 20;
+              case "saxpy" -> 1.75f;
+              case "vsum" -> 150;
+              default -> throw new IllegalStateException(k.name());
+            };
+          }
+        }
+        MemorySegment out = arena.allocate(rl, n + w);
+        out.fill((byte) 0x5a);
+        Object[] dargs = new Object[np + 2];
+        for (int j = 0; j < np; j++) dargs[j] = arrays[j] != null ? arrays[j] : uniform[j];
+        dargs[np] = out;
+        dargs[np + 1] = (long) n;
+        driver.invokeWithArguments(dargs);
+        for (int i = 0; i < n; i++) {
+          Object[] sargs = new Object[np];
+          for (int j = 0; j < np; j++) {
+            char t = k.types().charAt(j);
+            sargs[j] = arrays[j] == null ? uniform[j] : switch (t) {
+              case 'f' -> arrays[j].getAtIndex(JAVA_FLOAT, i);
+              case 'd' -> arrays[j].getAtIndex(JAVA_DOUBLE, i);
+              case 'i' -> arrays[j].getAtIndex(JAVA_INT, i);
+              case 'l' -> arrays[j].getAtIndex(JAVA_LONG, i);
+              default -> throw new IllegalStateException();
+            };
+          }
+          Object want = scalar.invokeWithArguments(sargs);
+          long size = rl.byteSize();
+          MemorySegment w1 = arena.allocate(rl);
+          switch (rt) {
+            case 'f' -> w1.set(JAVA_FLOAT, 0, (Float) want);
+            case 'd' -> w1.set(JAVA_DOUBLE, 0, (Double) want);
+            case 'i' -> w1.set(JAVA_INT, 0, (Integer) want);
+            case 'l' -> w1.set(JAVA_LONG, 0, (Long) want);
+            case 'b' -> w1.set(JAVA_BYTE, 0, (byte) ((Byte) want & 1));
+            default -> throw new IllegalStateException();
+          }
+          assertEquals(-1, MemorySegment.mismatch(w1, 0, size, out, i * size, (i + 1) * size),
+              k.name() + " W=" + w + " n=" + n + (coherent ? " coherent" : " random") + ": element " + i + " differs (want "
+                  + want + ")");
+        }
+        for (long b = n * rl.byteSize(); b < (n + w) * rl.byteSize(); b++) {
+          assertEquals((byte) 0x5a, out.get(JAVA_BYTE, b), k.name() + " n=" + n + ": byte " + b + " after the output written");
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/* A C program calling lane-refill drivers through the generated header only (no vector types),
+ * compiled in its own translation unit by clang and by GCC (RefillDriverCallerTest). For every n
+ * from 0 to 3W+1 and a few larger n (the adaptive --refill=auto driver works in chunks of 64W
+ * elements), random and coherent inputs, it calls each driver once and compares every element, byte
+ * for byte, with the scalar function called once per element here. Every array ends at a PROT_NONE
+ * page, and every output has G guard bytes in front that must stay untouched. */
+#define _DEFAULT_SOURCE
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "drivers.h"
+
+long collatz(long v);
+int multi_exit(float x, int limit);
+int nested(int seed, int rounds);
+double guarded(double x);
+bool converges(float c);
+int mandelbrot(float x0, float y0, int maxIter);
+int julia(float x, float y, float cr, float ci, int maxIter);
+float march(float ox, float oy, float oz, float dx, float dy, float dz);
+
+#define G 64
+static int bad, calls;
+static unsigned long long rng = 88172645463325252ULL;
+static int coherent;
+static size_t cur_n;
+
+/* random: the whole range; coherent: a smooth ramp over a narrow band (neighbours need similar work) */
+static double gen(double lo, double hi, size_t i) {
+  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+  if (coherent) return lo + (hi - lo) * (0.4 + 0.05 * (cur_n <= 1 ? 0.5 : (double)i / (double)(cur_n - 1)));
+  return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void *at_page_end(size_t bytes) {
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  size_t span = (bytes + pg - 1) / pg * pg;
+  if (span == 0) span = pg;
+  char *base = mmap(NULL, span + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) { perror("mmap"); exit(2); }
+  if (mprotect(base + span, pg, PROT_NONE) != 0) { perror("mprotect"); exit(2); }
+  return base + span - bytes;
+}
+static void release(void *p, size_t bytes) {
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  size_t span = (bytes + pg - 1) / pg * pg;
+  if (span == 0) span = pg;
+  munmap((char *)p + bytes - span, span + pg);
+}
+
+static void fail(const char *what, size_t n, long i) {
+  if (bad++ < 30) {
+    if (i < 0) printf("%s: n=%zu%s: guard bytes in front of the output overwritten\n", what, n, coherent ? " coherent" : "");
+    else printf("%s: n=%zu%s: element %ld differs from the scalar function\n", what, n, coherent ? " coherent" : "", i);
+  }
+}
+static void guard(const char *what, size_t n, const unsigned char *g) {
+  for (int k = 0; k < G; k++) if (g[k] != 0xA5) { fail(what, n, -1); return; }
+}
+
+#define IN(T, name, lo, hi) \
+  T *name = at_page_end(n * sizeof(T)); \
+  for (size_t i_ = 0; i_ < n; i_++) name[i_] = (T)gen(lo, hi, i_);
+#define OUT(T, name) \
+  unsigned char *name##_g = at_page_end(G + n * sizeof(T)); \
+  memset(name##_g, 0xA5, G + n * sizeof(T)); \
+  T *name = (T *)(name##_g + G);
+#define SAME(what, got, want) \
+  do { __typeof__(want) w_ = (want); if (memcmp(&(got), &w_, sizeof w_) != 0) fail(what, n, (long)i); } while (0)
+#define FREE(T, name) release(name, n * sizeof(T));
+#define FREE_OUT(T, name) release(name##_g, G + n * sizeof(T));
+
+static void run(size_t n) {
+  cur_n = n;
+  { IN(int64_t, v, 1, 3000) OUT(int64_t, o)
+    collatz_map(v, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("collatz", o[i], (int64_t)collatz(v[i]));
+    guard("collatz", n, o_g); FREE(int64_t, v) FREE_OUT(int64_t, o) }
+  { IN(float, x, -3, 3) OUT(int32_t, o)
+    multi_exit_map(x, 40, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("multi_exit", o[i], (int32_t)multi_exit(x[i], 40));
+    guard("multi_exit", n, o_g); FREE(float, x) FREE_OUT(int32_t, o) }
+  { IN(int32_t, s, -1000, 1000) OUT(int32_t, o)
+    nested_map(s, 5, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("nested", o[i], (int32_t)nested(s[i], 5));
+    guard("nested", n, o_g); FREE(int32_t, s) FREE_OUT(int32_t, o) }
+  { IN(double, x, -1, 3) OUT(double, o)
+    guarded_map(x, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("guarded", o[i], guarded(x[i]));
+    guard("guarded", n, o_g); FREE(double, x) FREE_OUT(double, o) }
+  { IN(float, c, -2.2, 0.5) OUT(bool, o)
+    converges_map(c, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("converges", o[i], converges(c[i]));
+    guard("converges", n, o_g); FREE(float, c) FREE_OUT(bool, o) }
+  { IN(float, x, -2, 1) IN(float, y, -1.5, 1.5) OUT(int32_t, o) OUT(int32_t, a)
+    mandelbrot_map(x, y, 150, o, n); calls++;
+    mandelbrot_auto(x, y, 150, a, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("mandelbrot", o[i], (int32_t)mandelbrot(x[i], y[i], 150));
+    for (size_t i = 0; i < n; i++) SAME("mandelbrot (auto)", a[i], (int32_t)mandelbrot(x[i], y[i], 150));
+    guard("mandelbrot", n, o_g); guard("mandelbrot (auto)", n, a_g);
+    FREE(float, x) FREE(float, y) FREE_OUT(int32_t, o) FREE_OUT(int32_t, a) }
+  { IN(float, x, -1.6, 1.6) IN(float, y, -1.2, 1.2) OUT(int32_t, o)
+    julia_map(x, y, -0.8f, 0.156f, 120, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("julia", o[i], (int32_t)julia(x[i], y[i], -0.8f, 0.156f, 120));
+    guard("julia", n, o_g); FREE(float, x) FREE(float, y) FREE_OUT(int32_t, o) }
+  { IN(float, ox, -1, 1) IN(float, oy, 1, 2) IN(float, oz, 4, 6) IN(float, dx, -1, 1) IN(float, dy, -1, 0.5) IN(float, dz, -1.5, -0.5)
+    OUT(float, o)
+    march_map(ox, oy, oz, dx, dy, dz, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("march", o[i], march(ox[i], oy[i], oz[i], dx[i], dy[i], dz[i]));
+    guard("march", n, o_g);
+    FREE(float, ox) FREE(float, oy) FREE(float, oz) FREE(float, dx) FREE(float, dy) FREE(float, dz) FREE_OUT(float, o) }
+}
+
+int main(void) {
+  for (coherent = 0; coherent < 2; coherent++) {
+    for (size_t n = 0; n <= 3 * W + 1; n++) run(n);
+    run(64 * W + 1);
+    run(2 * 64 * W + 3);
+  }
+  printf("W=%d: %d driver calls checked, %d differences\n", W, calls, bad);
+  return bad != 0;
+}
