@@ -188,10 +188,10 @@ public final class Benchmark {
         "-cp", System.getProperty("java.class.path")));
     String lib = System.getProperty("java.library.path");
     if (lib != null && !lib.isEmpty()) cmd.add("-Djava.library.path=" + lib);
-    // the measurement knobs (packetizer.bench.memory, packetizer.bench.integerMasks) and javacpp's
-    // settings reach the workers
+    // the measurement knobs (packetizer.bench.memory, packetizer.bench.integerMasks, the packetizer's
+    // packetizer.gathers) and javacpp's settings reach the workers
     for (String k : System.getProperties().stringPropertyNames()) {
-      if (k.startsWith("packetizer.bench.") || k.startsWith("org.bytedeco.javacpp.")) cmd.add("-D" + k + "=" + System.getProperty(k));
+      if (k.startsWith("packetizer.bench.") || k.equals("packetizer.gathers") || k.startsWith("org.bytedeco.javacpp.")) cmd.add("-D" + k + "=" + System.getProperty(k));
     }
     cmd.add(BenchWorker.class.getName());
     return cmd;

@@ -32,6 +32,10 @@ import org.packetizer.core.ir.Value;
 public final class SoaPointers {
   private final Set<Value> derived = new LinkedHashSet<>();
   private final java.util.Map<Value, Long> lanePointers = new java.util.LinkedHashMap<>();
+  /** Private arrays laid out interleaved: each derived value's leaf size (every scalar leaf of the alloca has it). */
+  private final java.util.Map<Value, Long> allocaLeaf = new java.util.LinkedHashMap<>();
+  /** Fixed-size allocas kept one block per lane, with the reason. */
+  private final java.util.Map<Value, String> perLaneAllocas = new java.util.LinkedHashMap<>();
 
   private SoaPointers() {}
 
@@ -137,8 +141,173 @@ public final class SoaPointers {
         s.lanePointers.put(m, size.getAsLong());
       }
     }
+    s.findInterleavedAllocas(f);
     return s;
   }
+
+  /**
+   * Private arrays (fixed-size allocas) laid out interleaved, as struct-of-arrays memory: lane k's leaf
+   * at scalar byte offset o lies at W*o + k*s ({@code [64 x float]} becomes {@code [64 x <W x float>]}),
+   * so an index that is the same in every lane is one vector access. Only where that layout cannot be
+   * observed: every scalar leaf of the allocated type has one size s (no padding), every address derived
+   * from the alloca (GEPs, casts, phis and selects among them) is at a multiple of s and only loaded or
+   * stored through with accesses whose leaves are all of size s, memset with a constant length that is a
+   * multiple of s, or dropped markers (lifetime, debug). Anything else — the address passed to a call,
+   * stored, compared, cast to an integer, merged with another pointer, copied with memcpy, accessed at a
+   * sub-element or with a bit-packed type — keeps the per-lane layout (one block per lane).
+   */
+  private void findInterleavedAllocas(org.packetizer.core.ir.Function f) {
+    org.packetizer.core.ir.LlvmModule m = f.module();
+    for (org.packetizer.core.ir.Block bl : f.blocks()) {
+      for (Value a : bl.instructions()) {
+        if (a.opcode() != Opcode.ALLOCA || !a.operand(0).isConstantInt()) continue;
+        long leaf = uniformLeafSize(m, a.allocatedType());
+        String why;
+        Set<Value> closure = new LinkedHashSet<>();
+        if (leaf <= 0) {
+          why = "its type " + a.allocatedType() + " has leaves of different sizes, padding, or bit-packed values";
+        } else {
+          why = allocaClosure(m, a, leaf, closure);
+        }
+        if (why != null) {
+          perLaneAllocas.put(a, why);
+          continue;
+        }
+        for (Value v : closure) {
+          derived.add(v);
+          allocaLeaf.put(v, leaf);
+        }
+      }
+    }
+  }
+
+  /** The one allocation size of every scalar leaf of t (no padding), or -1. */
+  private static long uniformLeafSize(org.packetizer.core.ir.LlvmModule m, Type t) {
+    long[] acc = {-1, 0};
+    if (!leaves(m, t, acc) || acc[0] <= 0 || acc[1] * acc[0] != m.allocSize(t)) return -1;
+    return acc[0];
+  }
+
+  private static boolean leaves(org.packetizer.core.ir.LlvmModule m, Type t, long[] acc) {
+    if (t.isArray() || t.isVector()) {
+      long n = t.isArray() ? t.arrayLength() : t.vectorSize();
+      long[] one = {-1, 0};
+      if (n == 0 || !leaves(m, t.elementType(), one)) return false;
+      if (acc[0] >= 0 && acc[0] != one[0]) return false;
+      acc[0] = one[0];
+      acc[1] += n * one[1];
+      return true;
+    }
+    if (t.isStruct()) {
+      if (t.structElements().isEmpty()) return false;
+      for (Type e : t.structElements()) if (!leaves(m, e, acc)) return false;
+      return true;
+    }
+    long s = storeBytes(t);
+    if (s <= 0 || m.allocSize(t) != s || acc[0] >= 0 && acc[0] != s) return false;
+    acc[0] = s;
+    acc[1]++;
+    return true;
+  }
+
+  /** Collects the addresses derived from alloca a into closure; the reason to keep it per lane, or null. */
+  private static String allocaClosure(org.packetizer.core.ir.LlvmModule m, Value a, long leaf, Set<Value> closure) {
+    Deque<Value> work = new ArrayDeque<>(List.of(a));
+    while (!work.isEmpty()) {
+      Value v = work.poll();
+      if (!closure.add(v)) continue;
+      for (Value u : v.users()) {
+        if (!u.isInstruction()) return "its address is used by a constant expression";
+        Opcode op = u.opcode();
+        switch (op) {
+          case GEP -> {
+            for (int i = 1; i < u.numOperands(); i++) if (u.operand(i).equals(v)) return "its address is used as a GEP index";
+            if (!gepAtLeaves(m, u, leaf)) return "a GEP from it may address a part of an element (" + u.print().strip() + ")";
+            work.add(u);
+          }
+          case PHI, BITCAST, FREEZE -> work.add(u);
+          case SELECT -> {
+            if (u.operand(0).equals(v)) return "its address is used as a condition";
+            work.add(u);
+          }
+          case LOAD -> {
+            if (u.isVolatile() || u.isAtomic()) return "it is accessed by a volatile or atomic load";
+            if (uniformLeafSize(m, u.type()) != leaf) return "it is loaded as " + u.type() + ", not in whole elements of " + leaf + " bytes";
+          }
+          case STORE -> {
+            if (u.operand(0).equals(v)) return "its address is stored to memory";
+            if (u.isVolatile() || u.isAtomic()) return "it is accessed by a volatile or atomic store";
+            if (uniformLeafSize(m, u.operand(0).type()) != leaf) {
+              return "it is stored to as " + u.operand(0).type() + ", not in whole elements of " + leaf + " bytes";
+            }
+          }
+          case CALL -> {
+            var callee = u.calledFunction();
+            String name = callee.map(c -> c.name()).orElse("");
+            if (name.startsWith("llvm.lifetime.") || name.startsWith("llvm.dbg.")) continue;
+            if (name.startsWith("llvm.memset.") && u.operand(0).equals(v) && !u.operand(1).equals(v) && u.operand(2).isConstantInt()
+                && u.operand(2).constIntZExt() % leaf == 0 && leaf <= 8) {
+              continue;
+            }
+            return "its address is passed to " + (name.isEmpty() ? "an indirect call" : "'" + name + "'")
+                + " (a callee sees one lane's array in the per-lane layout)";
+          }
+          default -> {
+            return "its address is used by '" + op.mnemonic() + "'";
+          }
+        }
+      }
+    }
+    // merges must only merge addresses of this array
+    for (Value v : closure) {
+      if (!v.isInstruction()) continue;
+      if (v.opcode() == Opcode.PHI) {
+        for (int i = 0; i < v.incomingCount(); i++) {
+          Value in = v.incomingValue(i);
+          if (!closure.contains(in) && !in.isUndef() && !in.isPoison()) return "its address is merged with another pointer";
+        }
+      } else if (v.opcode() == Opcode.SELECT) {
+        for (int i = 1; i <= 2; i++) if (!closure.contains(v.operand(i))) return "its address is merged with another pointer";
+      }
+    }
+    return null;
+  }
+
+  /** Whether every offset a GEP adds is a multiple of the leaf size (its constant part and each index's scale). */
+  private static boolean gepAtLeaves(org.packetizer.core.ir.LlvmModule m, Value gep, long leaf) {
+    Type t = gep.gepSourceElementType();
+    long constant = 0;
+    for (int i = 1; i < gep.numOperands(); i++) {
+      Value idx = gep.operand(i);
+      long scale;
+      if (i == 1) {
+        scale = m.allocSize(t);
+      } else if (t.isStruct()) {
+        if (!idx.isConstantInt()) return false;
+        int field = (int) idx.constIntSExt();
+        constant += m.offsetOfElement(t, field);
+        t = t.structElements().get(field);
+        continue;
+      } else if (t.isArray() || t.isVector()) {
+        t = t.elementType();
+        scale = m.allocSize(t);
+      } else {
+        return false;
+      }
+      if (idx.isConstantInt()) constant += idx.constIntSExt() * scale;
+      else if (idx.type().isVector() || scale % leaf != 0) return false;
+    }
+    return Math.floorMod(constant, leaf) == 0;
+  }
+
+  /** The leaf size of an interleaved private array's derived address (every scalar leaf has it), if v is one. */
+  public OptionalLong interleavedLeafSize(Value v) {
+    Long s = allocaLeaf.get(v);
+    return s == null ? OptionalLong.empty() : OptionalLong.of(s);
+  }
+
+  /** Why a fixed-size alloca keeps the per-lane layout, if it does. */
+  public Optional<String> perLaneReason(Value alloca) { return Optional.ofNullable(perLaneAllocas.get(alloca)); }
 
   private static PacketizationException escape(Value user, Value ptr, String how, String fn) {
     return PacketizationException.unsupported(Rejection.STRUCT_OF_ARRAYS, "the struct-of-arrays pointer " + ptr.describe() + " is " + how
@@ -197,6 +366,8 @@ public final class SoaPointers {
   public Optional<Shape> customShape(Value v, Function<Value, Shape> current) {
     if (lanePointers.containsKey(v)) return Optional.of(Shape.VARYING);
     if (derived.isEmpty() || !v.isInstruction()) return Optional.empty();
+    // an interleaved private array: one block for all lanes, at the same address in every lane
+    if (v.opcode() == Opcode.ALLOCA && allocaLeaf.containsKey(v)) return Optional.of(Shape.uniform(Math.min(Math.max(1, v.alignment()), org.packetizer.analysis.divergence.DivergenceAnalysis.MAX_ALIGNMENT)));
     if (v.opcode() == Opcode.LOAD && derived.contains(v.operand(0))) return Optional.of(Shape.VARYING);
     return Optional.empty();
   }

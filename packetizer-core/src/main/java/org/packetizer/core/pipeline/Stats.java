@@ -9,6 +9,8 @@ public final class Stats {
   public int vectorLoads;
   public int vectorStores;
   public int gathers;
+  /** Table lookups loaded as W scalar loads from a uniform base plus 32-bit offsets. */
+  public int tableLookups;
   public int scatters;
   public int cascades;
   public int scalarStores;

@@ -145,6 +145,15 @@ abstract class EmissionPhase {
     return t.vectorOf(w);
   }
 
+  /**
+   * Whether {@link #get} can give v's packet value here: a constant, a parameter, a value emitted in
+   * this block, or one with a slot. (A value whose scalar users are all in its own block has no slot:
+   * an emitter that reaches past an instruction's operands to their operands must ask first.)
+   */
+  boolean available(Value v) {
+    return v.isConstant() || params.containsKey(v) || local.containsKey(v) || valueSlot.containsKey(v);
+  }
+
   /** The packet value of a scalar value: a scalar when uniform, else a vector. */
   Value get(Value v) {
     if (v.isConstant()) return v;

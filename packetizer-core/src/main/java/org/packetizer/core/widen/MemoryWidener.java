@@ -93,6 +93,17 @@ final class MemoryWidener extends EmissionPhase {
     if (!count.isConstantInt()) return emitDynamicAlloca(inst);
     long n = count.constIntZExt();
     Type one = n == 1 ? t : t.arrayOf(n);
+    if (st.soa().isDerived(inst)) {
+      // interleaved (SoaPointers.findInterleavedAllocas): lane k's leaf at scalar offset o, size s, at W*o + k*s
+      long leaf = st.soa().interleavedLeafSize(inst).getAsLong();
+      Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".interleaved");
+      base.setAlignment((int) Math.max(inst.alignment(), Math.min(64, leaf * w)));
+      st.remark(Remark.Kind.MEMORY, current(), inst, "private " + one + ": interleaved layout (element-major, the " + w
+          + " lanes' copies of each " + leaf + "-byte element side by side), so an index that is the same in every lane is one vector access");
+      return base;
+    }
+    st.remark(Remark.Kind.MEMORY, current(), inst, "private " + one + ": one block per lane"
+        + st.soa().perLaneReason(inst).map(r -> ", because " + r).orElse(""));
     // one private slot per lane: lane k's object at base + k * size(one)
     Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
     int align = Math.max(inst.alignment(), 16);
@@ -179,6 +190,12 @@ final class MemoryWidener extends EmissionPhase {
       Function f = st.module().intrinsic("llvm.masked.load", vt, p0.type());
       return b.call(f, List.of(p0, b.i32(valign), mask(), b.poison(vt)), inst.name());
     }
+    if (st.options().memoryStrategy() == MemoryStrategy.GATHER) {
+      Value strided = stridedLoad(inst, t, ptr, s, align);
+      if (strided != null) return strided;
+      Value lookup = tableLookup(inst, t, vt, ptr, align);
+      if (lookup != null) return lookup;
+    }
     if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
       st.stats().cascades++;
       st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became a guarded if-cascade of " + w + " scalar loads");
@@ -189,6 +206,152 @@ final class MemoryWidener extends EmissionPhase {
     Value ptrs = vec(ptr);
     Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
     return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
+  }
+
+  /** Largest stride, in elements, loaded as one span and de-interleaved ({@link #stridedLoad}). */
+  static final int MAX_INTERLEAVE = 8;
+
+  /**
+   * A load whose address is linear with a stride of F elements (2 ≤ F ≤ {@value #MAX_INTERLEAVE}) —
+   * one field of an array of structs indexed by a consecutive index, {@code p[i].y} — under a full
+   * mask: one load of the span from lane 0's element to lane W-1's ({@code (W-1)*F+1} elements, no byte
+   * beyond the last lane's element, none before the first: every byte lies between two elements the
+   * scalar code reads, in the same object) and one shufflevector taking every F-th element (LLVM's
+   * interleaved-access lowering turns such a pattern into shuffles). Under a partial mask the ends of
+   * the span may belong to inactive lanes that must not be read: a gather. Null when not applicable.
+   */
+  private Value stridedLoad(Value inst, Type t, Value ptr, Shape s, int align) {
+    if (!s.isLinear() || !MaskOps.isAllTrue(mask())) return null;
+    long e = st.module().allocSize(t);
+    long stride = s.stride();
+    if (e <= 0 || st.module().storeSize(t) != e || stride <= e || stride % e != 0 || stride / e > MAX_INTERLEAVE) return null;
+    if (!(t.isFloat() || t.isDouble() || t.isInteger() && (t.intWidth() == 8 || t.intWidth() == 16 || t.intWidth() == 32 || t.intWidth() == 64))) {
+      return null;
+    }
+    int f = (int) (stride / e);
+    int n = (w - 1) * f + 1;
+    Value p0 = laneZero(ptr, stride);
+    Value span = b.load(t.vectorOf(n), p0, align, inst.name() + ".span");
+    List<Value> idx = new ArrayList<>();
+    for (int k = 0; k < w; k++) idx.add(b.i32(k * f));
+    st.stats().vectorLoads++;
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load with a stride of " + f + " elements became one load of the " + n
+        + "-element span and a shuffle (de-interleave)");
+    return b.shuffle(span, b.poison(span.type()), b.constVector(idx), inst.name());
+  }
+
+  /**
+   * A table lookup {@code base[i]}: a uniform base and one varying index that is a 32-bit value (or
+   * its sign extension, or a non-negative zero extension) — {@code table[idx & 255]}. The addresses
+   * stay a uniform base plus 32-bit offsets instead of a vector of 64-bit pointers: a gather with a
+   * 32-bit index vector where the target has fast hardware gathers ({@code vpgatherdd}), else, under
+   * a full mask, W scalar loads at base + offset (no 64-bit pointer vector to build and take apart
+   * lane by lane, which is what LLVM's expansion of a gather does on such targets). Null when the
+   * address has another shape.
+   */
+  private Value tableLookup(Value inst, Type t, Type vt, Value ptr, int align) {
+    if (!ptr.isInstruction() || st.ssa().opcode(ptr) != Opcode.GEP || st.soa().isDerived(ptr)) return null;
+    Value base = ptr.operand(0);
+    if (base.type().isVector() || !uniform(base) || !available(base)) return null;
+    int n = ptr.numOperands();
+    Type src = ptr.gepSourceElementType();
+    Type elem;
+    if (n == 2) {
+      elem = src;
+    } else if (n == 3 && src.isArray() && ptr.operand(1).isConstantInt() && ptr.operand(1).constIntZExt() == 0) {
+      elem = src.elementType();
+    } else {
+      return null;
+    }
+    Value idx = ptr.operand(n - 1);
+    if (idx.type().isVector() || uniform(idx)) return null;
+    Value narrow;
+    if (idx.type().isInteger(32)) {
+      narrow = idx;
+    } else if (idx.isInstruction() && idx.type().isInteger(64) && idx.operand(0).type().isInteger(32)
+        && (st.ssa().opcode(idx) == Opcode.SEXT || st.ssa().opcode(idx) == Opcode.ZEXT && idx.nneg())) {
+      // (GEP indices are sign-extended: a zero extension is the same only when the value is non-negative)
+      narrow = idx.operand(0);
+    } else {
+      return null;
+    }
+    // (the index's operand may live in another block without a slot: then the index itself, truncated
+    // back to the 32 bits it was extended from; when neither is at hand, the ordinary gather)
+    Value offs;
+    if (available(narrow)) {
+      offs = vec(narrow);
+    } else if (narrow != idx && available(idx)) {
+      offs = b.cast(Opcode.TRUNC, vec(idx), st.context().i32().vectorOf(w), "");
+    } else {
+      return null;
+    }
+    GatherLowering how = gatherLowering();
+    long size = st.module().allocSize(t);
+    String reason = gatherReason;
+    if (how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget && size != 4 && size != 8) {
+      // no gather instruction loads 1- or 2-byte elements: LLVM would expand it through 64-bit pointers
+      how = GatherLowering.SCALAR_LOADS;
+      reason = "gather instructions load only 4- and 8-byte elements";
+    }
+    Value bp = scal(base);
+    if (how == GatherLowering.SCALAR_LOADS && MaskOps.isAllTrue(mask())) {
+      st.stats().tableLookups++;
+      st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became " + w
+          + " scalar loads: " + reason);
+      Value acc = b.poison(vt);
+      for (int k = 0; k < w; k++) {
+        Value p = b.gep(elem, bp, List.of(b.extractElement(offs, k, "")), ptr.isInBounds(), "");
+        acc = b.insertElement(acc, b.load(t, p, align, ""), k, "");
+      }
+      if (acc.isInstruction()) acc.setName(inst.name());
+      return acc;
+    }
+    st.stats().gathers++;
+    st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became a gather with a 32-bit index vector: "
+        + (how == GatherLowering.SCALAR_LOADS ? "scalar loads need a full mask" : reason));
+    Value ptrs = b.gep(elem, bp, List.of(offs), ptr.isInBounds(), ptr.name());
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
+    return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
+  }
+
+  /** How a table lookup is loaded ({@link #gatherLowering}). */
+  enum GatherLowering { HARDWARE_GATHER, SCALAR_LOADS }
+
+  private GatherLowering gatherLoweringCached;
+  private String gatherReason;
+  /** Whether the target's gathers are fast instructions (not the knob's choice nor LLVM's). */
+  private boolean hardwareGatherTarget;
+
+  /**
+   * Hardware gathers where LLVM lowers {@code llvm.masked.gather} to gather instructions
+   * ({@link org.packetizer.core.wrapper.HardwareWidth#fastGathers}); scalar loads on the other AVX
+   * targets (Haswell, Broadwell, Zen 1-3, x86-64-v3), where LLVM expands a gather into per-lane
+   * extracts of 64-bit pointers. Other targets keep the gather (LLVM's choice). Measured on noise3
+   * (docs/performance.md). The measurement knob {@code -Dpacketizer.gathers=hardware|scalar}
+   * overrides the choice.
+   */
+  GatherLowering gatherLowering() {
+    if (gatherLoweringCached != null) return gatherLoweringCached;
+    String knob = System.getProperty("packetizer.gathers", "auto");
+    org.packetizer.core.wrapper.HardwareWidth.Target t = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
+        st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    String cpu = t.cpu() == null || t.cpu().isEmpty() ? "unknown CPU" : t.cpu();
+    if (knob.equals("hardware") || knob.equals("scalar")) {
+      gatherLoweringCached = knob.equals("scalar") ? GatherLowering.SCALAR_LOADS : GatherLowering.HARDWARE_GATHER;
+      gatherReason = "-Dpacketizer.gathers=" + knob;
+    } else if (org.packetizer.core.wrapper.HardwareWidth.fastGathers(t.cpu(), t.features())) {
+      gatherLoweringCached = GatherLowering.HARDWARE_GATHER;
+      hardwareGatherTarget = true;
+      gatherReason = "the target (" + cpu + ") has fast hardware gathers (measured: noise3 W16/AVX-512 4.2x over scalar with them, 3.8x with scalar loads)";
+    } else if (t.width() == org.packetizer.core.wrapper.HardwareWidth.AVX) {
+      gatherLoweringCached = GatherLowering.SCALAR_LOADS;
+      gatherReason = "the target (" + cpu + ") has no fast hardware gather, and LLVM would expand a gather"
+          + " into extracts of 64-bit pointers (measured: noise3 W8/AVX2 14.0x -> 15.7x over scalar)";
+    } else {
+      gatherLoweringCached = GatherLowering.HARDWARE_GATHER;
+      gatherReason = "left to LLVM on this target (" + cpu + ")";
+    }
+    return gatherLoweringCached;
   }
 
   /**

@@ -179,6 +179,7 @@ public final class PacketEmitter extends EmissionPhase {
       return null;
     }
     if (op == Opcode.GEP && st.soa().isDerived(inst)) return soa.emitSoaGep(inst);
+    if (op == Opcode.ALLOCA && st.soa().isDerived(inst)) return memory.emitAlloca(inst);
     // select c, v, v is v: the analysis gives it v's shape even when c is varying, so it must not be
     // cloned as a uniform instruction (that would need c as a scalar)
     if (op == Opcode.SELECT && inst.operand(1).equals(inst.operand(2))) return get(inst.operand(1));

@@ -233,6 +233,11 @@ final class SoaWidener extends EmissionPhase {
       return;
     }
     List<long[]> leaves = tbaaStructLeaves(inst);
+    if (leaves.isEmpty() && set && st.soa().interleavedLeafSize(dst).isPresent()) {
+      // an interleaved private array: every leaf has one size (SoaPointers checked n is a multiple of it)
+      long s = st.soa().interleavedLeafSize(dst).getAsLong();
+      for (long o = 0; o + s <= n; o += s) leaves.add(new long[] {o, s});
+    }
     if (leaves.isEmpty()) {
       throw unsupported(Rejection.STRUCT_OF_ARRAYS, inst, what + " of struct-of-arrays memory " + (dSoa && (set || sSoa) ? "under a partial mask" : "to or from memory that is not struct-of-arrays")
           + " without the object's field layout (clang's !tbaa.struct metadata, which struct assignments carry)");

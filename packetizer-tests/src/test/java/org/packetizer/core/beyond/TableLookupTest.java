@@ -1,0 +1,137 @@
+package org.packetizer.core.beyond;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.check.CheckResult;
+import org.packetizer.core.check.DifferentialCheck;
+import org.packetizer.core.check.ParamSpec;
+import org.packetizer.core.check.ParamSpec.Direction;
+import org.packetizer.core.check.ValueDomain;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.wrapper.HardwareWidth;
+
+/**
+ * Table lookups {@code t[i]} with a uniform base and a varying 32-bit index ({@code beyond/table_lookup.c},
+ * plain {@code -O1}/{@code -O2}): kept as base + 32-bit offsets, a gather with an i32 index vector on
+ * targets with fast gathers (znver4), W scalar loads under a full mask elsewhere (haswell). Differential
+ * at W=4, 8, 16, unmasked and masked, tables in guarded memory. Structure, on the emitted assembly:
+ * no {@code vpextrq} (before: 64-bit pointers extracted lane by lane wherever LLVM expands a gather:
+ * haswell, and 1- and 2-byte elements everywhere) and znver4 uses {@code vpgatherdd} for 4-byte
+ * elements; and the list of fast-gather CPUs agrees with the bundled LLVM.
+ */
+class TableLookupTest {
+  static Stream<Arguments> cases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) for (String cpu : new String[] {"haswell", "znver4"}) for (String o : new String[] {"-O1", "-O2"}) {
+      out.add(Arguments.of(w, cpu, o));
+    }
+    return out.stream();
+  }
+
+  static void check(LlvmModule m, String fn, int w, String cpu, String kinds, long seed, ParamSpec... specs) {
+    for (boolean masked : new boolean[] {false, true}) {
+      String simd = fn + "_" + cpu.replace('-', '_') + (masked ? "_m" : "_v") + w;
+      new Packetizer(PacketizerOptions.builder().width(w).params(kinds).masked(masked).targetCpu(cpu).verifyEachPhase(true).build())
+          .run(m, fn, simd);
+      List<ParamSpec> ps = new ArrayList<>(List.of(specs));
+      if (masked) ps.add(ParamSpec.mask());
+      try (DifferentialCheck c = DifferentialCheck.builder(m, fn, simd, w).params(ps).build()) {
+        CheckResult r = c.runMany(AtomicsTest.RUNS, seed + (masked ? 1000 : 0));
+        assertTrue(r.passed(), () -> simd + ":\n" + r.report() + "\n" + m.function(simd).orElseThrow().print());
+        assertTrue(r.lanesCompared() > 0);
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "W={0} {1} {2}")
+  @MethodSource("cases")
+  void agreesWithScalar(int w, String cpu, String opt) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "table_lookup.c", opt)) {
+      ParamSpec x = ParamSpec.varying(ValueDomain.ints(-100000, 100000));
+      check(m, "lookup_param", w, cpu, "uv", 10 + w, ParamSpec.uniformPtr(ctx.i32(), 64, Direction.IN), x);
+      check(m, "lookup_divergent", w, cpu, "uv", 20 + w, ParamSpec.uniformPtr(ctx.floatType(), 64, Direction.IN), x);
+      check(m, "lookup_chain", w, cpu, "vv", 30 + w, x, x);
+      check(m, "lookup_short", w, cpu, "v", 40 + w, x);
+      check(m, "lookup_in_loop", w, cpu, "uvv", 50 + w, ParamSpec.uniformPtr(ctx.floatType(), 16, Direction.IN), x, x);
+    }
+  }
+
+  /** The assembly of the W=8 packet functions: no 64-bit pointer extraction on haswell, vpgatherdd on znver4. */
+  @Test
+  void assemblyPerTarget() {
+    for (String cpu : List.of("haswell", "znver4")) {
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "table_lookup.c", "-O2")) {
+        for (String fn : List.of("lookup_param", "lookup_chain", "lookup_short")) {
+          String kinds = switch (fn) {
+            case "lookup_param" -> "uv";
+            case "lookup_chain" -> "vv";
+            default -> "v";
+          };
+          new Packetizer(PacketizerOptions.builder().width(8).params(kinds).targetCpu(cpu).build()).run(m, fn, fn + "_v8");
+        }
+        // (clang's -O2 attributes name the generic x86-64: compile every function for cpu)
+        for (var f : m.functions()) {
+          if (f.isDeclaration()) continue;
+          f.removeStringAttribute("target-features");
+          f.setStringAttribute("target-cpu", cpu);
+        }
+        String asm = HalfTest.assembly(m, cpu);
+        for (String fn : List.of("lookup_param", "lookup_chain", "lookup_short")) {
+          String body = function(asm, fn + "_v8");
+          // no 64-bit pointers taken apart lane by lane anywhere
+          assertEquals(0, count(body, "vpextrq"), () -> cpu + " " + fn + body);
+          if (cpu.equals("znver4") && fn.equals("lookup_param")) {
+            // 4-byte elements on an AVX-512 target: a hardware gather with 32-bit indices
+            assertTrue(count(body, "vpgatherdd") > 0, () -> body);
+            assertEquals(0, count(body, "vpgatherqd"), () -> body);
+          } else {
+            // haswell (no fast gather), and 1- and 2-byte elements (no gather instruction): scalar loads
+            assertEquals(0, count(body, "gather"), () -> cpu + " " + fn + body);
+          }
+        }
+      }
+    }
+  }
+
+  /** The CPUs {@link HardwareWidth#fastGathers} names are those the bundled LLVM emits gather instructions for. */
+  @Test
+  void fastGatherCpusAgreeWithLlvm() {
+    for (String cpu : List.of("haswell", "broadwell", "skylake", "skylake-avx512", "icelake-client", "alderlake", "x86-64-v3",
+        "x86-64-v4", "znver1", "znver2", "znver3", "znver4", "sapphirerapids")) {
+      try (LlvmContext ctx = LlvmContext.create();
+          LlvmModule m = ctx.parseIr("""
+              define <8 x i32> @g(ptr %b, <8 x i32> %i) {
+                %p = getelementptr i32, ptr %b, <8 x i32> %i
+                %v = call <8 x i32> @llvm.masked.gather.v8i32.v8p0(<8 x ptr> %p, i32 4, <8 x i1> splat (i1 true), <8 x i32> poison)
+                ret <8 x i32> %v
+              }
+              """, "g.ll")) {
+        boolean llvm = HalfTest.assembly(m, cpu).contains("gather");
+        assertEquals(llvm, HardwareWidth.fastGathers(cpu, ""), cpu);
+      }
+    }
+  }
+
+  static String function(String asm, String name) {
+    int i = asm.indexOf("\n" + name + ":");
+    assertTrue(i >= 0, name);
+    int e = asm.indexOf(".cfi_endproc", i);
+    return asm.substring(i, e < 0 ? asm.length() : e);
+  }
+
+  static int count(String s, String what) {
+    int n = 0;
+    for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) n++;
+    return n;
+  }
+}
