@@ -29,6 +29,17 @@ class RefillCliTest {
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=auto",
         "--remarks", "-o", out.toString());
     assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("lane refill not chosen (--refill=auto)") && r.err().contains("the target has no AVX-512"), r.err());
+    // the same function compiled for AVX-512: the adaptive driver
+    Path in512 = dir.resolve("m512.bc");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(in)) {
+      m.function("mandelbrot").orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
+      m.function("mandelbrot").orElseThrow().setStringAttribute("target-features", "+avx512f,+avx512vl,+avx2,+avx,+fma");
+      m.write(in512);
+    }
+    r = Cli.run(in512.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=auto",
+        "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
     assertTrue(r.err().contains("lane refill (--refill=auto) at the loop at %"), r.err());
     assertTrue(r.err().contains("--refill=auto: the driver runs chunks of 64·W elements"), r.err());
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=off",

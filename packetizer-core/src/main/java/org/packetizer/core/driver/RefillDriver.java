@@ -48,8 +48,10 @@ public final class RefillDriver {
 
   /**
    * The rule of {@link Refill#AUTO}, from the measurements in docs/performance.md: refill when the
-   * loop's trip count differs between lanes (a divergent loop at the top level) and the loop holds at
-   * least this share (percent) of the function's instructions.
+   * loop's trip count differs between lanes (a divergent loop at the top level), the loop holds at
+   * least this share (percent) of the function's instructions, and the target has AVX-512 (on AVX2
+   * refill was measured slower: no mask registers, 16 vector registers for the state); then the
+   * adaptive driver chooses between the plain and the refill body by measurement while it runs.
    */
   public static final int AUTO_LOOP_SHARE_PERCENT = 50;
 
@@ -96,12 +98,15 @@ public final class RefillDriver {
     int share = split.instructions() == 0 ? 0 : 100 * split.loopInstructions() / split.instructions();
     String what = "the loop at %" + split.header() + " (" + (split.divergentLoop() ? "trip count differs between lanes"
         : "same trip count in every lane") + ", " + share + "% of the instructions)";
-    boolean take = split.divergentLoop() && share >= AUTO_LOOP_SHARE_PERCENT;
+    boolean avx512 = hasAvx512(driver, options);
+    boolean take = split.divergentLoop() && share >= AUTO_LOOP_SHARE_PERCENT && avx512;
     if (options.refill() == Refill.AUTO && !take) {
       split.pre().delete();
       split.iter().delete();
-      return new Outcome(false, note(fn, "lane refill not chosen (--refill=auto): " + what + "; the rule wants a loop whose trip"
-          + " count differs between lanes holding at least " + AUTO_LOOP_SHARE_PERCENT + "% of the instructions; plain driver"));
+      return new Outcome(false, note(fn, "lane refill not chosen (--refill=auto): " + what + (avx512 ? "" : ", the target has"
+          + " no AVX-512") + "; the rule wants a loop whose trip count differs between lanes holding at least "
+          + AUTO_LOOP_SHARE_PERCENT + "% of the instructions, on a target with AVX-512 (on AVX2 refill was measured slower);"
+          + " plain driver"));
     }
     List<ParamKind> preKinds = new ArrayList<>();
     for (ParamKind k : kinds) preKinds.add(k instanceof ParamKind.Uniform ? k : ParamKind.VARYING);
@@ -130,7 +135,7 @@ public final class RefillDriver {
     }
     prePacket.setInternalLinkage();
     iterPacket.setInternalLinkage();
-    boolean expand = hasAvx512(driver);
+    boolean expand = avx512;
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand).emit();
     inline(module, List.of(prePacket, iterPacket));
@@ -149,8 +154,13 @@ public final class RefillDriver {
 
   private static Remark note(String fn, String msg) { return new Remark(Remark.Kind.NOTE, fn, null, null, msg); }
 
-  private static boolean hasAvx512(Function f) {
-    String feats = f.stringAttribute("target-features").orElse("");
+  /**
+   * Whether the code is generated for AVX-512 (F and VL): the function's target features, else the
+   * options' (hardware-width detection's), else the host's (what a JIT without attributes compiles for).
+   */
+  private static boolean hasAvx512(Function f, PacketizerOptions options) {
+    String feats = f.stringAttribute("target-features").or(options::targetFeatures)
+        .orElseGet(org.packetizer.core.ir.Llvm::hostCpuFeatures);
     return feats.contains("+avx512f") && feats.contains("+avx512vl");
   }
 
