@@ -1,6 +1,7 @@
 package org.packetizer.core;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,12 +14,15 @@ import org.packetizer.analysis.divergence.DivergenceAnalysis;
 import org.packetizer.analysis.divergence.DivergenceInfo;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.core.adapt.LlvmSsaFunction;
+import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.ParamKind;
 import org.packetizer.core.api.Rejection;
 import org.packetizer.core.api.Remark;
+import org.packetizer.core.driver.ArrayDriver;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
@@ -48,7 +52,6 @@ import org.packetizer.core.wrapper.LoopWrapper;
  * functions; any failure removes them (the safety net behind legality).
  */
 final class Pipeline {
-  private final Packetizer packetizer;
   private final PacketizerOptions options;
   private final LlvmModule module;
   private final String scalarName;
@@ -62,18 +65,95 @@ final class Pipeline {
   private long mark = start;
   private final Set<String> namesBefore = new HashSet<>();
 
-  Pipeline(Packetizer packetizer, LlvmModule module, String scalarName, CalleePacketizer callees) {
-    this.packetizer = packetizer;
-    this.options = packetizer.options();
+  Pipeline(PacketizerOptions options, LlvmModule module, String scalarName, CalleePacketizer callees) {
+    this.options = options;
     this.module = module;
     this.scalarName = scalarName;
     this.topLevel = callees == null;
     // callees are packetized at this function's width: the wrapper decision is the top level's
-    this.callees = callees != null ? callees : new CalleePacketizer((callee, name, kinds, nested) -> new Packetizer(
+    this.callees = callees != null ? callees : new CalleePacketizer((callee, name, kinds, nested) -> new Pipeline(
         options.toBuilder().params(kinds).masked(true).wrapperMode(org.packetizer.core.api.WrapperMode.DIRECT).vectorAbi(false)
-            .build()).run(module, callee, name, nested));
+            .build(), module, callee, nested).run(name));
     this.w = options.width();
     for (Function f : module.functions()) namesBefore.add(f.name());
+  }
+
+  /**
+   * A top-level packetization (the facade's run): the vector-function-ABI ISA for the
+   * run, the pipeline, an array driver when asked; on failure every function made is removed and a
+   * rejection is reported as a remark.
+   */
+  static PacketizationResult run(PacketizerOptions options, LlvmModule module, String scalarName, String simdName) {
+    Set<String> before = new HashSet<>();
+    for (Function f : module.functions()) before.add(f.name());
+    // a vector-function-ABI variant named for another ISA than the scalar function's is emitted for that
+    // ISA from the start (vector math variants, the hardware width, nested packet versions of callees):
+    // the module's functions carry the ISA's features during the run and get their own back afterwards
+    Map<String, Optional<String>> savedFeatures = options.vectorAbi() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
+    try {
+      if (options.scalable()) return runScalable(options, module, scalarName, simdName);
+      PacketizationResult r = new Pipeline(options, module, scalarName, null).run(simdName);
+      if (options.arrayDriver().isPresent()) {
+        r = ArrayDriver.build(module, r, options, (o, f, s) -> new Pipeline(o, module, f, null).run(s));
+      }
+      return r;
+    } catch (RuntimeException | Error e) {
+      // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
+      // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
+      rollback(module, before);
+      // (once: a wrapper's N-wide packetization runs through here too)
+      if (e instanceof PacketizationException pe && pe.reason().isPresent() && REPORTED.add(pe)) reportRejection(options, pe, scalarName);
+      throw e;
+    } finally {
+      for (var e : savedFeatures.entrySet()) {
+        module.function(e.getKey()).ifPresent(f -> {
+          if (e.getValue().isPresent()) f.setStringAttribute("target-features", e.getValue().get());
+          else f.removeStringAttribute("target-features");
+        });
+      }
+    }
+  }
+
+  /**
+   * {@link PacketizerOptions#scalable}: the masked W-wide packet function, re-typed to vscale × W lanes
+   * by {@link org.packetizer.core.scalable.ScalablePackets} (lane-wise code only).
+   */
+  private static PacketizationResult runScalable(PacketizerOptions options, LlvmModule module, String scalarName,
+      String simdName) {
+    if (options.vectorAbi() || options.cAbi() || options.arrayDriver().isPresent()) {
+      throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "scalable packets are published as LLVM functions"
+          + " only: not with the vector function ABI, the C form or an array driver", scalarName);
+    }
+    if (simdName == null || simdName.isBlank()) {
+      throw PacketizationException.invalid(Rejection.INVALID_NAME, "the SIMD function needs a name", scalarName);
+    }
+    String fixedName = simdName + ".fixed";
+    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).masked(true).wrapperMode(WrapperMode.DIRECT)
+        .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).memoryStrategy(MemoryStrategy.GATHER).build();
+    if (module.function(simdName).isPresent()) {
+      throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + simdName + " already exists in the module", scalarName);
+    }
+    PacketizationResult fixed = new Pipeline(fixedOptions, module, scalarName, null).run(fixedName);
+    for (int i = 0; i < fixed.params().size(); i++) {
+      if (fixed.params().get(i) instanceof ParamKind.SoaPointer) {
+        // its packet layout {<W x T>, ...} puts field j of lane k at a byte offset that depends on the lane count
+        throw PacketizationException.unsupported(Rejection.STRUCT_OF_ARRAYS, "scalable packets: parameter #" + i
+            + " is a struct-of-arrays pointer (s), whose memory layout depends on the number of lanes; give it kind u, v"
+            + " or l", scalarName, null, null);
+      }
+    }
+    Function fixedFn = module.function(fixedName).orElseThrow();
+    org.packetizer.core.scalable.ScalablePackets.build(module, fixedFn, simdName, options.width(), scalarName);
+    fixedFn.delete();
+    Function scalable = module.function(simdName).orElseThrow();
+    scalable.verify().ifPresent(msg -> {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal error: the scalable packet function is invalid: " + msg, scalarName);
+    });
+    Remark note = new Remark(Remark.Kind.NOTE, scalarName, null, null, "scalable packet function @" + simdName + ": "
+        + scalable.functionType() + " (vscale x " + options.width() + " lanes, last parameter the predicate)");
+    options.remarks().accept(note);
+    return fixed.withPacketFunction(simdName).withRemark(note);
   }
 
   /** Packetizes the scalar function into {@code simdName}; the module is unchanged on failure. */
@@ -94,7 +174,7 @@ final class Pipeline {
       cleanUp(request, packet);
       return publish(request, state, packet);
     } catch (RuntimeException e) {
-      Packetizer.rollback(module, functionsBefore);
+      rollback(module, functionsBefore);
       if (e instanceof PacketizationException pe) throw pe;
       if (e instanceof LlvmException le) {
         throw new PacketizationException(PacketizationException.Kind.INTERNAL, le.getMessage(), scalarName);
@@ -104,7 +184,7 @@ final class Pipeline {
       pe.initCause(e);
       throw pe;
     } catch (Error e) {
-      Packetizer.rollback(module, functionsBefore);
+      rollback(module, functionsBefore);
       throw e;
     }
   }
@@ -117,18 +197,18 @@ final class Pipeline {
     Optional<PacketizationResult> wrapped = LoopWrapper.packetizeIfWider(module, r.scalar(), r.simdName(), r.kinds(),
         r.packetType(), r.declared(), options,
         // (the N-wide function gets no array driver: the driver belongs to the W-wide function)
-        (o, m, f, s) -> new Packetizer(o.toBuilder().arrayDriver((String) null).build()).run(m, f, s));
+        (o, m, f, s) -> run(o.toBuilder().arrayDriver((String) null).build(), m, f, s));
     if (wrapped.isEmpty()) return wrapped;
     String simdName = r.simdName();
-    Packetizer.requireReturnsLikeScalar(module, r.scalar(), module.function(simdName).orElseThrow(), "the wrapper", scalarName);
+    requireReturnsLikeScalar(module, r.scalar(), module.function(simdName).orElseThrow(), "the wrapper", scalarName);
     // the W-wide wrapper is what callers see: it is the variant published and announced
     if (r.abiVariant() == null) {
-      Optional<Remark> c = topLevel && options.cAbi() ? packetizer.publishInCForm(module, scalarName, simdName) : Optional.empty();
+      Optional<Remark> c = topLevel && options.cAbi() ? Publication.inCForm(options, module, scalarName, simdName) : Optional.empty();
       if (c.isEmpty()) return wrapped;
       options.remarks().accept(c.get());
       return Optional.of(wrapped.get().withRemark(c.get()));
     }
-    Remark note = Packetizer.publishUnderVectorAbi(module, r.scalar(), simdName, r.abiVariant(), namesBefore);
+    Remark note = Publication.underVectorAbi(module, r.scalar(), simdName, r.abiVariant(), namesBefore);
     options.remarks().accept(note);
     return Optional.of(wrapped.get().withRemark(note));
   }
@@ -230,7 +310,7 @@ final class Pipeline {
   /** Clean-up: LLVM's scalar optimizations on the packet function, then integer masks where they pay. */
   private void cleanUp(Legality.Request r, Function packet) {
     if (!options.cleanup()) return;
-    LlvmModule.runPasses(packet, Packetizer.CLEANUP_PIPELINE, null);
+    LlvmModule.runPasses(packet, CLEANUP_PIPELINE, null);
     // (after the clean-up: InstCombine would fold integer masks back to <W x i1>)
     boolean intMasks = switch (options.integerMasks()) {
       case ALWAYS -> true;
@@ -238,7 +318,7 @@ final class Pipeline {
       case AUTO -> MaskDemotion.worthwhile(packet, w, options.targetCpu().orElse(null), options.targetFeatures().orElse(null));
     };
     if (intMasks) MaskDemotion.run(packet, w);
-    Packetizer.requireReturnsLikeScalar(module, r.scalar(), packet, "the packet function", scalarName);
+    requireReturnsLikeScalar(module, r.scalar(), packet, "the packet function", scalarName);
     phase("cleanup");
     if (options.verifyEachPhase()) verify(packet, "after clean-up");
     phase("verify");
@@ -292,10 +372,10 @@ final class Pipeline {
     SignatureAbi.fitCallers(packet);
     verify(packet, "at the end");
     if (r.abiVariant() != null) {
-      Remark note = Packetizer.publishUnderVectorAbi(module, r.scalar(), simdName, r.abiVariant(), namesBefore);
+      Remark note = Publication.underVectorAbi(module, r.scalar(), simdName, r.abiVariant(), namesBefore);
       state.remark(note.kind(), null, null, note.message());
     } else if (topLevel && options.cAbi()) {
-      packetizer.publishInCForm(module, scalarName, simdName).ifPresent(n -> state.remark(n.kind(), null, null, n.message()));
+      Publication.inCForm(options, module, scalarName, simdName).ifPresent(n -> state.remark(n.kind(), null, null, n.message()));
     }
     var stats = state.stats();
     return new PacketizationResult(scalarName, simdName, w, r.kinds(), shapes, uniformValues, varyingValues,
@@ -355,5 +435,83 @@ final class Pipeline {
     long mem = f.get().memoryEffects();
     // LLVM's MemoryEffects: two bits (read, write) each for argument memory, inaccessible memory, other
     return mem < 0 || (mem & 0b110011) != 0;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // rollback and the returns guard
+
+  private static final Set<Throwable> REPORTED =
+      java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
+
+  /** A rejection as a remark: the reason's tag, the message, function, block and instruction. */
+  private static void reportRejection(PacketizerOptions options, PacketizationException e, String scalarName) {
+    options.remarks().accept(new Remark(Remark.Kind.REJECTED, e.function().orElse(scalarName), e.block().orElse(null),
+        e.instruction().orElse(null), e.reason().orElseThrow().tag() + ": " + e.detail()));
+  }
+
+  /**
+   * The guard against silent miscompiles: a packet function (or nested version, or wrapper) in which
+   * no {@code ret} is reachable any more while the scalar function can return means the packet
+   * function had undefined behaviour on every path (e.g. a call with another calling convention than
+   * its callee's) that the clean-up turned into {@code unreachable}. That is our bug, never a result —
+   * unless the scalar function has undefined behaviour on every path itself (random IR does): the
+   * same clean-up on a copy of the scalar function tells.
+   */
+  static void requireReturnsLikeScalar(LlvmModule module, Function scalar, Function packet, String what, String scalarName) {
+    if (!canReturn(scalar) || canReturn(packet)) return;
+    Function probe = FunctionCloner.cloneInModule(module, scalar, "__packetizer.probe." + scalarName);
+    try {
+      LlvmModule.runPasses(probe, CLEANUP_PIPELINE, null);
+      if (!canReturn(probe)) return;
+    } finally {
+      probe.delete();
+    }
+    throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: " + what + " @" + packet.name()
+        + " cannot return (the clean-up reduced its body to 'unreachable': undefined behaviour on every path) while @"
+        + scalarName + " can; refusing to emit it", scalarName, packet.entry().describe(), null);
+  }
+
+  /** Whether a {@code ret} is reachable from the entry block (and the function is not {@code noreturn}). */
+  static boolean canReturn(Function f) {
+    if (f.isDeclaration() || f.hasEnumAttribute("noreturn")) return false;
+    Set<Block> seen = new HashSet<>();
+    java.util.ArrayDeque<Block> work = new java.util.ArrayDeque<>();
+    work.add(f.entry());
+    while (!work.isEmpty()) {
+      Block bl = work.pop();
+      if (!seen.add(bl)) continue;
+      Value t = bl.terminator();
+      if (t == null) continue;
+      if (t.opcode() == org.packetizer.core.ir.Opcode.RET) return true;
+      work.addAll(bl.successors());
+    }
+    return false;
+  }
+
+  /**
+   * Clean-up on the packet function: slots back to SSA, then the usual scalar optimizations. No loop
+   * passes: {@code loop-mssa(licm)} run through LLVMRunPassesOnFunction grew the native heap by
+   * 0.3–0.7 MB per packetization in EmbeddedPassExampleTest; codegen's MachineLICM hoists invariants.
+   */
+  public static final String CLEANUP_PIPELINE =
+      "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
+          + "instcombine<no-verify-fixpoint>,adce,simplifycfg";
+
+  /**
+   * Removes every function made since {@code before}: the scalar copy, the packet function, packet
+   * versions of callees (which may call each other, or the packet function, when recursive) and
+   * declarations. Uses are replaced by poison first, so cycles of calls come apart.
+   */
+  private static void rollback(LlvmModule module, Set<String> before) {
+    try {
+      List<Function> created = new ArrayList<>();
+      for (Function f : module.functions()) if (!before.contains(f.name())) created.add(f);
+      for (Function f : created) {
+        if (f.hasUses()) f.replaceAllUsesWith(f.type().poison());
+      }
+      for (Function f : created) f.delete();
+    } catch (RuntimeException ignored) {
+      // best effort: the original exception matters more
+    }
   }
 }

@@ -287,17 +287,9 @@ final class Linearizer extends EmissionPhase {
           b.br(target(sb, s2));
           return;
         }
-        Value e1;
-        Value e2;
-        if (uniformCond) {
-          Value cs = scal(c);
-          e1 = masks.and(mask(), cs, "e." + sb.name() + "." + s1.name());
-          e2 = masks.andNot(mask(), cs, "e." + sb.name() + "." + s2.name());
-        } else {
-          Value cv = vec(c);
-          e1 = masks.and(mask(), cv, "e." + sb.name() + "." + s1.name());
-          e2 = masks.andNot(mask(), cv, "e." + sb.name() + "." + s2.name());
-        }
+        Value[] edges = e.maskGenerator.edgeMasks(sb, c, s1, s2);
+        Value e1 = edges[0];
+        Value e2 = edges[1];
         e.maskGenerator.contribute(sb, s1, e1);
         e.maskGenerator.contribute(sb, s2, e2);
         if (uniformCond && !partial) {

@@ -47,6 +47,18 @@ final class MaskGenerator extends EmissionPhase {
     });
   }
 
+  /**
+   * The masks of the two edges of {@code sb}'s conditional branch on {@code c} to {@code s1} (taken
+   * when c holds) and {@code s2}: {@code blockMask(sb) AND c} and {@code blockMask(sb) AND NOT c}.
+   */
+  Value[] edgeMasks(Block sb, Value c, Block s1, Block s2) {
+    Value cond = uniform(c) ? scal(c) : vec(c);
+    return new Value[] {
+      masks.and(mask(), cond, "e." + sb.name() + "." + s1.name()),
+      masks.andNot(mask(), cond, "e." + sb.name() + "." + s2.name())
+    };
+  }
+
   /** Edge B→S with edge mask {@code edge}: OR it into S's mask and blend S's phis ({@link BlendGenerator}). */
   void contribute(Block from, Block to, Value edge) {
     if (!st.schedule().isScheduled(to)) return;
