@@ -22,6 +22,11 @@ public final class CheckChild {
       Checker.Outcome o;
       try {
         o = Checker.runHere(req, progress);
+      } catch (org.packetizer.core.check.EmulatedCrashException e) {
+        // checked code crashed the qemu process (the launcher), not this one
+        Checker.writeResult(result, "crash", null, String.valueOf(e.getMessage()));
+        System.exit(0);
+        return;
       } catch (RuntimeException e) {
         Checker.writeResult(result, Checker.isUsageError(e) ? "usage" : "error", null, String.valueOf(e.getMessage()));
         System.exit(0);

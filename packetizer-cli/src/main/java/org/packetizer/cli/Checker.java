@@ -108,7 +108,11 @@ final class Checker {
       String last = lastCall(progress);
       if (timedOut) return new Outcome(false, 0, 0, -1, "", req.runs(), nanos, true, null, last);
       int code = p.exitValue();
-      if (code == 0 && Files.exists(result)) return readResult(result, req, nanos);
+      if (code == 0 && Files.exists(result)) {
+        Outcome o = readResult(result, req, nanos);
+        if (o.crash() == null) return o;
+        return new Outcome(false, 0, 0, -1, "", req.runs(), nanos, false, o.crash(), last);
+      }
       return new Outcome(false, 0, 0, -1, "", req.runs(), nanos, false, describeCrash(dir, log, code), last);
     } catch (IOException e) {
       throw new CliException(ExitCodes.INTERNAL, "cannot run the check of @" + req.simd() + " in a child process: " + e.getMessage());
@@ -294,6 +298,10 @@ final class Checker {
   private static Outcome readResult(Path file, Request req, long nanos) throws IOException {
     try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(file)))) {
       String status = readString(in);
+      if ("crash".equals(status)) {
+        // under qemu: the emulated process died (the message names the signal); this child is fine
+        return new Outcome(false, 0, 0, -1, "", req.runs(), nanos, false, readString(in), null);
+      }
       if (!"ok".equals(status)) {
         String msg = readString(in);
         if ("usage".equals(status)) throw CliException.usage("cannot check @" + req.simd() + ": " + msg);
@@ -356,7 +364,11 @@ final class Checker {
       String ref = org.packetizer.core.check.VectorMathReference.referenceFor(m, req.scalar(), req.width(), req.math());
       DifferentialCheck.Builder b = DifferentialCheck.builder(m, ref, req.simd(), req.width()).params(plan.specs()).ulps(plan.ulps())
           .progress(progress);
-      if (req.cpu() != null || req.features() != null) {
+      Optional<org.packetizer.core.check.CrossTarget> cross = crossTarget(m, req);
+      if (cross.isPresent()) {
+        // the module is another instruction set's (--target-triple, or its own triple): run both functions under qemu
+        b.crossTarget(cross.get());
+      } else if (req.cpu() != null || req.features() != null) {
         b.target(req.cpu() != null ? req.cpu() : org.packetizer.core.ir.Llvm.hostCpuName(), req.features() != null ? req.features() : "");
       }
       long start = System.nanoTime();
@@ -365,6 +377,26 @@ final class Checker {
         return Outcome.of(r, req.runs(), System.nanoTime() - start);
       }
     }
+  }
+
+  /**
+   * The emulated target for a module of another instruction set family than the host's: triple from
+   * the module; CPU and features from the packet function's attributes (what it was compiled for);
+   * the SVE / RISC-V V register width from its {@code vscale_range}. Empty for host code.
+   */
+  static Optional<org.packetizer.core.check.CrossTarget> crossTarget(LlvmModule m, Request req) {
+    String triple = m.targetTriple();
+    if (!org.packetizer.core.wrapper.HardwareWidth.crossTarget(triple)) return Optional.empty();
+    Function packet = m.function(req.simd()).orElseThrow(() -> new IllegalArgumentException("no @" + req.simd()));
+    String cpu = packet.stringAttribute("target-cpu").orElse("");
+    String features = packet.stringAttribute("target-features").orElse("");
+    long vscale = org.packetizer.core.wrapper.HardwareWidth.vscaleMin(packet);
+    boolean riscv = org.packetizer.core.ir.TargetArch.of(triple) == org.packetizer.core.ir.TargetArch.RISCV64;
+    int bits = vscale <= 0 ? 0 : (int) (vscale * (riscv ? 64 : 128));
+    if (!riscv && !features.contains("+sve")) bits = 0;
+    org.packetizer.core.api.TargetSpec spec = new org.packetizer.core.api.TargetSpec(triple, cpu, features, bits);
+    return Optional.of(org.packetizer.core.check.CrossTarget.forSpec(spec).orElseThrow(() -> new IllegalArgumentException(
+        "--check cannot run code for " + triple + " here: only AArch64 and RISC-V 64 run under qemu-user")));
   }
 
   /** Progress into a file, overwritten per call (what was running when the child died). */

@@ -94,6 +94,7 @@ final class InputJob implements Callable<InputJob.Result> {
     // bitcode is read once in a child process first: LLVM's reader crashes on some corrupt files,
     // which in this JVM would end the whole batch (IsolatedLoad)
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = IsolatedLoad.load(ctx, bytes, input.name())) {
+      retarget(m);
       List<FunctionSpec> fns = s.declaredVariants() ? declaringFunctions(m) : functions(m);
       List<PacketizationResult> done = new ArrayList<>();
       boolean failed = false;
@@ -289,6 +290,22 @@ final class InputJob implements Callable<InputJob.Result> {
     }
   }
 
+  /** --target-triple / --vector-bits: the module becomes that target's before anything else (TargetSpec). */
+  private void retarget(LlvmModule m) {
+    if (s.targetTriple() == null && s.vectorBits() == null) return;
+    String triple = s.targetTriple() != null ? s.targetTriple() : m.targetTriple();
+    if (triple.isEmpty()) {
+      throw CliException.usage("--vector-bits is for SVE and RISC-V V: give --target-triple aarch64-linux-gnu or"
+          + " riscv64-linux-gnu (" + input.name() + " names no target)");
+    }
+    try {
+      org.packetizer.core.api.TargetSpec.of(triple, s.targetCpu(), s.targetFeatures(), s.vectorBits() == null ? 0 : s.vectorBits())
+          .applyTo(m);
+    } catch (IllegalArgumentException | LlvmException e) {
+      throw CliException.usage("--target-triple " + triple + ": " + e.getMessage());
+    }
+  }
+
   private static Set<String> functionNames(LlvmModule m) {
     Set<String> out = new HashSet<>();
     for (Function f : m.functions()) out.add(f.name());
@@ -342,17 +359,17 @@ final class InputJob implements Callable<InputJob.Result> {
     char isa;
     try {
       isa = VectorAbi.demangle(r.packetFunction()).filter(v -> v.scalarName().equals(r.scalarFunction()))
-          .map(VectorAbi.Variant::isa).orElse(VectorAbi.isa(scalar.stringAttribute("target-features").orElse("")));
+          .map(VectorAbi.Variant::isa).orElse(VectorAbi.isa(m.targetTriple(), scalar.stringAttribute("target-features").orElse("")));
     } catch (IllegalArgumentException e) {
       return;
     }
     int named = switch (isa) {
-      case 'b' -> HardwareWidth.SSE;
+      case 'b', 'n' -> HardwareWidth.SSE;
       case 'c', 'd' -> HardwareWidth.AVX;
       default -> HardwareWidth.AVX512;
     };
-    int compiled = HardwareWidth.of(packet.stringAttribute("target-cpu").orElse(""),
-        packet.stringAttribute("target-features").orElse(""));
+    int compiled = HardwareWidth.of(m.targetTriple(), packet.stringAttribute("target-cpu").orElse(""),
+        packet.stringAttribute("target-features").orElse(""), HardwareWidth.vscaleMin(packet));
     if (compiled != named) {
       warning("--vector-abi: @" + r.packetFunction() + " is compiled for " + (compiled * 32) + "-bit vector registers"
           + " (--target-cpu/--target-features) but its vector-function-ABI ISA letter '" + isa + "', from @"
@@ -401,6 +418,18 @@ final class InputJob implements Callable<InputJob.Result> {
     }
   }
 
+  /** ", under qemu-aarch64 -cpu ..." when --check runs the code emulated (another instruction set's module). */
+  private static String emulatedBy(LlvmModule m, PacketizationResult r) {
+    if (!HardwareWidth.crossTarget(m.targetTriple())) return "";
+    try {
+      Checker.Request probe = new Checker.Request(new byte[0], new byte[0], r.scalarFunction(), llvmForm(m, r), r.width(),
+          r.params(), false, null, null, 0, 0, null, null, null);
+      return Checker.crossTarget(m, probe).map(t -> ", under " + t.qemu() + " -cpu " + t.qemuCpu()).orElse("");
+    } catch (RuntimeException e) {
+      return "";
+    }
+  }
+
   private void check(byte[] bytes, LlvmModule m, PacketizationResult r) {
     Function scalar = m.function(r.scalarFunction()).orElseThrow();
     for (String bad : CheckPlan.unknownNames(s.ranges().byParam().keySet(), scalar)) {
@@ -435,9 +464,9 @@ final class InputJob implements Callable<InputJob.Result> {
     var res = o;
     if (res.passed()) {
       if (!s.quiet()) {
-        log.printf(Locale.ROOT, "%s: check %s: %d runs, %d lanes, %d bytes compared: all equal%s [%.0f ms]%n", input.name(),
+        log.printf(Locale.ROOT, "%s: check %s: %d runs, %d lanes, %d bytes compared: all equal%s [%.0f ms%s]%n", input.name(),
             what, o.runs(), res.lanesCompared(), res.bytesCompared(),
-            plan.ulps() > 0 ? " (floats within " + plan.ulps() + " ulps)" : "", o.nanos() / 1e6);
+            plan.ulps() > 0 ? " (floats within " + plan.ulps() + " ulps)" : "", o.nanos() / 1e6, emulatedBy(m, r));
         log.println(input.name() + ":   inputs: " + plan.description() + "; seed " + s.seed());
       }
     } else {

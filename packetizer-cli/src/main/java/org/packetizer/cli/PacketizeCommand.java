@@ -111,6 +111,19 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " not above N is always direct. Default: loop with --hardware-width, else auto.")
   String wrapper;
 
+  @Option(names = "--target-triple", paramLabel = "TRIPLE",
+      description = "Packetize for another target than the module's (e.g. aarch64-linux-gnu, riscv64-linux-gnu): the module"
+          + " gets that triple and data layout and every function --target-cpu/--target-features (a function's own ones"
+          + " for another instruction set are dropped) before packetizing. --check then runs the code under qemu-user"
+          + " (docs/cross-targets.md).")
+  String targetTriple;
+
+  @Option(names = "--vector-bits", paramLabel = "N",
+      description = "The SVE or RISC-V V register width in bits (128..2048) for fixed-length code, as clang's"
+          + " -msve-vector-bits=N / -mrvv-vector-bits=N: every function gets vscale_range, and the hardware width is N/32"
+          + " float lanes. Needs --target-triple (or an AArch64/RISC-V module) and +sve or +v in the features.")
+  Integer vectorBits;
+
   @Option(names = "--target-cpu", paramLabel = "CPU",
       description = "Compile the packet functions for this CPU (e.g. x86-64-v3, znver4); also used by --check and to"
           + " detect the hardware width.")
@@ -162,6 +175,12 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " types; clang callers declare such a result as a one-member struct), the --masked mask as an unsigned"
           + " integer bit mask; LLVM's form stays as SIMD.ir. Not with --vector-abi.")
   boolean cAbi;
+
+  @Option(names = "--scalable",
+      description = "Scalable packets: the packet function takes <vscale x W x T> values and a <vscale x W x i1>"
+          + " predicate (always masked) and computes vscale x W lanes, vscale known only at run time (SVE, RISC-V V)."
+          + " Lane-wise code only: anything that names a lane is refused as UNSUPPORTED (docs/cross-targets.md).")
+  boolean scalable;
 
   @Option(names = "--declared-variants",
       description = "Make every vector variant the functions declare: clang -fopenmp-simd records each"
@@ -568,7 +587,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       throw CliException.usage("--c-abi does not combine with " + (vectorAbi ? "--vector-abi" : "--declared-variants")
           + ": the vector function ABI has its own calling convention");
     }
-    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, targetCpu, targetFeatures, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
+    return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, scalable, targetTriple, targetCpu, targetFeatures, vectorBits, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug,
         arrayDriver, header, refillMode);
   }

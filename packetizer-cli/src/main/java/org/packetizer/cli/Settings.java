@@ -16,6 +16,8 @@ import org.packetizer.core.api.WrapperMode;
  * @param wrapperMode    --wrapper, or what it defaults to (see {@link OptionsBridge#wrapperMode})
  * @param vectorAbi      --vector-abi: publish under the vector function ABI
  * @param declaredVariants --declared-variants: make every _ZGV variant the functions declare
+ * @param targetTriple   --target-triple, or null: the module's (its functions are retargeted before packetizing)
+ * @param vectorBits     --vector-bits (SVE / RISC-V V register width), or null
  * @param cAbi           --c-abi: publish the packet functions in C's calling convention
  * @param params         --params, parsed: one for all functions, or one per -f in order (empty: defaults)
  * @param checkRuns      --check N, or empty
@@ -35,8 +37,11 @@ record Settings(
     boolean vectorAbi,
     boolean declaredVariants,
     boolean cAbi,
+    boolean scalable,
+    String targetTriple,
     String targetCpu,
     String targetFeatures,
+    Integer vectorBits,
     List<List<ParamKind>> params,
     boolean masked,
     MemoryStrategy memory,
@@ -81,6 +86,7 @@ record Settings(
         .wrapperMode(wrapperMode)
         .vectorAbi(vectorAbi)
         .cAbi(cAbi)
+        .scalable(scalable)
         .arrayDriver(arrayDriver)
         .refill(refill);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);

@@ -8,7 +8,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.bytedeco.llvm.LLVM.LLVMModuleRef;
+import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.ParamKind;
+import org.packetizer.core.api.WrapperMode;
 import org.packetizer.core.api.Rejection;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
@@ -83,13 +86,14 @@ public final class Packetizer {
    */
   public List<PacketizationResult> runDeclaredVariants(LlvmModule module, String scalarName) {
     Function scalar = module.function(scalarName).orElseThrow(() -> Legality.noSuchFunction(module, scalarName));
-    char supported = VectorAbi.isa(scalar.stringAttribute("target-features").orElse(""));
+    char supported = VectorAbi.isa(module.targetTriple(), scalar.stringAttribute("target-features").orElse(""));
     List<PacketizationResult> out = new ArrayList<>();
     List<VectorAbi.Variant> variants = new ArrayList<>(VectorAbi.declaredVariants(scalar));
     // best ISA first: LLVM's loop vectorizer takes the first announced variant that fits a call
     variants.sort(java.util.Comparator.comparing(VectorAbi.Variant::isa).reversed());
     for (VectorAbi.Variant v : variants) {
-      if (v.isa() > supported || module.function(v.mangledName()).map(f -> !f.isDeclaration()).orElse(false)) continue;
+      if (!VectorAbi.isaOfTarget(v.isa(), module.targetTriple()) || v.isa() > supported
+          || module.function(v.mangledName()).map(f -> !f.isDeclaration()).orElse(false)) continue;
       PacketizerOptions o = options.toBuilder().width(v.vlen()).masked(v.masked()).params(v.params()).vectorAbi(true).arrayDriver((String) null).build();
       out.add(new Packetizer(o).run(module, scalarName, v.mangledName()));
     }
@@ -109,6 +113,7 @@ public final class Packetizer {
     // the module's functions carry the ISA's features during the run and get their own back afterwards
     Map<String, Optional<String>> savedFeatures = options.vectorAbi() ? overrideIsa(module, scalarName, simdName) : Map.of();
     try {
+      if (options.scalable()) return runScalable(module, scalarName, simdName);
       PacketizationResult r = run(module, scalarName, simdName, null);
       if (options.arrayDriver().isPresent()) {
         r = ArrayDriver.build(module, r, options, (o, f, s) -> new Packetizer(o).run(module, f, s, null));
@@ -141,6 +146,47 @@ public final class Packetizer {
   }
 
   /**
+   * {@link PacketizerOptions#scalable}: the masked W-wide packet function, re-typed to vscale × W lanes
+   * by {@link org.packetizer.core.scalable.ScalablePackets} (lane-wise code only).
+   */
+  private PacketizationResult runScalable(LlvmModule module, String scalarName, String simdName) {
+    if (options.vectorAbi() || options.cAbi() || options.arrayDriver().isPresent()) {
+      throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "scalable packets are published as LLVM functions"
+          + " only: not with the vector function ABI, the C form or an array driver", scalarName);
+    }
+    if (simdName == null || simdName.isBlank()) {
+      throw PacketizationException.invalid(Rejection.INVALID_NAME, "the SIMD function needs a name", scalarName);
+    }
+    String fixedName = simdName + ".fixed";
+    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).masked(true).wrapperMode(WrapperMode.DIRECT)
+        .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).memoryStrategy(MemoryStrategy.GATHER).build();
+    if (module.function(simdName).isPresent()) {
+      throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + simdName + " already exists in the module", scalarName);
+    }
+    PacketizationResult fixed = new Packetizer(fixedOptions).run(module, scalarName, fixedName, null);
+    for (int i = 0; i < fixed.params().size(); i++) {
+      if (fixed.params().get(i) instanceof ParamKind.SoaPointer) {
+        // its packet layout {<W x T>, ...} puts field j of lane k at a byte offset that depends on the lane count
+        throw PacketizationException.unsupported(Rejection.STRUCT_OF_ARRAYS, "scalable packets: parameter #" + i
+            + " is a struct-of-arrays pointer (s), whose memory layout depends on the number of lanes; give it kind u, v"
+            + " or l", scalarName, null, null);
+      }
+    }
+    Function fixedFn = module.function(fixedName).orElseThrow();
+    org.packetizer.core.scalable.ScalablePackets.build(module, fixedFn, simdName, options.width(), scalarName);
+    fixedFn.delete();
+    Function scalable = module.function(simdName).orElseThrow();
+    scalable.verify().ifPresent(msg -> {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL,
+          "internal error: the scalable packet function is invalid: " + msg, scalarName);
+    });
+    Remark note = new Remark(Remark.Kind.NOTE, scalarName, null, null, "scalable packet function @" + simdName + ": "
+        + scalable.functionType() + " (vscale x " + options.width() + " lanes, last parameter the predicate)");
+    options.remarks().accept(note);
+    return fixed.withPacketFunction(simdName).withRemark(note);
+  }
+
+  /**
    * When {@code simdName} is a vector-function-ABI name for {@code scalarName} whose ISA differs from
    * the scalar function's, gives every defined function of the module that ISA's features and
    * returns their own (to restore); else an empty map.
@@ -156,6 +202,7 @@ public final class Packetizer {
     Optional<Function> scalar = module.function(scalarName);
     if (v.isEmpty() || scalar.isEmpty()) return Map.of();
     char isa = v.get().isa();
+    if (isa == 'n') return Map.of(); // AArch64: one Advanced SIMD width, nothing to switch
     String own = scalar.get().stringAttribute("target-features").orElse("");
     if (VectorAbi.isa(own) == isa) return Map.of();
     Map<String, Optional<String>> saved = new LinkedHashMap<>();

@@ -195,6 +195,10 @@ final class Pipeline {
     // was. Copying it would be wrong for some: LLVM 20's x86-64 coldcc restores xmm0 (the vector
     // return register) on return, x86_vectorcallcc renames the symbol, ghccc/hipe have no returns.
     if (topLevel) packet.setCallingConvention(scalar.publishedCallingConvention());
+    // SVE / RISC-V V at a fixed length (clang's -msve-vector-bits, TargetSpec): without it the back end
+    // would split the packet's vectors into 128-bit pieces
+    Optional<Long> vscaleRange = scalar.enumAttributeValue("vscale_range");
+    if (vscaleRange.isPresent()) packet.setEnumAttributeValue("vscale_range", vscaleRange.get());
     for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
       if (scalar.hasEnumAttribute(attr)) packet.addEnumAttribute(attr);
     }

@@ -89,6 +89,14 @@ public record PacketizationResult(
     phaseNanos = phaseNanos == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phaseNanos));
   }
 
+  /** This result naming another packet function (e.g. the scalable one made from this one). */
+  public PacketizationResult withPacketFunction(String name) {
+    return new PacketizationResult(scalarFunction, name, width, params, shapes, uniformValues, varyingValues, blocks,
+        linearizedBranches, keptBranches, selects, vectorLoads, vectorStores, gathers, scatters, cascades, vectorCalls,
+        scalarizedCalls, scalarInstructions, emittedInstructions, packetInstructions, remarks, blockInfo, nanos, phaseNanos,
+        driver);
+  }
+
   /** This result with one more remark. */
   public PacketizationResult withRemark(Remark r) {
     List<Remark> rs = new java.util.ArrayList<>(remarks);

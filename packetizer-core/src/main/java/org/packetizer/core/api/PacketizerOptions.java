@@ -46,6 +46,9 @@ import java.util.function.Consumer;
  *                        arguments wider than the target's widest vector register in memory, as C
  *                        compilers pass them, and the mask as an integer bit mask; LLVM's form stays
  *                        as {@code <simd>.ir}. Not with {@code vectorAbi} (that ABI has its own form)
+ * @param scalable        scalable packets: the packet function takes {@code <vscale x W x T>} values and a
+ *                        {@code <vscale x W x i1>} predicate (always masked) and computes vscale × W lanes;
+ *                        for lane-wise code only (see {@code org.packetizer.core.scalable.ScalablePackets})
  * @param arrayDriver     when present, also emit a C-callable array driver for the packet function,
  *                        named by this pattern ({@code *} stands for the scalar function's name, e.g.
  *                        {@code *_map}); see {@code org.packetizer.core.driver.ArrayDriver} and docs/drivers.md
@@ -71,6 +74,7 @@ public record PacketizerOptions(
     boolean vectorAbi,
     IntegerMasks integerMasks,
     boolean cAbi,
+    boolean scalable,
     Optional<String> arrayDriver,
     Refill refill) {
 
@@ -134,6 +138,7 @@ public record PacketizerOptions(
     b.vectorAbi = vectorAbi;
     b.integerMasks = integerMasks;
     b.cAbi = cAbi;
+    b.scalable = scalable;
     b.arrayDriver = arrayDriver.orElse(null);
     b.refill = refill;
     return b;
@@ -159,6 +164,7 @@ public record PacketizerOptions(
     private boolean vectorAbi;
     private IntegerMasks integerMasks = IntegerMasks.AUTO;
     private boolean cAbi;
+    private boolean scalable;
     private String arrayDriver;
     private Refill refill = Refill.OFF;
 
@@ -188,6 +194,8 @@ public record PacketizerOptions(
 
     /** Publish the packet function in C's calling convention where LLVM's differs (see {@link PacketizerOptions}). */
     public Builder cAbi(boolean v) { this.cAbi = v; return this; }
+    /** Scalable packets ({@code <vscale x W x T>} and a predicate; see {@link PacketizerOptions}). */
+    public Builder scalable(boolean v) { this.scalable = v; return this; }
     /**
      * Also emit an array driver named by {@code pattern} ({@code *}: the scalar function's name; null:
      * none). The driver maps the scalar function over arrays (docs/drivers.md).
@@ -203,7 +211,7 @@ public record PacketizerOptions(
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
-          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi,
+          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi, scalable,
           Optional.ofNullable(arrayDriver), refill);
     }
   }

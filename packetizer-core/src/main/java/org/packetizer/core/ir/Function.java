@@ -136,6 +136,24 @@ public final class Function extends Value {
     return a != null && !a.isNull();
   }
 
+  /** The integer value of an enum attribute on the function (e.g. {@code vscale_range}), if present. */
+  public Optional<Long> enumAttributeValue(String name) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind == 0) return Optional.empty();
+    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(ref, LLVMAttributeFunctionIndex, kind);
+    if (a == null || a.isNull()) return Optional.empty();
+    return Optional.of(LLVMGetEnumAttributeValue(a));
+  }
+
+  /** Sets an integer-valued enum attribute (replacing one of the same kind). */
+  public void setEnumAttributeValue(String name, long value) {
+    int kind = LLVMGetEnumAttributeKindForName(name, name.length());
+    if (kind == 0) throw new IllegalArgumentException("unknown attribute " + name);
+    LLVMRemoveEnumAttributeAtIndex(ref, LLVMAttributeFunctionIndex, kind);
+    LLVMAttributeRef a = LLVMCreateEnumAttribute(LLVMGetTypeContext(LLVMTypeOf(ref)), kind, value);
+    LLVMAddAttributeAtIndex(ref, LLVMAttributeFunctionIndex, a);
+  }
+
   public void addEnumAttribute(String name) {
     int kind = LLVMGetEnumAttributeKindForName(name, name.length());
     if (kind == 0) throw new IllegalArgumentException("unknown attribute " + name);

@@ -11,7 +11,7 @@ public final class Llvm {
 
   private Llvm() {}
 
-  /** Initialises the native (x86) target, asm printer and parser once per process. Thread-safe. */
+  /** Initialises the native (x86) target, asm printer and parser, and the AArch64 and RISC-V back ends, once per process. Thread-safe. */
   public static void init() {
     if (initialized) return;
     synchronized (Llvm.class) {
@@ -19,12 +19,21 @@ public final class Llvm {
       LLVMInitializeNativeTarget();
       LLVMInitializeNativeAsmPrinter();
       LLVMInitializeNativeAsmParser();
+      // the cross targets (TargetSpec, TargetMachine.create for aarch64/riscv64 triples)
+      LLVMInitializeAArch64TargetInfo();
+      LLVMInitializeAArch64Target();
+      LLVMInitializeAArch64TargetMC();
+      LLVMInitializeAArch64AsmPrinter();
+      LLVMInitializeRISCVTargetInfo();
+      LLVMInitializeRISCVTarget();
+      LLVMInitializeRISCVTargetMC();
+      LLVMInitializeRISCVAsmPrinter();
       initialized = true;
     }
   }
 
   /** Copies an LLVM-allocated message and disposes it; null gives "". */
-  static String takeMessage(BytePointer p) {
+  public static String takeMessage(BytePointer p) {
     if (p == null || p.isNull()) return "";
     try {
       return p.getString();

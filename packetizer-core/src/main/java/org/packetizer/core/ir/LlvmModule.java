@@ -198,6 +198,16 @@ public final class LlvmModule implements AutoCloseable {
   }
 
   /** A deep copy in the same context, owned by the returned object. */
+  /**
+   * Links {@code other} into this module (LLVM's linker: declarations resolve to this module's
+   * definitions of the same name); {@code other} is consumed and closed.
+   *
+   * @throws LlvmException when linking fails
+   */
+  public void linkIn(LlvmModule other) {
+    if (LLVMLinkModules2(ref(), other.release()) != 0) throw new LlvmException("cannot link a module into '" + identifier() + "'");
+  }
+
   public LlvmModule cloneModule() { return new LlvmModule(LLVMCloneModule(ref()), true, owner); }
 
   /** Runs a new-pass-manager pipeline (e.g. "instcombine,simplifycfg") on the whole module. */

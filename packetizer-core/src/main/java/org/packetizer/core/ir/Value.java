@@ -298,6 +298,16 @@ public class Value {
 
   // compares
   public int icmpPredicate() { return LLVMGetICmpPredicate(ref); }
+
+  /** Whether this integer compare is {@code eq} / {@code ne}. */
+  public boolean isICmpEq() { return icmpPredicate() == LLVMIntEQ; }
+  public boolean isICmpNe() { return icmpPredicate() == LLVMIntNE; }
+
+  /** The type of the value a global variable or function holds (its "value type"). */
+  public Type globalValueType() { return new Type(LLVMGlobalGetValueType(ref)); }
+
+  /** Deletes a global variable (no uses left). */
+  public void deleteGlobal() { LLVMDeleteGlobal(ref); }
   public int fcmpPredicate() { return LLVMGetFCmpPredicate(ref); }
 
   // memory

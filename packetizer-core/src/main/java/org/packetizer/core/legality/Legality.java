@@ -77,6 +77,14 @@ public final class Legality {
       throw invalid(Rejection.CONFLICTING_OPTIONS, "cAbi and vectorAbi exclude each other: the vector function ABI has its own"
           + " calling convention", scalarName);
     }
+    if (options.vectorAbi()) {
+      org.packetizer.core.ir.TargetArch arch = org.packetizer.core.ir.TargetArch.of(module.targetTriple());
+      if (arch != org.packetizer.core.ir.TargetArch.X86 && arch != org.packetizer.core.ir.TargetArch.AARCH64) {
+        throw unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the vector function ABI is implemented for x86-64 (_ZGV[bcde])"
+            + " and AArch64 Advanced SIMD (_ZGVn) only; the module's target is " + module.targetTriple() + "; publish the"
+            + " packet function under a name of your own", scalarName, null, null);
+      }
+    }
     if (unnamed) simdName = vectorAbiVariant(module, scalarName, null).mangledName();
     if (simdName.equals(scalarName)) {
       throw invalid(Rejection.INVALID_NAME, "the SIMD function must have a different name than the scalar one", scalarName);
@@ -116,6 +124,7 @@ public final class Legality {
           .orElse(vectorAbiVariant(module, scalarName, kinds));
     }
     Type packetType = packetFunctionType(module, scalar, kinds, w);
+    if (abiVariant != null) checkAbiVariantFits(module, scalar, abiVariant, packetType, kinds, scalarName);
     declared.ifPresent(d -> checkPrototype(d, packetType, scalar, kinds, scalarName));
     return new Request(simdName, scalar, declared, kinds, abiVariant, packetType);
   }
@@ -302,6 +311,38 @@ public final class Legality {
   }
 
   /**
+   * The variant's ISA must be the module's target family's, and an Advanced SIMD variant must fit the
+   * AArch64 vector function ABI as LLVM passes it: every vector in at most four 128-bit registers (the
+   * ABI's extended short vectors are homogeneous aggregates of up to four), and a mask's lane size
+   * (the narrowest data size) known.
+   */
+  private static void checkAbiVariantFits(LlvmModule module, Function scalar, VectorAbi.Variant v, Type packetType,
+      List<ParamKind> kinds, String fn) {
+    if (!VectorAbi.isaOfTarget(v.isa(), module.targetTriple())) {
+      throw invalid(Rejection.INVALID_NAME, "the vector-function-ABI ISA '" + v.isa() + "' of @" + v.mangledName()
+          + " is not one of the module's target (" + (module.targetTriple().isEmpty() ? "the host" : module.targetTriple())
+          + "; x86-64: b, c, d, e; AArch64: n)", fn);
+    }
+    if (v.isa() != 'n') return;
+    List<Type> types = new java.util.ArrayList<>(packetType.paramTypes());
+    types.add(packetType.returnType());
+    for (Type t : types) {
+      if (t.isVector() && module.allocSize(t) * 8 > 512) {
+        throw unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the AArch64 vector function ABI passes a vector of more than four"
+            + " 128-bit registers (" + t + ") in memory, which this packetizer does not publish; choose a smaller width",
+            fn, null, null);
+      }
+    }
+    if (v.masked()) {
+      try {
+        VectorAbi.narrowestBits(scalar, kinds);
+      } catch (IllegalArgumentException e) {
+        throw unsupported(Rejection.UNSUPPORTED_SIGNATURE, "a masked Advanced SIMD variant: " + e.getMessage(), fn, null, null);
+      }
+    }
+  }
+
+  /**
    * The vector-function-ABI variant the options publish for {@code scalarName}: ISA from the scalar
    * function's target features, mask and vlen from the options, parameter tokens from the kinds
    * (given, or the defaults when null).
@@ -310,7 +351,7 @@ public final class Legality {
     Function scalar = module.function(scalarName).orElseThrow(() -> noSuchFunction(module, scalarName));
     List<ParamKind> ks = kinds != null ? kinds : paramKinds(module, scalar, Optional.empty(), null, scalarName);
     try {
-      return new VectorAbi.Variant(VectorAbi.isa(scalar.stringAttribute("target-features").orElse("")), options.masked(),
+      return new VectorAbi.Variant(VectorAbi.isa(module.targetTriple(), scalar.stringAttribute("target-features").orElse("")), options.masked(),
           options.width(), ks, scalarName);
     } catch (IllegalArgumentException e) {
       throw invalid(Rejection.INVALID_PARAMETERS, "cannot publish @" + scalarName + " under the vector function ABI: "

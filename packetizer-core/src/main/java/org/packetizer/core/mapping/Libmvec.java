@@ -33,6 +33,20 @@ public final class Libmvec {
    * function with the given target feature string, handling at most {@code width} lanes per call.
    */
   public static Optional<Variant> variant(String intrinsic, boolean isDouble, String features, int width) {
+    return variant(intrinsic, isDouble, "", features, width);
+  }
+
+  /**
+   * As {@link #variant(String, boolean, String, int)} for a target triple: only x86-64 targets (and
+   * the empty triple: the host) have these variants. AArch64 glibc has AdvSIMD ({@code _ZGVnN4v_sinf})
+   * and SVE ({@code _ZGVsMxv_sinf}) variants only from glibc 2.38 on, and the Debian 12 cross C library
+   * this project tests with (2.36) has no libmvec for AArch64 at all ({@code /usr/aarch64-linux-gnu/lib}
+   * holds no {@code libmvec.so}); RISC-V glibc has none. There, math stays on LLVM's intrinsics.
+   */
+  public static Optional<Variant> variant(String intrinsic, boolean isDouble, String triple, String features, int width) {
+    if (org.packetizer.core.ir.TargetArch.of(triple) != org.packetizer.core.ir.TargetArch.X86) {
+      return Optional.empty();
+    }
     String base = NAMES.get(intrinsic);
     if (base == null) return Optional.empty();
     int arity = intrinsic.equals("llvm.pow") || intrinsic.equals("llvm.atan2") ? 2 : 1;

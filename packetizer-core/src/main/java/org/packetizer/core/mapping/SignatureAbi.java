@@ -249,12 +249,14 @@ public final class SignatureAbi {
       case 'b' -> 128;
       case 'c', 'd' -> 256;
       case 'e' -> 512;
+      case 'n' -> 128; // AArch64 Advanced SIMD
       default -> throw new IllegalArgumentException("unknown x86 ISA letter '" + isa + "'");
     };
   }
 
   /** Sets the ISA's features on {@code f} (see {@link #isaFeatures}). */
   public static void applyIsa(Function f, char isa) {
+    if (isa == 'n') return; // AArch64: one Advanced SIMD register width, the function's own features
     f.setStringAttribute("target-features", isaFeatures(isa, f.stringAttribute("target-features").orElse("")));
     if (isa == 'e') raise(f, 512);
   }

@@ -43,7 +43,9 @@ public final class VectorAbi {
   public record Variant(char isa, boolean masked, int vlen, List<ParamKind> params, String scalarName) {
     public Variant {
       params = List.copyOf(params);
-      if ("bcde".indexOf(isa) < 0) throw new IllegalArgumentException("unknown x86 ISA letter '" + isa + "' (b, c, d or e)");
+      if ("bcden".indexOf(isa) < 0) {
+        throw new IllegalArgumentException("unknown ISA letter '" + isa + "' (x86: b, c, d or e; AArch64 Advanced SIMD: n)");
+      }
       if (vlen < 1) throw new IllegalArgumentException("vlen must be positive, got " + vlen);
       for (ParamKind k : params) {
         if (k instanceof ParamKind.SoaPointer) {
@@ -75,6 +77,54 @@ public final class VectorAbi {
     return 'b';
   }
 
+  /**
+   * The ISA letter for a function of a module with target {@code triple}: AArch64 gives {@code n}
+   * (Advanced SIMD; the AArch64 vector function ABI's SVE variants {@code s} need scalable vectors),
+   * x86 (and the empty triple, the host) {@link #isa(String)}.
+   *
+   * @throws IllegalArgumentException for other targets (no vector function ABI implemented)
+   */
+  public static char isa(String triple, String targetFeatures) {
+    return switch (org.packetizer.core.ir.TargetArch.of(triple)) {
+      case AARCH64 -> 'n';
+      case X86 -> isa(targetFeatures);
+      default -> throw new IllegalArgumentException("no vector function ABI is implemented for target " + triple
+          + " (x86-64: _ZGV[bcde], AArch64: _ZGVn)");
+    };
+  }
+
+  /** Whether {@code isa} is one of the target family of {@code triple} (n for AArch64, b/c/d/e for x86). */
+  public static boolean isaOfTarget(char isa, String triple) {
+    return switch (org.packetizer.core.ir.TargetArch.of(triple)) {
+      case AARCH64 -> isa == 'n';
+      case X86 -> "bcde".indexOf(isa) >= 0;
+      default -> false;
+    };
+  }
+
+  /**
+   * The narrowest data size NDS(f) of the AArch64 vector function ABI, in bits: the smallest lane
+   * size of the return value and the parameters (vector and uniform/linear values alike: their own
+   * size; pointers 64). Masks of Advanced SIMD variants are vectors of unsigned integers this wide.
+   *
+   * @throws IllegalArgumentException for a uniform or linear pointer parameter: its lane size is its
+   *     pointee's, which an opaque pointer does not tell
+   */
+  public static int narrowestBits(Function scalar, List<ParamKind> kinds) {
+    int nds = Integer.MAX_VALUE;
+    Type rt = scalar.returnType();
+    if (!rt.isVoid()) nds = scalarBits(rt);
+    for (int i = 0; i < kinds.size(); i++) {
+      Type t = scalar.param(i).type();
+      if (t.isPointer() && !(kinds.get(i) instanceof ParamKind.Varying)) {
+        throw new IllegalArgumentException("parameter #" + i + " is a " + kinds.get(i).letters() + " pointer: the AArch64"
+            + " vector function ABI sizes its lane by the pointee, which an opaque pointer does not tell");
+      }
+      nds = Math.min(nds, t.isPointer() ? 64 : scalarBits(t));
+    }
+    return nds == Integer.MAX_VALUE ? 32 : nds;
+  }
+
   private static boolean has(String features, String f) {
     if (features == null) return false;
     for (String s : features.split(",")) if (s.strip().equals(f)) return true;
@@ -94,7 +144,8 @@ public final class VectorAbi {
     int i = 4;
     if (name.length() < i + 3) throw bad(name, "too short");
     char isa = name.charAt(i++);
-    if ("bcde".indexOf(isa) < 0) throw bad(name, "ISA '" + isa + "' is not an x86 one (b, c, d, e)");
+    if (isa == 's') throw bad(name, "SVE variants (_ZGVs) take scalable vectors, which this packetizer does not emit");
+    if ("bcden".indexOf(isa) < 0) throw bad(name, "ISA '" + isa + "' is not an x86 one (b, c, d, e) or AArch64 Advanced SIMD (n)");
     char m = name.charAt(i++);
     if (m != 'M' && m != 'N') throw bad(name, "the mask token must be M or N, got '" + m + "'");
     if (name.charAt(i) == 'x') throw bad(name, "scalable vector lengths are not supported");
@@ -192,6 +243,9 @@ public final class VectorAbi {
   // ---------------------------------------------------------------------------------------------
   // the x86 vector function ABI's calling convention
 
+  /** LLVM's calling convention number of AArch64's vector procedure call standard ({@code aarch64_vector_pcs}). */
+  public static final int AARCH64_VECTOR_PCS = 97;
+
   /** The suffix of the packet function in LLVM's own form when the ABI form differs from it. */
   public static final String IR_FORM_SUFFIX = SignatureAbi.IR_FORM_SUFFIX;
 
@@ -226,7 +280,8 @@ public final class VectorAbi {
    * results that need more than one register are returned through memory.
    */
   public static boolean needsAbiForm(Variant v, Function packet) {
-    if (v.masked()) return true;
+    // Advanced SIMD variants use the vector procedure call standard (aarch64_vector_pcs)
+    if (v.masked() || v.isa() == 'n') return true;
     Type rt = packet.returnType();
     return rt.isVector() && returnsInMemory(v.isa(), vectorBits(rt));
   }
@@ -255,9 +310,12 @@ public final class VectorAbi {
     int w = v.vlen();
     List<Type> naturalParams = natural.functionType().paramTypes();
     int dataParams = naturalParams.size() - (v.masked() ? 1 : 0);
-    int cdt = characteristicBits(scalar, v.params());
+    boolean aarch64 = v.isa() == 'n';
+    // x86: the mask's lanes are as wide as the characteristic data type; AArch64: the narrowest data size
+    int cdt = aarch64 ? narrowestBits(scalar, v.params()) : characteristicBits(scalar, v.params());
     Type rt = natural.returnType();
-    boolean sret = rt.isVector() && returnsInMemory(v.isa(), vectorBits(rt));
+    // (AArch64 returns vectors of up to four registers in v0-v3, as LLVM does)
+    boolean sret = !aarch64 && rt.isVector() && returnsInMemory(v.isa(), vectorBits(rt));
     List<Type> params = new ArrayList<>();
     if (sret) params.add(ctx.ptrType());
     for (int i = 0; i < dataParams; i++) params.add(naturalParams.get(i));
@@ -323,6 +381,10 @@ public final class VectorAbi {
       } else {
         b.ret(r);
       }
+    }
+    if (aarch64) {
+      abi.setCallingConvention(AARCH64_VECTOR_PCS);
+      return abi;
     }
     SignatureAbi.fitSignature(abi);
     SignatureAbi.raise(abi, SignatureAbi.widestVectorBits(natural.functionType(), null));

@@ -52,7 +52,11 @@ public final class VectorMathCalls {
     Type et = dbl ? module.context().doubleType() : module.context().floatType();
     if (!signatureMatches(call, fn.shape(), et)) return Optional.empty();
     String features = VectorMathRoutes.effectiveFeatures(packet);
-    Route r = VectorMathRoutes.route(fn, dbl, features, w, mode);
+    // libmvec and SLEEF are x86-64 libraries here: on AArch64 and RISC-V the routes are LLVM's intrinsics,
+    // exact IR helpers or per-lane calls (docs/cross-targets.md)
+    VectorMath targetMode = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86
+        ? mode : VectorMath.INTRINSICS;
+    Route r = VectorMathRoutes.route(fn, dbl, features, w, targetMode);
     List<Value> args = new ArrayList<>();
     for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));
     switch (r) {

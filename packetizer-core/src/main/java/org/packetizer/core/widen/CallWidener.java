@@ -280,7 +280,7 @@ final class CallWidener extends EmissionPhase {
     if (!et.isFloat() && !et.isDouble()) return Optional.empty();
     String features = packet.stringAttribute("target-features").orElse("");
     Optional<org.packetizer.core.mapping.Libmvec.Variant> v =
-        org.packetizer.core.mapping.Libmvec.variant(intrinsic, et.isDouble(), features, w);
+        org.packetizer.core.mapping.Libmvec.variant(intrinsic, et.isDouble(), packet.module().targetTriple(), features, w);
     if (v.isEmpty() || v.get().arity() != args.size() || w % v.get().lanes() != 0) return Optional.empty();
     int lanes = v.get().lanes();
     if (!MaskOps.isAllTrue(mask())) {

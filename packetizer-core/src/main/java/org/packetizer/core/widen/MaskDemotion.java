@@ -48,6 +48,10 @@ public final class MaskDemotion {
 
   /** As {@link #worthwhile(Function, int)} with a CPU and feature string overriding f's (null: f's). */
   public static boolean worthwhile(Function f, int width, String cpu, String features) {
+    // x86 only: the rewrite is tuned to how x86's legalizer widens <W x i1> without AVX-512. AArch64
+    // (NEON compares give lane-wide masks already; SVE has predicate registers) and RISC-V V (v0 mask
+    // register) keep <W x i1>.
+    if (org.packetizer.core.ir.TargetArch.of(f.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return false;
     return width >= 4 && !hasMaskRegisters(f, cpu, features);
   }
 

@@ -9,6 +9,7 @@ import java.util.Set;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.Llvm;
 import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.ir.TargetArch;
 
 /**
  * The hardware width N: how many {@code float} lanes the widest vector register that the target
@@ -111,6 +112,48 @@ public final class HardwareWidth {
     return SCALAR;
   }
 
+  /**
+   * The width for a target triple, CPU, feature string and the function's {@code vscale_range}
+   * minimum (0 when absent): x86 as {@link #of(String, String)}; AArch64: NEON gives 4 (128 bits)
+   * unless {@code -neon}; with {@code +sve}/{@code +sve2} and a fixed {@code vscale_range(k,k)} (what
+   * clang's {@code -msve-vector-bits=128k} writes) 4k, else 4 (NEON's width: SVE registers are at
+   * least 128 bits); RISC-V: no vector unit without {@code +v} (or {@code +zve32f}/{@code +zve64*}),
+   * else VLEN/32 lanes where VLEN is the largest {@code +zvl<N>b} feature or {@code vscale_range}
+   * minimum × 64 (clang's {@code -mrvv-vector-bits}), at least 128 for {@code +v}.
+   */
+  public static int of(String triple, String cpu, String features, long vscaleMin) {
+    TargetArch arch = TargetArch.of(triple);
+    if (arch == TargetArch.X86 || arch == TargetArch.OTHER) return of(cpu, features);
+    Map<String, Boolean> f = parseFeatures(features);
+    if (arch == TargetArch.AARCH64) {
+      if (Boolean.FALSE.equals(f.get("neon")) || Boolean.FALSE.equals(f.get("fp-armv8"))) return SCALAR;
+      boolean sve = Boolean.TRUE.equals(f.get("sve")) || Boolean.TRUE.equals(f.get("sve2"));
+      if (sve && vscaleMin > 1) return (int) Math.min(64, 4 * vscaleMin);
+      return SSE;
+    }
+    boolean v = Boolean.TRUE.equals(f.get("v")) || Boolean.TRUE.equals(f.get("zve32f"))
+        || Boolean.TRUE.equals(f.get("zve64f")) || Boolean.TRUE.equals(f.get("zve64d"));
+    if (!v) return SCALAR;
+    long vlen = Boolean.TRUE.equals(f.get("v")) ? 128 : 32;
+    for (var e : f.entrySet()) {
+      String k = e.getKey();
+      if (e.getValue() && k.startsWith("zvl") && k.endsWith("b")) {
+        try {
+          vlen = Math.max(vlen, Long.parseLong(k.substring(3, k.length() - 1)));
+        } catch (NumberFormatException ignored) {
+          // not a zvl<N>b feature
+        }
+      }
+    }
+    if (vscaleMin > 0) vlen = Math.max(vlen, 64 * vscaleMin);
+    return (int) Math.max(SCALAR, Math.min(64, vlen / 32));
+  }
+
+  /** The minimum of a function's {@code vscale_range} attribute, 0 when it has none. */
+  public static long vscaleMin(Function f) {
+    return f.enumAttributeValue("vscale_range").map(v -> v >>> 32).orElse(0L);
+  }
+
   /** Feature name → enabled, the last mention winning. */
   static Map<String, Boolean> parseFeatures(String features) {
     Map<String, Boolean> out = new LinkedHashMap<>();
@@ -163,7 +206,7 @@ public final class HardwareWidth {
       } else if (source == null) {
         source = "function";
       }
-      if (fc.isEmpty() && ff.isEmpty() && cpu == null && features == null) {
+      if (fc.isEmpty() && ff.isEmpty() && cpu == null && features == null && !crossTarget(f.module().targetTriple())) {
         cpu = Llvm.hostCpuName();
         features = Llvm.hostCpuFeatures();
         source = "host";
@@ -172,7 +215,9 @@ public final class HardwareWidth {
         if (features == null) features = ff.orElse("");
       }
     }
-    int width = of(cpu, features);
+    String triple = f.module().targetTriple();
+    int width = of(triple, cpu, features, vscaleMin(f));
+    if (source == null) source = "target triple " + triple + " defaults";
     Optional<String> prefer = f.stringAttribute("prefer-vector-width");
     if (prefer.isPresent()) {
       try {
@@ -184,6 +229,9 @@ public final class HardwareWidth {
     }
     return new Target(cpu, features, width, source);
   }
+
+  /** Whether {@code triple} names another instruction set family than the host's. */
+  public static boolean crossTarget(String triple) { return TargetArch.isCross(triple); }
 
   /**
    * Whether LLVM 20 lowers {@code llvm.masked.gather} to gather instructions on this CPU and feature

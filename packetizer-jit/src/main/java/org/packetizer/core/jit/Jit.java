@@ -73,7 +73,7 @@ public final class Jit implements AutoCloseable {
     LLVMLoadLibraryPermanently("libm.so.6");
     LIBMVEC = LLVMLoadLibraryPermanently("libmvec.so.1") == 0;
     // SLEEF (Debian libsleef3): the vector math the packetizer uses where libmvec has no variant
-    SLEEF = LLVMLoadLibraryPermanently(org.packetizer.core.mapping.Sleef.LIBRARY) == 0;
+    SLEEF = LLVMLoadLibraryPermanently("libsleef.so.3") == 0; // mapping.Sleef.LIBRARY
     // Code generation calls compiler runtime builtins for what the target has no instruction for
     // (__udivti3 for an i128 division, __truncsfhf2 for half, ...). The bundled LLVM has no
     // compiler-rt; GCC's runtime library (on every glibc system: unwinding needs it) exports them.

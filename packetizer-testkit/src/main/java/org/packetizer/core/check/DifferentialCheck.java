@@ -77,8 +77,9 @@ public final class DifferentialCheck implements AutoCloseable {
   private final int maskIndex;
   private final List<Layout.Leaf> returnLeaves; // null for void
   private final List<InputSlot> slots;
-  private final Jit jit;
-  private final JitFunction scalarFn, packetFn;
+  private final Jit jit;               // null when the functions run under qemu
+  private final QemuExecutor emulator; // null when they run in the JIT
+  private final Callee scalarFn, packetFn;
   private final CallRecorder recorder;
   private final java.util.function.Consumer<String> progress;
 
@@ -106,7 +107,33 @@ public final class DifferentialCheck implements AutoCloseable {
     String describe() { return "'" + name + "' (param #" + index + ", " + spec.kindName() + ")"; }
   }
 
-  private DifferentialCheck(Builder b, Jit jit, List<Param> params, int maskIndex, List<Layout.Leaf> returnLeaves, CallRecorder recorder) {
+  /** A function the runs call: JIT-compiled on the host, or compiled for another target and run under qemu. */
+  private interface Callee {
+    List<JitType> paramTypes();
+    long slotSize();
+    long argsSize();
+    long resultSize();
+    void invoke(MemorySegment args, MemorySegment result, List<GuardedMemory> memory);
+  }
+
+  private record HostCallee(JitFunction f) implements Callee {
+    public List<JitType> paramTypes() { return f.paramTypes(); }
+    public long slotSize() { return f.slotSize(); }
+    public long argsSize() { return f.argsSize(); }
+    public long resultSize() { return f.resultSize(); }
+    public void invoke(MemorySegment args, MemorySegment result, List<GuardedMemory> memory) { f.invoke(args, result); }
+  }
+
+  private record EmulatedCallee(QemuExecutor q, int fn) implements Callee {
+    public List<JitType> paramTypes() { return q.callable(fn).paramTypes(); }
+    public long slotSize() { return q.callable(fn).slotSize(); }
+    public long argsSize() { return q.callable(fn).argsSize(); }
+    public long resultSize() { return q.callable(fn).resultSize(); }
+    public void invoke(MemorySegment args, MemorySegment result, List<GuardedMemory> memory) { q.invoke(fn, args, result, memory); }
+  }
+
+  private DifferentialCheck(Builder b, Jit jit, QemuExecutor emulator, List<Param> params, int maskIndex,
+      List<Layout.Leaf> returnLeaves, CallRecorder recorder) {
     this.scalarName = b.scalarName;
     this.packetName = b.packetName;
     this.width = b.width;
@@ -114,13 +141,14 @@ public final class DifferentialCheck implements AutoCloseable {
     this.guardPages = b.guardPages;
     this.callsInLaneOrder = b.callsInLaneOrder;
     this.jit = jit;
+    this.emulator = emulator;
     this.params = params;
     this.maskIndex = maskIndex;
     this.returnLeaves = returnLeaves;
     this.recorder = recorder;
     this.progress = b.progress;
-    this.scalarFn = jit.function(scalarName);
-    this.packetFn = jit.function(packetName);
+    this.scalarFn = jit != null ? new HostCallee(jit.function(scalarName)) : new EmulatedCallee(emulator, 0);
+    this.packetFn = jit != null ? new HostCallee(jit.function(packetName)) : new EmulatedCallee(emulator, 1);
     for (var g : b.globals.entrySet()) {
       long addr = jit.lookup(g.getKey());
       int size = g.getValue();
@@ -153,7 +181,15 @@ public final class DifferentialCheck implements AutoCloseable {
   public InputGenerator inputGenerator() { return new InputGenerator(slots, width); }
 
   /** The JIT holding the compiled functions (owned by this check). */
-  public Jit jit() { return jit; }
+  public Jit jit() {
+    if (jit == null) throw new IllegalStateException("this check runs under qemu (" + emulator.target() + "), not in a JIT");
+    return jit;
+  }
+
+  /** The emulated target the functions run on, or empty when they run in the host's JIT. */
+  public java.util.Optional<CrossTarget> crossTarget() {
+    return emulator == null ? java.util.Optional.empty() : java.util.Optional.of(emulator.target());
+  }
 
   /** One run with generated inputs. */
   public CheckResult run(RandomGenerator rnd) { return run(inputGenerator().next(rnd)); }
@@ -182,7 +218,7 @@ public final class DifferentialCheck implements AutoCloseable {
 
   /** One run on explicit inputs (see {@link Inputs} for what each parameter kind takes). */
   public synchronized CheckResult run(Inputs in) {
-    if (jit.isClosed()) throw new IllegalStateException("the check is closed");
+    if (closed) throw new IllegalStateException("the check is closed");
     return new Run(in).execute();
   }
 
@@ -425,7 +461,7 @@ public final class DifferentialCheck implements AutoCloseable {
         if (progress != null) progress.accept("scalar @" + scalarName + " lane " + k + " (" + laneInputs(k) + ")");
         recorder.start(scalarCalls, k, scalarCallLanes);
         try {
-          scalarFn.invoke(args, result);
+          scalarFn.invoke(args, result, memory);
         } finally {
           recorder.stop();
         }
@@ -482,7 +518,7 @@ public final class DifferentialCheck implements AutoCloseable {
       }
       recorder.start(packetCalls, -1, null);
       try {
-        packetFn.invoke(args, result);
+        packetFn.invoke(args, result, memory);
       } finally {
         recorder.stop();
       }
@@ -795,6 +831,7 @@ public final class DifferentialCheck implements AutoCloseable {
     private String cpu, features;
     private final Map<String, Object[]> externals = new LinkedHashMap<>();
     private java.util.function.Consumer<String> progress;
+    private CrossTarget cross;
 
     private Builder(LlvmModule module, String scalarName, String packetName, int width) {
       this.module = Objects.requireNonNull(module, "module");
@@ -885,6 +922,17 @@ public final class DifferentialCheck implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Compile the two functions for {@code target} and run them under qemu-user instead of in the
+     * host's JIT (null: the host). The module should be that target's already ({@link
+     * org.packetizer.core.api.TargetSpec#applyTo}). Not with {@link #global}, {@link #recordCalls} or
+     * {@link #external}: the emulated process cannot reach the host's memory or Java.
+     */
+    public Builder crossTarget(CrossTarget target) {
+      this.cross = target;
+      return this;
+    }
+
     /** Defines external function {@code symbol} at a native address (not logged). */
     public Builder external(String symbol, long address) {
       externals.put(symbol, new Object[] {address});
@@ -892,11 +940,21 @@ public final class DifferentialCheck implements AutoCloseable {
     }
 
     public DifferentialCheck build() {
-      Jit jit = cpu == null ? Jit.host() : Jit.forTarget(cpu, features);
+      if (cross != null && (!globals.isEmpty() || !externals.isEmpty())) {
+        throw new UnsupportedOperationException("a check under qemu (" + cross.name() + ") cannot compare globals, record"
+            + " calls or define externals: the emulated process cannot reach the host's memory or Java");
+      }
+      Jit jit = cross != null ? null : cpu == null ? Jit.host() : Jit.forTarget(cpu, features);
       LlvmModule layout = module;
       LlvmModule clone = null;
       try {
-        if (module.dataLayoutString().isEmpty()) {
+        if (cross != null) {
+          if (module.dataLayoutString().isEmpty() || !module.targetTriple().equals(cross.spec().triple())) {
+            clone = module.cloneModule();
+            cross.spec().applyTo(clone);
+            layout = clone;
+          }
+        } else if (module.dataLayoutString().isEmpty()) {
           clone = module.cloneModule();
           clone.setDataLayout(jit.dataLayout());
           if (clone.targetTriple().isEmpty()) clone.setTargetTriple(jit.triple());
@@ -951,6 +1009,15 @@ public final class DifferentialCheck implements AutoCloseable {
           }
         }
         CallRecorder recorder = new CallRecorder();
+        if (cross != null) {
+          QemuExecutor q = QemuExecutor.start(cross, layout, scalarName, packetName);
+          try {
+            return new DifferentialCheck(this, null, q, ps, maskIndex, rl, recorder);
+          } catch (RuntimeException e) {
+            q.close();
+            throw e;
+          }
+        }
         for (var e : externals.entrySet()) {
           Object[] v = e.getValue();
           if (v.length == 1) jit.defineSymbol(e.getKey(), (Long) v[0]);
@@ -962,9 +1029,9 @@ public final class DifferentialCheck implements AutoCloseable {
           pruneUnreachable(pruned, java.util.Set.of(scalarName, packetName));
           jit.addModule(pruned);
         }
-        return new DifferentialCheck(this, jit, ps, maskIndex, rl, recorder);
+        return new DifferentialCheck(this, jit, null, ps, maskIndex, rl, recorder);
       } catch (RuntimeException e) {
-        jit.close();
+        if (jit != null) jit.close();
         throw e;
       } finally {
         if (clone != null) clone.close();
@@ -1142,7 +1209,13 @@ public final class DifferentialCheck implements AutoCloseable {
   }
 
   @Override
-  public void close() { jit.close(); }
+  public synchronized void close() {
+    closed = true;
+    if (jit != null) jit.close();
+    if (emulator != null) emulator.close();
+  }
+
+  private boolean closed;
 
   @Override public String toString() {
     return "DifferentialCheck[@" + scalarName + " vs @" + packetName + ", W=" + width + ", " + params() + "]";

@@ -114,6 +114,9 @@ final class GuardedMemory implements AutoCloseable {
     return new GuardedMemory(null, arena, rw, start, size);
   }
 
+  /** The whole readable and writable area: canaries, the buffer, canaries (what an emulated run mirrors). */
+  MemorySegment area() { return rw; }
+
   /** The buffer. */
   MemorySegment segment() { return rw.asSlice(start, size); }
 

@@ -46,6 +46,8 @@ public final class VectorMathReference {
    */
   public static int create(LlvmModule m, String scalarName, String refName, int width, String features) {
     Function f = m.function(scalarName).orElseThrow(() -> new IllegalArgumentException("no function @" + scalarName));
+    // the vector libraries (libmvec, SLEEF) are x86-64's; other targets' packet functions use none
+    if (org.packetizer.core.ir.TargetArch.of(m.targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return 0;
     boolean any = false;
     for (Block bl : f.blocks()) {
       for (Value inst : bl.instructions()) {

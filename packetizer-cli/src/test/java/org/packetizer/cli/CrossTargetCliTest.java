@@ -1,0 +1,119 @@
+package org.packetizer.cli;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.packetizer.core.check.CrossTarget;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.toolchain.BundledClang;
+
+/**
+ * {@code packetize} for other targets: {@code --target-triple} (and a module compiled for AArch64 by
+ * clang, which needs no option), {@code --check} under qemu, and the errors of bad target options.
+ */
+class CrossTargetCliTest {
+  @TempDir Path dir;
+
+  static void requireQemu() {
+    for (CrossTarget t : List.of(CrossTarget.neon(), CrossTarget.rvv(256))) {
+      t.missing().ifPresent(m -> {
+        String msg = "SKIPPED LOUDLY: cannot run " + t.name() + " code here, missing " + m;
+        System.err.println(msg);
+        Assumptions.abort(msg);
+      });
+    }
+  }
+
+  @Test
+  void checkRunsUnderQemuForAnotherTriple() throws IOException {
+    requireQemu();
+    Path bc = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("m.bc");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "mandelbrot", "-w", "8", "--params", "vvu", "--target-triple", "riscv64-linux-gnu",
+        "--target-features", "+v,+zvl256b", "--vector-bits", "256", "--check", "-o", out.toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("all equal") && r.err().contains("under qemu-riscv64 -cpu rv64,v=true,vlen=256"), r::toString);
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(Files.readAllBytes(out), "m.bc")) {
+      assertEquals("riscv64-linux-gnu", m.targetTriple());
+      assertEquals(4L << 32 | 4L, m.function("mandelbrot_simd8").orElseThrow().enumAttributeValue("vscale_range").orElseThrow());
+    }
+  }
+
+  @Test
+  void aModuleClangCompiledForAArch64IsCheckedUnderQemuWithoutOptions() throws IOException {
+    requireQemu();
+    Path src = dir.resolve("k.c");
+    Files.writeString(src, """
+        static float helper(float x, int n) {
+          float s = 0;
+          for (int i = 0; i < n; i++) s += x * (float) i;
+          return s;
+        }
+        float k(float x, int n) { return x > 0.5f ? helper(x, n) : -x; }
+        """);
+    for (String opt : List.of("-O1", "-O2")) {
+      Path bc = dir.resolve("k" + opt + ".bc");
+      BundledClang.locate().compileToBitcode(dir, src.getFileName(), bc.getFileName(), List.of("--target=aarch64-linux-gnu", opt));
+      Cli.Run r = Cli.run(bc.toString(), "-f", "k", "-w", "4", "--params", "vu", "--check", "-o", dir.resolve("o.bc").toString());
+      assertEquals(0, r.code(), r::toString);
+      assertTrue(r.err().contains("all equal") && r.err().contains("under qemu-aarch64"), r::toString);
+    }
+  }
+
+  @Test
+  void aCrashUnderQemuIsAFailedCheck() {
+    requireQemu();
+    Path c = Cli.copy(dir, "crashes.c");
+    Path bc = dir.resolve("crashes.bc");
+    BundledClang.locate().compileToBitcode(dir, c.getFileName(), bc.getFileName(), List.of("--target=aarch64-linux-gnu", "-O1"));
+    Cli.Run r = Cli.run(bc.toString(), "-f", "crashy", "--params", "vu", "--buffer", "1=i32:in", "-w", "4", "--check",
+        "-o", dir.resolve("out.bc").toString());
+    assertEquals(ExitCodes.CHECK_MISMATCH, r.code(), r::toString);
+    assertTrue(r.err().contains("crashed under qemu-aarch64") && r.err().contains("SIGSEGV"), r::toString);
+    assertFalse(r.err().contains("\tat "), r::toString);
+  }
+
+  @Test
+  void badTargetOptionsAreUsageErrors() throws IOException {
+    Path bc = Cli.bundled(dir, "mandelbrot");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--target-triple", "nonsense-cpu-os");
+    assertEquals(ExitCodes.USAGE_OR_INPUT, r.code(), r::toString);
+    assertTrue(r.err().contains("nonsense-cpu-os"), r::toString);
+    r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--vector-bits", "300", "--target-triple", "aarch64-linux-gnu");
+    assertEquals(ExitCodes.USAGE_OR_INPUT, r.code(), r::toString);
+    assertTrue(r.err().contains("power of two"), r::toString);
+    r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--vector-bits", "256");
+    assertEquals(ExitCodes.USAGE_OR_INPUT, r.code(), r::toString);
+    r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--target-triple", "aarch64-linux-gnu", "--c-abi",
+        "-o", dir.resolve("x.bc").toString());
+    assertEquals(ExitCodes.UNSUPPORTED, r.code(), r::toString);
+    assertTrue(r.err().contains("x86-64 only"), r::toString);
+  }
+
+  @Test
+  void scalablePacketsFromTheCommandLine() throws IOException {
+    Path bc = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("s.ll");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "mandelbrot", "-w", "4", "--params", "vvu", "--target-triple", "aarch64-linux-gnu",
+        "--target-features", "+sve", "--scalable", "-S", "-o", out.toString());
+    assertEquals(0, r.code(), r::toString);
+    String ir = Files.readString(out);
+    assertTrue(ir.contains("@mandelbrot_simd4(<vscale x 4 x float> %x0, <vscale x 4 x float> %y0, i32 %maxIter, <vscale x 4 x i1> %mask)")
+        || ir.matches("(?s).*define <vscale x 4 x i32> @mandelbrot_simd4\\(<vscale x 4 x float>.*<vscale x 4 x i1>.*"), ir);
+    // a kernel that names lanes: refused, exit 3, nothing written
+    Path call = Cli.bundled(dir, "call03");
+    Path out2 = dir.resolve("c.ll");
+    r = Cli.run(call.toString(), "-f", "call03", "-w", "4", "--target-triple", "aarch64-linux-gnu", "--target-features", "+sve",
+        "--scalable", "-S", "-o", out2.toString());
+    assertEquals(ExitCodes.UNSUPPORTED, r.code(), r::toString);
+    assertTrue(r.err().contains("scalable packets") && r.err().contains("llvm.exp"), r::toString);
+    assertFalse(Files.exists(out2));
+  }
+}

@@ -1,0 +1,130 @@
+package org.packetizer.core.cross;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.packetizer.core.check.BufferInit;
+import org.packetizer.core.check.CheckResult;
+import org.packetizer.core.check.CrossTarget;
+import org.packetizer.core.check.DifferentialCheck;
+import org.packetizer.core.check.ParamSpec;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+
+/**
+ * The emulated differential check is an oracle: hand-written packet functions for AArch64 and RISC-V
+ * that are right pass; one wrong lane, one write past a buffer's end (a canary) and one far past it
+ * (a guard page: the launcher dies under qemu) fail with a report naming the lane, the buffer or the
+ * signal. Pointers cross into the emulated process as arguments (translated to its copies of the
+ * buffers) and the functions' writes come back.
+ */
+class CrossCheckOracleTest {
+  static final String SCALAR_MUL = """
+      define float @f(float %x) {
+        %r = fmul float %x, 2.0
+        ret float %r
+      }
+      """;
+
+  static CrossTarget require(CrossTarget t) {
+    t.missing().ifPresent(m -> {
+      String msg = "SKIPPED LOUDLY: cannot run " + t.name() + " code here, missing " + m;
+      System.err.println(msg);
+      Assumptions.abort(msg);
+    });
+    return t;
+  }
+
+  static CheckResult runMul(CrossTarget t, String body) {
+    try (LlvmContext ctx = LlvmContext.create();
+         LlvmModule m = ctx.parseIr(SCALAR_MUL + "define <4 x float> @f4(<4 x float> %x) {\n" + body + "\n}\n", "mul")) {
+      t.spec().applyTo(m);
+      try (DifferentialCheck c = DifferentialCheck.builder(m, "f", "f4", 4).crossTarget(t).build()) {
+        assertTrue(c.crossTarget().isPresent());
+        return c.runMany(3, 42);
+      }
+    }
+  }
+
+  @Test
+  void rightPacketFunctionPassesOnEveryTarget() {
+    for (CrossTarget t : CrossTarget.standard()) {
+      if (t.missing().isPresent()) {
+        System.err.println("SKIPPED LOUDLY: " + t.name() + ": missing " + t.missing().get());
+        continue;
+      }
+      CheckResult r = runMul(t, "  %r = fmul <4 x float> %x, splat (float 2.0)\n  ret <4 x float> %r");
+      assertTrue(r.passed(), () -> t + ": " + r.report());
+      assertEquals(4 * 3, r.lanesCompared(), t.name());
+    }
+  }
+
+  @Test
+  void wrongLaneIsFound() {
+    CrossTarget t = require(CrossTarget.neon());
+    CheckResult r = runMul(t, """
+          %r = fmul <4 x float> %x, splat (float 2.0)
+          %e = extractelement <4 x float> %x, i32 2
+          %w = fadd float %e, 1.0
+          %r2 = insertelement <4 x float> %r, float %w, i32 2
+          ret <4 x float> %r2""");
+    assertFalse(r.passed(), "lane 2 computes x+1 instead of 2x");
+    assertEquals(2, r.firstDifferingLane(), r::report);
+  }
+
+  static final String SCALAR_STORE = """
+      define void @g(ptr %p, i32 %v) {
+        store i32 %v, ptr %p
+        ret void
+      }
+      """;
+
+  static CheckResult runStore(CrossTarget t, String body) {
+    try (LlvmContext ctx = LlvmContext.create();
+         LlvmModule m = ctx.parseIr(SCALAR_STORE + "define void @g4(ptr %p, <4 x i32> %v) {\n" + body + "\n}\n", "store")) {
+      t.spec().applyTo(m);
+      // p is linear: lane k writes the k-th int of one buffer of 4
+      ParamSpec p = new ParamSpec.LinearPtr(ctx.i32(), 4, 4, ParamSpec.Direction.INOUT, BufferInit.zero());
+      try (DifferentialCheck c = DifferentialCheck.builder(m, "g", "g4", 4)
+          .params(p, new ParamSpec.Varying(null)).crossTarget(t).build()) {
+        return c.runMany(2, 7);
+      }
+    }
+  }
+
+  @Test
+  void writesThroughPointersComeBack() {
+    for (CrossTarget t : CrossTarget.standard()) {
+      if (t.missing().isPresent()) continue;
+      CheckResult r = runStore(t, "  store <4 x i32> %v, ptr %p, align 4\n  ret void");
+      assertTrue(r.passed(), () -> t + ": " + r.report());
+      assertTrue(r.bytesCompared() >= 16, r::report);
+      // a packet function that writes nothing differs in every lane's bytes
+      CheckResult none = runStore(t, "  ret void");
+      assertFalse(none.passed(), t.name() + ": the writes of the emulated run must reach the comparison");
+    }
+  }
+
+  @Test
+  void writePastTheEndHitsACanary() {
+    CrossTarget t = require(CrossTarget.sve(512));
+    CheckResult r = runStore(t, """
+          store <4 x i32> %v, ptr %p, align 4
+          %q = getelementptr i32, ptr %p, i64 4
+          store i32 0, ptr %q
+          ret void""");
+    assertFalse(r.passed(), "the fifth int is past the buffer");
+    assertTrue(r.report().toLowerCase().contains("canar") || r.report().contains("out of bounds"), r::report);
+  }
+
+  @Test
+  void writeIntoAGuardPageIsReportedAsACrash() {
+    CrossTarget t = require(CrossTarget.rvv(256));
+    RuntimeException e = assertThrows(RuntimeException.class, () -> runStore(t, """
+          %q = getelementptr i8, ptr %p, i64 65536
+          store i32 0, ptr %q
+          ret void"""));
+    assertTrue(e.getMessage().contains("SIGSEGV") && e.getMessage().contains("qemu-riscv64"), e::getMessage);
+  }
+}

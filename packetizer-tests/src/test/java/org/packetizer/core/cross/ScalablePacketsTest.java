@@ -1,0 +1,152 @@
+package org.packetizer.core.cross;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizationException;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.check.CheckResult;
+import org.packetizer.core.check.CrossTarget;
+import org.packetizer.core.check.DifferentialCheck;
+import org.packetizer.core.check.KernelChecks;
+import org.packetizer.core.check.ParamSpec;
+import org.packetizer.core.check.ScalableShim;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.toolchain.Manifest;
+
+/**
+ * Scalable packets ({@code PacketizerOptions.scalable}): kernels packetized to {@code <vscale x 4 x T>}
+ * with a predicate, compiled for SVE (vector-length agnostic) and RISC-V V, and checked under qemu at
+ * two vector lengths each (SVE 256 and 512 bits: 8 and 16 lanes; RVV VLEN 256: 16 lanes) through a
+ * fixed-width shim ({@link ScalableShim}). Kernels that are not lane-wise must be refused with an
+ * UNSUPPORTED error naming the instruction, the module unchanged.
+ */
+class ScalablePacketsTest {
+  static final int W = 4;
+
+  record Run(CrossTarget target, int vscale) {
+    @Override public String toString() { return target.name() + " vscale=" + vscale; }
+  }
+
+  static List<Run> runs() {
+    return List.of(new Run(scalableSve(256), 2), new Run(scalableSve(512), 4), new Run(scalableRvv(128), 2));
+  }
+
+  /** SVE without a fixed length at compile time (the scalable function is vector-length agnostic). */
+  static CrossTarget scalableSve(int bits) {
+    CrossTarget t = CrossTarget.sve(bits);
+    return new CrossTarget(t.name(), new org.packetizer.core.api.TargetSpec(t.spec().triple(), "", "+neon,+sve", 0), t.qemu(),
+        t.qemuCpu(), t.sysroot(), t.gcc(), t.clangTarget());
+  }
+
+  static CrossTarget scalableRvv(int bits) {
+    CrossTarget t = CrossTarget.rvv(bits);
+    return new CrossTarget(t.name(), new org.packetizer.core.api.TargetSpec(t.spec().triple(), "", "+v", 0), t.qemu(),
+        t.qemuCpu(), t.sysroot(), t.gcc(), t.clangTarget());
+  }
+
+  @TestFactory
+  Stream<DynamicTest> kernelsAsScalablePackets() {
+    Manifest manifest = Manifest.load();
+    boolean all = Boolean.getBoolean("packetizer.cross.all");
+    List<DynamicTest> tests = new ArrayList<>();
+    String f = System.getProperty("packetizer.test.filter");
+    java.util.regex.Pattern filter = f == null ? null : java.util.regex.Pattern.compile(f);
+    for (Manifest.Entry e : manifest.kernels()) {
+      boolean picked = filter != null ? filter.matcher(e.name()).matches() : all || CrossTargetKernelTest.SLICE.contains(e.name());
+      if (!picked) continue;
+      tests.add(DynamicTest.dynamicTest(e.name(), () -> check(manifest, e)));
+    }
+    return tests.stream();
+  }
+
+  /** Counts of what happened over all kernels (printed by the last test). */
+  static final Map<String, Integer> OUTCOMES = new TreeMap<>();
+
+  static void check(Manifest manifest, Manifest.Entry e) {
+    for (Run run : runs()) {
+      run.target().missing().ifPresent(m -> {
+        String msg = "SKIPPED LOUDLY: cannot run " + run.target().name() + " code here, missing " + m;
+        System.err.println(msg);
+        Assumptions.abort(msg);
+      });
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(manifest.bitcode(e), e.bitcode())) {
+        if (CrossTargetKernelTest.reaches(m, e.function(), "record")) Assumptions.abort(e.name() + " calls record(int)");
+        run.target().spec().applyTo(m);
+        String before = m.toIr();
+        String simd = e.function() + "_vl";
+        try {
+          new Packetizer(PacketizerOptions.builder().width(W).params(KernelChecks.paramKinds(e)).scalable(true)
+              .verifyEachPhase(true).build()).run(m, e.function(), simd);
+        } catch (PacketizationException x) {
+          assertEquals(PacketizationException.Kind.UNSUPPORTED, x.kind(), x::getMessage);
+          assertTrue(x.getMessage().contains("scalable packets"), x::getMessage);
+          assertEquals(before, m.toIr(), "a refused kernel leaves the module unchanged");
+          synchronized (OUTCOMES) { OUTCOMES.merge("refused: " + reason(x.getMessage()), 1, Integer::sum); }
+          System.err.println(e.name() + " " + run + ": " + x.getMessage().lines().findFirst().orElse(""));
+          return;
+        }
+        Function f = m.function(simd).orElseThrow();
+        assertTrue(f.functionType().toString().contains("<vscale x 4 x i1>"), f.functionType()::toString);
+        int n = ScalableShim.build(m, simd, simd + ".shim", W, run.vscale());
+        List<ParamSpec> specs = new ArrayList<>(KernelChecks.paramSpecs(e, m));
+        specs.add(new ParamSpec.Mask());
+        try (DifferentialCheck c = DifferentialCheck.builder(m, e.function(), simd + ".shim", n).params(specs)
+            .ulps(e.ulps()).crossTarget(run.target()).build()) {
+          CheckResult r = c.runMany(4, 0x5CA1AB1E + n);
+          assertTrue(r.passed(), () -> e + " " + run + ":\n" + r.report());
+        } catch (org.packetizer.core.check.EmulatedCrashException crash) {
+          if (!crash.getMessage().contains(CrossTargetKernelTest.QEMU_RVV_ASSERTION)) throw crash;
+          String msg = "SKIPPED LOUDLY: " + e.name() + " " + run + ": qemu's RISC-V translator failed its own assertion"
+              + " (a bug of QEMU 7.2); no verdict on the code";
+          System.err.println(msg);
+          synchronized (OUTCOMES) { OUTCOMES.merge("no verdict (QEMU 7.2 RISC-V assertion)", 1, Integer::sum); }
+          continue;
+        }
+        synchronized (OUTCOMES) { OUTCOMES.merge("passed", 1, Integer::sum); }
+      }
+    }
+  }
+
+  static String reason(String msg) {
+    int i = msg.indexOf("scalable packets: ");
+    String s = i < 0 ? msg : msg.substring(i + 18);
+    int cut = s.indexOf(" (");
+    return cut > 0 ? s.substring(0, cut) : s;
+  }
+
+  @Test
+  void mandelbrotRunsAtTwoVectorLengthsFromOneFunction() {
+    check(Manifest.load(), Manifest.load().require("mandelbrot"));
+  }
+
+  @Test
+  void laneNumbersAreRefusedNamingTheInstruction() {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
+        declare float @g(float)
+        define float @f(float %x) {
+          %y = call float @g(float %x)
+          ret float %y
+        }
+        """, "f")) {
+      scalableSve(512).spec().applyTo(m);
+      String before = m.toIr();
+      PacketizationException x = assertThrows(PacketizationException.class, () -> new Packetizer(PacketizerOptions.builder()
+          .width(W).params("v").scalable(true).build()).run(m, "f", "f_vl"));
+      assertEquals(PacketizationException.Kind.UNSUPPORTED, x.kind());
+      assertTrue(x.getMessage().contains("scalable packets") && x.getMessage().contains("lane"), x::getMessage);
+      assertEquals(before, m.toIr());
+    }
+  }
+}
