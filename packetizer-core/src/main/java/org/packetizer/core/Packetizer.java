@@ -158,7 +158,7 @@ public final class Packetizer {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "the SIMD function needs a name", scalarName);
     }
     String fixedName = simdName + ".fixed";
-    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).masked(true).wrapperMode(WrapperMode.DIRECT)
+    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).lanesMayBeRetyped(true).masked(true).wrapperMode(WrapperMode.DIRECT)
         .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).memoryStrategy(MemoryStrategy.GATHER).build();
     if (module.function(simdName).isPresent()) {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + simdName + " already exists in the module", scalarName);

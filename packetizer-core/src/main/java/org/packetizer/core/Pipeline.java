@@ -148,7 +148,7 @@ final class Pipeline {
   private PacketizationState analyse(Function copy, Legality.Request r) {
     List<ParamKind> kinds = r.kinds();
     PureCalls pure = new PureCalls();
-    SoaPointers soa = SoaPointers.find(copy, kinds, scalarName);
+    SoaPointers soa = SoaPointers.find(copy, kinds, scalarName, !options.scalable() && !options.lanesMayBeRetyped());
     SpmdIntrinsics spmd = new SpmdIntrinsics(module, w, scalarName);
     // loads of shared memory that each lane reads back from its own writes (UniformMemory)
     Set<Value> ownCopies = new HashSet<>();
