@@ -128,7 +128,7 @@ final class Pipeline {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "the SIMD function needs a name", scalarName);
     }
     String fixedName = simdName + ".fixed";
-    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).masked(true).wrapperMode(WrapperMode.DIRECT)
+    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).lanesMayBeRetyped(true).masked(true).wrapperMode(WrapperMode.DIRECT)
         .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).memoryStrategy(MemoryStrategy.GATHER).build();
     if (module.function(simdName).isPresent()) {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + simdName + " already exists in the module", scalarName);
@@ -228,7 +228,7 @@ final class Pipeline {
   private PacketizationState analyse(Function copy, Legality.Request r) {
     List<ParamKind> kinds = r.kinds();
     PureCalls pure = new PureCalls();
-    SoaPointers soa = SoaPointers.find(copy, kinds, scalarName);
+    SoaPointers soa = SoaPointers.find(copy, kinds, scalarName, !options.scalable() && !options.lanesMayBeRetyped());
     SpmdIntrinsics spmd = new SpmdIntrinsics(module, w, scalarName);
     // loads of shared memory that each lane reads back from its own writes (UniformMemory)
     Set<Value> ownCopies = new HashSet<>();

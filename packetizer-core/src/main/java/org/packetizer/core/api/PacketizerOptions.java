@@ -46,6 +46,7 @@ import java.util.function.Consumer;
  *                        arguments wider than the target's widest vector register in memory, as C
  *                        compilers pass them, and the mask as an integer bit mask; LLVM's form stays
  *                        as {@code <simd>.ir}. Not with {@code vectorAbi} (that ABI has its own form)
+ * @param lanesMayBeRetyped the packet function will be re-typed to another lane count (see the builder)
  * @param scalable        scalable packets: the packet function takes {@code <vscale x W x T>} values and a
  *                        {@code <vscale x W x i1>} predicate (always masked) and computes vscale × W lanes;
  *                        for lane-wise code only (see {@code org.packetizer.core.scalable.ScalablePackets})
@@ -75,6 +76,7 @@ public record PacketizerOptions(
     IntegerMasks integerMasks,
     boolean cAbi,
     boolean scalable,
+    boolean lanesMayBeRetyped,
     Optional<String> arrayDriver,
     Refill refill) {
 
@@ -139,6 +141,7 @@ public record PacketizerOptions(
     b.integerMasks = integerMasks;
     b.cAbi = cAbi;
     b.scalable = scalable;
+    b.lanesMayBeRetyped = lanesMayBeRetyped;
     b.arrayDriver = arrayDriver.orElse(null);
     b.refill = refill;
     return b;
@@ -165,6 +168,7 @@ public record PacketizerOptions(
     private IntegerMasks integerMasks = IntegerMasks.AUTO;
     private boolean cAbi;
     private boolean scalable;
+    private boolean lanesMayBeRetyped;
     private String arrayDriver;
     private Refill refill = Refill.OFF;
 
@@ -197,6 +201,12 @@ public record PacketizerOptions(
     /** Scalable packets ({@code <vscale x W x T>} and a predicate; see {@link PacketizerOptions}). */
     public Builder scalable(boolean v) { this.scalable = v; return this; }
     /**
+     * The packet function will be re-typed to another lane count (the fixed-width step of scalable
+     * packets): no memory layout whose byte offsets depend on W (interleaved private arrays, strided
+     * span loads, per-lane table loads).
+     */
+    public Builder lanesMayBeRetyped(boolean v) { this.lanesMayBeRetyped = v; return this; }
+    /**
      * Also emit an array driver named by {@code pattern} ({@code *}: the scalar function's name; null:
      * none). The driver maps the scalar function over arrays (docs/drivers.md).
      */
@@ -211,7 +221,7 @@ public record PacketizerOptions(
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
-          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi, scalable,
+          Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi, scalable, lanesMayBeRetyped,
           Optional.ofNullable(arrayDriver), refill);
     }
   }

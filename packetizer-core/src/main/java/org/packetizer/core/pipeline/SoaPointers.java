@@ -58,6 +58,14 @@ public final class SoaPointers {
   }
 
   public static SoaPointers find(org.packetizer.core.ir.Function f, List<ParamKind> kinds, String fn) {
+    return find(f, kinds, fn, true);
+  }
+
+  /**
+   * As {@link #find(org.packetizer.core.ir.Function, List, String)}; {@code interleaveAllocas} false keeps
+   * every private array one block per lane (scalable packets: the interleaved layout's offsets depend on W).
+   */
+  public static SoaPointers find(org.packetizer.core.ir.Function f, List<ParamKind> kinds, String fn, boolean interleaveAllocas) {
     SoaPointers s = new SoaPointers();
     Deque<Value> work = new ArrayDeque<>();
     for (int i = 0; i < kinds.size(); i++) {
@@ -141,7 +149,7 @@ public final class SoaPointers {
         s.lanePointers.put(m, size.getAsLong());
       }
     }
-    s.findInterleavedAllocas(f);
+    if (interleaveAllocas) s.findInterleavedAllocas(f);
     return s;
   }
 

@@ -190,7 +190,8 @@ final class MemoryWidener extends EmissionPhase {
       Function f = st.module().intrinsic("llvm.masked.load", vt, p0.type());
       return b.call(f, List.of(p0, b.i32(valign), mask(), b.poison(vt)), inst.name());
     }
-    if (st.options().memoryStrategy() == MemoryStrategy.GATHER) {
+    // (scalable packets: a span of (W-1)*F+1 elements and per-lane extracts depend on the lane count)
+    if (st.options().memoryStrategy() == MemoryStrategy.GATHER && !st.options().scalable() && !st.options().lanesMayBeRetyped()) {
       Value strided = stridedLoad(inst, t, ptr, s, align);
       if (strided != null) return strided;
       Value lookup = tableLookup(inst, t, vt, ptr, align);
