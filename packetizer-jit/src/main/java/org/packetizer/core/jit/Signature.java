@@ -14,7 +14,10 @@ import org.packetizer.core.ir.LlvmModule;
  * JIT's copy of the module (so it survives the module being handed to ORC): types, calling
  * convention, the ABI-relevant parameter and return attributes, and the function's target attributes
  * (a caller compiled for other features, or another {@code min-legal-vector-width}, than the callee
- * could pass vectors in other registers).
+ * could pass vectors in other registers). {@code vscale_range} is one of them on RISC-V V: LLVM passes
+ * a fixed-length vector argument in a register group sized from the function's minimum VLEN (its
+ * {@code vscale_range} minimum × 64), so a caller that assumes VLEN 128 passes a {@code <16 x float>}
+ * in four registers where a callee with {@code vscale_range(4,4)} (VLEN 256) reads two.
  */
 record Signature(
     String name,
@@ -25,7 +28,8 @@ record Signature(
     List<List<String>> paramAttributes,
     String targetCpu,
     String targetFeatures,
-    String minLegalVectorWidth) {
+    String minLegalVectorWidth,
+    long vscaleRange) {
 
   /** Enum attributes that change how a value is passed; copied to the trampoline's declaration and call. */
   static final List<String> ABI_ATTRIBUTES = List.of("signext", "zeroext", "inreg");
@@ -69,7 +73,7 @@ record Signature(
     }
     return new Signature(f.name(), ret, params, f.callingConvention(), abiAttributes(f, LLVMAttributeReturnIndex),
         pattrs, f.stringAttribute("target-cpu").orElse(null), f.stringAttribute("target-features").orElse(null),
-        f.stringAttribute("min-legal-vector-width").orElse(null));
+        f.stringAttribute("min-legal-vector-width").orElse(null), f.enumAttributeValue("vscale_range").orElse(0L));
   }
 
   private static List<String> abiAttributes(Function f, int index) {

@@ -47,6 +47,8 @@ final class Trampolines {
       if (sig.targetCpu() != null) tramp.setStringAttribute("target-cpu", sig.targetCpu());
       if (sig.targetFeatures() != null) tramp.setStringAttribute("target-features", sig.targetFeatures());
       if (sig.minLegalVectorWidth() != null) tramp.setStringAttribute("min-legal-vector-width", sig.minLegalVectorWidth());
+      // (the vector length the callee assumes decides how it takes fixed-length vectors on RISC-V V; see Signature)
+      if (sig.vscaleRange() != 0) tramp.setEnumAttributeValue("vscale_range", sig.vscaleRange());
       Value args = tramp.param(0);
       Value result = tramp.param(1);
       args.setName("args");

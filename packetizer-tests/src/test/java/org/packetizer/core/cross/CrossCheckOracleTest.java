@@ -73,6 +73,40 @@ class CrossCheckOracleTest {
     assertEquals(2, r.firstDifferingLane(), r::report);
   }
 
+  /**
+   * A fixed-width packet function whose only vector-length statement is its own {@code vscale_range}
+   * (as ScalableShim's, or clang's -mrvv-vector-bits=256 without +zvl256b): RISC-V V passes a {@code
+   * <16 x float>} in a register group sized from the function's minimum VLEN, so the trampoline calling
+   * it must assume the same VLEN (issue 18: before, it assumed VLEN 128 and passed the second vector in other registers).
+   */
+  @Test
+  void riscvVectorArgumentsCrossTheTrampolineAtTheCalleesVectorLength() {
+    CrossTarget rvv = require(CrossTarget.rvv(256));
+    CrossTarget t = new CrossTarget(rvv.name(), new org.packetizer.core.api.TargetSpec(rvv.spec().triple(), "", "+v", 0),
+        rvv.qemu(), rvv.qemuCpu(), rvv.sysroot(), rvv.gcc(), rvv.clangTarget());
+    // two vector arguments: at VLEN 128 the first takes v8-v11 and the second v12-v15, at 256 v8-v9 and v10-v11
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
+        define float @f(float %x, float %y) {
+          %m = fmul float %x, 2.0
+          %r = fadd float %m, %y
+          ret float %r
+        }
+        define <16 x float> @f16(<16 x float> %x, <16 x float> %y) vscale_range(4,4) {
+          %m = fmul <16 x float> %x, splat (float 2.0)
+          %r = fadd <16 x float> %m, %y
+          ret <16 x float> %r
+        }
+        """, "muladd16")) {
+      t.spec().applyTo(m);
+      assertEquals(4L << 32 | 4L, m.function("f16").orElseThrow().enumAttributeValue("vscale_range").orElseThrow());
+      try (DifferentialCheck c = DifferentialCheck.builder(m, "f", "f16", 16).crossTarget(t).build()) {
+        CheckResult r = c.runMany(3, 42);
+        assertTrue(r.passed(), r::report);
+        assertEquals(16 * 3, r.lanesCompared());
+      }
+    }
+  }
+
   static final String SCALAR_STORE = """
       define void @g(ptr %p, i32 %v) {
         store i32 %v, ptr %p

@@ -28,7 +28,7 @@ import org.packetizer.core.toolchain.Manifest;
 /**
  * Scalable packets ({@code PacketizerOptions.scalable}): kernels packetized to {@code <vscale x 4 x T>}
  * with a predicate, compiled for SVE (vector-length agnostic) and RISC-V V, and checked under qemu at
- * two vector lengths each (SVE 256 and 512 bits: 8 and 16 lanes; RVV VLEN 256: 16 lanes) through a
+ * two vector lengths each (SVE 256 and 512 bits: 8 and 16 lanes; RVV VLEN 128 and 256: 8 and 16 lanes) through a
  * fixed-width shim ({@link ScalableShim}). Kernels that are not lane-wise must be refused with an
  * UNSUPPORTED error naming the instruction, the module unchanged.
  */
@@ -40,7 +40,9 @@ class ScalablePacketsTest {
   }
 
   static List<Run> runs() {
-    return List.of(new Run(scalableSve(256), 2), new Run(scalableSve(512), 4), new Run(scalableRvv(128), 2));
+    // RISC-V V: vscale = VLEN / 64 (VLEN 128: 8 lanes of <vscale x 4 x T>, VLEN 256: 16)
+    return List.of(new Run(scalableSve(256), 2), new Run(scalableSve(512), 4), new Run(scalableRvv(128), 2),
+        new Run(scalableRvv(256), 4));
   }
 
   /** SVE without a fixed length at compile time (the scalable function is vector-length agnostic). */
