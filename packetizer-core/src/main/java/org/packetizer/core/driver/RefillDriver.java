@@ -423,13 +423,16 @@ public final class RefillDriver {
 
         // iterate: iterations for the lanes in the loop, until enough lanes are free to refill them
         // together (or, once the input is exhausted, until no lane is left). The state of a lane that is
-        // not in the loop is dead (it is refilled before it is used again): no blend.
+        // not in the loop is dead (it is refilled before it is used again): no blend. Only the lanes in
+        // the loop change here, and a lane only ever leaves it, so the hot loop carries just the active
+        // mask and the results: the lanes that finished are (active at entry) & ~(active at exit), once,
+        // after the loop; the result is taken from iter for every active lane (a lane that stays in the
+        // loop gets an unused value, overwritten in the iteration where it finishes).
         b.atEnd(run);
         List<Value> sr = new ArrayList<>();
         for (int k = 0; k < ns; k++) sr.add(b.phi(stateT.get(k), "state" + k + ".it"));
         Value resR = resT == null ? null : b.phi(resT, "result.it");
         Value activeR = b.phi(mT, "active.it");
-        Value doneR = b.phi(mT, "done.it");
         List<Value> iargs = new ArrayList<>();
         List<Type> iterParams = iter.functionType().paramTypes();
         for (int k = 0; k < ns; k++) iargs.add(convert(b, sr.get(k), iterParams.get(k)));
@@ -441,32 +444,33 @@ public final class RefillDriver {
         Value ir = b.call(iter, iargs, "iter");
         ir.setInstructionCallConv(iter.callingConvention());
         Value iterAt = toMask(b, b.extractValue(ir, 0, "iter.at"));
-        Value finished = b.and(activeR, b.not(iterAt, ""), "finished");
         List<Value> st3 = new ArrayList<>();
         for (int k = 0; k < ns; k++) st3.add(convert(b, b.extractValue(ir, 1 + k, "state" + k + ".next"), stateT.get(k)));
-        Value res3 = resT == null ? null : b.select(finished, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resR, "result.next");
+        Value res3 = resT == null ? null : b.select(activeR, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resR, "result.next");
         Value active3 = b.and(activeR, iterAt, "active.next");
-        Value done3 = b.or(finished, doneR, "done.next");
         Value busy = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active3, bitsT, "")), "busy");
         Value keep = b.icmpUlt(threshold, busy, "keep.iterating");
-        b.condBr(keep, run, head);
+        Block runExit = driver.appendBlock("iterate.exit");
+        b.condBr(keep, run, runExit);
         for (int k = 0; k < ns; k++) sr.get(k).addIncoming(List.of(st2.get(k), st3.get(k)), List.of(runCheck, run));
         if (resR != null) resR.addIncoming(List.of(res2, res3), List.of(runCheck, run));
         activeR.addIncoming(List.of(active2, active3), List.of(runCheck, run));
-        doneR.addIncoming(List.of(done2, done3), List.of(runCheck, run));
+        b.atEnd(runExit);
+        Value done3 = b.or(done2, b.and(active2, b.not(active3, ""), "finished"), "done.next");
+        b.br(head);
 
         b.atEnd(exit);
         b.retVoid();
 
         // the round's phis
-        idx.addIncoming(List.of(b.constNull(idxT), idx2, idx2), List.of(entry, idle, run));
+        idx.addIncoming(List.of(b.constNull(idxT), idx2, idx2), List.of(entry, idle, runExit));
         for (int k = 0; k < ns; k++) {
-          st.get(k).addIncoming(List.of(b.poison(stateT.get(k)), st2.get(k), st3.get(k)), List.of(entry, idle, run));
+          st.get(k).addIncoming(List.of(b.poison(stateT.get(k)), st2.get(k), st3.get(k)), List.of(entry, idle, runExit));
         }
-        if (res != null) res.addIncoming(List.of(b.poison(resT), res2, res3), List.of(entry, idle, run));
-        active.addIncoming(List.of(b.constNull(mT), active2, active3), List.of(entry, idle, run));
-        done.addIncoming(List.of(b.constNull(mT), done2, done3), List.of(entry, idle, run));
-        next.addIncoming(List.of(b.constInt(sizeT, 0), next3, next3), List.of(entry, idle, run));
+        if (res != null) res.addIncoming(List.of(b.poison(resT), res2, res3), List.of(entry, idle, runExit));
+        active.addIncoming(List.of(b.constNull(mT), active2, active3), List.of(entry, idle, runExit));
+        done.addIncoming(List.of(b.constNull(mT), done2, done3), List.of(entry, idle, runExit));
+        next.addIncoming(List.of(b.constInt(sizeT, 0), next3, next3), List.of(entry, idle, runExit));
       }
     }
 
