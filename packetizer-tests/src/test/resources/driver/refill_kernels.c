@@ -85,6 +85,17 @@ int traced(int id, float *slots, float x) {
   return i;
 }
 
+/* a remainder by a value of the loop's state (vv): a lane whose element is done holds b == 0, so the
+ * iterations must stay masked (an unmasked a % b on that lane would trap) */
+int gcd(int a, int b) {
+  while (b != 0) {
+    int t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
 /* no loop: refill has nothing to do (the plain driver, with a remark) (vvu) */
 float saxpy(float x, float y, float a) { return a * x + y; }
 

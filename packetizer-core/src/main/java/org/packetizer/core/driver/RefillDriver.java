@@ -136,8 +136,9 @@ public final class RefillDriver {
     prePacket.setInternalLinkage();
     iterPacket.setInternalLinkage();
     boolean expand = avx512;
+    Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
-        split, sizeT, w, expand).emit();
+        split, sizeT, w, expand, whyMasked.isEmpty()).emit();
     inline(module, List.of(prePacket, iterPacket));
     LlvmModule.runPasses(driver, DRIVER_CLEANUP, null);
     // (the pass deletes what it inlined completely: look the functions up by name again)
@@ -149,7 +150,34 @@ public final class RefillDriver {
     }
     return new Outcome(true, new Remark(Remark.Kind.NOTE, fn, null, null, "lane refill (" + mode + ") at " + what + ": "
         + split.state().size() + " values of state per lane; free lanes take the next elements by "
-        + (expand ? "expanding loads (AVX-512 vexpand)" : "gathers") + ", finished ones scatter their results"));
+        + (expand ? "expanding loads (AVX-512 vexpand)" : "gathers") + ", finished ones scatter their results; "
+        + whyMasked.map(y -> "iterations masked (" + y + ")")
+            .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)")));
+  }
+
+  /**
+   * Why the packet {@code iter} must not run on lanes that hold no element (a conditional branch whose
+   * condition depends on a lane's value other than the mask: an unused lane's value may be poison), or
+   * empty.
+   */
+  private static Optional<String> branchOnLanes(Function iterPacket) {
+    Value mask = iterPacket.param(iterPacket.paramCount() - 1);
+    for (Block b : iterPacket.blocks()) {
+      Value t = b.terminator();
+      if (t == null) continue;
+      Value cond = t.opcode() == Opcode.BR && t.isConditional() ? t.condition()
+          : t.opcode() == Opcode.SWITCH ? t.operand(0) : null;
+      if (cond == null) continue;
+      java.util.Set<Value> seen = new java.util.HashSet<>();
+      java.util.ArrayDeque<Value> work = new java.util.ArrayDeque<>(List.of(cond));
+      while (!work.isEmpty()) {
+        Value v = work.pop();
+        if (!seen.add(v) || v.equals(mask)) continue;
+        if (v.type().isVector()) return Optional.of("its packet version branches on lane values (" + b.describe() + ")");
+        if (v.isInstruction()) for (Value o : v.operands()) if (o != null && !o.isBasicBlockValue() && !o.isMetadataAsValue()) work.push(o);
+      }
+    }
+    return Optional.empty();
   }
 
   private static Remark note(String fn, String msg) { return new Remark(Remark.Kind.NOTE, fn, null, null, msg); }
@@ -305,9 +333,11 @@ public final class RefillDriver {
     private final RefillSplit.Split split;
     private final int w;
     private final boolean expand;
+    /** Whether iter runs on every lane (all-true mask; see {@link RefillSplit#whyNotSpeculatable}). */
+    private final boolean unmaskedIter;
 
     Emitter(LlvmModule module, Function driver, Function pre, Function iter, List<ParamKind> kinds, List<Type> types, Type rt,
-        RefillSplit.Split split, Type sizeT, int w, boolean expand) {
+        RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter) {
       this.module = module;
       this.ctx = module.context();
       this.driver = driver;
@@ -320,6 +350,7 @@ public final class RefillDriver {
       this.sizeT = sizeT;
       this.w = w;
       this.expand = expand;
+      this.unmaskedIter = unmaskedIter;
       this.bitsT = ctx.intType(w);
       this.rankT = w <= 32 ? ctx.i32() : ctx.i64();
     }
@@ -437,7 +468,7 @@ public final class RefillDriver {
         List<Type> iterParams = iter.functionType().paramTypes();
         for (int k = 0; k < ns; k++) iargs.add(convert(b, sr.get(k), iterParams.get(k)));
         for (int i = 0; i < split.uniformArgs().size(); i++) iargs.add(driver.param(split.uniformArgs().get(i)));
-        iargs.add(maskArg(b, iter, activeR));
+        iargs.add(maskArg(b, iter, unmaskedIter ? b.allOnes(mT) : activeR));
         // a lane is always busy here: lets the clean-up drop iter's own "any lane active" test, so that
         // codegen hoists its invariants out of the loop
         b.call(module.intrinsic("llvm.assume"), List.of(any(b, activeR, "busy.any")), "");
@@ -447,7 +478,8 @@ public final class RefillDriver {
         List<Value> st3 = new ArrayList<>();
         for (int k = 0; k < ns; k++) st3.add(convert(b, b.extractValue(ir, 1 + k, "state" + k + ".next"), stateT.get(k)));
         Value res3 = resT == null ? null : b.select(activeR, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resR, "result.next");
-        Value active3 = b.and(activeR, iterAt, "active.next");
+        // (a select, not an and: an unmasked iter's answer for a lane that is not in the loop may be poison)
+        Value active3 = b.select(activeR, iterAt, b.constNull(mT), "active.next");
         Value busy = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active3, bitsT, "")), "busy");
         Value keep = b.icmpUlt(threshold, busy, "keep.iterating");
         Block runExit = driver.appendBlock("iterate.exit");

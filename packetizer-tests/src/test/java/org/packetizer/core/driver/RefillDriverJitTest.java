@@ -64,7 +64,14 @@ class RefillDriverJitTest {
       new K("multi_exit", "vu", "fi", 'i', -3, 3),
       new K("nested", "vu", "ii", 'i', -1000, 1000),
       new K("guarded", "v", "d", 'd', -1, 3),
-      new K("converges", "v", "f", 'b', -2.2, 0.5));
+      new K("converges", "v", "f", 'b', -2.2, 0.5),
+      new K("gcd", "vv", "ii", 'i', -1000, 1000));
+
+  /**
+   * Kernels whose loop body may run on every lane (no memory access, call, division or inner loop):
+   * the driver passes iter an all-true mask; the others keep the active mask.
+   */
+  static final List<String> UNMASKED = List.of("collatz", "multi_exit", "guarded", "converges", "mandelbrot", "julia", "march");
 
   static final List<K> BUNDLED = List.of(
       new K("mandelbrot", "vvu", "ffi", 'i', -2, 1),
@@ -111,7 +118,15 @@ class RefillDriverJitTest {
       for (K k : C_KERNELS) {
         assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().startsWith("lane refill (--refill) at")),
             k.name() + ": " + remarks);
+        String iterations = UNMASKED.contains(k.name()) ? "iterations unmasked" : "iterations masked";
+        assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(iterations)),
+            k.name() + " wants " + iterations + ": " + remarks);
       }
+      // the remainder by the state (lanes that are done hold b == 0) and the inner loop keep the mask
+      assertTrue(remarks.stream().anyMatch(r -> r.function().equals("gcd") && r.message().contains("iterations masked (it divides integers")),
+          remarks.toString());
+      assertTrue(remarks.stream().anyMatch(r -> r.function().equals("nested") && r.message().contains("iterations masked (it has a loop inside")),
+          remarks.toString());
       if (avx512) {
         assertTrue(remarks.stream().anyMatch(r -> r.message().contains("expanding loads")), remarks.toString());
       }
@@ -140,7 +155,8 @@ class RefillDriverJitTest {
               "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
         }
         packetize(m, k, w, remarks);
-        assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")), remarks.toString());
+        assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
+            && r.message().contains("iterations unmasked")), remarks.toString());
         try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
           jit.addModule(m);
           check(jit, arena, k, w);
@@ -163,7 +179,8 @@ class RefillDriverJitTest {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
       new Packetizer(PacketizerOptions.builder().width(w).params("luv").verifyEachPhase(true).arrayDriver("*_map")
           .refill(Refill.ON).remarks(remarks::add).build()).run(m, "traced", "traced_v" + w);
-      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")), remarks.toString());
+      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
+          && r.message().contains("iterations masked (it accesses memory")), remarks.toString());
       try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
         jit.addModule(m);
         MethodHandle driver = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("traced_map")),
