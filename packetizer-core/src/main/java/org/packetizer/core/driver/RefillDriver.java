@@ -138,7 +138,12 @@ public final class RefillDriver {
     boolean expand = avx512;
     Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
-        split, sizeT, w, expand, whyMasked.isEmpty()).emit();
+        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512).emit();
+    Optional<String> bad = driver.verify();
+    if (bad.isPresent()) {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + driver.name()
+          + " is invalid: " + bad.get(), fn);
+    }
     inline(module, List.of(prePacket, iterPacket));
     LlvmModule.runPasses(driver, DRIVER_CLEANUP, null);
     // (the pass deletes what it inlined completely: look the functions up by name again)
@@ -150,7 +155,9 @@ public final class RefillDriver {
     }
     return new Outcome(true, new Remark(Remark.Kind.NOTE, fn, null, null, "lane refill (" + mode + ") at " + what + ": "
         + split.state().size() + " values of state per lane; free lanes take the next elements by "
-        + (expand ? "expanding loads (AVX-512 vexpand)" : "gathers") + ", finished ones scatter their results; "
+        + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
+            : "scalar moves through a stack buffer (the target has no AVX-512: LLVM would expand gathers and scatters lane"
+            + " by lane), finished ones store theirs the same way; ")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
             .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)")));
   }
@@ -335,9 +342,19 @@ public final class RefillDriver {
     private final boolean expand;
     /** Whether iter runs on every lane (all-true mask; see {@link RefillSplit#whyNotSpeculatable}). */
     private final boolean unmaskedIter;
+    /**
+     * Whether elements move between the arrays and the lanes one by one (a scalar loop over the lanes
+     * that take or finish an element, through a buffer of W elements on the stack), instead of
+     * expanding loads, gathers and scatters: on targets without AVX-512, where LLVM expands the masked
+     * gathers and scatters into a test, a branch and a stack round trip for every lane of every array.
+     */
+    private final boolean scalarMoves;
+    /** The stack buffers of the scalar moves: one per varying parameter (by index), the results, their indices. */
+    private final java.util.Map<Integer, Value> inBuf = new java.util.HashMap<>();
+    private Value outBuf, idxBuf;
 
     Emitter(LlvmModule module, Function driver, Function pre, Function iter, List<ParamKind> kinds, List<Type> types, Type rt,
-        RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter) {
+        RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter, boolean scalarMoves) {
       this.module = module;
       this.ctx = module.context();
       this.driver = driver;
@@ -351,6 +368,7 @@ public final class RefillDriver {
       this.w = w;
       this.expand = expand;
       this.unmaskedIter = unmaskedIter;
+      this.scalarMoves = scalarMoves;
       this.bitsT = ctx.intType(w);
       this.rankT = w <= 32 ? ctx.i32() : ctx.i64();
     }
@@ -375,6 +393,19 @@ public final class RefillDriver {
         Block run = driver.appendBlock("iterate");
         Block exit = driver.appendBlock("exit");
         b.atEnd(entry);
+        if (scalarMoves) {
+          for (int j = 0; j < kinds.size(); j++) {
+            if (!(kinds.get(j) instanceof ParamKind.Varying)) continue;
+            Type vt = storageType(types.get(j)).vectorOf(w);
+            Value buf = b.alloca(vt, driver.param(j).name() + ".lanes");
+            b.store(b.constNull(vt), buf);
+            inBuf.put(j, buf);
+          }
+          if (resT != null) {
+            outBuf = b.alloca(storageType(rt).vectorOf(w), "out.lanes");
+            idxBuf = b.alloca(idxT, "idx.lanes");
+          }
+        }
         b.br(head);
 
         // round: the per-lane state
@@ -389,7 +420,10 @@ public final class RefillDriver {
         b.condBr(any(b, done, "any.done"), store, refillCheck);
 
         b.atEnd(store);
-        if (resT != null) storeResults(b, idx, res, done);
+        if (resT != null) {
+          if (scalarMoves) storeResultsOneByOne(b, idx, res, done);
+          else storeResults(b, idx, res, done);
+        }
         b.br(refillCheck);
 
         b.atEnd(refillCheck);
@@ -414,6 +448,7 @@ public final class RefillDriver {
         Value countS = w == sizeT.intWidth() ? count
             : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
         Value next2 = b.add(next, b.min(countS, left, true, "taken"), "next.after");
+        if (scalarMoves) loadInputsOneByOne(b, takeL, next);
         List<Value> args = new ArrayList<>();
         List<Type> preParams = pre.functionType().paramTypes();
         for (int j = 0; j < kinds.size(); j++) {
@@ -431,17 +466,18 @@ public final class RefillDriver {
         Value idx1 = b.select(takeL, newIdx, idx, "idx.in");
         Value res1 = resT == null ? null : b.select(preDone, b.extractValue(pr, 1 + ns, ""), res, "result.pre");
         Value active1 = b.or(active, enter, "active.in");
+        Block refillEnd = b.currentBlock();
         b.br(runCheck);
 
         // run.check: merge
         b.atEnd(runCheck);
-        Value idx2 = phi2(b, idxT, idx, refillCheck, idx1, refill, "idx.r");
+        Value idx2 = phi2(b, idxT, idx, refillCheck, idx1, refillEnd, "idx.r");
         List<Value> st2 = new ArrayList<>();
-        for (int k = 0; k < ns; k++) st2.add(phi2(b, stateT.get(k), st.get(k), refillCheck, st1.get(k), refill, "state" + k + ".r"));
-        Value res2 = resT == null ? null : phi2(b, resT, res, refillCheck, res1, refill, "result.r");
-        Value active2 = phi2(b, mT, active, refillCheck, active1, refill, "active.r");
-        Value done2 = phi2(b, mT, b.constNull(mT), refillCheck, preDone, refill, "done.r");
-        Value next3 = phi2(b, sizeT, next, refillCheck, next2, refill, "next.r");
+        for (int k = 0; k < ns; k++) st2.add(phi2(b, stateT.get(k), st.get(k), refillCheck, st1.get(k), refillEnd, "state" + k + ".r"));
+        Value res2 = resT == null ? null : phi2(b, resT, res, refillCheck, res1, refillEnd, "result.r");
+        Value active2 = phi2(b, mT, active, refillCheck, active1, refillEnd, "active.r");
+        Value done2 = phi2(b, mT, b.constNull(mT), refillCheck, preDone, refillEnd, "done.r");
+        Value next3 = phi2(b, sizeT, next, refillCheck, next2, refillEnd, "next.r");
         // leave the iterations when at most this many lanes are busy: W - minFree while input remains, else 0
         Value threshold = b.select(b.icmpUlt(next3, n, "input.left3"), b.constInt(bitsT, w - minFree(w)), b.constInt(bitsT, 0),
             "threshold");
@@ -564,6 +600,10 @@ public final class RefillDriver {
           Type st = storageType(t);
           Type vt = st.vectorOf(w);
           Value v;
+          if (scalarMoves) {
+            v = b.load(vt, inBuf.get(j), p.name() + ".packet");
+            return st.equals(t) ? v : b.cast(Opcode.TRUNC, v, t.vectorOf(w), p.name() + ".bool");
+          }
           int bits = st.isPointer() ? 64 : st.isInteger() ? st.intWidth() : st.isFloat() ? 32 : 64;
           if (expand && !st.isPointer() && (bits == 32 || bits == 64)) {
             Value at = b.gep(st, p, List.of(next), true, p.name() + ".next");
@@ -576,6 +616,63 @@ public final class RefillDriver {
           return st.equals(t) ? v : b.cast(Opcode.TRUNC, v, t.vectorOf(w), p.name() + ".bool");
         }
       }
+    }
+
+    /**
+     * The scalar moves in: the k-th lane of {@code take} (in lane order) gets element next + k of every
+     * varying array, one scalar load and store per lane and array, into the arrays' lane buffers. Leaves
+     * the builder after the loop (take has at least one lane).
+     */
+    private void loadInputsOneByOne(IrBuilder b, Value take, Value next) {
+      Value takeBits = b.cast(Opcode.BITCAST, take, bitsT, "take.bits");
+      Block from = b.currentBlock();
+      Block loop = driver.appendBlock("refill.lane");
+      Block after = driver.appendBlock("refill.lanes.done");
+      b.br(loop);
+      b.atEnd(loop);
+      Value bits = b.phi(bitsT, "take.bits.left");
+      Value k = b.phi(sizeT, "k");
+      Value lane = b.call(module.intrinsic("llvm.cttz", bitsT), List.of(bits, b.i1(true)), "lane");
+      Value laneS = w == sizeT.intWidth() ? lane : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, lane, sizeT, "");
+      Value e = b.add(next, k, "element");
+      for (var en : inBuf.entrySet()) {
+        Value p = driver.param(en.getKey());
+        Type st = storageType(types.get(en.getKey()));
+        Value v = b.load(st, b.gep(st, p, List.of(e), true, ""), align(types.get(en.getKey())), p.name() + ".element");
+        b.store(v, b.gep(st, en.getValue(), List.of(laneS), true, ""));
+      }
+      Value bits1 = b.and(bits, b.sub(bits, b.constInt(bitsT, 1), ""), "take.bits.next");
+      Value k1 = b.add(k, b.constInt(sizeT, 1), "k.next");
+      b.condBr(b.icmpNe(bits1, b.constInt(bitsT, 0), ""), loop, after);
+      bits.addIncoming(List.of(takeBits, bits1), List.of(from, loop));
+      k.addIncoming(List.of(b.constInt(sizeT, 0), k1), List.of(from, loop));
+      b.atEnd(after);
+    }
+
+    /** The scalar moves out: every lane of {@code done} stores its result at out[idx], one by one. */
+    private void storeResultsOneByOne(IrBuilder b, Value idx, Value res, Value done) {
+      Value out = driver.param(kinds.size());
+      Type st = storageType(rt);
+      Value v = res;
+      if (rt.isInteger(1)) v = b.cast(Opcode.ZEXT, toMask(b, res), st.vectorOf(w), "result.byte");
+      b.store(v, outBuf);
+      b.store(idx, idxBuf);
+      Value doneBits = b.cast(Opcode.BITCAST, done, bitsT, "done.bits");
+      Block from = b.currentBlock();
+      Block loop = driver.appendBlock("store.lane");
+      Block after = driver.appendBlock("store.lanes.done");
+      b.br(loop);
+      b.atEnd(loop);
+      Value bits = b.phi(bitsT, "done.bits.left");
+      Value lane = b.call(module.intrinsic("llvm.cttz", bitsT), List.of(bits, b.i1(true)), "lane");
+      Value laneS = w == sizeT.intWidth() ? lane : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, lane, sizeT, "");
+      Value r = b.load(st, b.gep(st, outBuf, List.of(laneS), true, ""), "result.lane");
+      Value i = b.load(sizeT, b.gep(sizeT, idxBuf, List.of(laneS), true, ""), "idx.lane");
+      b.store(r, b.gep(st, out, List.of(i), true, ""), align(rt));
+      Value bits1 = b.and(bits, b.sub(bits, b.constInt(bitsT, 1), ""), "done.bits.next");
+      b.condBr(b.icmpNe(bits1, b.constInt(bitsT, 0), ""), loop, after);
+      bits.addIncoming(List.of(doneBits, bits1), List.of(from, loop));
+      b.atEnd(after);
     }
 
     private void storeResults(IrBuilder b, Value idx, Value res, Value done) {

@@ -129,6 +129,12 @@ class RefillDriverJitTest {
           remarks.toString());
       if (avx512) {
         assertTrue(remarks.stream().anyMatch(r -> r.message().contains("expanding loads")), remarks.toString());
+      } else {
+        // no AVX-512: elements move one by one through a stack buffer (LLVM would expand gathers and scatters lane by lane)
+        for (K k : C_KERNELS) {
+          assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains("scalar moves")),
+              k.name() + ": " + remarks);
+        }
       }
       try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
         jit.addModule(m);
