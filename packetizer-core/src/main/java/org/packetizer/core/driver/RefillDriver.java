@@ -98,15 +98,17 @@ public final class RefillDriver {
     int share = split.instructions() == 0 ? 0 : 100 * split.loopInstructions() / split.instructions();
     String what = "the loop at %" + split.header() + " (" + (split.divergentLoop() ? "trip count differs between lanes"
         : "same trip count in every lane") + ", " + share + "% of the instructions)";
-    boolean avx512 = hasAvx512(driver, options);
-    boolean take = split.divergentLoop() && share >= AUTO_LOOP_SHARE_PERCENT && avx512;
+    String feats = targetFeatures(driver, options);
+    boolean avx512 = feats.contains("+avx512f") && feats.contains("+avx512vl");
+    boolean measured = avx512 || feats.contains("+avx2");
+    boolean take = split.divergentLoop() && share >= AUTO_LOOP_SHARE_PERCENT && measured;
     if (options.refill() == Refill.AUTO && !take) {
       split.pre().delete();
       split.iter().delete();
-      return new Outcome(false, note(fn, "lane refill not chosen (--refill=auto): " + what + (avx512 ? "" : ", the target has"
-          + " no AVX-512") + "; the rule wants a loop whose trip count differs between lanes holding at least "
-          + AUTO_LOOP_SHARE_PERCENT + "% of the instructions, on a target with AVX-512 (on AVX2 refill was measured slower);"
-          + " plain driver"));
+      return new Outcome(false, note(fn, "lane refill not chosen (--refill=auto): " + what + (measured ? "" : ", the target has"
+          + " neither AVX-512 nor AVX2") + "; the rule wants a loop whose trip count differs between lanes holding at least "
+          + AUTO_LOOP_SHARE_PERCENT + "% of the instructions, on a target where refill was measured (x86 with AVX2 or AVX-512;"
+          + " not yet SSE-only x86 or AArch64); plain driver"));
     }
     List<ParamKind> preKinds = new ArrayList<>();
     for (ParamKind k : kinds) preKinds.add(k instanceof ParamKind.Uniform ? k : ParamKind.VARYING);
@@ -190,13 +192,11 @@ public final class RefillDriver {
   private static Remark note(String fn, String msg) { return new Remark(Remark.Kind.NOTE, fn, null, null, msg); }
 
   /**
-   * Whether the code is generated for AVX-512 (F and VL): the function's target features, else the
-   * options' (hardware-width detection's), else the host's (what a JIT without attributes compiles for).
+   * The target features the code is generated for: the function's, else the options' (hardware-width
+   * detection's), else the host's (what a JIT without attributes compiles for).
    */
-  private static boolean hasAvx512(Function f, PacketizerOptions options) {
-    String feats = f.stringAttribute("target-features").or(options::targetFeatures)
-        .orElseGet(org.packetizer.core.ir.Llvm::hostCpuFeatures);
-    return feats.contains("+avx512f") && feats.contains("+avx512vl");
+  private static String targetFeatures(Function f, PacketizerOptions options) {
+    return f.stringAttribute("target-features").or(options::targetFeatures).orElseGet(org.packetizer.core.ir.Llvm::hostCpuFeatures);
   }
 
   /**

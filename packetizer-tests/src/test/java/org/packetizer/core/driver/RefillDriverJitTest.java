@@ -90,6 +90,12 @@ class RefillDriverJitTest {
     }
   }
 
+  static boolean hostHasAvx2() {
+    try (Jit jit = Jit.host()) {
+      return jit.features().contains("+avx2");
+    }
+  }
+
   static boolean hostHasAvx512() {
     try (Jit jit = Jit.host()) {
       return jit.features().contains("+avx512f") && jit.features().contains("+avx512vl");
@@ -234,23 +240,25 @@ class RefillDriverJitTest {
    * --refill=auto: the adaptive driver (plain and refill bodies, chosen per chunk by the cycle counter)
    * for the escape-time kernels, over several chunks and epochs, coherent and random inputs.
    */
-  @ParameterizedTest(name = "W={0}")
-  @org.junit.jupiter.params.provider.ValueSource(ints = {4, 16})
-  void autoBuildsTheAdaptiveDriverForEscapeTimeLoops(int w) throws Throwable {
-    Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the adaptive auto driver did not run");
+  @ParameterizedTest(name = "W={0} avx512={1}")
+  @org.junit.jupiter.params.provider.CsvSource({"4,true", "16,true", "8,false", "16,false"})
+  void autoBuildsTheAdaptiveDriverForEscapeTimeLoops(int w, boolean avx512) throws Throwable {
+    if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the adaptive auto driver did not run");
+    else Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the adaptive auto driver did not run");
     Manifest mf = Manifest.load();
     for (K k : BUNDLED) {
       List<Remark> remarks = new ArrayList<>();
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require(k.name())), k.name() + ".bc")) {
-        // the rule wants AVX-512 (the bundled bitcode is for baseline x86-64: see autoNeedsAvx512)
-        m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
+        // the rule wants AVX2 or AVX-512 (the bundled bitcode is for baseline x86-64: see autoNeedsAMeasuredTarget)
+        m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", avx512 ? "skylake-avx512" : "haswell");
         m.function(k.name()).orElseThrow().setStringAttribute("target-features",
-            "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
+            avx512 ? "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2" : "+avx2,+avx,+fma,+sse4.2");
         new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
             .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
         assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill=auto) at the loop")), remarks.toString());
         assertTrue(remarks.stream().anyMatch(r -> r.message().contains("--refill=auto: the driver runs chunks")), remarks.toString());
         assertTrue(m.function(k.name() + "_map.plain").isPresent() && m.function(k.name() + "_map.refill").isPresent());
+        if (!avx512) assertTrue(remarks.stream().anyMatch(r -> r.message().contains("scalar moves")), remarks.toString());
         try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
           jit.addModule(m);
           // chunks of 64 packets, epochs of 64 chunks: n crosses chunk boundaries and the first measurements
@@ -260,16 +268,16 @@ class RefillDriverJitTest {
     }
   }
 
-  /** On a target without AVX-512 (the bundled bitcode: baseline x86-64) auto keeps the plain driver and says why. */
+  /** On a target without AVX2 or AVX-512 (the bundled bitcode: baseline x86-64) auto keeps the plain driver and says why. */
   @Test
-  void autoNeedsAvx512() {
+  void autoNeedsAMeasuredTarget() {
     List<Remark> remarks = new ArrayList<>();
     Manifest mf = Manifest.load();
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require("mandelbrot")), "mandelbrot.bc")) {
       new Packetizer(PacketizerOptions.builder().width(8).params("vvu").arrayDriver(true).refill(Refill.AUTO)
           .remarks(remarks::add).build()).run(m, "mandelbrot", "mandelbrot_v8");
       assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill not chosen (--refill=auto)")
-          && r.message().contains("the target has no AVX-512")), remarks.toString());
+          && r.message().contains("the target has neither AVX-512 nor AVX2")), remarks.toString());
       assertTrue(m.function("mandelbrot_map.refill").isEmpty() && m.function("mandelbrot_v8.masked").isPresent());
     }
   }
