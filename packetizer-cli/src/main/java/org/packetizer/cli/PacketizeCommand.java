@@ -166,6 +166,11 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " the faster; off: the plain driver. A remark reports the decision (attach it: --refill=auto).")
   String refill;
 
+  @Option(names = "--refill-batch", paramLabel = "LANES",
+      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W (default W/4,"
+          + " the measured best: one round of loads, code before the loop and stores then serves several lanes; docs/drivers.md).")
+  Integer refillBatch;
+
   @Option(names = "--header", paramLabel = "FILE",
       description = "With --array-driver: write a C header declaring the drivers (plain C types, no vector types).")
   Path header;
@@ -580,6 +585,14 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       };
       if (arrayDriver == null) throw CliException.usage("--refill needs --array-driver (it changes the driver's loop)");
     }
+    if (refillBatch != null) {
+      if (refillMode == org.packetizer.core.api.Refill.OFF) {
+        throw CliException.usage("--refill-batch needs --refill or --refill=auto (it sets when the refill driver refills lanes)");
+      }
+      if (refillBatch < 1 || refillBatch > width) {
+        throw CliException.usage("--refill-batch=" + refillBatch + ": expected 1 to the width " + width + " (lanes)");
+      }
+    }
     if (arrayDriver != null && declaredVariants) {
       throw CliException.usage("--array-driver does not combine with --declared-variants (one driver per function: packetize it with -f)");
     }
@@ -589,7 +602,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     }
     return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, scalable, targetTriple, targetCpu, targetFeatures, vectorBits, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug,
-        arrayDriver, header, refillMode);
+        arrayDriver, header, refillMode, refillBatch == null ? 0 : refillBatch);
   }
 
   static void checkWidth(String what, int w) {

@@ -57,12 +57,12 @@ public final class RefillDriver {
 
   /**
    * How many lanes must be free before the driver leaves the iterations to refill them (all together:
-   * one round of loads, pre and stores serves several lanes).
+   * one round of loads, pre and stores serves several lanes): {@link PacketizerOptions#refillBatch()},
+   * 0 meaning W/4.
    */
-  static int minFree(int w) {
-    String p = System.getProperty("packetizer.refill.minFree");
-    if (p != null) return Math.max(1, Math.min(w, Integer.parseInt(p)));
-    return Math.max(1, w / 4);
+  static int minFree(int w, PacketizerOptions options) {
+    int batch = options.refillBatch();
+    return batch == 0 ? Math.max(1, w / 4) : Math.max(1, Math.min(w, batch));
   }
 
   /**
@@ -140,7 +140,7 @@ public final class RefillDriver {
     boolean expand = avx512;
     Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
-        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512).emit();
+        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512, minFree(w, options)).emit();
     Optional<String> bad = driver.verify();
     if (bad.isPresent()) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + driver.name()
@@ -156,7 +156,8 @@ public final class RefillDriver {
       });
     }
     return new Outcome(true, new Remark(Remark.Kind.NOTE, fn, null, null, "lane refill (" + mode + ") at " + what + ": "
-        + split.state().size() + " values of state per lane; free lanes take the next elements by "
+        + split.state().size() + " values of state per lane; a refill round when " + minFree(w, options) + " of " + w
+        + " lanes are free; free lanes take the next elements by "
         + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
             : "scalar moves through a stack buffer (the target has no AVX-512: LLVM would expand gathers and scatters lane"
             + " by lane), finished ones store theirs the same way; ")
@@ -349,12 +350,14 @@ public final class RefillDriver {
      * gathers and scatters into a test, a branch and a stack round trip for every lane of every array.
      */
     private final boolean scalarMoves;
+    /** Lanes that must be free before the iterations stop for a refill round. */
+    private final int minFree;
     /** The stack buffers of the scalar moves: one per varying parameter (by index), the results, their indices. */
     private final java.util.Map<Integer, Value> inBuf = new java.util.HashMap<>();
     private Value outBuf, idxBuf;
 
     Emitter(LlvmModule module, Function driver, Function pre, Function iter, List<ParamKind> kinds, List<Type> types, Type rt,
-        RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter, boolean scalarMoves) {
+        RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter, boolean scalarMoves, int minFree) {
       this.module = module;
       this.ctx = module.context();
       this.driver = driver;
@@ -369,6 +372,7 @@ public final class RefillDriver {
       this.expand = expand;
       this.unmaskedIter = unmaskedIter;
       this.scalarMoves = scalarMoves;
+      this.minFree = minFree;
       this.bitsT = ctx.intType(w);
       this.rankT = w <= 32 ? ctx.i32() : ctx.i64();
     }
@@ -479,7 +483,7 @@ public final class RefillDriver {
         Value done2 = phi2(b, mT, b.constNull(mT), refillCheck, preDone, refillEnd, "done.r");
         Value next3 = phi2(b, sizeT, next, refillCheck, next2, refillEnd, "next.r");
         // leave the iterations when at most this many lanes are busy: W - minFree while input remains, else 0
-        Value threshold = b.select(b.icmpUlt(next3, n, "input.left3"), b.constInt(bitsT, w - minFree(w)), b.constInt(bitsT, 0),
+        Value threshold = b.select(b.icmpUlt(next3, n, "input.left3"), b.constInt(bitsT, w - minFree), b.constInt(bitsT, 0),
             "threshold");
         b.condBr(any(b, active2, "any.active"), run, idle);
 

@@ -397,6 +397,34 @@ class RefillDriverJitTest {
     }
   }
 
+  /**
+   * The refill batch ({@code refillBatch}: lanes free before a refill round) at its ends, 1 and W:
+   * every element still exact, for an unmasked loop (collatz), a masked one (gcd) and nested loops.
+   */
+  @ParameterizedTest(name = "W={0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {4, 8, 16})
+  void refillBatchFromOneLaneToAllLanes(int w) throws Throwable {
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
+    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), List.of("-O2"));
+    List<K> ks = C_KERNELS.stream().filter(k -> List.of("collatz", "gcd", "nested").contains(k.name())).toList();
+    for (int batch : new int[] {1, w}) {
+      List<Remark> remarks = new ArrayList<>();
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+        for (K k : ks) {
+          new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
+              .refill(Refill.ON).refillBatch(batch).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+          assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name())
+              && r.message().contains("a refill round when " + batch + " of " + w + " lanes are free")), remarks.toString());
+        }
+        try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+          jit.addModule(m);
+          for (K k : ks) check(jit, arena, k, w);
+        }
+      }
+    }
+  }
+
   private static void packetize(LlvmModule m, K k, int w, List<Remark> remarks) {
     PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true)
         .arrayDriver("*_map").refill(Refill.ON).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
