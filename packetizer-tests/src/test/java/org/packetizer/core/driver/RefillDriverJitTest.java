@@ -65,7 +65,8 @@ class RefillDriverJitTest {
       new K("nested", "vu", "ii", 'i', -1000, 1000),
       new K("guarded", "v", "d", 'd', -1, 3),
       new K("converges", "v", "f", 'b', -2.2, 0.5),
-      new K("gcd", "vv", "ii", 'i', -1000, 1000));
+      new K("gcd", "vv", "ii", 'i', -1000, 1000),
+      new K("rows", "vu", "ii", 'i', -1000, 1000));
 
   /**
    * Kernels whose loop body may run on every lane (no memory access, call, division or inner loop):
@@ -133,6 +134,9 @@ class RefillDriverJitTest {
           remarks.toString());
       assertTrue(remarks.stream().anyMatch(r -> r.function().equals("nested") && r.message().contains("iterations masked (it has a loop inside")),
           remarks.toString());
+      // a per-lane loop inside a uniform loop: refill at the inner loop, not at the outer one
+      assertTrue(remarks.stream().anyMatch(r -> r.function().equals("rows") && r.message().startsWith("lane refill (--refill) at")
+          && r.message().contains("(trip count differs between lanes")), remarks.toString());
       if (avx512) {
         assertTrue(remarks.stream().anyMatch(r -> r.message().contains("expanding loads")), remarks.toString());
       } else {
@@ -509,6 +513,7 @@ class RefillDriverJitTest {
               case "julia" -> j == 2 ? (Object) (-0.8f) : j == 3 ? (Object) 0.156f : (Object) 120;
               case "multi_exit" -> 40;
               case "nested" -> 5;
+              case "rows" -> 6;
               case "stack_slot" -> 20;
               case "saxpy" -> 1.75f;
               case "vsum" -> 150;
