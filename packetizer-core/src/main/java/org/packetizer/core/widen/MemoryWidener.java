@@ -431,7 +431,7 @@ final class MemoryWidener extends EmissionPhase {
       Value p0 = laneZero(ptr, s.stride());
       st.stats().vectorLoads++;
       Value lm = MaskOps.isAllTrue(mask()) ? b.load(flat, p0, valign, "")
-          : b.call(st.module().intrinsic("llvm.masked.load", flat, st.context().ptrType()),
+          : b.call(st.module().intrinsic("llvm.masked.load", flat, p0.type()),
               List.of(p0, b.i32(valign), comp.repeatLaneMajor(mask(), n), b.poison(flat)), "");
       Value r = comp.fromLaneMajor(lm, n);
       if (r.isInstruction()) r.setName(inst.name());
@@ -510,7 +510,7 @@ final class MemoryWidener extends EmissionPhase {
       return cascadeLoad(inst, t, vt, at, a);
     }
     st.stats().gathers++;
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, at.type());
     return b.call(f, List.of(at, b.i32(a), mask(), b.poison(vt)), "");
   }
 
@@ -541,7 +541,7 @@ final class MemoryWidener extends EmissionPhase {
       Value lm = comp.toLaneMajor(pv, n);
       st.stats().vectorStores++;
       if (MaskOps.isAllTrue(mask())) b.store(lm, p0, valign);
-      else b.call(st.module().intrinsic("llvm.masked.store", flat, st.context().ptrType()),
+      else b.call(st.module().intrinsic("llvm.masked.store", flat, p0.type()),
           List.of(lm, p0, b.i32(valign), comp.repeatLaneMajor(mask(), n)), "");
       return;
     }
@@ -566,7 +566,7 @@ final class MemoryWidener extends EmissionPhase {
       return;
     }
     st.stats().scatters++;
-    Function f = st.module().intrinsic("llvm.masked.scatter", t.vectorOf(w), st.context().ptrType().vectorOf(w));
+    Function f = st.module().intrinsic("llvm.masked.scatter", t.vectorOf(w), at.type());
     b.call(f, List.of(pv, at, b.i32(a), mask()), "");
   }
 
