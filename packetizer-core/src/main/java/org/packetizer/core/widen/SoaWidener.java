@@ -2,7 +2,6 @@ package org.packetizer.core.widen;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.api.Rejection;
 import org.packetizer.core.ir.Function;
@@ -98,15 +97,9 @@ final class SoaWidener extends EmissionPhase {
       return b.call(f, List.of(q, b.i32(valign), mask(), b.poison(vt)), inst.name());
     }
     Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer with a varying index became an if-cascade");
-      return e.memory.cascadeLoad(inst, t, vt, lanes, align);
-    }
-    st.stats().gathers++;
-    st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer with a varying index became a gather");
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, lanes.type());
-    return b.call(f, List.of(lanes, b.i32(align), mask(), b.poison(vt)), inst.name());
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer with a varying index became "
+        + (e.memory.cascades() ? "an if-cascade" : "a gather"));
+    return e.memory.gatherOrCascade(inst, t, lanes, align, inst.name());
   }
 
   /**
@@ -128,14 +121,7 @@ final class SoaWidener extends EmissionPhase {
       Function f = st.module().intrinsic("llvm.masked.load", vt, at.type());
       return b.call(f, List.of(at, b.i32(a), mask(), b.poison(vt)), "");
     }
-    Value lanes = soaLaneAddresses(at, st.module().allocSize(t));
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      return e.memory.cascadeLoad(inst, t, vt, lanes, a);
-    }
-    st.stats().gathers++;
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, lanes.type());
-    return b.call(f, List.of(lanes, b.i32(a), mask(), b.poison(vt)), "");
+    return e.memory.gatherOrCascade(inst, t, soaLaneAddresses(at, st.module().allocSize(t)), a, "");
   }
 
   private void soaStoreParts(Value inst, Type t, Value pv, Value q, long r, int align) {
@@ -152,18 +138,7 @@ final class SoaWidener extends EmissionPhase {
       else b.call(st.module().intrinsic("llvm.masked.store", vt, at.type()), List.of(pv, at, b.i32(a), mask()), "");
       return;
     }
-    Value lanes = soaLaneAddresses(at, st.module().allocSize(t));
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      perLaneGuarded((k, unused) -> {
-        b.store(b.extractElement(pv, k, ""), b.extractElement(lanes, k, ""), a);
-        return null;
-      }, null);
-      return;
-    }
-    st.stats().scatters++;
-    Function f = st.module().intrinsic("llvm.masked.scatter", vt, lanes.type());
-    b.call(f, List.of(pv, lanes, b.i32(a), mask()), "");
+    e.memory.scatterOrCascade(pv, soaLaneAddresses(at, st.module().allocSize(t)), a);
   }
 
   void emitSoaStore(Value inst) {
@@ -189,20 +164,9 @@ final class SoaWidener extends EmissionPhase {
       }
       return;
     }
-    Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      st.remark(Remark.Kind.MEMORY, current(), inst, "store through a struct-of-arrays pointer with a varying index became an if-cascade");
-      perLaneGuarded((k, unused) -> {
-        b.store(b.extractElement(vv, k, ""), b.extractElement(lanes, k, ""), align);
-        return null;
-      }, null);
-      return;
-    }
-    st.stats().scatters++;
-    st.remark(Remark.Kind.MEMORY, current(), inst, "store through a struct-of-arrays pointer with a varying index became a scatter");
-    Function f = st.module().intrinsic("llvm.masked.scatter", vt, lanes.type());
-    b.call(f, List.of(vv, lanes, b.i32(align), mask()), "");
+    st.remark(Remark.Kind.MEMORY, current(), inst, "store through a struct-of-arrays pointer with a varying index became "
+        + (e.memory.cascades() ? "an if-cascade" : "a scatter"));
+    e.memory.scatterOrCascade(vv, soaLaneAddresses(q, st.module().allocSize(t)), align);
   }
 
   /**
