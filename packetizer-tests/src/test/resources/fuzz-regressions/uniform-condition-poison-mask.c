@@ -4,16 +4,17 @@
  * flags: -O2 -nostdlibinc -fno-ident
  * kinds: lvvvus
  * expect: pass
- * bug: a silent wrong answer in the struct-of-arrays field s->i at W=4, 8, 16 and masked 8. clang -O2 unrolls the loop fully (n <= 7) into a chain of blocks guarded
- *   by (a ^ (b != 0)) == k; the packetizer's scalar clean-up (instcombine) proves the guards after the
- *   first one false, so the blocks behind them are dead and their branch conditions poison (the blocks
- *   stay). Under the partial mask those uniform branches were linearized with edge masks
- *   `select c, m, false`: poison although m is empty, so the mask of the store's block was poison and
- *   so was the scatter's (LLVM may then store any lane, or none). The uniform condition is now frozen before it selects a partial
- *   mask (MaskOps.frozen; fuzz-regressions/uniform-condition-poison-mask.ll, irchecks
- *   masks/uniform-condition-dead-block.ll). (Reduced automatically from the fuzzer's 290-line case,
- *   kept only while the packetizer before the fix failed the check and the fixed one passed, then by
- *   hand; fails at every width before the fix.)
+ * bug: a silent wrong answer in the struct-of-arrays field s->i at W=4, 8, 16 and masked 8. clang
+ *   -O2 unrolls the loop fully (n <= 7) into a chain of blocks guarded by (a ^ (b != 0)) == k; the
+ *   packetizer's scalar clean-up (instcombine) proves the guards after the first one false, so the
+ *   blocks behind them are dead and their branch conditions poison (the blocks stay). Under the
+ *   partial mask those uniform branches were linearized with edge masks `select c, m, false`:
+ *   poison although m is empty, so the mask of the store's block was poison and so was the
+ *   scatter's (LLVM may then store any lane, or none). The uniform condition is now frozen before it
+ *   selects a partial mask (MaskOps.frozen; also fuzz-regressions/uniform-condition-poison-mask.ll
+ *   and irchecks masks/uniform-condition-dead-block.ll). Reduced automatically from the fuzzer's
+ *   290-line case (a line was dropped only while the packetizer before the fix still failed the
+ *   check and the fixed one passed), then by hand; it fails at every width before the fix.
  */
 #include <stdint.h>
 struct S { float f[8]; int32_t i[8]; double d[4]; };
