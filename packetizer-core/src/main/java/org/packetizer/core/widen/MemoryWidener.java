@@ -196,6 +196,8 @@ final class MemoryWidener extends EmissionPhase {
       if (strided != null) return strided;
       Value lookup = tableLookup(inst, t, vt, ptr, align);
       if (lookup != null) return lookup;
+      Value lanes = laneLoads(inst, t, vt, ptr, align);
+      if (lanes != null) return lanes;
     }
     if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
       st.stats().cascades++;
@@ -295,17 +297,12 @@ final class MemoryWidener extends EmissionPhase {
       reason = "gather instructions load only 4- and 8-byte elements";
     }
     Value bp = scal(base);
-    if (how == GatherLowering.SCALAR_LOADS && MaskOps.isAllTrue(mask())) {
+    if (how == GatherLowering.SCALAR_LOADS && (MaskOps.isAllTrue(mask()) || ptr.type().equals(st.context().ptrType()) && size <= 64)) {
       st.stats().tableLookups++;
       st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became " + w
-          + " scalar loads: " + reason);
-      Value acc = b.poison(vt);
-      for (int k = 0; k < w; k++) {
-        Value p = b.gep(elem, bp, List.of(b.extractElement(offs, k, "")), ptr.isInBounds(), "");
-        acc = b.insertElement(acc, b.load(t, p, align, ""), k, "");
-      }
-      if (acc.isInstruction()) acc.setName(inst.name());
-      return acc;
+          + " scalar loads" + (MaskOps.isAllTrue(mask()) ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
+      Value fo = offs;
+      return perLane(inst, t, vt, align, k -> b.gep(elem, bp, List.of(b.extractElement(fo, k, "")), ptr.isInBounds(), ""));
     }
     st.stats().gathers++;
     st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became a gather with a 32-bit index vector: "
@@ -313,6 +310,99 @@ final class MemoryWidener extends EmissionPhase {
     Value ptrs = b.gep(elem, bp, List.of(offs), ptr.isInBounds(), ptr.name());
     Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
     return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
+  }
+
+  /**
+   * A load from varying addresses on a target where a gather is W scalar loads anyway
+   * ({@link GatherLowering#SCALAR_LOADS}, and 1- and 2-byte elements, which no gather instruction
+   * loads): W scalar loads emitted here, each at its lane's pointer. The address is taken apart into
+   * a varying root and the chain of GEPs with uniform indices on top of it
+   * ({@code c[-1]}, {@code c[24]}: one root {@code c}, constant offsets; {@code s + start + k} in a
+   * loop: root {@code s + start}, uniform {@code k}): the root's lanes are extracted and the uniform
+   * offsets applied to each lane as scalar GEPs, so that loads from the same root share one
+   * extraction per lane (LLVM's expansion of a gather extracts every gather's 64-bit pointers anew)
+   * and the offsets fold into the loads' addressing modes. Under a partial mask an inactive lane loads
+   * from a private dummy slot instead (a select, no branch). Null when the target has fast gathers
+   * for the element, or the address is in another address space.
+   */
+  private Value laneLoads(Value inst, Type t, Type vt, Value ptr, int align) {
+    if (ptr.type().isVector() || !ptr.type().equals(st.context().ptrType()) || !t.isVectorElement()) return null;
+    GatherLowering how = gatherLowering();
+    long size = st.module().allocSize(t);
+    if (size > 64) return null;
+    String reason = gatherReason;
+    if (how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget && size != 4 && size != 8) {
+      how = GatherLowering.SCALAR_LOADS;
+      reason = "gather instructions load only 4- and 8-byte elements";
+    }
+    if (how != GatherLowering.SCALAR_LOADS) return null;
+    // peel GEPs whose indices are all uniform off a varying base (outermost first)
+    List<Value> chain = new ArrayList<>();
+    Value root = ptr;
+    while (root.isInstruction() && st.ssa().opcode(root) == Opcode.GEP && !st.soa().isDerived(root)) {
+      Value base = root.operand(0);
+      if (base.type().isVector() || uniform(base) || !available(base) || st.soa().isDerived(base)) break;
+      boolean ok = true;
+      for (int i = 1; i < root.numOperands() && ok; i++) {
+        Value ix = root.operand(i);
+        ok = !ix.type().isVector() && uniform(ix) && available(ix);
+      }
+      if (!ok) break;
+      chain.add(root);
+      root = base;
+    }
+    Value rv = vec(root);
+    List<List<Value>> indices = new ArrayList<>();
+    for (Value g : chain) {
+      List<Value> ix = new ArrayList<>();
+      for (int i = 1; i < g.numOperands(); i++) ix.add(scal(g.operand(i)));
+      indices.add(ix);
+    }
+    st.stats().laneLoads++;
+    boolean full = MaskOps.isAllTrue(mask());
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became " + w + " scalar loads"
+        + (chain.isEmpty() ? "" : " at each lane's " + root.describe() + " plus " + chain.size() + " uniform offset(s)")
+        + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
+    return perLane(inst, t, vt, align, k -> {
+      Value p = b.extractElement(rv, k, "");
+      for (int j = chain.size() - 1; j >= 0; j--) {
+        Value g = chain.get(j);
+        p = b.gep(g.gepSourceElementType(), p, indices.get(j), g.isInBounds(), "");
+      }
+      return p;
+    });
+  }
+
+  /**
+   * W scalar loads of {@code t}, lane k's at {@code lanePtr(k)} (address space 0), into one packet;
+   * under a partial mask an inactive lane's load reads the module's private zero constant
+   * {@link PacketEmitter#INACTIVE_LANE_SLOT} instead of its address (a select per lane on the mask's
+   * bits: no branch, and no access the scalar code would not make). A constant global, not a stack
+   * slot: SROA would turn a load through a select of an alloca back into a branch per lane.
+   */
+  private Value perLane(Value inst, Type t, Type vt, int align, java.util.function.IntFunction<Value> lanePtr) {
+    Value m = mask();
+    boolean full = MaskOps.isAllTrue(m);
+    Value dummy = null, bits = null;
+    long size = st.module().allocSize(t);
+    if (!full) {
+      dummy = st.module().zeroConstant(PacketEmitter.INACTIVE_LANE_SLOT, 64, 64);
+      bits = b.cast(Opcode.BITCAST, m, st.context().intType(w), "mask.bits");
+    }
+    Value acc = b.poison(vt);
+    for (int k = 0; k < w; k++) {
+      Value p = lanePtr.apply(k);
+      int a = align;
+      if (!full) {
+        Value bit = b.cast(Opcode.TRUNC, k == 0 ? bits : b.binop(Opcode.LSHR, bits, b.constInt(bits.type(), k), ""), st.context().i1(), "");
+        p = b.select(bit, p, dummy, "");
+        if (size > 64) throw new IllegalStateException("element of " + size + " bytes");
+        a = Math.min(align, 64);
+      }
+      acc = b.insertElement(acc, b.load(t, p, a, ""), k, "");
+    }
+    if (acc.isInstruction()) acc.setName(inst.name());
+    return acc;
   }
 
   /** How a table lookup is loaded ({@link #gatherLowering}). */
@@ -348,6 +438,11 @@ final class MemoryWidener extends EmissionPhase {
       gatherLoweringCached = GatherLowering.SCALAR_LOADS;
       gatherReason = "the target (" + cpu + ") has no fast hardware gather, and LLVM would expand a gather"
           + " into extracts of 64-bit pointers (measured: noise3 W8/AVX2 14.0x -> 15.7x over scalar)";
+    } else if (t.width() == org.packetizer.core.wrapper.HardwareWidth.SSE
+        && org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
+      gatherLoweringCached = GatherLowering.SCALAR_LOADS;
+      gatherReason = "the target (" + cpu + ") has no gather instruction (SSE), and LLVM would expand a gather"
+          + " into extracts of 64-bit pointers";
     } else {
       gatherLoweringCached = GatherLowering.HARDWARE_GATHER;
       gatherReason = "left to LLVM on this target (" + cpu + ")";
