@@ -40,3 +40,21 @@ double fields(const struct rec *r, int i) {
   if (q->kind > 0) v += (double) q->tag + q->sub;
   return v;
 }
+
+/* a stencil's row (five neighbours c[-2..2]) and column on a 16x16 grid: a window of four
+ * consecutive elements per lane becomes one 16-byte load and a transpose */
+float stencil5(const float *g, int x, int y) {
+  const float *c = g + 2 * 16 + ((y & 7) + 2) * 16 + 2 + (x & 7);
+  float row = c[-2] * 0.125f + c[-1] * 0.25f + c[0] * 0.5f + c[1] * 0.25f + c[2] * 0.125f;
+  return row - 0.0625f * (c[-32] + c[32]);
+}
+
+/* a row of ints in each lane's own buffer, with a store to one of c[0..3] (which one varies) between
+ * the loads of c[-2..-1] and those of c[0..3]: the later loads must see it (no window across the
+ * store; the window c[0..3] after it) */
+int row_store(int *b, int x) {
+  int *c = b + 4 + (x & 15);
+  int a = c[-2] + c[-1];
+  c[(x >> 4) & 3] = a;
+  return a + c[0] * 3 + c[1] - c[2] + c[3];
+}

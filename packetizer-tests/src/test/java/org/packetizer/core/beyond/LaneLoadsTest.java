@@ -26,7 +26,8 @@ import org.packetizer.core.ir.LlvmModule;
  * and znver4 (fast gathers, scalar loads for 1- and 2-byte elements), every buffer between guard pages
  * (an inactive lane that read its own address would fault). Structure, on the packet IR: no gather,
  * one extraction of the root per lane shared by the nine neighbour loads, and under a partial mask
- * one select per lane to the private zero constant (before: nine gathers; a branchy gather expansion).
+ * one select per lane to the private zero constant, and a row of neighbours {@code c[-2..1]} one
+ * 16-byte load per lane and a transpose (before: a gather per load; a branchy gather expansion).
  */
 class LaneLoadsTest {
   static Stream<Arguments> cases() {
@@ -49,6 +50,8 @@ class LaneLoadsTest {
           ParamSpec.varying(ValueDomain.ints(-40, 40)));
       TableLookupTest.check(m, "fields", w, cpu, "uv", 40 + w,
           ParamSpec.uniformPtr(ctx.structType(List.of(ctx.doubleType(), ctx.i32(), ctx.i16(), ctx.i8()), false), 32, Direction.IN), x);
+      TableLookupTest.check(m, "stencil5", w, cpu, "uvv", 50 + w, ParamSpec.uniformPtr(ctx.floatType(), 16 * 16, Direction.IN), x, x);
+      TableLookupTest.check(m, "row_store", w, cpu, "vv", 60 + w, ParamSpec.varyingPtr(ctx.i32(), 24, Direction.INOUT), x);
     }
   }
 
@@ -69,6 +72,15 @@ class LaneLoadsTest {
       int loads = TableLookupTest.count(bl, "load i8");
       assertTrue(loads >= 8 && loads % 8 == 0, bl);
       assertEquals(loads, TableLookupTest.count(bl, "ptr @__packetizer.inactive.lane"), bl);
+      // a row of five neighbours: one 16-byte load per lane for c[-2..1] and a transpose, c[2] and the column per lane
+      for (int w : new int[] {4, 8}) {
+        String cpu = w == 4 ? "x86-64-v2" : "haswell";
+        new Packetizer(PacketizerOptions.builder().width(w).params("uvv").targetCpu(cpu).build()).run(m, "stencil5", "s5_" + w);
+        String s5 = m.function("s5_" + w).orElseThrow().print();
+        assertEquals(0, TableLookupTest.count(s5, "gather"), s5);
+        assertEquals(w, TableLookupTest.count(s5, "load <4 x float>"), s5);
+        assertEquals(3 * w, TableLookupTest.count(s5, "load float"), s5);
+      }
     }
   }
 }
