@@ -160,8 +160,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
 
   @Option(names = "--refill", paramLabel = "WHEN", arity = "0..1", fallbackValue = "on", preprocessor = AttachedOnly.class,
       description = "With --array-driver: lane refill (docs/drivers.md). on (the default value): for a function with a loop"
-          + " (the outermost one whose trip count differs between lanes), lanes that leave the loop finish their element and"
-          + " take the next one while the others keep iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
+          + " at its top level, lanes that leave the loop finish their element and take the next one while the others keep"
+          + " iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
           + " half of the instructions, an x86 target with AVX2 or AVX-512) a driver that times the plain and the refill body on chunks of the input and runs"
           + " the faster; off: the plain driver. A remark reports the decision (attach it: --refill=auto).")
   String refill;
