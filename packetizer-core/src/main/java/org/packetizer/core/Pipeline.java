@@ -133,7 +133,12 @@ final class Pipeline {
     if (module.function(simdName).isPresent()) {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + simdName + " already exists in the module", scalarName);
     }
+    Set<String> existing = new HashSet<>();
+    for (Function f : module.functions()) existing.add(f.name());
     PacketizationResult fixed = new Pipeline(fixedOptions, module, scalarName, null).run(fixedName);
+    // what this packetization made (packet versions of callees, exact vector helpers) may be re-typed too
+    Set<String> made = new HashSet<>();
+    for (Function f : module.functions()) if (!existing.contains(f.name())) made.add(f.name());
     for (int i = 0; i < fixed.params().size(); i++) {
       if (fixed.params().get(i) instanceof ParamKind.SoaPointer) {
         // its packet layout {<W x T>, ...} puts field j of lane k at a byte offset that depends on the lane count
@@ -143,8 +148,19 @@ final class Pipeline {
       }
     }
     Function fixedFn = module.function(fixedName).orElseThrow();
-    org.packetizer.core.scalable.ScalablePackets.build(module, fixedFn, simdName, options.width(), scalarName);
+    org.packetizer.core.scalable.ScalablePackets.build(module, fixedFn, simdName, options.width(), scalarName, made);
     fixedFn.delete();
+    // the fixed-width packet versions of callees (now re-typed) and helpers nothing calls any more
+    for (boolean removed = true; removed; ) {
+      removed = false;
+      for (Function f : module.functions()) {
+        if (made.contains(f.name()) && !f.name().equals(simdName) && !f.hasUses()) {
+          f.delete();
+          removed = true;
+          break;
+        }
+      }
+    }
     Function scalable = module.function(simdName).orElseThrow();
     scalable.verify().ifPresent(msg -> {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL,
