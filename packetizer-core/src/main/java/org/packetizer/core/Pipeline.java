@@ -89,7 +89,7 @@ final class Pipeline {
     // a vector-function-ABI variant named for another ISA than the scalar function's is emitted for that
     // ISA from the start (vector math variants, the hardware width, nested packet versions of callees):
     // the module's functions carry the ISA's features during the run and get their own back afterwards
-    Map<String, Optional<String>> savedFeatures = options.vectorAbi() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
+    Map<String, Optional<String>> savedFeatures = options.vectorAbi() && !options.scalable() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
     try {
       if (options.scalable()) return runScalable(options, module, scalarName, simdName);
       PacketizationResult r = new Pipeline(options, module, scalarName, null).run(simdName);
@@ -120,17 +120,22 @@ final class Pipeline {
    */
   private static PacketizationResult runScalable(PacketizerOptions options, LlvmModule module, String scalarName,
       String simdName) {
-    if (options.vectorAbi() || options.cAbi() || options.arrayDriver().isPresent()) {
+    if (options.cAbi() || options.arrayDriver().isPresent()) {
       throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "scalable packets are published as LLVM functions"
-          + " only: not with the vector function ABI, the C form or an array driver", scalarName);
+          + " or as SVE vector-function-ABI variants (--vector-abi) only: not in the C form or with an array driver", scalarName);
     }
-    if (simdName == null || simdName.isBlank()) {
+    boolean sveAbi = options.vectorAbi();
+    if (sveAbi) {
+      Function scalar = module.function(scalarName).orElseThrow(() -> Legality.noSuchFunction(module, scalarName));
+      org.packetizer.core.scalable.ScalableVectorAbi.requireSve(module, scalar, scalarName);
+    }
+    if (!sveAbi && (simdName == null || simdName.isBlank())) {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "the SIMD function needs a name", scalarName);
     }
-    String fixedName = simdName + ".fixed";
-    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).lanesMayBeRetyped(true).masked(true).wrapperMode(WrapperMode.DIRECT)
+    String fixedName = (sveAbi ? "__packetizer.sve." + scalarName : simdName) + ".fixed";
+    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).vectorAbi(false).lanesMayBeRetyped(true).masked(true).wrapperMode(WrapperMode.DIRECT)
         .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).memoryStrategy(MemoryStrategy.GATHER).build();
-    if (module.function(simdName).isPresent()) {
+    if (!sveAbi && module.function(simdName).isPresent()) {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + simdName + " already exists in the module", scalarName);
     }
     Set<String> existing = new HashSet<>();
@@ -146,6 +151,22 @@ final class Pipeline {
             + " is a struct-of-arrays pointer (s), whose memory layout depends on the number of lanes; give it kind u, v"
             + " or l", scalarName, null, null);
       }
+    }
+    String published = simdName;
+    if (sveAbi) {
+      // the SVE variant's name follows from the parameter kinds; the packet function itself is NAME.ir
+      String mangled = org.packetizer.core.scalable.ScalableVectorAbi.mangledName(scalarName, fixed.params());
+      if (simdName != null && !simdName.isBlank() && !simdName.equals(mangled)) {
+        throw PacketizationException.invalid(Rejection.INVALID_NAME, "the SVE vector-function-ABI variant of @" + scalarName
+            + " with these parameters is @" + mangled + ", not @" + simdName, scalarName);
+      }
+      for (String n : List.of(mangled, mangled + org.packetizer.core.mapping.SignatureAbi.IR_FORM_SUFFIX)) {
+        if (module.function(n).map(f -> !f.isDeclaration()).orElse(false)) {
+          throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + n + " already exists in the module", scalarName);
+        }
+      }
+      published = mangled;
+      simdName = mangled + org.packetizer.core.mapping.SignatureAbi.IR_FORM_SUFFIX;
     }
     Function fixedFn = module.function(fixedName).orElseThrow();
     org.packetizer.core.scalable.ScalablePackets.build(module, fixedFn, simdName, options.width(), scalarName, made);
@@ -166,10 +187,25 @@ final class Pipeline {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL,
           "internal error: the scalable packet function is invalid: " + msg, scalarName);
     });
+    if (sveAbi) {
+      Function declared = module.function(published).orElse(null);
+      if (declared != null) {
+        // a declaration the module already had (a caller of the variant): the definition replaces it
+        String tmp = "__packetizer.sve.pub." + published;
+        org.packetizer.core.scalable.ScalableVectorAbi.publish(module, simdName, tmp, options.width(), scalarName);
+        Function def = module.function(tmp).orElseThrow();
+        declared.replaceAllUsesWith(def);
+        declared.delete();
+        def.setName(published);
+      } else {
+        org.packetizer.core.scalable.ScalableVectorAbi.publish(module, simdName, published, options.width(), scalarName);
+      }
+    }
     Remark note = new Remark(Remark.Kind.NOTE, scalarName, null, null, "scalable packet function @" + simdName + ": "
-        + scalable.functionType() + " (vscale x " + options.width() + " lanes, last parameter the predicate)");
+        + scalable.functionType() + " (vscale x " + options.width() + " lanes, last parameter the predicate)"
+        + (sveAbi ? "; SVE vector-function-ABI variant @" + published + " (svbool_t predicate)" : ""));
     options.remarks().accept(note);
-    return fixed.withPacketFunction(simdName).withRemark(note);
+    return fixed.withPacketFunction(published).withRemark(note);
   }
 
   /** Packetizes the scalar function into {@code simdName}; the module is unchanged on failure. */
