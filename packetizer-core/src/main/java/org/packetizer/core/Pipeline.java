@@ -138,6 +138,8 @@ final class Pipeline {
     if (!sveAbi && module.function(simdName).isPresent()) {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + simdName + " already exists in the module", scalarName);
     }
+    Function scalarFn = module.function(scalarName).orElseThrow(() -> Legality.noSuchFunction(module, scalarName));
+    requireNoScalarVectorsOfWidth(scalarFn, options.width(), scalarName, new HashSet<>());
     Set<String> existing = new HashSet<>();
     for (Function f : module.functions()) existing.add(f.name());
     PacketizationResult fixed = new Pipeline(fixedOptions, module, scalarName, null).run(fixedName);
@@ -206,6 +208,30 @@ final class Pipeline {
         + (sveAbi ? "; SVE vector-function-ABI variant @" + published + " (svbool_t predicate)" : ""));
     options.remarks().accept(note);
     return fixed.withPacketFunction(published).withRemark(note);
+  }
+
+  /**
+   * The re-typing turns every {@code <W x T>} into {@code <vscale x W x T>}: a vector of W lanes the
+   * scalar function (or one it calls) computes itself, e.g. an SLP-vectorized {@code <4 x float>},
+   * would be re-typed too and mean something else. Refused instead.
+   */
+  private static void requireNoScalarVectorsOfWidth(Function f, int w, String scalarName, Set<String> seen) {
+    if (f.isDeclaration() || !seen.add(f.name())) return;
+    for (var bl : f.blocks()) {
+      for (var inst : bl.instructions()) {
+        boolean bad = inst.type().isVector() && inst.type().vectorSize() == w;
+        for (var op : inst.operands()) bad |= op != null && op.type().isVector() && op.type().vectorSize() == w;
+        if (bad) {
+          throw PacketizationException.unsupported(Rejection.SCALABLE_VECTOR, "scalable packets: @" + f.name() + " computes"
+              + " vectors of " + w + " lanes itself, which re-typing to vscale × " + w + " lanes would change; packetize"
+              + " with another width", scalarName, bl.describe(), inst.print().strip());
+        }
+        if (inst.opcode() == org.packetizer.core.ir.Opcode.CALL) {
+          var callee = inst.operand(inst.numOperands() - 1);
+          if (callee != null && callee.isFunction()) requireNoScalarVectorsOfWidth(Function.of(callee.ref()), w, scalarName, seen);
+        }
+      }
+    }
   }
 
   /** Packetizes the scalar function into {@code simdName}; the module is unchanged on failure. */

@@ -270,7 +270,6 @@ public final class ScalablePackets {
     }
     LlvmModule parsed;
     try {
-      if (Boolean.getBoolean("packetizer.scalable.dump")) System.err.println(text);
       parsed = module.context().parseIr(text.toString(), "scalable:" + scalableName);
     } catch (IrLoadException e) {
       throw PacketizationException.unsupported("scalable packets: the lane-wise packet function could not be re-typed ("
