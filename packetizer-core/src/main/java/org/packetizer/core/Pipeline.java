@@ -120,9 +120,9 @@ final class Pipeline {
    */
   private static PacketizationResult runScalable(PacketizerOptions options, LlvmModule module, String scalarName,
       String simdName) {
-    if (options.cAbi() || options.arrayDriver().isPresent()) {
-      throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "scalable packets are published as LLVM functions"
-          + " or as SVE vector-function-ABI variants (--vector-abi) only: not in the C form or with an array driver", scalarName);
+    if (options.cAbi()) {
+      throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "scalable packets are published as LLVM functions,"
+          + " SVE vector-function-ABI variants (--vector-abi) and array drivers: not in the C form (--c-abi)", scalarName);
     }
     boolean sveAbi = options.vectorAbi();
     if (sveAbi) {
@@ -133,7 +133,7 @@ final class Pipeline {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "the SIMD function needs a name", scalarName);
     }
     String fixedName = (sveAbi ? "__packetizer.sve." + scalarName : simdName) + ".fixed";
-    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).vectorAbi(false).lanesMayBeRetyped(true).masked(true).wrapperMode(WrapperMode.DIRECT)
+    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).vectorAbi(false).arrayDriver((String) null).lanesMayBeRetyped(true).masked(true).wrapperMode(WrapperMode.DIRECT)
         .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).memoryStrategy(MemoryStrategy.GATHER).build();
     if (!sveAbi && module.function(simdName).isPresent()) {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + simdName + " already exists in the module", scalarName);
@@ -207,7 +207,9 @@ final class Pipeline {
         + scalable.functionType() + " (vscale x " + options.width() + " lanes, last parameter the predicate)"
         + (sveAbi ? "; SVE vector-function-ABI variant @" + published + " (svbool_t predicate)" : ""));
     options.remarks().accept(note);
-    return fixed.withPacketFunction(published).withRemark(note);
+    PacketizationResult result = fixed.withPacketFunction(published).withRemark(note);
+    if (options.arrayDriver().isPresent()) result = ArrayDriver.buildScalable(module, result, simdName, options);
+    return result;
   }
 
   /**
