@@ -295,7 +295,7 @@ public final class ScalablePackets {
       }
       f.setCallingConvention(fixed.callingConvention());
       // linked as an external function (the linker leaves out unreferenced internal ones); internal again below
-      f.setLinkage(org.bytedeco.llvm.global.LLVM.LLVMExternalLinkage);
+      f.setExternalLinkage();
     } catch (RuntimeException e) {
       parsed.close();
       throw e;

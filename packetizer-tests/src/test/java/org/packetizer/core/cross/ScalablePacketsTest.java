@@ -159,6 +159,29 @@ class ScalablePacketsTest {
   }
 
   @Test
+  void spmdPacketWidthAndLaneIndexFollowVscale() {
+    // pk_packet_width() is vscale × 4 lanes (a constant 4 would be silently wrong at any vector length but 128 bits),
+    // pk_lane_index() is llvm.stepvector
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
+        declare i32 @pk_packet_width()
+        declare i32 @pk_lane_index()
+        define i32 @f(i32 %x) {
+          %w = call i32 @pk_packet_width()
+          %l = call i32 @pk_lane_index()
+          %a = mul i32 %x, %w
+          %r = add i32 %a, %l
+          ret i32 %r
+        }
+        """, "f")) {
+      scalableSve(512).spec().applyTo(m);
+      new Packetizer(PacketizerOptions.builder().width(W).params("v").scalable(true).build()).run(m, "f", "f_vl");
+      String ir = m.function("f_vl").orElseThrow().print();
+      assertTrue(ir.contains("@llvm.vscale.i32()") && ir.contains("@llvm.stepvector.nxv4i32()"), ir);
+      assertFalse(ir.contains("splat (i32 4)"), ir);
+    }
+  }
+
+  @Test
   void scalarVectorsOfThePacketWidthAreRefused() {
     // an SLP-style <4 x float> of the scalar function itself: re-typed it would load and sum vscale × 4 floats
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
