@@ -333,8 +333,9 @@ final class MemoryWidener extends EmissionPhase {
    * gather is 3, so noise3 at W8 on AVX2 (14 lookups: 265 scalar instructions, 767 in the packet
    * function with every lookup expanded) stays within 2.5x. 1- and 2-byte elements are always
    * expanded (no gather instruction loads them: LLVM would expand the gather through 64-bit pointers).
+   * Measurement knob: {@code -Dpacketizer.expansionBudget=X} (the bench passes it to its workers).
    */
-  static final double EXPANSION_BUDGET = 1.5;
+  static final double EXPANSION_BUDGET = Double.parseDouble(System.getProperty("packetizer.expansionBudget", "1.5"));
 
   static final int LOOKUP_EXPANSION_PER_LANE = 5;
 
@@ -351,6 +352,11 @@ final class MemoryWidener extends EmissionPhase {
     if (scalarSize < 0) scalarSize = st.scalar().instructionCount();
     long cost = (long) LOOKUP_EXPANSION_PER_LANE * w;
     return expansionSpent + cost <= Math.max(EXPANSION_BUDGET * scalarSize, EXPANSION_FLOOR);
+  }
+
+  /** Whether gathers become gather instructions here (a target with fast ones, not the knob's choice). */
+  boolean fastHardwareGathers() {
+    return gatherLowering() == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget;
   }
 
   /** How a table lookup is loaded ({@link #gatherLowering}). */
