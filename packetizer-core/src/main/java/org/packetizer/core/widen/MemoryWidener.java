@@ -194,19 +194,16 @@ final class MemoryWidener extends EmissionPhase {
     if (st.options().memoryStrategy() == MemoryStrategy.GATHER && !st.options().scalable() && !st.options().lanesMayBeRetyped()) {
       Value strided = stridedLoad(inst, t, ptr, s, align);
       if (strided != null) return strided;
+      Value window = windowLoad(inst, t, ptr);
+      if (window != null) return window;
       Value lookup = tableLookup(inst, t, vt, ptr, align);
       if (lookup != null) return lookup;
+      Value lanes = laneLoads(inst, t, vt, ptr, align);
+      if (lanes != null) return lanes;
     }
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became a guarded if-cascade of " + w + " scalar loads");
-      return cascadeLoad(inst, t, vt, vec(ptr), align);
-    }
-    st.stats().gathers++;
-    st.remark(Remark.Kind.MEMORY, current(), inst, "load from " + s + " addresses became a gather");
-    Value ptrs = vec(ptr);
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
-    return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
+    st.remark(Remark.Kind.MEMORY, current(), inst, cascades() ? "load from varying addresses became a guarded if-cascade of " + w + " scalar loads"
+        : "load from " + s + " addresses became a gather");
+    return gatherOrCascade(inst, t, vec(ptr), align, inst.name());
   }
 
   /** Largest stride, in elements, loaded as one span and de-interleaved ({@link #stridedLoad}). */
@@ -295,8 +292,8 @@ final class MemoryWidener extends EmissionPhase {
       reason = "gather instructions load only 4- and 8-byte elements";
     }
     Value bp = scal(base);
-    boolean fullMask = MaskOps.isAllTrue(mask());
-    if (how == GatherLowering.SCALAR_LOADS && fullMask && (size == 4 || size == 8) && !withinExpansionBudget()) {
+    boolean perLane = MaskOps.isAllTrue(mask()) || ptr.type().equals(st.context().ptrType()) && size <= 64;
+    if (how == GatherLowering.SCALAR_LOADS && perLane && (size == 4 || size == 8) && !withinExpansionBudget()) {
       // the scalar loads' code would take the packet function past the code-growth goal: a gather
       // (which LLVM expands the same way on this target, but out of the IR's sight)
       how = GatherLowering.HARDWARE_GATHER;
@@ -304,18 +301,13 @@ final class MemoryWidener extends EmissionPhase {
           + " x the scalar function's " + scalarSize + " instructions for per-lane expansions, "
           + LOOKUP_EXPANSION_PER_LANE + " instructions per lane each)";
     }
-    if (how == GatherLowering.SCALAR_LOADS && fullMask) {
+    if (how == GatherLowering.SCALAR_LOADS && perLane) {
       expansionSpent += LOOKUP_EXPANSION_PER_LANE * w;
       st.stats().tableLookups++;
       st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became " + w
-          + " scalar loads: " + reason);
-      Value acc = b.poison(vt);
-      for (int k = 0; k < w; k++) {
-        Value p = b.gep(elem, bp, List.of(b.extractElement(offs, k, "")), ptr.isInBounds(), "");
-        acc = b.insertElement(acc, b.load(t, p, align, ""), k, "");
-      }
-      if (acc.isInstruction()) acc.setName(inst.name());
-      return acc;
+          + " scalar loads" + (MaskOps.isAllTrue(mask()) ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
+      Value fo = offs;
+      return perLane(inst, t, vt, align, k -> b.gep(elem, bp, List.of(b.extractElement(fo, k, "")), ptr.isInBounds(), ""));
     }
     st.stats().gathers++;
     st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became a gather with a 32-bit index vector: "
@@ -359,6 +351,236 @@ final class MemoryWidener extends EmissionPhase {
     return gatherLowering() == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget;
   }
 
+  /**
+   * A load from varying addresses on a target where a gather is W scalar loads anyway
+   * ({@link GatherLowering#SCALAR_LOADS}, and 1- and 2-byte elements, which no gather instruction
+   * loads): W scalar loads emitted here, each at its lane's pointer. The address is taken apart into
+   * a varying root and the chain of GEPs with uniform indices on top of it
+   * ({@code c[-1]}, {@code c[24]}: one root {@code c}, constant offsets; {@code s + start + k} in a
+   * loop: root {@code s + start}, uniform {@code k}): the root's lanes are extracted and the uniform
+   * offsets applied to each lane as scalar GEPs, so that loads from the same root share one
+   * extraction per lane (LLVM's expansion of a gather extracts every gather's 64-bit pointers anew)
+   * and the offsets fold into the loads' addressing modes. Under a partial mask an inactive lane loads
+   * from a private dummy slot instead (a select, no branch). Null when the target has fast gathers
+   * for the element, or the address is in another address space.
+   */
+  private Value laneLoads(Value inst, Type t, Type vt, Value ptr, int align) {
+    if (ptr.type().isVector() || !ptr.type().equals(st.context().ptrType()) || !t.isVectorElement()) return null;
+    GatherLowering how = gatherLowering();
+    long size = st.module().allocSize(t);
+    if (size > 64) return null;
+    String reason = gatherReason;
+    if (how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget && size != 4 && size != 8) {
+      how = GatherLowering.SCALAR_LOADS;
+      reason = "gather instructions load only 4- and 8-byte elements";
+    }
+    if (how != GatherLowering.SCALAR_LOADS) return null;
+    // peel GEPs whose indices are all uniform off a varying base (outermost first)
+    List<Value> chain = new ArrayList<>();
+    Value root = ptr;
+    while (root.isInstruction() && st.ssa().opcode(root) == Opcode.GEP && !st.soa().isDerived(root)) {
+      Value base = root.operand(0);
+      if (base.type().isVector() || uniform(base) || !available(base) || st.soa().isDerived(base)) break;
+      boolean ok = true;
+      for (int i = 1; i < root.numOperands() && ok; i++) {
+        Value ix = root.operand(i);
+        ok = !ix.type().isVector() && uniform(ix) && available(ix);
+      }
+      if (!ok) break;
+      chain.add(root);
+      root = base;
+    }
+    Value rv = vec(root);
+    List<List<Value>> indices = new ArrayList<>();
+    for (Value g : chain) {
+      List<Value> ix = new ArrayList<>();
+      for (int i = 1; i < g.numOperands(); i++) ix.add(scal(g.operand(i)));
+      indices.add(ix);
+    }
+    st.stats().laneLoads++;
+    boolean full = MaskOps.isAllTrue(mask());
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became " + w + " scalar loads"
+        + (chain.isEmpty() ? "" : " at each lane's " + root.describe() + " plus " + chain.size() + " uniform offset(s)")
+        + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
+    return perLane(inst, t, vt, align, k -> {
+      Value p = b.extractElement(rv, k, "");
+      for (int j = chain.size() - 1; j >= 0; j--) {
+        Value g = chain.get(j);
+        p = b.gep(g.gepSourceElementType(), p, indices.get(j), g.isInBounds(), "");
+      }
+      return p;
+    });
+  }
+
+  /** Calls that neither write memory nor fail to return (math intrinsics between a window's loads). */
+  private static final org.packetizer.core.pipeline.PureCalls PURE = new org.packetizer.core.pipeline.PureCalls();
+
+  /** Packet values of loads already emitted as part of a window ({@link #windowLoad}). */
+  private final java.util.Map<Value, Value> windowed = new java.util.HashMap<>();
+
+  /**
+   * Loads of 4-byte elements at constant offsets from one varying root in one block ({@code c[-2]},
+   * {@code c[-1]}, {@code c[0]}, {@code c[1]}: a stencil's row) where gathers are scalar loads
+   * ({@link #laneLoads}'s targets) and the mask is full: four loads at consecutive element offsets
+   * become, per lane, one 16-byte load of the four elements (every byte of which the scalar code reads
+   * in that block, with no store or impure call in between), and one 4x4 transpose per 128 bits turns the W
+   * lane vectors into the four packets — W loads and about 3W/4 + 8 shuffles instead of 4W loads and
+   * 4W inserts. Emitted at the first of the four (in block order); the others take their packet from
+   * {@link #windowed}. Null when the load is in no such window.
+   */
+  private Value windowLoad(Value inst, Type t, Value ptr) {
+    Value done = windowed.get(inst);
+    if (done != null) return done;
+    if (!MaskOps.isAllTrue(mask()) || (w != 4 && w != 8 && w != 16) || st.module().allocSize(t) != 4 || st.module().storeSize(t) != 4
+        || !t.isVectorElement() || ptr.type().isVector() || !ptr.type().equals(st.context().ptrType())) {
+      return null;
+    }
+    if (gatherLowering() != GatherLowering.SCALAR_LOADS) return null;
+    Value root = windowRoot(ptr);
+    if (root == null) return null;
+    long base = windowOffset(ptr);
+    // the loads of the same root and type from here to the next store, call or the block's end
+    java.util.TreeMap<Long, List<Value>> byElement = new java.util.TreeMap<>();
+    int align = 4;
+    for (Value i = inst; i != null; i = i.nextInstruction()) {
+      Opcode op = st.ssa().opcode(i);
+      if (op == Opcode.CALL && PURE.test(i)) continue;
+      if (op == Opcode.STORE || op == Opcode.CALL || op == Opcode.INVOKE || op == Opcode.CALLBR || op == Opcode.FENCE
+          || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG || op == Opcode.VAARG || op.isTerminator()) {
+        break;
+      }
+      if (op != Opcode.LOAD || i.isVolatile() || i.isAtomic() || !i.type().equals(t) || uniform(i)) continue;
+      Value p = i.operand(0);
+      if (p.type().isVector() || !root.equals(windowRoot(p)) || shape(p).isLinear()) continue;
+      long d = windowOffset(p) - base;
+      if (d % 4 != 0) continue;
+      byElement.computeIfAbsent(d / 4, k -> new ArrayList<>()).add(i);
+      align = Math.min(align, Math.max(1, i.alignment()));
+    }
+    // windows of four consecutive element offsets, from the lowest up; inst must be in one
+    List<Long> starts = new ArrayList<>();
+    Long prevEnd = null;
+    for (long e : byElement.keySet()) {
+      if (prevEnd != null && e < prevEnd) continue;
+      if (byElement.containsKey(e + 1) && byElement.containsKey(e + 2) && byElement.containsKey(e + 3)) {
+        starts.add(e);
+        prevEnd = e + 4;
+      }
+    }
+    boolean mine = false;
+    for (long e : starts) mine |= e <= 0 && 0 < e + 4;
+    if (!mine) return null;
+    Value rv = vec(root);
+    Type quad = t.vectorOf(4);
+    for (long e : starts) {
+      List<Value> rows = new ArrayList<>();
+      for (int k = 0; k < w; k++) {
+        Value p = b.gep(st.context().i8(), b.extractElement(rv, k, ""), List.of(b.i64(base + 4 * e)), false, "");
+        rows.add(b.load(quad, p, align, ""));
+      }
+      List<Value> packets = transpose4(rows);
+      for (int j = 0; j < 4; j++) {
+        for (Value m : byElement.get(e + j)) windowed.put(m, packets.get(j));
+      }
+      st.stats().vectorLoads += w;
+    }
+    st.remark(Remark.Kind.MEMORY, current(), inst, "loads of " + starts.size() * 4 + " neighbouring elements at constant offsets from "
+        + root.describe() + " became " + starts.size() * w + " 16-byte loads (one per lane and window of four) and a transpose: " + gatherReason);
+    return windowed.get(inst);
+  }
+
+  /** The varying base a window's address is a constant byte offset from, or null. */
+  private Value windowRoot(Value p) {
+    if (p.isInstruction() && st.ssa().opcode(p) == Opcode.GEP && p.numOperands() == 2 && p.operand(1).isConstantInt()) {
+      Value base = p.operand(0);
+      if (!base.type().isVector() && !uniform(base) && available(base) && !st.soa().isDerived(base) && !st.soa().isDerived(p)) return base;
+      return null;
+    }
+    return !uniform(p) && available(p) && !st.soa().isDerived(p) ? p : null;
+  }
+
+  /** The constant byte offset of p from {@link #windowRoot}. */
+  private long windowOffset(Value p) {
+    if (p.isInstruction() && st.ssa().opcode(p) == Opcode.GEP && p.numOperands() == 2 && p.operand(1).isConstantInt()) {
+      return p.operand(1).constIntSExt() * st.module().allocSize(p.gepSourceElementType());
+    }
+    return 0;
+  }
+
+  /**
+   * Four packets from W rows of four elements (row k = lane k's elements 0..3): packet j holds element j
+   * of every lane. Rows 4c+j form the 128-bit chunk c of vector Y_j; then an unpack of pairs of
+   * elements and of pairs of pairs within each chunk (what x86 does in one instruction each).
+   */
+  private List<Value> transpose4(List<Value> rows) {
+    List<Value> y = new ArrayList<>();
+    for (int j = 0; j < 4; j++) {
+      List<Value> parts = new ArrayList<>();
+      for (int c = 0; c < w / 4; c++) parts.add(rows.get(4 * c + j));
+      while (parts.size() > 1) {
+        List<Value> next = new ArrayList<>();
+        for (int i = 0; i < parts.size(); i += 2) {
+          int n = 2 * parts.get(i).type().vectorSize();
+          List<Value> idx = new ArrayList<>();
+          for (int q = 0; q < n; q++) idx.add(b.i32(q));
+          next.add(b.shuffle(parts.get(i), parts.get(i + 1), b.constVector(idx), ""));
+        }
+        parts = next;
+      }
+      y.add(parts.get(0));
+    }
+    Value t0 = chunkShuffle(y.get(0), y.get(1), new int[] {0, -4, 1, -3});
+    Value t1 = chunkShuffle(y.get(0), y.get(1), new int[] {2, -2, 3, -1});
+    Value t2 = chunkShuffle(y.get(2), y.get(3), new int[] {0, -4, 1, -3});
+    Value t3 = chunkShuffle(y.get(2), y.get(3), new int[] {2, -2, 3, -1});
+    return List.of(chunkShuffle(t0, t2, new int[] {0, 1, -4, -3}), chunkShuffle(t0, t2, new int[] {2, 3, -2, -1}),
+        chunkShuffle(t1, t3, new int[] {0, 1, -4, -3}), chunkShuffle(t1, t3, new int[] {2, 3, -2, -1}));
+  }
+
+  /**
+   * The same four-element pattern in every 128-bit chunk of two W-element vectors: {@code i >= 0}
+   * takes the first vector's element i of the chunk, {@code i < 0} the second's element 4 + i.
+   */
+  private Value chunkShuffle(Value a, Value c, int[] pattern) {
+    List<Value> idx = new ArrayList<>();
+    for (int ch = 0; ch < w / 4; ch++) {
+      for (int i : pattern) idx.add(b.i32(i >= 0 ? 4 * ch + i : w + 4 * ch + 4 + i));
+    }
+    return b.shuffle(a, c, b.constVector(idx), "");
+  }
+
+  /**
+   * W scalar loads of {@code t}, lane k's at {@code lanePtr(k)} (address space 0), into one packet;
+   * under a partial mask an inactive lane's load reads the module's private zero constant
+   * {@link PacketEmitter#INACTIVE_LANE_SLOT} instead of its address (a select per lane on the mask's
+   * bits: no branch, and no access the scalar code would not make). A constant global, not a stack
+   * slot: SROA would turn a load through a select of an alloca back into a branch per lane.
+   */
+  private Value perLane(Value inst, Type t, Type vt, int align, java.util.function.IntFunction<Value> lanePtr) {
+    Value m = mask();
+    boolean full = MaskOps.isAllTrue(m);
+    Value dummy = null, bits = null;
+    long size = st.module().allocSize(t);
+    if (!full) {
+      dummy = st.module().zeroConstant(PacketEmitter.INACTIVE_LANE_SLOT, 64, 64);
+      bits = b.cast(Opcode.BITCAST, m, st.context().intType(w), "mask.bits");
+    }
+    Value acc = b.poison(vt);
+    for (int k = 0; k < w; k++) {
+      Value p = lanePtr.apply(k);
+      int a = align;
+      if (!full) {
+        Value bit = b.cast(Opcode.TRUNC, k == 0 ? bits : b.binop(Opcode.LSHR, bits, b.constInt(bits.type(), k), ""), st.context().i1(), "");
+        p = b.select(bit, p, dummy, "");
+        if (size > 64) throw new IllegalStateException("element of " + size + " bytes");
+        a = Math.min(align, 64);
+      }
+      acc = b.insertElement(acc, b.load(t, p, a, ""), k, "");
+    }
+    if (acc.isInstruction()) acc.setName(inst.name());
+    return acc;
+  }
+
   /** How a table lookup is loaded ({@link #gatherLowering}). */
   enum GatherLowering { HARDWARE_GATHER, SCALAR_LOADS }
 
@@ -392,6 +614,11 @@ final class MemoryWidener extends EmissionPhase {
       gatherLoweringCached = GatherLowering.SCALAR_LOADS;
       gatherReason = "the target (" + cpu + ") has no fast hardware gather, and LLVM would expand a gather"
           + " into extracts of 64-bit pointers (measured: noise3 W8/AVX2 14.0x -> 15.7x over scalar)";
+    } else if (t.width() == org.packetizer.core.wrapper.HardwareWidth.SSE
+        && org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
+      gatherLoweringCached = GatherLowering.SCALAR_LOADS;
+      gatherReason = "the target (" + cpu + ") has no gather instruction (SSE), and LLVM would expand a gather"
+          + " into extracts of 64-bit pointers";
     } else {
       gatherLoweringCached = GatherLowering.HARDWARE_GATHER;
       gatherReason = "left to LLVM on this target (" + cpu + ")";
@@ -458,6 +685,46 @@ final class MemoryWidener extends EmissionPhase {
   }
 
   /**
+   * A load of a scalar {@code t} from each active lane's own address ({@code ptrs}, a vector of
+   * pointers in any address space): a gather, or with {@link MemoryStrategy#CASCADE} the thesis'
+   * guarded if-cascade. The one varying-address load path (plain, composite leaves, struct-of-arrays).
+   */
+  Value gatherOrCascade(Value inst, Type t, Value ptrs, int align, String name) {
+    Type vt = t.vectorOf(w);
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      return cascadeLoad(inst, t, vt, ptrs, align);
+    }
+    st.stats().gathers++;
+    // (overloaded on the pointers' own type: they may be in another address space)
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
+    return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), name);
+  }
+
+  /**
+   * A store of the packet {@code pv} to each active lane's own address ({@code ptrs}): a scatter
+   * (lanes written in lane order), or with {@link MemoryStrategy#CASCADE} the thesis' guarded
+   * if-cascade of W scalar stores. The one varying-address store path (plain, composite leaves,
+   * struct-of-arrays).
+   */
+  void scatterOrCascade(Value pv, Value ptrs, int align) {
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(pv, k, ""), b.extractElement(ptrs, k, ""), align);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    Function f = st.module().intrinsic("llvm.masked.scatter", pv.type(), ptrs.type());
+    b.call(f, List.of(pv, ptrs, b.i32(align), mask()), "");
+  }
+
+  /** Whether varying-address accesses become if-cascades rather than gathers and scatters. */
+  boolean cascades() { return st.options().memoryStrategy() == MemoryStrategy.CASCADE; }
+
+  /**
    * A load of a vector or aggregate through varying addresses. A vector whose lanes lie back to back
    * (consecutive address, no padding) is one wide (masked) load, transposed to element-major; else
    * every scalar element is loaded by its own gather (or if-cascade) at its offset.
@@ -475,7 +742,7 @@ final class MemoryWidener extends EmissionPhase {
       Value p0 = laneZero(ptr, s.stride());
       st.stats().vectorLoads++;
       Value lm = MaskOps.isAllTrue(mask()) ? b.load(flat, p0, valign, "")
-          : b.call(st.module().intrinsic("llvm.masked.load", flat, st.context().ptrType()),
+          : b.call(st.module().intrinsic("llvm.masked.load", flat, p0.type()),
               List.of(p0, b.i32(valign), comp.repeatLaneMajor(mask(), n), b.poison(flat)), "");
       Value r = comp.fromLaneMajor(lm, n);
       if (r.isInstruction()) r.setName(inst.name());
@@ -547,15 +814,7 @@ final class MemoryWidener extends EmissionPhase {
 
   private Value gatherLeaf(Value inst, Type t, Value ptrs, long offset, int align) {
     Value at = offset == 0 ? ptrs : b.gep(st.context().i8(), ptrs, List.of(b.i64(offset)), false, "");
-    int a = partAlignment(align, offset);
-    Type vt = t.vectorOf(w);
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      return cascadeLoad(inst, t, vt, at, a);
-    }
-    st.stats().gathers++;
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
-    return b.call(f, List.of(at, b.i32(a), mask(), b.poison(vt)), "");
+    return gatherOrCascade(inst, t, at, partAlignment(align, offset), "");
   }
 
   /** A store of a vector or aggregate value (the counterpart of {@link #emitCompositeLoad}). */
@@ -585,7 +844,7 @@ final class MemoryWidener extends EmissionPhase {
       Value lm = comp.toLaneMajor(pv, n);
       st.stats().vectorStores++;
       if (MaskOps.isAllTrue(mask())) b.store(lm, p0, valign);
-      else b.call(st.module().intrinsic("llvm.masked.store", flat, st.context().ptrType()),
+      else b.call(st.module().intrinsic("llvm.masked.store", flat, p0.type()),
           List.of(lm, p0, b.i32(valign), comp.repeatLaneMajor(mask(), n)), "");
       return;
     }
@@ -600,18 +859,7 @@ final class MemoryWidener extends EmissionPhase {
 
   private void scatterLeaf(Type t, Value pv, Value ptrs, long offset, int align) {
     Value at = offset == 0 ? ptrs : b.gep(st.context().i8(), ptrs, List.of(b.i64(offset)), false, "");
-    int a = partAlignment(align, offset);
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      perLaneGuarded((k, unused) -> {
-        b.store(b.extractElement(pv, k, ""), b.extractElement(at, k, ""), a);
-        return null;
-      }, null);
-      return;
-    }
-    st.stats().scatters++;
-    Function f = st.module().intrinsic("llvm.masked.scatter", t.vectorOf(w), st.context().ptrType().vectorOf(w));
-    b.call(f, List.of(pv, at, b.i32(a), mask()), "");
+    scatterOrCascade(pv, at, partAlignment(align, offset));
   }
 
   /** Whether a vector's elements lie back to back in memory and fill its allocation (no padding). */
@@ -678,21 +926,8 @@ final class MemoryWidener extends EmissionPhase {
       }
       return;
     }
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      st.remark(Remark.Kind.MEMORY, current(), inst, "store to varying addresses became a guarded if-cascade of " + w + " scalar stores");
-      Value vv = vec(val);
-      Value pv = vec(ptr);
-      perLaneGuarded((k, unused) -> {
-        b.store(b.extractElement(vv, k, ""), b.extractElement(pv, k, ""), align);
-        return null;
-      }, null);
-      return;
-    }
-    st.stats().scatters++;
-    st.remark(Remark.Kind.MEMORY, current(), inst, "store to " + s + " addresses became a scatter");
-    Value ptrs = vec(ptr);
-    Function f = st.module().intrinsic("llvm.masked.scatter", vt, ptrs.type());
-    b.call(f, List.of(vec(val), ptrs, b.i32(align), mask()), "");
+    st.remark(Remark.Kind.MEMORY, current(), inst, cascades() ? "store to varying addresses became a guarded if-cascade of " + w + " scalar stores"
+        : "store to " + s + " addresses became a scatter");
+    scatterOrCascade(vec(val), vec(ptr), align);
   }
 }
