@@ -242,6 +242,9 @@ public class Value {
   /** Whether this global variable is constant. */
   public boolean isGlobalConstant() { return isGlobalVariable() && LLVMIsGlobalConstant(ref) != 0; }
 
+  /** Whether this global value has extern_weak linkage (its address may be null). */
+  public boolean hasExternalWeakLinkage() { return isGlobalValue() && LLVMGetLinkage(ref) == LLVMExternalWeakLinkage; }
+
   /** A global variable's initializer. */
   public Optional<Value> initializer() { return isGlobalVariable() ? Optional.ofNullable(Value.ofNullable(LLVMGetInitializer(ref))) : Optional.empty(); }
 
