@@ -116,6 +116,22 @@ final class CallWidener extends EmissionPhase {
       }
       Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
       if (viaLib.isPresent()) return viaLib;
+      if (!MaskOps.isAllTrue(mask()) && LIBM_PER_LANE.contains(mm.get().intrinsic())) {
+        // the back end lowers the vector intrinsic to one libm call per lane, inactive lanes included:
+        // call the scalar intrinsic for the active lanes only (as many calls as the scalar code makes)
+        Function sf = st.module().intrinsic(mm.get().intrinsic(), rt);
+        List<Value> packed = args;
+        Value r = activeLanesLoop(k -> {
+          List<Value> la = new ArrayList<>();
+          for (Value p : packed) la.add(b.extractElement(p, k, ""));
+          return e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
+        }, vt, inst.name());
+        st.stats().vectorCalls++;
+        st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " became " + mm.get().intrinsic()
+            + " on each active lane (a loop over the mask's set lanes: the back end has no vector instruction for it and"
+            + " calls libm per lane; under a partial mask the inactive lanes are skipped)");
+        return Optional.of(r);
+      }
       Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
           ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
           : st.module().intrinsic(mm.get().intrinsic(), vt);
@@ -133,6 +149,14 @@ final class CallWidener extends EmissionPhase {
     if (!callee.isVarArg() && !callee.isDeclaration() && !name.startsWith("llvm.")) return recursiveCall(inst, callee);
     return Optional.empty();
   }
+
+  /**
+   * Intrinsics that no back end here lowers to vector instructions: the vector form becomes one libm
+   * call per lane (x86-64, AArch64 and RISC-V without a vector library).
+   */
+  static final java.util.Set<String> LIBM_PER_LANE = java.util.Set.of("llvm.sin", "llvm.cos", "llvm.tan", "llvm.asin", "llvm.acos",
+      "llvm.atan", "llvm.atan2", "llvm.sinh", "llvm.cosh", "llvm.tanh", "llvm.exp", "llvm.exp2", "llvm.exp10", "llvm.log",
+      "llvm.log2", "llvm.log10", "llvm.pow");
 
   /**
    * An indirect call (thesis 4.5.2 extended to varying callees). Semantics: as W scalar calls, one
@@ -388,7 +412,8 @@ final class CallWidener extends EmissionPhase {
     Type vt = rt.isVoid() ? null : packetType(inst, rt);
     st.stats().scalarizedCalls++;
     st.remark(Remark.Kind.SCALARIZED_CALL, current(), inst, "call to @" + callee.name() + " was split into " + w
-        + " scalar calls" + (pure ? " (no side effects: unguarded)" : " guarded by each lane's mask bit")
+        + " scalar calls" + (pure ? MaskOps.isAllTrue(mask()) ? " (no side effects: unguarded)" : " (no side effects: under a partial mask a loop over the active lanes)"
+            : " guarded by each lane's mask bit")
         + "; register a packet version to avoid this");
     List<Value> packed = new ArrayList<>();
     List<Boolean> varyingArg = new ArrayList<>();
@@ -411,6 +436,19 @@ final class CallWidener extends EmissionPhase {
       copyCallSite(inst, call);
       return call;
     };
+    if (pure && !MaskOps.isAllTrue(mask()) && (vt == null || !CompositePackets.isComposite(rt)) && !hasCompositeOperand(inst)) {
+      // no side effects, but each call costs: only the active lanes call (a loop over the mask's set bits)
+      return activeLanesLoop(k -> {
+        List<Value> args = new ArrayList<>();
+        for (int i = 0; i < packed.size(); i++) {
+          Value p = packed.get(i);
+          args.add(varyingArg.get(i) ? b.extractElement(p, k, "") : p);
+        }
+        Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : inst.name() + ".lane");
+        copyCallSite(inst, call);
+        return call;
+      }, vt, rt.isVoid() ? "" : inst.name());
+    }
     if (pure) {
       Value acc = vt == null ? null : b.poison(vt);
       for (int k = 0; k < w; k++) {
