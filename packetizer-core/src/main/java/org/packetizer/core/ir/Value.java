@@ -172,6 +172,7 @@ public class Value {
   }
 
   /** Whether the fast-math flags of this instruction allow reassociation. */
+  public boolean allowsApproxFunc() { return canUseFastMathFlags() && (fastMathFlags() & LLVMFastMathApproxFunc) != 0; }
   public boolean allowsReassoc() { return canUseFastMathFlags() && (fastMathFlags() & LLVMFastMathAllowReassoc) != 0; }
 
   // instruction flags (the packet instruction keeps the scalar one's)

@@ -54,8 +54,9 @@ public final class VectorMathCalls {
     String features = VectorMathRoutes.effectiveFeatures(packet);
     // libmvec and SLEEF are x86-64 libraries here: on AArch64 and RISC-V the routes are LLVM's intrinsics,
     // exact IR helpers or per-lane calls (docs/cross-targets.md)
+    boolean afn = mode == VectorMath.INTRINSICS && allowsApproximation(call);
     VectorMath targetMode = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86
-        ? mode : VectorMath.INTRINSICS;
+        ? (afn ? VectorMath.LIBMVEC : mode) : VectorMath.INTRINSICS;
     Route r = VectorMathRoutes.route(fn, dbl, features, w, targetMode);
     List<Value> args = new ArrayList<>();
     for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));
@@ -73,12 +74,23 @@ public final class VectorMathCalls {
       case Route.Library lib when fn.kind() == VectorMathRoutes.Kind.LIBRARY -> {
         return Optional.of(new Emitted(libraryCall(b, module, call, lib, et, args, mask, w),
             "call to " + name + " became " + (w / lib.lanes()) + " call(s) of " + r.describe()
+                + (afn ? " (the call allows approximate functions: afn)" : "")
                 + (lib.library().equals("SLEEF") ? "; link " + Sleef.LIBRARY + " (-lsleef)" : "")));
       }
       default -> {
         return Optional.empty();
       }
     }
+  }
+
+  /**
+   * Whether the scalar call itself allows an approximate result: the {@code afn} fast-math flag (what
+   * clang writes for {@code -ffast-math}, {@code -funsafe-math-optimizations} and {@code -fapprox-func}).
+   * Such a call takes the vector library route even in the bit-exact mode, as GCC uses glibc's vector
+   * variants only under {@code -ffast-math}.
+   */
+  public static boolean allowsApproximation(Value call) {
+    return call.allowsApproxFunc();
   }
 
   /** Does the call have the C99 signature of its shape on {@code et}? */

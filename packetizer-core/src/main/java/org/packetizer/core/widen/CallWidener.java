@@ -299,7 +299,8 @@ final class CallWidener extends EmissionPhase {
    * the target's features: one call per chunk of the variant's width, results concatenated.
    */
   private Optional<Value> libmvecCall(Value inst, String intrinsic, Type vt, List<Value> args) {
-    if (st.options().vectorMath() != org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) return Optional.empty();
+    boolean afn = st.options().vectorMath() != org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC;
+    if (afn && !org.packetizer.core.mapping.VectorMathCalls.allowsApproximation(inst)) return Optional.empty();
     Type et = vt.elementType();
     if (!et.isFloat() && !et.isDouble()) return Optional.empty();
     String features = packet.stringAttribute("target-features").orElse("");
@@ -330,7 +331,8 @@ final class CallWidener extends EmissionPhase {
     }
     st.stats().vectorCalls++;
     st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + intrinsic + " became " + (w / lanes) + " call(s) of libmvec "
-        + v.get().symbol() + " (max " + org.packetizer.core.mapping.Libmvec.MAX_ULPS + " ULP)");
+        + v.get().symbol() + " (max " + org.packetizer.core.mapping.Libmvec.MAX_ULPS + " ULP)"
+        + (afn ? " (the call allows approximate functions: afn)" : ""));
     return Optional.of(concat(parts));
   }
 

@@ -70,6 +70,44 @@ class ActiveLanesCallTest {
     }
   }
 
+  /**
+   * A call that allows approximate functions ({@code afn}: clang's {@code -ffast-math},
+   * {@code -fapprox-func}) takes glibc's vector variant even in the bit-exact mode, as GCC uses
+   * libmvec only under {@code -ffast-math}; without the flag the same source stays exact (above).
+   * Within 8 ULP of the scalar libm (glibc documents 4 for libmvec), W=4, 8, 16, unmasked and masked.
+   */
+  @ParameterizedTest(name = "W={0} {1}")
+  @MethodSource("approxCases")
+  void approximateCallsTakeLibmvec(int w, String opt) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = compile(ctx, opt)) {
+      for (String fn : List.of("exp_divergent", "pow_log_divergent")) {
+        for (boolean masked : new boolean[] {false, true}) {
+          String simd = fn + (masked ? "_m" : "_v") + w;
+          String kinds = fn.equals("exp_divergent") ? "v" : "vv";
+          new Packetizer(PacketizerOptions.builder().width(w).params(kinds).masked(masked).targetCpu("haswell")
+              .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).verifyEachPhase(true).build()).run(m, fn, simd);
+          String ir = m.function(simd).orElseThrow().print();
+          assertTrue(ir.contains("@_ZGV"), () -> ir);
+          List<ParamSpec> ps = new ArrayList<>();
+          ps.add(ParamSpec.varying(ValueDomain.floats(0, 4)));
+          if (kinds.equals("vv")) ps.add(ParamSpec.varying(ValueDomain.floats(-3, 3)));
+          if (masked) ps.add(ParamSpec.mask());
+          try (DifferentialCheck c = DifferentialCheck.builder(m, fn, simd, w).params(ps).ulps(8).build()) {
+            CheckResult r = c.runMany(AtomicsTest.RUNS, 70 + w + (masked ? 1000 : 0));
+            assertTrue(r.passed(), () -> simd + ":\n" + r.report() + "\n" + ir);
+            assertTrue(r.lanesCompared() > 0);
+          }
+        }
+      }
+    }
+  }
+
+  static Stream<Arguments> approxCases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) for (String o : new String[] {"-O2 -ffast-math", "-O1 -fno-math-errno -fapprox-func"}) out.add(Arguments.of(w, o));
+    return out.stream();
+  }
+
   /** The structure: no vector libm intrinsic under the partial mask, one scalar call in a loop over the lanes. */
   @Test
   void onlyActiveLanesCall() {
