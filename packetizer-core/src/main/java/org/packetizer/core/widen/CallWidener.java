@@ -98,7 +98,8 @@ final class CallWidener extends EmissionPhase {
     if (!rt.isVoid() && rt.isVectorElement()) {
       // C99 <math.h>: exact vector IR, libmvec or SLEEF, two-type intrinsics (issue 16)
       Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> math = org.packetizer.core.mapping.VectorMathCalls.emit(
-          b, st.module(), packet, inst, callee, this::vec, MaskOps.isAllTrue(mask()) ? null : mask(), w, st.options().vectorMath());
+          b, st.module(), packet, inst, callee, this::vec, MaskOps.isAllTrue(mask()) ? null : mask(), w, st.options().vectorMath(),
+          call -> skipWhenNoLaneActive(call, inst.name()));
       if (math.isPresent()) {
         packetType(inst, rt);
         st.stats().vectorCalls++;
@@ -323,17 +324,21 @@ final class CallWidener extends EmissionPhase {
     Function f = st.module().getOrInsertFunction(v.get().symbol(), st.context().functionType(ct, ps, false));
     f.addEnumAttribute("nounwind");
     f.addEnumAttribute("willreturn");
-    List<Value> parts = new ArrayList<>();
-    for (int c = 0; c < w / lanes; c++) {
-      List<Value> cargs = new ArrayList<>();
-      for (Value a : args) cargs.add(lanes == w ? a : b.shuffle(a, b.poison(vt), rangeMask(c * lanes, lanes), ""));
-      parts.add(b.call(f, cargs, inst.name() + (lanes == w ? "" : "." + c)));
-    }
+    List<Value> callArgs = args;
+    Value result = skipWhenNoLaneActive(() -> {
+      List<Value> parts = new ArrayList<>();
+      for (int c = 0; c < w / lanes; c++) {
+        List<Value> cargs = new ArrayList<>();
+        for (Value a : callArgs) cargs.add(lanes == w ? a : b.shuffle(a, b.poison(vt), rangeMask(c * lanes, lanes), ""));
+        parts.add(b.call(f, cargs, inst.name() + (lanes == w ? "" : "." + c)));
+      }
+      return concat(parts);
+    }, inst.name());
     st.stats().vectorCalls++;
     st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + intrinsic + " became " + (w / lanes) + " call(s) of libmvec "
         + v.get().symbol() + " (max " + org.packetizer.core.mapping.Libmvec.MAX_ULPS + " ULP)"
         + (afn ? " (the call allows approximate functions: afn)" : ""));
-    return Optional.of(concat(parts));
+    return Optional.of(result);
   }
 
   private Value rangeMask(int start, int n) {

@@ -322,6 +322,33 @@ abstract class EmissionPhase {
     return out;
   }
 
+  /**
+   * Emits {@code call} (a costly call on the whole packet: a vector library function, an exact math
+   * helper) so that it is skipped when no lane of the current mask is active — a linearized branch
+   * runs its block for every packet, most often with no lane in it when the branch is rarely taken.
+   * Under an all-true mask the call is emitted as it is. The result's lanes are poison when skipped.
+   */
+  Value skipWhenNoLaneActive(java.util.function.Supplier<Value> call, String name) {
+    if (MaskOps.isAllTrue(mask())) return call.get();
+    Block pre = b.currentBlock();
+    Block body = packet.appendBlock(pre.name() + ".call");
+    Block join = packet.appendBlock(pre.name() + ".call.done");
+    body.moveAfter(pre);
+    join.moveAfter(body);
+    b.condBr(masks.any(mask(), "any.call"), body, join);
+    b.atEnd(body);
+    Value r = call.get();
+    Block end = b.currentBlock();
+    b.br(join);
+    join.moveAfter(end);
+    b.atEnd(join);
+    if (r == null || r.type().isVoid()) return r;
+    Value phi = b.phi(r.type(), name);
+    phi.addIncoming(b.poison(r.type()), pre);
+    phi.addIncoming(r, end);
+    return phi;
+  }
+
   /** Packet acc with lane k set to the scalar value r. */
   Value insertLane(Value acc, Value r, int k) {
     return CompositePackets.isComposite(r.type()) ? comp.insertLane(acc, r, k) : b.insertElement(acc, r, k, "");
