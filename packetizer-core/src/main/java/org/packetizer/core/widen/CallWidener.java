@@ -117,7 +117,7 @@ final class CallWidener extends EmissionPhase {
       }
       Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
       if (viaLib.isPresent()) return viaLib;
-      if (!MaskOps.isAllTrue(mask()) && LIBM_PER_LANE.contains(mm.get().intrinsic())) {
+      if (!MaskOps.isAllTrue(mask()) && LIBM_PER_LANE.contains(mm.get().intrinsic()) && laneLoopsAllowed()) {
         // the back end lowers the vector intrinsic to one libm call per lane, inactive lanes included:
         // call the scalar intrinsic for the active lanes only (as many calls as the scalar code makes)
         Function sf = st.module().intrinsic(mm.get().intrinsic(), rt);
@@ -149,6 +149,14 @@ final class CallWidener extends EmissionPhase {
     }
     if (!callee.isVarArg() && !callee.isDeclaration() && !name.startsWith("llvm.")) return recursiveCall(inst, callee);
     return Optional.empty();
+  }
+
+  /**
+   * Whether a loop over the mask's set bits may be emitted: not for scalable packets (the fixed-width
+   * function is re-typed to vscale × W lanes; a mask cast to an iW integer names W lanes).
+   */
+  private boolean laneLoopsAllowed() {
+    return !st.options().scalable() && !st.options().lanesMayBeRetyped();
   }
 
   /**
@@ -419,7 +427,7 @@ final class CallWidener extends EmissionPhase {
     Type vt = rt.isVoid() ? null : packetType(inst, rt);
     st.stats().scalarizedCalls++;
     st.remark(Remark.Kind.SCALARIZED_CALL, current(), inst, "call to @" + callee.name() + " was split into " + w
-        + " scalar calls" + (pure ? MaskOps.isAllTrue(mask()) ? " (no side effects: unguarded)" : " (no side effects: under a partial mask a loop over the active lanes)"
+        + " scalar calls" + (pure ? MaskOps.isAllTrue(mask()) || !laneLoopsAllowed() ? " (no side effects: unguarded)" : " (no side effects: under a partial mask a loop over the active lanes)"
             : " guarded by each lane's mask bit")
         + "; register a packet version to avoid this");
     List<Value> packed = new ArrayList<>();
@@ -443,7 +451,7 @@ final class CallWidener extends EmissionPhase {
       copyCallSite(inst, call);
       return call;
     };
-    if (pure && !MaskOps.isAllTrue(mask()) && (vt == null || !CompositePackets.isComposite(rt)) && !hasCompositeOperand(inst)) {
+    if (pure && !MaskOps.isAllTrue(mask()) && laneLoopsAllowed() && (vt == null || !CompositePackets.isComposite(rt)) && !hasCompositeOperand(inst)) {
       // no side effects, but each call costs: only the active lanes call (a loop over the mask's set bits)
       return activeLanesLoop(k -> {
         List<Value> args = new ArrayList<>();
