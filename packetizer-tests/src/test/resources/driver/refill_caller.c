@@ -17,6 +17,8 @@
 long collatz(long v);
 int multi_exit(float x, int limit);
 int nested(int seed, int rounds);
+int rows(int seed, int nrows);
+int gcd(int a, int b);
 double guarded(double x);
 bool converges(float c);
 int mandelbrot(float x0, float y0, int maxIter);
@@ -88,6 +90,14 @@ static void run(size_t n) {
     nested_map(s, 5, o, n); calls++;
     for (size_t i = 0; i < n; i++) SAME("nested", o[i], (int32_t)nested(s[i], 5));
     guard("nested", n, o_g); FREE(int32_t, s) FREE_OUT(int32_t, o) }
+  { IN(int32_t, s, -1000, 1000) OUT(int32_t, o)
+    rows_map(s, 6, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("rows", o[i], (int32_t)rows(s[i], 6));
+    guard("rows", n, o_g); FREE(int32_t, s) FREE_OUT(int32_t, o) }
+  { IN(int32_t, a, -1000, 1000) IN(int32_t, c, -1000, 1000) OUT(int32_t, o)
+    gcd_map(a, c, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("gcd", o[i], (int32_t)gcd(a[i], c[i]));
+    guard("gcd", n, o_g); FREE(int32_t, a) FREE(int32_t, c) FREE_OUT(int32_t, o) }
   { IN(double, x, -1, 3) OUT(double, o)
     guarded_map(x, o, n); calls++;
     for (size_t i = 0; i < n; i++) SAME("guarded", o[i], guarded(x[i]));

@@ -85,6 +85,33 @@ int traced(int id, float *slots, float x) {
   return i;
 }
 
+/* a loop whose trip count differs between lanes inside a loop whose trip count does not (rows of an
+ * image, iterations of a solver): refill at the inner loop; the outer loop's counter, its sum and a
+ * value computed per row before the inner loop are state, used after the inner loop (vu) */
+int rows(int seed, int nrows) {
+  int acc = 0;
+  unsigned v = (unsigned)seed * 2654435761u;
+  for (int r = 0; r < nrows; r++) {
+    unsigned t = v + (unsigned)r * 40503u;
+    int lim = 20 + (r & 3) * 10;
+    int k = 0;
+    while ((t & 7) != 0 && k < lim) { t = t * 1103515245u + 12345u; t ^= t >> 13; k++; }
+    acc = acc * 3 + k + (int)(t & 3) - r;
+  }
+  return acc ^ (int)v;
+}
+
+/* a remainder by a value of the loop's state (vv): a lane whose element is done holds b == 0, so the
+ * iterations must stay masked (an unmasked a % b on that lane would trap) */
+int gcd(int a, int b) {
+  while (b != 0) {
+    int t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
 /* no loop: refill has nothing to do (the plain driver, with a remark) (vvu) */
 float saxpy(float x, float y, float a) { return a * x + y; }
 

@@ -160,11 +160,16 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
 
   @Option(names = "--refill", paramLabel = "WHEN", arity = "0..1", fallbackValue = "on", preprocessor = AttachedOnly.class,
       description = "With --array-driver: lane refill (docs/drivers.md). on (the default value): for a function with a loop"
-          + " at its top level, lanes that leave the loop finish their element and take the next one while the others keep"
-          + " iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
-          + " half of the instructions, an AVX-512 target) a driver that times the plain and the refill body on chunks of the input and runs"
+          + " (the outermost one whose trip count differs between lanes), lanes that leave the loop finish their element and"
+          + " take the next one while the others keep iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
+          + " half of the instructions, an x86 target with AVX2 or AVX-512) a driver that times the plain and the refill body on chunks of the input and runs"
           + " the faster; off: the plain driver. A remark reports the decision (attach it: --refill=auto).")
   String refill;
+
+  @Option(names = "--refill-batch", paramLabel = "LANES",
+      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W (default W/4,"
+          + " the measured best: one round of loads, code before the loop and stores then serves several lanes; docs/drivers.md).")
+  Integer refillBatch;
 
   @Option(names = "--header", paramLabel = "FILE",
       description = "With --array-driver: write a C header declaring the drivers (plain C types, no vector types).")
@@ -581,6 +586,14 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       };
       if (arrayDriver == null) throw CliException.usage("--refill needs --array-driver (it changes the driver's loop)");
     }
+    if (refillBatch != null) {
+      if (refillMode == org.packetizer.core.api.Refill.OFF) {
+        throw CliException.usage("--refill-batch needs --refill or --refill=auto (it sets when the refill driver refills lanes)");
+      }
+      if (refillBatch < 1 || refillBatch > width) {
+        throw CliException.usage("--refill-batch=" + refillBatch + ": expected 1 to the width " + width + " (lanes)");
+      }
+    }
     if (arrayDriver != null && declaredVariants) {
       throw CliException.usage("--array-driver does not combine with --declared-variants (one driver per function: packetize it with -f)");
     }
@@ -590,7 +603,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     }
     return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, scalable, targetTriple, targetCpu, targetFeatures, vectorBits, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug,
-        arrayDriver, header, refillMode);
+        arrayDriver, header, refillMode, refillBatch == null ? 0 : refillBatch);
   }
 
   static void checkWidth(String what, int w) {

@@ -63,7 +63,8 @@ record Settings(
     boolean debug,
     String arrayDriver,
     Path header,
-    org.packetizer.core.api.Refill refill) {
+    org.packetizer.core.api.Refill refill,
+    int refillBatch) {
 
   /**
    * The SIMD name passed to the core for {@code f}: the given or default one, or null with
@@ -88,7 +89,8 @@ record Settings(
         .cAbi(cAbi)
         .scalable(scalable)
         .arrayDriver(arrayDriver)
-        .refill(refill);
+        .refill(refill)
+        .refillBatch(refillBatch);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);

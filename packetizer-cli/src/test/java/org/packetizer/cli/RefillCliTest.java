@@ -29,7 +29,7 @@ class RefillCliTest {
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=auto",
         "--remarks", "-o", out.toString());
     assertEquals(0, r.code(), r.err());
-    assertTrue(r.err().contains("lane refill not chosen (--refill=auto)") && r.err().contains("the target has no AVX-512"), r.err());
+    assertTrue(r.err().contains("lane refill not chosen (--refill=auto)") && r.err().contains("the target has neither AVX-512 nor AVX2"), r.err());
     // the same function compiled for AVX-512: the adaptive driver
     Path in512 = dir.resolve("m512.bc");
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(in)) {
@@ -42,6 +42,10 @@ class RefillCliTest {
     assertEquals(0, r.code(), r.err());
     assertTrue(r.err().contains("lane refill (--refill=auto) at the loop at %"), r.err());
     assertTrue(r.err().contains("--refill=auto: the driver runs chunks of 64·W elements"), r.err());
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill", "--refill-batch", "3",
+        "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("a refill round when 3 of 8 lanes are free"), r.err());
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=off",
         "--remarks", "-o", out.toString());
     assertEquals(0, r.code(), r.err());
@@ -57,5 +61,13 @@ class RefillCliTest {
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--array-driver", "--refill=sometimes");
     assertEquals(2, r.code());
     assertTrue(r.err().contains("--refill=sometimes: expected on, auto or off"), r.err());
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "-w", "8", "--array-driver", "--refill-batch", "2");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("--refill-batch needs --refill or --refill=auto"), r.err());
+    for (String bad : new String[] {"0", "9"}) {
+      r = Cli.run(in.toString(), "-f", "mandelbrot", "-w", "8", "--array-driver", "--refill", "--refill-batch", bad);
+      assertEquals(2, r.code());
+      assertTrue(r.err().contains("--refill-batch=" + bad + ": expected 1 to the width 8"), r.err());
+    }
   }
 }

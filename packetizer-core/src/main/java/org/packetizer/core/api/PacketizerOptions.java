@@ -55,6 +55,9 @@ import java.util.function.Consumer;
  *                        {@code *_map}); see {@code org.packetizer.core.driver.ArrayDriver} and docs/drivers.md
  * @param refill          lane refill in the array driver (OFF, ON, AUTO; see {@link Refill} and
  *                        {@code org.packetizer.core.driver.RefillDriver})
+ * @param refillBatch     with refill: how many lanes must be free before the driver leaves the loop's
+ *                        iterations to refill them, 1 to W (0, the default: W/4, the measured best;
+ *                        docs/performance.md)
  */
 public record PacketizerOptions(
     int width,
@@ -78,7 +81,8 @@ public record PacketizerOptions(
     boolean scalable,
     boolean lanesMayBeRetyped,
     Optional<String> arrayDriver,
-    Refill refill) {
+    Refill refill,
+    int refillBatch) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -93,6 +97,7 @@ public record PacketizerOptions(
     Objects.requireNonNull(wrapperMode);
     Objects.requireNonNull(arrayDriver);
     Objects.requireNonNull(refill);
+    if (refillBatch < 0) throw new IllegalArgumentException("refill batch " + refillBatch + " (0 means W/4; else 1 to W lanes)");
     arrayDriver.ifPresent(pattern -> {
       if (pattern.isBlank()) throw new IllegalArgumentException("the array driver name pattern is empty (e.g. *_map)");
     });
@@ -144,6 +149,7 @@ public record PacketizerOptions(
     b.lanesMayBeRetyped = lanesMayBeRetyped;
     b.arrayDriver = arrayDriver.orElse(null);
     b.refill = refill;
+    b.refillBatch = refillBatch;
     return b;
   }
 
@@ -171,6 +177,7 @@ public record PacketizerOptions(
     private boolean lanesMayBeRetyped;
     private String arrayDriver;
     private Refill refill = Refill.OFF;
+    private int refillBatch;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -218,11 +225,18 @@ public record PacketizerOptions(
     /** Lane refill in the array driver (default OFF). */
     public Builder refill(Refill r) { this.refill = Objects.requireNonNull(r); return this; }
 
+    /**
+     * With refill: the driver leaves the loop's iterations to refill lanes once this many are free
+     * (1 to W; more than W is taken as W). 0 (the default): W/4, the measured best on x86 (refilling
+     * one lane at a time was 1.2-1.8x slower on random inputs, W/2 up to 1.14x; docs/performance.md).
+     */
+    public Builder refillBatch(int lanes) { this.refillBatch = lanes; return this; }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
           Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi, scalable, lanesMayBeRetyped,
-          Optional.ofNullable(arrayDriver), refill);
+          Optional.ofNullable(arrayDriver), refill, refillBatch);
     }
   }
 }

@@ -57,12 +57,12 @@ public final class RefillDriver {
 
   /**
    * How many lanes must be free before the driver leaves the iterations to refill them (all together:
-   * one round of loads, pre and stores serves several lanes).
+   * one round of loads, pre and stores serves several lanes): {@link PacketizerOptions#refillBatch()},
+   * 0 meaning W/4.
    */
-  static int minFree(int w) {
-    String p = System.getProperty("packetizer.refill.minFree");
-    if (p != null) return Math.max(1, Math.min(w, Integer.parseInt(p)));
-    return Math.max(1, w / 4);
+  static int minFree(int w, PacketizerOptions options) {
+    int batch = options.refillBatch();
+    return batch == 0 ? Math.max(1, w / 4) : Math.max(1, Math.min(w, batch));
   }
 
   /**
@@ -98,15 +98,17 @@ public final class RefillDriver {
     int share = split.instructions() == 0 ? 0 : 100 * split.loopInstructions() / split.instructions();
     String what = "the loop at %" + split.header() + " (" + (split.divergentLoop() ? "trip count differs between lanes"
         : "same trip count in every lane") + ", " + share + "% of the instructions)";
-    boolean avx512 = hasAvx512(driver, options);
-    boolean take = split.divergentLoop() && share >= AUTO_LOOP_SHARE_PERCENT && avx512;
+    String feats = targetFeatures(driver, options);
+    boolean avx512 = feats.contains("+avx512f") && feats.contains("+avx512vl");
+    boolean measured = avx512 || feats.contains("+avx2");
+    boolean take = split.divergentLoop() && share >= AUTO_LOOP_SHARE_PERCENT && measured;
     if (options.refill() == Refill.AUTO && !take) {
       split.pre().delete();
       split.iter().delete();
-      return new Outcome(false, note(fn, "lane refill not chosen (--refill=auto): " + what + (avx512 ? "" : ", the target has"
-          + " no AVX-512") + "; the rule wants a loop whose trip count differs between lanes holding at least "
-          + AUTO_LOOP_SHARE_PERCENT + "% of the instructions, on a target with AVX-512 (on AVX2 refill was measured slower);"
-          + " plain driver"));
+      return new Outcome(false, note(fn, "lane refill not chosen (--refill=auto): " + what + (measured ? "" : ", the target has"
+          + " neither AVX-512 nor AVX2") + "; the rule wants a loop whose trip count differs between lanes holding at least "
+          + AUTO_LOOP_SHARE_PERCENT + "% of the instructions, on a target where refill was measured (x86 with AVX2 or AVX-512;"
+          + " not yet SSE-only x86 or AArch64); plain driver"));
     }
     List<ParamKind> preKinds = new ArrayList<>();
     for (ParamKind k : kinds) preKinds.add(k instanceof ParamKind.Uniform ? k : ParamKind.VARYING);
@@ -136,8 +138,14 @@ public final class RefillDriver {
     prePacket.setInternalLinkage();
     iterPacket.setInternalLinkage();
     boolean expand = avx512;
+    Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
-        split, sizeT, w, expand).emit();
+        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512, minFree(w, options)).emit();
+    Optional<String> bad = driver.verify();
+    if (bad.isPresent()) {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + driver.name()
+          + " is invalid: " + bad.get(), fn);
+    }
     inline(module, List.of(prePacket, iterPacket));
     LlvmModule.runPasses(driver, DRIVER_CLEANUP, null);
     // (the pass deletes what it inlined completely: look the functions up by name again)
@@ -148,20 +156,48 @@ public final class RefillDriver {
       });
     }
     return new Outcome(true, new Remark(Remark.Kind.NOTE, fn, null, null, "lane refill (" + mode + ") at " + what + ": "
-        + split.state().size() + " values of state per lane; free lanes take the next elements by "
-        + (expand ? "expanding loads (AVX-512 vexpand)" : "gathers") + ", finished ones scatter their results"));
+        + split.state().size() + " values of state per lane; a refill round when " + minFree(w, options) + " of " + w
+        + " lanes are free; free lanes take the next elements by "
+        + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
+            : "scalar moves through a stack buffer (the target has no AVX-512: LLVM would expand gathers and scatters lane"
+            + " by lane), finished ones store theirs the same way; ")
+        + whyMasked.map(y -> "iterations masked (" + y + ")")
+            .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)")));
+  }
+
+  /**
+   * Why the packet {@code iter} must not run on lanes that hold no element (a conditional branch whose
+   * condition depends on a lane's value other than the mask: an unused lane's value may be poison), or
+   * empty.
+   */
+  private static Optional<String> branchOnLanes(Function iterPacket) {
+    Value mask = iterPacket.param(iterPacket.paramCount() - 1);
+    for (Block b : iterPacket.blocks()) {
+      Value t = b.terminator();
+      if (t == null) continue;
+      Value cond = t.opcode() == Opcode.BR && t.isConditional() ? t.condition()
+          : t.opcode() == Opcode.SWITCH ? t.operand(0) : null;
+      if (cond == null) continue;
+      java.util.Set<Value> seen = new java.util.HashSet<>();
+      java.util.ArrayDeque<Value> work = new java.util.ArrayDeque<>(List.of(cond));
+      while (!work.isEmpty()) {
+        Value v = work.pop();
+        if (!seen.add(v) || v.equals(mask)) continue;
+        if (v.type().isVector()) return Optional.of("its packet version branches on lane values (" + b.describe() + ")");
+        if (v.isInstruction()) for (Value o : v.operands()) if (o != null && !o.isBasicBlockValue() && !o.isMetadataAsValue()) work.push(o);
+      }
+    }
+    return Optional.empty();
   }
 
   private static Remark note(String fn, String msg) { return new Remark(Remark.Kind.NOTE, fn, null, null, msg); }
 
   /**
-   * Whether the code is generated for AVX-512 (F and VL): the function's target features, else the
-   * options' (hardware-width detection's), else the host's (what a JIT without attributes compiles for).
+   * The target features the code is generated for: the function's, else the options' (hardware-width
+   * detection's), else the host's (what a JIT without attributes compiles for).
    */
-  private static boolean hasAvx512(Function f, PacketizerOptions options) {
-    String feats = f.stringAttribute("target-features").or(options::targetFeatures)
-        .orElseGet(org.packetizer.core.ir.Llvm::hostCpuFeatures);
-    return feats.contains("+avx512f") && feats.contains("+avx512vl");
+  private static String targetFeatures(Function f, PacketizerOptions options) {
+    return f.stringAttribute("target-features").or(options::targetFeatures).orElseGet(org.packetizer.core.ir.Llvm::hostCpuFeatures);
   }
 
   /**
@@ -305,9 +341,23 @@ public final class RefillDriver {
     private final RefillSplit.Split split;
     private final int w;
     private final boolean expand;
+    /** Whether iter runs on every lane (all-true mask; see {@link RefillSplit#whyNotSpeculatable}). */
+    private final boolean unmaskedIter;
+    /**
+     * Whether elements move between the arrays and the lanes one by one (a scalar loop over the lanes
+     * that take or finish an element, through a buffer of W elements on the stack), instead of
+     * expanding loads, gathers and scatters: on targets without AVX-512, where LLVM expands the masked
+     * gathers and scatters into a test, a branch and a stack round trip for every lane of every array.
+     */
+    private final boolean scalarMoves;
+    /** Lanes that must be free before the iterations stop for a refill round. */
+    private final int minFree;
+    /** The stack buffers of the scalar moves: one per varying parameter (by index), the results, their indices. */
+    private final java.util.Map<Integer, Value> inBuf = new java.util.HashMap<>();
+    private Value outBuf, idxBuf;
 
     Emitter(LlvmModule module, Function driver, Function pre, Function iter, List<ParamKind> kinds, List<Type> types, Type rt,
-        RefillSplit.Split split, Type sizeT, int w, boolean expand) {
+        RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter, boolean scalarMoves, int minFree) {
       this.module = module;
       this.ctx = module.context();
       this.driver = driver;
@@ -320,6 +370,9 @@ public final class RefillDriver {
       this.sizeT = sizeT;
       this.w = w;
       this.expand = expand;
+      this.unmaskedIter = unmaskedIter;
+      this.scalarMoves = scalarMoves;
+      this.minFree = minFree;
       this.bitsT = ctx.intType(w);
       this.rankT = w <= 32 ? ctx.i32() : ctx.i64();
     }
@@ -344,6 +397,19 @@ public final class RefillDriver {
         Block run = driver.appendBlock("iterate");
         Block exit = driver.appendBlock("exit");
         b.atEnd(entry);
+        if (scalarMoves) {
+          for (int j = 0; j < kinds.size(); j++) {
+            if (!(kinds.get(j) instanceof ParamKind.Varying)) continue;
+            Type vt = storageType(types.get(j)).vectorOf(w);
+            Value buf = b.alloca(vt, driver.param(j).name() + ".lanes");
+            b.store(b.constNull(vt), buf);
+            inBuf.put(j, buf);
+          }
+          if (resT != null) {
+            outBuf = b.alloca(storageType(rt).vectorOf(w), "out.lanes");
+            idxBuf = b.alloca(idxT, "idx.lanes");
+          }
+        }
         b.br(head);
 
         // round: the per-lane state
@@ -358,7 +424,10 @@ public final class RefillDriver {
         b.condBr(any(b, done, "any.done"), store, refillCheck);
 
         b.atEnd(store);
-        if (resT != null) storeResults(b, idx, res, done);
+        if (resT != null) {
+          if (scalarMoves) storeResultsOneByOne(b, idx, res, done);
+          else storeResults(b, idx, res, done);
+        }
         b.br(refillCheck);
 
         b.atEnd(refillCheck);
@@ -383,6 +452,7 @@ public final class RefillDriver {
         Value countS = w == sizeT.intWidth() ? count
             : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
         Value next2 = b.add(next, b.min(countS, left, true, "taken"), "next.after");
+        if (scalarMoves) loadInputsOneByOne(b, takeL, next);
         List<Value> args = new ArrayList<>();
         List<Type> preParams = pre.functionType().paramTypes();
         for (int j = 0; j < kinds.size(); j++) {
@@ -400,19 +470,20 @@ public final class RefillDriver {
         Value idx1 = b.select(takeL, newIdx, idx, "idx.in");
         Value res1 = resT == null ? null : b.select(preDone, b.extractValue(pr, 1 + ns, ""), res, "result.pre");
         Value active1 = b.or(active, enter, "active.in");
+        Block refillEnd = b.currentBlock();
         b.br(runCheck);
 
         // run.check: merge
         b.atEnd(runCheck);
-        Value idx2 = phi2(b, idxT, idx, refillCheck, idx1, refill, "idx.r");
+        Value idx2 = phi2(b, idxT, idx, refillCheck, idx1, refillEnd, "idx.r");
         List<Value> st2 = new ArrayList<>();
-        for (int k = 0; k < ns; k++) st2.add(phi2(b, stateT.get(k), st.get(k), refillCheck, st1.get(k), refill, "state" + k + ".r"));
-        Value res2 = resT == null ? null : phi2(b, resT, res, refillCheck, res1, refill, "result.r");
-        Value active2 = phi2(b, mT, active, refillCheck, active1, refill, "active.r");
-        Value done2 = phi2(b, mT, b.constNull(mT), refillCheck, preDone, refill, "done.r");
-        Value next3 = phi2(b, sizeT, next, refillCheck, next2, refill, "next.r");
+        for (int k = 0; k < ns; k++) st2.add(phi2(b, stateT.get(k), st.get(k), refillCheck, st1.get(k), refillEnd, "state" + k + ".r"));
+        Value res2 = resT == null ? null : phi2(b, resT, res, refillCheck, res1, refillEnd, "result.r");
+        Value active2 = phi2(b, mT, active, refillCheck, active1, refillEnd, "active.r");
+        Value done2 = phi2(b, mT, b.constNull(mT), refillCheck, preDone, refillEnd, "done.r");
+        Value next3 = phi2(b, sizeT, next, refillCheck, next2, refillEnd, "next.r");
         // leave the iterations when at most this many lanes are busy: W - minFree while input remains, else 0
-        Value threshold = b.select(b.icmpUlt(next3, n, "input.left3"), b.constInt(bitsT, w - minFree(w)), b.constInt(bitsT, 0),
+        Value threshold = b.select(b.icmpUlt(next3, n, "input.left3"), b.constInt(bitsT, w - minFree), b.constInt(bitsT, 0),
             "threshold");
         b.condBr(any(b, active2, "any.active"), run, idle);
 
@@ -423,50 +494,55 @@ public final class RefillDriver {
 
         // iterate: iterations for the lanes in the loop, until enough lanes are free to refill them
         // together (or, once the input is exhausted, until no lane is left). The state of a lane that is
-        // not in the loop is dead (it is refilled before it is used again): no blend.
+        // not in the loop is dead (it is refilled before it is used again): no blend. Only the lanes in
+        // the loop change here, and a lane only ever leaves it, so the hot loop carries just the active
+        // mask and the results: the lanes that finished are (active at entry) & ~(active at exit), once,
+        // after the loop; the result is taken from iter for every active lane (a lane that stays in the
+        // loop gets an unused value, overwritten in the iteration where it finishes).
         b.atEnd(run);
         List<Value> sr = new ArrayList<>();
         for (int k = 0; k < ns; k++) sr.add(b.phi(stateT.get(k), "state" + k + ".it"));
         Value resR = resT == null ? null : b.phi(resT, "result.it");
         Value activeR = b.phi(mT, "active.it");
-        Value doneR = b.phi(mT, "done.it");
         List<Value> iargs = new ArrayList<>();
         List<Type> iterParams = iter.functionType().paramTypes();
         for (int k = 0; k < ns; k++) iargs.add(convert(b, sr.get(k), iterParams.get(k)));
         for (int i = 0; i < split.uniformArgs().size(); i++) iargs.add(driver.param(split.uniformArgs().get(i)));
-        iargs.add(maskArg(b, iter, activeR));
+        iargs.add(maskArg(b, iter, unmaskedIter ? b.allOnes(mT) : activeR));
         // a lane is always busy here: lets the clean-up drop iter's own "any lane active" test, so that
         // codegen hoists its invariants out of the loop
         b.call(module.intrinsic("llvm.assume"), List.of(any(b, activeR, "busy.any")), "");
         Value ir = b.call(iter, iargs, "iter");
         ir.setInstructionCallConv(iter.callingConvention());
         Value iterAt = toMask(b, b.extractValue(ir, 0, "iter.at"));
-        Value finished = b.and(activeR, b.not(iterAt, ""), "finished");
         List<Value> st3 = new ArrayList<>();
         for (int k = 0; k < ns; k++) st3.add(convert(b, b.extractValue(ir, 1 + k, "state" + k + ".next"), stateT.get(k)));
-        Value res3 = resT == null ? null : b.select(finished, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resR, "result.next");
-        Value active3 = b.and(activeR, iterAt, "active.next");
-        Value done3 = b.or(finished, doneR, "done.next");
+        Value res3 = resT == null ? null : b.select(activeR, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resR, "result.next");
+        // (a select, not an and: an unmasked iter's answer for a lane that is not in the loop may be poison)
+        Value active3 = b.select(activeR, iterAt, b.constNull(mT), "active.next");
         Value busy = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active3, bitsT, "")), "busy");
         Value keep = b.icmpUlt(threshold, busy, "keep.iterating");
-        b.condBr(keep, run, head);
+        Block runExit = driver.appendBlock("iterate.exit");
+        b.condBr(keep, run, runExit);
         for (int k = 0; k < ns; k++) sr.get(k).addIncoming(List.of(st2.get(k), st3.get(k)), List.of(runCheck, run));
         if (resR != null) resR.addIncoming(List.of(res2, res3), List.of(runCheck, run));
         activeR.addIncoming(List.of(active2, active3), List.of(runCheck, run));
-        doneR.addIncoming(List.of(done2, done3), List.of(runCheck, run));
+        b.atEnd(runExit);
+        Value done3 = b.or(done2, b.and(active2, b.not(active3, ""), "finished"), "done.next");
+        b.br(head);
 
         b.atEnd(exit);
         b.retVoid();
 
         // the round's phis
-        idx.addIncoming(List.of(b.constNull(idxT), idx2, idx2), List.of(entry, idle, run));
+        idx.addIncoming(List.of(b.constNull(idxT), idx2, idx2), List.of(entry, idle, runExit));
         for (int k = 0; k < ns; k++) {
-          st.get(k).addIncoming(List.of(b.poison(stateT.get(k)), st2.get(k), st3.get(k)), List.of(entry, idle, run));
+          st.get(k).addIncoming(List.of(b.poison(stateT.get(k)), st2.get(k), st3.get(k)), List.of(entry, idle, runExit));
         }
-        if (res != null) res.addIncoming(List.of(b.poison(resT), res2, res3), List.of(entry, idle, run));
-        active.addIncoming(List.of(b.constNull(mT), active2, active3), List.of(entry, idle, run));
-        done.addIncoming(List.of(b.constNull(mT), done2, done3), List.of(entry, idle, run));
-        next.addIncoming(List.of(b.constInt(sizeT, 0), next3, next3), List.of(entry, idle, run));
+        if (res != null) res.addIncoming(List.of(b.poison(resT), res2, res3), List.of(entry, idle, runExit));
+        active.addIncoming(List.of(b.constNull(mT), active2, active3), List.of(entry, idle, runExit));
+        done.addIncoming(List.of(b.constNull(mT), done2, done3), List.of(entry, idle, runExit));
+        next.addIncoming(List.of(b.constInt(sizeT, 0), next3, next3), List.of(entry, idle, runExit));
       }
     }
 
@@ -528,6 +604,10 @@ public final class RefillDriver {
           Type st = storageType(t);
           Type vt = st.vectorOf(w);
           Value v;
+          if (scalarMoves) {
+            v = b.load(vt, inBuf.get(j), p.name() + ".packet");
+            return st.equals(t) ? v : b.cast(Opcode.TRUNC, v, t.vectorOf(w), p.name() + ".bool");
+          }
           int bits = st.isPointer() ? 64 : st.isInteger() ? st.intWidth() : st.isFloat() ? 32 : 64;
           if (expand && !st.isPointer() && (bits == 32 || bits == 64)) {
             Value at = b.gep(st, p, List.of(next), true, p.name() + ".next");
@@ -540,6 +620,63 @@ public final class RefillDriver {
           return st.equals(t) ? v : b.cast(Opcode.TRUNC, v, t.vectorOf(w), p.name() + ".bool");
         }
       }
+    }
+
+    /**
+     * The scalar moves in: the k-th lane of {@code take} (in lane order) gets element next + k of every
+     * varying array, one scalar load and store per lane and array, into the arrays' lane buffers. Leaves
+     * the builder after the loop (take has at least one lane).
+     */
+    private void loadInputsOneByOne(IrBuilder b, Value take, Value next) {
+      Value takeBits = b.cast(Opcode.BITCAST, take, bitsT, "take.bits");
+      Block from = b.currentBlock();
+      Block loop = driver.appendBlock("refill.lane");
+      Block after = driver.appendBlock("refill.lanes.done");
+      b.br(loop);
+      b.atEnd(loop);
+      Value bits = b.phi(bitsT, "take.bits.left");
+      Value k = b.phi(sizeT, "k");
+      Value lane = b.call(module.intrinsic("llvm.cttz", bitsT), List.of(bits, b.i1(true)), "lane");
+      Value laneS = w == sizeT.intWidth() ? lane : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, lane, sizeT, "");
+      Value e = b.add(next, k, "element");
+      for (var en : inBuf.entrySet()) {
+        Value p = driver.param(en.getKey());
+        Type st = storageType(types.get(en.getKey()));
+        Value v = b.load(st, b.gep(st, p, List.of(e), true, ""), align(types.get(en.getKey())), p.name() + ".element");
+        b.store(v, b.gep(st, en.getValue(), List.of(laneS), true, ""));
+      }
+      Value bits1 = b.and(bits, b.sub(bits, b.constInt(bitsT, 1), ""), "take.bits.next");
+      Value k1 = b.add(k, b.constInt(sizeT, 1), "k.next");
+      b.condBr(b.icmpNe(bits1, b.constInt(bitsT, 0), ""), loop, after);
+      bits.addIncoming(List.of(takeBits, bits1), List.of(from, loop));
+      k.addIncoming(List.of(b.constInt(sizeT, 0), k1), List.of(from, loop));
+      b.atEnd(after);
+    }
+
+    /** The scalar moves out: every lane of {@code done} stores its result at out[idx], one by one. */
+    private void storeResultsOneByOne(IrBuilder b, Value idx, Value res, Value done) {
+      Value out = driver.param(kinds.size());
+      Type st = storageType(rt);
+      Value v = res;
+      if (rt.isInteger(1)) v = b.cast(Opcode.ZEXT, toMask(b, res), st.vectorOf(w), "result.byte");
+      b.store(v, outBuf);
+      b.store(idx, idxBuf);
+      Value doneBits = b.cast(Opcode.BITCAST, done, bitsT, "done.bits");
+      Block from = b.currentBlock();
+      Block loop = driver.appendBlock("store.lane");
+      Block after = driver.appendBlock("store.lanes.done");
+      b.br(loop);
+      b.atEnd(loop);
+      Value bits = b.phi(bitsT, "done.bits.left");
+      Value lane = b.call(module.intrinsic("llvm.cttz", bitsT), List.of(bits, b.i1(true)), "lane");
+      Value laneS = w == sizeT.intWidth() ? lane : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, lane, sizeT, "");
+      Value r = b.load(st, b.gep(st, outBuf, List.of(laneS), true, ""), "result.lane");
+      Value i = b.load(sizeT, b.gep(sizeT, idxBuf, List.of(laneS), true, ""), "idx.lane");
+      b.store(r, b.gep(st, out, List.of(i), true, ""), align(rt));
+      Value bits1 = b.and(bits, b.sub(bits, b.constInt(bitsT, 1), ""), "done.bits.next");
+      b.condBr(b.icmpNe(bits1, b.constInt(bitsT, 0), ""), loop, after);
+      bits.addIncoming(List.of(doneBits, bits1), List.of(from, loop));
+      b.atEnd(after);
     }
 
     private void storeResults(IrBuilder b, Value idx, Value res, Value done) {

@@ -35,7 +35,7 @@ public final class MaskOps {
     if (isAllFalse(m)) return m;
     if (!c.type().isVector() && !isAllTrue(m)) {
       // a uniform condition selects the whole mask (no broadcast of an i1 into every lane)
-      return b.select(c, m, allFalse(), name);
+      return b.select(frozen(c, name), m, allFalse(), name);
     }
     Value cv = c.type().isVector() ? c : b.splat(c, width, name + ".c");
     if (isAllTrue(m)) return cv;
@@ -53,10 +53,26 @@ public final class MaskOps {
     if (isAllFalse(m)) return m;
     if (!c.type().isVector()) {
       // a uniform condition selects the whole mask (no broadcast of an i1 into every lane)
-      return b.select(c, allFalse(), m, name);
+      return b.select(isAllTrue(m) ? c : frozen(c, name), allFalse(), m, name);
     }
     if (isAllTrue(m)) return b.not(c, name);
     return b.select(m, b.not(c, name + ".not"), allFalse(), name);
+  }
+
+  /**
+   * A uniform condition {@code c} used to select a partial mask, frozen. Under a partial mask the
+   * block may run with no lane active, and then a uniform value computed there need not be defined:
+   * the condition of a block clang or the clean-up proved unreachable is {@code poison}, and a value
+   * built from lanes that never arrived (a phi's, a gather's under an empty mask) may be too. A
+   * select on a poison condition is poison even when both arms are all-false, so the mask (and every
+   * mask ORed with it downstream) would be poison, and LLVM may treat a masked store or a branch on
+   * it as undefined behaviour. {@code freeze} picks some fixed value there, which is harmless: with
+   * no lane active both arms are the empty mask. With a lane active the scalar function computed c
+   * for that lane, so c is defined and freeze returns it unchanged.
+   */
+  public Value frozen(Value c, String name) {
+    if (c.isConstantInt()) return c;
+    return b.freeze(c, name + ".frozen");
   }
 
   public Value or(Value a, Value c, String name) {

@@ -332,7 +332,9 @@ final class Linearizer extends EmissionPhase {
     Block stay = packet.appendBlock(sb.name() + ".stay");
     leave.moveAfter(here);
     stay.moveAfter(leave);
-    Value c = scal(term.condition());
+    // (frozen: when every lane left the loop earlier in this iteration the latch runs with no lane
+    // active, and a uniform value computed there may be poison; a branch on poison is undefined)
+    Value c = masks.frozen(scal(term.condition()), sb.name() + ".exit");
     b.condBr(c, exitOnTrue ? leave : stay, exitOnTrue ? stay : leave);
     st.stats().keptBranches++;
     st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform exit of a divergent loop kept as a branch");

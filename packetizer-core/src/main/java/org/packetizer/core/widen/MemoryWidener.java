@@ -197,16 +197,9 @@ final class MemoryWidener extends EmissionPhase {
       Value lookup = tableLookup(inst, t, vt, ptr, align);
       if (lookup != null) return lookup;
     }
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became a guarded if-cascade of " + w + " scalar loads");
-      return cascadeLoad(inst, t, vt, vec(ptr), align);
-    }
-    st.stats().gathers++;
-    st.remark(Remark.Kind.MEMORY, current(), inst, "load from " + s + " addresses became a gather");
-    Value ptrs = vec(ptr);
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
-    return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
+    st.remark(Remark.Kind.MEMORY, current(), inst, cascades() ? "load from varying addresses became a guarded if-cascade of " + w + " scalar loads"
+        : "load from " + s + " addresses became a gather");
+    return gatherOrCascade(inst, t, vec(ptr), align, inst.name());
   }
 
   /** Largest stride, in elements, loaded as one span and de-interleaved ({@link #stridedLoad}). */
@@ -439,6 +432,46 @@ final class MemoryWidener extends EmissionPhase {
   }
 
   /**
+   * A load of a scalar {@code t} from each active lane's own address ({@code ptrs}, a vector of
+   * pointers in any address space): a gather, or with {@link MemoryStrategy#CASCADE} the thesis'
+   * guarded if-cascade. The one varying-address load path (plain, composite leaves, struct-of-arrays).
+   */
+  Value gatherOrCascade(Value inst, Type t, Value ptrs, int align, String name) {
+    Type vt = t.vectorOf(w);
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      return cascadeLoad(inst, t, vt, ptrs, align);
+    }
+    st.stats().gathers++;
+    // (overloaded on the pointers' own type: they may be in another address space)
+    Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
+    return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), name);
+  }
+
+  /**
+   * A store of the packet {@code pv} to each active lane's own address ({@code ptrs}): a scatter
+   * (lanes written in lane order), or with {@link MemoryStrategy#CASCADE} the thesis' guarded
+   * if-cascade of W scalar stores. The one varying-address store path (plain, composite leaves,
+   * struct-of-arrays).
+   */
+  void scatterOrCascade(Value pv, Value ptrs, int align) {
+    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
+      st.stats().cascades++;
+      perLaneGuarded((k, unused) -> {
+        b.store(b.extractElement(pv, k, ""), b.extractElement(ptrs, k, ""), align);
+        return null;
+      }, null);
+      return;
+    }
+    st.stats().scatters++;
+    Function f = st.module().intrinsic("llvm.masked.scatter", pv.type(), ptrs.type());
+    b.call(f, List.of(pv, ptrs, b.i32(align), mask()), "");
+  }
+
+  /** Whether varying-address accesses become if-cascades rather than gathers and scatters. */
+  boolean cascades() { return st.options().memoryStrategy() == MemoryStrategy.CASCADE; }
+
+  /**
    * A load of a vector or aggregate through varying addresses. A vector whose lanes lie back to back
    * (consecutive address, no padding) is one wide (masked) load, transposed to element-major; else
    * every scalar element is loaded by its own gather (or if-cascade) at its offset.
@@ -456,7 +489,7 @@ final class MemoryWidener extends EmissionPhase {
       Value p0 = laneZero(ptr, s.stride());
       st.stats().vectorLoads++;
       Value lm = MaskOps.isAllTrue(mask()) ? b.load(flat, p0, valign, "")
-          : b.call(st.module().intrinsic("llvm.masked.load", flat, st.context().ptrType()),
+          : b.call(st.module().intrinsic("llvm.masked.load", flat, p0.type()),
               List.of(p0, b.i32(valign), comp.repeatLaneMajor(mask(), n), b.poison(flat)), "");
       Value r = comp.fromLaneMajor(lm, n);
       if (r.isInstruction()) r.setName(inst.name());
@@ -528,15 +561,7 @@ final class MemoryWidener extends EmissionPhase {
 
   private Value gatherLeaf(Value inst, Type t, Value ptrs, long offset, int align) {
     Value at = offset == 0 ? ptrs : b.gep(st.context().i8(), ptrs, List.of(b.i64(offset)), false, "");
-    int a = partAlignment(align, offset);
-    Type vt = t.vectorOf(w);
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      return cascadeLoad(inst, t, vt, at, a);
-    }
-    st.stats().gathers++;
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
-    return b.call(f, List.of(at, b.i32(a), mask(), b.poison(vt)), "");
+    return gatherOrCascade(inst, t, at, partAlignment(align, offset), "");
   }
 
   /** A store of a vector or aggregate value (the counterpart of {@link #emitCompositeLoad}). */
@@ -566,7 +591,7 @@ final class MemoryWidener extends EmissionPhase {
       Value lm = comp.toLaneMajor(pv, n);
       st.stats().vectorStores++;
       if (MaskOps.isAllTrue(mask())) b.store(lm, p0, valign);
-      else b.call(st.module().intrinsic("llvm.masked.store", flat, st.context().ptrType()),
+      else b.call(st.module().intrinsic("llvm.masked.store", flat, p0.type()),
           List.of(lm, p0, b.i32(valign), comp.repeatLaneMajor(mask(), n)), "");
       return;
     }
@@ -581,18 +606,7 @@ final class MemoryWidener extends EmissionPhase {
 
   private void scatterLeaf(Type t, Value pv, Value ptrs, long offset, int align) {
     Value at = offset == 0 ? ptrs : b.gep(st.context().i8(), ptrs, List.of(b.i64(offset)), false, "");
-    int a = partAlignment(align, offset);
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      perLaneGuarded((k, unused) -> {
-        b.store(b.extractElement(pv, k, ""), b.extractElement(at, k, ""), a);
-        return null;
-      }, null);
-      return;
-    }
-    st.stats().scatters++;
-    Function f = st.module().intrinsic("llvm.masked.scatter", t.vectorOf(w), st.context().ptrType().vectorOf(w));
-    b.call(f, List.of(pv, at, b.i32(a), mask()), "");
+    scatterOrCascade(pv, at, partAlignment(align, offset));
   }
 
   /** Whether a vector's elements lie back to back in memory and fill its allocation (no padding). */
@@ -659,21 +673,8 @@ final class MemoryWidener extends EmissionPhase {
       }
       return;
     }
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      st.remark(Remark.Kind.MEMORY, current(), inst, "store to varying addresses became a guarded if-cascade of " + w + " scalar stores");
-      Value vv = vec(val);
-      Value pv = vec(ptr);
-      perLaneGuarded((k, unused) -> {
-        b.store(b.extractElement(vv, k, ""), b.extractElement(pv, k, ""), align);
-        return null;
-      }, null);
-      return;
-    }
-    st.stats().scatters++;
-    st.remark(Remark.Kind.MEMORY, current(), inst, "store to " + s + " addresses became a scatter");
-    Value ptrs = vec(ptr);
-    Function f = st.module().intrinsic("llvm.masked.scatter", vt, ptrs.type());
-    b.call(f, List.of(vec(val), ptrs, b.i32(align), mask()), "");
+    st.remark(Remark.Kind.MEMORY, current(), inst, cascades() ? "store to varying addresses became a guarded if-cascade of " + w + " scalar stores"
+        : "store to " + s + " addresses became a scatter");
+    scatterOrCascade(vec(val), vec(ptr), align);
   }
 }

@@ -2,7 +2,6 @@ package org.packetizer.core.widen;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.packetizer.core.api.MemoryStrategy;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.api.Rejection;
 import org.packetizer.core.ir.Function;
@@ -98,15 +97,9 @@ final class SoaWidener extends EmissionPhase {
       return b.call(f, List.of(q, b.i32(valign), mask(), b.poison(vt)), inst.name());
     }
     Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer with a varying index became an if-cascade");
-      return e.memory.cascadeLoad(inst, t, vt, lanes, align);
-    }
-    st.stats().gathers++;
-    st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer with a varying index became a gather");
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, lanes.type());
-    return b.call(f, List.of(lanes, b.i32(align), mask(), b.poison(vt)), inst.name());
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer with a varying index became "
+        + (e.memory.cascades() ? "an if-cascade" : "a gather"));
+    return e.memory.gatherOrCascade(inst, t, lanes, align, inst.name());
   }
 
   /**
@@ -125,17 +118,10 @@ final class SoaWidener extends EmissionPhase {
     if (!at.type().isVector()) {
       st.stats().vectorLoads++;
       if (MaskOps.isAllTrue(mask())) return b.load(vt, at, a, "");
-      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      Function f = st.module().intrinsic("llvm.masked.load", vt, at.type());
       return b.call(f, List.of(at, b.i32(a), mask(), b.poison(vt)), "");
     }
-    Value lanes = soaLaneAddresses(at, st.module().allocSize(t));
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      return e.memory.cascadeLoad(inst, t, vt, lanes, a);
-    }
-    st.stats().gathers++;
-    Function f = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
-    return b.call(f, List.of(lanes, b.i32(a), mask(), b.poison(vt)), "");
+    return e.memory.gatherOrCascade(inst, t, soaLaneAddresses(at, st.module().allocSize(t)), a, "");
   }
 
   private void soaStoreParts(Value inst, Type t, Value pv, Value q, long r, int align) {
@@ -149,21 +135,10 @@ final class SoaWidener extends EmissionPhase {
     if (!at.type().isVector()) {
       st.stats().vectorStores++;
       if (MaskOps.isAllTrue(mask())) b.store(pv, at, a);
-      else b.call(st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType()), List.of(pv, at, b.i32(a), mask()), "");
+      else b.call(st.module().intrinsic("llvm.masked.store", vt, at.type()), List.of(pv, at, b.i32(a), mask()), "");
       return;
     }
-    Value lanes = soaLaneAddresses(at, st.module().allocSize(t));
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      perLaneGuarded((k, unused) -> {
-        b.store(b.extractElement(pv, k, ""), b.extractElement(lanes, k, ""), a);
-        return null;
-      }, null);
-      return;
-    }
-    st.stats().scatters++;
-    Function f = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
-    b.call(f, List.of(pv, lanes, b.i32(a), mask()), "");
+    e.memory.scatterOrCascade(pv, soaLaneAddresses(at, st.module().allocSize(t)), a);
   }
 
   void emitSoaStore(Value inst) {
@@ -189,20 +164,9 @@ final class SoaWidener extends EmissionPhase {
       }
       return;
     }
-    Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
-    if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
-      st.stats().cascades++;
-      st.remark(Remark.Kind.MEMORY, current(), inst, "store through a struct-of-arrays pointer with a varying index became an if-cascade");
-      perLaneGuarded((k, unused) -> {
-        b.store(b.extractElement(vv, k, ""), b.extractElement(lanes, k, ""), align);
-        return null;
-      }, null);
-      return;
-    }
-    st.stats().scatters++;
-    st.remark(Remark.Kind.MEMORY, current(), inst, "store through a struct-of-arrays pointer with a varying index became a scatter");
-    Function f = st.module().intrinsic("llvm.masked.scatter", vt, lanes.type());
-    b.call(f, List.of(vv, lanes, b.i32(align), mask()), "");
+    st.remark(Remark.Kind.MEMORY, current(), inst, "store through a struct-of-arrays pointer with a varying index became "
+        + (e.memory.cascades() ? "an if-cascade" : "a scatter"));
+    e.memory.scatterOrCascade(vv, soaLaneAddresses(q, st.module().allocSize(t)), align);
   }
 
   /**
@@ -264,7 +228,7 @@ final class SoaWidener extends EmissionPhase {
       } else {
         Value p = uniform(src) ? b.splat(scal(src), w, "") : vec(src);
         Value lanes = b.gep(st.context().i8(), p, List.of(b.splat(b.constInt(i64, o), w, "")), false, "");
-        Function g = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
+        Function g = st.module().intrinsic("llvm.masked.gather", vt, lanes.type());
         values = b.call(g, List.of(lanes, b.i32(1), mask(), b.poison(vt)), "");
       }
       if (dSoa) {
@@ -274,7 +238,7 @@ final class SoaWidener extends EmissionPhase {
         // the lanes in order: the highest active lane's bytes stay)
         Value p = uniform(dst) ? b.splat(scal(dst), w, "") : vec(dst);
         Value lanes = b.gep(st.context().i8(), p, List.of(b.splat(b.constInt(i64, o), w, "")), false, "");
-        Function sc = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
+        Function sc = st.module().intrinsic("llvm.masked.scatter", vt, lanes.type());
         b.call(sc, List.of(values, lanes, b.i32(1), mask()), "");
       }
     }
@@ -311,23 +275,23 @@ final class SoaWidener extends EmissionPhase {
   private Value soaLeafLoad(Value q, long o, long size, Type vt, int align) {
     if (!q.type().isVector()) {
       Value base = b.gep(st.context().i8(), q, List.of(b.i64(o * w)), false, "");
-      Function f = st.module().intrinsic("llvm.masked.load", vt, st.context().ptrType());
+      Function f = st.module().intrinsic("llvm.masked.load", vt, base.type());
       return b.call(f, List.of(base, b.i32(align), mask(), b.poison(vt)), "");
     }
-    Value at = b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, "");
-    Function g = st.module().intrinsic("llvm.masked.gather", vt, st.context().ptrType().vectorOf(w));
-    return b.call(g, List.of(soaLaneAddresses(at, size), b.i32(align), mask(), b.poison(vt)), "");
+    Value lanes = soaLaneAddresses(b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, ""), size);
+    Function g = st.module().intrinsic("llvm.masked.gather", vt, lanes.type());
+    return b.call(g, List.of(lanes, b.i32(align), mask(), b.poison(vt)), "");
   }
 
   private void soaLeafStore(Value q, long o, long size, Value values, Type vt, int align) {
     if (!q.type().isVector()) {
       Value base = b.gep(st.context().i8(), q, List.of(b.i64(o * w)), false, "");
-      Function f = st.module().intrinsic("llvm.masked.store", vt, st.context().ptrType());
+      Function f = st.module().intrinsic("llvm.masked.store", vt, base.type());
       b.call(f, List.of(values, base, b.i32(align), mask()), "");
       return;
     }
-    Value at = b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, "");
-    Function sc = st.module().intrinsic("llvm.masked.scatter", vt, st.context().ptrType().vectorOf(w));
-    b.call(sc, List.of(values, soaLaneAddresses(at, size), b.i32(align), mask()), "");
+    Value lanes = soaLaneAddresses(b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, ""), size);
+    Function sc = st.module().intrinsic("llvm.masked.scatter", vt, lanes.type());
+    b.call(sc, List.of(values, lanes, b.i32(align), mask()), "");
   }
 }

@@ -35,7 +35,8 @@ class RefillDriverCallerTest {
   @TempDir Path dir;
 
   static final List<String[]> KERNELS = List.of(new String[] {"collatz", "v"}, new String[] {"multi_exit", "vu"},
-      new String[] {"nested", "vu"}, new String[] {"guarded", "v"}, new String[] {"converges", "v"});
+      new String[] {"nested", "vu"}, new String[] {"guarded", "v"}, new String[] {"converges", "v"}, new String[] {"rows", "vu"},
+      new String[] {"gcd", "vv"});
 
   @ParameterizedTest(name = "W={0}")
   @ValueSource(ints = {4, 8, 16})

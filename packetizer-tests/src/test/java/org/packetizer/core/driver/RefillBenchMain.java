@@ -33,10 +33,14 @@ public final class RefillBenchMain {
   public static void main(String[] args) throws Exception {
     Path root = Path.of(".");
     String march = "znver4";
+    int batch = 0;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--root")) root = Path.of(args[++i]);
       else if (args[i].equals("--march")) march = args[++i];
+      else if (args[i].equals("--refill-batch")) batch = Integer.parseInt(args[++i]);
+      else throw new IllegalArgumentException("unknown argument " + args[i] + " (--march CPU, --refill-batch LANES)");
     }
+    int refillBatch = batch;
     Path kernels = root.resolve("testdata-bitcode/src/main/c/kernels").toAbsolutePath();
     Path dir = Files.createTempDirectory("bench-refill");
     StringBuilder src = new StringBuilder();
@@ -55,7 +59,7 @@ public final class RefillBenchMain {
           for (String variant : List.of("plain", "refill", "auto")) {
             Refill mode = switch (variant) { case "refill" -> Refill.ON; case "auto" -> Refill.AUTO; default -> Refill.OFF; };
             PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k.params())
-                .arrayDriver("*_" + variant + w).refill(mode)
+                .arrayDriver("*_" + variant + w).refill(mode).refillBatch(refillBatch)
                 .remarks(x -> { if (x.message().contains("refill")) System.out.println("  [" + x.function() + " W=" + w + "] " + x.message()); })
                 .build()).run(m, k.name(), k.name() + "_" + variant.charAt(0) + w);
             drivers.add(r.driver().orElseThrow());

@@ -64,7 +64,15 @@ class RefillDriverJitTest {
       new K("multi_exit", "vu", "fi", 'i', -3, 3),
       new K("nested", "vu", "ii", 'i', -1000, 1000),
       new K("guarded", "v", "d", 'd', -1, 3),
-      new K("converges", "v", "f", 'b', -2.2, 0.5));
+      new K("converges", "v", "f", 'b', -2.2, 0.5),
+      new K("gcd", "vv", "ii", 'i', -1000, 1000),
+      new K("rows", "vu", "ii", 'i', -1000, 1000));
+
+  /**
+   * Kernels whose loop body may run on every lane (no memory access, call, division or inner loop):
+   * the driver passes iter an all-true mask; the others keep the active mask.
+   */
+  static final List<String> UNMASKED = List.of("collatz", "multi_exit", "guarded", "converges", "mandelbrot", "julia", "march");
 
   static final List<K> BUNDLED = List.of(
       new K("mandelbrot", "vvu", "ffi", 'i', -2, 1),
@@ -80,6 +88,12 @@ class RefillDriverJitTest {
   static String resource(String name) throws IOException {
     try (InputStream in = RefillDriverJitTest.class.getResourceAsStream("/driver/" + name)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  static boolean hostHasAvx2() {
+    try (Jit jit = Jit.host()) {
+      return jit.features().contains("+avx2");
     }
   }
 
@@ -111,9 +125,26 @@ class RefillDriverJitTest {
       for (K k : C_KERNELS) {
         assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().startsWith("lane refill (--refill) at")),
             k.name() + ": " + remarks);
+        String iterations = UNMASKED.contains(k.name()) ? "iterations unmasked" : "iterations masked";
+        assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(iterations)),
+            k.name() + " wants " + iterations + ": " + remarks);
       }
+      // the remainder by the state (lanes that are done hold b == 0) and the inner loop keep the mask
+      assertTrue(remarks.stream().anyMatch(r -> r.function().equals("gcd") && r.message().contains("iterations masked (it divides integers")),
+          remarks.toString());
+      assertTrue(remarks.stream().anyMatch(r -> r.function().equals("nested") && r.message().contains("iterations masked (it has a loop inside")),
+          remarks.toString());
+      // a per-lane loop inside a uniform loop: refill at the inner loop, not at the outer one
+      assertTrue(remarks.stream().anyMatch(r -> r.function().equals("rows") && r.message().startsWith("lane refill (--refill) at")
+          && r.message().contains("(trip count differs between lanes")), remarks.toString());
       if (avx512) {
         assertTrue(remarks.stream().anyMatch(r -> r.message().contains("expanding loads")), remarks.toString());
+      } else {
+        // no AVX-512: elements move one by one through a stack buffer (LLVM would expand gathers and scatters lane by lane)
+        for (K k : C_KERNELS) {
+          assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains("scalar moves")),
+              k.name() + ": " + remarks);
+        }
       }
       try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
         jit.addModule(m);
@@ -140,7 +171,8 @@ class RefillDriverJitTest {
               "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
         }
         packetize(m, k, w, remarks);
-        assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")), remarks.toString());
+        assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
+            && r.message().contains("iterations unmasked")), remarks.toString());
         try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
           jit.addModule(m);
           check(jit, arena, k, w);
@@ -163,7 +195,8 @@ class RefillDriverJitTest {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
       new Packetizer(PacketizerOptions.builder().width(w).params("luv").verifyEachPhase(true).arrayDriver("*_map")
           .refill(Refill.ON).remarks(remarks::add).build()).run(m, "traced", "traced_v" + w);
-      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")), remarks.toString());
+      assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
+          && r.message().contains("iterations masked (it accesses memory")), remarks.toString());
       try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
         jit.addModule(m);
         MethodHandle driver = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("traced_map")),
@@ -211,23 +244,25 @@ class RefillDriverJitTest {
    * --refill=auto: the adaptive driver (plain and refill bodies, chosen per chunk by the cycle counter)
    * for the escape-time kernels, over several chunks and epochs, coherent and random inputs.
    */
-  @ParameterizedTest(name = "W={0}")
-  @org.junit.jupiter.params.provider.ValueSource(ints = {4, 16})
-  void autoBuildsTheAdaptiveDriverForEscapeTimeLoops(int w) throws Throwable {
-    Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the adaptive auto driver did not run");
+  @ParameterizedTest(name = "W={0} avx512={1}")
+  @org.junit.jupiter.params.provider.CsvSource({"4,true", "16,true", "8,false", "16,false"})
+  void autoBuildsTheAdaptiveDriverForEscapeTimeLoops(int w, boolean avx512) throws Throwable {
+    if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the adaptive auto driver did not run");
+    else Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the adaptive auto driver did not run");
     Manifest mf = Manifest.load();
     for (K k : BUNDLED) {
       List<Remark> remarks = new ArrayList<>();
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require(k.name())), k.name() + ".bc")) {
-        // the rule wants AVX-512 (the bundled bitcode is for baseline x86-64: see autoNeedsAvx512)
-        m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
+        // the rule wants AVX2 or AVX-512 (the bundled bitcode is for baseline x86-64: see autoNeedsAMeasuredTarget)
+        m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", avx512 ? "skylake-avx512" : "haswell");
         m.function(k.name()).orElseThrow().setStringAttribute("target-features",
-            "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
+            avx512 ? "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2" : "+avx2,+avx,+fma,+sse4.2");
         new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
             .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
         assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill=auto) at the loop")), remarks.toString());
         assertTrue(remarks.stream().anyMatch(r -> r.message().contains("--refill=auto: the driver runs chunks")), remarks.toString());
         assertTrue(m.function(k.name() + "_map.plain").isPresent() && m.function(k.name() + "_map.refill").isPresent());
+        if (!avx512) assertTrue(remarks.stream().anyMatch(r -> r.message().contains("scalar moves")), remarks.toString());
         try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
           jit.addModule(m);
           // chunks of 64 packets, epochs of 64 chunks: n crosses chunk boundaries and the first measurements
@@ -237,16 +272,16 @@ class RefillDriverJitTest {
     }
   }
 
-  /** On a target without AVX-512 (the bundled bitcode: baseline x86-64) auto keeps the plain driver and says why. */
+  /** On a target without AVX2 or AVX-512 (the bundled bitcode: baseline x86-64) auto keeps the plain driver and says why. */
   @Test
-  void autoNeedsAvx512() {
+  void autoNeedsAMeasuredTarget() {
     List<Remark> remarks = new ArrayList<>();
     Manifest mf = Manifest.load();
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require("mandelbrot")), "mandelbrot.bc")) {
       new Packetizer(PacketizerOptions.builder().width(8).params("vvu").arrayDriver(true).refill(Refill.AUTO)
           .remarks(remarks::add).build()).run(m, "mandelbrot", "mandelbrot_v8");
       assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill not chosen (--refill=auto)")
-          && r.message().contains("the target has no AVX-512")), remarks.toString());
+          && r.message().contains("the target has neither AVX-512 nor AVX2")), remarks.toString());
       assertTrue(m.function("mandelbrot_map.refill").isEmpty() && m.function("mandelbrot_v8.masked").isPresent());
     }
   }
@@ -366,6 +401,34 @@ class RefillDriverJitTest {
     }
   }
 
+  /**
+   * The refill batch ({@code refillBatch}: lanes free before a refill round) at its ends, 1 and W:
+   * every element still exact, for an unmasked loop (collatz), a masked one (gcd) and nested loops.
+   */
+  @ParameterizedTest(name = "W={0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {4, 8, 16})
+  void refillBatchFromOneLaneToAllLanes(int w) throws Throwable {
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
+    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), List.of("-O2"));
+    List<K> ks = C_KERNELS.stream().filter(k -> List.of("collatz", "gcd", "nested").contains(k.name())).toList();
+    for (int batch : new int[] {1, w}) {
+      List<Remark> remarks = new ArrayList<>();
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+        for (K k : ks) {
+          new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
+              .refill(Refill.ON).refillBatch(batch).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+          assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name())
+              && r.message().contains("a refill round when " + batch + " of " + w + " lanes are free")), remarks.toString());
+        }
+        try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+          jit.addModule(m);
+          for (K k : ks) check(jit, arena, k, w);
+        }
+      }
+    }
+  }
+
   private static void packetize(LlvmModule m, K k, int w, List<Remark> remarks) {
     PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true)
         .arrayDriver("*_map").refill(Refill.ON).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
@@ -450,6 +513,7 @@ class RefillDriverJitTest {
               case "julia" -> j == 2 ? (Object) (-0.8f) : j == 3 ? (Object) 0.156f : (Object) 120;
               case "multi_exit" -> 40;
               case "nested" -> 5;
+              case "rows" -> 6;
               case "stack_slot" -> 20;
               case "saxpy" -> 1.75f;
               case "vsum" -> 150;

@@ -73,4 +73,41 @@ class AddressSpaceTest {
       }
     }
   }
+
+  /**
+   * Composite values (vectors, SLP's {@code <4 x float>}) through {@code ptr addrspace(1)}: the
+   * per-element gathers/scatters, the wide masked load/store of a consecutive vector, and the
+   * struct-of-arrays leaf accesses (masked vector access through a uniform object pointer,
+   * gather/scatter through one that differs per lane) were declared for address space 0 — an
+   * internal error ("Intrinsic called with incompatible signature") before the fix.
+   */
+  @ParameterizedTest(name = "{0} W={1}")
+  @MethodSource("cases")
+  void compositeAndStructOfArraysAccessesThroughAddressSpace1(String opt, int w) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ForeignC.compile(ctx, "addrspace.c", opt)) {
+      if (opt.equals("-O2")) {
+        assertTrue(m.function("soa_vec4_as1").orElseThrow().print().contains("<4 x float>, ptr addrspace(1)"), "clang's SLP kept a <4 x float> in address space 1");
+      }
+      var v2f = ctx.floatType().vectorOf(2);
+      for (MemoryStrategy ms : MemoryStrategy.values()) {
+        boolean gathers = ms != MemoryStrategy.CASCADE;
+        packetizeAndCheck(m, "vec_scatter_as1", w, "uvv", ms,
+            List.of(ParamSpec.uniformPtr(v2f, 16, Direction.INOUT), ParamSpec.varying(ValueDomain.ints(-40, 40)),
+                ParamSpec.varying(ValueDomain.floats(-3, 3))),
+            r -> assertEquals(gathers ? 2 : 0, r.scatters(), r::summary));
+        packetizeAndCheck(m, "vec_gather_as1", w, "uv", ms,
+            List.of(ParamSpec.uniformPtr(v2f, 16, Direction.IN), ParamSpec.varying(ValueDomain.ints(-40, 40))),
+            r -> assertEquals(gathers ? 2 : 0, r.gathers(), r::summary));
+        packetizeAndCheck(m, "vec_consecutive_as1", w, "ulv", ms,
+            List.of(ParamSpec.uniformPtr(v2f, 40, Direction.INOUT), ParamSpec.linear(1, ValueDomain.ints(0, 40 - w)),
+                ParamSpec.varying(ValueDomain.floats(-3, 3))),
+            r -> assertTrue(r.vectorLoads() >= 1 && r.vectorStores() >= 1, r::summary));
+        var q = ctx.structType(List.of(ctx.floatType().arrayOf(4), ctx.floatType().arrayOf(4)), false);
+        packetizeAndCheck(m, "soa_vec4_as1", w, "svv", ms,
+            List.of(ParamSpec.soaPtr(q, 1, Direction.INOUT), ParamSpec.varying(ValueDomain.floats(-3, 3)),
+                ParamSpec.varying(ValueDomain.ints(0, 3))),
+            r -> assertTrue(r.vectorStores() >= 1 && (gathers ? r.scatters() >= 1 : r.scatters() == 0), r::summary));
+      }
+    }
+  }
 }
