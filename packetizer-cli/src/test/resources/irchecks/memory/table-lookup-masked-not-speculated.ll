@@ -1,15 +1,14 @@
-; Where element 0 of the base is not known to be readable the lookup under a partial mask keeps its
-; mask: a table passed by pointer, an extern_weak table (its address may be null), and a global
-; smaller than the loaded value.
-; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell
+; Where element 0 of the base is not known to be readable, a lookup under a partial mask does not
+; read it: a table passed by pointer, an extern_weak table (its address may be null), and a global
+; smaller than the loaded value take the per-lane path whose inactive lanes read the module's private
+; dummy slot (a pointer select per lane), not the offsets select.
+; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x i32> @f_simd8(ptr %t, <8 x i32> %k, <8 x i32> %c)
 ; CHECK-NOT:   offs.active
-; CHECK:       call <8 x i32> @llvm.masked.gather.v8i32.v8p0(<8 x ptr> %{{.*}}, i32 4, <8 x i1> %{{.*}}, <8 x i32> poison)
+; CHECK:       select i1 {{.*}}@__packetizer.inactive.lane
 ; CHECK-NOT:   offs.active
-; CHECK:       call <8 x i32> @llvm.masked.gather.v8i32.v8p0(<8 x ptr> %{{.*}}, i32 4, <8 x i1> %{{.*}}, <8 x i32> poison)
-; CHECK-NOT:   offs.active
-; CHECK:       call <8 x i32> @llvm.masked.gather.v8i32.v8p0(<8 x ptr> %{{.*}}, i32 4, <8 x i1> %{{.*}}, <8 x i32> poison)
-; CHECK-NOT:   offs.active
+; SHAPES:      became 8 scalar loads (inactive lanes read a private dummy slot)
+
 @weak = extern_weak global [64 x i32]
 @small = internal global [1 x i16] zeroinitializer, align 4
 define i32 @f(ptr %t, i32 %k, i32 %c) {

@@ -510,6 +510,7 @@ final class Pipeline {
         if (f.hasUses()) f.replaceAllUsesWith(f.type().poison());
       }
       for (Function f : created) f.delete();
+      module.global(org.packetizer.core.widen.PacketEmitter.INACTIVE_LANE_SLOT).filter(g -> !g.hasUses()).ifPresent(Value::deleteGlobal);
     } catch (RuntimeException ignored) {
       // best effort: the original exception matters more
     }

@@ -104,6 +104,23 @@ public final class LlvmModule implements AutoCloseable {
     return g == null || g.isNull() ? Optional.empty() : Optional.of(new Value(g));
   }
 
+  /**
+   * A private constant of {@code bytes} zero bytes aligned to {@code align}, named {@code name}: the
+   * existing one when the module has it, else a new one.
+   */
+  public Value zeroConstant(String name, int bytes, int align) {
+    Optional<Value> old = global(name);
+    if (old.isPresent()) return old.get();
+    LLVMTypeRef t = LLVMArrayType2(LLVMInt8TypeInContext(LLVMGetModuleContext(ref())), bytes);
+    LLVMValueRef g = LLVMAddGlobal(ref(), t, name);
+    LLVMSetInitializer(g, LLVMConstNull(t));
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    LLVMSetAlignment(g, align);
+    return new Value(g);
+  }
+
   public List<Value> globals() {
     List<Value> out = new ArrayList<>();
     for (LLVMValueRef g = LLVMGetFirstGlobal(ref()); g != null && !g.isNull(); g = LLVMGetNextGlobal(g)) {

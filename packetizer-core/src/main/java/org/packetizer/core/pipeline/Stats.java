@@ -11,6 +11,8 @@ public final class Stats {
   public int gathers;
   /** Table lookups loaded as W scalar loads from a uniform base plus 32-bit offsets. */
   public int tableLookups;
+  /** Loads from varying addresses emitted as W scalar loads (MemoryWidener.laneLoads). */
+  public int laneLoads;
   public int scatters;
   public int cascades;
   public int scalarStores;

@@ -194,8 +194,12 @@ final class MemoryWidener extends EmissionPhase {
     if (st.options().memoryStrategy() == MemoryStrategy.GATHER && !st.options().scalable() && !st.options().lanesMayBeRetyped()) {
       Value strided = stridedLoad(inst, t, ptr, s, align);
       if (strided != null) return strided;
+      Value window = windowLoad(inst, t, ptr);
+      if (window != null) return window;
       Value lookup = tableLookup(inst, t, vt, ptr, align);
       if (lookup != null) return lookup;
+      Value lanes = laneLoads(inst, t, vt, ptr, align);
+      if (lanes != null) return lanes;
     }
     st.remark(Remark.Kind.MEMORY, current(), inst, cascades() ? "load from varying addresses became a guarded if-cascade of " + w + " scalar loads"
         : "load from " + s + " addresses became a gather");
@@ -294,20 +298,21 @@ final class MemoryWidener extends EmissionPhase {
       // Inactive lanes read the table's first element instead of their own (possibly meaningless)
       // offset: every lane's address is then one the program may read, and the load needs no mask.
       // Active lanes read what the scalar code reads. (A masked gather without hardware support is
-      // expanded by LLVM into a branch per lane; the unmasked load is W plain loads.)
+      // expanded by LLVM into a branch per lane; the unmasked load is W plain loads; one vector
+      // select instead of a pointer select per lane.)
       offs = b.select(mask(), offs, b.constNull(offs.type()), "offs.active");
       full = true;
       speculated = " (inactive lanes read element 0 of " + base.name() + ", so no mask is needed)";
     }
-    if (how == GatherLowering.SCALAR_LOADS && full) {
+    if (how == GatherLowering.SCALAR_LOADS && (full || ptr.type().equals(st.context().ptrType()) && size <= 64)) {
       st.stats().tableLookups++;
       st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became " + w
-          + " scalar loads: " + reason + speculated);
+          + " scalar loads" + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason + speculated);
+      Value fo = offs;
+      java.util.function.IntFunction<Value> lanePtr = k -> b.gep(elem, bp, List.of(b.extractElement(fo, k, "")), ptr.isInBounds(), "");
+      if (speculated.isEmpty()) return perLane(inst, t, vt, align, lanePtr);
       Value acc = b.poison(vt);
-      for (int k = 0; k < w; k++) {
-        Value p = b.gep(elem, bp, List.of(b.extractElement(offs, k, "")), ptr.isInBounds(), "");
-        acc = b.insertElement(acc, b.load(t, p, align, ""), k, "");
-      }
+      for (int k = 0; k < w; k++) acc = b.insertElement(acc, b.load(t, lanePtr.apply(k), align, ""), k, "");
       if (acc.isInstruction()) acc.setName(inst.name());
       return acc;
     }
@@ -331,6 +336,236 @@ final class MemoryWidener extends EmissionPhase {
     Type g = base.globalValueType();
     if (!g.isSized()) return false;
     return st.module().allocSize(g) >= st.module().storeSize(t) && Math.max(1, base.alignment()) >= align;
+  }
+
+  /**
+   * A load from varying addresses on a target where a gather is W scalar loads anyway
+   * ({@link GatherLowering#SCALAR_LOADS}, and 1- and 2-byte elements, which no gather instruction
+   * loads): W scalar loads emitted here, each at its lane's pointer. The address is taken apart into
+   * a varying root and the chain of GEPs with uniform indices on top of it
+   * ({@code c[-1]}, {@code c[24]}: one root {@code c}, constant offsets; {@code s + start + k} in a
+   * loop: root {@code s + start}, uniform {@code k}): the root's lanes are extracted and the uniform
+   * offsets applied to each lane as scalar GEPs, so that loads from the same root share one
+   * extraction per lane (LLVM's expansion of a gather extracts every gather's 64-bit pointers anew)
+   * and the offsets fold into the loads' addressing modes. Under a partial mask an inactive lane loads
+   * from a private dummy slot instead (a select, no branch). Null when the target has fast gathers
+   * for the element, or the address is in another address space.
+   */
+  private Value laneLoads(Value inst, Type t, Type vt, Value ptr, int align) {
+    if (ptr.type().isVector() || !ptr.type().equals(st.context().ptrType()) || !t.isVectorElement()) return null;
+    GatherLowering how = gatherLowering();
+    long size = st.module().allocSize(t);
+    if (size > 64) return null;
+    String reason = gatherReason;
+    if (how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget && size != 4 && size != 8) {
+      how = GatherLowering.SCALAR_LOADS;
+      reason = "gather instructions load only 4- and 8-byte elements";
+    }
+    if (how != GatherLowering.SCALAR_LOADS) return null;
+    // peel GEPs whose indices are all uniform off a varying base (outermost first)
+    List<Value> chain = new ArrayList<>();
+    Value root = ptr;
+    while (root.isInstruction() && st.ssa().opcode(root) == Opcode.GEP && !st.soa().isDerived(root)) {
+      Value base = root.operand(0);
+      if (base.type().isVector() || uniform(base) || !available(base) || st.soa().isDerived(base)) break;
+      boolean ok = true;
+      for (int i = 1; i < root.numOperands() && ok; i++) {
+        Value ix = root.operand(i);
+        ok = !ix.type().isVector() && uniform(ix) && available(ix);
+      }
+      if (!ok) break;
+      chain.add(root);
+      root = base;
+    }
+    Value rv = vec(root);
+    List<List<Value>> indices = new ArrayList<>();
+    for (Value g : chain) {
+      List<Value> ix = new ArrayList<>();
+      for (int i = 1; i < g.numOperands(); i++) ix.add(scal(g.operand(i)));
+      indices.add(ix);
+    }
+    st.stats().laneLoads++;
+    boolean full = MaskOps.isAllTrue(mask());
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became " + w + " scalar loads"
+        + (chain.isEmpty() ? "" : " at each lane's " + root.describe() + " plus " + chain.size() + " uniform offset(s)")
+        + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
+    return perLane(inst, t, vt, align, k -> {
+      Value p = b.extractElement(rv, k, "");
+      for (int j = chain.size() - 1; j >= 0; j--) {
+        Value g = chain.get(j);
+        p = b.gep(g.gepSourceElementType(), p, indices.get(j), g.isInBounds(), "");
+      }
+      return p;
+    });
+  }
+
+  /** Calls that neither write memory nor fail to return (math intrinsics between a window's loads). */
+  private static final org.packetizer.core.pipeline.PureCalls PURE = new org.packetizer.core.pipeline.PureCalls();
+
+  /** Packet values of loads already emitted as part of a window ({@link #windowLoad}). */
+  private final java.util.Map<Value, Value> windowed = new java.util.HashMap<>();
+
+  /**
+   * Loads of 4-byte elements at constant offsets from one varying root in one block ({@code c[-2]},
+   * {@code c[-1]}, {@code c[0]}, {@code c[1]}: a stencil's row) where gathers are scalar loads
+   * ({@link #laneLoads}'s targets) and the mask is full: four loads at consecutive element offsets
+   * become, per lane, one 16-byte load of the four elements (every byte of which the scalar code reads
+   * in that block, with no store or impure call in between), and one 4x4 transpose per 128 bits turns the W
+   * lane vectors into the four packets — W loads and about 3W/4 + 8 shuffles instead of 4W loads and
+   * 4W inserts. Emitted at the first of the four (in block order); the others take their packet from
+   * {@link #windowed}. Null when the load is in no such window.
+   */
+  private Value windowLoad(Value inst, Type t, Value ptr) {
+    Value done = windowed.get(inst);
+    if (done != null) return done;
+    if (!MaskOps.isAllTrue(mask()) || (w != 4 && w != 8 && w != 16) || st.module().allocSize(t) != 4 || st.module().storeSize(t) != 4
+        || !t.isVectorElement() || ptr.type().isVector() || !ptr.type().equals(st.context().ptrType())) {
+      return null;
+    }
+    if (gatherLowering() != GatherLowering.SCALAR_LOADS) return null;
+    Value root = windowRoot(ptr);
+    if (root == null) return null;
+    long base = windowOffset(ptr);
+    // the loads of the same root and type from here to the next store, call or the block's end
+    java.util.TreeMap<Long, List<Value>> byElement = new java.util.TreeMap<>();
+    int align = 4;
+    for (Value i = inst; i != null; i = i.nextInstruction()) {
+      Opcode op = st.ssa().opcode(i);
+      if (op == Opcode.CALL && PURE.test(i)) continue;
+      if (op == Opcode.STORE || op == Opcode.CALL || op == Opcode.INVOKE || op == Opcode.CALLBR || op == Opcode.FENCE
+          || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG || op == Opcode.VAARG || op.isTerminator()) {
+        break;
+      }
+      if (op != Opcode.LOAD || i.isVolatile() || i.isAtomic() || !i.type().equals(t) || uniform(i)) continue;
+      Value p = i.operand(0);
+      if (p.type().isVector() || !root.equals(windowRoot(p)) || shape(p).isLinear()) continue;
+      long d = windowOffset(p) - base;
+      if (d % 4 != 0) continue;
+      byElement.computeIfAbsent(d / 4, k -> new ArrayList<>()).add(i);
+      align = Math.min(align, Math.max(1, i.alignment()));
+    }
+    // windows of four consecutive element offsets, from the lowest up; inst must be in one
+    List<Long> starts = new ArrayList<>();
+    Long prevEnd = null;
+    for (long e : byElement.keySet()) {
+      if (prevEnd != null && e < prevEnd) continue;
+      if (byElement.containsKey(e + 1) && byElement.containsKey(e + 2) && byElement.containsKey(e + 3)) {
+        starts.add(e);
+        prevEnd = e + 4;
+      }
+    }
+    boolean mine = false;
+    for (long e : starts) mine |= e <= 0 && 0 < e + 4;
+    if (!mine) return null;
+    Value rv = vec(root);
+    Type quad = t.vectorOf(4);
+    for (long e : starts) {
+      List<Value> rows = new ArrayList<>();
+      for (int k = 0; k < w; k++) {
+        Value p = b.gep(st.context().i8(), b.extractElement(rv, k, ""), List.of(b.i64(base + 4 * e)), false, "");
+        rows.add(b.load(quad, p, align, ""));
+      }
+      List<Value> packets = transpose4(rows);
+      for (int j = 0; j < 4; j++) {
+        for (Value m : byElement.get(e + j)) windowed.put(m, packets.get(j));
+      }
+      st.stats().vectorLoads += w;
+    }
+    st.remark(Remark.Kind.MEMORY, current(), inst, "loads of " + starts.size() * 4 + " neighbouring elements at constant offsets from "
+        + root.describe() + " became " + starts.size() * w + " 16-byte loads (one per lane and window of four) and a transpose: " + gatherReason);
+    return windowed.get(inst);
+  }
+
+  /** The varying base a window's address is a constant byte offset from, or null. */
+  private Value windowRoot(Value p) {
+    if (p.isInstruction() && st.ssa().opcode(p) == Opcode.GEP && p.numOperands() == 2 && p.operand(1).isConstantInt()) {
+      Value base = p.operand(0);
+      if (!base.type().isVector() && !uniform(base) && available(base) && !st.soa().isDerived(base) && !st.soa().isDerived(p)) return base;
+      return null;
+    }
+    return !uniform(p) && available(p) && !st.soa().isDerived(p) ? p : null;
+  }
+
+  /** The constant byte offset of p from {@link #windowRoot}. */
+  private long windowOffset(Value p) {
+    if (p.isInstruction() && st.ssa().opcode(p) == Opcode.GEP && p.numOperands() == 2 && p.operand(1).isConstantInt()) {
+      return p.operand(1).constIntSExt() * st.module().allocSize(p.gepSourceElementType());
+    }
+    return 0;
+  }
+
+  /**
+   * Four packets from W rows of four elements (row k = lane k's elements 0..3): packet j holds element j
+   * of every lane. Rows 4c+j form the 128-bit chunk c of vector Y_j; then an unpack of pairs of
+   * elements and of pairs of pairs within each chunk (what x86 does in one instruction each).
+   */
+  private List<Value> transpose4(List<Value> rows) {
+    List<Value> y = new ArrayList<>();
+    for (int j = 0; j < 4; j++) {
+      List<Value> parts = new ArrayList<>();
+      for (int c = 0; c < w / 4; c++) parts.add(rows.get(4 * c + j));
+      while (parts.size() > 1) {
+        List<Value> next = new ArrayList<>();
+        for (int i = 0; i < parts.size(); i += 2) {
+          int n = 2 * parts.get(i).type().vectorSize();
+          List<Value> idx = new ArrayList<>();
+          for (int q = 0; q < n; q++) idx.add(b.i32(q));
+          next.add(b.shuffle(parts.get(i), parts.get(i + 1), b.constVector(idx), ""));
+        }
+        parts = next;
+      }
+      y.add(parts.get(0));
+    }
+    Value t0 = chunkShuffle(y.get(0), y.get(1), new int[] {0, -4, 1, -3});
+    Value t1 = chunkShuffle(y.get(0), y.get(1), new int[] {2, -2, 3, -1});
+    Value t2 = chunkShuffle(y.get(2), y.get(3), new int[] {0, -4, 1, -3});
+    Value t3 = chunkShuffle(y.get(2), y.get(3), new int[] {2, -2, 3, -1});
+    return List.of(chunkShuffle(t0, t2, new int[] {0, 1, -4, -3}), chunkShuffle(t0, t2, new int[] {2, 3, -2, -1}),
+        chunkShuffle(t1, t3, new int[] {0, 1, -4, -3}), chunkShuffle(t1, t3, new int[] {2, 3, -2, -1}));
+  }
+
+  /**
+   * The same four-element pattern in every 128-bit chunk of two W-element vectors: {@code i >= 0}
+   * takes the first vector's element i of the chunk, {@code i < 0} the second's element 4 + i.
+   */
+  private Value chunkShuffle(Value a, Value c, int[] pattern) {
+    List<Value> idx = new ArrayList<>();
+    for (int ch = 0; ch < w / 4; ch++) {
+      for (int i : pattern) idx.add(b.i32(i >= 0 ? 4 * ch + i : w + 4 * ch + 4 + i));
+    }
+    return b.shuffle(a, c, b.constVector(idx), "");
+  }
+
+  /**
+   * W scalar loads of {@code t}, lane k's at {@code lanePtr(k)} (address space 0), into one packet;
+   * under a partial mask an inactive lane's load reads the module's private zero constant
+   * {@link PacketEmitter#INACTIVE_LANE_SLOT} instead of its address (a select per lane on the mask's
+   * bits: no branch, and no access the scalar code would not make). A constant global, not a stack
+   * slot: SROA would turn a load through a select of an alloca back into a branch per lane.
+   */
+  private Value perLane(Value inst, Type t, Type vt, int align, java.util.function.IntFunction<Value> lanePtr) {
+    Value m = mask();
+    boolean full = MaskOps.isAllTrue(m);
+    Value dummy = null, bits = null;
+    long size = st.module().allocSize(t);
+    if (!full) {
+      dummy = st.module().zeroConstant(PacketEmitter.INACTIVE_LANE_SLOT, 64, 64);
+      bits = b.cast(Opcode.BITCAST, m, st.context().intType(w), "mask.bits");
+    }
+    Value acc = b.poison(vt);
+    for (int k = 0; k < w; k++) {
+      Value p = lanePtr.apply(k);
+      int a = align;
+      if (!full) {
+        Value bit = b.cast(Opcode.TRUNC, k == 0 ? bits : b.binop(Opcode.LSHR, bits, b.constInt(bits.type(), k), ""), st.context().i1(), "");
+        p = b.select(bit, p, dummy, "");
+        if (size > 64) throw new IllegalStateException("element of " + size + " bytes");
+        a = Math.min(align, 64);
+      }
+      acc = b.insertElement(acc, b.load(t, p, a, ""), k, "");
+    }
+    if (acc.isInstruction()) acc.setName(inst.name());
+    return acc;
   }
 
   /** How a table lookup is loaded ({@link #gatherLowering}). */
@@ -366,6 +601,11 @@ final class MemoryWidener extends EmissionPhase {
       gatherLoweringCached = GatherLowering.SCALAR_LOADS;
       gatherReason = "the target (" + cpu + ") has no fast hardware gather, and LLVM would expand a gather"
           + " into extracts of 64-bit pointers (measured: noise3 W8/AVX2 14.0x -> 15.7x over scalar)";
+    } else if (t.width() == org.packetizer.core.wrapper.HardwareWidth.SSE
+        && org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
+      gatherLoweringCached = GatherLowering.SCALAR_LOADS;
+      gatherReason = "the target (" + cpu + ") has no gather instruction (SSE), and LLVM would expand a gather"
+          + " into extracts of 64-bit pointers";
     } else {
       gatherLoweringCached = GatherLowering.HARDWARE_GATHER;
       gatherReason = "left to LLVM on this target (" + cpu + ")";

@@ -44,6 +44,11 @@ import org.packetizer.core.pipeline.UniformMemory;
  * allocas was quadratic on large packet functions).
  */
 public final class PacketEmitter extends EmissionPhase {
+  /**
+   * Name of the module's private zero constant that inactive lanes of per-lane loads read
+   * (MemoryWidener.perLane); removed again when a failed packetization leaves it unused.
+   */
+  public static final String INACTIVE_LANE_SLOT = "__packetizer.inactive.lane";
   private final SpmdIntrinsics spmd;
   final MaskGenerator maskGenerator;
   final BlendGenerator blends;
