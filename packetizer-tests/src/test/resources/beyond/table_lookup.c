@@ -58,3 +58,35 @@ int lookup_many(int x, int y, int z) {
   return P[AA & 255] ^ P[(AA + 1) & 255] * 3 ^ P[AB & 255] * 5 ^ P[(AB + 1) & 255] * 7
        ^ P[BA & 255] * 11 ^ P[(BA + 1) & 255] * 13 ^ P[BB & 255] * 17 ^ P[(BB + 1) & 255] * 19;
 }
+
+/* Lookups in global tables under divergent control (issue 16, the volume kernel's shape): element 0
+ * of a global is always readable, so the inactive lanes read it instead of their own offset and the
+ * load needs no mask (no branch per lane where LLVM expands a masked gather). */
+static const unsigned char hash[64] = {
+  41, 7, 59, 22, 3, 48, 15, 33, 62, 0, 27, 54, 11, 38, 19, 45, 6, 52, 29, 1, 36, 60, 13, 24, 50, 9, 43, 31, 18, 57, 2, 40,
+  26, 63, 14, 47, 34, 5, 21, 56, 10, 39, 61, 28, 16, 53, 44, 4, 37, 20, 58, 12, 30, 49, 25, 8, 55, 17, 42, 32, 23, 46, 35, 51};
+int lookup_global_divergent(int x, int y) {
+  int s = x;
+  if (x > y) s += hash[(hash[x & 63] + y) & 63];
+  return s;
+}
+
+/* a divergent loop: lanes that left keep their last index, lanes that never entered have none */
+int lookup_global_loop(int x, int n) {
+  int h = x & 63, i = 0;
+  while (i < (n & 15) && h != 5) {
+    h = hash[(h + i) & 63];
+    ++i;
+  }
+  return h * 16 + i;
+}
+
+/* a 4-byte global table under a divergent branch (fast-gather targets keep the masked gather) */
+static const float weights[16] = {0.5f, 1.25f, -2.0f, 3.5f, 0.125f, -7.0f, 9.0f, 1.0f,
+                                  2.0f, -0.25f, 4.0f, 6.5f, -1.5f, 8.0f, 0.75f, -3.0f};
+float lookup_global_float(float v, int k) {
+  float r = v;
+  if (v > 0.5f) r *= weights[k & 15];
+  if (k < 0) r += weights[(k >> 4) & 15];
+  return r;
+}

@@ -177,6 +177,40 @@ final class BenchBuffers implements AutoCloseable {
    * @return a description of the differences, or empty when all agree
    */
   Optional<String> compareWithScalar(Loop l, int n, int ulps) {
+    return compareWithScalar(l, n, ulps, false);
+  }
+
+  /** The largest difference from the scalar results seen by the last approximate comparison, relative to the output's RMS. */
+  double worstRelative;
+
+  /** The root mean square of the first n values of type t in ref at base + i * stride. */
+  private static double rms(ScalarType t, MemorySegment ref, long base, long stride, int n) {
+    double sum = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+      double v = t.real(ref, base + i * stride);
+      if (Double.isFinite(v)) {
+        sum += v * v;
+        k++;
+      }
+    }
+    return k == 0 ? 0 : Math.sqrt(sum / k);
+  }
+
+  private boolean close(ScalarType t, MemorySegment ref, long ro, MemorySegment got, long go, double scale) {
+    double a = t.real(ref, ro), b = t.real(got, go);
+    if (!Double.isFinite(a) || !Double.isFinite(b) || scale <= 0) return false;
+    double rel = Math.abs(a - b) / scale;
+    worstRelative = Math.max(worstRelative, rel);
+    return rel <= t.approximateTolerance();
+  }
+
+  /**
+   * As {@link #compareWithScalar(Loop, int, int)}; with {@code approximate} (the packet code uses an
+   * approximate vector math library) floating-point values beyond {@code ulps} still agree when
+   * within {@link ScalarType#approximateTolerance} of the output's root mean square.
+   */
+  Optional<String> compareWithScalar(Loop l, int n, int ulps, boolean approximate) {
     List<String> problems = new ArrayList<>();
     int bad = 0;
     long maxUlps = 0;
@@ -184,9 +218,10 @@ final class BenchBuffers implements AutoCloseable {
     if (plan.returnsValue()) {
       ScalarType t = plan.result();
       MemorySegment ref = results[Loop.SCALAR.ordinal()], got = results[l.ordinal()];
+      double scale = approximate ? rms(t, ref, 0, t.size, n) : 0;
       for (int i = 0; i < n; i++) {
         long off = (long) i * t.size;
-        if (!t.same(ref, off, got, off, ulps)) {
+        if (!t.same(ref, off, got, off, ulps) && !(approximate && close(t, ref, off, got, off, scale))) {
           maxUlps = Math.max(maxUlps, t.ulpDistance(ref, off, got, off));
           if (bad++ < 3) problems.add("element " + i + " (lane " + (i % w) + "): result " + t.show(got, off) + ", scalar " + t.show(ref, off));
         }
@@ -198,11 +233,14 @@ final class BenchBuffers implements AutoCloseable {
       SoaPointer o = (SoaPointer) plan.params().get(k);
       StructLayout st = o.pointee();
       MemorySegment ref = memory[Loop.SCALAR.ordinal()][k], got = memory[l.ordinal()][k];
+      java.util.Map<Long, Double> leafRms = new java.util.HashMap<>();
       for (int i = 0; i < n; i++) {
         for (Leaf leaf : st.leaves()) {
           long ro = i * st.size() + leaf.offset();
           long go = l == Loop.PACKET ? packetOffset(i, leaf, st, w) : ro;
-          if (!leaf.type().same(ref, ro, got, go, ulps)) {
+          if (!leaf.type().same(ref, ro, got, go, ulps)
+              && !(approximate && close(leaf.type(), ref, ro, got, go, leafRms.computeIfAbsent(leaf.offset(),
+                  off -> rms(leaf.type(), ref, off, st.size(), n))))) {
             maxUlps = Math.max(maxUlps, leaf.type().ulpDistance(ref, ro, got, go));
             if (bad++ < 3) {
               problems.add("element " + i + " (lane " + (i % w) + "): " + o.name() + " field at offset " + leaf.offset() + " is "

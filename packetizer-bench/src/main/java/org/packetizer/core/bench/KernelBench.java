@@ -281,8 +281,10 @@ final class KernelBench {
     }
   }
 
-  private static void refuseIfDifferent(BenchBuffers buf, int n, int ulps, String when) {
-    Optional<String> diff = buf.compareWithScalar(Loop.PACKET, n, ulps);
+  private void refuseIfDifferent(BenchBuffers buf, int n, int ulps, String when) {
+    // libmvec: approximate vector math, compared within a tolerance relative to the output's size
+    boolean approximate = options.vectorMath() == PacketizerOptions.VectorMath.LIBMVEC;
+    Optional<String> diff = buf.compareWithScalar(Loop.PACKET, n, ulps, approximate);
     if (diff.isPresent()) throw Stage.of("mismatch", "packet loop, " + when + ": " + diff.get());
   }
 

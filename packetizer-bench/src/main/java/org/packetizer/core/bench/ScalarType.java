@@ -97,6 +97,27 @@ enum ScalarType {
     return b <= a ? a : a + rnd.nextLong(b - a + 1);
   }
 
+  /** The floating-point value at {@code off} (NaN for integer types). */
+  double real(MemorySegment a, long off) {
+    return switch (this) {
+      case F32 -> a.get(ValueLayout.JAVA_FLOAT_UNALIGNED, off);
+      case F64 -> a.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, off);
+      default -> Double.NaN;
+    };
+  }
+
+  /**
+   * The relative tolerance of the approximate vector math mode: a result may differ from the scalar
+   * one by this fraction of the root mean square of the scalar results (of that output over all
+   * elements). Per call glibc's libmvec is within 4 ULP (2^-21 relative for float); through a kernel
+   * the errors add up and are amplified where results cancel ({@code 1 - trans} with {@code trans}
+   * near 1) or a threshold decides a branch: hence relative to the output's typical size, not to each
+   * value. 1e-4 is about 840 float ULP at that size; a wrong lane is off by the order of the value itself.
+   */
+  double approximateTolerance() {
+    return this == F32 ? 1e-4 : this == F64 ? 1e-10 : 0;
+  }
+
   /**
    * Whether the values at {@code ao} in {@code a} and {@code bo} in {@code b} agree: same bits, both
    * NaN, or (floating point, {@code ulps > 0}) at most {@code ulps} units in the last place apart.

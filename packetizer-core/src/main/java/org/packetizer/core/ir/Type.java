@@ -60,6 +60,7 @@ public final class Type {
   /** half, float or double: the floating-point types that become packets ({@code <W x T>}). */
   public boolean isPacketFloat() { Kind k = kind(); return k == Kind.HALF || k == Kind.FLOAT || k == Kind.DOUBLE; }
   public boolean isFloatingPoint() { Kind k = kind(); return k == Kind.FLOAT || k == Kind.DOUBLE || k == Kind.HALF || k == Kind.BFLOAT || k == Kind.X86_FP80 || k == Kind.FP128 || k == Kind.PPC_FP128; }
+  public boolean isSized() { return LLVMTypeIsSized(ref) != 0; }
   public boolean isPointer() { return kind() == Kind.POINTER; }
   public boolean isVector() { return kind() == Kind.VECTOR; }
   public boolean isStruct() { return kind() == Kind.STRUCT; }

@@ -172,6 +172,7 @@ public class Value {
   }
 
   /** Whether the fast-math flags of this instruction allow reassociation. */
+  public boolean allowsApproxFunc() { return canUseFastMathFlags() && (fastMathFlags() & LLVMFastMathApproxFunc) != 0; }
   public boolean allowsReassoc() { return canUseFastMathFlags() && (fastMathFlags() & LLVMFastMathAllowReassoc) != 0; }
 
   // instruction flags (the packet instruction keeps the scalar one's)
@@ -241,6 +242,9 @@ public class Value {
 
   /** Whether this global variable is constant. */
   public boolean isGlobalConstant() { return isGlobalVariable() && LLVMIsGlobalConstant(ref) != 0; }
+
+  /** Whether this global value has extern_weak linkage (its address may be null). */
+  public boolean hasExternalWeakLinkage() { return isGlobalValue() && LLVMGetLinkage(ref) == LLVMExternalWeakLinkage; }
 
   /** A global variable's initializer. */
   public Optional<Value> initializer() { return isGlobalVariable() ? Optional.ofNullable(Value.ofNullable(LLVMGetInitializer(ref))) : Optional.empty(); }

@@ -31,6 +31,15 @@ public final class VectorMathCalls {
    */
   public static Optional<Emitted> emit(IrBuilder b, LlvmModule module, Function packet, Value call, Function callee,
       UnaryOperator<Value> vec, Value mask, int w, VectorMath mode) {
+    return emit(b, module, packet, call, callee, vec, mask, w, mode, java.util.function.Supplier::get);
+  }
+
+  /**
+   * As above; {@code guard} emits the call proper (the library call or the exact helper's call, after
+   * the arguments), e.g. inside a block skipped when no lane is active.
+   */
+  public static Optional<Emitted> emit(IrBuilder b, LlvmModule module, Function packet, Value call, Function callee,
+      UnaryOperator<Value> vec, Value mask, int w, VectorMath mode, java.util.function.Function<java.util.function.Supplier<Value>, Value> guard) {
     String name = callee.name();
     Optional<VectorMathRoutes.Call> c;
     if (name.startsWith("llvm.ldexp.")) {
@@ -54,15 +63,16 @@ public final class VectorMathCalls {
     String features = VectorMathRoutes.effectiveFeatures(packet);
     // libmvec and SLEEF are x86-64 libraries here: on AArch64 and RISC-V the routes are LLVM's intrinsics,
     // exact IR helpers or per-lane calls (docs/cross-targets.md)
+    boolean afn = mode == VectorMath.INTRINSICS && allowsApproximation(call);
     VectorMath targetMode = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86
-        ? mode : VectorMath.INTRINSICS;
+        ? (afn ? VectorMath.LIBMVEC : mode) : VectorMath.INTRINSICS;
     Route r = VectorMathRoutes.route(fn, dbl, features, w, targetMode);
     List<Value> args = new ArrayList<>();
     for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));
     switch (r) {
       case Route.Emitted e -> {
         Function h = ExactMath.helper(module, packet, fn.name(), dbl, w);
-        Value v = b.call(h, args, call.name());
+        Value v = guard.apply(() -> b.call(h, args, call.name()));
         return Optional.of(new Emitted(v, "call to " + name + " became " + r.describe() + ", @" + h.name()));
       }
       case Route.Intrinsic in when fn.shape() == Shape.LONG_OF_T -> {
@@ -71,14 +81,25 @@ public final class VectorMathCalls {
         return Optional.of(new Emitted(b.call(f, args, call.name()), "call to " + name + " became " + r.describe() + " on " + rt));
       }
       case Route.Library lib when fn.kind() == VectorMathRoutes.Kind.LIBRARY -> {
-        return Optional.of(new Emitted(libraryCall(b, module, call, lib, et, args, mask, w),
+        return Optional.of(new Emitted(guard.apply(() -> libraryCall(b, module, call, lib, et, args, mask, w)),
             "call to " + name + " became " + (w / lib.lanes()) + " call(s) of " + r.describe()
+                + (afn ? " (the call allows approximate functions: afn)" : "")
                 + (lib.library().equals("SLEEF") ? "; link " + Sleef.LIBRARY + " (-lsleef)" : "")));
       }
       default -> {
         return Optional.empty();
       }
     }
+  }
+
+  /**
+   * Whether the scalar call itself allows an approximate result: the {@code afn} fast-math flag (what
+   * clang writes for {@code -ffast-math}, {@code -funsafe-math-optimizations} and {@code -fapprox-func}).
+   * Such a call takes the vector library route even in the bit-exact mode, as GCC uses glibc's vector
+   * variants only under {@code -ffast-math}.
+   */
+  public static boolean allowsApproximation(Value call) {
+    return call.allowsApproxFunc();
   }
 
   /** Does the call have the C99 signature of its shape on {@code et}? */

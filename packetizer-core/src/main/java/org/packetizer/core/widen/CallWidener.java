@@ -98,7 +98,8 @@ final class CallWidener extends EmissionPhase {
     if (!rt.isVoid() && rt.isVectorElement()) {
       // C99 <math.h>: exact vector IR, libmvec or SLEEF, two-type intrinsics (issue 16)
       Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> math = org.packetizer.core.mapping.VectorMathCalls.emit(
-          b, st.module(), packet, inst, callee, this::vec, MaskOps.isAllTrue(mask()) ? null : mask(), w, st.options().vectorMath());
+          b, st.module(), packet, inst, callee, this::vec, MaskOps.isAllTrue(mask()) ? null : mask(), w, st.options().vectorMath(),
+          call -> skipWhenNoLaneActive(call, inst.name()));
       if (math.isPresent()) {
         packetType(inst, rt);
         st.stats().vectorCalls++;
@@ -116,6 +117,22 @@ final class CallWidener extends EmissionPhase {
       }
       Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
       if (viaLib.isPresent()) return viaLib;
+      if (!MaskOps.isAllTrue(mask()) && LIBM_PER_LANE.contains(mm.get().intrinsic()) && laneLoopsAllowed()) {
+        // the back end lowers the vector intrinsic to one libm call per lane, inactive lanes included:
+        // call the scalar intrinsic for the active lanes only (as many calls as the scalar code makes)
+        Function sf = st.module().intrinsic(mm.get().intrinsic(), rt);
+        List<Value> packed = args;
+        Value r = activeLanesLoop(k -> {
+          List<Value> la = new ArrayList<>();
+          for (Value p : packed) la.add(b.extractElement(p, k, ""));
+          return e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
+        }, vt, inst.name());
+        st.stats().vectorCalls++;
+        st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " became " + mm.get().intrinsic()
+            + " on each active lane (a loop over the mask's set lanes: the back end has no vector instruction for it and"
+            + " calls libm per lane; under a partial mask the inactive lanes are skipped)");
+        return Optional.of(r);
+      }
       Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
           ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
           : st.module().intrinsic(mm.get().intrinsic(), vt);
@@ -133,6 +150,22 @@ final class CallWidener extends EmissionPhase {
     if (!callee.isVarArg() && !callee.isDeclaration() && !name.startsWith("llvm.")) return recursiveCall(inst, callee);
     return Optional.empty();
   }
+
+  /**
+   * Whether a loop over the mask's set bits may be emitted: not for scalable packets (the fixed-width
+   * function is re-typed to vscale × W lanes; a mask cast to an iW integer names W lanes).
+   */
+  private boolean laneLoopsAllowed() {
+    return !st.options().scalable() && !st.options().lanesMayBeRetyped();
+  }
+
+  /**
+   * Intrinsics that no back end here lowers to vector instructions: the vector form becomes one libm
+   * call per lane (x86-64, AArch64 and RISC-V without a vector library).
+   */
+  static final java.util.Set<String> LIBM_PER_LANE = java.util.Set.of("llvm.sin", "llvm.cos", "llvm.tan", "llvm.asin", "llvm.acos",
+      "llvm.atan", "llvm.atan2", "llvm.sinh", "llvm.cosh", "llvm.tanh", "llvm.exp", "llvm.exp2", "llvm.exp10", "llvm.log",
+      "llvm.log2", "llvm.log10", "llvm.pow");
 
   /**
    * An indirect call (thesis 4.5.2 extended to varying callees). Semantics: as W scalar calls, one
@@ -275,7 +308,8 @@ final class CallWidener extends EmissionPhase {
    * the target's features: one call per chunk of the variant's width, results concatenated.
    */
   private Optional<Value> libmvecCall(Value inst, String intrinsic, Type vt, List<Value> args) {
-    if (st.options().vectorMath() != org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) return Optional.empty();
+    boolean afn = st.options().vectorMath() != org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC;
+    if (afn && !org.packetizer.core.mapping.VectorMathCalls.allowsApproximation(inst)) return Optional.empty();
     Type et = vt.elementType();
     if (!et.isFloat() && !et.isDouble()) return Optional.empty();
     String features = packet.stringAttribute("target-features").orElse("");
@@ -298,16 +332,21 @@ final class CallWidener extends EmissionPhase {
     Function f = st.module().getOrInsertFunction(v.get().symbol(), st.context().functionType(ct, ps, false));
     f.addEnumAttribute("nounwind");
     f.addEnumAttribute("willreturn");
-    List<Value> parts = new ArrayList<>();
-    for (int c = 0; c < w / lanes; c++) {
-      List<Value> cargs = new ArrayList<>();
-      for (Value a : args) cargs.add(lanes == w ? a : b.shuffle(a, b.poison(vt), rangeMask(c * lanes, lanes), ""));
-      parts.add(b.call(f, cargs, inst.name() + (lanes == w ? "" : "." + c)));
-    }
+    List<Value> callArgs = args;
+    Value result = skipWhenNoLaneActive(() -> {
+      List<Value> parts = new ArrayList<>();
+      for (int c = 0; c < w / lanes; c++) {
+        List<Value> cargs = new ArrayList<>();
+        for (Value a : callArgs) cargs.add(lanes == w ? a : b.shuffle(a, b.poison(vt), rangeMask(c * lanes, lanes), ""));
+        parts.add(b.call(f, cargs, inst.name() + (lanes == w ? "" : "." + c)));
+      }
+      return concat(parts);
+    }, inst.name());
     st.stats().vectorCalls++;
     st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + intrinsic + " became " + (w / lanes) + " call(s) of libmvec "
-        + v.get().symbol() + " (max " + org.packetizer.core.mapping.Libmvec.MAX_ULPS + " ULP)");
-    return Optional.of(concat(parts));
+        + v.get().symbol() + " (max " + org.packetizer.core.mapping.Libmvec.MAX_ULPS + " ULP)"
+        + (afn ? " (the call allows approximate functions: afn)" : ""));
+    return Optional.of(result);
   }
 
   private Value rangeMask(int start, int n) {
@@ -388,7 +427,8 @@ final class CallWidener extends EmissionPhase {
     Type vt = rt.isVoid() ? null : packetType(inst, rt);
     st.stats().scalarizedCalls++;
     st.remark(Remark.Kind.SCALARIZED_CALL, current(), inst, "call to @" + callee.name() + " was split into " + w
-        + " scalar calls" + (pure ? " (no side effects: unguarded)" : " guarded by each lane's mask bit")
+        + " scalar calls" + (pure ? MaskOps.isAllTrue(mask()) || !laneLoopsAllowed() ? " (no side effects: unguarded)" : " (no side effects: under a partial mask a loop over the active lanes)"
+            : " guarded by each lane's mask bit")
         + "; register a packet version to avoid this");
     List<Value> packed = new ArrayList<>();
     List<Boolean> varyingArg = new ArrayList<>();
@@ -411,6 +451,19 @@ final class CallWidener extends EmissionPhase {
       copyCallSite(inst, call);
       return call;
     };
+    if (pure && !MaskOps.isAllTrue(mask()) && laneLoopsAllowed() && (vt == null || !CompositePackets.isComposite(rt)) && !hasCompositeOperand(inst)) {
+      // no side effects, but each call costs: only the active lanes call (a loop over the mask's set bits)
+      return activeLanesLoop(k -> {
+        List<Value> args = new ArrayList<>();
+        for (int i = 0; i < packed.size(); i++) {
+          Value p = packed.get(i);
+          args.add(varyingArg.get(i) ? b.extractElement(p, k, "") : p);
+        }
+        Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : inst.name() + ".lane");
+        copyCallSite(inst, call);
+        return call;
+      }, vt, rt.isVoid() ? "" : inst.name());
+    }
     if (pure) {
       Value acc = vt == null ? null : b.poison(vt);
       for (int k = 0; k < w; k++) {

@@ -275,6 +275,78 @@ abstract class EmissionPhase {
     return acc;
   }
 
+  /** The body of {@link #activeLanesLoop}: emits lane {@code lane}'s (an i32 value) scalar result. */
+  interface VariableLaneBody {
+    Value emit(Value lane);
+  }
+
+  /**
+   * Runs {@code body} once for each active lane of the current mask, in lane order, as a loop over
+   * the set bits of the mask ({@code cttz}, then clear the lowest bit): the work is proportional to
+   * the number of active lanes, and the code does not grow with W. The body must stay in the block
+   * it starts in. Inactive lanes of the result are poison. With an all-true mask use straight-line
+   * code instead.
+   */
+  Value activeLanesLoop(VariableLaneBody body, Type resultVec, String name) {
+    Type iw = st.context().intType(w);
+    Value bits0 = b.cast(Opcode.BITCAST, mask(), iw, "");
+    Block pre = b.currentBlock();
+    Block loop = packet.appendBlock(pre.name() + ".lanes");
+    Block done = packet.appendBlock(pre.name() + ".lanes.done");
+    loop.moveAfter(pre);
+    done.moveAfter(loop);
+    b.condBr(b.icmpNe(bits0, b.constInt(iw, 0), "any.lane"), loop, done);
+    b.atEnd(loop);
+    Value bits = b.phi(iw, "lanes.left");
+    Value acc = resultVec == null ? null : b.phi(resultVec, name + ".lanes");
+    Value k = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(true)), "");
+    Value k32 = w < 32 ? b.cast(Opcode.ZEXT, k, st.context().i32(), "lane") : w == 32 ? k : b.cast(Opcode.TRUNC, k, st.context().i32(), "lane");
+    Value r = body.emit(k32);
+    Value accNext = acc == null ? null : b.insertElement(acc, r, k32, "");
+    Value bitsNext = b.and(bits, b.sub(bits, b.constInt(iw, 1), ""), "");
+    Block latch = b.currentBlock();
+    b.condBr(b.icmpNe(bitsNext, b.constInt(iw, 0), ""), loop, done);
+    bits.addIncoming(bits0, pre);
+    bits.addIncoming(bitsNext, latch);
+    if (acc != null) {
+      acc.addIncoming(b.poison(resultVec), pre);
+      acc.addIncoming(accNext, latch);
+    }
+    b.atEnd(done);
+    if (acc == null) return null;
+    Value out = b.phi(resultVec, name);
+    out.addIncoming(b.poison(resultVec), pre);
+    out.addIncoming(accNext, latch);
+    return out;
+  }
+
+  /**
+   * Emits {@code call} (a costly call on the whole packet: a vector library function, an exact math
+   * helper) so that it is skipped when no lane of the current mask is active — a linearized branch
+   * runs its block for every packet, most often with no lane in it when the branch is rarely taken.
+   * Under an all-true mask the call is emitted as it is. The result's lanes are poison when skipped.
+   */
+  Value skipWhenNoLaneActive(java.util.function.Supplier<Value> call, String name) {
+    if (MaskOps.isAllTrue(mask())) return call.get();
+    Block pre = b.currentBlock();
+    Block body = packet.appendBlock(pre.name() + ".call");
+    Block join = packet.appendBlock(pre.name() + ".call.done");
+    body.moveAfter(pre);
+    join.moveAfter(body);
+    b.condBr(masks.any(mask(), "any.call"), body, join);
+    b.atEnd(body);
+    Value r = call.get();
+    Block end = b.currentBlock();
+    b.br(join);
+    join.moveAfter(end);
+    b.atEnd(join);
+    if (r == null || r.type().isVoid()) return r;
+    Value phi = b.phi(r.type(), name);
+    phi.addIncoming(b.poison(r.type()), pre);
+    phi.addIncoming(r, end);
+    return phi;
+  }
+
   /** Packet acc with lane k set to the scalar value r. */
   Value insertLane(Value acc, Value r, int k) {
     return CompositePackets.isComposite(r.type()) ? comp.insertLane(acc, r, k) : b.insertElement(acc, r, k, "");

@@ -300,7 +300,19 @@ final class MemoryWidener extends EmissionPhase {
       reason = "gather instructions load only 4- and 8-byte elements";
     }
     Value bp = scal(base);
-    boolean perLane = MaskOps.isAllTrue(mask()) || ptr.type().equals(st.context().ptrType()) && size <= 64;
+    boolean full = MaskOps.isAllTrue(mask());
+    String speculated = "";
+    if (!full && !(how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget) && readableAtOffsetZero(base, t, align)) {
+      // Inactive lanes read the table's first element instead of their own (possibly meaningless)
+      // offset: every lane's address is then one the program may read, and the load needs no mask.
+      // Active lanes read what the scalar code reads. (A masked gather without hardware support is
+      // expanded by LLVM into a branch per lane; the unmasked load is W plain loads; one vector
+      // select instead of a pointer select per lane.)
+      offs = b.select(mask(), offs, b.constNull(offs.type()), "offs.active");
+      full = true;
+      speculated = " (inactive lanes read element 0 of " + base.name() + ", so no mask is needed)";
+    }
+    boolean perLane = full || ptr.type().equals(st.context().ptrType()) && size <= 64;
     if (how == GatherLowering.SCALAR_LOADS && perLane && (size == 4 || size == 8) && !withinExpansionBudget()) {
       // the scalar loads' code would take the packet function past the code-growth goal: a gather
       // (which LLVM expands the same way on this target, but out of the IR's sight)
@@ -313,16 +325,35 @@ final class MemoryWidener extends EmissionPhase {
       expansionSpent += LOOKUP_EXPANSION_PER_LANE * w;
       st.stats().tableLookups++;
       st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became " + w
-          + " scalar loads" + (MaskOps.isAllTrue(mask()) ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
+          + " scalar loads" + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason + speculated);
       Value fo = offs;
-      return perLane(inst, t, vt, align, k -> b.gep(elem, bp, List.of(b.extractElement(fo, k, "")), ptr.isInBounds(), ""));
+      java.util.function.IntFunction<Value> lanePtr = k -> b.gep(elem, bp, List.of(b.extractElement(fo, k, "")), ptr.isInBounds(), "");
+      if (speculated.isEmpty()) return perLane(inst, t, vt, align, lanePtr);
+      Value acc = b.poison(vt);
+      for (int k = 0; k < w; k++) acc = b.insertElement(acc, b.load(t, lanePtr.apply(k), align, ""), k, "");
+      if (acc.isInstruction()) acc.setName(inst.name());
+      return acc;
     }
     st.stats().gathers++;
     st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became a gather with a 32-bit index vector: "
-        + (how == GatherLowering.SCALAR_LOADS ? "scalar loads need a full mask" : reason));
+        + (how == GatherLowering.SCALAR_LOADS ? "scalar loads need a full mask" : reason) + speculated);
     Value ptrs = b.gep(elem, bp, List.of(offs), ptr.isInBounds(), ptr.name());
     Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
-    return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
+    Value m = full ? b.allOnes(mask().type()) : mask();
+    return b.call(f, List.of(ptrs, b.i32(align), m, b.poison(vt)), inst.name());
+  }
+
+  /**
+   * Whether a load of {@code t} at {@code base} itself (offset 0) with alignment {@code align} is
+   * valid wherever the function runs, whichever lanes are active: base is a global variable that is
+   * not extern_weak (LLVM's rule: such a global is dereferenceable for its type's size, defined here or
+   * elsewhere), at least as large as {@code t} and at least as aligned as the load.
+   */
+  private boolean readableAtOffsetZero(Value base, Type t, int align) {
+    if (!base.isGlobalVariable() || base.hasExternalWeakLinkage()) return false;
+    Type g = base.globalValueType();
+    if (!g.isSized()) return false;
+    return st.module().allocSize(g) >= st.module().storeSize(t) && Math.max(1, base.alignment()) >= align;
   }
 
   /**

@@ -115,6 +115,31 @@ class BenchHarnessTest {
     return s / (xy[0].length - 1);
   }
 
+  /**
+   * The approximate vector math mode (--vector-math libmvec) compares floats within a tolerance relative
+   * to the output's root mean square: a difference of a few dozen ULP passes, a wrong value does not.
+   */
+  @Test
+  void approximateMathIsComparedRelativeToTheOutputsSize() {
+    Manifest.Entry e = MANIFEST.require("fig417");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(MANIFEST.bitcode(e), e.bitcode());
+         BenchBuffers buf = new BenchBuffers(KernelPlan.of(e, m), 64, 8, 1)) {
+      for (Loop l : Loop.values()) buf.reset(l, 64);
+      MemorySegment soa = buf.memory(Loop.PACKET, 2);
+      long at = 96 + 64 + 20; // element 13 (lane 5), field at offset 8
+      float v = soa.get(ValueLayout.JAVA_FLOAT_UNALIGNED, at);
+      float near = v;
+      for (int i = 0; i < 30; i++) near = Math.nextUp(near);
+      soa.set(ValueLayout.JAVA_FLOAT_UNALIGNED, at, near);
+      assertTrue(buf.compareWithScalar(Loop.PACKET, 64, 4).isPresent(), "30 ULP apart: beyond the ULP bound");
+      assertEquals(Optional.empty(), buf.compareWithScalar(Loop.PACKET, 64, 4, true));
+      assertTrue(buf.worstRelative > 0 && buf.worstRelative <= 1e-4, () -> "" + buf.worstRelative);
+      soa.set(ValueLayout.JAVA_FLOAT_UNALIGNED, at, v + 1000f);
+      Optional<String> diff = buf.compareWithScalar(Loop.PACKET, 64, 4, true);
+      assertTrue(diff.isPresent() && diff.get().contains("element 13 (lane 5)"), () -> diff.toString());
+    }
+  }
+
   @Test
   void resultsAreComparedWithinTheUlpBound() {
     try (Arena a = Arena.ofConfined()) {

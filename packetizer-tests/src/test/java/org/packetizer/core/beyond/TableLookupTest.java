@@ -64,6 +64,10 @@ class TableLookupTest {
       check(m, "lookup_short", w, cpu, "v", 40 + w, x);
       check(m, "lookup_in_loop", w, cpu, "uvv", 50 + w, ParamSpec.uniformPtr(ctx.floatType(), 16, Direction.IN), x, x);
       check(m, "lookup_many", w, cpu, "vvv", 60 + w, x, x, x);
+      ParamSpec small = ParamSpec.varying(ValueDomain.ints(-40, 40));
+      check(m, "lookup_global_divergent", w, cpu, "vv", 60 + w, x, small);
+      check(m, "lookup_global_loop", w, cpu, "vv", 70 + w, x, x);
+      check(m, "lookup_global_float", w, cpu, "vv", 80 + w, ParamSpec.varying(ValueDomain.floats(-2, 2)), x);
     }
   }
 
@@ -122,6 +126,32 @@ class TableLookupTest {
             // haswell (no fast gather), and 1- and 2-byte elements (no gather instruction): scalar loads
             assertEquals(0, count(body, "gather"), () -> cpu + " " + fn + body);
           }
+        }
+      }
+    }
+  }
+
+  /**
+   * Lookups in global tables under a partial mask (issue 16): no masked gather where the target has no
+   * fast gather (LLVM expands one into a branch per lane), i.e. on haswell and SSE4.2 for every element
+   * size and on znver4 for 1-byte elements: inactive lanes read element 0 of the table; a 4-byte table
+   * on znver4 keeps its masked hardware gather. Masked packet functions too (the caller's mask).
+   */
+  @Test
+  void globalTablesNeedNoMask() {
+    for (int w : new int[] {4, 8, 16}) for (String cpu : List.of("haswell", "x86-64-v2", "znver4")) for (boolean masked : new boolean[] {false, true}) {
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "table_lookup.c", "-O2")) {
+        for (String fn : List.of("lookup_global_divergent", "lookup_global_loop", "lookup_global_float")) {
+          new Packetizer(PacketizerOptions.builder().width(w).params("vv").masked(masked).targetCpu(cpu).build()).run(m, fn, fn + "_p");
+          String ir = m.function(fn + "_p").orElseThrow().print();
+          boolean keepsGather = cpu.equals("znver4") && fn.equals("lookup_global_float");
+          for (String line : ir.split("\n")) {
+            if (!line.contains("@llvm.masked.gather")) continue;
+            // the mask operand: all-true (an unmasked gather LLVM expands into plain loads) unless the hardware gathers
+            boolean allTrue = line.contains("splat (i1 true)");
+            assertTrue(allTrue || keepsGather, () -> "W" + w + " " + cpu + " " + fn + " masked=" + masked + ":\n" + ir);
+          }
+          if (keepsGather) assertTrue(ir.contains("@llvm.masked.gather"), () -> ir);
         }
       }
     }

@@ -79,7 +79,11 @@ class VectorMathTableTest {
     t.append("each width and reads the route from the remark and the calls left in the machine code; the test fails\n");
     t.append("when this file differs (`-Dpacketizer.regenerate=true` rewrites it). Default options\n");
     t.append("(`--vector-math libmvec`); with `--vector-math intrinsics` the library routes become the LLVM intrinsic\n");
-    t.append("where there is one (one libm call per lane: bit-identical) and per-lane calls otherwise.\n\n");
+    t.append("where there is one (one libm call per lane: bit-identical) and per-lane calls otherwise; under a partial\n");
+    t.append("mask only the active lanes call (a loop over the mask's set bits), and a call that carries the `afn`\n");
+    t.append("fast-math flag (clang's `-ffast-math`, `-fapprox-func`) takes the library route in both modes, as GCC\n");
+    t.append("uses glibc's vector variants only under `-ffast-math`. Library and exact-IR calls under a partial mask\n");
+    t.append("are skipped when no lane is active. Why the default is libmvec: [performance.md](performance.md#vector-math-modes).\n\n");
     t.append("Routes: **IR** — vector IR the packetizer emits (`ExactMath`), bit-identical to glibc for every input,\n");
     t.append("NaN payloads included (`VectorMathDifferentialTest`: special values crossed with each other, random\n");
     t.append("bits, huge quotients; 200,000 random pairs for fmod); **vector** — an LLVM intrinsic the back end\n");
