@@ -105,6 +105,14 @@ final class MemoryWidener extends EmissionPhase {
     st.remark(Remark.Kind.MEMORY, current(), inst, "private " + one + ": one block per lane"
         + st.soa().perLaneReason(inst).map(r -> ", because " + r).orElse(""));
     // one private slot per lane: lane k's object at base + k * size(one)
+    if (st.options().lanesMayBeRetyped()) {
+      // the packet function will run vscale × W lanes: vscale × W blocks (llvm.vscale survives the re-typing)
+      Type i64 = st.context().i64();
+      Value lanes = entryB.mul(entryB.call(st.module().intrinsic("llvm.vscale", i64), List.of(), "vscale"), entryB.i64(w), "lanes.n");
+      Value blocks = entryB.arrayAlloca(one, lanes, inst.name() + ".lanes");
+      blocks.setAlignment(Math.max(inst.alignment(), 16));
+      return b.gep(one, blocks, List.of(linearOffsets(b, i64, 1)), true, inst.name());
+    }
     Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
     int align = Math.max(inst.alignment(), 16);
     base.setAlignment(align);
