@@ -12,33 +12,49 @@ import java.util.Map;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.llvm.LLVM.LLVMMemoryBufferRef;
+import org.bytedeco.llvm.LLVM.LLVMTargetDataRef;
+import org.bytedeco.llvm.LLVM.LLVMTargetMachineRef;
+import org.bytedeco.llvm.LLVM.LLVMTargetRef;
 import org.bytedeco.llvm.global.LLVM;
 import org.packetizer.core.ir.Llvm;
 import org.packetizer.core.ir.LlvmModule;
-import org.packetizer.core.ir.TargetMachine;
 
 /**
  * Machine-code size of functions, as the bundled LLVM compiles them for a CPU: the code-growth
- * figure users feel (instruction cache, binary size), next to the IR instruction counts.
+ * figure users feel (instruction cache, binary size), next to the IR instruction counts. A
+ * function's count includes the module's functions it calls (a width-splitting wrapper's halves).
  */
 final class MachineCode {
   private MachineCode() {}
 
   /**
-   * Compiles a copy of {@code module} for {@code cpu} (host triple, -O3 code generation) into
-   * assembly text; the module itself is left as it was.
+   * Compiles a copy of {@code module} for {@code cpu} into assembly text as {@code llc -O3 -mcpu=CPU}
+   * does (host triple, default relocation model and small code model, unlike the JIT's target
+   * machine, whose large code model would count extra address arithmetic); the module itself is
+   * left as it was.
    */
   static String assembly(LlvmModule module, String cpu) {
     Llvm.init();
-    try (TargetMachine tm = TargetMachine.create(Llvm.hostTriple(), cpu, ""); LlvmModule copy = module.cloneModule()) {
-      copy.setTargetTriple(tm.triple());
-      copy.setDataLayout(tm.dataLayout());
-      BytePointer err = new BytePointer((Pointer) null);
+    String triple = Llvm.hostTriple();
+    LLVMTargetRef target = new LLVMTargetRef();
+    BytePointer err = new BytePointer((Pointer) null);
+    if (LLVM.LLVMGetTargetFromTriple(new BytePointer(triple), target, err) != 0) {
+      throw new IllegalStateException("no target for " + triple + ": " + message(err));
+    }
+    LLVMTargetMachineRef tm = LLVM.LLVMCreateTargetMachine(target, triple, cpu, "", LLVM.LLVMCodeGenLevelAggressive,
+        LLVM.LLVMRelocDefault, LLVM.LLVMCodeModelDefault);
+    if (tm == null || tm.isNull()) throw new IllegalStateException("cannot create a target machine for " + cpu);
+    try (LlvmModule copy = module.cloneModule()) {
+      copy.setTargetTriple(triple);
+      LLVMTargetDataRef td = LLVM.LLVMCreateTargetDataLayout(tm);
+      try {
+        LLVM.LLVMSetModuleDataLayout(copy.ref(), td);
+      } finally {
+        LLVM.LLVMDisposeTargetData(td);
+      }
       LLVMMemoryBufferRef buf = new LLVMMemoryBufferRef();
-      if (LLVMTargetMachineEmitToMemoryBuffer(tm.ref(), copy.ref(), LLVMAssemblyFile, err, buf) != 0) {
-        String m = err.isNull() ? "" : err.getString();
-        if (!err.isNull()) LLVM.LLVMDisposeMessage(err);
-        throw new IllegalStateException("cannot compile to assembly for " + cpu + ": " + m);
+      if (LLVMTargetMachineEmitToMemoryBuffer(tm, copy.ref(), LLVMAssemblyFile, err, buf) != 0) {
+        throw new IllegalStateException("cannot compile to assembly for " + cpu + ": " + message(err));
       }
       try {
         BytePointer start = LLVMGetBufferStart(buf);
@@ -49,14 +65,60 @@ final class MachineCode {
       } finally {
         LLVMDisposeMemoryBuffer(buf);
       }
+    } finally {
+      LLVM.LLVMDisposeTargetMachine(tm);
     }
   }
 
-  /** Machine instructions of each of {@code functions} in {@code module} compiled for {@code cpu}. */
+  private static String message(BytePointer err) {
+    if (err.isNull()) return "";
+    String m = err.getString();
+    LLVM.LLVMDisposeMessage(err);
+    return m;
+  }
+
+  /**
+   * Machine instructions of each of {@code functions} in {@code module} compiled for {@code cpu},
+   * each with the functions defined in the module that it calls or jumps to (transitively, e.g. the
+   * halves behind a width-splitting wrapper or a static helper), other than the other roots.
+   */
   static Map<String, Integer> count(LlvmModule module, String cpu, List<String> functions) {
     String asm = assembly(module, cpu);
     Map<String, Integer> out = new LinkedHashMap<>();
-    for (String f : functions) out.put(f, countInstructions(asm, f));
+    for (String f : functions) {
+      java.util.Set<String> seen = new java.util.LinkedHashSet<>();
+      java.util.ArrayDeque<String> todo = new java.util.ArrayDeque<>(List.of(f));
+      int n = 0;
+      while (!todo.isEmpty()) {
+        String g = todo.pop();
+        if (!seen.add(g)) continue;
+        n += countInstructions(asm, g);
+        for (String callee : callees(asm, g)) {
+          if (!functions.contains(callee) && definesFunction(asm, callee)) todo.push(callee);
+        }
+      }
+      out.put(f, n);
+    }
+    return out;
+  }
+
+  /** Whether the assembly text defines {@code function}. */
+  static boolean definesFunction(String asm, String function) {
+    return asm.contains("\n" + function + ":") || asm.contains("\n\"" + function + "\":");
+  }
+
+  /** Symbols {@code function} calls or jumps to (not local {@code .L} labels). */
+  static List<String> callees(String asm, String function) {
+    List<String> out = new java.util.ArrayList<>();
+    for (String line : body(asm, function)) {
+      String[] parts = line.split("\\s+", 2);
+      if (parts.length < 2 || !(parts[0].startsWith("call") || parts[0].startsWith("j"))) continue;
+      String target = parts[1].strip();
+      int at = target.indexOf('@');
+      if (at > 0) target = target.substring(0, at); // foo@PLT
+      if (target.startsWith("\"") && target.endsWith("\"")) target = target.substring(1, target.length() - 1);
+      if (!target.startsWith(".") && !target.startsWith("*") && !target.startsWith("$")) out.add(target);
+    }
     return out;
   }
 
@@ -68,8 +130,13 @@ final class MachineCode {
    * @throws IllegalArgumentException when the text has no such function
    */
   static int countInstructions(String asm, String function) {
+    return body(asm, function).size();
+  }
+
+  /** The instruction lines of {@code function} (comments stripped). */
+  private static List<String> body(String asm, String function) {
     boolean in = false;
-    int n = 0;
+    List<String> out = new java.util.ArrayList<>();
     for (String raw : asm.split("\n", -1)) {
       int hash = raw.indexOf('#');
       String line = (hash >= 0 ? raw.substring(0, hash) : raw).strip();
@@ -78,12 +145,12 @@ final class MachineCode {
         continue;
       }
       if (line.isEmpty()) continue;
-      if (line.startsWith(".Lfunc_end") || line.startsWith(".size")) return n;
+      if (line.startsWith(".Lfunc_end") || line.startsWith(".size")) return out;
       if (line.endsWith(":")) continue; // a label
       if (line.startsWith(".")) continue; // a directive
-      n++;
+      out.add(line);
     }
     if (!in) throw new IllegalArgumentException("no function " + function + " in the assembly");
-    return n;
+    return out;
   }
 }
