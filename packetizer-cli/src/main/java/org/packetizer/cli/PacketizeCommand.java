@@ -184,7 +184,9 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   @Option(names = "--scalable",
       description = "Scalable packets: the packet function takes <vscale x W x T> values and a <vscale x W x i1>"
           + " predicate (always masked) and computes vscale x W lanes, vscale known only at run time (SVE, RISC-V V)."
-          + " Lane-wise code only: anything that names a lane is refused as UNSUPPORTED (docs/cross-targets.md).")
+          + " With --vector-abi: the SVE variant _ZGVsMx..._F (svbool_t predicate); with --array-driver: a loop under"
+          + " whilelt predicates; --check runs it under qemu at several vector lengths. Code that moves data between"
+          + " lanes is refused as UNSUPPORTED (docs/cross-targets.md).")
   boolean scalable;
 
   @Option(names = "--declared-variants",
