@@ -8,8 +8,9 @@
 ; SHAPES:      block %join: full mask
 ; SHAPES-NEXT:   %r: varying
 ; CHECK-LABEL: define <4 x i32> @f_simd4(<4 x i32> %x, i32 %u, i32 %v, ptr %out)
-; CHECK:       %a = add i32 %u, 1
+; (the clean-up sinks %a to its use after the store's write-back: the order is the clean-up's)
 ; CHECK:       %b = add i32 %v, 2
+; CHECK:       %a = add i32 %u, 1
 ; CHECK:       select <4 x i1>
 define i32 @f(i32 %x, i32 %u, i32 %v, ptr %out) {
 entry:

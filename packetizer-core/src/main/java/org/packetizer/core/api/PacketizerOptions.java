@@ -17,9 +17,11 @@ import java.util.function.Consumer;
  * @param verifyEachPhase run the verifier after every phase (slower; for tests and debugging)
  * @param prepareOptimize run sroa/early-cse/instcombine on the scalar copy before packetizing
  * @param cleanup         run clean-up passes on the packet function
- * @param skipThreshold   blocks with at least this many instructions are skipped at run time when
- *                        no lane is active (0: every block; Integer.MAX_VALUE: only where needed
- *                        for safety). Default {@value Builder#DEFAULT_SKIP_THRESHOLD}: measured with
+ * @param skipThreshold   blocks whose estimated cost reaches this many simple vector instructions are
+ *                        skipped at run time when no lane is active (0: every block; Integer.MAX_VALUE:
+ *                        only where needed for safety). The estimate counts simple instructions one
+ *                        each and calls, varying-address loads and stores and integer divisions per
+ *                        lane on the target (issue 16's cost model; the remark gives it). Default {@value Builder#DEFAULT_SKIP_THRESHOLD}: measured with
  *                        {@code -Dpacketizer.bench.skipThreshold} over the benchmark kernels, a test
  *                        and branch around smaller blocks cost more than they saved (6 → 40: W8 geomean
  *                        3.27× → 3.43× coherent, 3.03× → 3.26× random inputs; 50–1000 the same as 40)

@@ -95,6 +95,6 @@ public final class Block {
   public void moveAfter(Block other) { LLVMMoveBasicBlockAfter(ref, other.ref); }
 
   @Override public boolean equals(Object o) { return o instanceof Block b && b.ref.address() == ref.address(); }
-  @Override public int hashCode() { return Long.hashCode(ref.address()); }
+  @Override public int hashCode() { return Llvm.addressHash(ref.address()); }
   @Override public String toString() { return describe(); }
 }

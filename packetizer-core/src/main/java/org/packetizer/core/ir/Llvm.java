@@ -65,4 +65,14 @@ public final class Llvm {
   public static String hostTriple() {
     return takeMessage(LLVMGetDefaultTargetTriple());
   }
+
+  /**
+   * A hash of a native address for hash maps: the product's high half depends on every bit. (LLVM's
+   * objects are aligned and close together, so {@code Long.hashCode} of their addresses leaves the low
+   * bits zero and the high half constant, and HashMap's bins of a large function's values collided
+   * into trees.)
+   */
+  static int addressHash(long address) {
+    return (int) ((address * 0x9E3779B97F4A7C15L) >>> 32);
+  }
 }

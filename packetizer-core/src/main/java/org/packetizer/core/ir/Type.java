@@ -130,6 +130,6 @@ public final class Type {
   public LlvmContext context() { return LlvmContext.borrowed(LLVMGetTypeContext(ref)); }
 
   @Override public boolean equals(Object o) { return o instanceof Type t && t.ref.address() == ref.address(); }
-  @Override public int hashCode() { return Long.hashCode(ref.address()); }
+  @Override public int hashCode() { return Llvm.addressHash(ref.address()); }
   @Override public String toString() { return Llvm.takeMessage(LLVMPrintTypeToString(ref)); }
 }

@@ -374,6 +374,6 @@ public class Value {
   public boolean isExact() { return LLVMGetExact(ref) != 0; }
 
   @Override public boolean equals(Object o) { return o instanceof Value v && v.ref.address() == ref.address(); }
-  @Override public int hashCode() { return Long.hashCode(ref.address()); }
+  @Override public int hashCode() { return Llvm.addressHash(ref.address()); }
   @Override public String toString() { return describe(); }
 }

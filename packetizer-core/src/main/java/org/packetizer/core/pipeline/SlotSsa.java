@@ -82,6 +82,10 @@ public final class SlotSsa {
   private static final class BlockEvents {
     final List<Event> inits = new ArrayList<>();
     final List<Event> events = new ArrayList<>();
+    /** The last initial value per variable (as {@link #resolve} applies them). */
+    final Map<Var, Value> initValues = new IdentityHashMap<>();
+    /** Variables with an event in the block (a write or read after which the initial value is not current). */
+    final java.util.Set<Var> touched = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
   }
 
   private final IrBuilder b;
@@ -111,13 +115,16 @@ public final class SlotSsa {
 
   /** Gives {@code var} the value {@code value} at the start of {@code block}. */
   public void init(Var var, Block block, Value value) {
-    events(block.id()).inits.add(new Event(var, value, null));
+    BlockEvents ev = events(block.id());
+    ev.inits.add(new Event(var, value, null));
+    ev.initValues.put(var, value);
   }
 
   /** Writes {@code var} at the builder's position. */
   public void write(Var var, Value value) {
     sync();
     curEvents.events.add(new Event(var, value, null));
+    curEvents.touched.add(var);
     curDefs.put(var, value);
   }
 
@@ -126,11 +133,18 @@ public final class SlotSsa {
     sync();
     Value known = curDefs.get(var);
     if (known != null) return known;
+    // nothing happened to var in this block yet: its initial value here, when it has one, is current
+    // (a constant the emitter can fold: an empty mask, a poison blend; no placeholder to resolve)
+    if (!curEvents.touched.contains(var)) {
+      Value init = curEvents.initValues.get(var);
+      if (init != null) return init;
+    }
     Value inst = b.load(var.type, nullPtr, name);
     Placeholder ph = new Placeholder(inst);
     placeholders.put(inst.id(), ph);
     placeholderList.add(ph);
     curEvents.events.add(new Event(var, null, ph));
+    curEvents.touched.add(var);
     curDefs.put(var, inst);
     return inst;
   }

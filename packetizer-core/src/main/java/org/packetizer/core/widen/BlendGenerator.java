@@ -54,9 +54,15 @@ final class BlendGenerator extends EmissionPhase {
       SlotSsa.Var ps = phiSlot(phi);
       Value cur = vars().read(ps, "");
       Value nv;
-      if (st.soa().lanePointerFieldSize(phi).isPresent()) {
+      // (no earlier edge wrote the phi's variable since its poison initial value: the blend would be
+      // select(edge, in, poison), which is in)
+      boolean first = !backEdge && cur.isPoison();
+      if (first && st.soa().lanePointerFieldSize(phi).isEmpty()) {
+        nv = uniform(phi) ? scal(in) : vec(in);
+        if (!uniform(phi)) st.stats().selects++;
+      } else if (st.soa().lanePointerFieldSize(phi).isPresent()) {
         Value lanes = e.soa.lanePointers(phi, in);
-        nv = MaskOps.isAllTrue(edge) || backEdge ? lanes : b.select(edge, lanes, cur, phi.name() + ".blend");
+        nv = MaskOps.isAllTrue(edge) || backEdge || first ? lanes : b.select(edge, lanes, cur, phi.name() + ".blend");
       } else if (backEdge) {
         nv = uniform(phi) ? scal(in) : vec(in);
       } else if (uniform(phi)) {

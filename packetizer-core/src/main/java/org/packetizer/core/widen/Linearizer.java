@@ -61,8 +61,9 @@ final class Linearizer extends EmissionPhase {
       b.condBr(masks.any(slotMask, "any." + sb.name()), body, skip.map(this::entryOf).orElse(exitBlock()));
       b.atEnd(body);
       if (!isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)
-          && instructionCount(sb) >= st.options().skipThreshold()) {
-        st.remark(Remark.Kind.SKIP_IF_EMPTY, sb, null, "block is skipped when no lane is active");
+          && blockCost(sb).total() >= st.options().skipThreshold()) {
+        st.remark(Remark.Kind.SKIP_IF_EMPTY, sb, null, "block is skipped when no lane is active: estimated cost "
+            + blockCost(sb) + " >= " + st.options().skipThreshold() + " for the any-lane test and its branch");
       }
     }
     st.setCurrentMask(m);
@@ -88,7 +89,108 @@ final class Linearizer extends EmissionPhase {
     }
   }
 
-  private int instructionCount(Block sb) { return st.ssa().instructions(sb).size(); }
+  /**
+   * The estimated cost of a block computed under a partial mask, in simple vector instructions, on
+   * this target and width ({@link #blockCost}): the parts that are more than one instruction named.
+   */
+  record BlockCost(int total, int instructions, int calls, int lanewiseMemory, int divisions) {
+    @Override public String toString() {
+      StringBuilder sb = new StringBuilder().append(total).append(" (").append(instructions).append(" instructions");
+      if (calls > 0) sb.append(", ").append(calls).append(" call(s)");
+      if (lanewiseMemory > 0) sb.append(", ").append(lanewiseMemory).append(" gather/scatter(s)");
+      if (divisions > 0) sb.append(", ").append(divisions).append(" division(s)");
+      return sb.append(')').toString();
+    }
+  }
+
+  /** A call that is not one of the cheap intrinsics: per lane or a vector math routine, per lane. */
+  static final int CALL_COST_PER_LANE = 10;
+  /** A gather or scatter where the target expands it: an extract, an address and a load per lane. */
+  static final int EXPANDED_MEMORY_COST_PER_LANE = 3;
+  /** A hardware gather or scatter (AVX-512, fast-gather AVX2 CPUs): about one lane per cycle. */
+  static final int GATHER_COST_PER_LANE = 1;
+  /** An integer division or remainder with a varying divisor: no vector division on most targets. */
+  static final int DIVISION_COST_PER_LANE = 5;
+
+  private final Map<Block, BlockCost> blockCosts = new HashMap<>();
+
+  /**
+   * Cost model of the any-lane test (issue 16, instead of an instruction-count threshold alone): a
+   * block computed under a partial mask gets a test that skips it when no lane is active when its
+   * estimated cost reaches the test's ({@link org.packetizer.core.api.PacketizerOptions#skipThreshold}:
+   * a reduction, a compare and a branch that may mispredict; measured as 40 simple instructions).
+   * Simple instructions count one; a call that is not a cheap intrinsic counts
+   * {@value #CALL_COST_PER_LANE} per lane (a libm call per lane, or a vector math routine); a load or
+   * store from varying addresses counts per lane by how this target makes gathers (expanded
+   * {@value #EXPANDED_MEMORY_COST_PER_LANE}, hardware {@value #GATHER_COST_PER_LANE}); an integer
+   * division by a varying divisor {@value #DIVISION_COST_PER_LANE} per lane. A block of ten
+   * instructions with one {@code sinf} is thus skipped where it was computed for no lane before.
+   */
+  BlockCost blockCost(Block sb) {
+    return blockCosts.computeIfAbsent(sb, s -> {
+      int n = 0, calls = 0, memory = 0, divisions = 0;
+      long total = 0;
+      for (Value inst : st.ssa().instructions(s)) {
+        Opcode op = st.ssa().opcode(inst);
+        if (op == Opcode.PHI || op.isTerminator()) continue;
+        n++;
+        boolean varying = !uniform(inst);
+        switch (op) {
+          case CALL -> {
+            if (cheapCall(inst)) {
+              total += 1;
+            } else {
+              calls++;
+              total += (long) CALL_COST_PER_LANE * (varying || anyVaryingOperand(inst) ? w : 1);
+            }
+          }
+          case LOAD, STORE -> {
+            Value ptr = inst.operand(op == Opcode.LOAD ? 0 : 1);
+            var shape = st.divergence().shape(ptr);
+            if (shape.isUniform() || shape.isLinear()) {
+              total += 1;
+            } else {
+              memory++;
+              boolean hardware = e.memory.fastHardwareGathers();
+              total += (long) (hardware ? GATHER_COST_PER_LANE : EXPANDED_MEMORY_COST_PER_LANE) * w;
+            }
+          }
+          case SDIV, UDIV, SREM, UREM -> {
+            if (varying) {
+              divisions++;
+              total += (long) DIVISION_COST_PER_LANE * w;
+            } else {
+              total += 1;
+            }
+          }
+          default -> total += 1;
+        }
+      }
+      return new BlockCost((int) Math.min(total, Integer.MAX_VALUE), n, calls, memory, divisions);
+    });
+  }
+
+  private boolean anyVaryingOperand(Value call) {
+    for (Value o : st.ssa().operands(call)) if (!o.isConstant() && !uniform(o)) return true;
+    return false;
+  }
+
+  /** Intrinsics that become one or a few vector instructions (or nothing). */
+  private static boolean cheapCall(Value call) {
+    var f = call.calledFunction();
+    if (f.isEmpty()) return false;
+    String name = f.get().name();
+    if (!name.startsWith("llvm.")) return false;
+    for (String p : CHEAP_INTRINSICS) if (name.startsWith(p)) return true;
+    return false;
+  }
+
+  private static final List<String> CHEAP_INTRINSICS = List.of("llvm.fabs.", "llvm.sqrt.", "llvm.fma.", "llvm.fmuladd.",
+      "llvm.floor.", "llvm.ceil.", "llvm.trunc.", "llvm.rint.", "llvm.nearbyint.", "llvm.round.", "llvm.roundeven.",
+      "llvm.copysign.", "llvm.minnum.", "llvm.maxnum.", "llvm.minimum.", "llvm.maximum.", "llvm.smin.", "llvm.smax.",
+      "llvm.umin.", "llvm.umax.", "llvm.abs.", "llvm.ctpop.", "llvm.ctlz.", "llvm.cttz.", "llvm.bswap.", "llvm.fshl.",
+      "llvm.fshr.", "llvm.lifetime.", "llvm.dbg.", "llvm.assume", "llvm.experimental.noalias", "llvm.sadd.sat.",
+      "llvm.uadd.sat.", "llvm.ssub.sat.", "llvm.usub.sat.");
 
   /**
    * A block needs a run-time "any lane active" test when it keeps a real branch or does scalar
@@ -102,7 +204,7 @@ final class Linearizer extends EmissionPhase {
     if (!partial && exitOfEnteredLoop(sb)) return false;
     if (!partial) return true;
     if (st.schedule().loopHeadedBy(sb).isPresent()) return true;
-    if (instructionCount(sb) >= st.options().skipThreshold() && !onEveryIteration(sb)) return true;
+    if (blockCost(sb).total() >= st.options().skipThreshold() && !onEveryIteration(sb)) return true;
     for (Value inst : st.ssa().instructions(sb)) if (hasScalarSideEffect(inst)) return true;
     return false;
   }

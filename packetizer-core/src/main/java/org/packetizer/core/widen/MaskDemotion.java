@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -189,16 +190,41 @@ public final class MaskDemotion {
           np.addIncoming(vals, bbs);
           rebuilt.add(phi);
         }
-        // the remaining uses of rebuilt instructions read an i1 mask made from the integer one
+        // the remaining uses of rebuilt instructions read an i1 mask made from the integer one: one
+        // conversion per value and block, before the first use there (found by positions numbered
+        // once per block: comparing instructions by walking the block was quadratic in its length)
+        Map<Long, Map<Long, Integer>> positions = new HashMap<>();
+        Map<String, Value> firstUser = new LinkedHashMap<>();
+        List<Value[]> uses = new ArrayList<>();
         for (Value old : rebuilt) {
           for (Value user : old.users()) {
             if (convertible.contains(user)) continue;  // deleted below
             int idx = user.operandIndexOf(old);
-            Value repl = user.opcode() == Opcode.PHI
-                ? narrowAtEnd(old, user.incomingBlock(idx))
-                : narrowBefore(old, user);
-            user.setOperand(idx, repl);
+            if (user.opcode() == Opcode.PHI) {
+              user.setOperand(idx, narrowAtEnd(old, user.incomingBlock(idx)));
+              continue;
+            }
+            Block bb = user.block().orElseThrow();
+            Map<Long, Integer> pos = positions.computeIfAbsent(bb.id(), k -> {
+              Map<Long, Integer> m = new HashMap<>();
+              int n = 0;
+              for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) m.put(i.id(), n++);
+              return m;
+            });
+            String key = old.id() + "@" + bb.id();
+            firstUser.merge(key, user, (a, c) -> pos.get(c.id()) < pos.get(a.id()) ? c : a);
+            uses.add(new Value[] {old, user});
           }
+        }
+        for (Value[] u : uses) {
+          Value old = u[0], user = u[1];
+          String key = old.id() + "@" + user.block().orElseThrow().id();
+          Value r = narrow.get(key);
+          if (r == null) {
+            r = b.before(firstUser.get(key)).icmpSlt(wide.get(old), b.constNull(wideTy), old.name());
+            narrow.put(key, r);
+          }
+          user.setOperand(user.operandIndexOf(old), r);
         }
         // delete the rebuilt instructions (their uses are all among themselves now)
         for (Value old : rebuilt) old.replaceAllUsesWith(b.poison(maskTy));
@@ -261,24 +287,6 @@ public final class MaskDemotion {
         else lanes.add(e.constIntZExt() != 0 ? b.allOnes(et) : b.constNull(et));
       }
       return b.constVector(lanes);
-    }
-
-    /** {@code icmp slt wide(v), 0} in the user's block, before its first use there. */
-    Value narrowBefore(Value v, Value user) {
-      Block bb = user.block().orElseThrow();
-      String key = v.id() + "@" + bb.id();
-      Value r = narrow.get(key);
-      if (r != null) {
-        if (!user.comesAfter(r)) {
-          // one conversion per block, before its first use there
-          r.removeFromParent();
-          b.before(user).insert(r);
-        }
-        return r;
-      }
-      r = b.before(user).icmpSlt(wide.get(v), b.constNull(wideTy), v.name());
-      narrow.put(key, r);
-      return r;
     }
 
     /** {@code icmp slt wide(v), 0} at the end of {@code bb} (for a phi's incoming value). */
