@@ -535,20 +535,53 @@ final class Pipeline {
    * function had undefined behaviour on every path (e.g. a call with another calling convention than
    * its callee's) that the clean-up turned into {@code unreachable}. That is our bug, never a result —
    * unless the scalar function has undefined behaviour on every path itself (random IR does): the
-   * same clean-up on a copy of the scalar function tells.
+   * same clean-up on a copy of the scalar function tells. Likewise a packet function whose every
+   * {@code ret} returns a constant poison or undef while the cleaned scalar copy returns a defined
+   * value.
    */
   static void requireReturnsLikeScalar(LlvmModule module, Function scalar, Function packet, String what, String scalarName) {
-    if (!canReturn(scalar) || canReturn(packet)) return;
+    if (!canReturn(scalar)) return;
+    boolean noReturn = !canReturn(packet);
+    boolean poisonOnly = !noReturn && returnsOnlyUndefined(packet);
+    if (!noReturn && !poisonOnly) return;
     Function probe = FunctionCloner.cloneInModule(module, scalar, "__packetizer.probe." + scalarName);
     try {
       LlvmModule.runPasses(probe, CLEANUP_PIPELINE, null);
-      if (!canReturn(probe)) return;
+      if (noReturn ? !canReturn(probe) : !canReturn(probe) || returnsOnlyUndefined(probe)) return;
     } finally {
       probe.delete();
     }
+    String how = noReturn
+        ? " cannot return (the clean-up reduced its body to 'unreachable': undefined behaviour on every path) while @" + scalarName + " can"
+        : " returns only poison/undef (the clean-up folded its result away: a poison value reached every result) while @" + scalarName
+            + " returns a defined value";
     throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: " + what + " @" + packet.name()
-        + " cannot return (the clean-up reduced its body to 'unreachable': undefined behaviour on every path) while @"
-        + scalarName + " can; refusing to emit it", scalarName, packet.entry().describe(), null);
+        + how + "; refusing to emit it", scalarName, packet.entry().describe(), null);
+  }
+
+  /**
+   * Whether every reachable {@code ret} of a function with a result returns a constant {@code undef}
+   * or {@code poison} (issue 19, fuzz seed 9910 #512: a poison edge mask folded a whole packet
+   * function to {@code ret poison}).
+   */
+  static boolean returnsOnlyUndefined(Function f) {
+    if (f.isDeclaration() || f.returnType().isVoid()) return false;
+    Set<Block> seen = new HashSet<>();
+    java.util.ArrayDeque<Block> work = new java.util.ArrayDeque<>();
+    work.add(f.entry());
+    boolean anyRet = false;
+    while (!work.isEmpty()) {
+      Block bl = work.pop();
+      if (!seen.add(bl)) continue;
+      Value t = bl.terminator();
+      if (t == null) continue;
+      if (t.opcode() == org.packetizer.core.ir.Opcode.RET) {
+        if (t.numOperands() == 0 || !t.operand(0).isUndef()) return false;
+        anyRet = true;
+      }
+      work.addAll(bl.successors());
+    }
+    return anyRet;
   }
 
   /** Whether a {@code ret} is reachable from the entry block (and the function is not {@code noreturn}). */

@@ -67,4 +67,60 @@ class UnreachableGuardTest {
       assertTrue(Packetizer.canReturn(ub), "the scalar function itself is untouched");
     }
   }
+
+  /** A mask selected by a poison uniform condition (fuzz seed 9910 #512, before MaskOps froze it). */
+  static final String POISON_IR = """
+      define i32 @g(i32 %a) {
+        %c = mul i32 %a, 3
+        ret i32 %c
+      }
+      define <8 x i32> @g_simd8(<8 x i32> %a) {
+        %m = select i1 poison, <8 x i1> splat (i1 true), <8 x i1> zeroinitializer
+        %v = mul <8 x i32> %a, splat (i32 3)
+        %r = select <8 x i1> %m, <8 x i32> %v, <8 x i32> %a
+        ret <8 x i32> %r
+      }
+      define <8 x i32> @g_ok(<8 x i32> %a) {
+        %f = freeze i1 poison
+        %m = select i1 %f, <8 x i1> splat (i1 true), <8 x i1> zeroinitializer
+        %v = mul <8 x i32> %a, splat (i32 3)
+        %r = select <8 x i1> %m, <8 x i32> %v, <8 x i32> %a
+        ret <8 x i32> %r
+      }
+      define i32 @p(i32 %a) {
+        %c = add i32 %a, poison
+        ret i32 %c
+      }
+      define <8 x i32> @p_simd8(<8 x i32> %a) {
+        ret <8 x i32> poison
+      }
+      """;
+
+  /**
+   * The second half of the guard: a packet function that the clean-up folded to {@code ret poison}
+   * while the scalar function returns a defined value is an internal error; a scalar function that
+   * itself returns poison on every path is not.
+   */
+  @Test
+  void aResultFoldedToPoisonIsAnInternalError() {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(POISON_IR, "poison.ll")) {
+      Function scalar = m.function("g").orElseThrow();
+      Function bad = m.function("g_simd8").orElseThrow();
+      Function ok = m.function("g_ok").orElseThrow();
+      LlvmModule.runPasses(bad, Packetizer.CLEANUP_PIPELINE, null);
+      LlvmModule.runPasses(ok, Packetizer.CLEANUP_PIPELINE, null);
+      assertTrue(bad.print().contains("ret <8 x i32> poison"), bad::print);
+      assertTrue(Packetizer.canReturn(bad));
+      PacketizationException e = assertThrows(PacketizationException.class,
+          () -> Packetizer.requireReturnsLikeScalar(m, scalar, bad, "the packet function", "g"));
+      assertEquals(PacketizationException.Kind.INTERNAL, e.kind());
+      assertTrue(e.getMessage().contains("@g_simd8") && e.getMessage().contains("poison") && e.getMessage().contains("@g "), e::getMessage);
+      assertFalse(ok.print().contains("ret <8 x i32> poison"), ok::print);
+      assertDoesNotThrow(() -> Packetizer.requireReturnsLikeScalar(m, scalar, ok, "the packet function", "g"));
+      int before = m.functions().size();
+      assertDoesNotThrow(() -> Packetizer.requireReturnsLikeScalar(m, m.function("p").orElseThrow(),
+          m.function("p_simd8").orElseThrow(), "the packet function", "p"));
+      assertEquals(before, m.functions().size(), "the probe copy is removed");
+    }
+  }
 }
