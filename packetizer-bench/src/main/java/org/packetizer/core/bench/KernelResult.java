@@ -26,9 +26,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param autovecMatches     whether the auto-vectorized loop computed exactly what the scalar loop did
  * @param scalarInstructions instructions of the scalar kernel function (the packetizer's input)
  * @param packetInstructions instructions of the packet function
- * @param scalarMachineInstructions machine instructions of the scalar kernel function compiled for {@code cpu} by the bundled
- *                           LLVM (-O3 code generation; labels and directives not counted); 0 when not measured
- * @param packetMachineInstructions machine instructions of the packet function compiled the same way; 0 when not measured
+ * @param scalarMachineInstructions machine instructions of the scalar kernel function (the packetizer's input) compiled for
+ *                           {@code cpu} by the bundled LLVM as {@code llc -O3} compiles it, with the module's functions it
+ *                           calls (labels and directives not counted; see {@link MachineCode}); 0 when not measured
+ * @param packetMachineInstructions machine instructions of the packet function counted the same way; 0 when not measured
  * @param packetizeMs        wall time of the packetization (after {@value KernelBench#WARMUP_PACKETIZATIONS} throw-away
  *                           packetizations per target in the same JVM)
  * @param gathers            gathers emitted
