@@ -46,6 +46,7 @@ class BenchCommandTest {
     for (String k : BenchOptions.QUICK_KERNELS) assertTrue(table.contains(k), "table lacks " + k + ":\n" + table);
     assertTrue(table.contains("scalar") && table.contains("autovec") && table.contains("packet"), table);
     assertTrue(table.contains("Goals:"), table);
+    assertTrue(table.contains("asm") && table.contains("code growth in machine instructions"), table);
     assertFalse(table.contains("Not reported"), table);
 
     // the JSON
@@ -70,6 +71,10 @@ class BenchCommandTest {
       }
       assertTrue(r.get("scalar_instructions").asInt() > 0);
       assertTrue(r.get("packet_instructions").asInt() > 0);
+      // machine code of both functions compiled for the target CPU, and its ratio (the code-growth goal's figure)
+      int sm = r.get("scalar_machine_instructions").asInt(), pm = r.get("packet_machine_instructions").asInt();
+      assertTrue(sm > 0 && pm > 0, "machine instructions in " + r);
+      assertEquals((double) pm / sm, r.get("machine_code_growth").asDouble(), 1e-9, r.toString());
       assertEquals(1024, r.get("elements").asInt());
       assertTrue(seen.add(r.get("kernel").asText() + "/" + r.get("width").asInt() + "/" + r.get("isa").asText()), "duplicate " + r);
     }

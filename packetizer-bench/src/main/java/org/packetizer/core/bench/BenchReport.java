@@ -42,8 +42,14 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
   public record Host(@JsonProperty("cpu") String cpu, @JsonProperty("cores") int cores, @JsonProperty("java") String java,
       @JsonProperty("libmvec") boolean libmvec, @JsonProperty("load_average") double loadAverage) {}
 
-  /** Speed-up goals (thesis: 3.6x at SSE width 4; ispc: ~6x at 8-wide AVX). */
-  public static final double GOAL_W4 = 3.6, GOAL_W8 = 6.0, GOAL_W16_OVER_W8 = 1.15, GOAL_VS_PEER_W8 = 1.5, GOAL_CODE_GROWTH = 2.5;
+  /**
+   * The goals of issue 16: at W8 a geomean of 6x over scalar and every kernel 2x; at W16 1.25x the W8
+   * geomean; at W8 1.5x the better of clang's auto-vectorizer and GCC's SIMD clones; no kernel slower
+   * than scalar at any width; code growth (machine instructions, packet / scalar) at most 2.5x.
+   * {@link #GOAL_W4} is the thesis' figure at SSE width 4, drawn in the chart only.
+   */
+  public static final double GOAL_W4 = 3.6, GOAL_W8 = 6.0, GOAL_EVERY_KERNEL_W8 = 2.0, GOAL_W16_OVER_W8 = 1.25,
+      GOAL_VS_PEER_W8 = 1.5, GOAL_NOT_SLOWER = 1.0, GOAL_CODE_GROWTH = 2.5;
 
   /** The targets the goals refer to. */
   public static final String T4 = "W4/SSE4.2", T8 = "W8/AVX2", T16 = "W16/AVX-512";
@@ -64,12 +70,14 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
    * @param kernels number of kernels measured at this target
    */
   @JsonPropertyOrder({"target", "width", "isa", "kernels", "speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar",
-      "code_growth", "max_code_growth", "gcc_kernels", "speedup_vs_gcc", "gcc_speedup_vs_scalar", "speedup_vs_best_peer"})
+      "code_growth", "max_code_growth", "machine_code_growth", "max_machine_code_growth", "gcc_kernels", "speedup_vs_gcc", "gcc_speedup_vs_scalar", "speedup_vs_best_peer"})
   public record Geomean(@JsonProperty("target") String target, @JsonProperty("width") int width, @JsonProperty("isa") String isa,
       @JsonProperty("kernels") int kernels, @JsonProperty("speedup_vs_scalar") double speedupVsScalar,
       @JsonProperty("speedup_vs_autovec") double speedupVsAutovec,
       @JsonProperty("autovec_speedup_vs_scalar") double autovecSpeedupVsScalar,
       @JsonProperty("code_growth") double codeGrowth, @JsonProperty("max_code_growth") double maxCodeGrowth,
+      @JsonProperty("machine_code_growth") double machineCodeGrowth,
+      @JsonProperty("max_machine_code_growth") double maxMachineCodeGrowth,
       @JsonProperty("gcc_kernels") int gccKernels, @JsonProperty("speedup_vs_gcc") double speedupVsGcc,
       @JsonProperty("gcc_speedup_vs_scalar") double gccSpeedupVsScalar,
       @JsonProperty("speedup_vs_best_peer") double speedupVsBestPeer) {}
@@ -97,9 +105,12 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
       if (rs.isEmpty()) continue;
       KernelResult any = rs.get(0);
       List<KernelResult> gs = rs.stream().filter(KernelResult::hasGcc).toList();
+      List<KernelResult> ms = rs.stream().filter(r -> !Double.isNaN(r.machineCodeGrowth())).toList();
       out.add(new Geomean(label, any.width(), any.isa(), rs.size(), geo(rs, KernelResult::speedupVsScalar),
           geo(rs, KernelResult::speedupVsAutovec), geo(rs, KernelResult::autovecSpeedupVsScalar), geo(rs, KernelResult::codeGrowth),
-          rs.stream().mapToDouble(KernelResult::codeGrowth).max().orElse(0), gs.size(),
+          rs.stream().mapToDouble(KernelResult::codeGrowth).max().orElse(0),
+          ms.isEmpty() ? Double.NaN : geo(ms, KernelResult::machineCodeGrowth),
+          ms.stream().mapToDouble(KernelResult::machineCodeGrowth).max().orElse(Double.NaN), gs.size(),
           gs.isEmpty() ? Double.NaN : geo(gs, KernelResult::speedupVsGcc),
           gs.isEmpty() ? Double.NaN : geo(gs, r -> r.scalarNsPerElem() / r.gccNsPerElem()),
           geo(rs, r -> Math.min(r.autovecNsPerElem(), r.hasGcc() ? r.gccNsPerElem() : Double.MAX_VALUE) / r.packetNsPerElem())));
@@ -135,11 +146,15 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
   public List<Goal> goals() {
     List<Goal> out = new ArrayList<>();
     List<String> kernels = kernelNames().stream().filter(k -> familyOf(k).equals(MEASURED_FAMILY)).toList();
-    Optional<Geomean> g4 = geomean(T4), g8 = geomean(T8), g16 = geomean(T16);
-    out.add(goal("geomean speedup vs scalar at " + T4 + " >= " + fmt(GOAL_W4), GOAL_W4, g4.map(Geomean::speedupVsScalar), kernels,
-        k -> below(result(k, T4), KernelResult::speedupVsScalar, GOAL_W4)));
-    out.add(goal("geomean speedup vs scalar at " + T8 + " >= " + fmt(GOAL_W8), GOAL_W8, g8.map(Geomean::speedupVsScalar), kernels,
-        k -> below(result(k, T8), KernelResult::speedupVsScalar, GOAL_W8)));
+    List<KernelResult> measured = results.stream().filter(r -> r.family().equals(MEASURED_FAMILY)).toList();
+    Optional<Geomean> g8 = geomean(T8), g16 = geomean(T16);
+    out.add(goal("geomean speedup vs scalar at " + T8 + " >= " + fmt(GOAL_W8) + " (kernels below listed)", GOAL_W8,
+        g8.map(Geomean::speedupVsScalar), kernels, k -> below(result(k, T8), KernelResult::speedupVsScalar, GOAL_W8)));
+    double min8 = kernels.stream().map(k -> result(k, T8)).mapToDouble(r -> r.map(KernelResult::speedupVsScalar).orElse(0.0)).min()
+        .orElse(Double.NaN);
+    out.add(goal("every kernel's speedup vs scalar at " + T8 + " >= " + fmt(GOAL_EVERY_KERNEL_W8) + " (min shown)", GOAL_EVERY_KERNEL_W8,
+        g8.isEmpty() || Double.isNaN(min8) ? Optional.empty() : Optional.of(min8), kernels,
+        k -> below(result(k, T8), KernelResult::speedupVsScalar, GOAL_EVERY_KERNEL_W8)));
     Optional<Double> ratio16 = g16.isPresent() && g8.isPresent()
         ? Optional.of(g16.get().speedupVsScalar() / g8.get().speedupVsScalar()) : Optional.empty();
     out.add(goal("geomean speedup at " + T16 + " >= " + fmt(GOAL_W16_OVER_W8) + " x the " + T8 + " figure", GOAL_W16_OVER_W8, ratio16,
@@ -149,22 +164,40 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
           double q = a.get().speedupVsScalar() / b.get().speedupVsScalar();
           return q >= GOAL_W16_OVER_W8 ? null : fmt(q) + " (" + fmt(a.get().speedupVsScalar()) + "x vs " + fmt(b.get().speedupVsScalar()) + "x)";
         }));
-    out.add(goal("geomean speedup at " + T8 + " >= " + fmt(GOAL_VS_PEER_W8) + " x the auto-vectorizer's (packet vs autovec)",
-        GOAL_VS_PEER_W8, g8.map(Geomean::speedupVsAutovec), kernels,
-        k -> below(result(k, T8), KernelResult::speedupVsAutovec, GOAL_VS_PEER_W8)));
-    double maxGrowth = results.stream().filter(r -> r.family().equals(MEASURED_FAMILY)).mapToDouble(KernelResult::codeGrowth).max().orElse(Double.NaN);
-    out.add(upperGoal("code growth (packet / scalar instructions) <= " + fmt(GOAL_CODE_GROWTH) + " for every kernel and width (max shown)",
-        GOAL_CODE_GROWTH, Double.isNaN(maxGrowth) ? Optional.empty() : Optional.of(maxGrowth), kernels, k -> {
-          List<String> bad = new ArrayList<>();
-          for (KernelResult r : results) {
-            if (r.kernel().equals(k) && r.codeGrowth() > GOAL_CODE_GROWTH) bad.add(r.label() + " " + fmt(r.codeGrowth()));
-          }
-          return bad.isEmpty() ? null : String.join(", ", bad);
-        }));
     out.add(goal("geomean speedup at " + T8 + " >= " + fmt(GOAL_VS_PEER_W8) + " x the better of the auto-vectorizer and GCC's SIMD clones",
         GOAL_VS_PEER_W8, g8.map(Geomean::speedupVsBestPeer), kernels,
         k -> below(result(k, T8), r -> Math.min(r.autovecNsPerElem(), r.hasGcc() ? r.gccNsPerElem() : Double.MAX_VALUE) / r.packetNsPerElem(),
             GOAL_VS_PEER_W8)));
+    List<String> labels = targetLabels();
+    // a kernel not measured at a target counts as missing the goal (0)
+    double minAll = measured.isEmpty() ? Double.NaN : kernels.stream().flatMap(k -> labels.stream().map(l -> result(k, l)))
+        .mapToDouble(r -> r.map(KernelResult::speedupVsScalar).orElse(0.0)).min().orElse(Double.NaN);
+    out.add(goal("no kernel slower than scalar at any width (min speedup shown)", GOAL_NOT_SLOWER,
+        Double.isNaN(minAll) ? Optional.empty() : Optional.of(minAll), kernels, k -> {
+          List<String> bad = new ArrayList<>();
+          for (String label : labels) {
+            Optional<KernelResult> r = result(k, label);
+            if (r.isEmpty()) bad.add(label + " not measured");
+            else if (r.get().speedupVsScalar() < GOAL_NOT_SLOWER) bad.add(label + " " + fmt(r.get().speedupVsScalar()) + "x");
+          }
+          return bad.isEmpty() ? null : String.join(", ", bad);
+        }));
+    // code growth: on machine code (what users pay in instruction cache and binary size); the IR
+    // ratio is shown alongside, as per-lane loads raise the IR count while the machine code shrinks
+    List<KernelResult> withAsm = measured.stream().filter(r -> !Double.isNaN(r.machineCodeGrowth())).toList();
+    double maxGrowth = withAsm.stream().mapToDouble(KernelResult::machineCodeGrowth).max().orElse(Double.NaN);
+    boolean allAsm = withAsm.size() == measured.size();
+    out.add(upperGoal("code growth in machine instructions (packet / scalar function, compiled for the target CPU) <= "
+        + fmt(GOAL_CODE_GROWTH) + " for every kernel and width (max shown; IR ratio in parentheses)",
+        GOAL_CODE_GROWTH, Double.isNaN(maxGrowth) || !allAsm ? Optional.empty() : Optional.of(maxGrowth), kernels, k -> {
+          List<String> bad = new ArrayList<>();
+          for (KernelResult r : measured) {
+            if (!r.kernel().equals(k)) continue;
+            if (Double.isNaN(r.machineCodeGrowth())) bad.add(r.label() + " not measured (IR " + fmt(r.codeGrowth()) + ")");
+            else if (r.machineCodeGrowth() > GOAL_CODE_GROWTH) bad.add(r.label() + " " + fmt(r.machineCodeGrowth()) + " (IR " + fmt(r.codeGrowth()) + ")");
+          }
+          return bad.isEmpty() ? null : String.join(", ", bad);
+        }));
     return out;
   }
 
@@ -212,21 +245,24 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
   public String table() {
     StringBuilder sb = new StringBuilder();
     if (!results.isEmpty() || !failures.isEmpty()) {
-      sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %9s %8s %8s %8s %16s %8s%n", "kernel", "target", "scalar", "autovec",
-          "gcc simd", "packet", "speedup", "speedup", "speedup", "instructions", "pkt"));
-      sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %9s %8s %8s %8s %16s %8s%n", "", "", "ns/elem", "ns/elem", "ns/elem",
-          "ns/elem", "vs scal", "vs auto", "vs gcc", "scalar>packet", "ms"));
-      sb.append("-".repeat(119)).append('\n');
+      sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %9s %8s %8s %8s %18s %18s %8s%n", "kernel", "target", "scalar", "autovec",
+          "gcc simd", "packet", "speedup", "speedup", "speedup", "IR", "asm", "pkt"));
+      sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %9s %8s %8s %8s %18s %18s %8s%n", "", "", "ns/elem", "ns/elem", "ns/elem",
+          "ns/elem", "vs scal", "vs auto", "vs gcc", "scalar>packet (x)", "scalar>packet (x)", "ms"));
+      sb.append("-".repeat(RULE)).append('\n');
       for (String k : kernelNames()) {
         for (String label : targetLabels()) {
           Optional<KernelResult> r = result(k, label);
           if (r.isPresent()) {
             KernelResult x = r.get();
-            sb.append(String.format(Locale.ROOT, "%-11s %-12s %9.2f %9.2f %9s %9.2f %7.2fx %7.2fx %8s %16s %8.1f%s%n", k, label,
+            sb.append(String.format(Locale.ROOT, "%-11s %-12s %9.2f %9.2f %9s %9.2f %7.2fx %7.2fx %8s %18s %18s %8.1f%s%n", k, label,
                 x.scalarNsPerElem(), x.autovecNsPerElem(), x.hasGcc() ? String.format(Locale.ROOT, "%.2f", x.gccNsPerElem()) : "-",
                 x.packetNsPerElem(), x.speedupVsScalar(), x.speedupVsAutovec(),
                 x.hasGcc() ? String.format(Locale.ROOT, "%.2fx", x.speedupVsGcc()) : "-",
-                x.scalarInstructions() + ">" + x.packetInstructions() + " (" + fmt(x.codeGrowth()) + ")", x.packetizeMs(),
+                x.scalarInstructions() + ">" + x.packetInstructions() + " (" + fmt(x.codeGrowth()) + ")",
+                Double.isNaN(x.machineCodeGrowth()) ? "-"
+                    : x.scalarMachineInstructions() + ">" + x.packetMachineInstructions() + " (" + fmt(x.machineCodeGrowth()) + ")",
+                x.packetizeMs(),
                 (x.family().equals(MEASURED_FAMILY) ? "" : " *") + (x.autovecMatches() ? "" : " !") + (!x.hasGcc() || x.gccMatches() ? "" : " g")));
           } else {
             failures.stream().filter(f -> f.kernel().equals(k) && f.label().equals(label)).findFirst().ifPresent(f ->
@@ -234,7 +270,9 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
           }
         }
       }
-      sb.append("-".repeat(119)).append('\n');
+      sb.append("-".repeat(RULE)).append('\n');
+      sb.append("IR: LLVM IR instructions of the scalar kernel and the packet function; asm: their machine instructions as the bundled\n"
+          + "LLVM compiles them for the target's CPU (labels and directives not counted); the code-growth goal is on asm\n");
       boolean thesis = results.stream().anyMatch(r -> !r.family().equals(MEASURED_FAMILY));
       if (thesis) sb.append("* not in the geometric means (family other than \"" + MEASURED_FAMILY + "\")\n");
       if (results.stream().anyMatch(r -> !r.autovecMatches())) {
@@ -246,8 +284,8 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
       sb.append('\n').append("Geometric means over family \"").append(MEASURED_FAMILY).append("\":\n");
       for (Geomean g : geomeans()) {
         sb.append(String.format(Locale.ROOT, "  %-12s %2d kernels  packet %6.2fx vs scalar  %6.2fx vs autovec   autovec %5.2fx vs scalar"
-            + "   code growth %.2f (max %.2f)%n", g.target(), g.kernels(), g.speedupVsScalar(), g.speedupVsAutovec(),
-            g.autovecSpeedupVsScalar(), g.codeGrowth(), g.maxCodeGrowth()));
+            + "   code growth asm %.2f (max %.2f), IR %.2f (max %.2f)%n", g.target(), g.kernels(), g.speedupVsScalar(), g.speedupVsAutovec(),
+            g.autovecSpeedupVsScalar(), g.machineCodeGrowth(), g.maxMachineCodeGrowth(), g.codeGrowth(), g.maxCodeGrowth()));
         if (g.gccKernels() > 0) {
           sb.append(String.format(Locale.ROOT, "  %-12s %2d kernels  packet %6.2fx vs gcc simd clones  gcc %5.2fx vs scalar   packet %5.2fx vs the"
               + " better peer%n", "", g.gccKernels(), g.speedupVsGcc(), g.gccSpeedupVsScalar(), g.speedupVsBestPeer()));
@@ -280,6 +318,9 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     }
     return sb.toString();
   }
+
+  /** Width of the table's rules. */
+  private static final int RULE = 141;
 
   static String fmt(double d) { return String.format(Locale.ROOT, "%.2f", d); }
 

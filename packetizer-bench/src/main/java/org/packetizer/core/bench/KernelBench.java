@@ -185,6 +185,7 @@ final class KernelBench {
         retarget(sm, cpu);
         retarget(am, cpu);
         if (options.dumpDir() != null) dump(entry, t, km, sm, am);
+        int[] machine = machineInstructions(entry, km, cpu, simd);
         try (Jit jit = Jit.forTarget(cpu, ""); java.lang.foreign.Arena gccArena = java.lang.foreign.Arena.ofConfined()) {
           MethodHandle[] loops = new MethodHandle[Loop.values().length];
           loops[Loop.GCC.ordinal()] = gccLoop(entry, plan, cpu, gccArena);
@@ -198,9 +199,9 @@ final class KernelBench {
           } catch (RuntimeException e) {
             throw Stage.of("jit", e);
           }
-          out.log(String.format(Locale.ROOT, "%-12s %-12s packetized in %.1f ms, %d -> %d instructions", entry.name(), t.label(),
-              pr.nanos() / 1e6, pr.scalarInstructions(), pr.packetInstructions()));
-          KernelResult r = measure(entry, t, plan, pr, loops, tag);
+          out.log(String.format(Locale.ROOT, "%-12s %-12s packetized in %.1f ms, %d -> %d instructions (machine code %d -> %d)",
+              entry.name(), t.label(), pr.nanos() / 1e6, pr.scalarInstructions(), pr.packetInstructions(), machine[0], machine[1]));
+          KernelResult r = measure(entry, t, plan, pr, machine, loops, tag);
           out.result(r);
         }
       } finally {
@@ -210,13 +211,28 @@ final class KernelBench {
     }
   }
 
+  /**
+   * Machine instructions of the scalar kernel function (the packetizer's input) and of the packet
+   * function in the packet module compiled for {@code cpu}: {0, 0} (and a log line) when the module
+   * cannot be compiled to assembly.
+   */
+  private int[] machineInstructions(Manifest.Entry entry, LlvmModule km, String cpu, String simd) {
+    try {
+      var counts = MachineCode.count(km, cpu, List.of(entry.function(), simd));
+      return new int[] {counts.get(entry.function()), counts.get(simd)};
+    } catch (RuntimeException e) {
+      out.log("cannot count the machine instructions of " + entry.name() + " for " + cpu + ": " + e.getMessage());
+      return new int[] {0, 0};
+    }
+  }
+
   @SuppressWarnings("restricted")
   private static MethodHandle handle(long address) {
     return Linker.nativeLinker().downcallHandle(MemorySegment.ofAddress(address), LOOP);
   }
 
-  private KernelResult measure(Manifest.Entry entry, BenchTarget t, KernelPlan plan, PacketizationResult pr, MethodHandle[] loops,
-      String tag) {
+  private KernelResult measure(Manifest.Entry entry, BenchTarget t, KernelPlan plan, PacketizationResult pr, int[] machine,
+      MethodHandle[] loops, String tag) {
     int w = t.width();
     int cap = options.elements() > 0 ? options.elements() : BenchOptions.MAX_AUTO_ELEMENTS;
     int ulps = entry.ulps();
@@ -275,7 +291,8 @@ final class KernelBench {
         wall[l] = median(w2) / n;
       }
       return new KernelResult(entry.name(), entry.family(), w, t.isa().name(), t.isa().cpu(), n, options.reps(),
-          med[0], med[1], med[2], wall[0], wall[1], wall[2], spread, autovecMatches, pr.scalarInstructions(), pr.packetInstructions(), pr.nanos() / 1e6,
+          med[0], med[1], med[2], wall[0], wall[1], wall[2], spread, autovecMatches, pr.scalarInstructions(), pr.packetInstructions(),
+          machine[0], machine[1], pr.nanos() / 1e6,
           pr.gathers(), pr.scatters(), pr.vectorCalls(), pr.scalarizedCalls(), pr.linearizedBranches(), pr.keptBranches(),
           med[Loop.GCC.ordinal()], gccMatches);
     }
