@@ -86,8 +86,7 @@ int traced(int id, float *slots, float x) {
 }
 
 /* a loop whose trip count differs between lanes inside a loop whose trip count does not (rows of an
- * image, iterations of a solver): refill at the inner loop; the outer loop's counter, its sum and a
- * value computed per row before the inner loop are state, used after the inner loop (vu) */
+ * image, iterations of a solver): refill cuts at the outer (top-level) loop, see docs/drivers.md (vu) */
 int rows(int seed, int nrows) {
   int acc = 0;
   unsigned v = (unsigned)seed * 2654435761u;

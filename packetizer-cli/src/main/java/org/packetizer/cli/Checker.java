@@ -359,6 +359,8 @@ final class Checker {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(req.module(), "checked module")) {
       Function scalar = m.function(req.scalar()).orElseThrow(() -> new IllegalArgumentException("no @" + req.scalar()));
       Optional<Manifest.Entry> kernel = Kernels.match(req.input(), m, scalar);
+      Function packetFn = m.function(req.simd()).orElseThrow(() -> new IllegalArgumentException("no @" + req.simd()));
+      if (isScalable(packetFn)) return runScalable(req, m, scalar, kernel, progress);
       CheckPlan plan = CheckPlan.build(m, scalar, req.kinds(), req.masked(), req.width(), kernel, req.ranges(), req.buffers());
       // with libmvec the reference uses the same vector math variants, so the comparison stays bit-exact
       String ref = org.packetizer.core.check.VectorMathReference.referenceFor(m, req.scalar(), req.width(), req.math());
@@ -377,6 +379,72 @@ final class Checker {
         return Outcome.of(r, req.runs(), System.nanoTime() - start);
       }
     }
+  }
+
+  static boolean isScalable(Function packet) {
+    if (packet.returnType().toString().startsWith("<vscale x ")) return true;
+    for (org.packetizer.core.ir.Type t : packet.functionType().paramTypes()) if (t.toString().startsWith("<vscale x ")) return true;
+    return false;
+  }
+
+  /**
+   * The register widths a scalable packet function is checked at: SVE 128, 256 and 512 bits (vscale 1,
+   * 2, 4), RISC-V V VLEN 128 and 256 (vscale 2, 4).
+   */
+  static List<Integer> scalableBits(String triple) {
+    return org.packetizer.core.ir.TargetArch.of(triple) == org.packetizer.core.ir.TargetArch.RISCV64 ? List.of(128, 256)
+        : List.of(128, 256, 512);
+  }
+
+  /**
+   * A scalable packet function ({@code --scalable}): checked under qemu at each of {@link
+   * #scalableBits} through a fixed-width shim ({@link org.packetizer.core.check.ScalableShim}: the
+   * shim's N = vscale × W lanes against N scalar calls); the first difference or crash ends it.
+   */
+  private static Outcome runScalable(Request req, LlvmModule m, Function scalar, Optional<Manifest.Entry> kernel,
+      Consumer<String> progress) {
+    String triple = m.targetTriple();
+    if (!org.packetizer.core.wrapper.HardwareWidth.crossTarget(triple)) {
+      throw new IllegalArgumentException("--check runs scalable packet functions under qemu only (AArch64 with SVE, RISC-V"
+          + " V); the module's target is " + triple);
+    }
+    Function packet = m.function(req.simd()).orElseThrow();
+    String cpu = packet.stringAttribute("target-cpu").orElse("");
+    String features = packet.stringAttribute("target-features").orElse("");
+    boolean riscv = org.packetizer.core.ir.TargetArch.of(triple) == org.packetizer.core.ir.TargetArch.RISCV64;
+    long lanes = 0;
+    long bytes = 0;
+    long nanos = 0;
+    int runs = 0;
+    for (int bits : scalableBits(triple)) {
+      int vscale = bits / (riscv ? 64 : 128);
+      String shim = req.simd() + ".shim" + bits;
+      int n = org.packetizer.core.check.ScalableShim.build(m, req.simd(), shim, req.width(), vscale);
+      CheckPlan plan = CheckPlan.build(m, scalar, req.kinds(), true, n, kernel, req.ranges(), req.buffers());
+      org.packetizer.core.check.CrossTarget t = org.packetizer.core.check.CrossTarget.forSpec(
+          new org.packetizer.core.api.TargetSpec(triple, cpu, features, bits)).orElseThrow(() -> new IllegalArgumentException(
+              "--check cannot run code for " + triple + " here"));
+      // the packet function stays vector-length agnostic (no vscale_range); qemu runs it at this length
+      org.packetizer.core.check.CrossTarget agnostic = new org.packetizer.core.check.CrossTarget(t.name(),
+          new org.packetizer.core.api.TargetSpec(triple, cpu, features, 0), t.qemu(), t.qemuCpu(), t.sysroot(), t.gcc(),
+          t.clangTarget());
+      DifferentialCheck.Builder b = DifferentialCheck.builder(m, req.scalar(), shim, n).params(plan.specs()).ulps(plan.ulps())
+          .progress(progress).crossTarget(agnostic);
+      long start = System.nanoTime();
+      try (DifferentialCheck check = b.build()) {
+        CheckResult r = check.runMany(req.runs(), req.seed());
+        Outcome o = Outcome.of(r, req.runs(), System.nanoTime() - start);
+        if (!o.passed()) {
+          return new Outcome(false, o.lanesCompared(), o.bytesCompared(), o.firstDifferingLane(), "at " + bits + "-bit vectors ("
+              + n + " lanes, qemu -cpu " + t.qemuCpu() + "):\n" + o.report(), o.runs(), o.nanos(), false, null, null);
+        }
+        lanes += o.lanesCompared();
+        bytes += o.bytesCompared();
+        nanos += o.nanos();
+        runs += o.runs();
+      }
+    }
+    return new Outcome(true, (int) lanes, bytes, -1, "", runs, nanos, false, null, null);
   }
 
   /**

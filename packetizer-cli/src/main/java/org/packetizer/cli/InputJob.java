@@ -422,6 +422,12 @@ final class InputJob implements Callable<InputJob.Result> {
   private static String emulatedBy(LlvmModule m, PacketizationResult r) {
     if (!HardwareWidth.crossTarget(m.targetTriple())) return "";
     try {
+      Optional<Function> packet = m.function(llvmForm(m, r));
+      if (packet.isPresent() && Checker.isScalable(packet.get())) {
+        boolean riscv = org.packetizer.core.ir.TargetArch.of(m.targetTriple()) == org.packetizer.core.ir.TargetArch.RISCV64;
+        return ", under " + (riscv ? "qemu-riscv64 at VLEN " : "qemu-aarch64 at SVE ") + Checker.scalableBits(m.targetTriple())
+            .stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + " bits";
+      }
       Checker.Request probe = new Checker.Request(new byte[0], new byte[0], r.scalarFunction(), llvmForm(m, r), r.width(),
           r.params(), false, null, null, 0, 0, null, null, null);
       return Checker.crossTarget(m, probe).map(t -> ", under " + t.qemu() + " -cpu " + t.qemuCpu()).orElse("");

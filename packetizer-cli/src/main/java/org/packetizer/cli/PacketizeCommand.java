@@ -160,8 +160,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
 
   @Option(names = "--refill", paramLabel = "WHEN", arity = "0..1", fallbackValue = "on", preprocessor = AttachedOnly.class,
       description = "With --array-driver: lane refill (docs/drivers.md). on (the default value): for a function with a loop"
-          + " (the outermost one whose trip count differs between lanes), lanes that leave the loop finish their element and"
-          + " take the next one while the others keep iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
+          + " at its top level, lanes that leave the loop finish their element and take the next one while the others keep"
+          + " iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
           + " half of the instructions, an x86 target with AVX2 or AVX-512) a driver that times the plain and the refill body on chunks of the input and runs"
           + " the faster; off: the plain driver. A remark reports the decision (attach it: --refill=auto).")
   String refill;
@@ -184,7 +184,9 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   @Option(names = "--scalable",
       description = "Scalable packets: the packet function takes <vscale x W x T> values and a <vscale x W x i1>"
           + " predicate (always masked) and computes vscale x W lanes, vscale known only at run time (SVE, RISC-V V)."
-          + " Lane-wise code only: anything that names a lane is refused as UNSUPPORTED (docs/cross-targets.md).")
+          + " With --vector-abi: the SVE variant _ZGVsMx..._F (svbool_t predicate); with --array-driver: a loop under"
+          + " whilelt predicates; --check runs it under qemu at several vector lengths. Code that moves data between"
+          + " lanes is refused as UNSUPPORTED (docs/cross-targets.md).")
   boolean scalable;
 
   @Option(names = "--declared-variants",

@@ -107,13 +107,33 @@ class CrossTargetCliTest {
     String ir = Files.readString(out);
     assertTrue(ir.contains("@mandelbrot_simd4(<vscale x 4 x float> %x0, <vscale x 4 x float> %y0, i32 %maxIter, <vscale x 4 x i1> %mask)")
         || ir.matches("(?s).*define <vscale x 4 x i32> @mandelbrot_simd4\\(<vscale x 4 x float>.*<vscale x 4 x i1>.*"), ir);
-    // a kernel that names lanes: refused, exit 3, nothing written
-    Path call = Cli.bundled(dir, "call03");
+    // a kernel that names lanes (mem35: a per-lane memset, extractelement at lane 1..3): refused, exit 3, nothing written
+    Path call = Cli.bundled(dir, "mem35");
     Path out2 = dir.resolve("c.ll");
-    r = Cli.run(call.toString(), "-f", "call03", "-w", "4", "--target-triple", "aarch64-linux-gnu", "--target-features", "+sve",
-        "--scalable", "-S", "-o", out2.toString());
+    r = Cli.run(call.toString(), "-f", "mem35", "-w", "4", "--params", "vv", "--target-triple", "aarch64-linux-gnu",
+        "--target-features", "+sve", "--scalable", "-S", "-o", out2.toString());
     assertEquals(ExitCodes.UNSUPPORTED, r.code(), r::toString);
-    assertTrue(r.err().contains("scalable packets") && r.err().contains("llvm.exp"), r::toString);
+    assertTrue(r.err().contains("scalable packets") && r.err().contains("extractelement"), r::toString);
     assertFalse(Files.exists(out2));
+  }
+
+  @Test
+  void checkRunsScalablePacketsUnderQemuAtSeveralVectorLengths() throws IOException {
+    Assumptions.assumeTrue(org.packetizer.core.check.CrossTarget.sve(512).missing().isEmpty(), "SKIPPED LOUDLY: no qemu-aarch64");
+    // call03 calls expf: the scalable function loops over its vscale × 4 lanes for llvm.exp
+    Path bc = Cli.bundled(dir, "call03");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "call03", "-w", "4", "--target-triple", "aarch64-linux-gnu", "--target-features",
+        "+sve", "--scalable", "--check", "-o", dir.resolve("c.bc").toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("all equal") && r.err().contains("under qemu-aarch64 at SVE 128, 256, 512 bits")
+        || r.out().contains("all equal") && r.out().contains("under qemu-aarch64 at SVE 128, 256, 512 bits"), r::toString);
+    // the SVE vector-function-ABI variant, checked through its LLVM form
+    Path m = Cli.bundled(dir, "mandelbrot");
+    r = Cli.run(m.toString(), "-f", "mandelbrot", "-w", "4", "--params", "vvu", "--target-triple", "aarch64-linux-gnu",
+        "--target-features", "+sve", "--scalable", "--vector-abi", "--check", "-S", "-o", dir.resolve("m.ll").toString());
+    assertEquals(0, r.code(), r::toString);
+    String ir = Files.readString(dir.resolve("m.ll"));
+    assertTrue(ir.contains("@_ZGVsMxvvu_mandelbrot(<vscale x 4 x float>") && ir.contains("<vscale x 16 x i1> %pg"), ir);
+    assertTrue((r.out() + r.err()).contains("all equal"), r::toString);
   }
 }

@@ -89,7 +89,7 @@ final class Pipeline {
     // a vector-function-ABI variant named for another ISA than the scalar function's is emitted for that
     // ISA from the start (vector math variants, the hardware width, nested packet versions of callees):
     // the module's functions carry the ISA's features during the run and get their own back afterwards
-    Map<String, Optional<String>> savedFeatures = options.vectorAbi() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
+    Map<String, Optional<String>> savedFeatures = options.vectorAbi() && !options.scalable() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
     try {
       if (options.scalable()) return runScalable(options, module, scalarName, simdName);
       PacketizationResult r = new Pipeline(options, module, scalarName, null).run(simdName);
@@ -120,20 +120,32 @@ final class Pipeline {
    */
   private static PacketizationResult runScalable(PacketizerOptions options, LlvmModule module, String scalarName,
       String simdName) {
-    if (options.vectorAbi() || options.cAbi() || options.arrayDriver().isPresent()) {
-      throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "scalable packets are published as LLVM functions"
-          + " only: not with the vector function ABI, the C form or an array driver", scalarName);
+    if (options.cAbi()) {
+      throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "scalable packets are published as LLVM functions,"
+          + " SVE vector-function-ABI variants (--vector-abi) and array drivers: not in the C form (--c-abi)", scalarName);
     }
-    if (simdName == null || simdName.isBlank()) {
+    boolean sveAbi = options.vectorAbi();
+    if (sveAbi) {
+      Function scalar = module.function(scalarName).orElseThrow(() -> Legality.noSuchFunction(module, scalarName));
+      org.packetizer.core.scalable.ScalableVectorAbi.requireSve(module, scalar, scalarName);
+    }
+    if (!sveAbi && (simdName == null || simdName.isBlank())) {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "the SIMD function needs a name", scalarName);
     }
-    String fixedName = simdName + ".fixed";
-    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).lanesMayBeRetyped(true).masked(true).wrapperMode(WrapperMode.DIRECT)
+    String fixedName = (sveAbi ? "__packetizer.sve." + scalarName : simdName) + ".fixed";
+    PacketizerOptions fixedOptions = options.toBuilder().scalable(false).vectorAbi(false).arrayDriver((String) null).lanesMayBeRetyped(true).masked(true).wrapperMode(WrapperMode.DIRECT)
         .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).memoryStrategy(MemoryStrategy.GATHER).build();
-    if (module.function(simdName).isPresent()) {
+    if (!sveAbi && module.function(simdName).isPresent()) {
       throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + simdName + " already exists in the module", scalarName);
     }
+    Function scalarFn = module.function(scalarName).orElseThrow(() -> Legality.noSuchFunction(module, scalarName));
+    requireNoScalarVectorsOfWidth(scalarFn, options.width(), scalarName, new HashSet<>());
+    Set<String> existing = new HashSet<>();
+    for (Function f : module.functions()) existing.add(f.name());
     PacketizationResult fixed = new Pipeline(fixedOptions, module, scalarName, null).run(fixedName);
+    // what this packetization made (packet versions of callees, exact vector helpers) may be re-typed too
+    Set<String> made = new HashSet<>();
+    for (Function f : module.functions()) if (!existing.contains(f.name())) made.add(f.name());
     for (int i = 0; i < fixed.params().size(); i++) {
       if (fixed.params().get(i) instanceof ParamKind.SoaPointer) {
         // its packet layout {<W x T>, ...} puts field j of lane k at a byte offset that depends on the lane count
@@ -142,18 +154,86 @@ final class Pipeline {
             + " or l", scalarName, null, null);
       }
     }
+    String published = simdName;
+    if (sveAbi) {
+      // the SVE variant's name follows from the parameter kinds; the packet function itself is NAME.ir
+      String mangled = org.packetizer.core.scalable.ScalableVectorAbi.mangledName(scalarName, fixed.params());
+      if (simdName != null && !simdName.isBlank() && !simdName.equals(mangled)) {
+        throw PacketizationException.invalid(Rejection.INVALID_NAME, "the SVE vector-function-ABI variant of @" + scalarName
+            + " with these parameters is @" + mangled + ", not @" + simdName, scalarName);
+      }
+      for (String n : List.of(mangled, mangled + org.packetizer.core.mapping.SignatureAbi.IR_FORM_SUFFIX)) {
+        if (module.function(n).map(f -> !f.isDeclaration()).orElse(false)) {
+          throw PacketizationException.invalid(Rejection.INVALID_NAME, "@" + n + " already exists in the module", scalarName);
+        }
+      }
+      published = mangled;
+      simdName = mangled + org.packetizer.core.mapping.SignatureAbi.IR_FORM_SUFFIX;
+    }
     Function fixedFn = module.function(fixedName).orElseThrow();
-    org.packetizer.core.scalable.ScalablePackets.build(module, fixedFn, simdName, options.width(), scalarName);
+    org.packetizer.core.scalable.ScalablePackets.build(module, fixedFn, simdName, options.width(), scalarName, made);
     fixedFn.delete();
+    // the fixed-width packet versions of callees (now re-typed) and helpers nothing calls any more
+    for (boolean removed = true; removed; ) {
+      removed = false;
+      for (Function f : module.functions()) {
+        if (made.contains(f.name()) && !f.name().equals(simdName) && !f.hasUses()) {
+          f.delete();
+          removed = true;
+          break;
+        }
+      }
+    }
     Function scalable = module.function(simdName).orElseThrow();
     scalable.verify().ifPresent(msg -> {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL,
           "internal error: the scalable packet function is invalid: " + msg, scalarName);
     });
+    if (sveAbi) {
+      Function declared = module.function(published).orElse(null);
+      if (declared != null) {
+        // a declaration the module already had (a caller of the variant): the definition replaces it
+        String tmp = "__packetizer.sve.pub." + published;
+        org.packetizer.core.scalable.ScalableVectorAbi.publish(module, simdName, tmp, options.width(), scalarName);
+        Function def = module.function(tmp).orElseThrow();
+        declared.replaceAllUsesWith(def);
+        declared.delete();
+        def.setName(published);
+      } else {
+        org.packetizer.core.scalable.ScalableVectorAbi.publish(module, simdName, published, options.width(), scalarName);
+      }
+    }
     Remark note = new Remark(Remark.Kind.NOTE, scalarName, null, null, "scalable packet function @" + simdName + ": "
-        + scalable.functionType() + " (vscale x " + options.width() + " lanes, last parameter the predicate)");
+        + scalable.functionType() + " (vscale x " + options.width() + " lanes, last parameter the predicate)"
+        + (sveAbi ? "; SVE vector-function-ABI variant @" + published + " (svbool_t predicate)" : ""));
     options.remarks().accept(note);
-    return fixed.withPacketFunction(simdName).withRemark(note);
+    PacketizationResult result = fixed.withPacketFunction(published).withRemark(note);
+    if (options.arrayDriver().isPresent()) result = ArrayDriver.buildScalable(module, result, simdName, options);
+    return result;
+  }
+
+  /**
+   * The re-typing turns every {@code <W x T>} into {@code <vscale x W x T>}: a vector of W lanes the
+   * scalar function (or one it calls) computes itself, e.g. an SLP-vectorized {@code <4 x float>},
+   * would be re-typed too and mean something else. Refused instead.
+   */
+  private static void requireNoScalarVectorsOfWidth(Function f, int w, String scalarName, Set<String> seen) {
+    if (f.isDeclaration() || !seen.add(f.name())) return;
+    for (var bl : f.blocks()) {
+      for (var inst : bl.instructions()) {
+        boolean bad = inst.type().isVector() && inst.type().vectorSize() == w;
+        for (var op : inst.operands()) bad |= op != null && op.type().isVector() && op.type().vectorSize() == w;
+        if (bad) {
+          throw PacketizationException.unsupported(Rejection.SCALABLE_VECTOR, "scalable packets: @" + f.name() + " computes"
+              + " vectors of " + w + " lanes itself, which re-typing to vscale × " + w + " lanes would change; packetize"
+              + " with another width", scalarName, bl.describe(), inst.print().strip());
+        }
+        if (inst.opcode() == org.packetizer.core.ir.Opcode.CALL) {
+          var callee = inst.operand(inst.numOperands() - 1);
+          if (callee != null && callee.isFunction()) requireNoScalarVectorsOfWidth(Function.of(callee.ref()), w, scalarName, seen);
+        }
+      }
+    }
   }
 
   /** Packetizes the scalar function into {@code simdName}; the module is unchanged on failure. */

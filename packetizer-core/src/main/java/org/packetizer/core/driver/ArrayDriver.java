@@ -167,6 +167,140 @@ public final class ArrayDriver {
     return r0.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));
   }
 
+  /**
+   * The array driver of a scalable packet function {@code scalableName} ({@code --scalable
+   * --array-driver}): the same C signature as {@link #build}; the body loops over the n elements
+   * vscale × W at a time, each step's predicate {@code llvm.get.active.lane.mask(i, n)} (SVE's {@code
+   * whilelo}; the last step partial), masked loads of the varying inputs, one call, a masked store of
+   * the results. Nothing outside the n elements is read or written; no scalar epilogue.
+   */
+  public static PacketizationResult buildScalable(LlvmModule module, PacketizationResult result, String scalableName,
+      PacketizerOptions options) {
+    String fn = result.scalarFunction();
+    String name = options.arrayDriverName(fn).orElseThrow();
+    Function scalar = module.function(fn).orElseThrow();
+    if (module.function(name).isPresent() || module.global(name).isPresent() || module.hasAlias(name)) {
+      throw PacketizationException.invalid(Rejection.INVALID_NAME, "the array driver's name @" + name + " is already used in"
+          + " the module; choose another name pattern (--array-driver=PATTERN, * stands for the scalar function's name)", fn);
+    }
+    List<ParamKind> kinds = result.params();
+    List<Type> scalarParams = scalar.functionType().paramTypes();
+    Type rt = scalar.returnType();
+    for (int i = 0; i <= kinds.size(); i++) {
+      Type t = i < kinds.size() ? scalarParams.get(i) : rt;
+      if (i == kinds.size() && t.isVoid()) continue;
+      String what = i < kinds.size() ? "parameter #" + i + " of type " + t : "results of type " + t;
+      if (cType(t) == null || t.isInteger(1)) {
+        throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the scalable array driver cannot pass "
+            + what + ": only i8/i16/i32/i64, float, double and pointers have a C element type here", fn, null, null);
+      }
+    }
+    Function packet = module.function(scalableName).orElseThrow();
+    List<Type> pts = packet.functionType().paramTypes();
+    int w = result.width();
+    String maskT = "<vscale x " + w + " x i1>";
+    StringBuilder params = new StringBuilder();
+    List<String> cNames = cNames(scalar, !rt.isVoid());
+    StringBuilder body = new StringBuilder();
+    StringBuilder decls = new StringBuilder();
+    java.util.Set<String> declared = new java.util.HashSet<>();
+    List<String> args = new ArrayList<>();
+    for (int i = 0; i < kinds.size(); i++) {
+      Type t = scalarParams.get(i);
+      String a = "%a" + i;
+      ParamKind k = kinds.get(i);
+      params.append(k instanceof ParamKind.Varying ? "ptr" : t.toString()).append(' ').append(a).append(", ");
+      if (k instanceof ParamKind.Varying) {
+        String vt = pts.get(i).toString();
+        String ld = "llvm.masked.load." + nxv(w, t) + ".p0";
+        if (declared.add(ld)) decls.append("declare ").append(vt).append(" @").append(ld).append("(ptr, i32, ").append(maskT)
+            .append(", ").append(vt).append(")\n");
+        body.append("  %p").append(i).append(" = getelementptr ").append(t).append(", ptr ").append(a).append(", i64 %i\n");
+        body.append("  %x").append(i).append(" = call ").append(vt).append(" @").append(ld).append("(ptr %p").append(i)
+            .append(", i32 ").append(module.abiAlignment(t)).append(", ").append(maskT).append(" %m, ").append(vt).append(" poison)\n");
+        args.add(vt + " %x" + i);
+      } else if (k instanceof ParamKind.Linear lin) {
+        if (t.isPointer()) {
+          body.append("  %o").append(i).append(" = mul i64 %i, ").append(lin.step()).append('\n');
+          body.append("  %x").append(i).append(" = getelementptr i8, ptr ").append(a).append(", i64 %o").append(i).append('\n');
+        } else {
+          body.append("  %o").append(i).append(" = mul i64 %i, ").append(lin.step()).append('\n');
+          String o = "%o" + i;
+          if (t.intWidth() < 64) {
+            body.append("  %t").append(i).append(" = trunc i64 %o").append(i).append(" to ").append(t).append('\n');
+            o = "%t" + i;
+          }
+          body.append("  %x").append(i).append(" = add ").append(t).append(' ').append(a).append(", ").append(o).append('\n');
+        }
+        args.add(t + " %x" + i);
+      } else {
+        args.add(t + " " + a);
+      }
+    }
+    args.add(maskT + " %m");
+    if (!rt.isVoid()) params.append("ptr %out, ");
+    params.append("i64 %n");
+    String prt = packet.returnType().toString();
+    decls.append("declare ").append(prt).append(" @").append(quoteName(scalableName)).append('(')
+        .append(String.join(", ", pts.stream().map(Type::toString).toList())).append(")\n");
+    decls.append("declare i64 @llvm.vscale.i64()\n");
+    decls.append("declare ").append(maskT).append(" @llvm.get.active.lane.mask.nxv").append(w).append("i1.i64(i64, i64)\n");
+    StringBuilder text = new StringBuilder(decls);
+    text.append("define void @").append(quoteName(name)).append('(').append(params).append(") {\n")
+        .append("entry:\n  %vscale = call i64 @llvm.vscale.i64()\n  %step = mul i64 %vscale, ").append(w).append('\n')
+        .append("  %some = icmp ne i64 %n, 0\n  br i1 %some, label %packet, label %done\n")
+        .append("packet:\n  %i = phi i64 [ 0, %entry ], [ %next, %packet ]\n")
+        .append("  %m = call ").append(maskT).append(" @llvm.get.active.lane.mask.nxv").append(w).append("i1.i64(i64 %i, i64 %n)\n")
+        .append(body);
+    if (rt.isVoid()) {
+      text.append("  call void @").append(quoteName(scalableName)).append('(').append(String.join(", ", args)).append(")\n");
+    } else {
+      String st = "llvm.masked.store." + nxv(w, rt) + ".p0";
+      text.insert(0, "declare void @" + st + "(" + prt + ", ptr, i32, " + maskT + ")\n");
+      text.append("  %r = call ").append(prt).append(" @").append(quoteName(scalableName)).append('(').append(String.join(", ", args)).append(")\n")
+          .append("  %q = getelementptr ").append(rt).append(", ptr %out, i64 %i\n")
+          .append("  call void @").append(st).append('(').append(prt).append(" %r, ptr %q, i32 ").append(module.abiAlignment(rt))
+          .append(", ").append(maskT).append(" %m)\n");
+    }
+    text.append("  %next = add i64 %i, %step\n  %more = icmp ult i64 %next, %n\n  br i1 %more, label %packet, label %done\n")
+        .append("done:\n  ret void\n}\n");
+    LlvmModule parsed = ctx(module).parseIr(text.toString(), "scalable-driver:" + name);
+    try {
+      parsed.setTargetTriple(module.targetTriple());
+      parsed.setDataLayout(module.dataLayoutString());
+      Function d = parsed.function(name).orElseThrow();
+      for (var e : scalar.stringAttributes().entrySet()) {
+        if (!e.getKey().startsWith("_ZGV")) d.setStringAttribute(e.getKey(), e.getValue());
+      }
+      d.addEnumAttribute("nounwind");
+      for (int i = 0; i < cNames.size(); i++) d.param(i).setName(cNames.get(i));
+    } catch (RuntimeException e) {
+      parsed.close();
+      throw e;
+    }
+    module.linkIn(parsed);
+    module.verify().ifPresent(msg -> {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the scalable array driver is"
+          + " invalid: " + msg, fn);
+    });
+    String decl = cDeclaration(name, kinds, scalarParams, rt, cNames);
+    Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays"
+        + " vscale x " + w + " elements per call of @" + scalableName + ", the predicate from llvm.get.active.lane.mask");
+    options.remarks().accept(note);
+    return result.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, scalableName));
+  }
+
+  private static LlvmContext ctx(LlvmModule m) { return m.context(); }
+
+  private static String nxv(int w, Type t) {
+    String e = t.isFloat() ? "f32" : t.isDouble() ? "f64" : t.isPointer() ? "p0" : "i" + t.intWidth();
+    return "nxv" + w + e;
+  }
+
+  private static String quoteName(String name) {
+    return name.matches("[A-Za-z$._][\\w$.]*") ? name : "\"" + name.replace("\"", "\\22") + "\"";
+  }
+
   /** Declares the driver function: C-callable, the scalar function's target attributes, C parameter names. */
   private static Function newDriver(LlvmModule module, Function scalar, String name, List<Type> driverParams, Type rt,
       String fn) {

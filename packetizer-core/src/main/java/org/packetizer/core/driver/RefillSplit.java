@@ -56,6 +56,12 @@ import org.packetizer.core.prepare.Preparer;
  * and a function that skips the loop for some inputs (a guard, an early return) needs no special case.
  * Only a loop at the top level of the loop forest is cut: then every value defined in {@code iter}'s
  * blocks is defined in the same call (H dominates the loop, and the code after it cannot reach H).
+ * Cutting at a per-lane loop inside a uniform loop (rows around a per-pixel loop) was built and
+ * tested (commit df25695: the outer loop's values as state in stack slots) and measured 3.3-6.6x
+ * slower than the plain driver: with one state, {@code iter} holds the outer loop's code, which the
+ * packet function runs (linearized, masked, with a loop in it) in every inner iteration. Doing it
+ * well needs a second state at the inner loop's exit (a third function, run only for the lanes
+ * that left); docs/drivers.md.
  */
 final class RefillSplit {
   private RefillSplit() {}
@@ -109,18 +115,8 @@ final class RefillSplit {
     LoopForest.Loop<Block> best = null;
     int bestSize = -1;
     boolean divergent = false;
-    // candidates: the top-level loops and, inside a loop whose trip count is the same in every lane, its
-    // outermost loops whose trip count differs (a per-lane loop inside a uniform loop, e.g. over rows)
-    List<LoopForest.Loop<Block>> candidates = new ArrayList<>();
-    ArrayDeque<LoopForest.Loop<Block>> walk = new ArrayDeque<>(cfg.loops().topLevel());
-    while (!walk.isEmpty()) {
-      LoopForest.Loop<Block> l = walk.pop();
-      candidates.add(l);
-      if (!div.isDivergentLoop(l)) walk.addAll(l.children());
-    }
-    for (LoopForest.Loop<Block> l : candidates) {
+    for (LoopForest.Loop<Block> l : cfg.loops().topLevel()) {
       if (!cfg.isReachable(l.header())) continue;
-      if (l.depth() > 1 && !div.isDivergentLoop(l)) continue; // an inner uniform loop: only its divergent children count
       int size = 0;
       for (Block b : l.blocks()) size += b.instructions().size();
       boolean d = div.isDivergentLoop(l);
@@ -163,11 +159,6 @@ final class RefillSplit {
         }
       }
     }
-    // values of iter's blocks whose definition does not precede every use within one iter call (a loop
-    // around H: the code of the outer loop runs in the call that leaves H's loop, and its values are used
-    // in later calls): they are state too, and kept in stack slots inside the parts (see Part)
-    Set<Value> crossing = crossingValues(iterRegion, h);
-    liveIns.addAll(crossing);
     List<Value> state = new ArrayList<>(headerPhis);
     state.addAll(liveIns);
     List<Type> stateTypes = new ArrayList<>();
@@ -212,11 +203,7 @@ final class RefillSplit {
         preMap.put(temp.param(i), pre.param(i));
         pre.param(i).setName(temp.param(i).name());
       }
-      for (Value v : crossing) {
-        Block d = v.block().orElseThrow();
-        if (!preRegion.contains(d)) preMap.put(v, v.type().poison()); // not computed before the loop is reached
-      }
-      new Part(module, scalar, pre, preRegion, temp.entry(), h, headerPhis, liveIns, preMap, retT, rt, crossing).build();
+      new Part(module, scalar, pre, preRegion, temp.entry(), h, headerPhis, liveIns, preMap, retT, rt).build();
       // iter: the state, then the uniform parameters
       List<Type> iterParams = new ArrayList<>(stateTypes);
       for (int i : uniformArgs) iterParams.add(temp.functionType().paramTypes().get(i));
@@ -231,7 +218,7 @@ final class RefillSplit {
         iterMap.put(p, iter.param(state.size() + k));
         iter.param(state.size() + k).setName(p.name());
       }
-      new Part(module, scalar, iter, iterRegion, h, h, headerPhis, liveIns, iterMap, retT, rt, crossing).build();
+      new Part(module, scalar, iter, iterRegion, h, h, headerPhis, liveIns, iterMap, retT, rt).build();
       for (Function f : List.of(pre, iter)) {
         Optional<String> bad = f.verify();
         if (bad.isPresent()) throw new IllegalStateException("@" + f.name() + " is invalid: " + bad.get());
@@ -315,77 +302,6 @@ final class RefillSplit {
     return Optional.empty();
   }
 
-  /**
-   * The values defined in {@code region} (iter's blocks: H and what H reaches without coming back to
-   * it) that some use in the region sees without its definition having run in the same call: the
-   * definition does not dominate the use in the graph of one call (entry H, edges into H removed). With
-   * H at the top level that never happens (H dominates the loop and the code after it cannot reach H);
-   * with a loop around H it does: the outer loop's counter, defined at its header, is used by its latch.
-   */
-  private static Set<Value> crossingValues(Set<Block> region, Block h) {
-    List<Block> order = new ArrayList<>(region);
-    Map<Block, Integer> index = new HashMap<>();
-    for (int i = 0; i < order.size(); i++) index.put(order.get(i), i);
-    Map<Block, List<Block>> preds = new HashMap<>();
-    for (Block b : order) {
-      for (Block succ : b.successors()) {
-        if (!succ.equals(h) && region.contains(succ)) preds.computeIfAbsent(succ, x -> new ArrayList<>()).add(b);
-      }
-    }
-    int n = order.size();
-    java.util.BitSet[] dom = new java.util.BitSet[n];
-    for (int i = 0; i < n; i++) {
-      dom[i] = new java.util.BitSet(n);
-      if (order.get(i).equals(h)) dom[i].set(i);
-      else dom[i].set(0, n);
-    }
-    boolean changed = true;
-    while (changed) {
-      changed = false;
-      for (int i = 0; i < n; i++) {
-        Block b = order.get(i);
-        if (b.equals(h)) continue;
-        java.util.BitSet d = null;
-        for (Block p : preds.getOrDefault(b, List.of())) {
-          if (d == null) d = (java.util.BitSet) dom[index.get(p)].clone();
-          else d.and(dom[index.get(p)]);
-        }
-        if (d == null) d = new java.util.BitSet(n);
-        d.set(i);
-        if (!d.equals(dom[i])) {
-          dom[i] = d;
-          changed = true;
-        }
-      }
-    }
-    Set<Value> out = new LinkedHashSet<>();
-    java.util.function.BiConsumer<Value, Block> use = (v, at) -> {
-      if (v == null || !v.isInstruction() || v.isBasicBlockValue()) return;
-      Block d = v.block().orElse(null);
-      if (d == null || !region.contains(d) || d.equals(h) && v.opcode() == Opcode.PHI) return;
-      if (!dom[index.get(at)].get(index.get(d))) out.add(v);
-    };
-    for (Block b : order) {
-      for (Value i : b.instructions()) {
-        if (i.opcode() == Opcode.PHI) {
-          if (b.equals(h)) {
-            // H's incoming values are returned at the end of the block that jumps to H
-            for (int k = 0; k < i.incomingCount(); k++) {
-              if (region.contains(i.incomingBlock(k))) use.accept(i.incomingValue(k), i.incomingBlock(k));
-            }
-            continue;
-          }
-          for (int k = 0; k < i.incomingCount(); k++) {
-            if (region.contains(i.incomingBlock(k))) use.accept(i.incomingValue(k), i.incomingBlock(k));
-          }
-        } else {
-          for (Value o : i.operands()) if (o != null && !o.isMetadataAsValue()) use.accept(o, b);
-        }
-      }
-    }
-    return out;
-  }
-
   /** Blocks reachable from {@code start} without passing through {@code cut} (start included). */
   private static Set<Block> reachableAvoiding(Block start, Block cut) {
     Set<Block> seen = new LinkedHashSet<>();
@@ -434,12 +350,9 @@ final class RefillSplit {
     private final Set<Value> liveIns;
     private final Map<Value, Value> vmap;
     private final Type retT, rt;
-    /** State values defined in the region that a use may see from an earlier call: kept in stack slots. */
-    private final Set<Value> crossing;
 
     Part(LlvmModule module, Function scalar, Function f, Set<Block> region, Block start, Block h, List<Value> headerPhis,
-        Set<Value> liveIns, Map<Value, Value> vmap, Type retT, Type rt, Set<Value> crossing) {
-      this.crossing = crossing;
+        Set<Value> liveIns, Map<Value, Value> vmap, Type retT, Type rt) {
       this.module = module;
       this.scalar = scalar;
       this.f = f;
@@ -466,9 +379,6 @@ final class RefillSplit {
       order.add(start);
       for (Block b : start.parent().blocks()) if (region.contains(b) && !b.equals(start)) order.add(b);
       Map<Block, Block> bmap = new HashMap<>();
-      Block slots = crossing.isEmpty() ? null : f.appendBlock("state.slots");
-      Map<Value, Value> initial = new LinkedHashMap<>();
-      for (Value v : crossing) initial.put(v, vmap.getOrDefault(v, v.type().poison()));
       for (Block b : order) bmap.put(b, f.appendBlock(b.name()));
       Map<Block, Block> cuts = new LinkedHashMap<>();
       List<Value[]> rets = new ArrayList<>();
@@ -546,51 +456,7 @@ final class RefillSplit {
           if (!rt.isVoid()) agg = b.insertValue(agg, map(inst.operand(0)), retT.structElements().size() - 1, "");
           b.ret(agg);
         }
-        if (slots != null) slotCrossingValues(b, slots, bmap.get(start), initial);
       }
-    }
-
-    /**
-     * A crossing value v has two sources in one call: the state (the parameter, in iter) until its
-     * definition runs, the definition after. A stack slot per value holds the current one (the initial
-     * value stored first, the definition's value stored right after it, every use a load), then SROA
-     * makes SSA values and phis of them again.
-     */
-    private void slotCrossingValues(IrBuilder b, Block slots, Block first, Map<Value, Value> initial) {
-      b.atEnd(slots);
-      Map<Value, Value> slotOf = new LinkedHashMap<>();
-      for (var e : initial.entrySet()) {
-        Value slot = b.alloca(e.getKey().type(), e.getKey().name() + ".slot");
-        b.store(e.getValue(), slot);
-        slotOf.put(e.getKey(), slot);
-      }
-      b.br(first);
-      for (var e : slotOf.entrySet()) {
-        Value def = vmap.get(e.getKey());
-        if (def == null || !def.isInstruction() || !def.block().map(x -> x.parent().equals(f)).orElse(false)) continue;
-        Value slot = e.getValue();
-        Type t = e.getKey().type();
-        for (Value u : List.copyOf(def.users())) {
-          if (u.opcode() == Opcode.PHI) {
-            for (int k = 0; k < u.incomingCount(); k++) {
-              if (!u.incomingValue(k).equals(def)) continue;
-              b.before(u.incomingBlock(k).terminator());
-              u.setOperand(k, b.load(t, slot, def.name() + ".cur"));
-            }
-          } else {
-            b.before(u);
-            Value cur = b.load(t, slot, def.name() + ".cur");
-            for (int k = 0; k < u.numOperands(); k++) {
-              Value o = u.operand(k);
-              if (o != null && o.equals(def)) u.setOperand(k, cur);
-            }
-          }
-        }
-        Value after = def.opcode() == Opcode.PHI ? def.block().orElseThrow().firstNonPhi() : def.nextInstruction();
-        b.before(after);
-        b.store(def, slot);
-      }
-      LlvmModule.runPasses(f, "sroa", null);
     }
 
     private Value map(Value v) {

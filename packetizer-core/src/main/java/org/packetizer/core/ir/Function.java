@@ -52,6 +52,7 @@ public final class Function extends Value {
 
   /** Internal linkage: not visible outside its module. */
   public void setInternalLinkage() { LLVMSetLinkage(ref, LLVMInternalLinkage); }
+  public void setExternalLinkage() { LLVMSetLinkage(ref, LLVMExternalLinkage); }
 
   public Block appendBlock(String name) {
     return new Block(LLVMAppendBasicBlockInContext(LLVMGetTypeContext(LLVMTypeOf(ref)), ref, name));

@@ -76,6 +76,23 @@ public final class IrBuilder implements AutoCloseable {
     return constVector(List.of(es));
   }
 
+  /**
+   * Lane k's number times {@code step}, {@code <0, step, 2*step, ...>}: a constant vector, or, when
+   * {@code scalableLater} (the packet function will be re-typed to vscale × n lanes), {@code
+   * llvm.stepvector} times step, which LLVM keeps as a call (it does not fold the fixed-width form) and
+   * which stays right for any number of lanes.
+   */
+  public Value laneNumbers(LlvmModule module, Type intType, int n, long step, boolean scalableLater) {
+    if (!scalableLater) {
+      Value[] es = new Value[n];
+      for (int i = 0; i < n; i++) es[i] = constInt(intType, i * step);
+      return constVector(List.of(es));
+    }
+    Type vt = intType.vectorOf(n);
+    Value lanes = call(module.intrinsic("llvm.stepvector", vt), List.of(), "lane.numbers");
+    return step == 1 ? lanes : mul(lanes, splat(constInt(intType, step), n, ""), "lane.offsets");
+  }
+
   // ---- arithmetic ----
 
   public Value binop(Opcode op, Value a, Value c, String name) {

@@ -68,10 +68,21 @@ public final class SpmdIntrinsics {
 
   /** For packetizing {@code function} (the scalar name, for messages) at width {@code width}. */
   public SpmdIntrinsics(LlvmModule module, int width, String function) {
+    this(module, width, function, false);
+  }
+
+  /**
+   * With {@code scalableLater} the packet function will be re-typed to vscale × width lanes: lane
+   * numbers come from {@code llvm.stepvector} and the packet width is {@code llvm.vscale} × width.
+   */
+  public SpmdIntrinsics(LlvmModule module, int width, String function, boolean scalableLater) {
     this.module = module;
     this.width = width;
     this.function = function;
+    this.scalableLater = scalableLater;
   }
+
+  private final boolean scalableLater;
 
   /** The intrinsic a function name stands for, if any. */
   public static Optional<Op> op(String name) {
@@ -158,8 +169,10 @@ public final class SpmdIntrinsics {
     Value emit(Op op) {
       Type rt = call.type();
       return switch (op) {
-        case LANE_INDEX -> b.laneIndices(rt, width);
-        case PACKET_WIDTH -> b.constInt(rt, width);
+        case LANE_INDEX -> b.laneNumbers(module, rt, width, 1, scalableLater);
+        case PACKET_WIDTH -> scalableLater
+            ? b.mul(b.call(module.intrinsic("llvm.vscale", rt), List.of(), name + ".vscale"), b.constInt(rt, width), name)
+            : b.constInt(rt, width);
         case ACTIVE_COUNT -> popcount(mask, rt);
         case ANY -> toResult(masks.any(active(0), name));
         case ALL -> toResult(b.not(masks.any(masks.andNot(mask, vecArg(0), name + ".off"), name + ".anyoff"), name));

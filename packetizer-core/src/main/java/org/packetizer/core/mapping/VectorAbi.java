@@ -144,7 +144,7 @@ public final class VectorAbi {
     int i = 4;
     if (name.length() < i + 3) throw bad(name, "too short");
     char isa = name.charAt(i++);
-    if (isa == 's') throw bad(name, "SVE variants (_ZGVs) take scalable vectors, which this packetizer does not emit");
+    if (isa == 's') throw bad(name, "SVE variants (_ZGVs) are made with --vector-abi --scalable (scalable packets), not from a name or a declared variant");
     if ("bcden".indexOf(isa) < 0) throw bad(name, "ISA '" + isa + "' is not an x86 one (b, c, d, e) or AArch64 Advanced SIMD (n)");
     char m = name.charAt(i++);
     if (m != 'M' && m != 'N') throw bad(name, "the mask token must be M or N, got '" + m + "'");

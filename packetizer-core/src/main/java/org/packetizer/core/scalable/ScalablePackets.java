@@ -48,7 +48,86 @@ public final class ScalablePackets {
       "llvm.roundeven", "llvm.smin", "llvm.smax", "llvm.umin", "llvm.umax", "llvm.abs", "llvm.ctpop", "llvm.ctlz",
       "llvm.cttz", "llvm.sadd.sat", "llvm.uadd.sat", "llvm.ssub.sat", "llvm.usub.sat", "llvm.fshl", "llvm.fshr",
       "llvm.bitreverse", "llvm.bswap", "llvm.masked.load", "llvm.masked.store", "llvm.masked.gather",
-      "llvm.masked.scatter");
+      "llvm.masked.scatter", "llvm.stepvector");
+
+  /**
+   * Element-wise intrinsics LLVM cannot expand on scalable vectors (it would call the libm function once
+   * per lane, which needs a known lane count): a helper loops over the vscale × W lanes instead, calling
+   * the scalar intrinsic once per lane (results bit-identical to the scalar function's).
+   */
+  private static final Set<String> PER_LANE = Set.of(
+      "llvm.sin", "llvm.cos", "llvm.tan", "llvm.asin", "llvm.acos", "llvm.atan", "llvm.atan2", "llvm.sinh", "llvm.cosh",
+      "llvm.tanh", "llvm.exp", "llvm.exp2", "llvm.exp10", "llvm.log", "llvm.log2", "llvm.log10", "llvm.pow", "llvm.powi",
+      "llvm.ldexp", "llvm.lrint", "llvm.llrint", "llvm.lround", "llvm.llround");
+
+  static boolean perLane(String name, int w) {
+    for (String base : PER_LANE) {
+      if (name.startsWith(base + ".v" + w)) return true;
+    }
+    return false;
+  }
+
+  private static final Pattern NAMED_TYPE = Pattern.compile("%(\"[^\"]*\"|[\\w$.-]+) = type ");
+
+  private static final Pattern DECLARE = Pattern.compile("^declare [^@]*@(\"[^\"]*\"|[\\w$.]+)\\(");
+
+  private static Optional<String> declaredName(String line) {
+    Matcher m = DECLARE.matcher(line.strip());
+    return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+  }
+
+  private static boolean hasPackets(Type fnType, int w) {
+    if (fnType.returnType().isVector()) return true;
+    for (Type t : fnType.paramTypes()) if (t.isVector()) return true;
+    return false;
+  }
+
+  /**
+   * The fixed-width text (re-typed with the caller) of {@code name}: {@code intrinsic} on each lane in a
+   * loop over vscale × w lanes. Scalar operands (powi's exponent) go through as they are.
+   */
+  static String perLaneHelper(Function intrinsic, String name, int w) {
+    Type ft = intrinsic.functionType();
+    Type rt = ft.returnType();
+    String scalarName = intrinsic.name().replaceAll("\\.v" + w + "(i\\d+|f16|bf16|f32|f64)", ".$1");
+    StringBuilder params = new StringBuilder();
+    StringBuilder lanes = new StringBuilder();
+    List<String> args = new ArrayList<>();
+    List<String> scalarParams = new ArrayList<>();
+    for (int i = 0; i < ft.paramTypes().size(); i++) {
+      Type t = ft.paramTypes().get(i);
+      if (i > 0) params.append(", ");
+      params.append(t).append(" %a").append(i);
+      if (t.isVector()) {
+        lanes.append("  %x").append(i).append(" = extractelement ").append(t).append(" %a").append(i).append(", i64 %i\n");
+        args.add(t.elementType() + " %x" + i);
+        scalarParams.add(t.elementType().toString());
+      } else {
+        args.add(t + " %a" + i);
+        scalarParams.add(t.toString());
+      }
+    }
+    Type re = rt.elementType();
+    return "declare " + re + " @" + scalarName + "(" + String.join(", ", scalarParams) + ")\n"
+        + "declare i64 @llvm.vscale.i64()\n"
+        + "define internal " + rt + " @" + quote(name) + "(" + params + ") {\n"
+        + "entry:\n"
+        + "  %vscale = call i64 @llvm.vscale.i64()\n"
+        + "  %n = mul i64 %vscale, " + w + "\n"
+        + "  br label %lane\n"
+        + "lane:\n"
+        + "  %i = phi i64 [ 0, %entry ], [ %next, %lane ]\n"
+        + "  %acc = phi " + rt + " [ poison, %entry ], [ %acc.next, %lane ]\n"
+        + lanes
+        + "  %y = call " + re + " @" + scalarName + "(" + String.join(", ", args) + ")\n"
+        + "  %acc.next = insertelement " + rt + " %acc, " + re + " %y, i64 %i\n"
+        + "  %next = add i64 %i, 1\n"
+        + "  %more = icmp ult i64 %next, %n\n"
+        + "  br i1 %more, label %lane, label %done\n"
+        + "done:\n"
+        + "  ret " + rt + " %acc.next\n"
+        + "}\n";
+  }
 
   /**
    * Makes {@code scalableName}, the scalable version of the masked {@code w}-wide packet function
@@ -57,22 +136,93 @@ public final class ScalablePackets {
    * @throws PacketizationException UNSUPPORTED naming the first instruction that is not lane-wise
    */
   public static Function build(LlvmModule module, Function fixed, String scalableName, int w, String scalarName) {
+    return build(module, fixed, scalableName, w, scalarName, null);
+  }
+
+  /**
+   * As {@link #build(LlvmModule, Function, String, int, String)}; {@code made} names the functions this
+   * packetization made (packet versions of callees, exact vector helpers): a call of one of them with
+   * packets gets a scalable version of it too. Null: none (calls with packets are refused).
+   */
+  public static Function build(LlvmModule module, Function fixed, String scalableName, int w, String scalarName,
+      Set<String> made) {
+    return new Builder(module, w, scalarName, made).build(fixed, scalableName);
+  }
+
+  /** One scalable packetization: the scalable versions of callees made so far (shared by the call tree). */
+  private static final class Builder {
+    final LlvmModule module;
+    final int w;
+    final String scalarName;
+    final Set<String> made;
+    final Map<String, Function> scalableCallees = new LinkedHashMap<>();
+    final Set<String> inProgress = new java.util.HashSet<>();
+
+    Builder(LlvmModule module, int w, String scalarName, Set<String> made) {
+      this.module = module;
+      this.w = w;
+      this.scalarName = scalarName;
+      this.made = made == null ? Set.of() : made;
+    }
+
+    /** A call of {@code f} with packets can get a scalable callee. */
+    boolean convertible(Value f) {
+      if (!f.isFunction()) return false;
+      Function fn = Function.of(f.ref());
+      return made.contains(fn.name()) && !fn.isDeclaration() && !fn.name().startsWith("llvm.");
+    }
+
+    Function scalableCallee(Function callee) {
+      Function done = scalableCallees.get(callee.name());
+      if (done != null) return done;
+      if (!inProgress.add(callee.name())) {
+        throw PacketizationException.unsupported("scalable packets: packet function @" + callee.name() + " calls itself"
+            + " (recursive packet functions are not re-typed)", scalarName, null, null);
+      }
+      String name = callee.name() + ".scalable";
+      for (int i = 1; module.function(name).isPresent(); i++) name = callee.name() + ".scalable" + i;
+      Function s = build(callee, name);
+      s.setInternalLinkage();
+      scalableCallees.put(callee.name(), s);
+      inProgress.remove(callee.name());
+      return s;
+    }
+
+  Function build(Function fixed, String scalableName) {
     rewriteMaskTests(module, fixed, w);
-    check(fixed, w, scalarName);
+    check(fixed, w, scalarName, this::convertible);
     // functions and globals the body refers to are declared under placeholder names and replaced by the
     // module's own after linking (they may be internal, which a declaration cannot link to)
     Map<String, String> decls = new LinkedHashMap<>();
     Map<String, Value> placeholders = new LinkedHashMap<>();
     Map<String, String> renamed = new LinkedHashMap<>();
+    Map<String, String> helpers = new LinkedHashMap<>();
     for (Block bl : fixed.blocks()) {
       for (Value inst : bl.instructions()) {
         for (Value op : inst.operands()) {
           if (op == null || !(op.isFunction() || op.isGlobalVariable())) continue;
           String name = op.name();
           if (renamed.containsKey(name)) continue;
+          if (op.isFunction() && name.startsWith("llvm.") && perLane(name, w)) {
+            // no scalable expansion in LLVM: a loop over the vscale × w lanes calling the scalar intrinsic
+            String helper = "__packetizer.lanes." + name;
+            helpers.put(name, perLaneHelper(Function.of(op.ref()), helper, w));
+            renamed.put(name, helper);
+            continue;
+          }
           if (op.isFunction() && name.startsWith("llvm.")) {
             decls.put(name, retype(declaration(Function.of(op.ref())), w));
             renamed.put(name, name);
+            continue;
+          }
+          if (op.isFunction() && convertible(op) && hasPackets(Function.of(op.ref()).functionType(), w)) {
+            Function sc = scalableCallee(Function.of(op.ref()));
+            String ph = "__packetizer.scalable.ref" + placeholders.size();
+            placeholders.put(ph, sc);
+            renamed.put(name, ph);
+            Type ft = sc.functionType();
+            List<String> ps = ft.paramTypes().stream().map(Type::toString).toList();
+            decls.put(name, "declare " + ft.returnType() + " @" + ph + "(" + String.join(", ", ps) + ")");
             continue;
           }
           String ph = "__packetizer.scalable.ref" + placeholders.size();
@@ -88,16 +238,36 @@ public final class ScalablePackets {
         }
       }
     }
-    String body = retype(stripAttributes(fixed.print()), w);
+    String fixedText = stripAttributes(fixed.print());
+    for (var e : helpers.entrySet()) {
+      // renamed before re-typing (the helper's .v<W> suffix becomes .nxv<W> with everything else)
+      fixedText = Pattern.compile("@" + Pattern.quote(quote(e.getKey())) + "(?![\\w$.])").matcher(fixedText)
+          .replaceAll(Matcher.quoteReplacement("@" + quote("__packetizer.lanes." + e.getKey())));
+    }
+    String body = retype(fixedText, w);
+    for (String h : helpers.values()) body = body + "\n" + retype(h, w);
     body = body.replaceFirst("@" + Pattern.quote(quote(fixed.name())) + "\\(", Matcher.quoteReplacement("@" + quote(scalableName)) + "(");
     for (var e : renamed.entrySet()) {
-      if (e.getKey().equals(e.getValue())) continue;
+      if (e.getKey().equals(e.getValue()) || helpers.containsKey(e.getKey())) continue;
       body = Pattern.compile("@" + Pattern.quote(quote(e.getKey())) + "(?![\\w$.])").matcher(body)
           .replaceAll(Matcher.quoteReplacement("@" + e.getValue()));
     }
     StringBuilder text = new StringBuilder();
-    for (String d : decls.values()) text.append(d).append('\n');
-    text.append(body).append('\n');
+    // the module's named types (%struct.T in GEPs and allocas)
+    for (String line : module.toIr().split("\n")) {
+      if (NAMED_TYPE.matcher(line).lookingAt()) text.append(line).append('\n');
+    }
+    Set<String> declared = new java.util.HashSet<>();
+    for (String d : decls.values()) {
+      for (String line : d.split("\n")) declaredName(line).ifPresent(declared::add);
+      text.append(d).append('\n');
+    }
+    for (String line : body.split("\n", -1)) {
+      // the per-lane helpers declare the intrinsics they call: once per module text
+      Optional<String> dn = declaredName(line);
+      if (dn.isPresent() && !declared.add(dn.get())) continue;
+      text.append(line).append('\n');
+    }
     LlvmModule parsed;
     try {
       parsed = module.context().parseIr(text.toString(), "scalable:" + scalableName);
@@ -115,10 +285,17 @@ public final class ScalablePackets {
       }
       Function f = parsed.function(scalableName).orElseThrow();
       for (var e : fixed.stringAttributes().entrySet()) f.setStringAttribute(e.getKey(), e.getValue());
+      for (Function h : parsed.functions()) {
+        if (h.isDeclaration() || h.equals(f)) continue;
+        // the per-lane helpers: the same target as the packet function (scalable vectors need +sve / +v)
+        for (String a : List.of("target-cpu", "target-features")) fixed.stringAttribute(a).ifPresent(v -> h.setStringAttribute(a, v));
+      }
       for (String attr : List.of("nounwind", "willreturn", "norecurse", "mustprogress")) {
         if (fixed.hasEnumAttribute(attr)) f.addEnumAttribute(attr);
       }
       f.setCallingConvention(fixed.callingConvention());
+      // linked as an external function (the linker leaves out unreferenced internal ones); internal again below
+      f.setExternalLinkage();
     } catch (RuntimeException e) {
       parsed.close();
       throw e;
@@ -136,7 +313,10 @@ public final class ScalablePackets {
       if (ph.get().isFunction()) Function.of(ph.get().ref()).delete();
       else ph.get().deleteGlobal();
     }
-    return module.function(scalableName).orElseThrow();
+    Function out = module.function(scalableName).orElseThrow();
+    out.setLinkage(fixed.linkage());
+    return out;
+  }
   }
 
   /**
@@ -179,11 +359,15 @@ public final class ScalablePackets {
 
   /** Rejects the first instruction of {@code f} that is not lane-wise (see the class comment). */
   static void check(Function f, int w, String fn) {
+    check(f, w, fn, callee -> false);
+  }
+
+  static void check(Function f, int w, String fn, java.util.function.Predicate<Value> convertibleCallee) {
     for (Type t : f.functionType().paramTypes()) requirePacketType(t, w, fn, null, "parameter type " + t);
     requirePacketType(f.returnType(), w, fn, null, "return type " + f.returnType());
     for (Block bl : f.blocks()) {
       for (Value inst : bl.instructions()) {
-        String why = whyNotLaneWise(inst, w);
+        String why = whyNotLaneWise(inst, w, convertibleCallee);
         if (why != null) {
           throw PacketizationException.unsupported("scalable packets: " + why + " (only lane-wise code can run on vscale × "
               + w + " lanes; see docs/cross-targets.md)", fn, bl.describe(), inst.print().strip());
@@ -212,6 +396,10 @@ public final class ScalablePackets {
 
   /** Null when {@code inst} acts on every lane alike; else why not. */
   static String whyNotLaneWise(Value inst, int w) {
+    return whyNotLaneWise(inst, w, callee -> false);
+  }
+
+  static String whyNotLaneWise(Value inst, int w, java.util.function.Predicate<Value> convertibleCallee) {
     Type t = inst.type();
     if (t.isVector() && t.vectorSize() != w) return "a vector of " + t.vectorSize() + " lanes (not " + w + ")";
     if (t.isAggregate() && containsVector(t)) return "an aggregate holding packets";
@@ -230,7 +418,10 @@ public final class ScalablePackets {
         if (t.isVector()) return "frem on packets needs fmod one lane at a time";
       }
       case EXTRACTELEMENT -> {
-        return "extractelement reads one lane";
+        // lane 0 is lane 0 at any vector length (the base of a linear value, the first lane of an address);
+        // any other lane stands for one of W lanes handled one by one, and lanes W and up would be missed
+        Value idx = inst.operand(1);
+        if (!(idx.isConstantInt() && idx.constIntZExt() == 0)) return "extractelement reads one lane";
       }
       case INSERTELEMENT -> {
         Value idx = inst.operand(2);
@@ -257,9 +448,12 @@ public final class ScalablePackets {
         for (int i = 0; i + 1 < inst.numOperands(); i++) vectorArgs |= inst.operand(i).type().isVector();
         if (!callee.isFunction()) return vectorArgs ? "an indirect call with packets" : null;
         String name = callee.name();
-        if (!name.startsWith("llvm.")) return vectorArgs ? "a call of @" + name + " with packets" : null;
+        if (!name.startsWith("llvm.")) {
+          if (!vectorArgs || convertibleCallee.test(callee)) return null;
+          return "a call of @" + name + " with packets";
+        }
         if (!vectorArgs) return null;
-        if (name.startsWith("llvm.vector.reduce.")) return null;
+        if (name.startsWith("llvm.vector.reduce.") || perLane(name, w)) return null;
         for (String base : LANE_WISE) if (name.equals(base) || name.startsWith(base + ".")) return null;
         return "intrinsic @" + name + " is not known to act lane by lane";
       }

@@ -232,7 +232,7 @@ final class CallWidener extends EmissionPhase {
     Value call = b.call(fnType, target, args, rt.isVoid() ? "" : inst.name() + ".lane");
     copyCallSite(inst, call);
     Value nr = vt == null ? null : b.insertElement(res, call, first, "");
-    Value onlyFirst = b.icmpEq(b.laneIndices(st.context().i32(), w), b.splat(first, w, ""), "");
+    Value onlyFirst = b.icmpEq(b.laneNumbers(st.module(), st.context().i32(), w, 1, st.options().lanesMayBeRetyped()), b.splat(first, w, ""), "");
     Value left = masks.andNot(pending, onlyFirst, "");
     joins.add(new Join(b.currentBlock(), nr, left));
     b.br(next);

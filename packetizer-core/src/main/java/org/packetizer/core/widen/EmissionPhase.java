@@ -84,9 +84,7 @@ abstract class EmissionPhase {
   SlotSsa.Var retSlot() { return st.retSlot(); }
 
   Value linearOffsets(IrBuilder bb, Type intType, long step) {
-    List<Value> es = new ArrayList<>();
-    for (int k = 0; k < w; k++) es.add(bb.constInt(intType, k * step));
-    return bb.constVector(es);
+    return bb.laneNumbers(st.module(), intType, w, step, st.options().lanesMayBeRetyped());
   }
 
   boolean isEntry(Block sb) { return sb.equals(st.scalar().entry()); }

@@ -105,6 +105,14 @@ final class MemoryWidener extends EmissionPhase {
     st.remark(Remark.Kind.MEMORY, current(), inst, "private " + one + ": one block per lane"
         + st.soa().perLaneReason(inst).map(r -> ", because " + r).orElse(""));
     // one private slot per lane: lane k's object at base + k * size(one)
+    if (st.options().lanesMayBeRetyped()) {
+      // the packet function will run vscale × W lanes: vscale × W blocks (llvm.vscale survives the re-typing)
+      Type i64 = st.context().i64();
+      Value lanes = entryB.mul(entryB.call(st.module().intrinsic("llvm.vscale", i64), List.of(), "vscale"), entryB.i64(w), "lanes.n");
+      Value blocks = entryB.arrayAlloca(one, lanes, inst.name() + ".lanes");
+      blocks.setAlignment(Math.max(inst.alignment(), 16));
+      return b.gep(one, blocks, List.of(linearOffsets(b, i64, 1)), true, inst.name());
+    }
     Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
     int align = Math.max(inst.alignment(), 16);
     base.setAlignment(align);
@@ -292,8 +300,8 @@ final class MemoryWidener extends EmissionPhase {
       reason = "gather instructions load only 4- and 8-byte elements";
     }
     Value bp = scal(base);
-    boolean perLane = MaskOps.isAllTrue(mask()) || ptr.type().equals(st.context().ptrType()) && size <= 64;
-    if (how == GatherLowering.SCALAR_LOADS && perLane && (size == 4 || size == 8) && !withinExpansionBudget()) {
+    boolean fullMask = MaskOps.isAllTrue(mask());
+    if (how == GatherLowering.SCALAR_LOADS && fullMask && (size == 4 || size == 8) && !withinExpansionBudget()) {
       // the scalar loads' code would take the packet function past the code-growth goal: a gather
       // (which LLVM expands the same way on this target, but out of the IR's sight)
       how = GatherLowering.HARDWARE_GATHER;
@@ -301,7 +309,7 @@ final class MemoryWidener extends EmissionPhase {
           + " x the scalar function's " + scalarSize + " instructions for per-lane expansions, "
           + LOOKUP_EXPANSION_PER_LANE + " instructions per lane each)";
     }
-    if (how == GatherLowering.SCALAR_LOADS && perLane) {
+    if (how == GatherLowering.SCALAR_LOADS && (fullMask || ptr.type().equals(st.context().ptrType()) && size <= 64)) {
       expansionSpent += LOOKUP_EXPANSION_PER_LANE * w;
       st.stats().tableLookups++;
       st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became " + w
@@ -315,40 +323,6 @@ final class MemoryWidener extends EmissionPhase {
     Value ptrs = b.gep(elem, bp, List.of(offs), ptr.isInBounds(), ptr.name());
     Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
     return b.call(f, List.of(ptrs, b.i32(align), mask(), b.poison(vt)), inst.name());
-  }
-
-  /**
-   * Code-size budget of per-lane expansions (issue 16: code growth at most 2.5x): the table lookups
-   * turned into W scalar loads may add at most this many times the scalar function's instruction
-   * count; the next ones stay gathers. A lookup as scalar loads is {@value #LOOKUP_EXPANSION_PER_LANE}
-   * instructions per lane after the clean-up (extract, extend, address, load, insert) where the
-   * gather is 3, so noise3 at W8 on AVX2 (14 lookups: 265 scalar instructions, 767 in the packet
-   * function with every lookup expanded) stays within 2.5x. 1- and 2-byte elements are always
-   * expanded (no gather instruction loads them: LLVM would expand the gather through 64-bit pointers).
-   * Measurement knob: {@code -Dpacketizer.expansionBudget=X} (the bench passes it to its workers).
-   */
-  static final double EXPANSION_BUDGET = Double.parseDouble(System.getProperty("packetizer.expansionBudget", "1.5"));
-
-  static final int LOOKUP_EXPANSION_PER_LANE = 5;
-
-  private int scalarSize = -1;
-  private long expansionSpent;
-
-  /**
-   * Instructions of expansion allowed whatever the function's size (two lookups at W8): in a small
-   * function they matter little, and LLVM's own expansion of the gather would be as long and slower.
-   */
-  static final int EXPANSION_FLOOR = 80;
-
-  private boolean withinExpansionBudget() {
-    if (scalarSize < 0) scalarSize = st.scalar().instructionCount();
-    long cost = (long) LOOKUP_EXPANSION_PER_LANE * w;
-    return expansionSpent + cost <= Math.max(EXPANSION_BUDGET * scalarSize, EXPANSION_FLOOR);
-  }
-
-  /** Whether gathers become gather instructions here (a target with fast ones, not the knob's choice). */
-  boolean fastHardwareGathers() {
-    return gatherLowering() == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget;
   }
 
   /**
@@ -579,6 +553,40 @@ final class MemoryWidener extends EmissionPhase {
     }
     if (acc.isInstruction()) acc.setName(inst.name());
     return acc;
+  }
+
+  /**
+   * Code-size budget of per-lane expansions (issue 16: code growth at most 2.5x): the table lookups
+   * turned into W scalar loads may add at most this many times the scalar function's instruction
+   * count; the next ones stay gathers. A lookup as scalar loads is {@value #LOOKUP_EXPANSION_PER_LANE}
+   * instructions per lane after the clean-up (extract, extend, address, load, insert) where the
+   * gather is 3, so noise3 at W8 on AVX2 (14 lookups: 265 scalar instructions, 767 in the packet
+   * function with every lookup expanded) stays within 2.5x. 1- and 2-byte elements are always
+   * expanded (no gather instruction loads them: LLVM would expand the gather through 64-bit pointers).
+   * Measurement knob: {@code -Dpacketizer.expansionBudget=X} (the bench passes it to its workers).
+   */
+  static final double EXPANSION_BUDGET = Double.parseDouble(System.getProperty("packetizer.expansionBudget", "1.5"));
+
+  static final int LOOKUP_EXPANSION_PER_LANE = 5;
+
+  private int scalarSize = -1;
+  private long expansionSpent;
+
+  /**
+   * Instructions of expansion allowed whatever the function's size (two lookups at W8): in a small
+   * function they matter little, and LLVM's own expansion of the gather would be as long and slower.
+   */
+  static final int EXPANSION_FLOOR = 80;
+
+  private boolean withinExpansionBudget() {
+    if (scalarSize < 0) scalarSize = st.scalar().instructionCount();
+    long cost = (long) LOOKUP_EXPANSION_PER_LANE * w;
+    return expansionSpent + cost <= Math.max(EXPANSION_BUDGET * scalarSize, EXPANSION_FLOOR);
+  }
+
+  /** Whether gathers become gather instructions here (a target with fast ones, not the knob's choice). */
+  boolean fastHardwareGathers() {
+    return gatherLowering() == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget;
   }
 
   /** How a table lookup is loaded ({@link #gatherLowering}). */

@@ -62,7 +62,7 @@ public final class PacketEmitter extends EmissionPhase {
   public PacketEmitter(PacketizationState state, Function packetFunction) {
     state.beginEmission(packetFunction, new IrBuilder(state.context()), new IrBuilder(state.context()));
     super(state, null);
-    this.spmd = new SpmdIntrinsics(state.module(), w, state.scalarName());
+    this.spmd = new SpmdIntrinsics(state.module(), w, state.scalarName(), state.options().lanesMayBeRetyped());
     this.maskGenerator = new MaskGenerator(this);
     this.blends = new BlendGenerator(this);
     this.linearizer = new Linearizer(this);

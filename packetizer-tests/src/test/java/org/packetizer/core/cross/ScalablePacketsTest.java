@@ -128,9 +128,79 @@ class ScalablePacketsTest {
     return cut > 0 ? s.substring(0, cut) : s;
   }
 
+  /**
+   * Kernels refused before issue 18's second round, one per technique, all run at the four vector
+   * lengths: lane numbers from llvm.stepvector (mem16: a linear pointer with step 8; mem08: lane 0 of a
+   * linear index), per-lane private blocks sized vscale × W and per-lane loops for llvm.exp/llvm.pow
+   * (binomial), scalable versions of callee packet functions (mem28), of the exact fmodf helper (call12),
+   * per-lane loops for llvm.sin (call02).
+   */
+  @TestFactory
+  Stream<DynamicTest> kernelsOnceRefusedNowRun() {
+    Manifest manifest = Manifest.load();
+    return Stream.of("mem16", "mem08", "binomial", "mem28", "call12", "call02").map(k -> DynamicTest.dynamicTest(k, () -> {
+      Map<String, Integer> before;
+      synchronized (OUTCOMES) { before = new TreeMap<>(OUTCOMES); }
+      check(manifest, manifest.require(k));
+      synchronized (OUTCOMES) {
+        for (var e : OUTCOMES.entrySet()) {
+          if (e.getKey().startsWith("refused")) {
+            assertEquals(before.getOrDefault(e.getKey(), 0), e.getValue(), k + " is refused: " + e.getKey());
+          }
+        }
+        assertTrue(OUTCOMES.getOrDefault("passed", 0) > before.getOrDefault("passed", 0), k + " ran at no vector length");
+      }
+    }));
+  }
+
   @Test
   void mandelbrotRunsAtTwoVectorLengthsFromOneFunction() {
     check(Manifest.load(), Manifest.load().require("mandelbrot"));
+  }
+
+  @Test
+  void spmdPacketWidthAndLaneIndexFollowVscale() {
+    // pk_packet_width() is vscale × 4 lanes (a constant 4 would be silently wrong at any vector length but 128 bits),
+    // pk_lane_index() is llvm.stepvector
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
+        declare i32 @pk_packet_width()
+        declare i32 @pk_lane_index()
+        define i32 @f(i32 %x) {
+          %w = call i32 @pk_packet_width()
+          %l = call i32 @pk_lane_index()
+          %a = mul i32 %x, %w
+          %r = add i32 %a, %l
+          ret i32 %r
+        }
+        """, "f")) {
+      scalableSve(512).spec().applyTo(m);
+      new Packetizer(PacketizerOptions.builder().width(W).params("v").scalable(true).build()).run(m, "f", "f_vl");
+      String ir = m.function("f_vl").orElseThrow().print();
+      assertTrue(ir.contains("@llvm.vscale.i32()") && ir.contains("@llvm.stepvector.nxv4i32()"), ir);
+      assertFalse(ir.contains("splat (i32 4)"), ir);
+    }
+  }
+
+  @Test
+  void scalarVectorsOfThePacketWidthAreRefused() {
+    // an SLP-style <4 x float> of the scalar function itself: re-typed it would load and sum vscale × 4 floats
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
+        define float @f(float %x, ptr %p) {
+          %v = load <4 x float>, ptr %p
+          %s = call float @llvm.vector.reduce.fadd.v4f32(float 0.0, <4 x float> %v)
+          %r = fadd float %x, %s
+          ret float %r
+        }
+        declare float @llvm.vector.reduce.fadd.v4f32(float, <4 x float>)
+        """, "f")) {
+      scalableSve(512).spec().applyTo(m);
+      String before = m.toIr();
+      PacketizationException x = assertThrows(PacketizationException.class, () -> new Packetizer(PacketizerOptions.builder()
+          .width(W).params("vu").scalable(true).build()).run(m, "f", "f_vl"));
+      assertEquals(PacketizationException.Kind.UNSUPPORTED, x.kind());
+      assertTrue(x.getMessage().contains("vectors of 4 lanes itself") && x.getMessage().contains("load <4 x float>"), x::getMessage);
+      assertEquals(before, m.toIr());
+    }
   }
 
   @Test
