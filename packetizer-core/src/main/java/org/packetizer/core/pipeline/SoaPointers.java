@@ -223,6 +223,23 @@ public final class SoaPointers {
         }
       }
     }
+    // an element of an array field at a variable index (s->i[k]) accesses every element of the array
+    for (Value v : derived) {
+      if (root.containsKey(v) || !v.isInstruction() || v.opcode() != Opcode.GEP || v.numOperands() != 3) continue;
+      Value base = v.operand(0);
+      Type at = v.gepSourceElementType();
+      if (!root.containsKey(base) || !at.isArray() || !v.operand(1).isConstantInt() || v.operand(1).constIntSExt() != 0) continue;
+      long es = m.allocSize(at.elementType());
+      boolean elementAccess = true;
+      for (Value u : v.users()) {
+        if (!u.isInstruction()) continue;
+        Type t = u.opcode() == Opcode.LOAD ? u.type() : u.opcode() == Opcode.STORE && !u.operand(0).equals(v) ? u.operand(0).type() : null;
+        if (t == null || !t.isVectorElement() || m.allocSize(t) != es) elementAccess = false;
+      }
+      if (!elementAccess || v.users().isEmpty()) continue;
+      List<long[]> list = leaves.computeIfAbsent(root.get(base), k -> new ArrayList<>());
+      for (long i = 0; i < at.arrayLength(); i++) list.add(new long[] {off.get(base) + i * es, es});
+    }
     for (var e : scalars.entrySet()) {
       long o = e.getValue()[0], size = e.getValue()[1];
       long smallest = size;
