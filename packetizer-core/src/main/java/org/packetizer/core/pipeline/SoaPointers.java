@@ -1,6 +1,7 @@
 package org.packetizer.core.pipeline;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -36,6 +37,8 @@ public final class SoaPointers {
   private final java.util.Map<Value, Long> allocaLeaf = new java.util.LinkedHashMap<>();
   /** Fixed-size allocas kept one block per lane, with the reason. */
   private final java.util.Map<Value, String> perLaneAllocas = new java.util.LinkedHashMap<>();
+  /** Scalar loads/stores through struct-of-arrays memory that span smaller leaves other accesses give the same bytes: the leaf size. */
+  private final java.util.Map<Value, Long> splitLeaf = new java.util.LinkedHashMap<>();
 
   private SoaPointers() {}
 
@@ -149,8 +152,134 @@ public final class SoaPointers {
         s.lanePointers.put(m, size.getAsLong());
       }
     }
+    s.findSplitAccesses(f);
     if (interleaveAllocas) s.findInterleavedAllocas(f);
     return s;
+  }
+
+  /**
+   * The struct-of-arrays layout puts lane k's copy of a leaf at {@code W*o + k*s}, with s the size of
+   * the access. clang may merge adjacent stores or loads of an object's small fields into one wider
+   * integer access ({@code store i64 0} for two {@code int} elements): taken as one 8-byte leaf it
+   * would address the bytes of two 4-byte leaves in the wrong places. Every load and store at a
+   * constant offset from a struct-of-arrays parameter is collected with its leaves; a scalar access
+   * that overlaps smaller leaves of another access is split into leaves of the smallest such size
+   * (when it divides the access and its offset), which the emitter accesses one by one.
+   */
+  private void findSplitAccesses(org.packetizer.core.ir.Function f) {
+    org.packetizer.core.ir.LlvmModule m = f.module();
+    java.util.Map<Value, Value> root = new java.util.HashMap<>();
+    java.util.Map<Value, Long> off = new java.util.HashMap<>();
+    boolean changed = true;
+    while (changed) {
+      changed = false;
+      for (Value v : derived) {
+        if (root.containsKey(v)) continue;
+        if (!v.isInstruction()) {
+          root.put(v, v);
+          off.put(v, 0L);
+          changed = true;
+          continue;
+        }
+        Opcode op = v.opcode();
+        Value base = v.operand(0);
+        if (!root.containsKey(base)) continue;
+        if (op == Opcode.BITCAST || op == Opcode.ADDRSPACECAST || op == Opcode.FREEZE) {
+          root.put(v, root.get(base));
+          off.put(v, off.get(base));
+          changed = true;
+        } else if (op == Opcode.GEP) {
+          OptionalLong c = constantGepOffset(m, v);
+          if (c.isEmpty()) continue;
+          root.put(v, root.get(base));
+          off.put(v, off.get(base) + c.getAsLong());
+          changed = true;
+        }
+      }
+    }
+    // per root: {offset, size} of every leaf accessed, and the scalar accesses with their offset
+    java.util.Map<Value, List<long[]>> leaves = new java.util.HashMap<>();
+    java.util.Map<Value, long[]> scalars = new java.util.LinkedHashMap<>();
+    java.util.Map<Value, Value> accessRoot = new java.util.HashMap<>();
+    for (Value v : root.keySet()) {
+      for (Value u : v.users()) {
+        if (!u.isInstruction()) continue;
+        Type t;
+        if (u.opcode() == Opcode.LOAD && u.operand(0).equals(v)) t = u.type();
+        else if (u.opcode() == Opcode.STORE && u.operand(1).equals(v) && !u.operand(0).equals(v)) t = u.operand(0).type();
+        else continue;
+        long o = off.get(v);
+        List<long[]> list = leaves.computeIfAbsent(root.get(v), k -> new ArrayList<>());
+        if (t.isVectorElement()) {
+          long size = m.allocSize(t);
+          list.add(new long[] {o, size});
+          if (!t.isPointer() && !t.isInteger(1) && size > 1 && m.storeSize(t) == size) {
+            scalars.put(u, new long[] {o, size});
+            accessRoot.put(u, root.get(v));
+          }
+        } else if (t.isVector()) {
+          long es = m.allocSize(t.elementType());
+          for (int i = 0; i < t.vectorSize(); i++) list.add(new long[] {o + i * es, es});
+        }
+      }
+    }
+    // an element of an array field at a variable index (s->i[k]) accesses every element of the array
+    for (Value v : derived) {
+      if (root.containsKey(v) || !v.isInstruction() || v.opcode() != Opcode.GEP || v.numOperands() != 3) continue;
+      Value base = v.operand(0);
+      Type at = v.gepSourceElementType();
+      if (!root.containsKey(base) || !at.isArray() || !v.operand(1).isConstantInt() || v.operand(1).constIntSExt() != 0) continue;
+      long es = m.allocSize(at.elementType());
+      boolean elementAccess = true;
+      for (Value u : v.users()) {
+        if (!u.isInstruction()) continue;
+        Type t = u.opcode() == Opcode.LOAD ? u.type() : u.opcode() == Opcode.STORE && !u.operand(0).equals(v) ? u.operand(0).type() : null;
+        if (t == null || !t.isVectorElement() || m.allocSize(t) != es) elementAccess = false;
+      }
+      if (!elementAccess || v.users().isEmpty()) continue;
+      List<long[]> list = leaves.computeIfAbsent(root.get(base), k -> new ArrayList<>());
+      for (long i = 0; i < at.arrayLength(); i++) list.add(new long[] {off.get(base) + i * es, es});
+    }
+    for (var e : scalars.entrySet()) {
+      long o = e.getValue()[0], size = e.getValue()[1];
+      long smallest = size;
+      for (long[] l : leaves.get(accessRoot.get(e.getKey()))) {
+        if (l[0] < o + size && o < l[0] + l[1] && l[1] < smallest) smallest = l[1];
+      }
+      if (smallest < size && size % smallest == 0 && Math.floorMod(o, smallest) == 0) splitLeaf.put(e.getKey(), smallest);
+    }
+  }
+
+  /** The byte offset a GEP with only constant indices adds, if it has only constant indices. */
+  private static OptionalLong constantGepOffset(org.packetizer.core.ir.LlvmModule m, Value gep) {
+    Type t = gep.gepSourceElementType();
+    long constant = 0;
+    for (int i = 1; i < gep.numOperands(); i++) {
+      Value idx = gep.operand(i);
+      if (!idx.isConstantInt()) return OptionalLong.empty();
+      if (i == 1) {
+        constant += idx.constIntSExt() * m.allocSize(t);
+      } else if (t.isStruct()) {
+        int field = (int) idx.constIntSExt();
+        constant += m.offsetOfElement(t, field);
+        t = t.structElements().get(field);
+      } else if (t.isArray() || t.isVector()) {
+        t = t.elementType();
+        constant += idx.constIntSExt() * m.allocSize(t);
+      } else {
+        return OptionalLong.empty();
+      }
+    }
+    return OptionalLong.of(constant);
+  }
+
+  /**
+   * The leaf size a scalar load or store through struct-of-arrays memory is split into (it spans
+   * smaller leaves that other accesses give its bytes), if it is.
+   */
+  public OptionalLong splitLeafSize(Value access) {
+    Long s = splitLeaf.get(access);
+    return s == null ? OptionalLong.empty() : OptionalLong.of(s);
   }
 
   /**

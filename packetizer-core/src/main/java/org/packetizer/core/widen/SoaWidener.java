@@ -89,6 +89,7 @@ final class SoaWidener extends EmissionPhase {
     Type vt = packetType(inst, t);
     Value q = get(inst.operand(0));
     int align = Math.max(1, inst.alignment());
+    if (st.soa().splitLeafSize(inst).isPresent()) return splitLoad(inst, t, q, st.soa().splitLeafSize(inst).getAsLong(), align);
     if (!q.type().isVector()) {
       st.stats().vectorLoads++;
       int valign = MemoryWidener.vectorAlignment(align, shape(inst.operand(0)));
@@ -124,6 +125,40 @@ final class SoaWidener extends EmissionPhase {
     return e.memory.gatherOrCascade(inst, t, soaLaneAddresses(at, st.module().allocSize(t)), a, "");
   }
 
+  /**
+   * A scalar load spanning smaller leaves of struct-of-arrays memory (clang merged loads of adjacent
+   * small fields into one wider integer): each leaf loaded on its own, the value put together from
+   * them (little-endian: the leaf at the lowest offset is the lowest bits).
+   */
+  private Value splitLoad(Value inst, Type t, Value q, long leaf, int align) {
+    long size = st.module().allocSize(t);
+    Type it = st.context().intType((int) (size * 8));
+    Type lt = st.context().intType((int) (leaf * 8));
+    Value acc = null;
+    for (long j = 0; j * leaf < size; j++) {
+      Value part = b.cast(Opcode.ZEXT, soaLoadLeaf(inst, lt, q, j * leaf, align), it.vectorOf(w), "");
+      if (j > 0) part = b.binop(Opcode.SHL, part, b.splat(b.constInt(it, j * leaf * 8), w, ""), "");
+      acc = acc == null ? part : b.or(acc, part, "");
+    }
+    st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer spanning " + (size / leaf)
+        + " smaller fields became one access per " + leaf + "-byte field");
+    return t.isInteger() ? acc : b.cast(Opcode.BITCAST, acc, t.vectorOf(w), inst.name());
+  }
+
+  /** A scalar store spanning smaller leaves of struct-of-arrays memory: each leaf stored on its own. */
+  private void splitStore(Value inst, Type t, Value vv, Value q, long leaf, int align) {
+    long size = st.module().allocSize(t);
+    Type it = st.context().intType((int) (size * 8));
+    Type lt = st.context().intType((int) (leaf * 8));
+    Value iv = t.isInteger() ? vv : b.cast(Opcode.BITCAST, vv, it.vectorOf(w), "");
+    for (long j = 0; j * leaf < size; j++) {
+      Value part = j == 0 ? iv : b.binop(Opcode.LSHR, iv, b.splat(b.constInt(it, j * leaf * 8), w, ""), "");
+      soaStoreLeaf(lt, b.cast(Opcode.TRUNC, part, lt.vectorOf(w), ""), q, j * leaf, align);
+    }
+    st.remark(Remark.Kind.MEMORY, current(), inst, "store through a struct-of-arrays pointer spanning " + (size / leaf)
+        + " smaller fields became one access per " + leaf + "-byte field");
+  }
+
   private void soaStoreParts(Value inst, Type t, Value pv, Value q, long r, int align) {
     e.memory.storeLeaves(t, pv, r, (lt, lv, off) -> soaStoreLeaf(lt, lv, q, off, align));
   }
@@ -153,6 +188,10 @@ final class SoaWidener extends EmissionPhase {
     Value q = get(inst.operand(1));
     int align = Math.max(1, inst.alignment());
     Value vv = vec(val);
+    if (st.soa().splitLeafSize(inst).isPresent()) {
+      splitStore(inst, t, vv, q, st.soa().splitLeafSize(inst).getAsLong(), align);
+      return;
+    }
     if (!q.type().isVector()) {
       st.stats().vectorStores++;
       int valign = MemoryWidener.vectorAlignment(align, shape(inst.operand(1)));
