@@ -328,20 +328,31 @@ abstract class EmissionPhase {
    */
   Value skipWhenNoLaneActive(java.util.function.Supplier<Value> call, String name) {
     if (MaskOps.isAllTrue(mask())) return call.get();
+    return whenAnyLaneActive(".call", ".call.done", "any.call", call, name);
+  }
+
+  /**
+   * Emits {@code body} in a block of its own (the current block's name plus {@code bodySuffix}) that
+   * runs only when a lane of the current mask is active (the test named {@code anyName}), and goes on
+   * in a join block (name plus {@code joinSuffix}). A non-void value the body returns comes out as a
+   * phi named {@code phiName}, poison when the body was skipped.
+   */
+  Value whenAnyLaneActive(String bodySuffix, String joinSuffix, String anyName, java.util.function.Supplier<Value> body,
+      String phiName) {
     Block pre = b.currentBlock();
-    Block body = packet.appendBlock(pre.name() + ".call");
-    Block join = packet.appendBlock(pre.name() + ".call.done");
-    body.moveAfter(pre);
-    join.moveAfter(body);
-    b.condBr(masks.any(mask(), "any.call"), body, join);
-    b.atEnd(body);
-    Value r = call.get();
+    Block then = packet.appendBlock(pre.name() + bodySuffix);
+    Block join = packet.appendBlock(pre.name() + joinSuffix);
+    then.moveAfter(pre);
+    join.moveAfter(then);
+    b.condBr(masks.any(mask(), anyName), then, join);
+    b.atEnd(then);
+    Value r = body.get();
     Block end = b.currentBlock();
     b.br(join);
     join.moveAfter(end);
     b.atEnd(join);
     if (r == null || r.type().isVoid()) return r;
-    Value phi = b.phi(r.type(), name);
+    Value phi = b.phi(r.type(), phiName);
     phi.addIncoming(b.poison(r.type()), pre);
     phi.addIncoming(r, end);
     return phi;

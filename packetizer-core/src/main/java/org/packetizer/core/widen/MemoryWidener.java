@@ -165,17 +165,11 @@ final class MemoryWidener extends EmissionPhase {
       // every active lane holds the pointer of the same save; inactive lanes may hold stale ones
       Value pv = vec(p);
       Value lane = MaskOps.isAllTrue(mask()) ? b.i32(0) : firstActiveLane();
-      Block from = b.currentBlock();
-      Block then = packet.appendBlock(from.name() + ".restore");
-      Block next = packet.appendBlock(from.name() + ".restored");
-      then.moveAfter(from);
-      next.moveAfter(then);
-      b.condBr(masks.any(mask(), "any.restore"), then, next);
-      b.atEnd(then);
-      Value sp = b.extractElement(pv, lane, "");
-      b.insertClone(inst, "").setOperand(0, sp);
-      b.br(next);
-      b.atEnd(next);
+      whenAnyLaneActive(".restore", ".restored", "any.restore", () -> {
+        Value sp = b.extractElement(pv, lane, "");
+        b.insertClone(inst, "").setOperand(0, sp);
+        return null;
+      }, null);
       return Optional.empty();
     }
     return null;
