@@ -84,6 +84,20 @@ public final class LlvmModule implements AutoCloseable {
     return out;
   }
 
+  /** Deletes, to a fixed point, every function not named in {@code keep} that nothing refers to. */
+  public void deleteUnreferencedFunctions(java.util.Set<String> keep) {
+    boolean changed = true;
+    while (changed) {
+      changed = false;
+      for (Function f : functions()) {
+        if (!keep.contains(f.name()) && !f.hasUses()) {
+          f.delete();
+          changed = true;
+        }
+      }
+    }
+  }
+
   public Function addFunction(String name, Type functionType) {
     return new Function(LLVMAddFunction(ref(), name, functionType.ref()));
   }

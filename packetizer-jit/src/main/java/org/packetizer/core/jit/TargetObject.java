@@ -55,7 +55,7 @@ public final class TargetObject {
     try (LlvmModule copy = module.cloneModule()) {
       copy.setTargetTriple(tm.triple());
       copy.setDataLayout(tm.dataLayout());
-      prune(copy, Set.copyOf(functions));
+      copy.deleteUnreferencedFunctions(Set.copyOf(functions));
       List<LlvmModule> trampolines = new ArrayList<>();
       try {
         for (int i = 0; i < functions.size(); i++) {
@@ -106,20 +106,6 @@ public final class TargetObject {
       try (BytePointer file = new BytePointer(object.toString())) {
         if (LLVMTargetMachineEmitToFile(tm.ref(), copy.ref(), file, LLVMObjectFile, err) != 0) {
           throw new LlvmException("cannot compile for " + tm.triple() + ": " + Llvm.takeMessage(err));
-        }
-      }
-    }
-  }
-
-  /** Deletes, to a fixed point, every function other than {@code keep} that nothing refers to. */
-  private static void prune(LlvmModule m, Set<String> keep) {
-    boolean changed = true;
-    while (changed) {
-      changed = false;
-      for (Function f : m.functions()) {
-        if (!keep.contains(f.name()) && !f.hasUses()) {
-          f.delete();
-          changed = true;
         }
       }
     }

@@ -1026,7 +1026,7 @@ public final class DifferentialCheck implements AutoCloseable {
         // only what the two functions reach: an unresolved symbol elsewhere in the module (an external
         // another function calls) must not keep these two from linking
         try (LlvmModule pruned = layout.cloneModule()) {
-          pruneUnreachable(pruned, java.util.Set.of(scalarName, packetName));
+          pruned.deleteUnreferencedFunctions(java.util.Set.of(scalarName, packetName));
           jit.addModule(pruned);
         }
         return new DifferentialCheck(this, jit, null, ps, maskIndex, rl, recorder);
@@ -1038,19 +1038,6 @@ public final class DifferentialCheck implements AutoCloseable {
       }
     }
 
-    /** Deletes, to a fixed point, every function other than {@code keep} that nothing refers to. */
-    static void pruneUnreachable(LlvmModule m, java.util.Set<String> keep) {
-      boolean changed = true;
-      while (changed) {
-        changed = false;
-        for (Function f : m.functions()) {
-          if (!keep.contains(f.name()) && !f.hasUses()) {
-            f.delete();
-            changed = true;
-          }
-        }
-      }
-    }
 
     private static Function function(LlvmModule m, String name, String what) {
       Function f = m.function(name).orElseThrow(() -> new IllegalArgumentException("no " + what + " function @" + name + " in the module"));
