@@ -285,12 +285,9 @@ public class Value {
   }
 
   public void addIncoming(Value v, Block b) {
-    try (var vs = new org.bytedeco.javacpp.PointerPointer<LLVMValueRef>(1);
-         var bs = new org.bytedeco.javacpp.PointerPointer<LLVMBasicBlockRef>(1)) {
-      vs.put(0, v.ref);
-      bs.put(0, b.ref());
-      LLVMAddIncoming(ref, vs, bs, 1);
-    }
+    // (the by-pointer-pointer overload passes one pair through the native stack: no two native
+    // arrays allocated and freed per incoming edge)
+    LLVMAddIncoming(ref, v.ref, b.ref(), 1);
   }
 
   // terminators
