@@ -29,6 +29,20 @@ public final class ScalingProfile {
     Map<String, List<Double>> phases = new TreeMap<>();
     List<Double> total = new ArrayList<>();
     int instructions = 0;
+    // -Dprofile.jfr=FILE: three untimed warm-up runs, then a JFR recording of CPU-time samples (which
+    // include native frames' Java callers) over the timed runs
+    String jfr = System.getProperty("profile.jfr");
+    jdk.jfr.Recording recording = null;
+    if (jfr != null) {
+      for (int r = 0; r < 3; r++) {
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseBitcode(bc, "scaling")) {
+          new Packetizer(PacketizerOptions.builder().width(8).params("vvu").build()).run(m, "big", "big_simd8");
+        }
+      }
+      recording = new jdk.jfr.Recording();
+      recording.enable("jdk.CPUTimeSample").with("throttle", "1ms");
+      recording.start();
+    }
     for (int r = 0; r < reps; r++) {
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseBitcode(bc, "scaling")) {
         instructions = m.function("big").orElseThrow().instructionCount();
@@ -42,6 +56,15 @@ public final class ScalingProfile {
         }
         res.phaseNanos().forEach((p, ns) -> phases.computeIfAbsent(p, x -> new ArrayList<>()).add(ns / 1e6));
       }
+    }
+    if (recording != null) {
+      recording.stop();
+      try {
+        recording.dump(java.nio.file.Path.of(jfr));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      recording.close();
     }
     if (args.length > 3) passes(bc, reps, args[3]);
     System.out.printf(Locale.ROOT, "%s: %d instructions, median %.1f cpu ms (%.2f cpu ms/1k)%n", kind, instructions, median(total),
