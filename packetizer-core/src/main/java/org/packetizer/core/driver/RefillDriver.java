@@ -58,12 +58,21 @@ public final class RefillDriver {
   /**
    * How many lanes must be free before the driver leaves the iterations to refill them (all together:
    * one round of loads, pre and stores serves several lanes): {@link PacketizerOptions#refillBatch()},
-   * 0 meaning W/4.
+   * 0 meaning {@link #defaultBatch}.
    */
   static int minFree(int w, PacketizerOptions options) {
     int batch = options.refillBatch();
-    return batch == 0 ? Math.max(1, w / 4) : Math.max(1, Math.min(w, batch));
+    return batch == 0 ? defaultBatch(w) : Math.max(1, Math.min(w, batch));
   }
+
+  /**
+   * The default refill batch: W/2 lanes. Measured (docs/performance.md, "Refill batch"; bin/bench-refill
+   * --refill-batch, AVX-512 and AVX2, W8 and W16): a round costs several iterations' worth of time (a
+   * fitted 12 ns on coherent and 26 ns on random inputs against 2.5 ns per iteration, mandelbrot W16
+   * AVX-512), so waiting for W/2 free lanes beat W/4 on random inputs in 10 of 12 kernel/width/target
+   * cases (5-19% faster) and on coherent inputs in all 12; it lost mandelbrot W16 (+2% AVX-512, +9% AVX2).
+   */
+  static int defaultBatch(int w) { return Math.max(1, w / 2); }
 
   /**
    * The clean-up on the driver after inlining (the packet functions' own, {@code Packetizer.CLEANUP_PIPELINE}:
