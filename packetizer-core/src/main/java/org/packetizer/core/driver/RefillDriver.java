@@ -70,7 +70,7 @@ public final class RefillDriver {
    * --refill-batch, AVX-512 and AVX2, W8 and W16): a round costs several iterations' worth of time (a
    * fitted 12 ns on coherent and 26 ns on random inputs against 2.5 ns per iteration, mandelbrot W16
    * AVX-512), so waiting for W/2 free lanes beat W/4 on random inputs in 10 of 12 kernel/width/target
-   * cases (5-19% faster) and on coherent inputs in all 12; it lost mandelbrot W16 (+2% AVX-512, +9% AVX2).
+   * cases (1.5-19% faster) and on coherent inputs in all 12; it lost mandelbrot W16 (+2% AVX-512, +9% AVX2).
    */
   static int defaultBatch(int w) { return Math.max(1, w / 2); }
 
