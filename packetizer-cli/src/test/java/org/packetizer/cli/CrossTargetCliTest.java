@@ -136,4 +136,24 @@ class CrossTargetCliTest {
     assertTrue(ir.contains("@_ZGVsMxvvu_mandelbrot(<vscale x 4 x float>") && ir.contains("<vscale x 16 x i1> %pg"), ir);
     assertTrue((r.out() + r.err()).contains("all equal"), r::toString);
   }
+
+  @Test
+  void checkRunsScalableStructOfArraysParametersUnderQemu() throws IOException {
+    Assumptions.assumeTrue(org.packetizer.core.check.CrossTarget.sve(512).missing().isEmpty(), "SKIPPED LOUDLY: no qemu-aarch64");
+    // fig417: a struct Color written under a divergent branch through a struct-of-arrays pointer; the check lays out
+    // blocks of vscale × 4 elements per field at each vector length (8 and 16 lanes at 256 and 512 bits)
+    Path bc = Cli.bundled(dir, "fig417");
+    Cli.Run r = Cli.run(bc.toString(), "-f", "fig417", "-w", "4", "--params", "vvs", "--target-triple", "aarch64-linux-gnu",
+        "--target-features", "+sve", "--scalable", "--check", "-o", dir.resolve("f.bc").toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue((r.out() + r.err()).contains("all equal") && (r.out() + r.err()).contains("under qemu-aarch64 at SVE 128, 256, 512 bits"),
+        r::toString);
+    // the SVE vector function ABI has no token for a struct-of-arrays parameter: refused, nothing written
+    Path out = dir.resolve("g.ll");
+    r = Cli.run(bc.toString(), "-f", "fig417", "-w", "4", "--params", "vvs", "--target-triple", "aarch64-linux-gnu",
+        "--target-features", "+sve", "--scalable", "--vector-abi", "-S", "-o", out.toString());
+    assertNotEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("struct-of-arrays") && r.err().contains("vector function ABI"), r::toString);
+    assertFalse(Files.exists(out));
+  }
 }

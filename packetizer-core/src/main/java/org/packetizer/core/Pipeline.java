@@ -148,6 +148,13 @@ final class Pipeline {
     for (Function f : module.functions()) if (!existing.contains(f.name())) made.add(f.name());
     // (struct-of-arrays pointers: blocks of vscale × W elements per field, the offsets scaled by llvm.vscale in
     // the emitter; see SoaWidener and docs/cross-targets.md)
+    for (int i = 0; sveAbi && i < fixed.params().size(); i++) {
+      if (fixed.params().get(i) instanceof ParamKind.SoaPointer) {
+        throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "parameter #" + i + " is a struct-of-arrays"
+            + " pointer (s), which has no token in the SVE vector function ABI; publish the scalable packet function itself"
+            + " (without --vector-abi) and call it with the block of vscale × " + options.width() + " elements per field", scalarName);
+      }
+    }
     String published = simdName;
     if (sveAbi) {
       // the SVE variant's name follows from the parameter kinds; the packet function itself is NAME.ir

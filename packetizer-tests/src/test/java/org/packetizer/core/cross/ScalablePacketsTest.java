@@ -153,6 +153,35 @@ class ScalablePacketsTest {
     }));
   }
 
+  /**
+   * Struct-of-arrays parameters (issue 18, third round): blocks of vscale × W elements per field, the
+   * offsets scaled by llvm.vscale, so the check's N-lane layout (N = vscale × W) is the packet function's.
+   * Kernels with one or several fields (mem02, fig417), fields of mixed sizes (mem51: i32, float, double),
+   * array fields (mem36, mem37), nested structs (integrate, shade: two struct-of-arrays parameters).
+   * All were refused before ("parameter #i is a struct-of-arrays pointer").
+   */
+  @TestFactory
+  Stream<DynamicTest> structOfArraysKernelsRun() {
+    return onceRefusedNowRun("mem02", "fig417", "mem51", "mem36", "mem37", "integrate", "shade");
+  }
+
+  static Stream<DynamicTest> onceRefusedNowRun(String... kernels) {
+    Manifest manifest = Manifest.load();
+    return Stream.of(kernels).map(k -> DynamicTest.dynamicTest(k, () -> {
+      Map<String, Integer> before;
+      synchronized (OUTCOMES) { before = new TreeMap<>(OUTCOMES); }
+      check(manifest, manifest.require(k));
+      synchronized (OUTCOMES) {
+        for (var e : OUTCOMES.entrySet()) {
+          if (e.getKey().startsWith("refused")) {
+            assertEquals(before.getOrDefault(e.getKey(), 0), e.getValue(), k + " is refused: " + e.getKey());
+          }
+        }
+        assertTrue(OUTCOMES.getOrDefault("passed", 0) > before.getOrDefault("passed", 0), k + " ran at no vector length");
+      }
+    }));
+  }
+
   @Test
   void mandelbrotRunsAtTwoVectorLengthsFromOneFunction() {
     check(Manifest.load(), Manifest.load().require("mandelbrot"));
