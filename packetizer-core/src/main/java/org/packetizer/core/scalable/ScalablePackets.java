@@ -420,15 +420,18 @@ public final class ScalablePackets {
       case EXTRACTELEMENT -> {
         // lane 0 is lane 0 at any vector length (the base of a linear value, the first lane of an address);
         // any other lane stands for one of W lanes handled one by one, and lanes W and up would be missed
+        // A variable lane (the lane loops the emitter writes for scalable packets: 0 .. vscale × W - 1) is
+        // right at any length. A constant lane k > 0 is refused: the emitter's W-fold unrolled per-lane code
+        // uses constant lanes 0 .. W-1, which would leave lanes W and up out.
         Value idx = inst.operand(1);
-        if (!(idx.isConstantInt() && idx.constIntZExt() == 0)) return "extractelement reads one lane";
+        if (idx.isConstantInt() && idx.constIntZExt() != 0) return "extractelement reads lane " + idx.constIntZExt();
       }
       case INSERTELEMENT -> {
         Value idx = inst.operand(2);
         Value base = inst.operand(0);
         boolean broadcastStart = idx.isConstantInt() && idx.constIntZExt() == 0 && isUndefOrPoison(base)
             && !inst.users().isEmpty() && inst.users().stream().allMatch(u -> u.isShuffleVector() && isZeroShuffle(u));
-        if (!broadcastStart) return "insertelement writes one lane";
+        if (!broadcastStart && idx.isConstantInt()) return "insertelement writes lane " + idx.constIntZExt();
       }
       case SHUFFLEVECTOR -> {
         if (!isZeroShuffle(inst)) return "a shuffle other than a broadcast moves lanes";
