@@ -148,4 +148,70 @@ class ScalableSoaTest {
       }
     }
   }
+
+  static final String READ_LANE_CALLER = """
+      #include <arm_sve.h>
+      #include <stdio.h>
+      svfloat32_t rl_sve(svfloat32_t x, int lane, svbool_t pg);
+      float pk_read_lane_f32(float v, int lane) { (void) lane; return v; }   /* the scalar form (for the scalar rl) */
+      int main(void) {
+        int vl = (int) svcntw(), bad = 0;
+        float out[64];
+        svfloat32_t x = svcvt_f32_s32_x(svptrue_b32(), svindex_s32(100, 1));   /* lane k holds 100 + k */
+        int lanes[] = {0, 1, 3, 5, 7, 13, vl - 1, vl + 2, 2 * vl + 1};
+        for (unsigned t = 0; t < sizeof lanes / sizeof lanes[0]; t++) {
+          svst1(svptrue_b32(), out, rl_sve(x, lanes[t], svptrue_b32()));
+          for (int k = 0; k < vl; k++) {
+            float want = (float) (100 + lanes[t] % vl);
+            if (out[k] != want) { printf("pk_read_lane(x, %d) lane %d: %g, want %g\\n", lanes[t], k, out[k], want); bad = 1; break; }
+          }
+        }
+        printf(bad ? "FAIL\\n" : "OK %d lanes\\n", vl);
+        return bad;
+      }
+      """;
+
+  /**
+   * {@code pk_read_lane_f32(v, lane)} with a uniform lane number in a scalable packet: the lane is taken
+   * modulo vscale × 4, the number of lanes at run time (before: modulo 4, lanes 4 and up unreachable; the
+   * extractelement at a variable lane was refused). The scalar version returns v itself, so the
+   * differential check cannot judge it: an ACLE C caller checks every lane at SVE 128, 256 and 512 bits.
+   */
+  @Test
+  void readLaneTakesTheLaneModuloTheRunTimeLaneCount(@TempDir Path dir) throws Exception {
+    CrossTarget sve = CrossTarget.sve(512);
+    sve.missing().ifPresent(m -> {
+      String msg = "SKIPPED LOUDLY: cannot run AArch64 SVE code here, missing " + m;
+      System.err.println(msg);
+      Assumptions.abort(msg);
+    });
+    BundledClang clang = BundledClang.locate();
+    Path obj = dir.resolve("rl.o");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
+        declare float @pk_read_lane_f32(float, i32)
+        define float @rl(float %x, i32 %lane) {
+          %r = call float @pk_read_lane_f32(float %x, i32 %lane)
+          ret float %r
+        }
+        """, "rl")) {
+      new TargetSpec("aarch64-linux-gnu", "", "+neon,+sve", 0).applyTo(m);
+      new Packetizer(PacketizerOptions.builder().width(4).params("vu").scalable(true).build()).run(m, "rl", "rl_sve");
+      try (TargetMachine tm = new TargetSpec("aarch64-linux-gnu", "", "+neon,+sve", 0).targetMachine()) {
+        TargetObject.emitModule(m, tm, obj);
+      }
+    }
+    Files.writeString(dir.resolve("caller.c"), READ_LANE_CALLER);
+    AArch64VectorAbiTest.run(clang, dir, List.of("clang", "--target=aarch64-linux-gnu", "-march=armv8-a+sve", "-O2", "-c",
+        "caller.c", "-o", "caller.o"));
+    AArch64VectorAbiTest.run(clang, dir, List.of(sve.gcc(), "-o", "caller", "caller.o", obj.toString()));
+    for (int bits : new int[] {128, 256, 512}) {
+      ProcessBuilder pb = new ProcessBuilder(sve.qemu(), "-cpu", "max,sve" + bits + "=on", dir.resolve("caller").toString())
+          .redirectErrorStream(true);
+      pb.environment().put("QEMU_LD_PREFIX", sve.sysroot().toString());
+      Process p = pb.start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertEquals(0, p.waitFor(), () -> "SVE " + bits + ":\n" + out);
+      assertTrue(out.contains("OK " + bits / 32 + " lanes"), () -> "SVE " + bits + ": " + out);
+    }
+  }
 }
