@@ -434,7 +434,7 @@ public final class ScalablePackets {
         if (!broadcastStart && idx.isConstantInt()) return "insertelement writes lane " + idx.constIntZExt();
       }
       case SHUFFLEVECTOR -> {
-        if (!isZeroShuffle(inst)) return "a shuffle other than a broadcast moves lanes";
+        if (!isZeroShuffle(inst)) return shuffleKind(inst) + " moves lanes";
       }
       case ALLOCA -> {
         if (containsVector(inst.allocatedType())) return "an alloca of packets";
@@ -467,6 +467,37 @@ public final class ScalablePackets {
       if (!isSplatConstant(o)) return "constant vector " + o.print() + " has different lanes (lane numbers need llvm.stepvector)";
     }
     return null;
+  }
+
+  /**
+   * What a non-broadcast shuffle does, for the refusal: a reverse, splice, interleave or de-interleave
+   * has a scalable form ({@code llvm.vector.reverse}, {@code .splice}, {@code .interleave2}, {@code
+   * .deinterleave2}), but every shuffle of W-lane packets here is written by the emitter for W lanes
+   * (prefix scans in log2 W steps, strided spans, unrolled per-lane results that LLVM's clean-up merged):
+   * mapped alone, it would change meaning at any other lane count, so it is refused, named.
+   */
+  static String shuffleKind(Value shuffle) {
+    int len = shuffle.shuffleMaskLength();
+    int n = shuffle.operand(0).type().isVector() ? shuffle.operand(0).type().vectorSize() : -1;
+    int[] m = new int[len];
+    for (int i = 0; i < len; i++) m[i] = shuffle.shuffleMaskValue(i);
+    boolean reverse = len == n, splice = len == n, interleave = len == 2 * n, deinterleave = 2 * len == n || len == n;
+    int d = m.length > 0 ? m[0] : 0;
+    int p = m.length > 0 ? m[0] : 0;
+    for (int i = 0; i < len; i++) {
+      boolean undef = m[i] < 0;
+      reverse &= undef || m[i] == n - 1 - i;
+      splice &= undef || m[i] == d + i;
+      interleave &= undef || m[i] == (i % 2 == 0 ? i / 2 : n + i / 2);
+      deinterleave &= undef || m[i] == 2 * i + p;
+    }
+    deinterleave &= p == 0 || p == 1;
+    String kind = reverse ? "a lane reverse (llvm.vector.reverse)"
+        : splice && d != 0 ? "a lane splice by " + d + " (llvm.vector.splice)"
+        : interleave ? "an interleave (llvm.vector.interleave2)"
+        : deinterleave ? "a de-interleave (llvm.vector.deinterleave2)"
+        : "a shuffle other than a broadcast";
+    return kind + " written for " + n + " lanes";
   }
 
   private static boolean isUndefOrPoison(Value v) {

@@ -318,4 +318,24 @@ class ScalablePacketsTest {
       assertEquals(before, m.toIr());
     }
   }
+
+  @Test
+  void shufflesWrittenForWLanesAreRefusedNamingTheShuffle() {
+    // an atomic add of varying values to one uniform address: a prefix scan over the 4 lanes in log2(4) shuffle
+    // steps, which has no meaning at another lane count: refused, naming the shuffle
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
+        define i32 @f(ptr %p, i32 %x) {
+          %y = atomicrmw add ptr %p, i32 %x seq_cst
+          ret i32 %y
+        }
+        """, "f")) {
+      scalableSve(512).spec().applyTo(m);
+      String before = m.toIr();
+      PacketizationException x = assertThrows(PacketizationException.class, () -> new Packetizer(PacketizerOptions.builder()
+          .width(W).params("uv").scalable(true).build()).run(m, "f", "f_vl"));
+      assertEquals(PacketizationException.Kind.UNSUPPORTED, x.kind());
+      assertTrue(x.getMessage().contains("written for 4 lanes moves lanes") && x.getMessage().contains("shufflevector"), x::getMessage);
+      assertEquals(before, m.toIr());
+    }
+  }
 }
