@@ -45,3 +45,8 @@ void swizzle(const unsigned char *in, unsigned char *out, int i) {
   out[4 * i + 2] = r;
   out[4 * i + 3] = a;
 }
+
+/* a stride of 16 floats: four fields read share one span; one field read is a gather (measured faster) */
+struct big { float v[16]; };
+float big4(const struct big *p, int i) { return p[i].v[0] + p[i].v[3] * p[i].v[7] - p[i].v[15]; }
+float big1(const struct big *p, int i) { return p[i].v[5] * 2.0f; }

@@ -41,6 +41,10 @@ class InterleavedGroupTest {
       AtomicsTest.checkBoth(m, "cmul", w, "uuul", 30 + w, ParamSpec.uniformPtr(ctx.doubleType(), 2L * MAX_I, Direction.IN),
           ParamSpec.uniformPtr(ctx.doubleType(), 2L * MAX_I, Direction.IN),
           ParamSpec.uniformPtr(ctx.doubleType(), 2L * MAX_I, Direction.INOUT), ParamSpec.linear(1, index(w)));
+      for (String fn : List.of("big4", "big1")) {
+        AtomicsTest.checkBoth(m, fn, w, "ul", 50 + w, ParamSpec.uniformPtr(ctx.floatType(), 16L * MAX_I, Direction.IN),
+            ParamSpec.linear(1, index(w)));
+      }
       AtomicsTest.checkBoth(m, "swizzle", w, "uul", 40 + w, ParamSpec.uniformPtr(ctx.i8(), 4L * MAX_I, Direction.IN),
           ParamSpec.uniformPtr(ctx.i8(), 4L * MAX_I, Direction.INOUT), ParamSpec.linear(1, index(w)));
     }
@@ -51,7 +55,8 @@ class InterleavedGroupTest {
    * no scatter); {@code cmul}'s complex numbers likewise (at {@code -O1}; at {@code -O2} the SLP vectorizer's
    * {@code <2 x double>} load of one operand is a third load); {@code gaps} keeps its scatters (its
    * stores leave fields unwritten) but shares one load; {@code divergent}'s stores are under a
-   * partial mask: scatters.
+   * partial mask: scatters. At a stride of 16 floats, four fields read share one span; one field
+   * alone is a gather or per-lane loads (measured faster at that stride).
    */
   @Test
   void groupsShareLoadsAndStores() {
@@ -74,6 +79,12 @@ class InterleavedGroupTest {
           assertEquals(1, vectorAccesses(m, g, Opcode.LOAD), () -> ctxt + print(m, g));
           assertEquals(0, vectorAccesses(m, g, Opcode.STORE), () -> ctxt + print(m, g));
           assertEquals(2, PrivateArrayLayoutTest.calls(m, g, "masked.scatter"), () -> ctxt + print(m, g));
+          String b4 = packetize(m, "big4", w, "ul");
+          assertEquals(0, PrivateArrayLayoutTest.calls(m, b4, "masked.gather"), () -> ctxt + print(m, b4));
+          assertEquals(1, vectorAccesses(m, b4, Opcode.LOAD), () -> ctxt + print(m, b4));
+          String b1 = packetize(m, "big1", w, "ul");
+          // (the gather, or per-lane loads where the target's gathers are slow: no span load)
+          assertEquals(0, vectorAccesses(m, b1, Opcode.LOAD), () -> ctxt + print(m, b1));
           String d = packetize(m, "divergent", w, "uul");
           assertEquals(0, vectorAccesses(m, d, Opcode.STORE), () -> ctxt + print(m, d));
         }
