@@ -353,7 +353,8 @@ final class MemoryWidener extends EmissionPhase {
       int dot = name.indexOf('.', "llvm.".length());
       return name.startsWith("llvm.") && PURE_INTRINSICS.contains(dot < 0 ? name : name.substring(0, dot));
     }
-    if (op == Opcode.LOAD) return !alsoStores;
+    // (an atomic load may order later loads after it; a volatile one is kept in place, too)
+    if (op == Opcode.LOAD) return !alsoStores && !c.isAtomic() && !c.isVolatile();
     return !(op == Opcode.STORE || op == Opcode.INVOKE || op == Opcode.CALLBR || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG
         || op == Opcode.FENCE || op == Opcode.VAARG || op.isTerminator());
   }
