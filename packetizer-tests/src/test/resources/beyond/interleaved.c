@@ -50,3 +50,16 @@ void swizzle(const unsigned char *in, unsigned char *out, int i) {
 struct big { float v[16]; };
 float big4(const struct big *p, int i) { return p[i].v[0] + p[i].v[3] * p[i].v[7] - p[i].v[15]; }
 float big1(const struct big *p, int i) { return p[i].v[5] * 2.0f; }
+
+/* stores in reverse field order (one group), and a store group interrupted by a load of the same
+ * structs (the loaded field must see the earlier store: no group across the load) */
+void reversed(struct p3 *out, float a, int i) {
+  out[i].z = a * 3.0f;
+  out[i].y = a * 2.0f;
+  out[i].x = a;
+}
+void reread(struct p3 *out, float a, int i) {
+  out[i].x = a;
+  out[i].y = out[i].x * 2.0f + out[i].z;
+  out[i].z = a - 1.0f;
+}
