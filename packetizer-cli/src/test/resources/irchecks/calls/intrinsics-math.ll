@@ -1,8 +1,10 @@
-; --vector-math intrinsics: the math call becomes the LLVM vector intrinsic (bit-identical to libm
-; lane by lane), no libmvec name.
+; --vector-math intrinsics: the math call becomes the LLVM intrinsic, bit-identical to libm lane by
+; lane, no libmvec name; one with no vector instruction (sin) is called once per lane in a loop over
+; the lanes (the back end would unroll the vector form into W calls).
 ; RUN: packetize -f f -w 8 --params v --vector-math intrinsics
 ; CHECK-LABEL: define <8 x float> @f_simd8(<8 x float> %x)
-; CHECK:       call <8 x float> @llvm.sin.v8f32(<8 x float>
+; CHECK:       {{.*}}.lanes:
+; CHECK:       call float @llvm.sin.f32(float
 ; CHECK-NOT:   _ZGV
 define float @f(float %x) #0 {
 entry:

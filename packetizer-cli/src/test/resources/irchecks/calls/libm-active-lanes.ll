@@ -1,7 +1,7 @@
 ; The bit-exact vector math mode under a partial mask: llvm.exp has no vector instruction, so its
 ; vector form would be W libm calls whatever the mask; instead the active lanes call the scalar
 ; intrinsic in a loop over the mask's set bits (cttz, clear the lowest bit). Under a full mask
-; (the first call, before the loop) the vector intrinsic stays.
+; (the first call, placed after the loop) a counted loop over all lanes through stack arrays.
 ; RUN: packetize -f f -w 8 --params v --vector-math=intrinsics --remarks
 ; CHECK-LABEL: define <8 x float> @f_simd8(<8 x float> %x)
 ; CHECK:       bitcast <8 x i1> %{{.*}} to i8
@@ -10,7 +10,10 @@
 ; CHECK:       extractelement <8 x float> %{{.*}}, i32 %lane
 ; CHECK:       call float @llvm.exp.f32(float
 ; CHECK:       insertelement <8 x float> %{{.*}}, float %{{.*}}, i32 %lane
-; CHECK:       call <8 x float> @llvm.exp.v8f32(<8 x float> %x)
+; CHECK:       store <8 x float> %x, ptr %e0.arg
+; CHECK:       phi i64 [ 0, {{.*}} ]
+; CHECK:       call float @llvm.exp.f32(float
+; CHECK-NOT:   @llvm.exp.v8f32
 ; SHAPES:      call to llvm.exp.f32 became llvm.exp on each active lane (a loop over the mask's set lanes
 define float @f(float %x) {
 entry:

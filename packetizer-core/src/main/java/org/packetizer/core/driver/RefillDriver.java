@@ -84,7 +84,6 @@ public final class RefillDriver {
   /** The widest packet refill handles (a lane mask fits a 64-bit integer). */
   public static final int MAX_WIDTH = 64;
 
-
   /**
    * Builds the refill driver body into {@code driver} (declared by {@link ArrayDriver}), or returns a
    * remark saying why not (the caller then emits the plain driver). Adds nothing to the module when it
@@ -160,7 +159,6 @@ public final class RefillDriver {
     Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, minFree(w, options), sve || x86Compact, sveBits).emit();
-    // (compactBits 0 with compaction: AVX-512's vpcompress)
     Optional<String> bad = driver.verify();
     if (bad.isPresent()) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + driver.name()

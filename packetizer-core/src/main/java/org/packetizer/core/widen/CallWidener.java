@@ -8,6 +8,7 @@ import org.packetizer.core.api.Remark;
 import org.packetizer.core.api.Rejection;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.mapping.MathMappings;
@@ -117,12 +118,15 @@ final class CallWidener extends EmissionPhase {
       }
       Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
       if (viaLib.isPresent()) return viaLib;
-      if (!MaskOps.isAllTrue(mask()) && LIBM_PER_LANE.contains(mm.get().intrinsic()) && laneLoopsAllowed()) {
-        // the back end lowers the vector intrinsic to one libm call per lane, inactive lanes included:
-        // call the scalar intrinsic for the active lanes only (as many calls as the scalar code makes)
+      if (LIBM_PER_LANE.contains(mm.get().intrinsic()) && laneLoopsAllowed()
+          && (!MaskOps.isAllTrue(mask()) || !UNROLLED_LIBM && !fusedSinCos(inst, mm.get().intrinsic()))) {
+        // the back end lowers the vector intrinsic to one libm call per lane, inactive lanes included,
+        // unrolled: W calls, each with its lane's extract, insert and the spills around a call (at W16
+        // some 100 machine instructions per call site). A loop over the active lanes calls the scalar
+        // intrinsic as often as the scalar code does, in code that does not grow with W.
         Function sf = st.module().intrinsic(mm.get().intrinsic(), rt);
         List<Value> packed = args;
-        Value r = activeLanesLoop(k -> {
+        Value r = MaskOps.isAllTrue(mask()) ? laneLoopThroughMemory(inst, sf, packed, vt) : activeLanesLoop(k -> {
           List<Value> la = new ArrayList<>();
           for (Value p : packed) la.add(b.extractElement(p, k, ""));
           return e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
@@ -130,7 +134,8 @@ final class CallWidener extends EmissionPhase {
         st.stats().vectorCalls++;
         st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " became " + mm.get().intrinsic()
             + " on each active lane (a loop over the mask's set lanes: the back end has no vector instruction for it and"
-            + " calls libm per lane; under a partial mask the inactive lanes are skipped)");
+            + " calls libm per lane, unrolled; the loop keeps the code from growing with W"
+            + (MaskOps.isAllTrue(mask()) ? ")" : "; under a partial mask the inactive lanes are skipped)"));
         return Optional.of(r);
       }
       Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
@@ -152,12 +157,84 @@ final class CallWidener extends EmissionPhase {
   }
 
   /**
+   * {@code sf} on every lane, under a full mask, as a counted loop through stack arrays: the argument
+   * packets stored once, lane k's arguments loaded, the call, its result stored at k, the result
+   * packet loaded once after the loop. (A loop carrying the packet in a register and inserting at a
+   * variable index spills it around every call and stalls on store forwarding: bs_call at W16 ran at
+   * 0.73x scalar that way.)
+   */
+  private Value laneLoopThroughMemory(Value inst, Function sf, List<Value> args, Type vt) {
+    Type i64 = st.context().i64();
+    List<Value> slots = new ArrayList<>();
+    for (Value a : args) {
+      if (!a.type().isVector()) {
+        slots.add(a);
+        continue;
+      }
+      Value slot = entryB.alloca(a.type(), inst.name() + ".arg");
+      b.store(a, slot);
+      slots.add(slot);
+    }
+    Value out = entryB.alloca(vt, inst.name() + ".out");
+    Block pre = b.currentBlock();
+    Block loop = packet.appendBlock(pre.name() + ".lanes");
+    Block done = packet.appendBlock(pre.name() + ".lanes.done");
+    loop.moveAfter(pre);
+    done.moveAfter(loop);
+    b.br(loop);
+    b.atEnd(loop);
+    Value k = b.phi(i64, "lane");
+    List<Value> la = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      Value a = args.get(i);
+      if (!a.type().isVector()) {
+        la.add(a);
+        continue;
+      }
+      Value p = b.gep(a.type(), slots.get(i), List.of(b.i64(0), k), true, "");
+      la.add(b.load(a.type().elementType(), p, ""));
+    }
+    Value r = e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
+    b.store(r, b.gep(vt, out, List.of(b.i64(0), k), true, ""));
+    Value next = b.add(k, b.i64(1), "");
+    b.condBr(b.icmpNe(next, b.i64(w), ""), loop, done);
+    k.addIncoming(b.i64(0), pre);
+    k.addIncoming(next, loop);
+    b.atEnd(done);
+    return b.load(vt, out, inst.name());
+  }
+
+  /**
    * Whether a loop over the mask's set bits may be emitted: not for scalable packets (the fixed-width
    * function is re-typed to vscale × W lanes; a mask cast to an iW integer names W lanes).
    */
   private boolean laneLoopsAllowed() {
     return !st.options().scalable() && !st.options().lanesMayBeRetyped();
   }
+
+  /**
+   * A sine whose argument also goes to a cosine (or the reverse): the back end fuses each lane's pair
+   * into one {@code sincosf} call when both are unrolled per lane, which two lane loops would undo
+   * (aobench at W8: 1.50x scalar unrolled, 1.03x as two loops). Such pairs stay with the back end.
+   */
+  private static boolean fusedSinCos(Value inst, String intrinsic) {
+    String other = intrinsic.equals("llvm.sin") ? "llvm.cos" : intrinsic.equals("llvm.cos") ? "llvm.sin" : null;
+    if (other == null) return false;
+    for (Value u : inst.operand(0).users()) {
+      if (u.equals(inst) || !u.isInstruction() || u.opcode() != Opcode.CALL) continue;
+      Optional<Function> f = u.calledFunction();
+      if (f.isEmpty()) continue;
+      Optional<MathMappings.Mapping> m = MathMappings.forCallee(f.get().name());
+      if (m.isPresent() && m.get().intrinsic().equals(other)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Measurement knob ({@code -Dpacketizer.libmLanes=unrolled}): under a full mask, leave the vector
+   * intrinsic to the back end's unrolled per-lane calls instead of {@link #laneLoopThroughMemory}.
+   */
+  static final boolean UNROLLED_LIBM = "unrolled".equals(System.getProperty("packetizer.libmLanes"));
 
   /**
    * Intrinsics that no back end here lowers to vector instructions: the vector form becomes one libm

@@ -87,8 +87,9 @@ class VectorMathTableTest {
     t.append("Routes: **IR** — vector IR the packetizer emits (`ExactMath`), bit-identical to glibc for every input,\n");
     t.append("NaN payloads included (`VectorMathDifferentialTest`: special values crossed with each other, random\n");
     t.append("bits, huge quotients; 200,000 random pairs for fmod); **vector** — an LLVM intrinsic the back end\n");
-    t.append("lowers to vector instructions (exact); **W× libm** — an LLVM intrinsic the back end lowers to one\n");
-    t.append("scalar libm call per lane (exact, no faster than scalar); **libmvec** — glibc's vector variant\n");
+    t.append("lowers to vector instructions (exact); **W× libm** — one scalar libm call per lane (exact, no faster\n");
+    t.append("than scalar): a loop over the lanes, or the back end's unrolled calls for a sine and cosine of one\n");
+    t.append("argument, which it fuses into `sincos`; **libmvec** — glibc's vector variant\n");
     t.append("(≤ 4 ULP, glibc's documented bound; link `-lmvec`); **SLEEF** — `libsleef.so.3` (≤ 1 ULP documented;\n");
     t.append("link `-lsleef`); **per lane** — W guarded scalar calls (why in the last column). Library routes are\n");
     t.append("checked against glibc's scalar result within 8 ULP (tgamma: 64; SLEEF's `tgammaf` reaches 54 ULP\n");
