@@ -75,11 +75,12 @@ final class Publication {
     }
     natural.setName(irName);
     SignatureAbi.buildCForm(module, natural, options.masked(), reg, simdName, cc);
+    List<String> how = new java.util.ArrayList<>();
+    if (SignatureAbi.hasWideVector(natural, reg)) how.add("vectors wider than " + reg + " bits " + (aarch64 ? "by reference" : "in memory"));
+    if (SignatureAbi.hasSmallVectorParam(natural)) how.add("vectors of 4 bytes in a general register");
+    if (options.masked()) how.add("the mask as a " + Math.max(8, options.width()) + "-bit integer, bit j for lane j");
     return Optional.of(new Remark(Remark.Kind.NOTE, scalarName, null, null, "published in the C calling convention"
-        + (aarch64 ? " (AAPCS64)" : "") + " as @" + simdName + " (" + (SignatureAbi.cFormDiffers(natural, false, reg, cc)
-        ? "vectors wider than " + reg + " bits " + (aarch64 ? "by reference" : "in memory")
-        + (options.masked() ? ", " : "") : "") + (options.masked() ? "the mask as a " + Math.max(8, options.width())
-        + "-bit integer, bit j for lane j" : "") + "); LLVM's form is @" + irName));
+        + (aarch64 ? " (AAPCS64)" : "") + " as @" + simdName + " (" + String.join(", ", how) + "); LLVM's form is @" + irName));
   }
 
   private static void requireByteLanes(Type t, Function natural, String scalarName) {

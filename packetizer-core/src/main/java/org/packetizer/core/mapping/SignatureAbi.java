@@ -91,8 +91,9 @@ public final class SignatureAbi {
   /** The C calling conventions whose form of GCC vector types {@link #buildCForm} knows. */
   public enum CConvention {
     /**
-     * x86-64 System V: a vector up to the widest register the features allow in one register, a wider
-     * one on the stack ({@code byval}), a wider result through memory ({@code sret}).
+     * x86-64 System V: a vector up to the widest register the features allow in one register (one of 4
+     * bytes or less in a general register), a wider one on the stack ({@code byval}), a wider result
+     * through memory ({@code sret}).
      */
     X86_64_SYSV,
     /**
@@ -121,14 +122,31 @@ public final class SignatureAbi {
     if (f.returnType().isVector() && bits(f.returnType(), null) > registerBits) return true;
     List<Type> ps = f.functionType().paramTypes();
     for (Type p : ps) if (bits(p, null) > registerBits) return true;
-    if (cc == CConvention.AAPCS64) {
-      for (Type p : ps) if (p.isVector() && bits(p, null) < 64) return true;
-    }
+    // both conventions: a vector of 4 bytes or less travels in a general register (LLVM's form: a vector register)
+    for (Type p : ps) if (small(p)) return true;
     return false;
   }
 
-  /** How AAPCS64 passes vector {@code t} (not wider than 16 bytes) when it is not a short vector: in an integer. */
-  private static boolean aapcsSmall(Type t) { return t.isVector() && bits(t, null) < 64; }
+  /**
+   * A vector argument that C passes in a general register (clang: coerced to {@code i32}) where LLVM's
+   * form takes a vector register: 4 bytes or less (x86-64: class INTEGER; AArch64: not a short vector).
+   */
+  private static boolean small(Type t) {
+    return t.isVector() && bits(t, null) <= 32 && !(t.elementType().isInteger() && t.elementType().intWidth() % 8 != 0);
+  }
+
+  /** Whether {@code f}'s signature has a vector wider than {@code registerBits}. */
+  public static boolean hasWideVector(Function f, int registerBits) {
+    if (f.returnType().isVector() && bits(f.returnType(), null) > registerBits) return true;
+    for (Type p : f.functionType().paramTypes()) if (p.isVector() && bits(p, null) > registerBits) return true;
+    return false;
+  }
+
+  /** Whether {@code f} takes a vector that C passes in a general register (4 bytes or less). */
+  public static boolean hasSmallVectorParam(Function f) {
+    for (Type p : f.functionType().paramTypes()) if (small(p)) return true;
+    return false;
+  }
 
   /** {@link #buildCForm(LlvmModule, Function, boolean, int, String, CConvention)} on x86-64. */
   public static Function buildCForm(LlvmModule module, Function natural, boolean masked, int registerBits, String cName) {
@@ -140,7 +158,8 @@ public final class SignatureAbi {
    * declares a C function with GCC vector types ({@code float __attribute__((vector_size(64)))}).
    * On x86-64 ({@link CConvention#X86_64_SYSV}):
    * a vector parameter wider than {@code registerBits} becomes {@code ptr byval(<W x T>) align <bytes>}
-   * (C passes it on the stack), narrower ones and scalars stay; a vector result wider than
+   * (C passes it on the stack), one of 4 bytes or less an {@code i32} (class INTEGER: a general register),
+   * others and scalars stay; a vector result wider than
    * {@code registerBits} is returned through memory (an {@code sret} pointer, as the psABI and GCC
    * return it; clang 20 returns such a plain vector type in registers, a one-member struct holding it
    * through memory, so clang callers declare the result as such a struct). On AArch64
@@ -161,7 +180,7 @@ public final class SignatureAbi {
     for (int i = 0; i < data; i++) {
       boolean wide = bits(np.get(i), null) > registerBits && np.get(i).isVector();
       byval.add(wide);
-      params.add(wide ? ctx.ptrType() : aapcs && aapcsSmall(np.get(i)) ? ctx.intType(32) : np.get(i));
+      params.add(wide ? ctx.ptrType() : small(np.get(i)) ? ctx.intType(32) : np.get(i));
     }
     int w = 0;
     if (masked) {
@@ -170,7 +189,7 @@ public final class SignatureAbi {
       params.add(ctx.intType(Math.max(8, w))); // widths are powers of two
     }
     Type rt = natural.returnType();
-    if (aapcs && aapcsSmall(rt)) {
+    if (aapcs && small(rt)) {
       throw new IllegalArgumentException("a " + rt + " result has no common C form on AArch64 (clang returns it in a SIMD"
           + " register, GCC in a general register)");
     }
@@ -206,7 +225,7 @@ public final class SignatureAbi {
         Type t = np.get(i);
         if (byval.get(i)) {
           args.add(b.load(t, p, aapcs ? 16 : (int) (bits(t, null) / 8), n.isEmpty() ? "v" + i : n + ".v"));
-        } else if (aapcs && aapcsSmall(t)) {
+        } else if (small(t)) {
           int tb = (int) bits(t, null);
           Value narrow = tb == 32 ? p : b.cast(org.packetizer.core.ir.Opcode.TRUNC, p, ctx.intType(tb), n.isEmpty() ? "i" + i : n + ".i");
           args.add(b.cast(org.packetizer.core.ir.Opcode.BITCAST, narrow, t, n.isEmpty() ? "v" + i : n + ".v"));
