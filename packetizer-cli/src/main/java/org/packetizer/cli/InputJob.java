@@ -191,7 +191,13 @@ final class InputJob implements Callable<InputJob.Result> {
     Set<String> before = functionNames(m);
     try {
       Optional<Function> scalar = m.function(f.scalar());
-      List<VectorAbi.Variant> declared = scalar.map(VectorAbi::declaredVariants).orElse(List.of());
+      List<String> declared = new ArrayList<>();
+      scalar.ifPresent(sf -> {
+        for (VectorAbi.Variant v : VectorAbi.declaredVariants(sf)) declared.add(v.mangledName());
+        for (VectorAbi.ScalableVariant v : VectorAbi.declaredScalableVariants(sf)) {
+          declared.add(v.mangledName());
+        }
+      });
       List<PacketizationResult> rs = new Packetizer(s.options(index, remarks::add)).runDeclaredVariants(m, f.scalar());
       applyTarget(m, before);
       for (PacketizationResult r : rs) {
@@ -205,8 +211,8 @@ final class InputJob implements Callable<InputJob.Result> {
       Set<String> made = new HashSet<>();
       for (PacketizationResult r : rs) made.add(r.packetFunction());
       List<String> skipped = new ArrayList<>();
-      for (VectorAbi.Variant v : declared) {
-        if (!made.contains(v.mangledName()) && !before.contains(v.mangledName())) skipped.add(v.mangledName());
+      for (String v : declared) {
+        if (!made.contains(v) && !before.contains(v)) skipped.add(v);
       }
       if (declared.isEmpty()) {
         warning("--declared-variants: @" + f.scalar() + " declares no vector variant this packetizer can make (clang records"
