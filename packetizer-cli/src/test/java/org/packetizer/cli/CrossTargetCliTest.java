@@ -91,10 +91,17 @@ class CrossTargetCliTest {
     assertTrue(r.err().contains("power of two"), r::toString);
     r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--vector-bits", "256");
     assertEquals(ExitCodes.USAGE_OR_INPUT, r.code(), r::toString);
-    r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--target-triple", "aarch64-linux-gnu", "--c-abi",
+    r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--target-triple", "riscv64-linux-gnu", "--c-abi",
         "-o", dir.resolve("x.bc").toString());
     assertEquals(ExitCodes.UNSUPPORTED, r.code(), r::toString);
-    assertTrue(r.err().contains("x86-64 only"), r::toString);
+    assertTrue(r.err().contains("x86-64 and AArch64 only"), r::toString);
+    assertFalse(Files.exists(dir.resolve("x.bc")), "nothing written");
+    // AArch64: the C form of AAPCS64 (AArch64CCallerAbiTest runs C callers of it under qemu)
+    r = Cli.run(bc.toString(), "-f", "mandelbrot", "-w", "8", "--masked", "--params", "vvu", "--target-triple", "aarch64-linux-gnu",
+        "--c-abi", "-o", dir.resolve("y.bc").toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("C calling convention (AAPCS64)") && r.err().contains("by reference")
+        && r.err().contains("8-bit integer"), r::toString);
   }
 
   @Test
