@@ -215,8 +215,12 @@ final class InputJob implements Callable<InputJob.Result> {
         if (!made.contains(v) && !before.contains(v)) skipped.add(v);
       }
       if (declared.isEmpty()) {
-        warning("--declared-variants: @" + f.scalar() + " declares no vector variant this packetizer can make (clang records"
-            + " them with -fopenmp-simd and '#pragma omp declare simd' on the definition)");
+        List<String> names = scalar.map(sf -> sf.stringAttributes().keySet().stream().filter(k -> k.startsWith("_ZGV")).sorted()
+            .toList()).orElse(List.of());
+        warning("--declared-variants: @" + f.scalar() + " declares no vector variant this packetizer can make " + (names.isEmpty()
+            ? "(clang records them with -fopenmp-simd and '#pragma omp declare simd' on the definition)"
+            : "(it declares " + String.join(", ", names) + "; made are x86 _ZGV[bcde], AArch64 _ZGVn and scalable SVE _ZGVsMx"
+            + " variants, not fixed-length SVE ones)"));
       } else if (!skipped.isEmpty() && !s.quiet()) {
         note("@" + f.scalar() + ": not made, the ISA is above @" + f.scalar() + "'s target-features: "
             + String.join(", ", skipped));
