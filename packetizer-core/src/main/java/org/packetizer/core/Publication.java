@@ -39,7 +39,10 @@ final class Publication {
     }
     SignatureAbi.CConvention cc = aarch64 ? SignatureAbi.CConvention.AAPCS64 : SignatureAbi.CConvention.X86_64_SYSV;
     Function natural = module.function(simdName).orElseThrow();
-    if (natural.returnType().isAggregate() || natural.functionType().paramTypes().stream().anyMatch(Type::isAggregate)) {
+    // AAPCS64 returns a struct of vectors (a homogeneous short-vector aggregate in V registers, a wider one through x8)
+    boolean cStruct = aarch64 && natural.returnType().isStruct() && !natural.returnType().structElements().isEmpty()
+        && natural.returnType().structElements().stream().allMatch(e -> SignatureAbi.vectorBits(e) >= 64);
+    if (natural.returnType().isAggregate() && !cStruct || natural.functionType().paramTypes().stream().anyMatch(Type::isAggregate)) {
       // LLVM returns a struct of packets in registers and splits aggregate arguments; no C prototype says that
       throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the C calling convention form (cAbi) cannot express a packet function that"
           + " takes or returns aggregates (" + natural.functionType() + "); call it from LLVM IR or without cAbi",
@@ -51,6 +54,7 @@ final class Publication {
       for (int i = 0; i < ps.size() - (options.masked() ? 1 : 0); i++) requireByteLanes(ps.get(i), natural, scalarName);
       Type rt = natural.returnType();
       requireByteLanes(rt, natural, scalarName);
+      if (rt.isStruct()) for (Type e : rt.structElements()) requireByteLanes(e, natural, scalarName);
       if (rt.isVector() && rt.elementType().isInteger() && rt.elementType().intWidth() * rt.vectorSize() < 64) {
         throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the C calling convention form (cAbi) on AArch64 cannot"
             + " return " + rt + ": clang returns a vector of less than 8 bytes in a SIMD register, GCC in a general register;"
@@ -78,6 +82,7 @@ final class Publication {
     List<String> how = new java.util.ArrayList<>();
     if (SignatureAbi.hasWideVector(natural, reg)) how.add("vectors wider than " + reg + " bits " + (aarch64 ? "by reference" : "in memory"));
     if (SignatureAbi.hasSmallVectorParam(natural)) how.add("vectors of 4 bytes in a general register");
+    if (cStruct && !SignatureAbi.aapcsHva(natural.returnType())) how.add("the struct result through memory (x8)");
     if (options.masked()) how.add("the mask as a " + Math.max(8, options.width()) + "-bit integer, bit j for lane j");
     return Optional.of(new Remark(Remark.Kind.NOTE, scalarName, null, null, "published in the C calling convention"
         + (aarch64 ? " (AAPCS64)" : "") + " as @" + simdName + " (" + String.join(", ", how) + "); LLVM's form is @" + irName));

@@ -33,6 +33,9 @@ public final class SignatureAbi {
     return max;
   }
 
+  /** The size of vector {@code t} in bits (0 for other types). */
+  public static long vectorBits(Type t) { return t.isVector() ? bits(t, null) : 0; }
+
   private static long bits(Type t, LlvmModule layout) {
     if (t.isVector()) {
       Type e = t.elementType();
@@ -120,6 +123,7 @@ public final class SignatureAbi {
   public static boolean cFormDiffers(Function f, boolean masked, int registerBits, CConvention cc) {
     if (masked) return true;
     if (f.returnType().isVector() && bits(f.returnType(), null) > registerBits) return true;
+    if (cc == CConvention.AAPCS64 && f.returnType().isStruct() && !aapcsHva(f.returnType())) return true;
     List<Type> ps = f.functionType().paramTypes();
     for (Type p : ps) if (bits(p, null) > registerBits) return true;
     // both conventions: a vector of 4 bytes or less travels in a general register (LLVM's form: a vector register)
@@ -133,6 +137,39 @@ public final class SignatureAbi {
    */
   private static boolean small(Type t) {
     return t.isVector() && bits(t, null) <= 32 && !(t.elementType().isInteger() && t.elementType().intWidth() % 8 != 0);
+  }
+
+  /**
+   * AAPCS64: whether {@code t} is a result C returns in V registers as a homogeneous short-vector
+   * aggregate (a struct of 1 to 4 vectors all of 8 or all of 16 bytes; clang and GCC count vectors of the
+   * same size as one type, checked in their assembly): LLVM returns such a literal struct the same way.
+   */
+  public static boolean aapcsHva(Type t) {
+    if (!t.isStruct()) return false;
+    List<Type> es = t.structElements();
+    if (es.isEmpty() || es.size() > 4) return false;
+    long first = es.getFirst().isVector() ? bits(es.getFirst(), null) : 0;
+    if (first != 64 && first != 128) return false;
+    for (Type e : es) if (!e.isVector() || bits(e, null) != first) return false;
+    return true;
+  }
+
+  /**
+   * AAPCS64: the byte offset of each member of a struct of vectors {@code t} as C lays it out (a GCC
+   * vector type is aligned to its size, at most 16 bytes; LLVM aligns a {@code <8 x float>} to 32).
+   */
+  public static long[] aapcsOffsets(Type t) {
+    List<Type> es = t.structElements();
+    long[] out = new long[es.size()];
+    long at = 0;
+    for (int i = 0; i < es.size(); i++) {
+      long size = bits(es.get(i), null) / 8;
+      long align = Math.min(16, Math.max(1, size));
+      at = (at + align - 1) / align * align;
+      out[i] = at;
+      at += size;
+    }
+    return out;
   }
 
   /** Whether {@code f}'s signature has a vector wider than {@code registerBits}. */
@@ -195,7 +232,8 @@ public final class SignatureAbi {
     }
     // a result wider than the widest register: through memory, as the psABI and GCC return it (clang 20 returns a
     // plain vector type in registers instead, but a one-member struct of it through memory, as here)
-    boolean sret = rt.isVector() && bits(rt, null) > registerBits;
+    // (AAPCS64: a struct of vectors that is no HVA is over 16 bytes, the caller checks: through memory too)
+    boolean sret = rt.isVector() && bits(rt, null) > registerBits || aapcs && rt.isStruct() && !aapcsHva(rt);
     if (sret) params.addFirst(ctx.ptrType());
     int first = sret ? 1 : 0;
     Function c = module.addFunction(cName, ctx.functionType(sret ? ctx.voidType() : rt, params, false));
@@ -242,7 +280,15 @@ public final class SignatureAbi {
       }
       Value r = b.call(natural, args, rt.isVoid() ? "" : "r");
       r.setInstructionCallConv(natural.callingConvention());
-      if (sret) {
+      if (sret && rt.isStruct()) {
+        // member by member at C's offsets
+        long[] offsets = aapcsOffsets(rt);
+        for (int i = 0; i < offsets.length; i++) {
+          Value at = offsets[i] == 0 ? c.param(0) : b.gep(ctx.intType(8), c.param(0), List.of(b.i64(offsets[i])), true, "result." + i);
+          b.store(b.extractValue(r, i, "r." + i), at, 16);
+        }
+        b.retVoid();
+      } else if (sret) {
         b.store(r, c.param(0), 16);
         b.retVoid();
       } else if (rt.isVoid()) {

@@ -32,7 +32,8 @@ import org.packetizer.core.toolchain.ProcessResult;
  * NEON and on SVE used at a fixed 256 bits ({@code -msve-vector-bits=256}, which does not change how GCC
  * vector types travel). The caller calls the scalar function once per lane and reports every lane that
  * differs. Cases: float, int, double, char (a 4-byte vector: in a general register), pointers (a vector of
- * pointers), uniform and linear parameters, masked forms (the mask as a bit mask), at widths 4, 8 and 16,
+ * pointers), uniform and linear parameters, masked forms (the mask as a bit mask), struct results (two
+ * vectors of 16 bytes: a homogeneous short-vector aggregate in q0/q1; wider: through x8), at widths 4, 8 and 16,
  * direct and through the loop wrapper (hardware width 4). Vectors of 16 bytes travel in V registers, wider
  * ones by reference, wider results through memory addressed by x8.
  *
@@ -57,6 +58,10 @@ class AArch64CCallerAbiTest {
       int idiv(int a, int b) { return a / b + (a % 7); }
       int cmix(signed char c, int k) { return c > 3 ? c * k : c - k; }
       float deref(const float *p, float s) { return *p > 0.0f ? *p * s : -*p; }
+      struct pair { float x, y; };
+      struct pair polar(float r, float t) { struct pair p; p.x = r * t; p.y = r > t ? r - t : t * 0.5f; return p; }
+      struct dpair { double x, y; };
+      struct dpair dsplit(double v) { struct dpair p; p.x = v * 0.5; p.y = v < 0 ? -v : v + 1.0; return p; }
       """;
 
   /** One packet function: scalar, name, parameter letters, width, through the wrapper, masked. */
@@ -73,6 +78,9 @@ class AArch64CCallerAbiTest {
       out.add(new Case("imix", "imix_masked_w" + w, "vu", w, false, true));
       out.add(new Case("idiv", "idiv_masked_w" + w, "vv", w, false, true));
       out.add(new Case("fmix", "fmix_masked_w" + w, "vv", w, false, true));
+      // struct results: 2 x 16 bytes a homogeneous short-vector aggregate (q0, q1), wider ones through x8
+      out.add(new Case("polar", "polar_w" + w, "vv", w, false, false));
+      out.add(new Case("dsplit", "dsplit_w" + w, "v", w, false, false));
       if (w > 4) {
         out.add(new Case("fmix", "fmix_loop_w" + w, "vv", w, true, false));
         out.add(new Case("imix", "imix_loop_w" + w, "vu", w, true, false));
@@ -178,6 +186,8 @@ class AArch64CCallerAbiTest {
     sb.append("int printf(const char *, ...);\n");
     sb.append("float fmix(float, float);\nint imix(int, int);\ndouble dpoly(double, long);\nint idiv(int, int);\n");
     sb.append("int cmix(signed char, int);\nfloat deref(const float *, float);\n");
+    sb.append("struct pair { float x, y; };\nstruct pair polar(float, float);\n");
+    sb.append("struct dpair { double x, y; };\nstruct dpair dsplit(double);\n");
     sb.append("static float cells[64];\n");
     sb.append("static int bad;\n");
     sb.append("static void report(const char *fn, int lane, double got, double want) {\n");
@@ -185,6 +195,24 @@ class AArch64CCallerAbiTest {
     for (Case c : cases) {
       int w = c.width();
       String id = c.simd();
+      if (c.scalar().equals("polar") || c.scalar().equals("dsplit")) {
+        boolean d = c.scalar().equals("dsplit");
+        String e = d ? "double" : "float";
+        String vt = "v_" + id;
+        sb.append("typedef ").append(e).append(" ").append(vt).append(" __attribute__((vector_size(").append((d ? 8 : 4) * w)
+            .append(")));\n");
+        sb.append("typedef struct { ").append(vt).append(" x, y; } r_").append(id).append(";\n");
+        sb.append("r_").append(id).append(" ").append(id).append("(").append(d ? vt : vt + ", " + vt).append(");\n");
+        sb.append("static void check_").append(id).append("(void) {\n  ").append(vt).append(" a, b;\n");
+        sb.append("  for (int j = 0; j < ").append(w).append("; j++) { a[j] = (").append(e).append(")((j * 5) % 7) - 2.5;")
+            .append(" b[j] = (").append(e).append(")((j * 3) % 4) - 0.75; }\n");
+        sb.append("  r_").append(id).append(" r = ").append(id).append(d ? "(a);\n" : "(a, b);\n");
+        sb.append("  for (int j = 0; j < ").append(w).append("; j++) {\n");
+        sb.append("    struct ").append(d ? "dpair" : "pair").append(" want = ").append(d ? "dsplit(a[j])" : "polar(a[j], b[j])").append(";\n");
+        sb.append("    if (r.x[j] != want.x) report(\"").append(id).append(".x\", j, r.x[j], want.x);\n");
+        sb.append("    if (r.y[j] != want.y) report(\"").append(id).append(".y\", j, r.y[j], want.y);\n  }\n}\n");
+        continue;
+      }
       String elem = switch (c.scalar()) {
         case "fmix", "deref" -> "float";
         case "dpoly" -> "double";
