@@ -147,12 +147,13 @@ final class Pipeline {
     // what this packetization made (packet versions of callees, exact vector helpers) may be re-typed too
     Set<String> made = new HashSet<>();
     for (Function f : module.functions()) if (!existing.contains(f.name())) made.add(f.name());
-    for (int i = 0; i < fixed.params().size(); i++) {
+    // (struct-of-arrays pointers: blocks of vscale × W elements per field, the offsets scaled by llvm.vscale in
+    // the emitter; see SoaWidener and docs/cross-targets.md)
+    for (int i = 0; sveAbi && i < fixed.params().size(); i++) {
       if (fixed.params().get(i) instanceof ParamKind.SoaPointer) {
-        // its packet layout {<W x T>, ...} puts field j of lane k at a byte offset that depends on the lane count
-        throw PacketizationException.unsupported(Rejection.STRUCT_OF_ARRAYS, "scalable packets: parameter #" + i
-            + " is a struct-of-arrays pointer (s), whose memory layout depends on the number of lanes; give it kind u, v"
-            + " or l", scalarName, null, null);
+        throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "parameter #" + i + " is a struct-of-arrays"
+            + " pointer (s), which has no token in the SVE vector function ABI; publish the scalable packet function itself"
+            + " (without --vector-abi) and call it with the block of vscale × " + options.width() + " elements per field", scalarName);
       }
     }
     String published = simdName;
