@@ -30,3 +30,6 @@ void soa(struct point *p) {
 
 /* integer division: a masked-off lane with b == 0 must not trap (SIGFPE) */
 int idiv(int a, int b) { return a / b + (a % 7); }
+
+/* a varying signed char: four of them are a 4-byte vector, which C passes in a general register */
+int cmix(signed char c, int k) { return c > 3 ? c * k : c - k; }

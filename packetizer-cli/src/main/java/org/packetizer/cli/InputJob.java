@@ -191,7 +191,13 @@ final class InputJob implements Callable<InputJob.Result> {
     Set<String> before = functionNames(m);
     try {
       Optional<Function> scalar = m.function(f.scalar());
-      List<VectorAbi.Variant> declared = scalar.map(VectorAbi::declaredVariants).orElse(List.of());
+      List<String> declared = new ArrayList<>();
+      scalar.ifPresent(sf -> {
+        for (VectorAbi.Variant v : VectorAbi.declaredVariants(sf)) declared.add(v.mangledName());
+        for (VectorAbi.ScalableVariant v : VectorAbi.declaredScalableVariants(sf)) {
+          declared.add(v.mangledName());
+        }
+      });
       List<PacketizationResult> rs = new Packetizer(s.options(index, remarks::add)).runDeclaredVariants(m, f.scalar());
       applyTarget(m, before);
       for (PacketizationResult r : rs) {
@@ -205,12 +211,16 @@ final class InputJob implements Callable<InputJob.Result> {
       Set<String> made = new HashSet<>();
       for (PacketizationResult r : rs) made.add(r.packetFunction());
       List<String> skipped = new ArrayList<>();
-      for (VectorAbi.Variant v : declared) {
-        if (!made.contains(v.mangledName()) && !before.contains(v.mangledName())) skipped.add(v.mangledName());
+      for (String v : declared) {
+        if (!made.contains(v) && !before.contains(v)) skipped.add(v);
       }
       if (declared.isEmpty()) {
-        warning("--declared-variants: @" + f.scalar() + " declares no vector variant this packetizer can make (clang records"
-            + " them with -fopenmp-simd and '#pragma omp declare simd' on the definition)");
+        List<String> names = scalar.map(sf -> sf.stringAttributes().keySet().stream().filter(k -> k.startsWith("_ZGV")).sorted()
+            .toList()).orElse(List.of());
+        warning("--declared-variants: @" + f.scalar() + " declares no vector variant this packetizer can make " + (names.isEmpty()
+            ? "(clang records them with -fopenmp-simd and '#pragma omp declare simd' on the definition)"
+            : "(it declares " + String.join(", ", names) + "; made are x86 _ZGV[bcde], AArch64 _ZGVn and scalable SVE _ZGVsMx"
+            + " variants, not fixed-length SVE ones)"));
       } else if (!skipped.isEmpty() && !s.quiet()) {
         note("@" + f.scalar() + ": not made, the ISA is above @" + f.scalar() + "'s target-features: "
             + String.join(", ", skipped));

@@ -177,8 +177,9 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   @Option(names = "--c-abi",
       description = "Publish the packet functions in C's calling convention where LLVM's differs: vector arguments"
           + " and results wider than the target's widest vector register in memory (as clang and GCC pass vector_size"
-          + " types; clang callers declare such a result as a one-member struct), the --masked mask as an unsigned"
-          + " integer bit mask; LLVM's form stays as SIMD.ir. Not with --vector-abi.")
+          + " types; clang callers declare such a result as a one-member struct; on AArch64 (AAPCS64) wider than 16"
+          + " bytes by reference, results through x8), the --masked mask as an unsigned"
+          + " integer bit mask; LLVM's form stays as SIMD.ir. x86-64 and AArch64. Not with --vector-abi.")
   boolean cAbi;
 
   @Option(names = "--scalable",
@@ -193,7 +194,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       description = "Make every vector variant the functions declare: clang -fopenmp-simd records each"
           + " '#pragma omp declare simd' as _ZGV<isa><N|M><W><params>_SCALAR attributes; each variant whose ISA the"
           + " function's target-features support is packetized under that name, at its width, masked where it says M,"
-          + " with its parameter shapes, in the x86 vector function ABI's calling convention (GCC's loops call them)."
+          + " with its parameter shapes, in the x86 vector function ABI's calling convention (GCC's loops call them);"
+          + " on AArch64 with +sve the scalable _ZGVsMx variants (as --vector-abi --scalable)."
           + " The names fix width, mask and shapes: -w, --masked and --params are not used. Without -f: every function"
           + " that declares variants.")
   boolean declaredVariants;

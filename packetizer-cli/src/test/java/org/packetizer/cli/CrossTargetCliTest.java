@@ -91,10 +91,17 @@ class CrossTargetCliTest {
     assertTrue(r.err().contains("power of two"), r::toString);
     r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--vector-bits", "256");
     assertEquals(ExitCodes.USAGE_OR_INPUT, r.code(), r::toString);
-    r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--target-triple", "aarch64-linux-gnu", "--c-abi",
+    r = Cli.run(bc.toString(), "-f", "mandelbrot", "--params", "vvu", "--target-triple", "riscv64-linux-gnu", "--c-abi",
         "-o", dir.resolve("x.bc").toString());
     assertEquals(ExitCodes.UNSUPPORTED, r.code(), r::toString);
-    assertTrue(r.err().contains("x86-64 only"), r::toString);
+    assertTrue(r.err().contains("x86-64 and AArch64 only"), r::toString);
+    assertFalse(Files.exists(dir.resolve("x.bc")), "nothing written");
+    // AArch64: the C form of AAPCS64 (AArch64CCallerAbiTest runs C callers of it under qemu)
+    r = Cli.run(bc.toString(), "-f", "mandelbrot", "-w", "8", "--masked", "--params", "vvu", "--target-triple", "aarch64-linux-gnu",
+        "--c-abi", "-o", dir.resolve("y.bc").toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("C calling convention (AAPCS64)") && r.err().contains("by reference")
+        && r.err().contains("8-bit integer"), r::toString);
   }
 
   @Test
@@ -136,6 +143,31 @@ class CrossTargetCliTest {
     String ir = Files.readString(dir.resolve("m.ll"));
     assertTrue(ir.contains("@_ZGVsMxvvu_mandelbrot(<vscale x 4 x float>") && ir.contains("<vscale x 16 x i1> %pg"), ir);
     assertTrue((r.out() + r.err()).contains("all equal"), r::toString);
+  }
+
+  @Test
+  void declaredSveVariantsAreMadeAndCheckedUnderQemu() throws IOException {
+    Assumptions.assumeTrue(org.packetizer.core.check.CrossTarget.sve(512).missing().isEmpty(), "SKIPPED LOUDLY: no qemu-aarch64");
+    Path src = dir.resolve("d.c");
+    Files.writeString(src, """
+        #pragma omp declare simd
+        float shade(float x) { return x < 0 ? -x * 2.0f : x * 0.5f + 1.0f; }
+        #pragma omp declare simd
+        double dsq(double x) { return x > 1.0 ? x * 3.0 : x * x; }
+        #pragma omp declare simd simdlen(4) notinbranch
+        float four(float x) { return x + 1.0f; }
+        """);
+    Path bc = dir.resolve("d.bc");
+    BundledClang.locate().compileToBitcode(dir, src.getFileName(), bc.getFileName(),
+        List.of("--target=aarch64-linux-gnu", "-march=armv8-a+sve", "-O2", "-fopenmp-simd"));
+    Cli.Run r = Cli.run(bc.toString(), "--declared-variants", "--check", "-S", "-o", dir.resolve("d.ll").toString());
+    assertEquals(0, r.code(), r::toString);
+    String all = r.out() + r.err();
+    assertTrue(all.contains("check @_ZGVsMxv_shade against @shade") && all.contains("check @_ZGVsMxv_dsq against @dsq")
+        && all.contains("under qemu-aarch64 at SVE 128, 256, 512 bits") && !all.contains("differ"), r::toString);
+    assertTrue(all.contains("_ZGVsM4v_four") && all.contains("not fixed-length SVE"), r::toString);
+    String ir = Files.readString(dir.resolve("d.ll"));
+    assertTrue(ir.contains("@_ZGVsMxv_dsq(<vscale x 2 x double>"), ir);
   }
 
   @Test

@@ -60,7 +60,11 @@ public final class Packetizer {
    * uniform(p) linear(i) aligned(p:32)} with {@code -fopenmp-simd}) whose ISA the function's target
    * features support, each into a function of that name, with the variant's width, mask and parameter
    * shapes, compiled for its ISA and in the x86 vector function ABI's calling convention (GCC's
-   * {@code #pragma omp simd} loops call them); these options give everything else. Variants already
+   * {@code #pragma omp simd} loops call them); these options give everything else. On AArch64 with SVE
+   * the scalable variants {@code _ZGVsMx<params>_<name>} (what clang names a {@code declare simd}
+   * without {@code simdlen} for +sve) become scalable packet functions published as {@code
+   * --vector-abi --scalable} publishes them, with vscale × (128 / the widest lane of the result and the
+   * varying parameters) lanes; fixed-length SVE variants ({@code _ZGVsM4...}) are not made. Variants already
    * defined in the module are skipped.
    * Calls of the scalar function are annotated for LLVM's loop vectorizer (except aligned variants,
    * see {@link PacketizerOptions#vectorAbi}).
@@ -80,7 +84,24 @@ public final class Packetizer {
       PacketizerOptions o = options.toBuilder().width(v.vlen()).masked(v.masked()).params(v.params()).vectorAbi(true).arrayDriver((String) null).build();
       out.add(new Packetizer(o).run(module, scalarName, v.mangledName()));
     }
+    // SVE: clang names the variants of a declare simd without simdlen _ZGVsMx<params>_<name> for +sve targets;
+    // they are scalable packet functions (vscale x lanes per 128 bits of the widest lane), published as --vector-abi
+    // --scalable publishes them
+    if (org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.AARCH64
+        && hasSve(scalar.stringAttribute("target-features").orElse(""))) {
+      for (VectorAbi.ScalableVariant v : VectorAbi.declaredScalableVariants(scalar)) {
+        if (module.function(v.mangledName()).map(f -> !f.isDeclaration()).orElse(false)) continue;
+        PacketizerOptions o = options.toBuilder().width(VectorAbi.sveLanesPer128(scalar, v.params())).masked(true)
+            .params(v.params()).scalable(true).vectorAbi(true).arrayDriver((String) null).build();
+        out.add(new Packetizer(o).run(module, scalarName, null));
+      }
+    }
     return out;
+  }
+
+  private static boolean hasSve(String features) {
+    for (String f : features.split(",")) if (f.strip().startsWith("+sve")) return true;
+    return false;
   }
 
   public PacketizationResult run(LLVMModuleRef module, String scalar, String simd) {

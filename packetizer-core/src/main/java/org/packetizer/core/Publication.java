@@ -1,6 +1,7 @@
 package org.packetizer.core;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -31,23 +32,42 @@ final class Publication {
    */
   static Optional<Remark> inCForm(PacketizerOptions options, LlvmModule module, String scalarName, String simdName) {
     String triple = module.targetTriple();
-    if (!triple.isEmpty() && !triple.startsWith("x86_64")) {
-      throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the C calling convention form (cAbi) is implemented for x86-64 only; the"
-          + " module's target is " + triple, scalarName, null, null);
+    boolean aarch64 = triple.startsWith("aarch64") || triple.startsWith("arm64");
+    if (!triple.isEmpty() && !triple.startsWith("x86_64") && !aarch64) {
+      throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the C calling convention form (cAbi) is implemented for x86-64"
+          + " and AArch64 only; the module's target is " + triple, scalarName, null, null);
     }
+    SignatureAbi.CConvention cc = aarch64 ? SignatureAbi.CConvention.AAPCS64 : SignatureAbi.CConvention.X86_64_SYSV;
     Function natural = module.function(simdName).orElseThrow();
-    if (natural.returnType().isAggregate() || natural.functionType().paramTypes().stream().anyMatch(Type::isAggregate)) {
+    // AAPCS64 returns a struct of vectors (a homogeneous short-vector aggregate in V registers, a wider one through x8)
+    boolean cStruct = aarch64 && natural.returnType().isStruct() && !natural.returnType().structElements().isEmpty()
+        && natural.returnType().structElements().stream().allMatch(e -> SignatureAbi.vectorBits(e) >= 64);
+    if (natural.returnType().isAggregate() && !cStruct || natural.functionType().paramTypes().stream().anyMatch(Type::isAggregate)) {
       // LLVM returns a struct of packets in registers and splits aggregate arguments; no C prototype says that
       throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the C calling convention form (cAbi) cannot express a packet function that"
           + " takes or returns aggregates (" + natural.functionType() + "); call it from LLVM IR or without cAbi",
           scalarName, null, null);
     }
+    if (aarch64) {
+      // AAPCS64: GCC vector types of bytes only (no C vector of bool); a result under 8 bytes has no common form
+      List<Type> ps = natural.functionType().paramTypes();
+      for (int i = 0; i < ps.size() - (options.masked() ? 1 : 0); i++) requireByteLanes(ps.get(i), natural, scalarName);
+      Type rt = natural.returnType();
+      requireByteLanes(rt, natural, scalarName);
+      if (rt.isStruct()) for (Type e : rt.structElements()) requireByteLanes(e, natural, scalarName);
+      if (rt.isVector() && rt.elementType().isInteger() && rt.elementType().intWidth() * rt.vectorSize() < 64) {
+        throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the C calling convention form (cAbi) on AArch64 cannot"
+            + " return " + rt + ": clang returns a vector of less than 8 bytes in a SIMD register, GCC in a general register;"
+            + " use a wider packet (-w) or call it from LLVM IR", scalarName, null, null);
+      }
+    }
     // the target the packet function is compiled for: the options' (the CLI sets them on it), else its attributes
-    // (the widest vector register C compilers use for arguments: 512 bits with AVX-512F, 256 with AVX, else 128)
-    int reg = Math.max(128, 32 * org.packetizer.core.wrapper.HardwareWidth.of(
+    // (the widest vector register C compilers use for arguments: 512 bits with AVX-512F, 256 with AVX, else 128;
+    // AArch64: 128, with or without SVE)
+    int reg = aarch64 ? 128 : Math.max(128, 32 * org.packetizer.core.wrapper.HardwareWidth.of(
         options.targetCpu().orElse(natural.stringAttribute("target-cpu").orElse("")),
         options.targetFeatures().orElse(natural.stringAttribute("target-features").orElse(""))));
-    if (!SignatureAbi.cFormDiffers(natural, options.masked(), reg)) return Optional.empty();
+    if (!SignatureAbi.cFormDiffers(natural, options.masked(), reg, cc)) return Optional.empty();
     if (options.masked() && options.width() > 64) {
       throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "the C form of a masked packet function takes the mask as an integer bit mask:"
           + " at most 64 lanes, not " + options.width(), scalarName);
@@ -58,11 +78,22 @@ final class Publication {
           + simdName, scalarName);
     }
     natural.setName(irName);
-    SignatureAbi.buildCForm(module, natural, options.masked(), reg, simdName);
-    return Optional.of(new Remark(Remark.Kind.NOTE, scalarName, null, null, "published in the C calling convention as @"
-        + simdName + " (" + (SignatureAbi.cFormDiffers(natural, false, reg) ? "vectors wider than " + reg + " bits in memory"
-        + (options.masked() ? ", " : "") : "") + (options.masked() ? "the mask as a " + Math.max(8, options.width())
-        + "-bit integer, bit j for lane j" : "") + "); LLVM's form is @" + irName));
+    SignatureAbi.buildCForm(module, natural, options.masked(), reg, simdName, cc);
+    List<String> how = new java.util.ArrayList<>();
+    if (SignatureAbi.hasWideVector(natural, reg)) how.add("vectors wider than " + reg + " bits " + (aarch64 ? "by reference" : "in memory"));
+    if (SignatureAbi.hasSmallVectorParam(natural)) how.add("vectors of 4 bytes in a general register");
+    if (cStruct && !SignatureAbi.aapcsHva(natural.returnType())) how.add("the struct result through memory (x8)");
+    if (options.masked()) how.add("the mask as a " + Math.max(8, options.width()) + "-bit integer, bit j for lane j");
+    return Optional.of(new Remark(Remark.Kind.NOTE, scalarName, null, null, "published in the C calling convention"
+        + (aarch64 ? " (AAPCS64)" : "") + " as @" + simdName + " (" + String.join(", ", how) + "); LLVM's form is @" + irName));
+  }
+
+  private static void requireByteLanes(Type t, Function natural, String scalarName) {
+    if (t.isVector() && t.elementType().isInteger() && t.elementType().intWidth() % 8 != 0) {
+      throw PacketizationException.unsupported(Rejection.UNSUPPORTED_SIGNATURE, "the C calling convention form (cAbi) on AArch64 cannot"
+          + " pass " + t + " (" + natural.functionType() + "): C has no vector of " + t.elementType() + "; call it from LLVM IR",
+          scalarName, null, null);
+    }
   }
 
   /**

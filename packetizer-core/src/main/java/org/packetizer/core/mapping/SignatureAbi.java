@@ -33,6 +33,9 @@ public final class SignatureAbi {
     return max;
   }
 
+  /** The size of vector {@code t} in bits (0 for other types). */
+  public static long vectorBits(Type t) { return t.isVector() ? bits(t, null) : 0; }
+
   private static long bits(Type t, LlvmModule layout) {
     if (t.isVector()) {
       Type e = t.elementType();
@@ -83,36 +86,130 @@ public final class SignatureAbi {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // the C calling convention (clang and GCC, x86-64 System V)
+  // the C calling convention (clang and GCC: x86-64 System V, AArch64 AAPCS64)
 
   /** Suffix of LLVM's form of a packet function whose C form differs. */
   public static final String IR_FORM_SUFFIX = ".ir";
 
+  /** The C calling conventions whose form of GCC vector types {@link #buildCForm} knows. */
+  public enum CConvention {
+    /**
+     * x86-64 System V: a vector up to the widest register the features allow in one register (one of 4
+     * bytes or less in a general register), a wider one on the stack ({@code byval}), a wider result
+     * through memory ({@code sret}).
+     */
+    X86_64_SYSV,
+    /**
+     * AArch64 AAPCS64 (clang and GCC agree, checked in their assembly): a short vector (8 or 16 bytes) in
+     * a V register; a wider one passed by reference (a pointer to a copy the caller made, in a general
+     * register or on the stack; not {@code byval}); a 4-byte vector in a general register (clang coerces
+     * it to {@code i32}); a result wider than 16 bytes through memory whose address travels in x8
+     * ({@code sret}). Independent of SVE: {@code -msve-vector-bits} does not change how GCC vector types
+     * travel.
+     */
+    AAPCS64
+  }
+
   /**
    * Whether {@code f} (LLVM's form, {@code masked}: its last parameter is the {@code <W x i1>} mask)
-   * is passed differently by C: a vector argument or result wider than {@code registerBits} (C passes
+   * is passed differently by C on x86-64: a vector argument or result wider than {@code registerBits} (C passes
    * it in memory; LLVM splits it into registers), or a mask (C has no {@code <W x i1>}).
    */
   public static boolean cFormDiffers(Function f, boolean masked, int registerBits) {
+    return cFormDiffers(f, masked, registerBits, CConvention.X86_64_SYSV);
+  }
+
+  /** {@link #cFormDiffers(Function, boolean, int)} under {@code cc}. */
+  public static boolean cFormDiffers(Function f, boolean masked, int registerBits, CConvention cc) {
     if (masked) return true;
     if (f.returnType().isVector() && bits(f.returnType(), null) > registerBits) return true;
-    for (Type p : f.functionType().paramTypes()) if (bits(p, null) > registerBits) return true;
+    if (cc == CConvention.AAPCS64 && f.returnType().isStruct() && !aapcsHva(f.returnType())) return true;
+    List<Type> ps = f.functionType().paramTypes();
+    for (Type p : ps) if (bits(p, null) > registerBits) return true;
+    // both conventions: a vector of 4 bytes or less travels in a general register (LLVM's form: a vector register)
+    for (Type p : ps) if (small(p)) return true;
     return false;
   }
 
   /**
+   * A vector argument that C passes in a general register (clang: coerced to {@code i32}) where LLVM's
+   * form takes a vector register: 4 bytes or less (x86-64: class INTEGER; AArch64: not a short vector).
+   */
+  private static boolean small(Type t) {
+    return t.isVector() && bits(t, null) <= 32 && !(t.elementType().isInteger() && t.elementType().intWidth() % 8 != 0);
+  }
+
+  /**
+   * AAPCS64: whether {@code t} is a result C returns in V registers as a homogeneous short-vector
+   * aggregate (a struct of 1 to 4 vectors all of 8 or all of 16 bytes; clang and GCC count vectors of the
+   * same size as one type, checked in their assembly): LLVM returns such a literal struct the same way.
+   */
+  public static boolean aapcsHva(Type t) {
+    if (!t.isStruct()) return false;
+    List<Type> es = t.structElements();
+    if (es.isEmpty() || es.size() > 4) return false;
+    long first = es.getFirst().isVector() ? bits(es.getFirst(), null) : 0;
+    if (first != 64 && first != 128) return false;
+    for (Type e : es) if (!e.isVector() || bits(e, null) != first) return false;
+    return true;
+  }
+
+  /**
+   * AAPCS64: the byte offset of each member of a struct of vectors {@code t} as C lays it out (a GCC
+   * vector type is aligned to its size, at most 16 bytes; LLVM aligns a {@code <8 x float>} to 32).
+   */
+  public static long[] aapcsOffsets(Type t) {
+    List<Type> es = t.structElements();
+    long[] out = new long[es.size()];
+    long at = 0;
+    for (int i = 0; i < es.size(); i++) {
+      long size = bits(es.get(i), null) / 8;
+      long align = Math.min(16, Math.max(1, size));
+      at = (at + align - 1) / align * align;
+      out[i] = at;
+      at += size;
+    }
+    return out;
+  }
+
+  /** Whether {@code f}'s signature has a vector wider than {@code registerBits}. */
+  public static boolean hasWideVector(Function f, int registerBits) {
+    if (f.returnType().isVector() && bits(f.returnType(), null) > registerBits) return true;
+    for (Type p : f.functionType().paramTypes()) if (p.isVector() && bits(p, null) > registerBits) return true;
+    return false;
+  }
+
+  /** Whether {@code f} takes a vector that C passes in a general register (4 bytes or less). */
+  public static boolean hasSmallVectorParam(Function f) {
+    for (Type p : f.functionType().paramTypes()) if (small(p)) return true;
+    return false;
+  }
+
+  /** {@link #buildCForm(LlvmModule, Function, boolean, int, String, CConvention)} on x86-64. */
+  public static Function buildCForm(LlvmModule module, Function natural, boolean masked, int registerBits, String cName) {
+    return buildCForm(module, natural, masked, registerBits, cName, CConvention.X86_64_SYSV);
+  }
+
+  /**
    * Builds {@code cName}, the C calling convention's form of {@code natural} (LLVM's form), as clang
-   * declares a C function with GCC vector types ({@code float __attribute__((vector_size(64)))}):
+   * declares a C function with GCC vector types ({@code float __attribute__((vector_size(64)))}).
+   * On x86-64 ({@link CConvention#X86_64_SYSV}):
    * a vector parameter wider than {@code registerBits} becomes {@code ptr byval(<W x T>) align <bytes>}
-   * (C passes it on the stack), narrower ones and scalars stay; a vector result wider than
+   * (C passes it on the stack), one of 4 bytes or less an {@code i32} (class INTEGER: a general register),
+   * others and scalars stay; a vector result wider than
    * {@code registerBits} is returned through memory (an {@code sret} pointer, as the psABI and GCC
    * return it; clang 20 returns such a plain vector type in registers, a one-member struct holding it
-   * through memory, so clang callers declare the result as such a struct); the mask becomes an unsigned integer of
+   * through memory, so clang callers declare the result as such a struct). On AArch64
+   * ({@link CConvention#AAPCS64}, {@code registerBits} 128): a wider vector parameter becomes a plain
+   * {@code ptr} to the caller's copy (read with alignment 16, GCC's and clang's alignment of vector types
+   * there), a vector of 4 bytes or less an {@code i32}, a wider result {@code sret} (in x8). Both: the mask becomes an unsigned integer of
    * max(8, W) bits, bit j for lane j (clang passes a {@code bool __attribute__((ext_vector_type(W)))}
    * so up to W = 32; W ≤ 64).
    */
-  public static Function buildCForm(LlvmModule module, Function natural, boolean masked, int registerBits, String cName) {
+  public static Function buildCForm(LlvmModule module, Function natural, boolean masked, int registerBits, String cName,
+      CConvention cc) {
     var ctx = module.context();
+    boolean aapcs = cc == CConvention.AAPCS64;
     List<Type> np = natural.functionType().paramTypes();
     int data = np.size() - (masked ? 1 : 0);
     List<Type> params = new ArrayList<>();
@@ -120,7 +217,7 @@ public final class SignatureAbi {
     for (int i = 0; i < data; i++) {
       boolean wide = bits(np.get(i), null) > registerBits && np.get(i).isVector();
       byval.add(wide);
-      params.add(wide ? ctx.ptrType() : np.get(i));
+      params.add(wide ? ctx.ptrType() : small(np.get(i)) ? ctx.intType(32) : np.get(i));
     }
     int w = 0;
     if (masked) {
@@ -129,9 +226,14 @@ public final class SignatureAbi {
       params.add(ctx.intType(Math.max(8, w))); // widths are powers of two
     }
     Type rt = natural.returnType();
+    if (aapcs && small(rt)) {
+      throw new IllegalArgumentException("a " + rt + " result has no common C form on AArch64 (clang returns it in a SIMD"
+          + " register, GCC in a general register)");
+    }
     // a result wider than the widest register: through memory, as the psABI and GCC return it (clang 20 returns a
     // plain vector type in registers instead, but a one-member struct of it through memory, as here)
-    boolean sret = rt.isVector() && bits(rt, null) > registerBits;
+    // (AAPCS64: a struct of vectors that is no HVA is over 16 bytes, the caller checks: through memory too)
+    boolean sret = rt.isVector() && bits(rt, null) > registerBits || aapcs && rt.isStruct() && !aapcsHva(rt);
     if (sret) params.addFirst(ctx.ptrType());
     int first = sret ? 1 : 0;
     Function c = module.addFunction(cName, ctx.functionType(sret ? ctx.voidType() : rt, params, false));
@@ -147,7 +249,7 @@ public final class SignatureAbi {
       if (natural.hasEnumAttribute(attr)) c.addEnumAttribute(attr);
     }
     for (int i = 0; i < data; i++) {
-      if (!byval.get(i)) continue;
+      if (!byval.get(i) || aapcs) continue;
       c.addParamTypeAttribute(first + i, "byval", np.get(i));
       c.addParamIntAttribute(first + i, "align", bits(np.get(i), null) / 8);
     }
@@ -158,7 +260,16 @@ public final class SignatureAbi {
         Value p = c.param(first + i);
         String n = natural.param(i).name();
         if (!n.isEmpty()) p.setName(n);
-        args.add(byval.get(i) ? b.load(np.get(i), p, (int) (bits(np.get(i), null) / 8), n.isEmpty() ? "v" + i : n + ".v") : p);
+        Type t = np.get(i);
+        if (byval.get(i)) {
+          args.add(b.load(t, p, aapcs ? 16 : (int) (bits(t, null) / 8), n.isEmpty() ? "v" + i : n + ".v"));
+        } else if (small(t)) {
+          int tb = (int) bits(t, null);
+          Value narrow = tb == 32 ? p : b.cast(org.packetizer.core.ir.Opcode.TRUNC, p, ctx.intType(tb), n.isEmpty() ? "i" + i : n + ".i");
+          args.add(b.cast(org.packetizer.core.ir.Opcode.BITCAST, narrow, t, n.isEmpty() ? "v" + i : n + ".v"));
+        } else {
+          args.add(p);
+        }
       }
       if (masked) {
         Value bitsParam = c.param(first + data);
@@ -169,7 +280,15 @@ public final class SignatureAbi {
       }
       Value r = b.call(natural, args, rt.isVoid() ? "" : "r");
       r.setInstructionCallConv(natural.callingConvention());
-      if (sret) {
+      if (sret && rt.isStruct()) {
+        // member by member at C's offsets
+        long[] offsets = aapcsOffsets(rt);
+        for (int i = 0; i < offsets.length; i++) {
+          Value at = offsets[i] == 0 ? c.param(0) : b.gep(ctx.intType(8), c.param(0), List.of(b.i64(offsets[i])), true, "result." + i);
+          b.store(b.extractValue(r, i, "r." + i), at, 16);
+        }
+        b.retVoid();
+      } else if (sret) {
         b.store(r, c.param(0), 16);
         b.retVoid();
       } else if (rt.isVoid()) {
@@ -180,7 +299,7 @@ public final class SignatureAbi {
     }
     c.setCallingConvention(natural.callingConvention());
     // clang marks a function whose prototype names a vector of B bits (even one passed in memory)
-    raise(c, widestVectorBits(natural.functionType(), null));
+    if (!aapcs) raise(c, widestVectorBits(natural.functionType(), null));
     return c;
   }
 

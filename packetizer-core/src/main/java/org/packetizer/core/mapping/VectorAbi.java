@@ -144,7 +144,8 @@ public final class VectorAbi {
     int i = 4;
     if (name.length() < i + 3) throw bad(name, "too short");
     char isa = name.charAt(i++);
-    if (isa == 's') throw bad(name, "SVE variants (_ZGVs) are made with --vector-abi --scalable (scalable packets), not from a name or a declared variant");
+    if (isa == 's') throw bad(name, "SVE variants (_ZGVs) are made with --vector-abi --scalable (scalable packets) or, when"
+        + " declared ('#pragma omp declare simd' compiled for +sve), by --declared-variants; not from a name");
     if ("bcden".indexOf(isa) < 0) throw bad(name, "ISA '" + isa + "' is not an x86 one (b, c, d, e) or AArch64 Advanced SIMD (n)");
     char m = name.charAt(i++);
     if (m != 'M' && m != 'N') throw bad(name, "the mask token must be M or N, got '" + m + "'");
@@ -160,24 +161,92 @@ public final class VectorAbi {
     }
     int us = name.indexOf('_', i);
     if (us < 0) throw bad(name, "no '_' before the scalar name");
-    String params = name.substring(i, us);
+    List<ParamKind> kinds = parameterTokens(name, name.substring(i, us));
+    String scalar = scalarOf(name, us);
+    return Optional.of(new Variant(isa, m == 'M', vlen, kinds, scalar));
+  }
+
+  private static List<ParamKind> parameterTokens(String name, String params) {
     for (String unsupported : List.of("ls", "R", "L", "U")) {
       if (params.contains(unsupported)) {
         throw bad(name, "parameter token '" + unsupported + "' (linear by reference or with a runtime step) is not supported");
       }
     }
     if (params.indexOf('s') >= 0) throw bad(name, "'s' is not a vector-function-ABI parameter token");
-    List<ParamKind> kinds;
     try {
-      kinds = ParamKind.parseLetters(params);
+      return ParamKind.parseLetters(params);
     } catch (IllegalArgumentException e) {
       throw bad(name, e.getMessage());
     }
-    String rest = name.substring(us + 1);
+  }
+
+  private static String scalarOf(String name, int underscore) {
+    String rest = name.substring(underscore + 1);
     int paren = rest.indexOf('(');
     String scalar = paren < 0 ? rest : rest.substring(0, paren);
     if (scalar.isEmpty()) throw bad(name, "empty scalar name");
-    return Optional.of(new Variant(isa, m == 'M', vlen, kinds, scalar));
+    return scalar;
+  }
+
+  /**
+   * A scalable SVE variant of the AArch64 vector function ABI, {@code _ZGVsMx<params>_<scalar>}: vector
+   * length agnostic, always masked (an {@code svbool_t} predicate last), as clang names the variants of
+   * {@code #pragma omp declare simd} (without {@code simdlen}) for a target with SVE.
+   */
+  public record ScalableVariant(List<ParamKind> params, String scalarName) {
+    public ScalableVariant {
+      params = List.copyOf(params);
+    }
+
+    /** {@code _ZGVsMx<letters>_<scalar>}. */
+    public String mangledName() {
+      StringBuilder sb = new StringBuilder("_ZGVsMx");
+      for (ParamKind k : params) sb.append(k.letters());
+      return sb.append('_').append(scalarName).toString();
+    }
+  }
+
+  /**
+   * Parses {@code _ZGVsMx<params>_<scalar>}; empty for any other name (fixed-length SVE variants
+   * {@code _ZGVsM4...}, which clang makes for {@code simdlen(4)}, included: they are not made here).
+   *
+   * @throws IllegalArgumentException for unsupported parameter tokens
+   */
+  public static Optional<ScalableVariant> demangleScalable(String name) {
+    if (!name.startsWith("_ZGVsMx")) return Optional.empty();
+    int us = name.indexOf('_', 7);
+    if (us < 0) throw bad(name, "no '_' before the scalar name");
+    return Optional.of(new ScalableVariant(parameterTokens(name, name.substring(7, us)), scalarOf(name, us)));
+  }
+
+  /** The scalable SVE variants {@code scalar} declares (see {@link #declaredVariants}). */
+  public static List<ScalableVariant> declaredScalableVariants(Function scalar) {
+    List<ScalableVariant> out = new ArrayList<>();
+    for (String key : scalar.stringAttributes().keySet()) {
+      try {
+        demangleScalable(key).filter(v -> v.scalarName().equals(scalar.name()) && v.params().size() == scalar.paramCount())
+            .ifPresent(out::add);
+      } catch (IllegalArgumentException e) {
+        // a token this packetizer does not implement
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The lanes per 128 bits of an SVE variant: 128 over the widest lane of its result and vector
+   * parameters (LLVM's loop vectorizer counts the lanes of a {@code _ZGVsMx} variant the same way; the
+   * scalable packets then hold vscale × that many lanes, one SVE register each).
+   */
+  public static int sveLanesPer128(Function scalar, List<ParamKind> kinds) {
+    int widest = 0;
+    Type rt = scalar.returnType();
+    if (!rt.isVoid()) widest = scalarBits(rt);
+    for (int i = 0; i < kinds.size(); i++) {
+      if (kinds.get(i) instanceof ParamKind.Varying) widest = Math.max(widest, scalar.param(i).type().isPointer() ? 64
+          : scalarBits(scalar.param(i).type()));
+    }
+    return widest == 0 ? 4 : Math.max(1, 128 / widest);
   }
 
   private static IllegalArgumentException bad(String name, String why) {

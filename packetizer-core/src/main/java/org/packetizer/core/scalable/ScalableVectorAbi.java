@@ -28,9 +28,7 @@ public final class ScalableVectorAbi {
 
   /** {@code _ZGVsMx<letters>_<scalar>}. */
   public static String mangledName(String scalarName, List<ParamKind> kinds) {
-    StringBuilder sb = new StringBuilder("_ZGVsMx");
-    for (ParamKind k : kinds) sb.append(k.letters());
-    return sb.append('_').append(scalarName).toString();
+    return new org.packetizer.core.mapping.VectorAbi.ScalableVariant(kinds, scalarName).mangledName();
   }
 
   /** Refuses a module or function that cannot carry an SVE variant (before any work is done). */

@@ -126,6 +126,10 @@ class CCallerAbiTest {
       out.add(new Case("imix", "imix_masked_w" + w, "vu", w, false, false, true, true));
       out.add(new Case("idiv", "idiv_masked_w" + w, "vv", w, false, false, true, true));
     }
+    // chars: 4 of them (4 bytes) travel in a general register (clang and GCC), LLVM's <4 x i8> in xmm0
+    for (int w : new int[] {4, 8, 16}) {
+      out.add(new Case("cmix", "cmix_w" + w, "vu", w, false, false, true, false));
+    }
     for (int w : new int[] {2, 4, 8, 16}) {
       out.add(new Case("dpoly", "dpoly_w" + w, "vl", w, false, false, 64 * w > isa.bits(), false));
     }
@@ -151,6 +155,7 @@ class CCallerAbiTest {
     StringBuilder sb = new StringBuilder();
     sb.append("int printf(const char *, ...);\n");
     sb.append("float fmix(float, float);\nint imix(int, int);\ndouble dpoly(double, long);\nint idiv(int, int);\n");
+    sb.append("int cmix(signed char, int);\n");
     sb.append("struct point { float x, y; };\nvoid soa(struct point *);\n");
     sb.append("static int bad;\n");
     sb.append("static void report(const char *fn, int lane, double got, double want) {\n");
@@ -173,9 +178,14 @@ class CCallerAbiTest {
       }
       String elem = switch (c.scalar()) {
         case "fmix" -> "float";
-        case "imix", "idiv" -> "int";
+        case "imix", "idiv", "cmix" -> "int";
         default -> "double";
       };
+      String at = "v_" + id;
+      if (c.scalar().equals("cmix")) {
+        at = "c_" + id;
+        sb.append("typedef signed char ").append(at).append(" __attribute__((vector_size(").append(c.width()).append(")));\n");
+      }
       int bytes = elem.equals("double") ? 8 : 4;
       String vt = "v_" + id;
       sb.append("typedef ").append(elem).append(" ").append(vt).append(" __attribute__((vector_size(")
@@ -196,6 +206,7 @@ class CCallerAbiTest {
       String params = switch (c.scalar()) {
         case "fmix", "idiv" -> vt + ", " + vt;
         case "imix" -> vt + ", int";
+        case "cmix" -> at + ", int";
         default -> vt + ", long";
       };
       // a result wider than the ISA's registers comes back through memory (psABI, GCC); clang 20 does that for a
@@ -205,13 +216,14 @@ class CCallerAbiTest {
       if (wideResult) sb.append("typedef struct { ").append(vt).append(" v; } ").append(rt).append(";\n");
       sb.append(rt).append(" ").append(id).append("(").append(params).append(maskDecl).append(");\n");
       sb.append("static void check_").append(id).append("(void) {\n");
-      sb.append("  ").append(vt).append(" a, b, r;\n");
+      sb.append("  ").append(at).append(" a; ").append(vt).append(" b, r;\n");
       if (c.abiMasked() && isa.letter() != 'e') sb.append("  m_").append(id).append(" mask;\n");
       sb.append("  unsigned long long bits = 0;\n");
       sb.append("  for (int j = 0; j < ").append(w).append("; j++) {\n");
       switch (c.scalar()) {
         case "fmix" -> sb.append("    a[j] = (float)((j * 5) % 7) - 2.5f; b[j] = (float)((j * 3) % 4) - 0.75f;\n");
         case "imix" -> sb.append("    a[j] = j * 13 - 20;\n");
+        case "cmix" -> sb.append("    a[j] = (signed char)(j * 3 - 9); b[j] = 0;\n");
         case "idiv" -> sb.append("    a[j] = j * 29 - 50; b[j] = j % 3 == 1 ? 0 : j - 7 + (j == 7);\n");
         default -> sb.append("    a[j] = (double)((j * 5) % 9) * 0.75 - 2.0;\n");
       }
@@ -226,7 +238,7 @@ class CCallerAbiTest {
       String member = wideResult ? ".v" : "";
       switch (c.scalar()) {
         case "fmix", "idiv" -> sb.append("  r = ").append(id).append("(a, b").append(maskArg).append(")").append(member).append(";\n");
-        case "imix" -> sb.append("  r = ").append(id).append("(a, 7").append(maskArg).append(")").append(member).append(";\n");
+        case "imix", "cmix" -> sb.append("  r = ").append(id).append("(a, 7").append(maskArg).append(")").append(member).append(";\n");
         default -> sb.append("  r = ").append(id).append("(a, 5").append(maskArg).append(")").append(member).append(";\n");
       }
       sb.append("  for (int j = 0; j < ").append(w).append("; j++) {\n");
@@ -234,6 +246,7 @@ class CCallerAbiTest {
       String want = switch (c.scalar()) {
         case "fmix" -> "fmix(a[j], b[j])";
         case "imix" -> "imix(a[j], 7)";
+        case "cmix" -> "cmix(a[j], 7)";
         case "idiv" -> "idiv(a[j], b[j])";
         default -> "dpoly(a[j], 5 + j)";
       };
