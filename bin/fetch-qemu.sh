@@ -3,8 +3,8 @@
 # the system's apt sources: reads Debian bookworm-backports' package index for qemu-user (whose binaries
 # are static), downloads the .deb it names, verifies its SHA256 against the index, and unpacks the two
 # emulators into a cache directory:
-#   ${PACKETIZER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/packetizer}/qemu-<version>/usr/bin/qemu-{aarch64,riscv64}
-# with a file COMPLETE (the version) written last. CrossTarget (packetizer-testkit) prefers the newest
+#   ${PACKETIZER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/packetizer}/qemu-<upstream version>/qemu-{aarch64,riscv64}
+# with a file COMPLETE (the Debian package version) written last. CrossTarget (packetizer-testkit) prefers the newest
 # complete one of these over the system's qemu. Why: QEMU 7.2 (Debian 12's qemu-user) aborts in its own
 # RISC-V translator (decode_save_opc: Assertion 'ctx->insn_start != NULL') on the vector code of some
 # kernels, which then have no verdict.
@@ -20,7 +20,7 @@ give_up() { say "$* -- the cross tests use the system's qemu (if any) and skip l
 
 if [ "${PACKETIZER_QEMU_REFRESH:-0}" != 1 ]; then
   for d in "$cache"/qemu-*/; do
-    [ -f "$d/COMPLETE" ] && [ -x "$d/usr/bin/qemu-aarch64" ] && [ -x "$d/usr/bin/qemu-riscv64" ] && exit 0
+    [ -f "$d/COMPLETE" ] && [ -x "$d/qemu-aarch64" ] && [ -x "$d/qemu-riscv64" ] && exit 0
   done
 fi
 [ "$(uname -m)" = x86_64 ] || give_up "only x86-64 hosts get the backports qemu (this is $(uname -m))"
@@ -43,8 +43,10 @@ version=$(printf '%s\n' "$stanza" | awk '/^Version: /{print $2; exit}')
 filename=$(printf '%s\n' "$stanza" | awk '/^Filename: /{print $2; exit}')
 sha=$(printf '%s\n' "$stanza" | awk '/^SHA256: /{print $2; exit}')
 [ -n "$version" ] && [ -n "$filename" ] && [ -n "$sha" ] || give_up "no qemu-user in $index"
-dir=$cache/qemu-${version#*:}
-if [ -f "$dir/COMPLETE" ] && [ -x "$dir/usr/bin/qemu-aarch64" ] && [ -x "$dir/usr/bin/qemu-riscv64" ]; then exit 0; fi
+upstream=${version#*:}
+upstream=${upstream%%[+~-]*}
+dir=$cache/qemu-$upstream
+if [ "$(cat "$dir/COMPLETE" 2>/dev/null)" = "$version" ] && [ -x "$dir/qemu-aarch64" ] && [ -x "$dir/qemu-riscv64" ]; then exit 0; fi
 say "downloading qemu-user $version ($mirror/$filename)"
 fetch "$mirror/$filename" "$tmp/qemu-user.deb" || give_up "cannot download $mirror/$filename"
 got=$(sha256sum "$tmp/qemu-user.deb" | awk '{print $1}')
@@ -52,7 +54,7 @@ got=$(sha256sum "$tmp/qemu-user.deb" | awk '{print $1}')
 mkdir -p "$tmp/x" && dpkg-deb --fsys-tarfile "$tmp/qemu-user.deb" \
     | tar -x -C "$tmp/x" ./usr/bin/qemu-aarch64 ./usr/bin/qemu-riscv64 || give_up "cannot unpack $filename"
 "$tmp/x/usr/bin/qemu-riscv64" --version >/dev/null 2>&1 || give_up "the unpacked qemu-riscv64 does not run here"
-rm -rf "$dir" && mkdir -p "$dir" && mv "$tmp/x/usr" "$dir/usr" && echo "$version" > "$dir/COMPLETE" \
-  || give_up "cannot install into $dir"
-say "qemu-user $version in $dir/usr/bin ($("$dir/usr/bin/qemu-aarch64" --version | head -1))"
+rm -rf "$dir" && mkdir -p "$dir" && mv "$tmp/x/usr/bin/qemu-aarch64" "$tmp/x/usr/bin/qemu-riscv64" "$dir/" \
+  && echo "$version" > "$dir/COMPLETE" || give_up "cannot install into $dir"
+say "qemu-user $version in $dir ($("$dir/qemu-aarch64" --version | head -1))"
 exit 0

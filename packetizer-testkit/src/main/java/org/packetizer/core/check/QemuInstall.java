@@ -14,7 +14,7 @@ import java.util.stream.Stream;
 
 /**
  * Which qemu-user program runs a cross target: the newest complete QEMU that {@code bin/fetch-qemu.sh}
- * unpacked into the cache directory ({@code ${PACKETIZER_CACHE:-${XDG_CACHE_HOME:-~/.cache}/packetizer}/qemu-VERSION},
+ * unpacked into the cache directory ({@code ${PACKETIZER_CACHE:-${XDG_CACHE_HOME:-~/.cache}/packetizer}/qemu-VERSION/},
  * Debian bookworm-backports' static qemu-user), else the program on {@code PATH} (Debian 12's QEMU 7.2).
  * {@code -Dpacketizer.qemu.dir=DIR} (or {@code PACKETIZER_QEMU_DIR}) names a directory holding the
  * programs and wins over both.
@@ -43,13 +43,13 @@ public record QemuInstall(String program, Path path, String version, String fall
     List<Path> dirs = List.of();
     try (Stream<Path> s = Files.isDirectory(cache) ? Files.list(cache) : Stream.empty()) {
       dirs = s.filter(d -> d.getFileName().toString().startsWith("qemu-") && Files.isRegularFile(d.resolve("COMPLETE"))
-          && Files.isExecutable(d.resolve("usr/bin").resolve(program))).sorted(Comparator.comparing(QemuInstall::versionKey).reversed())
+          && Files.isExecutable(d.resolve(program))).sorted(Comparator.comparing(QemuInstall::versionKey).reversed())
           .toList();
     } catch (IOException ignored) {
       // no cache
     }
     if (!dirs.isEmpty()) {
-      Path p = dirs.getFirst().resolve("usr/bin").resolve(program);
+      Path p = dirs.getFirst().resolve(program);
       return Optional.of(new QemuInstall(program, p, versionOf(p), ""));
     }
     reason = "no QEMU fetched by bin/fetch-qemu.sh in " + cache + " (run bin/install-test-deps.sh; offline?)";
@@ -105,7 +105,7 @@ public record QemuInstall(String program, Path path, String version, String fall
    */
   public boolean hasRvvTranslatorAssertion() { return major() < 8; }
 
-  /** "qemu-riscv64 10.0.2 (~/.cache/packetizer/qemu-.../usr/bin/qemu-riscv64)". */
+  /** "qemu-riscv64 10.0.2 (~/.cache/packetizer/qemu-10.0.2/qemu-riscv64)". */
   public String describe() { return program + " " + version + " (" + displayPath() + ")"; }
 
   /** The path, the home directory written {@code ~}. */
