@@ -307,6 +307,12 @@ public class Value {
   public boolean isICmpEq() { return icmpPredicate() == LLVMIntEQ; }
   public boolean isICmpNe() { return icmpPredicate() == LLVMIntNE; }
 
+  /** Whether this integer compare is an equality or an unsigned one ({@code eq ne ult ule ugt uge}). */
+  public boolean isICmpEqualityOrUnsigned() {
+    int p = icmpPredicate();
+    return p == LLVMIntEQ || p == LLVMIntNE || p == LLVMIntULT || p == LLVMIntULE || p == LLVMIntUGT || p == LLVMIntUGE;
+  }
+
   /** The type of the value a global variable or function holds (its "value type"). */
   public Type globalValueType() { return new Type(LLVMGlobalGetValueType(ref)); }
 

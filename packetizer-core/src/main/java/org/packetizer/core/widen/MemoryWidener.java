@@ -242,7 +242,8 @@ final class MemoryWidener extends EmissionPhase {
 
   /**
    * A table lookup {@code base[i]}: a uniform base and one varying index that is a 32-bit value (or
-   * its sign extension, or a non-negative zero extension) — {@code table[idx & 255]}. The addresses
+   * its sign extension, a non-negative zero extension, or the zero extension of a byte or short) —
+   * {@code table[idx & 255]}, {@code table[(unsigned char) x]}. The addresses
    * stay a uniform base plus 32-bit offsets instead of a vector of 64-bit pointers: a gather with a
    * 32-bit index vector where the target has fast hardware gathers ({@code vpgatherdd}), else, under
    * a full mask, W scalar loads at base + offset (no 64-bit pointer vector to build and take apart
@@ -272,14 +273,19 @@ final class MemoryWidener extends EmissionPhase {
         && (st.ssa().opcode(idx) == Opcode.SEXT || st.ssa().opcode(idx) == Opcode.ZEXT && idx.nneg())) {
       // (GEP indices are sign-extended: a zero extension is the same only when the value is non-negative)
       narrow = idx.operand(0);
+    } else if (idx.isInstruction() && idx.type().isInteger(64) && st.ssa().opcode(idx) == Opcode.ZEXT && idx.operand(0).type().isInteger()
+        && idx.operand(0).type().intWidth() < 32) {
+      // (a byte or short index, table[(unsigned char) x]: zero-extended to 32 bits here)
+      narrow = idx.operand(0);
     } else {
       return null;
     }
+    boolean widened = !narrow.type().isInteger(32);
     // (the index's operand may live in another block without a slot: then the index itself, truncated
     // back to the 32 bits it was extended from; when neither is at hand, the ordinary gather)
     Value offs;
     if (available(narrow)) {
-      offs = vec(narrow);
+      offs = widened ? b.cast(Opcode.ZEXT, vec(narrow), st.context().i32().vectorOf(w), "") : vec(narrow);
     } else if (narrow != idx && available(idx)) {
       offs = b.cast(Opcode.TRUNC, vec(idx), st.context().i32().vectorOf(w), "");
     } else {
@@ -296,7 +302,22 @@ final class MemoryWidener extends EmissionPhase {
     Value bp = scal(base);
     boolean full = MaskOps.isAllTrue(mask());
     String speculated = "";
-    if (!full && !(how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget) && readableAtOffsetZero(base, t, align)) {
+    long bound = full ? -1 : widened ? (1L << narrow.type().intWidth()) - 1 : indexBound(narrow);
+    if (widened) boundKind = Opcode.AND;
+    if (!full && bound >= 0 && withinGlobal(base, elem, t, align, bound)) {
+      // Every lane's offset, inactive ones included, stays within the table once the bound is applied
+      // again to the frozen offsets (an inactive lane's offset may be poison or anything else): the
+      // load needs neither the mask nor a select on it. Without this, the offsets (and so the loads
+      // and everything after them) wait for the mask, which in a loop is the previous iteration's
+      // result: a loop-carried dependence the scalar code, which branches, does not have.
+      Value fz = b.freeze(offs, "offs.frozen");
+      Type it = offs.type().elementType();
+      offs = boundKind == Opcode.UREM
+          ? b.call(st.module().intrinsic("llvm.umin", offs.type()), List.of(fz, b.splat(b.constInt(it, bound), w, "")), "offs.bounded")
+          : b.and(fz, b.splat(b.constInt(it, bound), w, ""), "offs.bounded");
+      full = true;
+      speculated = " (the offset is at most " + bound + ", within " + base.name() + ", so inactive lanes read the table too and no mask is needed)";
+    } else if (!full && !(how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget) && readableAtOffsetZero(base, t, align)) {
       // Inactive lanes read the table's first element instead of their own (possibly meaningless)
       // offset: every lane's address is then one the program may read, and the load needs no mask.
       // Active lanes read what the scalar code reads. (A masked gather without hardware support is
@@ -335,6 +356,46 @@ final class MemoryWidener extends EmissionPhase {
     Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
     Value m = full ? b.allOnes(mask().type()) : mask();
     return b.call(f, List.of(ptrs, b.i32(align), m, b.poison(vt)), inst.name());
+  }
+
+  /** How {@link #indexBound} bounded the index: AND (re-applied as an and) or UREM (as a umin). */
+  private Opcode boundKind;
+
+  /**
+   * An upper bound B of a non-negative 32-bit table index that holds for every defined value of it and
+   * can be applied again to any value (a frozen poison lane) to bring it into [0, B]: {@code x & C}
+   * (C ≥ 0; re-applied as an and), a zero extension from a narrower integer ({@code 2^k - 1}, an and),
+   * {@code x urem C} (C - 1, a umin). -1 when the index has no such form.
+   */
+  private long indexBound(Value idx) {
+    if (!idx.isInstruction() || !idx.type().isInteger(32)) return -1;
+    Opcode op = st.ssa().opcode(idx);
+    boundKind = Opcode.AND;
+    if (op == Opcode.AND) {
+      for (int i = 0; i < 2; i++) {
+        Value c = idx.operand(i);
+        if (c.isConstantInt() && c.constIntSExt() >= 0) return c.constIntSExt();
+      }
+    } else if (op == Opcode.ZEXT && idx.operand(0).type().isInteger() && idx.operand(0).type().intWidth() < 32) {
+      return (1L << idx.operand(0).type().intWidth()) - 1;
+    } else if (op == Opcode.UREM && idx.operand(1).isConstantInt() && idx.operand(1).constIntSExt() > 0) {
+      boundKind = Opcode.UREM;
+      return idx.operand(1).constIntSExt() - 1;
+    }
+    return -1;
+  }
+
+  /**
+   * Whether loads of {@code t} at {@code base + k * size(elem)} for every k in [0, bound] lie within
+   * {@code base}, a global variable that is not extern_weak, each aligned as the load asks.
+   */
+  private boolean withinGlobal(Value base, Type elem, Type t, int align, long bound) {
+    if (!base.isGlobalVariable() || base.hasExternalWeakLinkage()) return false;
+    Type g = base.globalValueType();
+    if (!g.isSized() || !elem.isSized()) return false;
+    long es = st.module().allocSize(elem);
+    if (es <= 0 || es % align != 0 || Math.max(1, base.alignment()) < align) return false;
+    return bound <= (Long.MAX_VALUE - 64) / es && bound * es + st.module().storeSize(t) <= st.module().allocSize(g);
   }
 
   /**
@@ -394,8 +455,10 @@ final class MemoryWidener extends EmissionPhase {
    * offsets applied to each lane as scalar GEPs, so that loads from the same root share one
    * extraction per lane (LLVM's expansion of a gather extracts every gather's 64-bit pointers anew)
    * and the offsets fold into the loads' addressing modes. Under a partial mask an inactive lane loads
-   * from a private dummy slot instead (a select, no branch). Null when the target has fast gathers
-   * for the element, or the address is in another address space.
+   * from a private dummy slot instead (a select, no branch). On targets with fast gathers this path is
+   * taken for a 4- or 8-byte element under a full mask too ({@link #POINTER_VECTOR_REASON}; a uniform
+   * base plus 32-bit offsets stays a gather there). Null when the target keeps the gather, or the address
+   * is in another address space.
    */
   private Value laneLoads(Value inst, Type t, Type vt, Value ptr, int align) {
     if (ptr.type().isVector() || !ptr.type().equals(st.context().ptrType()) || !t.isVectorElement()) return null;
@@ -406,6 +469,10 @@ final class MemoryWidener extends EmissionPhase {
     if (how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget && size != 4 && size != 8) {
       how = GatherLowering.SCALAR_LOADS;
       reason = "gather instructions load only 4- and 8-byte elements";
+    } else if (how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget && MaskOps.isAllTrue(mask())) {
+      // (under a partial mask the hardware gather's own mask is cheaper than a select per lane)
+      how = GatherLowering.SCALAR_LOADS;
+      reason = POINTER_VECTOR_REASON;
     }
     if (how != GatherLowering.SCALAR_LOADS) return null;
     // peel GEPs whose indices are all uniform off a varying base (outermost first)
@@ -445,6 +512,14 @@ final class MemoryWidener extends EmissionPhase {
     });
   }
 
+  /**
+   * Why a load from a vector of 64-bit pointers (not a uniform base plus 32-bit offsets: those stay
+   * gathers, {@link #tableLookup}) is per-lane loads even where the target has fast gathers.
+   */
+  static final String POINTER_VECTOR_REASON = "the addresses are a vector of 64-bit pointers, not a uniform base plus 32-bit"
+      + " offsets: a hardware gather would take two gather instructions per 16 lanes and 64-bit address arithmetic,"
+      + " where per-lane loads share one extraction of the root (measured: stencil W16/AVX-512 0.73x -> 1.25x over scalar)";
+
   /** Calls that neither write memory nor fail to return (math intrinsics between a window's loads). */
   private static final org.packetizer.core.pipeline.PureCalls PURE = new org.packetizer.core.pipeline.PureCalls();
 
@@ -468,7 +543,7 @@ final class MemoryWidener extends EmissionPhase {
         || !t.isVectorElement() || ptr.type().isVector() || !ptr.type().equals(st.context().ptrType())) {
       return null;
     }
-    if (gatherLowering() != GatherLowering.SCALAR_LOADS) return null;
+    if (gatherLowering() != GatherLowering.SCALAR_LOADS && !hardwareGatherTarget) return null;
     Value root = windowRoot(ptr);
     if (root == null) return null;
     long base = windowOffset(ptr);
@@ -518,7 +593,8 @@ final class MemoryWidener extends EmissionPhase {
       st.stats().vectorLoads += w;
     }
     st.remark(Remark.Kind.MEMORY, current(), inst, "loads of " + starts.size() * 4 + " neighbouring elements at constant offsets from "
-        + root.describe() + " became " + starts.size() * w + " 16-byte loads (one per lane and window of four) and a transpose: " + gatherReason);
+        + root.describe() + " became " + starts.size() * w + " 16-byte loads (one per lane and window of four) and a transpose: "
+        + (hardwareGatherTarget ? POINTER_VECTOR_REASON : gatherReason));
     return windowed.get(inst);
   }
 
