@@ -167,7 +167,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   String refill;
 
   @Option(names = "--refill-batch", paramLabel = "LANES",
-      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W (default W/4,"
+      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W (default W/2,"
           + " the measured best: one round of loads, code before the loop and stores then serves several lanes; docs/drivers.md).")
   Integer refillBatch;
 

@@ -46,6 +46,11 @@ class RefillCliTest {
         "--remarks", "-o", out.toString());
     assertEquals(0, r.code(), r.err());
     assertTrue(r.err().contains("a refill round when 3 of 8 lanes are free"), r.err());
+    // the default batch: W/2 (measured best, docs/performance.md "Refill batch")
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill", "--remarks", "-o",
+        out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("a refill round when 4 of 8 lanes are free"), r.err());
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=off",
         "--remarks", "-o", out.toString());
     assertEquals(0, r.code(), r.err());

@@ -2,6 +2,7 @@ package org.packetizer.core;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -146,12 +147,13 @@ final class Pipeline {
     // what this packetization made (packet versions of callees, exact vector helpers) may be re-typed too
     Set<String> made = new HashSet<>();
     for (Function f : module.functions()) if (!existing.contains(f.name())) made.add(f.name());
-    for (int i = 0; i < fixed.params().size(); i++) {
+    // (struct-of-arrays pointers: blocks of vscale × W elements per field, the offsets scaled by llvm.vscale in
+    // the emitter; see SoaWidener and docs/cross-targets.md)
+    for (int i = 0; sveAbi && i < fixed.params().size(); i++) {
       if (fixed.params().get(i) instanceof ParamKind.SoaPointer) {
-        // its packet layout {<W x T>, ...} puts field j of lane k at a byte offset that depends on the lane count
-        throw PacketizationException.unsupported(Rejection.STRUCT_OF_ARRAYS, "scalable packets: parameter #" + i
-            + " is a struct-of-arrays pointer (s), whose memory layout depends on the number of lanes; give it kind u, v"
-            + " or l", scalarName, null, null);
+        throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "parameter #" + i + " is a struct-of-arrays"
+            + " pointer (s), which has no token in the SVE vector function ABI; publish the scalable packet function itself"
+            + " (without --vector-abi) and call it with the block of vscale × " + options.width() + " elements per field", scalarName);
       }
     }
     String published = simdName;
@@ -410,33 +412,33 @@ final class Pipeline {
     LlvmSsaFunction ssa = state.ssa();
     DivergenceInfo<Block, Value> div = state.divergence();
     List<PacketizationResult.BlockInfo> blockInfo = new ArrayList<>();
-    for (Block bl : state.schedule().order()) {
-      List<String> succ = new ArrayList<>();
-      for (Block s2 : bl.successors()) succ.add(s2.name());
-      List<String> vary = new ArrayList<>();
-      List<String> uni = new ArrayList<>();
-      for (Value v : ssa.instructions(bl)) {
-        if (v.type().isVoid() || v.name().isEmpty()) continue;
-        (div.isUniform(v) ? uni : vary).add("%" + v.name());
-      }
-      var loop = state.cfg().loops().loopOf(bl).filter(l -> l.header().equals(bl));
-      boolean partial = div.mayBePartial(bl);
-      boolean divergent = div.isDivergentBranch(bl);
-      boolean kept = !partial && !divergent && ssa.branchCondition(bl).isPresent();
-      blockInfo.add(new PacketizationResult.BlockInfo(bl.name(), succ, partial, divergent, kept, loop.isPresent(),
-          loop.map(div::isDivergentLoop).orElse(false), vary, uni));
-    }
     Map<String, String> shapes = new LinkedHashMap<>();
     int uniformValues = 0;
     int varyingValues = 0;
+    // (one pass: every instruction's name, type and shape fetched once; block names once per block)
+    Map<Block, String> blockNames = new HashMap<>();
     for (Block bl : state.schedule().order()) {
+      List<String> succ = new ArrayList<>();
+      for (Block s2 : bl.successors()) succ.add(blockNames.computeIfAbsent(s2, Block::name));
+      List<String> vary = new ArrayList<>();
+      List<String> uni = new ArrayList<>();
       for (Value v : ssa.instructions(bl)) {
         if (v.type().isVoid()) continue;
         Shape s = div.shape(v);
         if (s.isUniform()) uniformValues++;
         else varyingValues++;
-        if (!v.name().isEmpty()) shapes.put("%" + v.name(), s.toString());
+        String name = v.name();
+        if (name.isEmpty()) continue;
+        String ref = "%" + name;
+        (s.isUniform() ? uni : vary).add(ref);
+        shapes.put(ref, s.toString());
       }
+      var loop = state.cfg().loops().loopOf(bl).filter(l -> l.header().equals(bl));
+      boolean partial = div.mayBePartial(bl);
+      boolean divergent = div.isDivergentBranch(bl);
+      boolean kept = !partial && !divergent && ssa.branchCondition(bl).isPresent();
+      blockInfo.add(new PacketizationResult.BlockInfo(blockNames.computeIfAbsent(bl, Block::name), succ, partial, divergent,
+          kept, loop.isPresent(), loop.map(div::isDivergentLoop).orElse(false), vary, uni));
     }
     state.scalar().delete();
     if (r.declared().isPresent()) {

@@ -27,7 +27,8 @@ import org.packetizer.core.toolchain.BundledClang;
 public final class ScalingBench {
   private ScalingBench() {}
 
-  public static final double GOAL_MS_PER_1K = 10.0;
+  /** Issue 16's goal: CPU ms per 1,000 scalar instructions (JIT users packetize at run time). */
+  public static final double GOAL_MS_PER_1K = 15.0;
   /** Largest log-log slope of time over size still called linear. */
   public static final double LINEAR_SLOPE = 1.2;
 

@@ -58,7 +58,7 @@ import java.util.function.Consumer;
  * @param refill          lane refill in the array driver (OFF, ON, AUTO; see {@link Refill} and
  *                        {@code org.packetizer.core.driver.RefillDriver})
  * @param refillBatch     with refill: how many lanes must be free before the driver leaves the loop's
- *                        iterations to refill them, 1 to W (0, the default: W/4, the measured best;
+ *                        iterations to refill them, 1 to W (0, the default: W/2, the measured best;
  *                        docs/performance.md)
  */
 public record PacketizerOptions(
@@ -99,7 +99,7 @@ public record PacketizerOptions(
     Objects.requireNonNull(wrapperMode);
     Objects.requireNonNull(arrayDriver);
     Objects.requireNonNull(refill);
-    if (refillBatch < 0) throw new IllegalArgumentException("refill batch " + refillBatch + " (0 means W/4; else 1 to W lanes)");
+    if (refillBatch < 0) throw new IllegalArgumentException("refill batch " + refillBatch + " (0 means W/2; else 1 to W lanes)");
     arrayDriver.ifPresent(pattern -> {
       if (pattern.isBlank()) throw new IllegalArgumentException("the array driver name pattern is empty (e.g. *_map)");
     });
@@ -229,8 +229,8 @@ public record PacketizerOptions(
 
     /**
      * With refill: the driver leaves the loop's iterations to refill lanes once this many are free
-     * (1 to W; more than W is taken as W). 0 (the default): W/4, the measured best on x86 (refilling
-     * one lane at a time was 1.2-1.8x slower on random inputs, W/2 up to 1.14x; docs/performance.md).
+     * (1 to W; more than W is taken as W). 0 (the default): W/2, the measured best on x86 (refilling
+     * one lane at a time was 1.2-2.3x slower on random inputs, W/4 up to 1.2x; docs/performance.md).
      */
     public Builder refillBatch(int lanes) { this.refillBatch = lanes; return this; }
 

@@ -313,6 +313,8 @@ public final class ArrayDriver {
     for (var e : scalar.stringAttributes().entrySet()) {
       if (!e.getKey().startsWith("_ZGV")) driver.setStringAttribute(e.getKey(), e.getValue());
     }
+    // SVE's known vector length (clang's -msve-vector-bits): lets LLVM use SVE for the driver's packets too
+    scalar.enumAttributeValue("vscale_range").ifPresent(v -> driver.setEnumAttributeValue("vscale_range", v));
     driver.addEnumAttribute("nounwind");
     List<String> cNames = cNames(scalar, !rt.isVoid());
     for (int i = 0; i < driverParams.size(); i++) driver.param(i).setName(cNames.get(i));

@@ -58,12 +58,21 @@ public final class RefillDriver {
   /**
    * How many lanes must be free before the driver leaves the iterations to refill them (all together:
    * one round of loads, pre and stores serves several lanes): {@link PacketizerOptions#refillBatch()},
-   * 0 meaning W/4.
+   * 0 meaning {@link #defaultBatch}.
    */
   static int minFree(int w, PacketizerOptions options) {
     int batch = options.refillBatch();
-    return batch == 0 ? Math.max(1, w / 4) : Math.max(1, Math.min(w, batch));
+    return batch == 0 ? defaultBatch(w) : Math.max(1, Math.min(w, batch));
   }
+
+  /**
+   * The default refill batch: W/2 lanes. Measured (docs/performance.md, "Refill batch"; bin/bench-refill
+   * --refill-batch, AVX-512 and AVX2, W8 and W16): a round costs several iterations' worth of time (a
+   * fitted 12 ns on coherent and 26 ns on random inputs against 2.5 ns per iteration, mandelbrot W16
+   * AVX-512), so waiting for W/2 free lanes beat W/4 on random inputs in 10 of 12 kernel/width/target
+   * cases (1.5-19% faster) and on coherent inputs in all 12; it lost mandelbrot W16 (+2% AVX-512, +9% AVX2).
+   */
+  static int defaultBatch(int w) { return Math.max(1, w / 2); }
 
   /**
    * The clean-up on the driver after inlining (the packet functions' own, {@code Packetizer.CLEANUP_PIPELINE}:
@@ -74,6 +83,7 @@ public final class RefillDriver {
 
   /** The widest packet refill handles (a lane mask fits a 64-bit integer). */
   public static final int MAX_WIDTH = 64;
+
 
   /**
    * Builds the refill driver body into {@code driver} (declared by {@link ArrayDriver}), or returns a
@@ -137,10 +147,20 @@ public final class RefillDriver {
     }
     prePacket.setInternalLinkage();
     iterPacket.setInternalLinkage();
-    boolean expand = avx512;
+    // AVX-512: compaction by vpcompress where every value of the state allows it (measured 0-7% faster than
+    // expanding loads on random inputs, and the same code as SVE's), else expanding loads
+    boolean x86Compact = avx512 && compactable(split, w, 512);
+    boolean expand = avx512 && !x86Compact;
+    // SVE with a known vector length (vscale_range(k,k), clang's -msve-vector-bits): compaction by SVE compact
+    long vscale = org.packetizer.core.wrapper.HardwareWidth.vscaleMin(driver);
+    if (vscale == 0) vscale = org.packetizer.core.wrapper.HardwareWidth.vscaleMin(scalar);
+    boolean sve = !avx512 && (feats.contains("+sve") || feats.contains("+sve2"))
+        && vscale > 0 && compactable(split, w, (int) (128 * vscale));
+    int sveBits = sve ? (int) (128 * vscale) : 0;
     Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
-        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512, minFree(w, options)).emit();
+        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, minFree(w, options), sve || x86Compact, sveBits).emit();
+    // (compactBits 0 with compaction: AVX-512's vpcompress)
     Optional<String> bad = driver.verify();
     if (bad.isPresent()) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + driver.name()
@@ -159,6 +179,9 @@ public final class RefillDriver {
         + split.state().size() + " values of state per lane; a refill round when " + minFree(w, options) + " of " + w
         + " lanes are free; free lanes take the next elements by "
         + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
+            : sve || x86Compact ? "compaction: the lanes still in the loop move to the front (" + (sve ? "SVE compact, " + (128 * vscale)
+            + "-bit vectors" : "AVX-512 vpcompress") + "), the next elements follow them by one masked contiguous load per array,"
+            + " finished ones scatter their results; "
             : "scalar moves through a stack buffer (the target has no AVX-512: LLVM would expand gathers and scatters lane"
             + " by lane), finished ones store theirs the same way; ")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
@@ -188,6 +211,21 @@ public final class RefillDriver {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Whether the compacting rounds handle every value of the state (and the indices) at width w with
+   * {@code bits}-bit registers: lanes of 8 to 64 bits, floats, doubles, pointers, booleans, a 32-bit
+   * packet fitting one register (64-bit lanes are compacted as two 32-bit halves).
+   */
+  static boolean compactable(RefillSplit.Split split, int w, int bits) {
+    if (32 * w > bits) return false;
+    for (Type t : split.state()) {
+      Type e = t.isVector() ? t.scalarType() : t;
+      boolean ok = e.isFloat() || e.isDouble() || e.isPointer() || (e.isInteger() && e.intWidth() <= 64);
+      if (!ok || t.isStruct() || t.isArray()) return false;
+    }
+    return true;
   }
 
   private static Remark note(String fn, String msg) { return new Remark(Remark.Kind.NOTE, fn, null, null, msg); }
@@ -352,12 +390,27 @@ public final class RefillDriver {
     private final boolean scalarMoves;
     /** Lanes that must be free before the iterations stop for a refill round. */
     private final int minFree;
+    /**
+     * Whether the refill rounds compact: the lanes still in the loop move to the front (each value of
+     * their state and their indices, by SVE {@code compact} or AVX-512 {@code vpcompress}), and the
+     * free lanes, now the last ones, take the next elements by one masked contiguous load per array —
+     * no expand (SVE has none) and no rank vector.
+     */
+    private final boolean compact;
+    /** Compaction by AVX-512 vpcompress instead of SVE compact. */
+    private final boolean x86Compress;
+    /** The widest packet one compress handles, in bits (SVE: the vector length; AVX-512: 32·W). */
+    private final int compactBits;
     /** The stack buffers of the scalar moves: one per varying parameter (by index), the results, their indices. */
     private final java.util.Map<Integer, Value> inBuf = new java.util.HashMap<>();
     private Value outBuf, idxBuf;
+    /** What the refill block computed (for the merge after it). */
+    private record Refilled(Value idx, List<Value> state, Value result, Value active, Value preDone, Value next) {}
+    private Refilled refillOut;
 
     Emitter(LlvmModule module, Function driver, Function pre, Function iter, List<ParamKind> kinds, List<Type> types, Type rt,
-        RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter, boolean scalarMoves, int minFree) {
+        RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter, boolean scalarMoves, int minFree,
+        boolean compact, int compactBits) {
       this.module = module;
       this.ctx = module.context();
       this.driver = driver;
@@ -373,6 +426,11 @@ public final class RefillDriver {
       this.unmaskedIter = unmaskedIter;
       this.scalarMoves = scalarMoves;
       this.minFree = minFree;
+      this.compact = compact;
+      this.x86Compress = compact && compactBits == 0;
+      // x86: only the packet of 32-bit lanes is sure to be legal (a 512-bit one at W8 may not be: prefer-256-bit
+      // targets split it, and a compress cannot be split); 64-bit lanes go as two 32-bit halves
+      this.compactBits = x86Compress ? 32 * w : compactBits;
       this.bitsT = ctx.intType(w);
       this.rankT = w <= 32 ? ctx.i32() : ctx.i64();
     }
@@ -437,39 +495,84 @@ public final class RefillDriver {
 
         // refill: free lanes take the next elements in lane order
         b.atEnd(refill);
-        Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
-        Value freeWide = w == rankT.intWidth() ? freeBits : b.cast(Opcode.ZEXT, freeBits, rankT, "");
-        List<Value> below = new ArrayList<>();
-        for (int l = 0; l < w; l++) below.add(b.constInt(rankT, l == 64 ? -1 : (1L << l) - 1));
-        Value masked = b.and(b.splat(freeWide, w, "free.splat"), b.constVector(below), "free.below");
-        Value rank = b.call(module.intrinsic("llvm.ctpop", rankT.vectorOf(w)), List.of(masked), "rank");
-        Value rankS = rankT.intWidth() == sizeT.intWidth() ? rank
-            : b.cast(rankT.intWidth() < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, rank, idxT, "rank.size");
-        Value left = b.sub(n, next, "left");
-        Value takeL = b.and(free, b.icmpUlt(rankS, b.splat(left, w, "left.splat"), "in.input"), "take");
-        Value newIdx = b.add(b.splat(next, w, "next.splat"), rankS, "new.idx");
-        Value count = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(freeBits), "free.count");
-        Value countS = w == sizeT.intWidth() ? count
-            : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
-        Value next2 = b.add(next, b.min(countS, left, true, "taken"), "next.after");
-        if (scalarMoves) loadInputsOneByOne(b, takeL, next);
-        List<Value> args = new ArrayList<>();
-        List<Type> preParams = pre.functionType().paramTypes();
-        for (int j = 0; j < kinds.size(); j++) {
-          Value a = argPacket(b, j, newIdx, next, takeL);
-          args.add(convert(b, a, preParams.get(j)));
+        if (compact) {
+          // compaction: the lanes in the loop move to the front, the next elements follow them
+          Value nAct = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active, bitsT, "")), "in.loop");
+          Value nActS = w == sizeT.intWidth() ? nAct : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, nAct, sizeT, "in.loop.size");
+          List<Value> lanesC = new ArrayList<>();
+          for (int l = 0; l < w; l++) lanesC.add(b.constInt(sizeT, l));
+          Value iota = b.constVector(lanesC);
+          Value left = b.sub(n, next, "left");
+          Value taken = b.min(b.sub(b.constInt(sizeT, w), nActS, "free.count"), left, true, "taken");
+          Value front = b.icmpUlt(iota, b.splat(nActS, w, "in.loop.splat"), "front");
+          Value takeL = b.and(b.not(front, ""), b.icmpUlt(iota, b.splat(b.add(nActS, taken, ""), w, ""), ""), "take");
+          Value base = b.sub(next, nActS, "base");
+          Value newIdx = b.add(b.splat(base, w, "base.splat"), iota, "new.idx");
+          Value next2 = b.add(next, taken, "next.after");
+          List<Value> stC = new ArrayList<>();
+          for (int k = 0; k < ns; k++) stC.add(compress(b, st.get(k), active, "state" + k + ".front"));
+          Value idxC = compress(b, idx, active, "idx.front");
+          List<Value> args = new ArrayList<>();
+          List<Type> preParams = pre.functionType().paramTypes();
+          for (int j = 0; j < kinds.size(); j++) {
+            Value a = kinds.get(j) instanceof ParamKind.Varying ? spanLoad(b, j, base, takeL) : argPacket(b, j, newIdx, next, takeL);
+            args.add(convert(b, a, preParams.get(j)));
+          }
+          args.add(maskArg(b, pre, takeL));
+          Value pr = b.call(pre, args, "pre");
+          pr.setInstructionCallConv(pre.callingConvention());
+          Value preAt = toMask(b, b.extractValue(pr, 0, "pre.at"));
+          Value enter = b.and(takeL, preAt, "enter");
+          Value preDone = b.and(takeL, b.not(preAt, ""), "pre.done");
+          List<Value> st1 = new ArrayList<>();
+          for (int k = 0; k < ns; k++) st1.add(b.select(takeL, b.extractValue(pr, 1 + k, ""), stC.get(k), "state" + k + ".in"));
+          Value idx1 = b.select(takeL, newIdx, idxC, "idx.in");
+          Value res1 = resT == null ? null : b.select(preDone, b.extractValue(pr, 1 + ns, ""), res, "result.pre");
+          Value active1 = b.or(front, enter, "active.in");
+          refillOut = new Refilled(idx1, st1, res1, active1, preDone, next2);
         }
-        args.add(maskArg(b, pre, takeL));
-        Value pr = b.call(pre, args, "pre");
-        pr.setInstructionCallConv(pre.callingConvention());
-        Value preAt = toMask(b, b.extractValue(pr, 0, "pre.at"));
-        Value enter = b.and(takeL, preAt, "enter");
-        Value preDone = b.and(takeL, b.not(preAt, ""), "pre.done");
-        List<Value> st1 = new ArrayList<>();
-        for (int k = 0; k < ns; k++) st1.add(b.select(takeL, b.extractValue(pr, 1 + k, ""), st.get(k), "state" + k + ".in"));
-        Value idx1 = b.select(takeL, newIdx, idx, "idx.in");
-        Value res1 = resT == null ? null : b.select(preDone, b.extractValue(pr, 1 + ns, ""), res, "result.pre");
-        Value active1 = b.or(active, enter, "active.in");
+        if (!compact) {
+          Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
+          Value freeWide = w == rankT.intWidth() ? freeBits : b.cast(Opcode.ZEXT, freeBits, rankT, "");
+          List<Value> below = new ArrayList<>();
+          for (int l = 0; l < w; l++) below.add(b.constInt(rankT, l == 64 ? -1 : (1L << l) - 1));
+          Value masked = b.and(b.splat(freeWide, w, "free.splat"), b.constVector(below), "free.below");
+          Value rank = b.call(module.intrinsic("llvm.ctpop", rankT.vectorOf(w)), List.of(masked), "rank");
+          Value rankS = rankT.intWidth() == sizeT.intWidth() ? rank
+              : b.cast(rankT.intWidth() < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, rank, idxT, "rank.size");
+          Value left = b.sub(n, next, "left");
+          Value takeL = b.and(free, b.icmpUlt(rankS, b.splat(left, w, "left.splat"), "in.input"), "take");
+          Value newIdx = b.add(b.splat(next, w, "next.splat"), rankS, "new.idx");
+          Value count = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(freeBits), "free.count");
+          Value countS = w == sizeT.intWidth() ? count
+              : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
+          Value next2 = b.add(next, b.min(countS, left, true, "taken"), "next.after");
+          if (scalarMoves) loadInputsOneByOne(b, takeL, next);
+          List<Value> args = new ArrayList<>();
+          List<Type> preParams = pre.functionType().paramTypes();
+          for (int j = 0; j < kinds.size(); j++) {
+            Value a = argPacket(b, j, newIdx, next, takeL);
+            args.add(convert(b, a, preParams.get(j)));
+          }
+          args.add(maskArg(b, pre, takeL));
+          Value pr = b.call(pre, args, "pre");
+          pr.setInstructionCallConv(pre.callingConvention());
+          Value preAt = toMask(b, b.extractValue(pr, 0, "pre.at"));
+          Value enter = b.and(takeL, preAt, "enter");
+          Value preDone = b.and(takeL, b.not(preAt, ""), "pre.done");
+          List<Value> st1 = new ArrayList<>();
+          for (int k = 0; k < ns; k++) st1.add(b.select(takeL, b.extractValue(pr, 1 + k, ""), st.get(k), "state" + k + ".in"));
+          Value idx1 = b.select(takeL, newIdx, idx, "idx.in");
+          Value res1 = resT == null ? null : b.select(preDone, b.extractValue(pr, 1 + ns, ""), res, "result.pre");
+          Value active1 = b.or(active, enter, "active.in");
+          refillOut = new Refilled(idx1, st1, res1, active1, preDone, next2);
+        }
+        Value idx1 = refillOut.idx();
+        List<Value> st1 = refillOut.state();
+        Value res1 = refillOut.result();
+        Value active1 = refillOut.active();
+        Value preDone = refillOut.preDone();
+        Value next2 = refillOut.next();
         Block refillEnd = b.currentBlock();
         b.br(runCheck);
 
@@ -581,6 +684,82 @@ public final class RefillDriver {
     private Type storageType(Type t) { return t.isInteger(1) ? ctx.i8() : t; }
 
     private int align(Type t) { return module.abiAlignment(storageType(t)); }
+
+    /**
+     * Compaction: the lanes of {@code mask} of {@code v}, moved to the front in lane order (the other
+     * lanes: zero). The target's compress (SVE {@code compact}, AVX-512 {@code vpcompress}) on 32- and
+     * 64-bit lanes where the packet fits {@link #compactBits}; 64-bit lanes that do not as two compresses
+     * of their 32-bit halves; narrower lanes widened to 32 bits ({@link #compactable} checked the types).
+     */
+    private Value compress(IrBuilder b, Value v, Value mask, String name) {
+      Type t = v.type();
+      Type e = t.scalarType();
+      if (e.isInteger(1)) {
+        Value c = compress(b, b.cast(Opcode.ZEXT, v, ctx.i8().vectorOf(w), ""), mask, name);
+        return b.cast(Opcode.TRUNC, c, t, name);
+      }
+      if (e.isPointer()) {
+        Value c = compress(b, b.cast(Opcode.PTRTOINT, v, ctx.i64().vectorOf(w), ""), mask, name);
+        return b.cast(Opcode.INTTOPTR, c, t, name);
+      }
+      int bits = e.isFloat() ? 32 : e.isDouble() ? 64 : e.isInteger() ? e.intWidth() : 0;
+      if ((bits == 32 || bits == 64) && bits * w <= compactBits) return nativeCompress(b, v, mask, name);
+      if (bits == 64 && 32 * w <= compactBits) {
+        // two compactions of the 32-bit halves
+        Type i64v = ctx.i64().vectorOf(w);
+        Type i32v = ctx.i32().vectorOf(w);
+        Value x = e.isInteger() ? v : b.cast(Opcode.BITCAST, v, i64v, "");
+        Value sh = b.splat(b.constInt(ctx.i64(), 32), w, "");
+        Value lo = nativeCompress(b, b.cast(Opcode.TRUNC, x, i32v, ""), mask, "");
+        Value hi = nativeCompress(b, b.cast(Opcode.TRUNC, b.binop(Opcode.LSHR, x, sh, ""), i32v, ""), mask, "");
+        Value r = b.binop(Opcode.OR, b.cast(Opcode.ZEXT, lo, i64v, ""), b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, hi, i64v, ""), sh, ""),
+            name);
+        return e.isInteger() ? r : b.cast(Opcode.BITCAST, r, t, name);
+      }
+      if (bits > 0 && bits < 32 && 32 * w <= compactBits) {
+        Value c = nativeCompress(b, b.cast(Opcode.ZEXT, v, ctx.i32().vectorOf(w), ""), mask, "");
+        return b.cast(Opcode.TRUNC, c, t, name);
+      }
+      // (not llvm.experimental.vector.compress: LLVM 20 splits a wide one through a misaligned stack slot)
+      throw new IllegalStateException("refill compaction: no compress for " + t + " at " + compactBits + " bits");
+    }
+
+    /** The target's compress of a packet of 32- or 64-bit lanes that fits one register. */
+    private Value nativeCompress(IrBuilder b, Value v, Value mask, String name) {
+      if (!x86Compress) return sveCompact(b, v, mask, v.type().scalarType().isDouble() || v.type().scalarType().isInteger(64) ? 64 : 32, name);
+      Type t = v.type();
+      return b.call(module.intrinsic("llvm.x86.avx512.mask.compress", t), List.of(v, b.constNull(t), mask), name);
+    }
+
+    /** SVE {@code compact} of a packet of 32- or 64-bit lanes that fits one SVE register. */
+    private Value sveCompact(IrBuilder b, Value v, Value mask, int bits, String name) {
+      Type t = v.type();
+      int per = 128 / bits;
+      Type sv = t.scalarType().scalableVectorOf(per);
+      Type sm = ctx.i1().scalableVectorOf(per);
+      Type i64 = ctx.i64();
+      Value vs = b.call(module.intrinsic("llvm.vector.insert", sv, t), List.of(b.poison(sv), v, b.constInt(i64, 0)), "");
+      // the predicate's lanes past W are false (zeroinitializer), so compact ignores them
+      Value ms = b.call(module.intrinsic("llvm.vector.insert", sm, mask.type()), List.of(b.constNull(sm), mask, b.constInt(i64, 0)), "");
+      Value c = b.call(module.intrinsic("llvm.aarch64.sve.compact", sv), List.of(ms, vs), "");
+      return b.call(module.intrinsic("llvm.vector.extract", t, sv), List.of(c, b.constInt(i64, 0)), name);
+    }
+
+    /**
+     * Varying parameter j's packet when the lanes {@code take} (a run of lanes from the first free one)
+     * take the elements from {@code base} + their lane number on: one masked contiguous load.
+     */
+    private Value spanLoad(IrBuilder b, int j, Value base, Value take) {
+      Value p = driver.param(j);
+      Type t = types.get(j);
+      Type st = storageType(t);
+      Type vt = st.vectorOf(w);
+      // not inbounds: lanes below the first free one would address elements before next (masked off)
+      Value at = b.gep(st, p, List.of(base), false, p.name() + ".span");
+      Value v = b.call(module.intrinsic("llvm.masked.load", vt, ctx.ptrType()), List.of(at, b.i32(align(t)), take, b.poison(vt)),
+          p.name() + ".packet");
+      return st.equals(t) ? v : b.cast(Opcode.TRUNC, v, t.vectorOf(w), p.name() + ".bool");
+    }
 
     /** Parameter j's packet for the lanes taking elements {@code idx} (= next + rank) under {@code take}. */
     private Value argPacket(IrBuilder b, int j, Value idx, Value next, Value take) {

@@ -194,11 +194,10 @@ public final class IrBuilder implements AutoCloseable {
   }
 
   public Value gep(Type sourceElementType, Value ptr, List<Value> indices, boolean inBounds, String n) {
-    try (PointerPointer<LLVMValueRef> pp = values(indices)) {
-      return Value.of(inBounds
-          ? LLVMBuildInBoundsGEP2(b(), sourceElementType.ref(), ptr.ref(), pp, indices.size(), n)
-          : LLVMBuildGEP2(b(), sourceElementType.ref(), ptr.ref(), pp, indices.size(), n));
-    }
+    PointerPointer<LLVMValueRef> pp = operands(indices);
+    return Value.of(inBounds
+        ? LLVMBuildInBoundsGEP2(b(), sourceElementType.ref(), ptr.ref(), pp, indices.size(), n)
+        : LLVMBuildGEP2(b(), sourceElementType.ref(), ptr.ref(), pp, indices.size(), n));
   }
 
   // ---- control flow ----
@@ -226,12 +225,24 @@ public final class IrBuilder implements AutoCloseable {
    * An indirect call keeps the C convention; its caller sets the right one.
    */
   public Value call(Type fnType, Value callee, List<Value> args, String n) {
-    try (PointerPointer<LLVMValueRef> pp = values(args)) {
-      String name = fnType.returnType().isVoid() ? "" : n;
-      Value call = Value.of(LLVMBuildCall2(b(), fnType.ref(), callee.ref(), pp, args.size(), name));
-      if (callee.isFunction()) LLVMSetInstructionCallConv(call.ref(), LLVMGetFunctionCallConv(callee.ref()));
-      return call;
+    PointerPointer<LLVMValueRef> pp = operands(args);
+    String name = fnType.returnType().isVoid() ? "" : n;
+    Value call = Value.of(LLVMBuildCall2(b(), fnType.ref(), callee.ref(), pp, args.size(), name));
+    if (callee.isFunction()) LLVMSetInstructionCallConv(call.ref(), LLVMGetFunctionCallConv(callee.ref()));
+    return call;
+  }
+
+  /** Operand array reused by this builder's GEPs and calls (LLVM copies the operands). */
+  private PointerPointer<LLVMValueRef> operandArray;
+
+  private PointerPointer<LLVMValueRef> operands(List<Value> vs) {
+    int n = Math.max(1, vs.size());
+    if (operandArray == null || operandArray.capacity() < n) {
+      if (operandArray != null) operandArray.close();
+      operandArray = new PointerPointer<>(Math.max(16, n));
     }
+    for (int i = 0; i < vs.size(); i++) operandArray.put(i, vs.get(i).ref());
+    return operandArray;
   }
 
   static PointerPointer<LLVMValueRef> values(List<Value> vs) {
@@ -244,5 +255,7 @@ public final class IrBuilder implements AutoCloseable {
   public void close() {
     if (ref != null) LLVMDisposeBuilder(ref);
     ref = null;
+    if (operandArray != null) operandArray.close();
+    operandArray = null;
   }
 }

@@ -88,6 +88,9 @@ public final class Type {
 
   public Type vectorOf(int n) { return new Type(LLVMVectorType(ref, n)); }
 
+  /** A scalable vector of {@code vscale × n} elements of this type ({@code <vscale x n x T>}). */
+  public Type scalableVectorOf(int n) { return new Type(LLVMScalableVectorType(ref, n)); }
+
   /** An array of {@code n} elements of this type. */
   public Type arrayOf(long n) { return new Type(LLVMArrayType2(ref, n)); }
 

@@ -60,14 +60,28 @@ public final class MathMappings {
 
   /** "llvm.sin.f32" -> "llvm.sin"; "llvm.sadd.sat.i32" -> "llvm.sadd.sat". */
   public static String stripTypeSuffix(String name) {
+    // (called for every call emitted: intrinsic names are few; the cache is bounded all the same)
+    String cached = STRIPPED.get(name);
+    if (cached != null) return cached;
+    String s = stripTypeSuffixUncached(name);
+    if (STRIPPED.size() < 4096) STRIPPED.put(name, s);
+    return s;
+  }
+
+  private static final java.util.Map<String, String> STRIPPED = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static String stripTypeSuffixUncached(String name) {
     String[] parts = name.split("\\.");
     int keep = parts.length;
     while (keep > 2 && isTypeSuffix(parts[keep - 1])) keep--;
     return String.join(".", java.util.Arrays.copyOf(parts, keep));
   }
 
+  private static final java.util.regex.Pattern TYPE_SUFFIX =
+      java.util.regex.Pattern.compile("(f|i|bf)\\d+|v\\d+(f|i|bf)\\d+|p\\d+|v\\d+p\\d+|f80|f128|ppcf128");
+
   private static boolean isTypeSuffix(String p) {
-    return p.matches("(f|i|bf)\\d+|v\\d+(f|i|bf)\\d+|p\\d+|v\\d+p\\d+|f80|f128|ppcf128");
+    return TYPE_SUFFIX.matcher(p).matches();
   }
 
   /** Intrinsics that carry no computation the packet needs (hints, debug info): dropped. */

@@ -224,10 +224,18 @@ public final class SpmdIntrinsics {
       return rt.intWidth() == 1 ? i1 : b.cast(Opcode.ZEXT, i1, rt, name);
     }
 
-    /** {@code idx mod W} as i32 (W is a power of two). */
+    /**
+     * {@code idx mod W} as i32 (W is a power of two). With {@code scalableLater}, {@code idx mod (vscale × W)}
+     * (the number of lanes at run time, not always a power of two: SVE allows 384 bits).
+     */
     Value modW(Value idx) {
       Type i32 = b.context().i32();
       Value v = idx.type().isVector() ? idx : resize(idx, i32, false);
+      if (scalableLater) {
+        Type et = idx.type().isVector() ? idx.type().elementType() : i32;
+        Value lanes = b.mul(b.call(module.intrinsic("llvm.vscale", et), List.of(), name + ".vscale"), b.constInt(et, width), "");
+        return b.binop(Opcode.UREM, v, idx.type().isVector() ? b.splat(lanes, width, "") : lanes, name + ".lane");
+      }
       if (idx.type().isVector()) {
         Type et = idx.type().elementType();
         Value m = b.splat(b.constInt(et, width - 1), width, "");

@@ -115,7 +115,7 @@ public final class SlotSsa {
 
   /** Gives {@code var} the value {@code value} at the start of {@code block}. */
   public void init(Var var, Block block, Value value) {
-    BlockEvents ev = events(block.id());
+    BlockEvents ev = events(key(block.id()));
     ev.inits.add(new Event(var, value, null));
     ev.initValues.put(var, value);
   }
@@ -141,7 +141,7 @@ public final class SlotSsa {
     }
     Value inst = b.load(var.type, nullPtr, name);
     Placeholder ph = new Placeholder(inst);
-    placeholders.put(inst.id(), ph);
+    placeholders.put(key(inst.id()), ph);
     placeholderList.add(ph);
     curEvents.events.add(new Event(var, null, ph));
     curEvents.touched.add(var);
@@ -150,13 +150,19 @@ public final class SlotSsa {
   }
 
   private void sync() {
-    long blk = b.currentBlock().id();
+    long blk = key(b.currentBlock().id());
     if (blk != curBlock) {
       curBlock = blk;
       curEvents = events(blk);
       curDefs.clear();
     }
   }
+
+  /**
+   * The map key of an LLVM object's address: a bijection that spreads the address's bits (Long's own
+   * hash of aligned, closely allocated addresses crowds HashMap bins into trees).
+   */
+  private static long key(long address) { return address * 0x9E3779B97F4A7C15L; }
 
   private BlockEvents events(long blk) { return events.computeIfAbsent(blk, k -> new BlockEvents()); }
 
@@ -166,7 +172,7 @@ public final class SlotSsa {
     List<Block> blocks = new ArrayList<>();
     Map<Long, Integer> index = new HashMap<>();
     for (Block bb = fn.entry(); bb != null; bb = bb.next()) {
-      index.put(bb.id(), blocks.size());
+      index.put(key(bb.id()), blocks.size());
       blocks.add(bb);
     }
     int n = blocks.size();
@@ -180,7 +186,7 @@ public final class SlotSsa {
       int k = term.numSuccessors();
       succ[i] = new int[k];
       for (int j = 0; j < k; j++) {
-        succ[i][j] = index.get(term.successor(j).id());
+        succ[i][j] = index.get(key(term.successor(j).id()));
         predCount[succ[i][j]]++;
       }
     }
@@ -209,7 +215,7 @@ public final class SlotSsa {
     int[] seenStamp = new int[nv];        // block + 1 whose scan last touched the variable
     Object[] local = new Object[nv];      // value a read in that block sees
     for (int i = 0; i < n; i++) {
-      BlockEvents ev = events.get(blocks.get(i).id());
+      BlockEvents ev = events.get(key(blocks.get(i).id()));
       if (ev == null) continue;
       int stamp = i + 1;
       for (Event e : ev.inits) writeLocal(e.var.id, i, stamp, e.value, seenStamp, local, defBlk, defVal, defCnt);
@@ -412,8 +418,8 @@ public final class SlotSsa {
         o = ph.value;
       } else if (o instanceof Phi p && p.replacement != null) {
         o = p.replacement;
-      } else if (o instanceof Value v && placeholders.containsKey(v.id())) {
-        o = placeholders.get(v.id());
+      } else if (o instanceof Value v && placeholders.containsKey(key(v.id()))) {
+        o = placeholders.get(key(v.id()));
       } else {
         return o;
       }

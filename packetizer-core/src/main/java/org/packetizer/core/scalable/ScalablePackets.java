@@ -420,18 +420,21 @@ public final class ScalablePackets {
       case EXTRACTELEMENT -> {
         // lane 0 is lane 0 at any vector length (the base of a linear value, the first lane of an address);
         // any other lane stands for one of W lanes handled one by one, and lanes W and up would be missed
+        // A variable lane (the lane loops the emitter writes for scalable packets: 0 .. vscale × W - 1) is
+        // right at any length. A constant lane k > 0 is refused: the emitter's W-fold unrolled per-lane code
+        // uses constant lanes 0 .. W-1, which would leave lanes W and up out.
         Value idx = inst.operand(1);
-        if (!(idx.isConstantInt() && idx.constIntZExt() == 0)) return "extractelement reads one lane";
+        if (idx.isConstantInt() && idx.constIntZExt() != 0) return "extractelement reads lane " + idx.constIntZExt();
       }
       case INSERTELEMENT -> {
         Value idx = inst.operand(2);
         Value base = inst.operand(0);
         boolean broadcastStart = idx.isConstantInt() && idx.constIntZExt() == 0 && isUndefOrPoison(base)
             && !inst.users().isEmpty() && inst.users().stream().allMatch(u -> u.isShuffleVector() && isZeroShuffle(u));
-        if (!broadcastStart) return "insertelement writes one lane";
+        if (!broadcastStart && idx.isConstantInt()) return "insertelement writes lane " + idx.constIntZExt();
       }
       case SHUFFLEVECTOR -> {
-        if (!isZeroShuffle(inst)) return "a shuffle other than a broadcast moves lanes";
+        if (!isZeroShuffle(inst)) return shuffleKind(inst) + " moves lanes";
       }
       case ALLOCA -> {
         if (containsVector(inst.allocatedType())) return "an alloca of packets";
@@ -464,6 +467,37 @@ public final class ScalablePackets {
       if (!isSplatConstant(o)) return "constant vector " + o.print() + " has different lanes (lane numbers need llvm.stepvector)";
     }
     return null;
+  }
+
+  /**
+   * What a non-broadcast shuffle does, for the refusal: a reverse, splice, interleave or de-interleave
+   * has a scalable form ({@code llvm.vector.reverse}, {@code .splice}, {@code .interleave2}, {@code
+   * .deinterleave2}), but every shuffle of W-lane packets here is written by the emitter for W lanes
+   * (prefix scans in log2 W steps, strided spans, unrolled per-lane results that LLVM's clean-up merged):
+   * mapped alone, it would change meaning at any other lane count, so it is refused, named.
+   */
+  static String shuffleKind(Value shuffle) {
+    int len = shuffle.shuffleMaskLength();
+    int n = shuffle.operand(0).type().isVector() ? shuffle.operand(0).type().vectorSize() : -1;
+    int[] m = new int[len];
+    for (int i = 0; i < len; i++) m[i] = shuffle.shuffleMaskValue(i);
+    boolean reverse = len == n, splice = len == n, interleave = len == 2 * n, deinterleave = 2 * len == n || len == n;
+    int d = m.length > 0 ? m[0] : 0;
+    int p = m.length > 0 ? m[0] : 0;
+    for (int i = 0; i < len; i++) {
+      boolean undef = m[i] < 0;
+      reverse &= undef || m[i] == n - 1 - i;
+      splice &= undef || m[i] == d + i;
+      interleave &= undef || m[i] == (i % 2 == 0 ? i / 2 : n + i / 2);
+      deinterleave &= undef || m[i] == 2 * i + p;
+    }
+    deinterleave &= p == 0 || p == 1;
+    String kind = reverse ? "a lane reverse (llvm.vector.reverse)"
+        : splice && d != 0 ? "a lane splice by " + d + " (llvm.vector.splice)"
+        : interleave ? "an interleave (llvm.vector.interleave2)"
+        : deinterleave ? "a de-interleave (llvm.vector.deinterleave2)"
+        : "a shuffle other than a broadcast";
+    return kind + " written for " + n + " lanes";
   }
 
   private static boolean isUndefOrPoison(Value v) {

@@ -427,7 +427,9 @@ final class CallWidener extends EmissionPhase {
     Type vt = rt.isVoid() ? null : packetType(inst, rt);
     st.stats().scalarizedCalls++;
     st.remark(Remark.Kind.SCALARIZED_CALL, current(), inst, "call to @" + callee.name() + " was split into " + w
-        + " scalar calls" + (pure ? MaskOps.isAllTrue(mask()) || !laneLoopsAllowed() ? " (no side effects: unguarded)" : " (no side effects: under a partial mask a loop over the active lanes)"
+        + " scalar calls" + (st.options().lanesMayBeRetyped() ? " (scalable packets: a loop over the vscale × " + w
+            + " lanes, each lane's call guarded by its mask bit)"
+            : pure ? MaskOps.isAllTrue(mask()) || !laneLoopsAllowed() ? " (no side effects: unguarded)" : " (no side effects: under a partial mask a loop over the active lanes)"
             : " guarded by each lane's mask bit")
         + "; register a packet version to avoid this");
     List<Value> packed = new ArrayList<>();
@@ -438,16 +440,17 @@ final class CallWidener extends EmissionPhase {
       varyingArg.add(!uniform(a));
       if (!uniform(a)) packetType(inst, a.type());
     }
-    LaneBody body = (k, unused) -> {
+    LaneBody body = k -> {
       List<Value> args = new ArrayList<>();
       for (int i = 0; i < packed.size(); i++) {
         Value p = packed.get(i);
-        Value a = varyingArg.get(i) ? comp.extractLane(p, inst.operand(i).type(), b.i32(k)) : p;
+        Value a = varyingArg.get(i) ? comp.extractLane(p, inst.operand(i).type(), k) : p;
         if (pure) a = b.freeze(a, "");
         args.add(a);
       }
       // the call site's function type (a variadic callee's includes the promoted variadic arguments)
-      Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : inst.name() + "." + k);
+      Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : inst.name() + "."
+          + (k.isConstantInt() ? String.valueOf(k.constIntZExt()) : "lane"));
       copyCallSite(inst, call);
       return call;
     };
@@ -464,10 +467,10 @@ final class CallWidener extends EmissionPhase {
         return call;
       }, vt, rt.isVoid() ? "" : inst.name());
     }
-    if (pure) {
+    if (pure && !st.options().lanesMayBeRetyped()) {
       Value acc = vt == null ? null : b.poison(vt);
       for (int k = 0; k < w; k++) {
-        Value r = body.emit(k, null);
+        Value r = body.emit(b.i32(k));
         if (acc != null) acc = insertLane(acc, r, k);
       }
       return acc;

@@ -239,17 +239,20 @@ abstract class EmissionPhase {
     return w <= 32 ? (w == 32 ? idx : b.cast(Opcode.ZEXT, idx, st.context().i32(), "")) : b.cast(Opcode.TRUNC, idx, st.context().i32(), "");
   }
 
-  /** Something emitted for lane k (may return a scalar result). */
+  /** Something emitted for one lane, given its number as an i32 value (may return a scalar result). */
   @FunctionalInterface
   interface LaneBody {
-    Value emit(int lane, Void unused);
+    Value emit(Value lane);
   }
 
   /**
    * The thesis' if-cascade: for each lane, run {@code body} only when the lane's mask bit is set.
-   * Returns the lane results assembled into a vector of type {@code resultVec} (or null).
+   * Returns the lane results assembled into a vector of type {@code resultVec} (or null). When the
+   * packet function will be re-typed to vscale × W lanes (scalable packets), a loop over the vscale × W
+   * lanes instead ({@link #laneLoopGuarded}): W copies would leave lanes W and up out.
    */
   Value perLaneGuarded(LaneBody body, Type resultVec) {
+    if (st.options().lanesMayBeRetyped()) return laneLoopGuarded(body, resultVec);
     Value acc = resultVec == null ? null : b.poison(resultVec);
     for (int k = 0; k < w; k++) {
       Block from = b.currentBlock();
@@ -260,7 +263,7 @@ abstract class EmissionPhase {
       Value bit = MaskOps.isAllTrue(mask()) ? b.i1(true) : b.extractElement(mask(), k, "");
       b.condBr(bit, lane, next);
       b.atEnd(lane);
-      Value r = body.emit(k, null);
+      Value r = body.emit(b.i32(k));
       Value ins = acc == null ? null : insertLane(acc, r, k);
       Block laneEnd = b.currentBlock();
       b.br(next);
@@ -273,6 +276,58 @@ abstract class EmissionPhase {
       }
     }
     return acc;
+  }
+
+  /**
+   * {@link #perLaneGuarded} as a loop over lane numbers 0 .. vscale × W - 1 ({@code llvm.vscale}
+   * survives the re-typing): lane i runs {@code body} when bit i of the mask is set, its result goes
+   * into lane i ({@code extractelement}/{@code insertelement} at the variable lane, which have scalable
+   * forms). Composite (aggregate) results are refused, as scalable packets hold none.
+   */
+  Value laneLoopGuarded(LaneBody body, Type resultVec) {
+    Type i32 = st.context().i32();
+    Value n = b.mul(b.call(st.module().intrinsic("llvm.vscale", i32), List.of(), "vscale"), b.i32(w), "lanes.n");
+    Block pre = b.currentBlock();
+    Block head = packet.appendBlock(pre.name() + ".lane");
+    Block on = packet.appendBlock(pre.name() + ".lane.on");
+    Block next = packet.appendBlock(pre.name() + ".lane.next");
+    Block done = packet.appendBlock(pre.name() + ".lanes.done");
+    head.moveAfter(pre);
+    on.moveAfter(head);
+    next.moveAfter(on);
+    done.moveAfter(next);
+    b.br(head);
+    b.atEnd(head);
+    Value i = b.phi(i32, "lane");
+    Value acc = resultVec == null ? null : b.phi(resultVec, "lanes.acc");
+    Value bit = MaskOps.isAllTrue(mask()) ? b.i1(true) : b.extractElement(mask(), i, "lane.on");
+    b.condBr(bit, on, next);
+    b.atEnd(on);
+    Value r = body.emit(i);
+    if (acc != null && CompositePackets.isComposite(r.type())) {
+      throw PacketizationException.unsupported("scalable packets: a per-lane result of type " + r.type()
+          + " (an aggregate of packets)", st.scalarName(), current() == null ? null : current().name(), null);
+    }
+    Value ins = acc == null ? null : b.insertElement(acc, r, i, "");
+    Block laneEnd = b.currentBlock();
+    b.br(next);
+    b.atEnd(next);
+    Value accNext = null;
+    if (acc != null) {
+      accNext = b.phi(resultVec, "lanes.acc.next");
+      accNext.addIncoming(ins, laneEnd);
+      accNext.addIncoming(acc, head);
+    }
+    Value iNext = b.add(i, b.i32(1), "lane.next");
+    b.condBr(b.icmpUlt(iNext, n, "more.lanes"), head, done);
+    i.addIncoming(b.i32(0), pre);
+    i.addIncoming(iNext, next);
+    if (acc != null) {
+      acc.addIncoming(b.poison(resultVec), pre);
+      acc.addIncoming(accNext, next);
+    }
+    b.atEnd(done);
+    return accNext;
   }
 
   /** The body of {@link #activeLanesLoop}: emits lane {@code lane}'s (an i32 value) scalar result. */

@@ -790,7 +790,7 @@ final class MemoryWidener extends EmissionPhase {
 
   /** The thesis' guarded if-cascade for a load: lane k loads only when its mask bit is set. */
   Value cascadeLoad(Value inst, Type t, Type vt, Value ptrs, int align) {
-    return perLaneGuarded((k, unused) -> b.load(t, b.extractElement(ptrs, k, ""), align, ""), vt);
+    return perLaneGuarded(k -> b.load(t, b.extractElement(ptrs, k, ""), align, ""), vt);
   }
 
   /**
@@ -819,7 +819,7 @@ final class MemoryWidener extends EmissionPhase {
   void scatterOrCascade(Value pv, Value ptrs, int align) {
     if (st.options().memoryStrategy() == MemoryStrategy.CASCADE) {
       st.stats().cascades++;
-      perLaneGuarded((k, unused) -> {
+      perLaneGuarded(k -> {
         b.store(b.extractElement(pv, k, ""), b.extractElement(ptrs, k, ""), align);
         return null;
       }, null);

@@ -19,7 +19,27 @@ import org.packetizer.core.mask.MaskOps;
 final class SoaWidener extends EmissionPhase {
   SoaWidener(PacketEmitter e) { super(e.state(), e); }
 
-  /** A GEP from a struct-of-arrays pointer: the scalar byte offset, scaled by W. */
+  /**
+   * {@code bytes} × the number of lanes of a struct-of-arrays block: W, or {@code llvm.vscale} × W when
+   * the packet function will be re-typed to vscale × W lanes (scalable packets: each field's block holds
+   * vscale × W elements, so lane k's leaf at scalar offset o, size s, lies at vscale·W·o + k·s).
+   */
+  private Value timesLanes(long bytes) {
+    if (!st.options().lanesMayBeRetyped()) return b.i64(bytes * w);
+    if (bytes == 0) return b.i64(0);
+    Type i64 = st.context().i64();
+    Value vscale = b.call(st.module().intrinsic("llvm.vscale", i64), List.of(), "vscale");
+    return b.mul(vscale, b.i64(bytes * w), "");
+  }
+
+  /** {@link #timesLanes} in the type {@code t} (a memory intrinsic's length). */
+  private Value timesLanes(long bytes, Type t) {
+    if (!st.options().lanesMayBeRetyped()) return b.constInt(t, bytes * w);
+    Value v = timesLanes(bytes);
+    return t.isInteger(64) ? v : b.cast(Opcode.TRUNC, v, t, "");
+  }
+
+  /** A GEP from a struct-of-arrays pointer: the scalar byte offset, scaled by W (vscale × W, see {@link #timesLanes}). */
   Value emitSoaGep(Value inst) {
     Type i64 = st.context().i64();
     Value offset = b.i64(0);
@@ -49,13 +69,13 @@ final class SoaWidener extends EmissionPhase {
       Value iv = uniform(idx) ? scal(idx) : vec(idx);
       Type it = iv.type().isVector() ? i64.vectorOf(w) : i64;
       if (!iv.type().scalarType().isInteger(64)) iv = b.cast(Opcode.SEXT, iv, it, "");
-      Value term = b.mul(iv, iv.type().isVector() ? b.splat(b.i64(scale * w), w, "") : b.i64(scale * w), "");
+      Value term = b.mul(iv, iv.type().isVector() ? b.splat(timesLanes(scale), w, "") : timesLanes(scale), "");
       offset = offset.type().isVector() || term.type().isVector()
           ? b.add(offset.type().isVector() ? offset : b.splat(offset, w, ""), term.type().isVector() ? term : b.splat(term, w, ""), "")
           : b.add(offset, term, "");
     }
     if (constant != 0) {
-      Value c = b.i64(constant * w);
+      Value c = timesLanes(constant);
       offset = offset.type().isVector() ? b.add(offset, b.splat(c, w, ""), "") : b.add(offset, c, "");
     }
     Value base = get(inst.operand(0));
@@ -114,7 +134,7 @@ final class SoaWidener extends EmissionPhase {
 
   private Value soaLoadLeaf(Value inst, Type t, Value q, long r, int align) {
     Type vt = t.vectorOf(w);
-    Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(b.i64(r * w)), false, "");
+    Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(timesLanes(r)), false, "");
     int a = MemoryWidener.partAlignment(align, r);
     if (!at.type().isVector()) {
       st.stats().vectorLoads++;
@@ -165,7 +185,7 @@ final class SoaWidener extends EmissionPhase {
 
   private void soaStoreLeaf(Type t, Value pv, Value q, long r, int align) {
     Type vt = t.vectorOf(w);
-    Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(b.i64(r * w)), false, "");
+    Value at = r == 0 ? q : b.gep(st.context().i8(), q, List.of(timesLanes(r)), false, "");
     int a = MemoryWidener.partAlignment(align, r);
     if (!at.type().isVector()) {
       st.stats().vectorStores++;
@@ -230,9 +250,10 @@ final class SoaWidener extends EmissionPhase {
     boolean blocks = dSoa && !dq.type().isVector() && (set ? uniform(src) : sSoa && !sq.type().isVector());
     if (blocks && MaskOps.isAllTrue(mask())) {
       Value isVolatile = inst.operand(3);
-      b.call(callee, List.of(dq, set ? scal(src) : sq, b.constInt(len.type(), n * w), isVolatile), "");
+      b.call(callee, List.of(dq, set ? scal(src) : sq, timesLanes(n, len.type()), isVolatile), "");
       st.stats().vectorStores++;
-      st.remark(Remark.Kind.MEMORY, current(), inst, what + " of struct-of-arrays memory became one " + what + " of " + (n * w) + " bytes");
+      st.remark(Remark.Kind.MEMORY, current(), inst, what + " of struct-of-arrays memory became one " + what + " of "
+          + (st.options().lanesMayBeRetyped() ? n + " × vscale × " + w : String.valueOf(n * w)) + " bytes");
       return;
     }
     List<long[]> leaves = tbaaStructLeaves(inst);
@@ -313,23 +334,23 @@ final class SoaWidener extends EmissionPhase {
   /** Lane k's leaf at scalar offset o (size s) of struct-of-arrays pointer q: consecutive when q is uniform. */
   private Value soaLeafLoad(Value q, long o, long size, Type vt, int align) {
     if (!q.type().isVector()) {
-      Value base = b.gep(st.context().i8(), q, List.of(b.i64(o * w)), false, "");
+      Value base = b.gep(st.context().i8(), q, List.of(timesLanes(o)), false, "");
       Function f = st.module().intrinsic("llvm.masked.load", vt, base.type());
       return b.call(f, List.of(base, b.i32(align), mask(), b.poison(vt)), "");
     }
-    Value lanes = soaLaneAddresses(b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, ""), size);
+    Value lanes = soaLaneAddresses(b.gep(st.context().i8(), q, List.of(b.splat(timesLanes(o), w, "")), false, ""), size);
     Function g = st.module().intrinsic("llvm.masked.gather", vt, lanes.type());
     return b.call(g, List.of(lanes, b.i32(align), mask(), b.poison(vt)), "");
   }
 
   private void soaLeafStore(Value q, long o, long size, Value values, Type vt, int align) {
     if (!q.type().isVector()) {
-      Value base = b.gep(st.context().i8(), q, List.of(b.i64(o * w)), false, "");
+      Value base = b.gep(st.context().i8(), q, List.of(timesLanes(o)), false, "");
       Function f = st.module().intrinsic("llvm.masked.store", vt, base.type());
       b.call(f, List.of(values, base, b.i32(align), mask()), "");
       return;
     }
-    Value lanes = soaLaneAddresses(b.gep(st.context().i8(), q, List.of(b.splat(b.i64(o * w), w, "")), false, ""), size);
+    Value lanes = soaLaneAddresses(b.gep(st.context().i8(), q, List.of(b.splat(timesLanes(o), w, "")), false, ""), size);
     Function sc = st.module().intrinsic("llvm.masked.scatter", vt, lanes.type());
     b.call(sc, List.of(values, lanes, b.i32(align), mask()), "");
   }

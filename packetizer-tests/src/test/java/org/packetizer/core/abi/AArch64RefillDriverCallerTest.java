@@ -32,7 +32,8 @@ import org.packetizer.core.toolchain.ProcessResult;
  * {@code driver/refill_kernels.c} compiled by the bundled clang for {@code aarch64-linux-gnu} at
  * {@code -O2}, and the bundled escape-time kernels (mandelbrot, julia, the sphere tracer) made AArch64
  * modules, get refill drivers at W = 4, 8, 16 (NEON: no gathers, no scatters, no compress: elements
- * move one by one through stack buffers) and at W = 16 for SVE used at 512 bits; emitted by LLVM's
+ * move one by one through stack buffers) and at W = 16 for SVE used at 512 bits (compaction by SVE
+ * {@code compact}, checked in the disassembly); emitted by LLVM's
  * AArch64 back end and linked with {@code driver/refill_caller.c} — its own translation unit, only the
  * generated header — compiled by the bundled clang and by Debian's {@code aarch64-linux-gnu-gcc}. Every
  * element of every n from 0 to 3W+1 compared with the scalar function, random and coherent inputs,
@@ -71,7 +72,9 @@ class AArch64RefillDriverCallerTest {
           List<String> remarks = new ArrayList<>();
           PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true)
               .arrayDriver(true).refill(Refill.ON).remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_simd" + w);
-          assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at") && x.contains("scalar moves")),
+          String moves = t.spec().features().contains("+sve") ? "compaction: the lanes still in the loop move to the front (SVE compact, 512-bit"
+              : "scalar moves";
+          assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at") && x.contains(moves)),
               k[0] + ": " + remarks);
           if (k[0].equals("gcd")) assertTrue(remarks.stream().anyMatch(x -> x.contains("iterations masked (it divides")), remarks.toString());
           drivers.add(r.driver().orElseThrow());
@@ -88,8 +91,8 @@ class AArch64RefillDriverCallerTest {
           List<String> remarks = new ArrayList<>();
           drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver(true)
               .refill(Refill.ON).remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_simd" + w).driver().orElseThrow());
-          assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at") && x.contains("iterations unmasked")),
-              k[0] + ": " + remarks);
+          assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at") && x.contains("iterations unmasked")
+              && x.contains(t.spec().features().contains("+sve") ? "(SVE compact, 512-bit vectors)" : "scalar moves")), k[0] + ": " + remarks);
           if (k[0].equals("mandelbrot")) {
             List<String> auto = new ArrayList<>();
             drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver("*_auto")
@@ -102,6 +105,14 @@ class AArch64RefillDriverCallerTest {
           objects.add(k[0] + ".o");
         }
       }
+    }
+    if (t.spec().features().contains("+sve")) {
+      // the compaction is SVE's own instruction, in the refill driver as emitted by LLVM's AArch64 back end
+      ProcessResult dis = clang.run(List.of("llvm-objdump", "-d", "--mattr=+sve", "mandelbrot.o"), dir);
+      assertEquals(0, dis.exitCode(), dis.stderr());
+      String asm = dis.stdoutText();
+      assertTrue(asm.contains("compact\tz"), "no SVE compact in mandelbrot.o:\n" + asm);
+      assertTrue(asm.contains("st1w\t{ z"), "no SVE scatter of the results in mandelbrot.o:\n" + asm);
     }
     String header = ArrayDriver.header(drivers, "drivers.h", null);
     assertFalse(header.contains("vector_size") || header.contains("__m"), "no vector types in the header");
