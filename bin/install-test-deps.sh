@@ -6,7 +6,10 @@
 # qemu-user, gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, gcc-riscv64-linux-gnu, libc6-dev-riscv64-cross:
 # the cross-target checks under emulation (CrossTargetKernelTest, CrossCheckOracleTest, docs/cross-targets.md).
 # Tests skip loudly when a package cannot be installed (no root, no apt-get).
+# bin/fetch-qemu.sh adds QEMU 10 (Debian bookworm-backports' static qemu-user, unpacked into a cache
+# directory, the apt sources untouched), which the cross tests prefer over the system's QEMU 7.2.
 set -uo pipefail
+"$(dirname "$0")/fetch-qemu.sh"
 missing=()
 command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 [ -e /usr/lib/x86_64-linux-gnu/libsleef.so ] || ldconfig -p 2>/dev/null | grep -q 'libsleef\.so ' || missing+=(libsleef-dev)

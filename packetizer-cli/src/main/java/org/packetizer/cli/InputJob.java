@@ -435,12 +435,16 @@ final class InputJob implements Callable<InputJob.Result> {
       Optional<Function> packet = m.function(llvmForm(m, r));
       if (packet.isPresent() && Checker.isScalable(packet.get())) {
         boolean riscv = org.packetizer.core.ir.TargetArch.of(m.targetTriple()) == org.packetizer.core.ir.TargetArch.RISCV64;
-        return ", under " + (riscv ? "qemu-riscv64 at VLEN " : "qemu-aarch64 at SVE ") + Checker.scalableBits(m.targetTriple())
-            .stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + " bits";
+        String program = riscv ? "qemu-riscv64" : "qemu-aarch64";
+        return ", under " + program + (riscv ? " at VLEN " : " at SVE ") + Checker.scalableBits(m.targetTriple())
+            .stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + " bits"
+            + org.packetizer.core.check.QemuInstall.find(program).map(q -> "; QEMU " + q.version() + ", " + q.displayPath()).orElse("");
       }
       Checker.Request probe = new Checker.Request(new byte[0], new byte[0], r.scalarFunction(), llvmForm(m, r), r.width(),
           r.params(), false, null, null, 0, 0, null, null, null);
-      return Checker.crossTarget(m, probe).map(t -> ", under " + t.qemu() + " -cpu " + t.qemuCpu()).orElse("");
+      return Checker.crossTarget(m, probe).map(t -> ", under " + t.qemu() + " -cpu " + t.qemuCpu()
+          + org.packetizer.core.check.QemuInstall.find(t.qemu()).map(q -> "; QEMU " + q.version() + ", " + q.displayPath()).orElse(""))
+          .orElse("");
     } catch (RuntimeException e) {
       return "";
     }

@@ -96,11 +96,29 @@ public record CrossTarget(String name, TargetSpec spec, String qemu, String qemu
    */
   public Optional<String> missing() {
     List<String> out = new ArrayList<>();
-    if (onPath(qemu).isEmpty()) out.add(qemu + " (Debian package qemu-user)");
+    if (QemuInstall.find(qemu).isEmpty()) out.add(qemu + " (Debian package qemu-user, or bin/fetch-qemu.sh)");
     if (onPath(gcc).isEmpty()) out.add(gcc + " (Debian package gcc-" + gcc.replace("-gcc", "") + ")");
     if (!Files.isDirectory(sysroot.resolve("lib"))) out.add(sysroot + "/lib (the cross C library, Debian package libc6-dev-"
         + (spec.arch() == TargetArch.AARCH64 ? "arm64" : "riscv64") + "-cross)");
     return out.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", out));
+  }
+
+  /**
+   * The qemu-user program that runs this target: the QEMU bin/fetch-qemu.sh fetched, else the one on
+   * PATH ({@link QemuInstall}); the bare name when there is none.
+   */
+  public Path qemuPath() { return QemuInstall.find(qemu).map(QemuInstall::path).orElse(Path.of(qemu)); }
+
+  /** Which qemu runs this target, for messages: "qemu-riscv64 10.0.2 (/path/to/qemu-riscv64)". */
+  public String qemuDescription() { return QemuInstall.find(qemu).map(QemuInstall::describe).orElse(qemu + " (not found)"); }
+
+  /**
+   * Why this target runs on an old QEMU with the RISC-V translator bug of QEMU 7.2 (and a crash with its
+   * assertion has no verdict), or empty when its QEMU is newer.
+   */
+  public Optional<String> oldQemu() {
+    return QemuInstall.find(qemu).filter(QemuInstall::hasRvvTranslatorAssertion)
+        .map(q -> q.describe() + (q.fallbackReason().isEmpty() ? "" : "; " + q.fallbackReason()));
   }
 
   static Optional<Path> onPath(String program) {

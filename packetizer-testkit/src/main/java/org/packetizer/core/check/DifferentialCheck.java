@@ -124,13 +124,29 @@ public final class DifferentialCheck implements AutoCloseable {
     public void invoke(MemorySegment args, MemorySegment result, List<GuardedMemory> memory) { f.invoke(args, result); }
   }
 
-  private record EmulatedCallee(QemuExecutor q, int fn) implements Callee {
+  /**
+   * Under qemu, {@code record(int)} is the launcher's C function, which logs its arguments in call
+   * order; each call's log goes to the recorder as the host's upcalls would, during the same run (so
+   * lane attribution and the comparison are the host's).
+   */
+  private record EmulatedCallee(QemuExecutor q, int fn, CallRecorder recorder, boolean recording) implements Callee {
     public List<JitType> paramTypes() { return q.callable(fn).paramTypes(); }
     public long slotSize() { return q.callable(fn).slotSize(); }
     public long argsSize() { return q.callable(fn).argsSize(); }
     public long resultSize() { return q.callable(fn).resultSize(); }
-    public void invoke(MemorySegment args, MemorySegment result, List<GuardedMemory> memory) { q.invoke(fn, args, result, memory); }
+    public void invoke(MemorySegment args, MemorySegment result, List<GuardedMemory> memory) {
+      QemuExecutor.Records r = q.invoke(fn, args, result, memory);
+      if (!recording) {
+        if (r.values().length > 0 || r.lost() > 0) recorder.errors.add(EMULATED_RECORD + " called, but not recorded by this check");
+        return;
+      }
+      for (int v : r.values()) recorder.log(EMULATED_RECORD, null, void.class, new Object[] {v});
+      if (r.lost() > 0) recorder.errors.add(r.lost() + " calls of " + EMULATED_RECORD + " beyond the launcher's log (not compared)");
+    }
   }
+
+  /** The one external a check under qemu can record: {@code void record(int)}, defined by the launcher. */
+  static final String EMULATED_RECORD = "record";
 
   private DifferentialCheck(Builder b, Jit jit, QemuExecutor emulator, List<Param> params, int maskIndex,
       List<Layout.Leaf> returnLeaves, CallRecorder recorder) {
@@ -147,8 +163,9 @@ public final class DifferentialCheck implements AutoCloseable {
     this.returnLeaves = returnLeaves;
     this.recorder = recorder;
     this.progress = b.progress;
-    this.scalarFn = jit != null ? new HostCallee(jit.function(scalarName)) : new EmulatedCallee(emulator, 0);
-    this.packetFn = jit != null ? new HostCallee(jit.function(packetName)) : new EmulatedCallee(emulator, 1);
+    boolean recording = b.externals.containsKey(EMULATED_RECORD);
+    this.scalarFn = jit != null ? new HostCallee(jit.function(scalarName)) : new EmulatedCallee(emulator, 0, recorder, recording);
+    this.packetFn = jit != null ? new HostCallee(jit.function(packetName)) : new EmulatedCallee(emulator, 1, recorder, recording);
     for (var g : b.globals.entrySet()) {
       long addr = jit.lookup(g.getKey());
       int size = g.getValue();
@@ -925,12 +942,21 @@ public final class DifferentialCheck implements AutoCloseable {
     /**
      * Compile the two functions for {@code target} and run them under qemu-user instead of in the
      * host's JIT (null: the host). The module should be that target's already ({@link
-     * org.packetizer.core.api.TargetSpec#applyTo}). Not with {@link #global}, {@link #recordCalls} or
-     * {@link #external}: the emulated process cannot reach the host's memory or Java.
+     * org.packetizer.core.api.TargetSpec#applyTo}). Not with {@link #global}, {@link #external} or
+     * {@link #recordCalls} of anything but {@code void record(int)}: the emulated process cannot reach
+     * the host's memory or Java. {@code record(int)} is defined by the launcher, which logs each call's
+     * argument in order; the logs are compared as the upcalls' are on the host.
      */
     public Builder crossTarget(CrossTarget target) {
       this.cross = target;
       return this;
+    }
+
+    /** Whether {@code symbol} is recorded as the launcher under qemu can: {@code void record(int)}, no implementation. */
+    private boolean emulatedRecord(String symbol) {
+      Object[] v = externals.get(symbol);
+      return symbol.equals(EMULATED_RECORD) && v.length == 2 && v[1] == null
+          && ((FunctionDescriptor) v[0]).equals(FunctionDescriptor.ofVoid(java.lang.foreign.ValueLayout.JAVA_INT));
     }
 
     /** Defines external function {@code symbol} at a native address (not logged). */
@@ -940,9 +966,10 @@ public final class DifferentialCheck implements AutoCloseable {
     }
 
     public DifferentialCheck build() {
-      if (cross != null && (!globals.isEmpty() || !externals.isEmpty())) {
+      if (cross != null && (!globals.isEmpty() || !externals.keySet().stream().allMatch(this::emulatedRecord))) {
         throw new UnsupportedOperationException("a check under qemu (" + cross.name() + ") cannot compare globals, record"
-            + " calls or define externals: the emulated process cannot reach the host's memory or Java");
+            + " calls other than void " + EMULATED_RECORD + "(int) or define externals: the emulated process cannot reach the"
+            + " host's memory or Java");
       }
       Jit jit = cross != null ? null : cpu == null ? Jit.host() : Jit.forTarget(cpu, features);
       LlvmModule layout = module;

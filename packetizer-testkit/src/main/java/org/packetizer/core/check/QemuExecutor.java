@@ -30,7 +30,7 @@ import org.packetizer.core.toolchain.ProcessResult;
  * target ({@link TargetObject}), linked by the cross GCC with a launcher the bundled clang compiled for
  * the target ({@code emulated-launcher.c}), and the launcher runs under qemu for as long as this
  * object is open, serving one call per request: the argument memory, every buffer of the run (with its
- * canaries) in, the result and every buffer out. The check then compares exactly as it does for JIT
+ * canaries) in, the result, every buffer and the log of the call's {@code record(int)} calls out. The check then compares exactly as it does for JIT
  * runs on the host.
  */
 final class QemuExecutor implements AutoCloseable {
@@ -89,7 +89,7 @@ final class QemuExecutor implements AutoCloseable {
       if (r.exitCode() != 0) {
         throw new IllegalStateException("cannot link the " + target.name() + " launcher: " + String.join(" ", link) + ": " + r.stderr());
       }
-      ProcessBuilder pb = new ProcessBuilder(target.qemu(), "-cpu", target.qemuCpu(), exe.toString());
+      ProcessBuilder pb = new ProcessBuilder(target.qemuPath().toString(), "-cpu", target.qemuCpu(), exe.toString());
       pb.environment().put("QEMU_LD_PREFIX", target.sysroot().toString());
       Process p = pb.start();
       return new QemuExecutor(target, dir, p, callables);
@@ -138,7 +138,7 @@ final class QemuExecutor implements AutoCloseable {
    * and the current contents of {@code memory}; writes the result to {@code result} and the buffers'
    * new contents back.
    */
-  synchronized void invoke(int fn, MemorySegment args, MemorySegment result, List<GuardedMemory> memory) {
+  synchronized Records invoke(int fn, MemorySegment args, MemorySegment result, List<GuardedMemory> memory) {
     TargetObject.Callable c = callables.get(fn);
     try {
       writeInt(1);
@@ -165,10 +165,21 @@ final class QemuExecutor implements AutoCloseable {
         if (b.length != area.byteSize()) throw new EOFException();
         area.copyFrom(MemorySegment.ofArray(b));
       }
+      int n = readInt();
+      int lost = readInt();
+      int[] values = new int[n];
+      for (int i = 0; i < n; i++) values[i] = readInt();
+      return new Records(values, lost);
     } catch (IOException e) {
       throw crashed(c.name());
     }
   }
+
+  /**
+   * The calls of {@code record(int)} one call made under qemu, in order (the launcher's definition logs
+   * them); {@code lost}: calls beyond its log's capacity.
+   */
+  record Records(int[] values, int lost) { }
 
   private RuntimeException crashed(String fn) {
     String how;
@@ -193,7 +204,7 @@ final class QemuExecutor implements AutoCloseable {
       err = stderr.toString().strip();
     }
     return new EmulatedCrashException("@" + fn + " crashed under " + target.qemu() + " -cpu " + target.qemuCpu()
-        + " (" + target.name() + "): the launcher " + how + (err.isEmpty() ? "" : ": " + err));
+        + " (" + target.name() + ", " + target.qemuDescription() + "): the launcher " + how + (err.isEmpty() ? "" : ": " + err));
   }
 
   private static String signalName(int sig) {

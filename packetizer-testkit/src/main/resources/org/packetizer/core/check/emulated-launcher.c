@@ -7,6 +7,7 @@
  *   request:  u32 op (1 = call) | u32 fn | u64 argsSize | args | u64 resultSize
  *             | u32 regions | per region: u64 hostAddress | u64 size | bytes
  *   reply:    u32 status (0) | result bytes | per region: bytes
+ *             | u32 records | u32 lost | records × i32 (the calls of record(int) the call made, in order)
  * Every region is mapped fresh for the call, page-aligned between two PROT_NONE guard pages, so an
  * access past the canary zone faults here as it does on the host. Pointers travel as the host's
  * addresses: every 8-byte word of the arguments and of the regions that points into a region (its end
@@ -34,6 +35,20 @@ extern void __pk_tramp_1(void *args, void *result);
 #define PROT_RW 3
 #define MAP_PRIVATE_ANON 0x22
 #define MAX_REGIONS 4096
+
+/*
+ * record(int): the side effect some test kernels call (on the host a Java upcall logs it). Here it logs
+ * its argument in call order; the reply carries the log of each call, which the host compares as it
+ * compares the upcalls' log. A call beyond MAX_RECORDS is counted as lost (the host fails the check).
+ */
+#define MAX_RECORDS (1u << 20)
+static int records[MAX_RECORDS];
+static u32 nrecords, lost;
+
+void record(int value) {
+  if (nrecords < MAX_RECORDS) records[nrecords++] = value;
+  else lost++;
+}
 
 static void get(void *p, u64 n) {
   u8 *b = p;
@@ -102,6 +117,8 @@ int main(void) {
     }
     translate(args, argsSize, from, to);
     for (u32 r = 0; r < nregions; r++) translate(local[r], size[r], from, to);
+    nrecords = 0;
+    lost = 0;
     if (fn == 0) __pk_tramp_0(args, result);
     else __pk_tramp_1(args, result);
     translate(result, resultSize, to, from);
@@ -113,6 +130,9 @@ int main(void) {
       put(local[r], size[r]);
       munmap(local[r] - page, mapped[r]);
     }
+    put(&nrecords, 4);
+    put(&lost, 4);
+    put(records, (u64) nrecords * 4);
     free(args);
     free(result);
   }

@@ -133,7 +133,7 @@ class AArch64RefillDriverCallerTest {
     int perN = RefillKernels.C.size() + 4; // mandelbrot twice (refill, auto), julia, march
     int runs = 2 * (3 * w + 2 + 2);
     for (String exe : List.of("caller.clang", "caller.gcc")) {
-      ProcessBuilder pb = new ProcessBuilder(t.qemu(), "-cpu", t.qemuCpu(), dir.resolve(exe).toString()).redirectErrorStream(true);
+      ProcessBuilder pb = new ProcessBuilder(t.qemuPath().toString(), "-cpu", t.qemuCpu(), dir.resolve(exe).toString()).redirectErrorStream(true);
       pb.environment().put("QEMU_LD_PREFIX", t.sysroot().toString());
       pb.directory(dir.toFile());
       Process p = pb.start();

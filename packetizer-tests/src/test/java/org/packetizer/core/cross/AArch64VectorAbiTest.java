@@ -153,7 +153,7 @@ class AArch64VectorAbiTest {
     assertTrue(asm.contains("_ZGVnN4v_shade"), () -> "GCC's loop does not call the Advanced SIMD variant:\n" + gccCompile.stderr());
     run(clang, dir, List.of(neon.gcc(), "-o", "gcc_caller", "gcc_caller.s", "ref.o", obj.toString(), "-lm"));
     for (String exe : List.of("clang_caller", "gcc_caller")) {
-      ProcessBuilder pb = new ProcessBuilder(neon.qemu(), "-cpu", neon.qemuCpu(), dir.resolve(exe).toString())
+      ProcessBuilder pb = new ProcessBuilder(neon.qemuPath().toString(), "-cpu", neon.qemuCpu(), dir.resolve(exe).toString())
           .redirectErrorStream(true);
       pb.environment().put("QEMU_LD_PREFIX", neon.sysroot().toString());
       Process p = pb.start();

@@ -134,17 +134,17 @@ class ScalableArrayDriverTest {
     for (String c : List.of("clang_caller", "gcc_caller")) {
       AArch64VectorAbiTest.run(clang, dir, List.of(t.gcc(), "-o", c, c + ".o", "ref.o", obj.toString(), "-lm"));
       for (String cpu : cpus) {
-        ProcessBuilder pb = new ProcessBuilder(t.qemu(), "-cpu", cpu, dir.resolve(c).toString()).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(t.qemuPath().toString(), "-cpu", cpu, dir.resolve(c).toString()).redirectErrorStream(true);
         pb.environment().put("QEMU_LD_PREFIX", t.sysroot().toString());
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int code = p.waitFor();
-        if (out.contains(CrossTargetKernelTest.QEMU_RVV_ASSERTION)) {
+        if (out.contains(CrossTargetKernelTest.QEMU_RVV_ASSERTION) && t.oldQemu().isPresent()) {
           System.err.println("SKIPPED LOUDLY: " + c + " -cpu " + cpu + ": qemu's RISC-V translator failed its own assertion"
-              + " (a bug of QEMU 7.2); no verdict on the code");
+              + " (a bug of QEMU 7.2); no verdict on the code. QEMU 10 was not available: " + t.oldQemu().get());
           continue;
         }
-        assertEquals(0, code, () -> c + " under " + t.qemu() + " -cpu " + cpu + ":\n" + out);
+        assertEquals(0, code, () -> c + " under " + t.qemuDescription() + " -cpu " + cpu + ":\n" + out);
         assertTrue(out.contains("OK"), () -> c + " -cpu " + cpu + ": " + out);
       }
     }

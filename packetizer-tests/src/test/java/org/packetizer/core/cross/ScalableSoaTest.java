@@ -138,7 +138,7 @@ class ScalableSoaTest {
     for (String c : List.of("clang_caller", "gcc_caller")) {
       AArch64VectorAbiTest.run(clang, dir, List.of(sve.gcc(), "-o", c, c + ".o", "ref.o", obj.toString(), "-lm"));
       for (int bits : new int[] {128, 256, 512}) {
-        ProcessBuilder pb = new ProcessBuilder(sve.qemu(), "-cpu", "max,sve" + bits + "=on", dir.resolve(c).toString())
+        ProcessBuilder pb = new ProcessBuilder(sve.qemuPath().toString(), "-cpu", "max,sve" + bits + "=on", dir.resolve(c).toString())
             .redirectErrorStream(true);
         pb.environment().put("QEMU_LD_PREFIX", sve.sysroot().toString());
         Process p = pb.start();
@@ -205,7 +205,7 @@ class ScalableSoaTest {
         "caller.c", "-o", "caller.o"));
     AArch64VectorAbiTest.run(clang, dir, List.of(sve.gcc(), "-o", "caller", "caller.o", obj.toString()));
     for (int bits : new int[] {128, 256, 512}) {
-      ProcessBuilder pb = new ProcessBuilder(sve.qemu(), "-cpu", "max,sve" + bits + "=on", dir.resolve("caller").toString())
+      ProcessBuilder pb = new ProcessBuilder(sve.qemuPath().toString(), "-cpu", "max,sve" + bits + "=on", dir.resolve("caller").toString())
           .redirectErrorStream(true);
       pb.environment().put("QEMU_LD_PREFIX", sve.sysroot().toString());
       Process p = pb.start();
@@ -316,15 +316,15 @@ class ScalableSoaTest {
     AArch64VectorAbiTest.run(clang, dir, List.of(rvv.gcc(), "-o", "caller", "caller.o", "ref.o", obj.toString()));
     int verdicts = 0;
     for (int vlen : new int[] {128, 256}) {
-      ProcessBuilder pb = new ProcessBuilder(rvv.qemu(), "-cpu", "rv64,v=true,vlen=" + vlen, dir.resolve("caller").toString())
+      ProcessBuilder pb = new ProcessBuilder(rvv.qemuPath().toString(), "-cpu", "rv64,v=true,vlen=" + vlen, dir.resolve("caller").toString())
           .redirectErrorStream(true);
       pb.environment().put("QEMU_LD_PREFIX", rvv.sysroot().toString());
       Process p = pb.start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       int code = p.waitFor();
-      if (out.contains(CrossTargetKernelTest.QEMU_RVV_ASSERTION)) {
+      if (out.contains(CrossTargetKernelTest.QEMU_RVV_ASSERTION) && rvv.oldQemu().isPresent()) {
         System.err.println("SKIPPED LOUDLY: RVV SoA caller at VLEN " + vlen + ": qemu's RISC-V translator failed its own"
-            + " assertion (a bug of QEMU 7.2); no verdict on the code");
+            + " assertion (a bug of QEMU 7.2); no verdict on the code. QEMU 10 was not available: " + rvv.oldQemu().get());
         continue;
       }
       assertEquals(0, code, () -> "VLEN " + vlen + ":\n" + out);

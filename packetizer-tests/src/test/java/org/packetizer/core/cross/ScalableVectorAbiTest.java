@@ -141,7 +141,7 @@ class ScalableVectorAbiTest {
     for (String c : List.of("clang_caller", "gcc_caller")) {
       AArch64VectorAbiTest.run(clang, dir, List.of(sve.gcc(), "-o", c, c + ".o", "ref.o", obj.toString(), "-lm"));
       for (int bits : new int[] {128, 256, 512}) {
-        ProcessBuilder pb = new ProcessBuilder(sve.qemu(), "-cpu", "max,sve" + bits + "=on", dir.resolve(c).toString())
+        ProcessBuilder pb = new ProcessBuilder(sve.qemuPath().toString(), "-cpu", "max,sve" + bits + "=on", dir.resolve(c).toString())
             .redirectErrorStream(true);
         pb.environment().put("QEMU_LD_PREFIX", sve.sysroot().toString());
         Process p = pb.start();
