@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -97,11 +96,7 @@ class AArch64CCallerAbiTest {
   @ValueSource(ints = {0, 256})
   void separatelyCompiledClangAndGccCallersGetEveryLaneRight(int sveBits) throws Exception {
     CrossTarget target = sveBits == 0 ? CrossTarget.neon() : CrossTarget.sve(sveBits);
-    target.missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: AArch64CCallerAbiTest cannot run AArch64 code here, missing " + m;
-      System.err.println(msg);
-      Assumptions.abort(msg);
-    });
+    CrossTests.require(target);
     BundledClang clang = BundledClang.locate();
     List<Case> cases = cases();
     Path cForm = build(clang, target, cases, true, "c");

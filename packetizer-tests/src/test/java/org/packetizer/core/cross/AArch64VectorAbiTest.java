@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.Packetizer;
@@ -115,11 +114,7 @@ class AArch64VectorAbiTest {
   @Test
   void advancedSimdVariantsAreCalledByClangAndGccUnderQemu(@TempDir Path dir) throws Exception {
     CrossTarget neon = CrossTarget.neon();
-    neon.missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: cannot run AArch64 code here, missing " + m;
-      System.err.println(msg);
-      Assumptions.abort(msg);
-    });
+    CrossTests.require(neon);
     BundledClang clang = BundledClang.locate();
     List<String> aarch64 = List.of("--target=aarch64-linux-gnu", "-O2", "-fno-math-errno");
     byte[] bc = clang.compileToBitcode(SCALAR, "shade.c", aarch64);

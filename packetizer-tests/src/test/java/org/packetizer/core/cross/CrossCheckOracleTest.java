@@ -2,7 +2,6 @@ package org.packetizer.core.cross;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.packetizer.core.check.BufferInit;
 import org.packetizer.core.check.CheckResult;
@@ -26,15 +25,6 @@ class CrossCheckOracleTest {
         ret float %r
       }
       """;
-
-  static CrossTarget require(CrossTarget t) {
-    t.missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: cannot run " + t.name() + " code here, missing " + m;
-      System.err.println(msg);
-      Assumptions.abort(msg);
-    });
-    return t;
-  }
 
   static CheckResult runMul(CrossTarget t, String body) {
     try (LlvmContext ctx = LlvmContext.create();
@@ -62,7 +52,7 @@ class CrossCheckOracleTest {
 
   @Test
   void wrongLaneIsFound() {
-    CrossTarget t = require(CrossTarget.neon());
+    CrossTarget t = CrossTests.require(CrossTarget.neon());
     CheckResult r = runMul(t, """
           %r = fmul <4 x float> %x, splat (float 2.0)
           %e = extractelement <4 x float> %x, i32 2
@@ -81,7 +71,7 @@ class CrossCheckOracleTest {
    */
   @Test
   void riscvVectorArgumentsCrossTheTrampolineAtTheCalleesVectorLength() {
-    CrossTarget rvv = require(CrossTarget.rvv(256));
+    CrossTarget rvv = CrossTests.require(CrossTarget.rvv(256));
     CrossTarget t = new CrossTarget(rvv.name(), new org.packetizer.core.api.TargetSpec(rvv.spec().triple(), "", "+v", 0),
         rvv.qemu(), rvv.qemuCpu(), rvv.sysroot(), rvv.gcc(), rvv.clangTarget());
     // two vector arguments: at VLEN 128 the first takes v8-v11 and the second v12-v15, at 256 v8-v9 and v10-v11
@@ -142,7 +132,7 @@ class CrossCheckOracleTest {
 
   @Test
   void writePastTheEndHitsACanary() {
-    CrossTarget t = require(CrossTarget.sve(512));
+    CrossTarget t = CrossTests.require(CrossTarget.sve(512));
     CheckResult r = runStore(t, """
           store <4 x i32> %v, ptr %p, align 4
           %q = getelementptr i32, ptr %p, i64 4
@@ -154,7 +144,7 @@ class CrossCheckOracleTest {
 
   @Test
   void writeIntoAGuardPageIsReportedAsACrash() {
-    CrossTarget t = require(CrossTarget.rvv(256));
+    CrossTarget t = CrossTests.require(CrossTarget.rvv(256));
     RuntimeException e = assertThrows(RuntimeException.class, () -> runStore(t, """
           %q = getelementptr i8, ptr %p, i64 65536
           store i32 0, ptr %q
@@ -238,7 +228,7 @@ class CrossCheckOracleTest {
   /** A check under qemu records nothing but void record(int) (the launcher's), and says so. */
   @Test
   void otherRecordedExternalsAreRefusedUnderQemu() {
-    CrossTarget t = require(CrossTarget.neon());
+    CrossTarget t = CrossTests.require(CrossTarget.neon());
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(SCALAR_MUL
         + "define <4 x float> @f4(<4 x float> %x) {\n  %r = fmul <4 x float> %x, splat (float 2.0)\n  ret <4 x float> %r\n}\n", "mul")) {
       t.spec().applyTo(m);

@@ -77,12 +77,7 @@ class CrossTargetKernelTest {
   }
 
   static void check(Manifest manifest, Manifest.Entry e, Config c) {
-    c.target().missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: cannot run " + c.target().name() + " code on this machine, missing " + m
-          + " (bin/install-test-deps.sh installs them as root)";
-      System.err.println(msg);
-      Assumptions.abort(msg);
-    });
+    CrossTests.require(c.target());
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(manifest.bitcode(e), e.bitcode())) {
       c.target().spec().applyTo(m);
       String simd = e.function() + "_simd" + c.width();

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.Packetizer;
@@ -115,11 +114,7 @@ class DeclaredSveVariantsTest {
   @Test
   void declaredSveVariantsAreMadeAndCalledFromAcleCodeByClangAndGcc(@TempDir Path dir) throws Exception {
     CrossTarget sve = CrossTarget.sve(512);
-    sve.missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: cannot run AArch64 SVE code here, missing " + m;
-      System.err.println(msg);
-      Assumptions.abort(msg);
-    });
+    CrossTests.require(sve);
     BundledClang clang = BundledClang.locate();
     List<String> flags = List.of("--target=aarch64-linux-gnu", "-march=armv8-a+sve", "-O2", "-fno-math-errno", "-fopenmp-simd");
     byte[] bc = clang.compileToBitcode(SCALAR, "declared.c", flags);

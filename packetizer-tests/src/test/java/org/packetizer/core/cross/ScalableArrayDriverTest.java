@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.Packetizer;
@@ -102,11 +101,7 @@ class ScalableArrayDriverTest {
   }
 
   static void run(Path dir, CrossTarget t, TargetSpec spec, List<String> clangFlags, List<String> cpus) throws Exception {
-    t.missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: cannot run " + t.name() + " code here, missing " + m;
-      System.err.println(msg);
-      Assumptions.abort(msg);
-    });
+    CrossTests.require(t);
     BundledClang clang = BundledClang.locate();
     List<String> flags = new ArrayList<>(clangFlags);
     flags.addAll(List.of("-O2", "-fno-math-errno"));

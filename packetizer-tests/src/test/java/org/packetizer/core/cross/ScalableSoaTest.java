@@ -109,11 +109,7 @@ class ScalableSoaTest {
   @Test
   void soaBlocksLaidOutWithSvcntwByClangAndGccCallersAtThreeVectorLengths(@TempDir Path dir) throws Exception {
     CrossTarget sve = CrossTarget.sve(512);
-    sve.missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: cannot run AArch64 SVE code here, missing " + m;
-      System.err.println(msg);
-      Assumptions.abort(msg);
-    });
+    CrossTests.require(sve);
     BundledClang clang = BundledClang.locate();
     List<String> flags = List.of("--target=aarch64-linux-gnu", "-march=armv8-a+sve", "-O2");
     byte[] bc = clang.compileToBitcode(SCALAR, "step.c", flags);
@@ -180,11 +176,7 @@ class ScalableSoaTest {
   @Test
   void readLaneTakesTheLaneModuloTheRunTimeLaneCount(@TempDir Path dir) throws Exception {
     CrossTarget sve = CrossTarget.sve(512);
-    sve.missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: cannot run AArch64 SVE code here, missing " + m;
-      System.err.println(msg);
-      Assumptions.abort(msg);
-    });
+    CrossTests.require(sve);
     BundledClang clang = BundledClang.locate();
     Path obj = dir.resolve("rl.o");
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr("""
@@ -283,11 +275,7 @@ class ScalableSoaTest {
   @Test
   void soaBlocksLaidOutByAnRvvCallerAtTwoVectorLengths(@TempDir Path dir) throws Exception {
     CrossTarget rvv = CrossTarget.rvv(256);
-    rvv.missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: cannot run RISC-V V code here, missing " + m;
-      System.err.println(msg);
-      Assumptions.abort(msg);
-    });
+    CrossTests.require(rvv);
     BundledClang clang = BundledClang.locate();
     List<String> target = List.of("--target=riscv64-linux-gnu", "-march=rv64gcv", "-mabi=lp64d");
     List<String> flags = new java.util.ArrayList<>(target);

@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.Packetizer;
@@ -106,11 +105,7 @@ class ScalableVectorAbiTest {
   @Test
   void sveVariantsAreCalledFromAcleCodeByClangAndGccAtThreeVectorLengths(@TempDir Path dir) throws Exception {
     CrossTarget sve = CrossTarget.sve(512);
-    sve.missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: cannot run AArch64 SVE code here, missing " + m;
-      System.err.println(msg);
-      Assumptions.abort(msg);
-    });
+    CrossTests.require(sve);
     BundledClang clang = BundledClang.locate();
     List<String> flags = List.of("--target=aarch64-linux-gnu", "-march=armv8-a+sve", "-O2", "-fno-math-errno");
     byte[] bc = clang.compileToBitcode(SCALAR, "shade.c", flags);
