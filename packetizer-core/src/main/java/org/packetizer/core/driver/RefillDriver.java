@@ -510,24 +510,10 @@ public final class RefillDriver {
           List<Value> stC = new ArrayList<>();
           for (int k = 0; k < ns; k++) stC.add(compress(b, st.get(k), active, "state" + k + ".front"));
           Value idxC = compress(b, idx, active, "idx.front");
-          List<Value> args = new ArrayList<>();
-          List<Type> preParams = pre.functionType().paramTypes();
-          for (int j = 0; j < kinds.size(); j++) {
-            Value a = kinds.get(j) instanceof ParamKind.Varying ? spanLoad(b, j, base, takeL) : argPacket(b, j, newIdx, next, takeL);
-            args.add(convert(b, a, preParams.get(j)));
-          }
-          args.add(maskArg(b, pre, takeL));
-          Value pr = b.call(pre, args, "pre");
-          pr.setInstructionCallConv(pre.callingConvention());
-          Value preAt = toMask(b, b.extractValue(pr, 0, "pre.at"));
-          Value enter = b.and(takeL, preAt, "enter");
-          Value preDone = b.and(takeL, b.not(preAt, ""), "pre.done");
-          List<Value> st1 = new ArrayList<>();
-          for (int k = 0; k < ns; k++) st1.add(b.select(takeL, b.extractValue(pr, 1 + k, ""), stC.get(k), "state" + k + ".in"));
-          Value idx1 = b.select(takeL, newIdx, idxC, "idx.in");
-          Value res1 = resT == null ? null : b.select(preDone, b.extractValue(pr, 1 + ns, ""), res, "result.pre");
-          Value active1 = b.or(front, enter, "active.in");
-          refillOut = new Refilled(idx1, st1, res1, active1, preDone, next2);
+          List<Value> inputs = new ArrayList<>();
+          for (int j = 0; j < kinds.size(); j++)
+            inputs.add(kinds.get(j) instanceof ParamKind.Varying ? spanLoad(b, j, base, takeL) : argPacket(b, j, newIdx, next, takeL));
+          refillOut = enterPre(b, inputs, takeL, newIdx, stC, idxC, res, front, next2);
         }
         if (!compact) {
           Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
@@ -546,24 +532,9 @@ public final class RefillDriver {
               : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
           Value next2 = b.add(next, b.min(countS, left, true, "taken"), "next.after");
           if (scalarMoves) loadInputsOneByOne(b, takeL, next);
-          List<Value> args = new ArrayList<>();
-          List<Type> preParams = pre.functionType().paramTypes();
-          for (int j = 0; j < kinds.size(); j++) {
-            Value a = argPacket(b, j, newIdx, next, takeL);
-            args.add(convert(b, a, preParams.get(j)));
-          }
-          args.add(maskArg(b, pre, takeL));
-          Value pr = b.call(pre, args, "pre");
-          pr.setInstructionCallConv(pre.callingConvention());
-          Value preAt = toMask(b, b.extractValue(pr, 0, "pre.at"));
-          Value enter = b.and(takeL, preAt, "enter");
-          Value preDone = b.and(takeL, b.not(preAt, ""), "pre.done");
-          List<Value> st1 = new ArrayList<>();
-          for (int k = 0; k < ns; k++) st1.add(b.select(takeL, b.extractValue(pr, 1 + k, ""), st.get(k), "state" + k + ".in"));
-          Value idx1 = b.select(takeL, newIdx, idx, "idx.in");
-          Value res1 = resT == null ? null : b.select(preDone, b.extractValue(pr, 1 + ns, ""), res, "result.pre");
-          Value active1 = b.or(active, enter, "active.in");
-          refillOut = new Refilled(idx1, st1, res1, active1, preDone, next2);
+          List<Value> inputs = new ArrayList<>();
+          for (int j = 0; j < kinds.size(); j++) inputs.add(argPacket(b, j, newIdx, next, takeL));
+          refillOut = enterPre(b, inputs, takeL, newIdx, st, idx, res, active, next2);
         }
         Value idx1 = refillOut.idx();
         List<Value> st1 = refillOut.state();
@@ -645,6 +616,32 @@ public final class RefillDriver {
         done.addIncoming(List.of(b.constNull(mT), done2, done3), List.of(entry, idle, runExit));
         next.addIncoming(List.of(b.constInt(sizeT, 0), next3, next3), List.of(entry, idle, runExit));
       }
+    }
+
+    /**
+     * The lanes {@code take} start their new elements: the code before the loop runs for them
+     * ({@code pre}, on the new inputs), those it sends into the loop join the lanes still in it
+     * ({@code stillIn}), those it finishes at once have their result; the other lanes keep their state,
+     * index and result.
+     */
+    private Refilled enterPre(IrBuilder b, List<Value> inputs, Value take, Value newIdx, List<Value> state, Value idx,
+        Value res, Value stillIn, Value next) {
+      List<Value> args = new ArrayList<>();
+      List<Type> preParams = pre.functionType().paramTypes();
+      for (int j = 0; j < inputs.size(); j++) args.add(convert(b, inputs.get(j), preParams.get(j)));
+      args.add(maskArg(b, pre, take));
+      Value pr = b.call(pre, args, "pre");
+      pr.setInstructionCallConv(pre.callingConvention());
+      Value preAt = toMask(b, b.extractValue(pr, 0, "pre.at"));
+      Value enter = b.and(take, preAt, "enter");
+      Value preDone = b.and(take, b.not(preAt, ""), "pre.done");
+      int ns = state.size();
+      List<Value> st1 = new ArrayList<>();
+      for (int k = 0; k < ns; k++) st1.add(b.select(take, b.extractValue(pr, 1 + k, ""), state.get(k), "state" + k + ".in"));
+      Value idx1 = b.select(take, newIdx, idx, "idx.in");
+      Value res1 = res == null ? null : b.select(preDone, b.extractValue(pr, 1 + ns, ""), res, "result.pre");
+      Value active1 = b.or(stillIn, enter, "active.in");
+      return new Refilled(idx1, st1, res1, active1, preDone, next);
     }
 
     private Value phi2(IrBuilder b, Type t, Value a, Block ab, Value c, Block cb, String name) {
