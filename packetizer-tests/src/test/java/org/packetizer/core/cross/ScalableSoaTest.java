@@ -125,24 +125,7 @@ class ScalableSoaTest {
         TargetObject.emitModule(m, tm, obj);
       }
     }
-    Files.writeString(dir.resolve("ref.c"), SCALAR.replace("float step(", "float ref_step("));
-    Files.writeString(dir.resolve("caller.c"), CALLER);
-    AArch64VectorAbiTest.run(clang, dir, List.of("clang", "--target=aarch64-linux-gnu", "-O0", "-c", "ref.c", "-o", "ref.o"));
-    AArch64VectorAbiTest.run(clang, dir, List.of("clang", "--target=aarch64-linux-gnu", "-march=armv8-a+sve", "-O2", "-c",
-        "caller.c", "-o", "clang_caller.o"));
-    AArch64VectorAbiTest.run(clang, dir, List.of(sve.gcc(), "-march=armv8-a+sve", "-O2", "-c", "caller.c", "-o", "gcc_caller.o"));
-    for (String c : List.of("clang_caller", "gcc_caller")) {
-      AArch64VectorAbiTest.run(clang, dir, List.of(sve.gcc(), "-o", c, c + ".o", "ref.o", obj.toString(), "-lm"));
-      for (int bits : new int[] {128, 256, 512}) {
-        ProcessBuilder pb = new ProcessBuilder(sve.qemuPath().toString(), "-cpu", "max,sve" + bits + "=on", dir.resolve(c).toString())
-            .redirectErrorStream(true);
-        pb.environment().put("QEMU_LD_PREFIX", sve.sysroot().toString());
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.waitFor(), () -> c + " under qemu-aarch64 SVE " + bits + ":\n" + out);
-        assertTrue(out.contains("OK " + bits / 32 + " lanes"), () -> c + " SVE " + bits + ": " + out);
-      }
-    }
+    CrossTests.acleCallersAtSveLengths(clang, sve, dir, obj, SCALAR.replace("float step(", "float ref_step("), CALLER, List.of());
   }
 
   static final String READ_LANE_CALLER = """
@@ -196,15 +179,7 @@ class ScalableSoaTest {
     AArch64VectorAbiTest.run(clang, dir, List.of("clang", "--target=aarch64-linux-gnu", "-march=armv8-a+sve", "-O2", "-c",
         "caller.c", "-o", "caller.o"));
     AArch64VectorAbiTest.run(clang, dir, List.of(sve.gcc(), "-o", "caller", "caller.o", obj.toString()));
-    for (int bits : new int[] {128, 256, 512}) {
-      ProcessBuilder pb = new ProcessBuilder(sve.qemuPath().toString(), "-cpu", "max,sve" + bits + "=on", dir.resolve("caller").toString())
-          .redirectErrorStream(true);
-      pb.environment().put("QEMU_LD_PREFIX", sve.sysroot().toString());
-      Process p = pb.start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertEquals(0, p.waitFor(), () -> "SVE " + bits + ":\n" + out);
-      assertTrue(out.contains("OK " + bits / 32 + " lanes"), () -> "SVE " + bits + ": " + out);
-    }
+    CrossTests.atSveLengths(sve, dir.resolve("caller"));
   }
 
   /** The same caller for RISC-V V: {@code <vscale x 4 x float>} is {@code vfloat32m2_t}, the predicate {@code vbool16_t}. */

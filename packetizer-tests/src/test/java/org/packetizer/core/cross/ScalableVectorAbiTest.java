@@ -2,8 +2,6 @@ package org.packetizer.core.cross;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -127,24 +125,8 @@ class ScalableVectorAbiTest {
         TargetObject.emitModule(m, tm, obj);
       }
     }
-    Files.writeString(dir.resolve("ref.c"), SCALAR.replace("float shade(", "float ref_shade(").replace("float blend(", "float ref_blend(").replace("void put(", "void ref_put("));
-    Files.writeString(dir.resolve("caller.c"), CALLER);
-    AArch64VectorAbiTest.run(clang, dir, List.of("clang", "--target=aarch64-linux-gnu", "-O0", "-fno-math-errno", "-c", "ref.c", "-o", "ref.o"));
-    AArch64VectorAbiTest.run(clang, dir, List.of("clang", "--target=aarch64-linux-gnu", "-march=armv8-a+sve", "-O2", "-c", "caller.c",
-        "-o", "clang_caller.o"));
-    AArch64VectorAbiTest.run(clang, dir, List.of(sve.gcc(), "-march=armv8-a+sve", "-O2", "-c", "caller.c", "-o", "gcc_caller.o"));
-    for (String c : List.of("clang_caller", "gcc_caller")) {
-      AArch64VectorAbiTest.run(clang, dir, List.of(sve.gcc(), "-o", c, c + ".o", "ref.o", obj.toString(), "-lm"));
-      for (int bits : new int[] {128, 256, 512}) {
-        ProcessBuilder pb = new ProcessBuilder(sve.qemuPath().toString(), "-cpu", "max,sve" + bits + "=on", dir.resolve(c).toString())
-            .redirectErrorStream(true);
-        pb.environment().put("QEMU_LD_PREFIX", sve.sysroot().toString());
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.waitFor(), () -> c + " under qemu-aarch64 SVE " + bits + ":\n" + out);
-        assertTrue(out.contains("OK " + bits / 32 + " lanes"), () -> c + " SVE " + bits + ": " + out);
-      }
-    }
+    CrossTests.acleCallersAtSveLengths(clang, sve, dir, obj, SCALAR.replace("float shade(", "float ref_shade(")
+        .replace("float blend(", "float ref_blend(").replace("void put(", "void ref_put("), CALLER, List.of("-fno-math-errno"));
   }
 
   @Test
