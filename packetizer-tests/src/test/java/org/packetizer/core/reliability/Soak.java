@@ -193,6 +193,25 @@ public final class Soak {
     return slope(ss, Sample::rssTrimmedKb);
   }
 
+  /**
+   * Theil–Sen slope of a sample's value (kB) per iteration: the median of the slopes between every two
+   * samples. A transient burst (memory allocated around one sample and freed by the next: a JIT
+   * compilation, a malloc arena growing and trimmed) moves the least-squares slope by the burst's height
+   * over the run's length, the median hardly at all; a steady leak moves both by the leak per iteration.
+   */
+  public static double medianSlope(List<Sample> ss, java.util.function.ToLongFunction<Sample> value) {
+    List<Double> slopes = new ArrayList<>();
+    for (int i = 0; i < ss.size(); i++)
+      for (int j = i + 1; j < ss.size(); j++) {
+        long dx = ss.get(j).iteration() - ss.get(i).iteration();
+        if (dx != 0) slopes.add((double) (value.applyAsLong(ss.get(j)) - value.applyAsLong(ss.get(i))) / dx);
+      }
+    if (slopes.isEmpty()) return 0;
+    java.util.Collections.sort(slopes);
+    int n = slopes.size();
+    return n % 2 == 1 ? slopes.get(n / 2) : (slopes.get(n / 2 - 1) + slopes.get(n / 2)) / 2;
+  }
+
   /** Least-squares slope of a sample's value (kB) per iteration. */
   public static double slope(List<Sample> ss, java.util.function.ToLongFunction<Sample> value) {
     int n = ss.size();

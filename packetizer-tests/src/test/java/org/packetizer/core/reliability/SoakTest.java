@@ -16,8 +16,10 @@ import org.junit.jupiter.api.Test;
  * time (see {@link Soak} for the workload).
  *
  * <p>The CI version runs a fixed number of iterations in a child JVM of its own (so nothing other
- * tests left behind is measured, and Native Memory Tracking can be on) and judges fitted slopes after
- * warm-up, not single samples. What it judges is the live malloc'd memory that is not the JVM's own
+ * tests left behind is measured, and Native Memory Tracking can be on) and judges median (Theil–Sen)
+ * slopes after warm-up, not single samples: a least-squares slope let one transient burst of
+ * non-JVM malloc (16 MB at one sample, gone at the next) read as 16 kB per iteration and fail the gate
+ * on an idle machine, where a steady leak moves the median as much as the least-squares fit. What it judges is the live malloc'd memory that is not the JVM's own
  * ({@link Soak.Sample#nativeKb()}): glibc's total minus what NMT says the JVM malloc'd. The total
  * alone swings by 20 MB from one sample to the next while the JVM's compiler threads come and go
  * (that swing, read through two samples' minima, failed this gate at random); LLVM's share does not.
@@ -70,11 +72,11 @@ class SoakTest {
   void memoryStaysFlat() throws Exception {
     List<Soak.Sample> ss = child(ITERATIONS, EVERY, 0);
     List<Soak.Sample> after = Soak.afterWarmup(ss);
-    double nativeSlope = Soak.slope(after, Soak.Sample::nativeKb);
-    double rssSlope = Soak.slope(after, x -> x.rssTrimmedKb() - x.jvmCommittedKb());
+    double nativeSlope = Soak.medianSlope(after, Soak.Sample::nativeKb);
+    double rssSlope = Soak.medianSlope(after, x -> x.rssTrimmedKb() - x.jvmCommittedKb());
     int third = ss.size() / 3;
     long mapGrowth = min(ss.subList(2 * third, ss.size()), Soak.Sample::mappings) - min(ss.subList(third, 2 * third), Soak.Sample::mappings);
-    System.out.printf(Locale.ROOT, "soak: %d iterations; slopes after warm-up (iterations %d..%d): malloc'd but not by the JVM %+.2f kB"
+    System.out.printf(Locale.ROOT, "soak: %d iterations; median (Theil–Sen) slopes after warm-up (iterations %d..%d): malloc'd but not by the JVM %+.2f kB"
         + " (limit %.0f), trimmed RSS less the JVM's committed memory %+.2f kB (limit %.0f) per iteration; all malloc'd %+.2f kB per iteration; mappings %+d%n",
         ss.getLast().iteration(), after.getFirst().iteration(), ss.getLast().iteration(), nativeSlope, NATIVE_SLOPE_KB, rssSlope,
         RSS_SLOPE_KB, Soak.slope(after, Soak.Sample::mallocKb), mapGrowth);
@@ -90,7 +92,7 @@ class SoakTest {
   @Test
   void seesAnInjectedLeak() throws Exception {
     List<Soak.Sample> ss = child(60, EVERY, 64);
-    double nativeSlope = Soak.slope(Soak.afterWarmup(ss), Soak.Sample::nativeKb);
+    double nativeSlope = Soak.medianSlope(Soak.afterWarmup(ss), Soak.Sample::nativeKb);
     System.out.printf(Locale.ROOT, "soak: with a 64 kB leak per iteration: malloc'd but not by the JVM %+.2f kB per iteration%n", nativeSlope);
     assertTrue(nativeSlope > NATIVE_SLOPE_KB, () -> String.format(Locale.ROOT, "a 64 kB/iteration leak measured as %.1f kB/iteration", nativeSlope));
   }
