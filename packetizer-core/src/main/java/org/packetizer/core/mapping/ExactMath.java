@@ -76,12 +76,16 @@ public final class ExactMath {
     SignatureAbi.raise(packet, bits);
     String legal = Long.toString(Math.max(w * 64L, bits));
     f.setStringAttribute("min-legal-vector-width", legal);
+    // unwind tables as the packet function has them (debuggers and profilers walk through the helper)
+    Optional<Long> uwtable = packet.enumAttributeValue("uwtable");
+    if (uwtable.isPresent()) f.setEnumAttributeValue("uwtable", uwtable.get());
     for (Function g : m.functions()) {
       // the helper's own pieces (the remainder helper's fmod, a guarded helper's core and probe)
       if (g.name().startsWith(name + ".") && !g.isDeclaration()) {
         if (!cpu.isEmpty()) g.setStringAttribute("target-cpu", cpu);
         if (!features.isEmpty()) g.setStringAttribute("target-features", features);
         g.setStringAttribute("min-legal-vector-width", legal);
+        if (uwtable.isPresent()) g.setEnumAttributeValue("uwtable", uwtable.get());
       }
     }
     return f;

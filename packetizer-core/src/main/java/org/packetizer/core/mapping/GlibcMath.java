@@ -141,35 +141,25 @@ public final class GlibcMath {
     String module() {
       long[] probes = fn.equals("expf") ? EXP_PROBES : LOG_PROBES;
       StringBuilder s = new StringBuilder();
-      s.append(LibmGuard.globals(name, "float", probes));
       s.append(fn.equals("expf") ? expCore() : logCore());
-      s.append(LibmGuard.probe(name, libm, "float", w, probes.length));
-      // the helper: guard, fast path, lanes outside it through the scalar function
-      s.append("define ").append(f).append(" @\"").append(name).append("\"(").append(f).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
-      s.append(LibmGuard.dispatch(name, "fast", "slow"));
-      s.append("fast:\n");
-      s.append("  %y = call ").append(f).append(" @\"").append(name).append(".core\"(").append(f).append(" %x)\n");
-      s.append("  %xb = bitcast ").append(f).append(" %x to ").append(i32v).append("\n");
+      StringBuilder sp = new StringBuilder();
+      sp.append("  %sp.xb = bitcast ").append(f).append(" %x to ").append(i32v).append("\n");
       if (fn.equals("expf")) {
-        // glibc's fast path: (bits >> 20) & 0x7ff < 0x42b, i.e. |x| < 88 and not NaN
-        s.append("  %top = lshr ").append(i32v).append(" %xb, ").append(sp("i32", "20")).append("\n");
-        s.append("  %abstop = and ").append(i32v).append(" %top, ").append(sp("i32", "2047")).append("\n");
-        s.append("  %out = icmp uge ").append(i32v).append(" %abstop, ").append(sp("i32", "1067")).append("\n");
-        s.append("  %v0 = icmp eq ").append(i32v).append(" %xb, ").append(sp("i32", Integer.toString(EXP_VARIANT_INPUTS[0]))).append("\n");
-        s.append("  %v1 = icmp eq ").append(i32v).append(" %xb, ").append(sp("i32", Integer.toString(EXP_VARIANT_INPUTS[1]))).append("\n");
-        s.append("  %vv = or ").append(m).append(" %v0, %v1\n");
-        s.append("  %special = or ").append(m).append(" %out, %vv\n");
+        // glibc's fast path: (bits >> 20) & 0x7ff < 0x42b, i.e. |x| < 88 and not NaN; and the two
+        // inputs on which its FMA and plain builds differ
+        sp.append("  %sp.top = lshr ").append(i32v).append(" %sp.xb, ").append(sp("i32", "20")).append("\n");
+        sp.append("  %sp.abstop = and ").append(i32v).append(" %sp.top, ").append(sp("i32", "2047")).append("\n");
+        sp.append("  %sp.out = icmp uge ").append(i32v).append(" %sp.abstop, ").append(sp("i32", "1067")).append("\n");
+        sp.append("  %sp.v0 = icmp eq ").append(i32v).append(" %sp.xb, ").append(sp("i32", Integer.toString(EXP_VARIANT_INPUTS[0]))).append("\n");
+        sp.append("  %sp.v1 = icmp eq ").append(i32v).append(" %sp.xb, ").append(sp("i32", Integer.toString(EXP_VARIANT_INPUTS[1]))).append("\n");
+        sp.append("  %sp.vv = or ").append(m).append(" %sp.v0, %sp.v1\n");
+        sp.append("  %special = or ").append(m).append(" %sp.out, %sp.vv\n");
       } else {
         // glibc's fast path: positive normal finite x (ix - 0x00800000 < 0x7f000000 unsigned)
-        s.append("  %off = sub ").append(i32v).append(" %xb, ").append(sp("i32", "8388608")).append("\n");
-        s.append("  %special = icmp uge ").append(i32v).append(" %off, ").append(sp("i32", "2130706432")).append("\n");
+        sp.append("  %sp.off = sub ").append(i32v).append(" %sp.xb, ").append(sp("i32", "8388608")).append("\n");
+        sp.append("  %special = icmp uge ").append(i32v).append(" %sp.off, ").append(sp("i32", "2130706432")).append("\n");
       }
-      s.append("  %sm = and ").append(m).append(" %special, %m\n  br label %edge\n");
-      s.append(LibmGuard.laneCalls("edge", libm, "float", w, "%x", "%sm", "%y", "rf", "ret"));
-      s.append("slow:\n  br label %all\n");
-      s.append(LibmGuard.laneCalls("all", libm, "float", w, "%x", "%m", "poison", "rs", "ret"));
-      s.append("ret:\n  %r = phi ").append(f).append(" [ %rf, %edge.done ], [ %rs, %all.done ]\n  ret ").append(f).append(" %r\n}\n");
-      s.append(LibmGuard.declarations(libm, "float", w));
+      s.append(LibmGuard.unaryHelper(name, libm, "float", w, probes, sp.toString()));
       s.append("declare ").append(d).append(" @llvm.fma.v").append(w).append("f64(").append(d).append(", ").append(d).append(", ").append(d).append(")\n");
       s.append("declare ").append(l).append(" @llvm.masked.gather.v").append(w).append("i64.v").append(w).append("p0(<").append(w)
           .append(" x ptr>, i32, ").append(m).append(", ").append(l).append(")\n");
