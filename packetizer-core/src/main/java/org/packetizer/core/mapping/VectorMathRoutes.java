@@ -86,6 +86,12 @@ public final class VectorMathRoutes {
     }
   }
 
+  /**
+   * Measurement knob ({@code -Dpacketizer.glibcMath=off}): expf and logf take their former bit-exact
+   * route (one libm call per lane) instead of {@link Route.GlibcExact}, for before/after figures.
+   */
+  static final boolean GLIBC_EXACT_OFF = "off".equals(System.getProperty("packetizer.glibcMath"));
+
   static String fmtUlps(double u) { return u == Math.rint(u) ? Long.toString((long) u) : Double.toString(u); }
 
   private static final Map<String, MathFunction> FUNCTIONS = new LinkedHashMap<>();
@@ -211,7 +217,9 @@ public final class VectorMathRoutes {
         break;
     }
     int arity = fn.shape() == Shape.BINARY ? 2 : 1;
-    if (mode == VectorMath.INTRINSICS && !isDouble && GlibcMath.emits(fn.name(false))) return new Route.GlibcExact(fn.name(false));
+    if (mode == VectorMath.INTRINSICS && !isDouble && GlibcMath.emits(fn.name(false)) && !GLIBC_EXACT_OFF) {
+      return new Route.GlibcExact(fn.name(false));
+    }
     if (mode == VectorMath.LIBMVEC) {
       if (LIBMVEC.contains(fn.name())) {
         Optional<Libmvec.Variant> v = Libmvec.variantOf(fn.name(), arity, isDouble, features, width);
