@@ -84,6 +84,12 @@ class VectorMathTableTest {
     t.append("fast-math flag (clang's `-ffast-math`, `-fapprox-func`) takes the library route in both modes, as GCC\n");
     t.append("uses glibc's vector variants only under `-ffast-math`. Library and exact-IR calls under a partial mask\n");
     t.append("are skipped when no lane is active. Why the default is libmvec: [performance.md](performance.md#vector-math-modes).\n\n");
+    t.append("In the bit-exact mode (`--vector-math intrinsics`) `expf` and `logf` on x86-64 take another route,\n");
+    t.append("**glibc-exact**: glibc's own algorithm (2.28 and later) as vector IR (`GlibcMath`), bit-identical to this\n");
+    t.append("machine's libm over all 2^32 inputs at W4/W8/W16 (`bin/exhaustive-math`), checked once per process against\n");
+    t.append("the linked libm on probe inputs (`LibmGuard`: a libm that differs gets one call per lane from then on);\n");
+    t.append("lanes outside glibc's fast path (expf: |x| ≥ 88, NaN; logf: x ≤ 0, subnormal, infinite, NaN) call libm,\n");
+    t.append("so they set `errno` as the scalar call does. The remark says `glibc-exact vector (verified at run time)`.\n\n");
     t.append("Routes: **IR** — vector IR the packetizer emits (`ExactMath`), bit-identical to glibc for every input,\n");
     t.append("NaN payloads included (`VectorMathDifferentialTest`: special values crossed with each other, random\n");
     t.append("bits, huge quotients; 200,000 random pairs for fmod); **vector** — an LLVM intrinsic the back end\n");
