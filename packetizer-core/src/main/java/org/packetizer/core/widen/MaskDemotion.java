@@ -281,6 +281,7 @@ public final class MaskDemotion {
             Block from = p.incomingBlock(k);
             String key = v.id() + "@" + from.id();
             Value bits = atEnd.get(key);
+            if (bits == null) bits = existingBits(v, from, bitsTy);
             if (bits == null) {
               b.before(from.terminator());
               bits = b.cast(Opcode.BITCAST, b.icmpSlt(v, b.constNull(wideTy), ""), bitsTy, p.name() + ".bits");
@@ -297,6 +298,19 @@ public final class MaskDemotion {
         x.eraseFromParent();
         if (c.users().isEmpty()) c.eraseFromParent();
       }
+    }
+
+    /** {@code bitcast (icmp slt v, 0) to iW} already in block {@code bb} (the any-lane test's), or null. */
+    Value existingBits(Value v, Block bb, Type bitsTy) {
+      if (v.isConstant()) return null;
+      for (Value u : v.users()) {
+        if (u.opcode() != Opcode.ICMP || u.icmpPredicate() != org.bytedeco.llvm.global.LLVM.LLVMIntSLT
+            || !u.operand(0).equals(v) || !u.operand(1).isNullValue() || u.block().orElseThrow().id() != bb.id()) continue;
+        for (Value c : u.users()) {
+          if (c.opcode() == Opcode.BITCAST && c.type().equals(bitsTy) && c.block().orElseThrow().id() == bb.id()) return c;
+        }
+      }
+      return null;
     }
 
     /** The integer mask of {@code v} where {@code v} is used (its definition dominates the use). */
