@@ -45,3 +45,13 @@ int copy_bumped(const unsigned char *s, unsigned char *out, int start, int len) 
   }
   return sum;
 }
+
+/* A uniform first index (the counter starts at a run-time value) and a step of 3. */
+uint32_t fnv_from(const unsigned char *s, int first, int start, int len) {
+  uint32_t h = 2166136261u;
+  for (int k = first; k < len; k += 3) {
+    h ^= s[start + k];
+    h *= 16777619u;
+  }
+  return h;
+}

@@ -47,6 +47,39 @@ class MaskBitsPhiTest {
           ParamSpec.varying(ValueDomain.ints(-1, 8)), ParamSpec.varying(ValueDomain.ints(-1, 8)));
       TableLookupTest.check(m, "copy_bumped", w, cpu, "uuvv", 40 + w, ParamSpec.uniformPtr(ctx.i8(), 128, Direction.IN),
           ParamSpec.uniformPtr(ctx.i8(), 128, Direction.INOUT), ParamSpec.varying(ValueDomain.ints(0, 63)), ParamSpec.varying(ValueDomain.ints(0, 64)));
+      TableLookupTest.check(m, "fnv_from", w, cpu, "uuvv", 50 + w, ParamSpec.uniformPtr(ctx.i8(), 128, Direction.IN),
+          ParamSpec.uniform(ValueDomain.ints(0, 5)), ParamSpec.varying(ValueDomain.ints(0, 63)), ParamSpec.varying(ValueDomain.ints(-3, 64)));
+    }
+  }
+
+  /**
+   * The loop counter compared with each lane's length is a vector phi stepped by add (and umin, the
+   * clamp of the 32-bit compare) on x86-64-v2 W4 and haswell W8, -O1: no broadcast of the scalar
+   * counter in the loop (before: umin, trunc, insertelement and shufflevector every iteration).
+   */
+  @Test
+  void counterIsAVector() {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "mask_bits.c", "-O1")) {
+      for (String wc : List.of("4 x86-64-v2", "8 haswell")) {
+        int w = Integer.parseInt(wc.split(" ")[0]);
+        String cpu = wc.split(" ")[1];
+        // (fnv_from's signed 64-bit compare is not narrowed: its broadcast is of i64, left alone)
+        for (String fn : List.of("fnv_bytes")) {
+          String name = fn + "_c" + w;
+          new Packetizer(PacketizerOptions.builder().width(w).params(fn.equals("fnv_from") ? "uuvv" : "uvv").targetCpu(cpu).build()).run(m, fn, name);
+          String f = m.function(name).orElseThrow().print();
+          int sel = f.indexOf("ptr @__packetizer.inactive.lane", f.indexOf("define <"));
+          String loop = f.substring(f.lastIndexOf("\n\n", sel) + 2, f.indexOf("\n\n", sel));
+          assertEquals(1, TableLookupTest.count(loop, "call <" + w + " x i32> @llvm.umin.v" + w + "i32"), f);
+          // the stepped counter feeds a phi of the loop back
+          java.util.regex.Matcher um = java.util.regex.Pattern.compile("(%[\\w.]+) = call <" + w + " x i32> @llvm.umin").matcher(loop);
+          assertTrue(um.find(), f);
+          String back = "[ " + um.group(1) + ", %";
+          assertEquals(1, loop.lines().filter(l -> l.contains(" = phi <" + w + " x i32> ") && l.contains(back)).count(), f);
+          assertEquals(0, TableLookupTest.count(loop, "@llvm.umin.i64"), f);
+          assertEquals(0, TableLookupTest.count(loop, "shufflevector"), f);
+        }
+      }
     }
   }
 
