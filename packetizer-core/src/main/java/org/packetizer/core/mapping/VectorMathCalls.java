@@ -66,8 +66,19 @@ public final class VectorMathCalls {
     boolean afn = mode == VectorMath.INTRINSICS && allowsApproximation(call);
     VectorMath targetMode = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86
         ? (afn ? VectorMath.LIBMVEC : mode) : VectorMath.INTRINSICS;
-    Route r = VectorMathRoutes.route(fn, dbl, features, w, targetMode);
     List<Value> args = new ArrayList<>();
+    if (targetMode == VectorMath.INTRINSICS && ExactTrig.emits(fn.name(), dbl)
+        && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
+      // bit-exact sinf/cosf: glibc's scheme on vectors, libm for the lanes outside its fast range
+      args.add(vec.apply(call.operand(0)));
+      args.add(mask != null ? mask : b.splat(b.constInt(module.context().i1(), 1), w, ""));
+      Function h = ExactTrig.helper(module, packet, fn.name(), w);
+      Value v = guard.apply(() -> b.call(h, args, call.name()));
+      return Optional.of(new Emitted(v, "call to " + name + " became packetizer vector IR (glibc's " + fn.name(false)
+          + (ExactTrig.fused(features) ? ", FMA build" : ", SSE2 build") + ", bit-identical; libm for lanes with |x| >= 120,"
+          + " infinities and NaN), @" + h.name()));
+    }
+    Route r = VectorMathRoutes.route(fn, dbl, features, w, targetMode);
     for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));
     switch (r) {
       case Route.Emitted e -> {

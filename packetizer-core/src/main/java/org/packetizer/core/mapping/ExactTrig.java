@@ -1,0 +1,233 @@
+package org.packetizer.core.mapping;
+
+import java.util.Locale;
+import java.util.Optional;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.LlvmModule;
+
+/**
+ * Vector {@code sinf} and {@code cosf} that give glibc's bits (glibc 2.28 and later, x86-64), for
+ * the bit-exact math mode (issue 16). Each is an internal helper
+ * {@code <W x float> @__packetizer_sinf_v<W>_<target>(<W x float> x, <W x i1> active)}, written as
+ * LLVM IR text, linked once per module like {@link ExactMath}'s helpers.
+ *
+ * <p>The scheme is glibc's (Szabolcs Nagy's, Arm optimized-routines), computed in double on W lanes:
+ * the float's top 12 bits below those of pi/4 ({@code |x| < 0.75}) take the polynomial directly, below
+ * those of 2^-12 sinf returns x and cosf 1; below those of 120 the argument is reduced by
+ * {@code n = ((int)(x * 2^24 * 2/pi) + 2^23) >> 24} and {@code x - n * pi/2}; the quadrant picks the
+ * sine polynomial (x + x^3 s1 + x^5 (s2 + x^2 s3)) or the cosine one (c0 + x^2 c1 + x^4 c2 + x^6 (c3 +
+ * x^2 c4)) and the signs. Coefficients: the published minimax ones (numbers, cited in {@link #C} and
+ * {@link #S}). glibc's x86-64 libm has two builds of this code, selected by ifunc: with FMA and AVX2 the
+ * compiler fused every {@code a + b*c} whose product has no other use into one fma, else none. Which
+ * ones: found by experiment against this machine's libm (both builds, the second through
+ * {@code GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA}); the two differ on 17 positive inputs below 120,
+ * e.g. cosf(0x1.1475b6p+4). The helper fuses as the build the packet's target features select:
+ * {@code +fma} and {@code +avx2} give the fused one, as glibc's ifunc.
+ *
+ * <p>Lanes outside the fast range (|x| >= 120, infinities, NaN) call the scalar function, one active
+ * lane at a time, so their results and errno are glibc's; inactive lanes call nothing. A once-per-process
+ * guard ({@link LibmGuard}) compares the vector code with the linked libm on a probe set at the first
+ * call; if any bit differs (another libm, another build), every active lane calls libm from then on.
+ *
+ * <p>A sine and a cosine of one argument compute the same reduction: both helpers are always-inline
+ * and their common instructions are merged by the optimizer (one reduction, two polynomials), where
+ * the scalar code calls {@code sincosf}.
+ */
+public final class ExactTrig {
+  private ExactTrig() {}
+
+  /** Cosine polynomial c0..c4 (glibc's __sincosf_table). */
+  static final double[] C = {0x1p0, -0x1.ffffffd0c621cp-2, 0x1.55553e1068f19p-5, -0x1.6c087e89a359dp-10, 0x1.99343027bf8c3p-16};
+  /** Sine polynomial s1..s3. */
+  static final double[] S = {-0x1.555545995a603p-3, 0x1.1107605230bc4p-7, -0x1.994eb3774cf24p-13};
+  /** 2/pi * 2^24 (the reduction's scaled multiplier) and pi/2. */
+  static final double HPI_INV = 0x1.45F306DC9C883p+23, HPI = 0x1.921FB54442D18p0;
+
+  /**
+   * Inputs of the guard's probe: the 17 positive ones below 120 on which glibc's fused and unfused
+   * builds differ (cosf, found by an exhaustive comparison of the two), their negatives, and the edges
+   * of the ranges (2^-12, 0.75, multiples of pi/4, 120).
+   */
+  static final float[] PROBES = {
+      0x1.1475b6p+4f, 0x1.1475b8p+4f, 0x1.1475bap+4f, 0x1.1475bcp+4f, 0x1.78edb2p+4f, 0x1.05d696p+5f, 0x1.ab6152p+5f,
+      0x1.d0f4aap+5f, 0x1.019c5p+6f, 0x1.0e1c8p+6f, 0x1.46b80ep+6f, 0x1.46ba88p+6f, 0x1.52e6cp+6f, 0x1.8abf54p+6f,
+      0x1.9eb0a8p+6f, 0x1.b1a47cp+6f, 0x1.d0f4aap+6f,
+      -0x1.1475b6p+4f, -0x1.78edb2p+4f, -0x1.05d696p+5f, -0x1.ab6152p+5f, -0x1.019c5p+6f, -0x1.46b80ep+6f, -0x1.b1a47cp+6f,
+      0x1p-12f, 0x1.fffffep-13f, 0.74999994f, 0.75f, 0.7853982f, 1.5707964f, 2.3561945f, 3.1415927f, -3.1415927f, 4.712389f,
+      6.2831855f, -6.2831855f, 1e-3f, 0.5f, 1.0f, -1.0f, 2.0f, 10.0f, 33.3f, -77.7f, 100.0f, 119.99999f, -119.99999f, 0.1f};
+
+  /** Whether {@code name} (C name, "sinf") on float lanes has a helper here. */
+  public static boolean emits(String name, boolean isDouble) {
+    return !isDouble && (name.equals("sin") || name.equals("cos"));
+  }
+
+  /** glibc's ifunc: the fused build when the CPU has FMA and AVX2. */
+  public static boolean fused(String features) {
+    return features.contains("+fma") && features.contains("+avx2");
+  }
+
+  /**
+   * The helper for {@code base} ("sin" or "cos") on {@code w} float lanes, added to {@code m} if
+   * absent, compiled for {@code packet}'s target; its arguments are the packet and the mask.
+   */
+  public static Function helper(LlvmModule m, Function packet, String base, int w) {
+    String features = VectorMathRoutes.effectiveFeatures(packet);
+    String cpu = packet.stringAttribute("target-cpu").orElse("");
+    String tf = packet.stringAttribute("target-features").orElse("");
+    boolean fma = fused(features);
+    String name = "__packetizer_" + base + "f_v" + w + "_" + (fma ? "fma_" : "") + Integer.toHexString((cpu + "|" + tf).hashCode());
+    Optional<Function> have = m.function(name);
+    if (have.isPresent()) return have.get();
+    String text = new Template(base.equals("cos"), w, fma, name).module();
+    try (LlvmModule src = m.context().parseIr(text, name + ".ll")) {
+      src.setTargetTriple(m.targetTriple());
+      src.setDataLayout(m.dataLayoutString());
+      m.link(src);
+    }
+    Function f = m.function(name).orElseThrow(() -> new IllegalStateException("linked helper " + name + " is missing"));
+    f.setInternalLinkage();
+    long bits = SignatureAbi.widestVectorBits(f.functionType(), null);
+    SignatureAbi.raise(packet, bits);
+    String legal = Long.toString(Math.max(w * 64L, bits));
+    for (Function g : m.functions()) {
+      if ((g.name().equals(name) || g.name().startsWith(name + ".")) && !g.isDeclaration()) {
+        if (!cpu.isEmpty()) g.setStringAttribute("target-cpu", cpu);
+        if (!tf.isEmpty()) g.setStringAttribute("target-features", tf);
+        g.setStringAttribute("min-legal-vector-width", legal);
+      }
+    }
+    return f;
+  }
+
+  /** The IR text of one helper, its fast path, and its guard. */
+  static final class Template {
+    final boolean cos, fma;
+    final int w;
+    final String name, vf, vd, vi, m, iw;
+    final StringBuilder s = new StringBuilder();
+
+    Template(boolean cos, int w, boolean fma, String name) {
+      this.cos = cos;
+      this.w = w;
+      this.fma = fma;
+      this.name = name;
+      vf = "<" + w + " x float>";
+      vd = "<" + w + " x double>";
+      vi = "<" + w + " x i32>";
+      m = "<" + w + " x i1>";
+      iw = "i" + w;
+    }
+
+    static String fp(double v) { return String.format(Locale.ROOT, "0x%016X", Double.doubleToRawLongBits(v)); }
+
+    String d(double v) { return "splat (double " + fp(v) + ")"; }
+
+    String i(long v) { return "splat (i32 " + v + ")"; }
+
+    void line(String t) { s.append("  ").append(t).append('\n'); }
+
+    /** {@code out = a*b + c} on double lanes, fused or not as the selected glibc build. */
+    void madd(String out, String a, String b, String c) {
+      if (fma) {
+        line(out + " = call " + vd + " @llvm.fma.v" + w + "f64(" + vd + " " + a + ", " + vd + " " + b + ", " + vd + " " + c + ")");
+      } else {
+        line(out + ".p = fmul " + vd + " " + a + ", " + b);
+        line(out + " = fadd " + vd + " " + out + ".p, " + c);
+      }
+    }
+
+    String module() {
+      String fn = cos ? "cosf" : "sinf";
+      // the fast path: every lane as if |x| < 120 (lanes beyond are replaced by the caller)
+      s.append("define internal ").append(vf).append(" @\"").append(name).append(".fast\"(").append(vf).append(" %y) #0 {\n");
+      line("%yi = bitcast " + vf + " %y to " + vi);
+      line("%top = lshr " + vi + " %yi, " + i(20));
+      line("%t = and " + vi + " %top, " + i(0x7ff));
+      line("%small = icmp ult " + vi + " %t, " + i(0x3f4)); // |x| < 0.75 by the top 12 bits (pi/4's)
+      line("%tiny = icmp ult " + vi + " %t, " + i(0x398)); // 2^-12
+      line("%fast = icmp ult " + vi + " %t, " + i(0x42f)); // 120
+      line("%xe = fpext " + vf + " %y to " + vd);
+      line("%x = select " + m + " %fast, " + vd + " %xe, " + vd + " zeroinitializer");
+      line("%r = fmul " + vd + " %x, " + d(HPI_INV));
+      line("%ri = fptosi " + vd + " %r to " + vi);
+      line("%ra = add " + vi + " %ri, " + i(0x800000));
+      line("%nr = ashr " + vi + " %ra, " + i(24));
+      line("%n = select " + m + " %small, " + vi + " zeroinitializer, " + vi + " %nr");
+      line("%nd = sitofp " + vi + " %n to " + vd);
+      line("%nneg = fneg " + vd + " %nd");
+      madd("%xred", "%nneg", d(HPI), "%x");
+      line("%xr = select " + m + " %small, " + vd + " %x, " + vd + " %xred");
+      // sign of the sine's argument: -1 in quadrants 1 and 2
+      line("%n1 = add " + vi + " %n, " + i(1));
+      line("%q2 = and " + vi + " %n1, " + i(2));
+      line("%sneg = icmp ne " + vi + " %q2, zeroinitializer");
+      line("%xrn = fneg " + vd + " %xr");
+      line("%xs = select " + m + " %sneg, " + vd + " %xrn, " + vd + " %xr");
+      line("%x2 = fmul " + vd + " %xr, %xr");
+      // sine polynomial on xs
+      line("%x3 = fmul " + vd + " %xs, %x2");
+      madd("%s1", "%x2", d(S[2]), d(S[1]));
+      line("%x7 = fmul " + vd + " %x3, %x2");
+      madd("%sa", "%x3", d(S[0]), "%xs");
+      madd("%sp", "%x7", "%s1", "%sa");
+      // cosine polynomial, negated in quadrants 2 and 3
+      line("%x4 = fmul " + vd + " %x2, %x2");
+      madd("%c2", "%x2", d(C[4]), d(C[3]));
+      madd("%c1", "%x2", d(C[1]), d(C[0]));
+      line("%x6 = fmul " + vd + " %x4, %x2");
+      madd("%ca", "%x4", d(C[2]), "%c1");
+      madd("%cp", "%x6", "%c2", "%ca");
+      line("%n2 = and " + vi + " %n, " + i(2));
+      line("%cneg = icmp ne " + vi + " %n2, zeroinitializer");
+      line("%cpn = fneg " + vd + " %cp");
+      line("%cs = select " + m + " %cneg, " + vd + " %cpn, " + vd + " %cp");
+      line("%nb = and " + vi + " %n, " + i(1));
+      line("%odd = icmp " + (cos ? "eq " : "ne ") + vi + " %nb, zeroinitializer");
+      line("%pd = select " + m + " %odd, " + vd + " %cs, " + vd + " %sp");
+      line("%pf = fptrunc " + vd + " %pd to " + vf);
+      line("%res = select " + m + " %tiny, " + vf + " " + (cos ? "splat (float 1.0)" : "%y") + ", " + vf + " %pf");
+      line("ret " + vf + " %res");
+      s.append("}\n\n");
+
+      // the helper: the fast path, then libm for the active lanes it does not cover (or all active lanes
+      // when the guard found that the linked libm differs)
+      s.append("define ").append(vf).append(" @\"").append(name).append("\"(").append(vf).append(" %y, ").append(m)
+          .append(" %active) #1 {\nentry:\n");
+      line("%ok = call i1 @\"" + name + ".guard\"()");
+      line("%v = call " + vf + " @\"" + name + ".fast\"(" + vf + " %y)");
+      line("%yi = bitcast " + vf + " %y to " + vi);
+      line("%t = and " + vi + " %yi, " + i(0x7ff00000));
+      line("%fast = icmp ult " + vi + " %t, " + i(0x42f00000));
+      line("%fastok = select i1 %ok, " + m + " %fast, " + m + " zeroinitializer");
+      line("%notfast = xor " + m + " %fastok, splat (i1 true)");
+      line("%slow = and " + m + " %notfast, %active");
+      line("%bits = bitcast " + m + " %slow to " + iw);
+      line("%any = icmp ne " + iw + " %bits, 0");
+      line("br i1 %any, label %lanes, label %done");
+      s.append("lanes:\n");
+      line("%b = phi " + iw + " [ %bits, %entry ], [ %bn, %lanes ]");
+      line("%acc = phi " + vf + " [ %v, %entry ], [ %acc2, %lanes ]");
+      line("%k = call " + iw + " @llvm.cttz." + iw + "(" + iw + " %b, i1 true)");
+      line("%k32 = " + (w < 32 ? "zext " + iw + " %k to i32" : w == 32 ? "add i32 %k, 0" : "trunc " + iw + " %k to i32"));
+      line("%xk = extractelement " + vf + " %y, i32 %k32");
+      line("%rk = call float @" + fn + "(float %xk)");
+      line("%acc2 = insertelement " + vf + " %acc, float %rk, i32 %k32");
+      line("%b1 = sub " + iw + " %b, 1");
+      line("%bn = and " + iw + " %b, %b1");
+      line("%more = icmp ne " + iw + " %bn, 0");
+      line("br i1 %more, label %lanes, label %done");
+      s.append("done:\n");
+      line("%res = phi " + vf + " [ %v, %entry ], [ %acc2, %lanes ]");
+      line("ret " + vf + " %res");
+      s.append("}\n\n");
+      s.append(LibmGuard.text(name, fn, w, PROBES));
+      s.append("declare float @").append(fn).append("(float)\n");
+      s.append("declare ").append(vd).append(" @llvm.fma.v").append(w).append("f64(").append(vd).append(", ").append(vd).append(", ").append(vd)
+          .append(")\n");
+      s.append("declare ").append(iw).append(" @llvm.cttz.").append(iw).append("(").append(iw).append(", i1)\n");
+      s.append("attributes #0 = { nounwind willreturn memory(none) alwaysinline }\n");
+      s.append("attributes #1 = { nounwind alwaysinline }\n");
+      return s.toString();
+    }
+  }
+}
