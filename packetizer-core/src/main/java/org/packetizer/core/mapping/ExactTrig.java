@@ -26,7 +26,7 @@ import org.packetizer.core.ir.LlvmModule;
  *
  * <p>Lanes outside the fast range (|x| >= 120, infinities, NaN) call the scalar function, one active
  * lane at a time, so their results and errno are glibc's; inactive lanes call nothing. A once-per-process
- * guard ({@link LibmGuard}) compares the vector code with the linked libm on a probe set at the first
+ * guard ({@link LibmGuard}, shared with the exact expf/logf) compares the vector code with the linked libm on a probe set at the first
  * call; if any bit differs (another libm, another build), every active lane calls libm from then on.
  *
  * <p>A sine and a cosine of one argument compute the same reduction: both helpers are always-inline
@@ -139,7 +139,7 @@ public final class ExactTrig {
     String module() {
       String fn = cos ? "cosf" : "sinf";
       // the fast path: every lane as if |x| < 120 (lanes beyond are replaced by the caller)
-      s.append("define internal ").append(vf).append(" @\"").append(name).append(".fast\"(").append(vf).append(" %y) #0 {\n");
+      s.append("define internal ").append(vf).append(" @\"").append(name).append(".core\"(").append(vf).append(" %y) #0 {\n");
       line("%yi = bitcast " + vf + " %y to " + vi);
       line("%top = lshr " + vi + " %yi, " + i(20));
       line("%t = and " + vi + " %top, " + i(0x7ff));
@@ -189,42 +189,36 @@ public final class ExactTrig {
       line("ret " + vf + " %res");
       s.append("}\n\n");
 
-      // the helper: the fast path, then libm for the active lanes it does not cover (or all active lanes
-      // when the guard found that the linked libm differs)
+      // the helper: the guard's verdict, the fast path, libm for the active lanes it does not cover (or for
+      // every active lane when the guard found that the linked libm differs)
+      String libm = LibmGuard.libmSymbol(fn);
       s.append("define ").append(vf).append(" @\"").append(name).append("\"(").append(vf).append(" %y, ").append(m)
           .append(" %active) #1 {\nentry:\n");
-      line("%ok = call i1 @\"" + name + ".guard\"()");
-      line("%v = call " + vf + " @\"" + name + ".fast\"(" + vf + " %y)");
+      s.append(LibmGuard.dispatch(name, "fast", "slow"));
+      s.append("fast:\n");
+      line("%v = call " + vf + " @\"" + name + ".core\"(" + vf + " %y)");
       line("%yi = bitcast " + vf + " %y to " + vi);
       line("%t = and " + vi + " %yi, " + i(0x7ff00000));
-      line("%fast = icmp ult " + vi + " %t, " + i(0x42f00000));
-      line("%fastok = select i1 %ok, " + m + " %fast, " + m + " zeroinitializer");
-      line("%notfast = xor " + m + " %fastok, splat (i1 true)");
-      line("%slow = and " + m + " %notfast, %active");
-      line("%bits = bitcast " + m + " %slow to " + iw);
-      line("%any = icmp ne " + iw + " %bits, 0");
-      line("br i1 %any, label %lanes, label %done");
-      s.append("lanes:\n");
-      line("%b = phi " + iw + " [ %bits, %entry ], [ %bn, %lanes ]");
-      line("%acc = phi " + vf + " [ %v, %entry ], [ %acc2, %lanes ]");
-      line("%k = call " + iw + " @llvm.cttz." + iw + "(" + iw + " %b, i1 true)");
-      line("%k32 = " + (w < 32 ? "zext " + iw + " %k to i32" : w == 32 ? "add i32 %k, 0" : "trunc " + iw + " %k to i32"));
-      line("%xk = extractelement " + vf + " %y, i32 %k32");
-      line("%rk = call float @" + fn + "(float %xk)");
-      line("%acc2 = insertelement " + vf + " %acc, float %rk, i32 %k32");
-      line("%b1 = sub " + iw + " %b, 1");
-      line("%bn = and " + iw + " %b, %b1");
-      line("%more = icmp ne " + iw + " %bn, 0");
-      line("br i1 %more, label %lanes, label %done");
+      line("%inrange = icmp ult " + vi + " %t, " + i(0x42f00000));
+      line("%outside = xor " + m + " %inrange, splat (i1 true)");
+      line("%rest.mask = and " + m + " %outside, %active");
+      line("br label %rest");
+      s.append(LibmGuard.laneCalls("rest", libm, "float", w, "%y", "%rest.mask", "%v", "rf", "done"));
+      s.append("slow:\n");
+      line("br label %all");
+      s.append(LibmGuard.laneCalls("all", libm, "float", w, "%y", "%active", "zeroinitializer", "ra", "done"));
       s.append("done:\n");
-      line("%res = phi " + vf + " [ %v, %entry ], [ %acc2, %lanes ]");
+      line("%res = phi " + vf + " [ %rf, %rest.done ], [ %ra, %all.done ]");
       line("ret " + vf + " %res");
       s.append("}\n\n");
-      s.append(LibmGuard.text(name, fn, w, PROBES));
-      s.append("declare float @").append(fn).append("(float)\n");
+      int k = (PROBES.length + w - 1) / w * w;
+      long[] probeBits = new long[k];
+      for (int j = 0; j < k; j++) probeBits[j] = Float.floatToRawIntBits(PROBES[Math.min(j, PROBES.length - 1)]);
+      s.append(LibmGuard.globals(name, "float", probeBits));
+      s.append(LibmGuard.probe(name, libm, "float", w, k));
+      s.append(LibmGuard.declarations(libm, "float", w));
       s.append("declare ").append(vd).append(" @llvm.fma.v").append(w).append("f64(").append(vd).append(", ").append(vd).append(", ").append(vd)
           .append(")\n");
-      s.append("declare ").append(iw).append(" @llvm.cttz.").append(iw).append("(").append(iw).append(", i1)\n");
       s.append("attributes #0 = { nounwind willreturn memory(none) alwaysinline }\n");
       s.append("attributes #1 = { nounwind alwaysinline }\n");
       return s.toString();

@@ -3,63 +3,154 @@ package org.packetizer.core.mapping;
 import java.util.Locale;
 
 /**
- * A once-per-process check that a vector helper still gives the bits of the libm it stands for
- * (issue 16): the first call compares the helper's vector code with the scalar libm function on a
- * fixed probe set, one lane at a time, and records the verdict in an internal global (0 unknown, 1
- * identical, 2 different); every later call reads it with one atomic load. A different libm (another
- * glibc version, musl, a build selected by another ifunc) makes the verdict 2, and the helper then
- * calls libm for every active lane, for the rest of the process.
+ * The run-time guard of a vector helper that reproduces a libm function bit for bit (issue 16): the
+ * helper's vector fast path is only right when the libm the program is linked with computes the
+ * function with the same algorithm (glibc 2.28 and later on x86-64 for expf and logf). Another libm
+ * (musl, an older glibc, another OS, a correctly rounded one) may give other bits. So the helper
+ * checks, once per process, a probe set of inputs chosen to discriminate algorithms: its own vector
+ * fast path against the linked libm's scalar function. While the check has not run, it runs it; if
+ * any probe differs, the helper calls the scalar function on every active lane from then on.
  *
- * <p>The check emits, next to a helper named {@code H} whose vector code is
- * {@code <W x float> @"H.fast"(<W x float>)}: {@code i1 @"H.guard"()} (true when the vector code may
- * be used), {@code @"H.probe"} and the globals {@code @"H.state"} and {@code @"H.probes"}. Two threads
- * racing on the first call both probe and store the same verdict.
+ * <p>IR text pieces for a unary helper {@code @"NAME"(<W x T> %x, <W x i1> %m)}:
+ * <ul>
+ *   <li>{@link #globals}: the flag {@code @"NAME.ok"} (internal i8: 0 not checked, 1 verified, 2 differs;
+ *       written once with a benign race, monotonic atomics) and the probe inputs;</li>
+ *   <li>{@link #probe}: {@code i1 @"NAME.probe"()} runs the fast path {@code @"NAME.core"} on the probe
+ *       inputs, calls the scalar function on each (calls marked {@code nobuiltin}, inputs read
+ *       volatile: no compiler may fold them with its own libm), compares the bits, stores the flag;</li>
+ *   <li>{@link #dispatch}: the helper's entry, branching to the fast or the per-lane label;</li>
+ *   <li>{@link #laneCalls}: a loop calling the scalar function on the lanes of a mask (the lanes
+ *       outside the fast path, or every active lane when the guard failed), so errno and special
+ *       values are the scalar function's own.</li>
+ * </ul>
+ * Test hook: the system property {@code packetizer.test.libmSymbol.<fn>} (e.g.
+ * {@code packetizer.test.libmSymbol.expf=fake_expf}) names another scalar function for the probe and
+ * the per-lane calls, so that tests can pretend the linked libm differs.
  */
 public final class LibmGuard {
   private LibmGuard() {}
 
-  /** IR text of the guard of helper {@code name} comparing with the scalar float function {@code fn}. */
-  public static String text(String name, String fn, int w, float[] probes) {
-    int k = (probes.length + w - 1) / w * w;
+  /** Prefix of the test-hook system property. */
+  public static final String HOOK_PREFIX = "packetizer.test.libmSymbol.";
+
+  /** The scalar function the helper checks against and calls per lane: {@code fn}, unless a test hook renames it. */
+  public static String libmSymbol(String fn) {
+    String s = System.getProperty(HOOK_PREFIX + fn);
+    return s == null || s.isBlank() ? fn : s.strip();
+  }
+
+  /** The flag global and the probe inputs of helper {@code name} ({@code t} = float or double). */
+  public static String globals(String name, String t, long[] probeBits) {
     StringBuilder s = new StringBuilder();
-    String vf = "<" + w + " x float>";
-    String q = "@\"" + name;
-    s.append(q).append(".state\" = internal global i32 0, align 4\n");
-    s.append(q).append(".probes\" = internal unnamed_addr constant [").append(k).append(" x float] [");
-    for (int i = 0; i < k; i++) {
-      float v = probes[Math.min(i, probes.length - 1)];
-      s.append(i == 0 ? "" : ", ").append("float ").append(String.format(Locale.ROOT, "0x%016X", Double.doubleToRawLongBits(v)));
+    s.append("@\"").append(name).append(".ok\" = internal global i8 0, align 1\n");
+    s.append("@\"").append(name).append(".probes\" = internal constant [").append(probeBits.length).append(" x ").append(t).append("] [");
+    for (int i = 0; i < probeBits.length; i++) {
+      if (i > 0) s.append(", ");
+      double v = t.equals("float") ? Float.intBitsToFloat((int) probeBits[i]) : Double.longBitsToDouble(probeBits[i]);
+      s.append(t).append(' ').append(fp(v));
     }
-    s.append("], align 64\n\n");
-    s.append("define internal i1 ").append(q).append(".guard\"() #2 {\nentry:\n");
-    s.append("  %st = load atomic i32, ptr ").append(q).append(".state\" monotonic, align 4\n");
-    s.append("  %known = icmp ne i32 %st, 0\n");
-    s.append("  br i1 %known, label %ret, label %probe, !prof !{!\"branch_weights\", i32 1048575, i32 1}\n");
-    s.append("probe:\n  %p = call i32 ").append(q).append(".probe\"()\n  br label %ret\n");
-    s.append("ret:\n  %v = phi i32 [ %st, %entry ], [ %p, %probe ]\n  %ok = icmp eq i32 %v, 1\n  ret i1 %ok\n}\n\n");
-    s.append("define internal i32 ").append(q).append(".probe\"() #3 {\nentry:\n");
-    s.append("  %out = alloca ").append(vf).append(", align 64\n  br label %chunk\n");
-    s.append("chunk:\n  %i = phi i64 [ 0, %entry ], [ %inext, %check ]\n  %bad = phi i1 [ false, %entry ], [ %bad2, %check ]\n");
-    s.append("  %pp = getelementptr inbounds float, ptr ").append(q).append(".probes\", i64 %i\n");
-    s.append("  %pv = load volatile ").append(vf).append(", ptr %pp, align 4\n");
-    s.append("  %vv = call ").append(vf).append(" ").append(q).append(".fast\"(").append(vf).append(" %pv)\n");
-    s.append("  store ").append(vf).append(" %vv, ptr %out, align 64\n  br label %lane\n");
-    s.append("lane:\n  %j = phi i64 [ 0, %chunk ], [ %jn, %lane ]\n  %b = phi i1 [ %bad, %chunk ], [ %b2, %lane ]\n");
-    s.append("  %ij = add i64 %i, %j\n");
-    s.append("  %xp = getelementptr inbounds float, ptr ").append(q).append(".probes\", i64 %ij\n");
-    s.append("  %x = load volatile float, ptr %xp, align 4\n"); // volatile: no constant folding of the libm call
-    s.append("  %r = call float @").append(fn).append("(float %x)\n");
-    s.append("  %rb = bitcast float %r to i32\n");
-    s.append("  %op = getelementptr inbounds float, ptr %out, i64 %j\n");
-    s.append("  %o = load float, ptr %op, align 4\n  %ob = bitcast float %o to i32\n");
-    s.append("  %ne = icmp ne i32 %rb, %ob\n  %b2 = or i1 %b, %ne\n");
-    s.append("  %jn = add i64 %j, 1\n  %jm = icmp ult i64 %jn, ").append(w).append("\n  br i1 %jm, label %lane, label %check\n");
-    s.append("check:\n  %bad2 = phi i1 [ %b2, %lane ]\n  %inext = add i64 %i, ").append(w).append("\n");
-    s.append("  %more = icmp ult i64 %inext, ").append(k).append("\n  br i1 %more, label %chunk, label %done\n");
-    s.append("done:\n  %verdict = select i1 %bad2, i32 2, i32 1\n");
-    s.append("  store atomic i32 %verdict, ptr ").append(q).append(".state\" monotonic, align 4\n  ret i32 %verdict\n}\n\n");
-    s.append("attributes #2 = { nounwind alwaysinline }\n");
-    s.append("attributes #3 = { nounwind noinline cold }\n");
+    s.append("], align 64\n");
     return s.toString();
   }
+
+  /**
+   * {@code i1 @"NAME.probe"()}: every probe input through {@code <W x T> @"NAME.core"(<W x T>)} and
+   * through the scalar {@code libm}; stores 1 in the flag when all agree bit for bit, else 2.
+   */
+  public static String probe(String name, String libm, String t, int w, int probes) {
+    if (probes % w != 0) throw new IllegalArgumentException(probes + " probes are not a multiple of W=" + w);
+    String vt = "<" + w + " x " + t + ">";
+    String it = t.equals("float") ? "i32" : "i64";
+    StringBuilder s = new StringBuilder();
+    s.append("define internal i1 @\"").append(name).append(".probe\"() #2 {\nentry:\n  br label %chunk\n");
+    s.append("chunk:\n  %c = phi i32 [ 0, %entry ], [ %cn, %next ]\n  %bad = phi i1 [ false, %entry ], [ %badn, %next ]\n");
+    s.append("  %base = mul i32 %c, ").append(w).append("\n");
+    s.append("  %v0 = insertelement ").append(vt).append(" poison, ").append(t).append(" 0.0, i32 0\n");
+    StringBuilder cmp = new StringBuilder();
+    String prevVec = "%v0";
+    for (int k = 0; k < w; k++) {
+      s.append("  %i").append(k).append(" = add i32 %base, ").append(k).append("\n");
+      s.append("  %p").append(k).append(" = getelementptr inbounds [").append(probes).append(" x ").append(t).append("], ptr @\"").append(name)
+          .append(".probes\", i32 0, i32 %i").append(k).append("\n");
+      s.append("  %x").append(k).append(" = load volatile ").append(t).append(", ptr %p").append(k).append("\n");
+      s.append("  %v").append(k + 1).append(" = insertelement ").append(vt).append(" ").append(prevVec).append(", ").append(t).append(" %x").append(k)
+          .append(", i32 ").append(k).append("\n");
+      prevVec = "%v" + (k + 1);
+      cmp.append("  %s").append(k).append(" = call ").append(t).append(" @\"").append(libm).append("\"(").append(t).append(" %x").append(k)
+          .append(") #3\n");
+      cmp.append("  %e").append(k).append(" = extractelement ").append(vt).append(" %y, i32 ").append(k).append("\n");
+      cmp.append("  %sb").append(k).append(" = bitcast ").append(t).append(" %s").append(k).append(" to ").append(it).append("\n");
+      cmp.append("  %eb").append(k).append(" = bitcast ").append(t).append(" %e").append(k).append(" to ").append(it).append("\n");
+      cmp.append("  %d").append(k).append(" = icmp ne ").append(it).append(" %sb").append(k).append(", %eb").append(k).append("\n");
+      cmp.append("  %b").append(k + 1).append(" = or i1 ").append(k == 0 ? "%bad" : "%b" + k).append(", %d").append(k).append("\n");
+    }
+    s.append("  %y = call ").append(vt).append(" @\"").append(name).append(".core\"(").append(vt).append(" ").append(prevVec).append(")\n");
+    s.append(cmp);
+    s.append("  %badn = or i1 %b").append(w).append(", false\n");
+    s.append("  %cn = add i32 %c, 1\n  br label %next\nnext:\n");
+    s.append("  %more = icmp ult i32 %cn, ").append(probes / w).append("\n  br i1 %more, label %chunk, label %done\n");
+    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
+    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
+    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    return s.toString();
+  }
+
+  /**
+   * The helper's entry block body: reads the flag; 1 branches to {@code fast}; 0 runs the probe and
+   * branches by its answer; 2 branches to {@code slow}.
+   */
+  public static String dispatch(String name, String fast, String slow) {
+    return "  %guard = load atomic i8, ptr @\"" + name + ".ok\" monotonic, align 1\n"
+        + "  %verified = icmp eq i8 %guard, 1\n"
+        + "  br i1 %verified, label %" + fast + ", label %guard.check\n"
+        + "guard.check:\n"
+        + "  %unknown = icmp eq i8 %guard, 0\n"
+        + "  br i1 %unknown, label %guard.probe, label %" + slow + "\n"
+        + "guard.probe:\n"
+        + "  %probed = call i1 @\"" + name + ".probe\"()\n"
+        + "  br i1 %probed, label %" + fast + ", label %" + slow + "\n";
+  }
+
+  /**
+   * Blocks {@code L}, {@code L.loop}, {@code L.done}: the scalar {@code libm} on each lane of
+   * {@code x} whose bit is set in {@code mask} (a {@code <W x i1>} value), its result inserted into
+   * {@code acc}; {@code L.done} defines {@code %out} and branches to {@code cont}.
+   */
+  public static String laneCalls(String label, String libm, String t, int w, String x, String mask, String acc, String out, String cont) {
+    String vt = "<" + w + " x " + t + ">";
+    String iw = "i" + w;
+    String l = "%" + label;
+    String idx = w < 32 ? "  " + l + ".k32 = zext " + iw + " " + l + ".k to i32\n"
+        : w == 32 ? "  " + l + ".k32 = add i32 " + l + ".k, 0\n" : "  " + l + ".k32 = trunc " + iw + " " + l + ".k to i32\n";
+    return label + ":\n"
+        + "  " + l + ".mi = bitcast <" + w + " x i1> " + mask + " to " + iw + "\n"
+        + "  " + l + ".any = icmp ne " + iw + " " + l + ".mi, 0\n"
+        + "  br i1 " + l + ".any, label " + l + ".loop, label " + l + ".done\n"
+        + label + ".loop:\n"
+        + "  " + l + ".bits = phi " + iw + " [ " + l + ".mi, " + l + " ], [ " + l + ".rest, " + l + ".loop ]\n"
+        + "  " + l + ".acc = phi " + vt + " [ " + acc + ", " + l + " ], [ " + l + ".nacc, " + l + ".loop ]\n"
+        + "  " + l + ".k = call " + iw + " @llvm.cttz." + iw + "(" + iw + " " + l + ".bits, i1 true)\n"
+        + idx
+        + "  " + l + ".xi = extractelement " + vt + " " + x + ", i32 " + l + ".k32\n"
+        + "  " + l + ".ri = call " + t + " @\"" + libm + "\"(" + t + " " + l + ".xi)\n"
+        + "  " + l + ".nacc = insertelement " + vt + " " + l + ".acc, " + t + " " + l + ".ri, i32 " + l + ".k32\n"
+        + "  " + l + ".m1 = sub " + iw + " " + l + ".bits, 1\n"
+        + "  " + l + ".rest = and " + iw + " " + l + ".bits, " + l + ".m1\n"
+        + "  " + l + ".more = icmp ne " + iw + " " + l + ".rest, 0\n"
+        + "  br i1 " + l + ".more, label " + l + ".loop, label " + l + ".done\n"
+        + label + ".done:\n"
+        + "  %" + out + " = phi " + vt + " [ " + acc + ", " + l + " ], [ " + l + ".nacc, " + l + ".loop ]\n"
+        + "  br label %" + cont + "\n";
+  }
+
+  /** Declarations and attribute groups the pieces use (#2 the probe, #3 its libm calls). */
+  public static String declarations(String libm, String t, int w) {
+    return "declare " + t + " @\"" + libm + "\"(" + t + ")\n"
+        + "declare i" + w + " @llvm.cttz.i" + w + "(i" + w + ", i1)\n"
+        + "attributes #2 = { noinline cold nounwind }\n"
+        + "attributes #3 = { nobuiltin }\n";
+  }
+
+  /** A floating-point constant as LLVM writes it (hexadecimal double bits, also for float). */
+  static String fp(double v) { return String.format(Locale.ROOT, "0x%016X", Double.doubleToRawLongBits(v)); }
 }
