@@ -29,9 +29,8 @@ import org.packetizer.core.ir.LlvmModule;
  * guard ({@link LibmGuard}, shared with the exact expf/logf) compares the vector code with the linked libm on a probe set at the first
  * call; if any bit differs (another libm, another build), every active lane calls libm from then on.
  *
- * <p>A sine and a cosine of one argument compute the same reduction: both helpers are always-inline
- * and their common instructions are merged by the optimizer (one reduction, two polynomials), where
- * the scalar code calls {@code sincosf}.
+ * <p>A sine and a cosine of one argument share the fast path ({@link #pair}: one reduction, both
+ * polynomials), where the scalar code calls {@code sincosf}.
  */
 public final class ExactTrig {
   private ExactTrig() {}
@@ -66,19 +65,49 @@ public final class ExactTrig {
     return features.contains("+fma") && features.contains("+avx2");
   }
 
-  /**
-   * The helper for {@code base} ("sin" or "cos") on {@code w} float lanes, added to {@code m} if
-   * absent, compiled for {@code packet}'s target; its arguments are the packet and the mask.
-   */
-  public static Function helper(LlvmModule m, Function packet, String base, int w) {
-    String features = VectorMathRoutes.effectiveFeatures(packet);
+  /** The name stem of the functions for {@code packet}'s target at width {@code w}. */
+  private static String stem(Function packet, int w) {
     String cpu = packet.stringAttribute("target-cpu").orElse("");
     String tf = packet.stringAttribute("target-features").orElse("");
-    boolean fma = fused(features);
-    String name = "__packetizer_" + base + "f_v" + w + "_" + (fma ? "fma_" : "") + Integer.toHexString((cpu + "|" + tf).hashCode());
+    return "_v" + w + "_" + (fused(VectorMathRoutes.effectiveFeatures(packet)) ? "fma_" : "") + Integer.toHexString((cpu + "|" + tf).hashCode());
+  }
+
+  /**
+   * The fast path of both functions, {@code {<W x float> sin, <W x float> cos} @__packetizer_sincosf_v<W>_...(<W x float>)}
+   * (memory(none), always-inline): correct on the lanes with |x| < 120. A sine and a cosine of one
+   * packet call it twice with the same argument, and the packetizer's clean-up (early-cse) keeps one
+   * call: one reduction and one pair of polynomials for both, as glibc's sincosf.
+   */
+  public static Function pair(LlvmModule m, Function packet, int w) {
+    String name = "__packetizer_sincosf" + stem(packet, w);
     Optional<Function> have = m.function(name);
     if (have.isPresent()) return have.get();
-    String text = new Template(base.equals("cos"), w, fma, name).module();
+    boolean fma = fused(VectorMathRoutes.effectiveFeatures(packet));
+    Template t = new Template(false, w, fma, name);
+    t.core(name, Template.Result.BOTH, true);
+    t.s.append("declare ").append(t.vd).append(" @llvm.fma.v").append(w).append("f64(").append(t.vd).append(", ").append(t.vd).append(", ")
+        .append(t.vd).append(")\n");
+    t.s.append("attributes #0 = { nounwind willreturn memory(none) alwaysinline }\n");
+    return link(m, packet, name, t.s.toString(), w);
+  }
+
+  /**
+   * The helper for {@code base} ("sin" or "cos") on {@code w} float lanes, added to {@code m} if
+   * absent, compiled for {@code packet}'s target. Its arguments: the packet x, the mask, and the fast
+   * path's result for this function ({@link #pair}); it returns the fast result where the guard allows
+   * it, with libm's result on the active lanes outside the fast range.
+   */
+  public static Function helper(LlvmModule m, Function packet, String base, int w) {
+    String name = "__packetizer_" + base + "f" + stem(packet, w);
+    Optional<Function> have = m.function(name);
+    if (have.isPresent()) return have.get();
+    boolean fma = fused(VectorMathRoutes.effectiveFeatures(packet));
+    return link(m, packet, name, new Template(base.equals("cos"), w, fma, name).module(), w);
+  }
+
+  private static Function link(LlvmModule m, Function packet, String name, String text, int w) {
+    String cpu = packet.stringAttribute("target-cpu").orElse("");
+    String tf = packet.stringAttribute("target-features").orElse("");
     try (LlvmModule src = m.context().parseIr(text, name + ".ll")) {
       src.setTargetTriple(m.targetTriple());
       src.setDataLayout(m.dataLayoutString());
@@ -136,10 +165,15 @@ public final class ExactTrig {
       }
     }
 
-    String module() {
-      String fn = cos ? "cosf" : "sinf";
-      // the fast path: every lane as if |x| < 120 (lanes beyond are replaced by the caller)
-      s.append("define internal ").append(vf).append(" @\"").append(name).append(".core\"(").append(vf).append(" %y) #0 {\n");
+    enum Result { SIN, COS, BOTH }
+
+    /**
+     * The fast path {@code fname}: every lane as if |x| < 120 (lanes beyond are the helper's to
+     * replace); returns the sine, the cosine, or both as a struct.
+     */
+    void core(String fname, Result what, boolean external) {
+      String rt = what == Result.BOTH ? "{ " + vf + ", " + vf + " }" : vf;
+      s.append(external ? "define " : "define internal ").append(rt).append(" @\"").append(fname).append("\"(").append(vf).append(" %y) #0 {\n");
       line("%yi = bitcast " + vf + " %y to " + vi);
       line("%top = lshr " + vi + " %yi, " + i(20));
       line("%t = and " + vi + " %top, " + i(0x7ff));
@@ -181,22 +215,41 @@ public final class ExactTrig {
       line("%cneg = icmp ne " + vi + " %n2, zeroinitializer");
       line("%cpn = fneg " + vd + " %cp");
       line("%cs = select " + m + " %cneg, " + vd + " %cpn, " + vd + " %cp");
+      // the quadrant's parity picks the polynomial: sin = odd ? cos poly : sin poly, cos the other way round
       line("%nb = and " + vi + " %n, " + i(1));
-      line("%odd = icmp " + (cos ? "eq " : "ne ") + vi + " %nb, zeroinitializer");
-      line("%pd = select " + m + " %odd, " + vd + " %cs, " + vd + " %sp");
-      line("%pf = fptrunc " + vd + " %pd to " + vf);
-      line("%res = select " + m + " %tiny, " + vf + " " + (cos ? "splat (float 1.0)" : "%y") + ", " + vf + " %pf");
-      line("ret " + vf + " %res");
+      line("%odd = icmp ne " + vi + " %nb, zeroinitializer");
+      if (what != Result.COS) {
+        line("%psd = select " + m + " %odd, " + vd + " %cs, " + vd + " %sp");
+        line("%psf = fptrunc " + vd + " %psd to " + vf);
+        line("%rs = select " + m + " %tiny, " + vf + " %y, " + vf + " %psf");
+      }
+      if (what != Result.SIN) {
+        line("%pcd = select " + m + " %odd, " + vd + " %sp, " + vd + " %cs");
+        line("%pcf = fptrunc " + vd + " %pcd to " + vf);
+        line("%rc = select " + m + " %tiny, " + vf + " splat (float 1.0), " + vf + " %pcf");
+      }
+      switch (what) {
+        case SIN -> line("ret " + vf + " %rs");
+        case COS -> line("ret " + vf + " %rc");
+        case BOTH -> {
+          line("%b0 = insertvalue " + rt + " poison, " + vf + " %rs, 0");
+          line("%b1 = insertvalue " + rt + " %b0, " + vf + " %rc, 1");
+          line("ret " + rt + " %b1");
+        }
+      }
       s.append("}\n\n");
+    }
 
+    String module() {
+      String fn = cos ? "cosf" : "sinf";
+      core(name + ".core", cos ? Result.COS : Result.SIN, false);
       // the helper: the guard's verdict, the fast path, libm for the active lanes it does not cover (or for
       // every active lane when the guard found that the linked libm differs)
       String libm = LibmGuard.libmSymbol(fn);
       s.append("define ").append(vf).append(" @\"").append(name).append("\"(").append(vf).append(" %y, ").append(m)
-          .append(" %active) #1 {\nentry:\n");
+          .append(" %active, ").append(vf).append(" %v) #1 {\nentry:\n");
       s.append(LibmGuard.dispatch(name, "fast", "slow"));
       s.append("fast:\n");
-      line("%v = call " + vf + " @\"" + name + ".core\"(" + vf + " %y)");
       line("%yi = bitcast " + vf + " %y to " + vi);
       line("%t = and " + vi + " %yi, " + i(0x7ff00000));
       line("%inrange = icmp ult " + vi + " %t, " + i(0x42f00000));
@@ -219,7 +272,7 @@ public final class ExactTrig {
       s.append(LibmGuard.declarations(libm, "float", w));
       s.append("declare ").append(vd).append(" @llvm.fma.v").append(w).append("f64(").append(vd).append(", ").append(vd).append(", ").append(vd)
           .append(")\n");
-      s.append("attributes #0 = { nounwind willreturn memory(none) alwaysinline }\n");
+      s.append("attributes #0 = { nounwind willreturn memory(none) }\n");
       s.append("attributes #1 = { nounwind alwaysinline }\n");
       return s.toString();
     }

@@ -70,8 +70,13 @@ public final class VectorMathCalls {
     if (targetMode == VectorMath.INTRINSICS && ExactTrig.emits(fn.name(), dbl)
         && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
       // bit-exact sinf/cosf: glibc's scheme on vectors, libm for the lanes outside its fast range
-      args.add(vec.apply(call.operand(0)));
+      Value x = vec.apply(call.operand(0));
+      // the fast path of sin and cos together, outside the skip-when-no-lane-active block: a sine and a
+      // cosine of one packet make two identical calls, which the clean-up merges
+      Value both = b.call(ExactTrig.pair(module, packet, w), List.of(x), "");
+      args.add(x);
       args.add(mask != null ? mask : b.splat(b.constInt(module.context().i1(), 1), w, ""));
+      args.add(b.extractValue(both, fn.name().equals("sin") ? 0 : 1, ""));
       Function h = ExactTrig.helper(module, packet, fn.name(), w);
       Value v = guard.apply(() -> b.call(h, args, call.name()));
       return Optional.of(new Emitted(v, "call to " + name + " became packetizer vector IR (glibc's " + fn.name(false)
