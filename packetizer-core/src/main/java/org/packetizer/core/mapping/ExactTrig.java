@@ -60,6 +60,19 @@ public final class ExactTrig {
     return !isDouble && (name.equals("sin") || name.equals("cos"));
   }
 
+  /**
+   * Whether the packetizer takes this route for a target: when its features select glibc's FMA build.
+   * A CPU that runs such code has FMA and AVX2, so glibc's ifunc picks that build there too. For a
+   * target without them the helper would reproduce glibc's SSE2 build, which glibc runs only on CPUs
+   * without FMA or AVX2; on the others (nearly every x86-64 CPU since 2013) the guard would send every
+   * lane to libm, slower than the back end's per-lane sincosf (ao at W4/SSE4.2 on this project's Zen 5
+   * host: 2.09x scalar before, 1.29x with the SSE2 helper). {@code -Dpacketizer.exactTrigSse2=true}
+   * takes the route for such targets too (tests: glibc's SSE2 build through GLIBC_TUNABLES).
+   */
+  public static boolean worthwhile(String features) {
+    return fused(features) || Boolean.getBoolean("packetizer.exactTrigSse2");
+  }
+
   /** glibc's ifunc: the fused build when the CPU has FMA and AVX2. */
   public static boolean fused(String features) {
     return features.contains("+fma") && features.contains("+avx2");

@@ -67,7 +67,7 @@ public final class VectorMathCalls {
     VectorMath targetMode = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86
         ? (afn ? VectorMath.LIBMVEC : mode) : VectorMath.INTRINSICS;
     List<Value> args = new ArrayList<>();
-    if (targetMode == VectorMath.INTRINSICS && ExactTrig.emits(fn.name(), dbl)
+    if (targetMode == VectorMath.INTRINSICS && ExactTrig.emits(fn.name(), dbl) && ExactTrig.worthwhile(features)
         && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
       // bit-exact sinf/cosf: glibc's scheme on vectors, libm for the lanes outside its fast range
       Value x = vec.apply(call.operand(0));

@@ -30,7 +30,8 @@ import org.packetizer.core.toolchain.ProcessResult;
  * random bit patterns, a million random values in [-130, 130] and the boundaries (multiples of pi/4
  * and their neighbours, 2^-12, 0.75, 120, subnormals, zeros, infinities, NaN payloads) against glibc's
  * scalar sinf and cosf, bit for bit. The W4 build runs with {@code GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA}
- * too, so glibc selects its SSE2 build there and the vector code is compared with it.
+ * too, so glibc selects its SSE2 build there and the vector code is compared with it (the SSE2 helper is
+ * taken only with {@code -Dpacketizer.exactTrigSse2=true}, which this test sets while packetizing).
  *
  * <p>{@code -Dpacketizer.trig.keep=DIR} copies the callers to DIR: {@code DIR/caller-w8-gcc all} is the
  * exhaustive check of all 2^32 inputs (docs/testing.md).
@@ -51,12 +52,17 @@ class ExactTrigCallerTest {
     Files.writeString(dir.resolve("trig_caller.c"), FmodGccCallerTest.resource("trig_caller.c"));
     clang.compileToBitcode(dir, Path.of("trig_kernel.c"), Path.of("kernel.bc"), List.of("-O2", "-march=" + cpu, "-nostdlibinc"));
     List<Remark> remarks = new ArrayList<>();
+    // the SSE2 build's helper is taken only on request (ExactTrig.worthwhile): here it is what W4 x86-64-v2 tests
+    String was = System.setProperty("packetizer.exactTrigSse2", "true");
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernel.bc"))) {
       for (String f : List.of("k_sin", "k_cos")) {
         new Packetizer(PacketizerOptions.builder().width(w).vectorMath(PacketizerOptions.VectorMath.INTRINSICS).params("v").verifyEachPhase(true).remarks(remarks::add).build()).run(m, f, f + w);
       }
       new Packetizer(PacketizerOptions.builder().width(w).vectorMath(PacketizerOptions.VectorMath.INTRINSICS).params("vv").verifyEachPhase(true).remarks(remarks::add).build()).run(m, "k_dir", "k_dir" + w);
       m.write(dir.resolve("kernel.packet.bc"));
+    } finally {
+      if (was == null) System.clearProperty("packetizer.exactTrigSse2");
+      else System.setProperty("packetizer.exactTrigSse2", was);
     }
     String build = w == 8 ? "FMA build" : "SSE2 build";
     assertEquals(4, remarks.stream().filter(r -> r.kind() == Remark.Kind.VECTORIZED_CALL && r.message().contains("glibc's")
