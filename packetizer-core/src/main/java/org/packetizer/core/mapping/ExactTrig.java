@@ -256,33 +256,63 @@ public final class ExactTrig {
     String module() {
       String fn = cos ? "cosf" : "sinf";
       core(name + ".core", cos ? Result.COS : Result.SIN, false);
-      // the helper: the guard's verdict, the fast path, libm for the active lanes it does not cover (or for
-      // every active lane when the guard found that the linked libm differs)
+      // the helper: the guard's flag, then the fast result %v (computed by the caller: one call for a sine and a
+      // cosine of one packet) with libm on the active lanes outside the fast range; the first call (the
+      // probe) and the calls after a failed probe are out of line and cold (LibmGuard's pieces)
       String libm = LibmGuard.libmSymbol(fn);
-      s.append("define ").append(vf).append(" @\"").append(name).append("\"(").append(vf).append(" %y, ").append(m)
+      String q = "@\"" + name;
+      String special = "  %yi = bitcast " + vf + " %y to " + vi + "\n"
+          + "  %t = and " + vi + " %yi, " + i(0x7ff00000) + "\n"
+          + "  %inrange = icmp ult " + vi + " %t, " + i(0x42f00000) + "\n"
+          + "  %outside = xor " + m + " %inrange, splat (i1 true)\n"
+          + "  %sm = and " + m + " %outside, %active\n";
+      s.append("define ").append(vf).append(" ").append(q).append("\"(").append(vf).append(" %y, ").append(m)
           .append(" %active, ").append(vf).append(" %v) #1 {\nentry:\n");
-      s.append(LibmGuard.dispatch(name, "fast", "slow"));
-      s.append("fast:\n");
-      line("%yi = bitcast " + vf + " %y to " + vi);
-      line("%t = and " + vi + " %yi, " + i(0x7ff00000));
-      line("%inrange = icmp ult " + vi + " %t, " + i(0x42f00000));
-      line("%outside = xor " + m + " %inrange, splat (i1 true)");
-      line("%rest.mask = and " + m + " %outside, %active");
-      line("br label %rest");
-      s.append(LibmGuard.laneCalls("rest", libm, "float", w, "%y", "%rest.mask", "%v", "rf", "done"));
-      s.append("slow:\n");
-      line("br label %all");
-      s.append(LibmGuard.laneCalls("all", libm, "float", w, "%y", "%active", "zeroinitializer", "ra", "done"));
+      line("%guard = load atomic i8, ptr " + q + ".ok\" monotonic, align 1");
+      line("%verified = icmp eq i8 %guard, 1");
+      line("br i1 %verified, label %fast, label %cold");
+      s.append("fast:\n").append(special);
+      line("%smi = bitcast " + m + " %sm to " + iw);
+      line("%any = icmp ne " + iw + " %smi, 0");
+      line("br i1 %any, label %edge, label %done, !prof !0");
+      s.append("edge:\n");
+      line("%ye = call " + vf + " " + q + ".lanes\"(" + vf + " %y, " + m + " %sm, " + vf + " %v)");
+      line("br label %done");
+      s.append("cold:\n");
+      line("%yc = call " + vf + " " + q + ".slow\"(" + vf + " %y, " + m + " %active, " + vf + " %v)");
+      line("br label %done");
       s.append("done:\n");
-      line("%res = phi " + vf + " [ %rf, %rest.done ], [ %ra, %all.done ]");
-      line("ret " + vf + " %res");
+      line("%r = phi " + vf + " [ %v, %fast ], [ %ye, %edge ], [ %yc, %cold ]");
+      line("ret " + vf + " %r");
+      s.append("}\n\n");
+      s.append("define internal ").append(vf).append(" ").append(q).append(".slow\"(").append(vf).append(" %y, ").append(m)
+          .append(" %active, ").append(vf).append(" %v) #2 {\nentry:\n");
+      line("%guard = load atomic i8, ptr " + q + ".ok\" monotonic, align 1");
+      line("%unknown = icmp eq i8 %guard, 0");
+      line("br i1 %unknown, label %probe, label %known");
+      s.append("probe:\n");
+      line("%probed = call i1 " + q + ".probe\"()");
+      line("br label %known");
+      s.append("known:\n");
+      line("%ok = phi i1 [ %probed, %probe ], [ false, %entry ]");
+      line("%ok1 = icmp eq i8 %guard, 1");
+      line("%verified = or i1 %ok, %ok1");
+      line("br i1 %verified, label %fast, label %perlane");
+      s.append("fast:\n").append(special);
+      line("%ye = call " + vf + " " + q + ".lanes\"(" + vf + " %y, " + m + " %sm, " + vf + " %v)");
+      line("ret " + vf + " %ye");
+      s.append("perlane:\n");
+      line("%ya = call " + vf + " " + q + ".lanes\"(" + vf + " %y, " + m + " %active, " + vf + " poison)");
+      line("ret " + vf + " %ya");
       s.append("}\n\n");
       int k = (PROBES.length + w - 1) / w * w;
       long[] probeBits = new long[k];
       for (int j = 0; j < k; j++) probeBits[j] = Float.floatToRawIntBits(PROBES[Math.min(j, PROBES.length - 1)]);
       s.append(LibmGuard.globals(name, "float", probeBits));
       s.append(LibmGuard.probe(name, libm, "float", w, k));
+      s.append(LibmGuard.lanes(name, libm, "float", w));
       s.append(LibmGuard.declarations(libm, "float", w));
+      s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
       s.append("declare ").append(vd).append(" @llvm.fma.v").append(w).append("f64(").append(vd).append(", ").append(vd).append(", ").append(vd)
           .append(")\n");
       s.append("attributes #0 = { nounwind willreturn memory(none) }\n");

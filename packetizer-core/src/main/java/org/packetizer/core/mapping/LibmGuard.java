@@ -11,17 +11,19 @@ import java.util.Locale;
  * fast path against the linked libm's scalar function. While the check has not run, it runs it; if
  * any probe differs, the helper calls the scalar function on every active lane from then on.
  *
- * <p>IR text pieces for a unary helper {@code @"NAME"(<W x T> %x, <W x i1> %m)}:
+ * <p>{@link #unaryHelper} writes the IR of a guarded unary helper {@code @"NAME"(<W x T> %x, <W x i1> %m)}
+ * around a fast path {@code @"NAME.core"} that the caller writes:
  * <ul>
- *   <li>{@link #globals}: the flag {@code @"NAME.ok"} (internal i8: 0 not checked, 1 verified, 2 differs;
- *       written once with a benign race, monotonic atomics) and the probe inputs;</li>
- *   <li>{@link #probe}: {@code i1 @"NAME.probe"()} runs the fast path {@code @"NAME.core"} on the probe
- *       inputs, calls the scalar function on each (calls marked {@code nobuiltin}, inputs read
- *       volatile: no compiler may fold them with its own libm), compares the bits, stores the flag;</li>
- *   <li>{@link #dispatch}: the helper's entry, branching to the fast or the per-lane label;</li>
- *   <li>{@link #laneCalls}: a loop calling the scalar function on the lanes of a mask (the lanes
- *       outside the fast path, or every active lane when the guard failed), so errno and special
- *       values are the scalar function's own.</li>
+ *   <li>the flag {@code @"NAME.ok"} (internal i8: 0 not checked, 1 verified, 2 differs; written once
+ *       with a benign race, monotonic atomics) and the probe inputs;</li>
+ *   <li>{@code i1 @"NAME.probe"()} runs the fast path on the probe inputs, calls the scalar function on
+ *       each (calls marked {@code nobuiltin}, inputs read volatile: no compiler may fold them with its
+ *       own libm), compares the bits, stores the flag;</li>
+ *   <li>{@code @"NAME.lanes"}: the scalar function on the lanes of a mask (the active lanes outside
+ *       the fast path, or every active lane when the guard failed), so errno and special values are
+ *       the scalar function's own; it and {@code @"NAME.slow"} (the first call, the probe) are
+ *       out-of-line and cold, so that the inlined part is the flag test, the fast path and one
+ *       rarely taken branch.</li>
  * </ul>
  * Test hook: the system property {@code packetizer.test.libmSymbol.<fn>} (e.g.
  * {@code packetizer.test.libmSymbol.expf=fake_expf}) names another scalar function for the probe and
@@ -96,51 +98,85 @@ public final class LibmGuard {
   }
 
   /**
-   * The helper's entry block body: reads the flag; 1 branches to {@code fast}; 0 runs the probe and
-   * branches by its answer; 2 branches to {@code slow}.
+   * The whole guarded unary helper around a fast path: {@code <W x T> @"NAME"(<W x T> %x, <W x i1> %m)}
+   * (small, inlined into the packet function: the flag test, {@code @"NAME.core"}, the test for lanes
+   * outside the fast path) and its out-of-line cold pieces {@code @"NAME.slow"} (first call: the probe;
+   * after a failed probe: every active lane per call), {@code @"NAME.lanes"} (the scalar function on
+   * the lanes of a mask) and {@code @"NAME.probe"}, plus the flag, the probe inputs and declarations.
+   * The caller supplies {@code @"NAME.core"} ({@code <W x T> (<W x T>)}, attribute group #1 free for
+   * it) and {@code special}: instructions that define {@code %special} ({@code <W x i1>}, the lanes
+   * the fast path does not cover) from {@code %x}, defining only names starting with {@code %sp.}.
    */
-  public static String dispatch(String name, String fast, String slow) {
-    return "  %guard = load atomic i8, ptr @\"" + name + ".ok\" monotonic, align 1\n"
-        + "  %verified = icmp eq i8 %guard, 1\n"
-        + "  br i1 %verified, label %" + fast + ", label %guard.check\n"
-        + "guard.check:\n"
-        + "  %unknown = icmp eq i8 %guard, 0\n"
-        + "  br i1 %unknown, label %guard.probe, label %" + slow + "\n"
-        + "guard.probe:\n"
-        + "  %probed = call i1 @\"" + name + ".probe\"()\n"
-        + "  br i1 %probed, label %" + fast + ", label %" + slow + "\n";
+  public static String unaryHelper(String name, String libm, String t, int w, long[] probeBits, String special) {
+    String vt = "<" + w + " x " + t + ">";
+    String m = "<" + w + " x i1>";
+    String iw = "i" + w;
+    String q = "@\"" + name;
+    StringBuilder s = new StringBuilder();
+    s.append(globals(name, t, probeBits));
+    s.append(probe(name, libm, t, w, probeBits.length));
+    s.append(lanes(name, libm, t, w));
+    // the inlined part
+    s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
+    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
+    s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %cold\n");
+    s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
+    s.append(special);
+    s.append("  %sm = and ").append(m).append(" %special, %m\n");
+    s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
+    s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
+    s.append("edge:\n  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
+        .append(vt).append(" %y)\n  br label %done\n");
+    s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
+    s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], [ %yc, %cold ]\n  ret ").append(vt).append(" %r\n}\n");
+    // the first call (probe) and the calls after a failed probe
+    s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
+    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
+    s.append("  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n");
+    s.append("probe:\n  %probed = call i1 ").append(q).append(".probe\"()\n  br label %known\n");
+    s.append("known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n");
+    s.append("  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label %fast, label %perlane\n");
+    s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
+    s.append(special);
+    s.append("  %sm = and ").append(m).append(" %special, %m\n");
+    s.append("  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
+        .append(vt).append(" %y)\n  ret ").append(vt).append(" %ye\n");
+    s.append("perlane:\n  %ya = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %m, ")
+        .append(vt).append(" poison)\n  ret ").append(vt).append(" %ya\n}\n");
+    s.append(declarations(libm, t, w));
+    s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
+    return s.toString();
   }
 
   /**
-   * Blocks {@code L}, {@code L.loop}, {@code L.done}: the scalar {@code libm} on each lane of
-   * {@code x} whose bit is set in {@code mask} (a {@code <W x i1>} value), its result inserted into
-   * {@code acc}; {@code L.done} defines {@code %out} and branches to {@code cont}.
+   * {@code <W x T> @"NAME.lanes"(<W x T> %x, <W x i1> %mask, <W x T> %acc)}: the scalar {@code libm}
+   * on each lane of {@code x} whose bit is set in {@code mask}, in lane order, its result inserted
+   * into {@code acc}; the other lanes of {@code acc} unchanged.
    */
-  public static String laneCalls(String label, String libm, String t, int w, String x, String mask, String acc, String out, String cont) {
+  static String lanes(String name, String libm, String t, int w) {
     String vt = "<" + w + " x " + t + ">";
     String iw = "i" + w;
-    String l = "%" + label;
-    String idx = w < 32 ? "  " + l + ".k32 = zext " + iw + " " + l + ".k to i32\n"
-        : w == 32 ? "  " + l + ".k32 = add i32 " + l + ".k, 0\n" : "  " + l + ".k32 = trunc " + iw + " " + l + ".k to i32\n";
-    return label + ":\n"
-        + "  " + l + ".mi = bitcast <" + w + " x i1> " + mask + " to " + iw + "\n"
-        + "  " + l + ".any = icmp ne " + iw + " " + l + ".mi, 0\n"
-        + "  br i1 " + l + ".any, label " + l + ".loop, label " + l + ".done\n"
-        + label + ".loop:\n"
-        + "  " + l + ".bits = phi " + iw + " [ " + l + ".mi, " + l + " ], [ " + l + ".rest, " + l + ".loop ]\n"
-        + "  " + l + ".acc = phi " + vt + " [ " + acc + ", " + l + " ], [ " + l + ".nacc, " + l + ".loop ]\n"
-        + "  " + l + ".k = call " + iw + " @llvm.cttz." + iw + "(" + iw + " " + l + ".bits, i1 true)\n"
+    String idx = w < 32 ? "  %k32 = zext " + iw + " %k to i32\n" : w == 32 ? "  %k32 = add i32 %k, 0\n" : "  %k32 = trunc " + iw + " %k to i32\n";
+    return "define internal " + vt + " @\"" + name + ".lanes\"(" + vt + " %x, <" + w + " x i1> %mask, " + vt + " %acc) #2 {\n"
+        + "entry:\n"
+        + "  %mi = bitcast <" + w + " x i1> %mask to " + iw + "\n"
+        + "  %any = icmp ne " + iw + " %mi, 0\n"
+        + "  br i1 %any, label %loop, label %done\n"
+        + "loop:\n"
+        + "  %bits = phi " + iw + " [ %mi, %entry ], [ %rest, %loop ]\n"
+        + "  %a = phi " + vt + " [ %acc, %entry ], [ %na, %loop ]\n"
+        + "  %k = call " + iw + " @llvm.cttz." + iw + "(" + iw + " %bits, i1 true)\n"
         + idx
-        + "  " + l + ".xi = extractelement " + vt + " " + x + ", i32 " + l + ".k32\n"
-        + "  " + l + ".ri = call " + t + " @\"" + libm + "\"(" + t + " " + l + ".xi)\n"
-        + "  " + l + ".nacc = insertelement " + vt + " " + l + ".acc, " + t + " " + l + ".ri, i32 " + l + ".k32\n"
-        + "  " + l + ".m1 = sub " + iw + " " + l + ".bits, 1\n"
-        + "  " + l + ".rest = and " + iw + " " + l + ".bits, " + l + ".m1\n"
-        + "  " + l + ".more = icmp ne " + iw + " " + l + ".rest, 0\n"
-        + "  br i1 " + l + ".more, label " + l + ".loop, label " + l + ".done\n"
-        + label + ".done:\n"
-        + "  %" + out + " = phi " + vt + " [ " + acc + ", " + l + " ], [ " + l + ".nacc, " + l + ".loop ]\n"
-        + "  br label %" + cont + "\n";
+        + "  %xi = extractelement " + vt + " %x, i32 %k32\n"
+        + "  %ri = call " + t + " @\"" + libm + "\"(" + t + " %xi)\n"
+        + "  %na = insertelement " + vt + " %a, " + t + " %ri, i32 %k32\n"
+        + "  %m1 = sub " + iw + " %bits, 1\n"
+        + "  %rest = and " + iw + " %bits, %m1\n"
+        + "  %more = icmp ne " + iw + " %rest, 0\n"
+        + "  br i1 %more, label %loop, label %done\n"
+        + "done:\n"
+        + "  %r = phi " + vt + " [ %acc, %entry ], [ %na, %loop ]\n"
+        + "  ret " + vt + " %r\n}\n";
   }
 
   /** Declarations and attribute groups the pieces use (#2 the probe, #3 its libm calls). */
