@@ -108,6 +108,10 @@ public final class ArrayDriver {
     String decl0 = cDeclaration(name, kinds, scalarParams, rt, cNames(scalar, !rt.isVoid()));
     Remark refillNote = null;
     boolean adaptive = false;
+    if (options.refill() != Refill.OFF && options.interleave() > 1) {
+      options.remarks().accept(new Remark(Remark.Kind.NOTE, fn, null, null, "interleave count 1: interleave " + options.interleave()
+          + " does not apply to refill drivers (their lanes are refilled, one W-lane chain per step)"));
+    }
     if (options.refill() != Refill.OFF) {
       // lane refill (issue 17 §2): the same C signature, another body (auto: both bodies, chosen while running)
       boolean auto = options.refill() == Refill.AUTO;
@@ -136,10 +140,7 @@ public final class ArrayDriver {
     int ic = 1;
     Remark icNote = null;
     if (options.refill() != Refill.OFF) {
-      if (options.interleave() > 1) {
-        icNote = new Remark(Remark.Kind.NOTE, fn, null, null, "interleave count 1: --interleave " + options.interleave()
-            + " does not apply to refill drivers (their lanes are refilled, one W-lane chain per step)");
-      }
+      // (said before the refill driver is built: a built one returns above)
     } else {
       Interleave.Choice choice = Interleave.choose(scalar, w, options.interleave());
       int hw = options.hardwareWidth() > 0 ? options.hardwareWidth()
