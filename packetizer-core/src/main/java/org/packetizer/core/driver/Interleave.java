@@ -60,7 +60,7 @@ public final class Interleave {
       int registersNeeded, int registers, int choice) {
     /** One line for a remark. */
     public String describe() {
-      return String.format(Locale.ROOT, "loop %s: recurrence latency %.1f cycles, throughput %.1f cycles per iteration%s,"
+      return String.format(Locale.ROOT, "loop at %%%s: recurrence latency %.1f cycles, throughput %.1f cycles per iteration%s,"
           + " %d live values (%d of %d vector registers at IC 2) -> IC %d", header, latency, throughput,
           dataDependentExit ? " (data-dependent exit)" : "", liveValues, registersNeeded, registers, choice);
     }
@@ -70,8 +70,8 @@ public final class Interleave {
   public record Choice(int factor, boolean forced, List<LoopEstimate> loops) {
     /** The remark text (without the function name). */
     public String describe(int w) {
-      StringBuilder sb = new StringBuilder("interleave count " + factor + " (" + factor * w + " elements per step as " + factor
-          + " chains of " + w + " lanes)");
+      StringBuilder sb = new StringBuilder("interleave count " + factor + " (" + factor * w + " elements per step as "
+          + (factor == 1 ? "one chain" : factor + " chains") + " of " + w + " lanes)");
       if (forced) sb.append(", forced by the interleave option");
       if (loops.isEmpty()) {
         sb.append(forced ? "" : ": no loops, so no loop-carried chain to hide");
