@@ -142,7 +142,7 @@ public final class ArrayDriver {
     if (options.refill() != Refill.OFF) {
       // (said before the refill driver is built: a built one returns above)
     } else {
-      Interleave.Choice choice = Interleave.choose(scalar, w, options.interleave());
+      Interleave.Choice choice = Interleave.choose(scalar, w, options.interleave(), kinds);
       int hw = options.hardwareWidth() > 0 ? options.hardwareWidth()
           : org.packetizer.core.wrapper.HardwareWidth.resolve(scalar, options.targetCpu().orElse(null),
               options.targetFeatures().orElse(null)).width();

@@ -88,20 +88,40 @@ public final class Interleave {
    * is positive (1, 2 or 4), else the rule of the class comment.
    */
   public static Choice choose(Function scalar, int w, int forced) {
+    return choose(scalar, w, forced, null);
+  }
+
+  /**
+   * {@link #choose(Function, int, int)} knowing the parameters' kinds ({@code null}: all varying):
+   * values computed from uniform parameters only are one register for all IC chains.
+   */
+  public static Choice choose(Function scalar, int w, int forced, List<org.packetizer.core.api.ParamKind> kinds) {
     HardwareWidth.Target t = HardwareWidth.resolve(scalar, null, null);
     String triple = scalar.module().targetTriple();
     boolean arm = triple.startsWith("aarch64") || triple.startsWith("arm64");
     int lanes32 = Math.max(1, t.width());
     int regBits = Math.max(128, lanes32 * 32);
     int registers = arm || t.width() >= 16 ? 32 : 16;
-    return choose(scalar, w, forced, regBits, registers, arm);
+    return choose(scalar, w, forced, regBits, registers, arm, kinds);
   }
 
   /** {@link #choose(Function, int, int)} with the target's register width and count given. */
   public static Choice choose(Function scalar, int w, int forced, int regBits, int registers, boolean arm) {
+    return choose(scalar, w, forced, regBits, registers, arm, null);
+  }
+
+  /** The rule with everything given; {@code kinds} may be null (all parameters varying). */
+  public static Choice choose(Function scalar, int w, int forced, int regBits, int registers, boolean arm,
+      List<org.packetizer.core.api.ParamKind> kinds) {
+    Set<Long> uniformArgs = new HashSet<>();
+    if (kinds != null) {
+      for (int i = 0; i < Math.min(kinds.size(), scalar.paramCount()); i++) {
+        if (kinds.get(i) instanceof org.packetizer.core.api.ParamKind.Uniform) uniformArgs.add(scalar.param(i).id());
+      }
+    }
     List<LoopEstimate> loops = new ArrayList<>();
     for (Map.Entry<Block, Set<Block>> e : innermostLoops(scalar).entrySet()) {
-      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm));
+      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, uniformArgs));
     }
     if (forced > 0) return new Choice(forced, true, loops);
     int ic = loops.isEmpty() ? 1 : loops.stream().mapToInt(LoopEstimate::choice).min().orElse(1);
@@ -175,7 +195,8 @@ public final class Interleave {
     return inner;
   }
 
-  private static LoopEstimate estimate(Block header, Set<Block> body, int w, int regBits, int registers, boolean arm) {
+  private static LoopEstimate estimate(Block header, Set<Block> body, int w, int regBits, int registers, boolean arm,
+      Set<Long> uniformArgs) {
     Set<Long> inLoop = new HashSet<>();
     for (Block b : body) inLoop.add(b.id());
     Map<Long, Value> instrs = new HashMap<>();
@@ -211,17 +232,22 @@ public final class Interleave {
       }
     }
     if (opaque) latency = 0; // a call to an unknown function: its cost is not a latency we can see
-    // live values around the loop: header phis and values defined outside used inside
+    // live values around the loop: header phis and values defined outside used inside; one computed
+    // from uniform parameters and constants only is the same for both chains (one register)
     Set<Long> live = new HashSet<>();
+    int shared = 0;
     for (Value phi : header.phis()) live.add(phi.id());
+    Map<Long, Boolean> uniformMemo = new HashMap<>();
     for (Value v : instrs.values()) {
-      if (v.opcode() == Opcode.BR || v.opcode() == Opcode.CALL) continue;
+      if (v.opcode() == Opcode.BR) continue;
       for (Value o : v.operands()) {
-        if (o == null || o.isConstant() || o.isBasicBlockValue() || o.isMetadataAsValue()) continue;
-        if ((o.isInstruction() && !instrs.containsKey(o.id())) || o.isArgument()) live.add(o.id());
+        if (o == null || o.isConstant() || o.isBasicBlockValue() || o.isMetadataAsValue() || o.isFunction()) continue;
+        if ((o.isInstruction() && !instrs.containsKey(o.id())) || o.isArgument()) {
+          if (live.add(o.id()) && uniform(o, uniformArgs, uniformMemo, 0)) shared++;
+        }
       }
     }
-    int needed = 2 * live.size() * regsPerValue;
+    int needed = (2 * (live.size() - shared) + shared) * regsPerValue;
     boolean dataExit = dataDependentExit(body, inLoop, instrs);
     double one = Math.max(latency, throughput);
     double two = Math.max(latency, 2 * throughput) / 2;
@@ -230,6 +256,25 @@ public final class Interleave {
     int choice = gain >= MIN_GAIN && needed <= registers ? 2 : 1;
     return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(),
         needed, registers, choice);
+  }
+
+  /** Whether {@code v} is computed outside the loop from uniform parameters and constants only. */
+  private static boolean uniform(Value v, Set<Long> uniformArgs, Map<Long, Boolean> memo, int depth) {
+    if (v.isConstant() || v.isFunction()) return true;
+    if (v.isArgument()) return uniformArgs.contains(v.id());
+    if (!v.isInstruction() || depth > 32) return false;
+    Boolean m = memo.get(v.id());
+    if (m != null) return m;
+    Opcode op = v.opcode();
+    boolean u = op != Opcode.PHI && op != Opcode.LOAD && op != Opcode.CALL && op != Opcode.ALLOCA;
+    if (u) {
+      for (Value o : v.operands()) {
+        if (o == null || o.isBasicBlockValue()) continue;
+        if (!uniform(o, uniformArgs, memo, depth + 1)) { u = false; break; }
+      }
+    }
+    memo.put(v.id(), u);
+    return u;
   }
 
   /** Latency of the longest chain from {@code phi} to {@code v} inside the loop (-inf when v does not depend on phi). */
