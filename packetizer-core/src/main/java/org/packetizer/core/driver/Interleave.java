@@ -36,12 +36,15 @@ import org.packetizer.core.wrapper.HardwareWidth;
  *       issue slots, floating-point ones / 2 pipes and divisions or square roots × their reciprocal
  *       throughput, times the registers one W-lane value takes;</li>
  *   <li>the estimated gain of IC chains: time per element of one chain max(L, T) against
- *       max(L, IC·T) / IC for IC interleaved chains; a loop whose exit depends on the data (not a
+ *       max(L, IC·T + spills) / IC for IC interleaved chains; a loop whose exit depends on the data (not a
  *       counted loop) runs until the slowest of IC·W lanes, which we charge as a fixed
  *       {@value #DIVERGENCE_PENALTY} slowdown;</li>
  *   <li>register pressure: the loop's live values (header phis and values from outside the loop
- *       used inside) × IC × registers per value must fit in the target's vector registers (16 on
- *       SSE/AVX2, 32 on AVX-512 and AArch64);</li>
+ *       used inside; those computed from uniform parameters only are shared by the chains) × IC ×
+ *       registers per value, against the target's vector registers (16 on SSE/AVX2, 32 on AVX-512
+ *       and AArch64): each register beyond them is a spill, a store and a reload per iteration,
+ *       charged as {@value #SPILL_CYCLES} cycles to the IC chains' throughput; more than twice the
+ *       registers is never interleaved;</li>
  *   <li>IC = 2 where the gain is at least {@value #MIN_GAIN} and registers allow, else 1. The
  *       function's IC is the smallest over its innermost loops (no loop made slower); a function
  *       without loops gets 1 (independent driver steps already overlap in the out-of-order core).</li>
@@ -54,6 +57,9 @@ public final class Interleave {
   public static final double DIVERGENCE_PENALTY = 1.15;
   /** The smallest estimated gain (after the divergence penalty) that makes interleaving worth its code. */
   public static final double MIN_GAIN = 1.2;
+
+  /** Cycles a spilled register costs per iteration (a store and a reload on two load/store ports). */
+  public static final double SPILL_CYCLES = 0.5;
 
   /** The estimate for one loop. */
   public record LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
@@ -249,11 +255,14 @@ public final class Interleave {
     }
     int needed = (2 * (live.size() - shared) + shared) * regsPerValue;
     boolean dataExit = dataDependentExit(body, inLoop, instrs);
+    // registers beyond the target's are spilled: a store and a reload per iteration each, charged to
+    // the two chains' throughput at SPILL_CYCLES per spilled register; beyond twice the registers, no
+    double spill = Math.max(0, needed - registers) * SPILL_CYCLES;
     double one = Math.max(latency, throughput);
-    double two = Math.max(latency, 2 * throughput) / 2;
+    double two = Math.max(latency, 2 * throughput + spill) / 2;
     double gain = two <= 0 ? 1 : one / two;
     if (dataExit) gain /= DIVERGENCE_PENALTY;
-    int choice = gain >= MIN_GAIN && needed <= registers ? 2 : 1;
+    int choice = gain >= MIN_GAIN && needed <= 2 * registers ? 2 : 1;
     return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(),
         needed, registers, choice);
   }
