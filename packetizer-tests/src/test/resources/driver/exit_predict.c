@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
   for (int r = 0; r < rounds; r++) shuf[r] = fixed[r];
   for (int r = rounds - 1; r > 0; r--) { int j = next_rand() % (r + 1), x = shuf[r]; shuf[r] = shuf[j]; shuf[j] = x; }
   double best[2] = {1e9, 1e9}; long its[2]; float sink = 0;
-  for (int rep = 0; rep < 7; rep++)
+  for (int rep = 0; rep < 21; rep++)
     for (int k = 0; k < 2; k++) {
       double t = now(); sink += run(k ? shuf : fixed, rounds, in, &its[k]); t = now() - t;
       if (t < best[k]) best[k] = t;

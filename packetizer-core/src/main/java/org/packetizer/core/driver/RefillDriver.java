@@ -80,9 +80,8 @@ public final class RefillDriver {
    * included, over the elements started). A cost model behind it: per element, the lanes idle k/2
    * iterations on average before the round that refills them, and a round every k iterations serves
    * W·k/T lanes (Little's law: W lanes each busy T iterations per element), so the time per element is
-   * a·(T + k/2)/W + b·T/(W·k) for a time a per iteration and b per round, least at k = √(2(b/a)·T); b/a,
-   * a round's cost in iterations, measured about 2 to 4 with compaction (mandelbrot W16 AVX-512: 12 ns
-   * and 2.5 ns), hence c = 4 (docs/performance.md "Refill blocks"; c 3, 4 and 6 measured within 3%).
+   * a·(T + k/2)/W + b·T/(W·k) for a time a per iteration and b per round, least at k = √(2(b/a)·T). c = 4
+   * is measured (docs/performance.md "Refill blocks": c 3, 4 and 6 within 3% of each other, 16 10-15% slower).
    * {@code -Dpacketizer.refill.blockScale} overrides it, for measurement.
    */
   static final int BLOCK_SCALE = Integer.getInteger("packetizer.refill.blockScale", 4);
