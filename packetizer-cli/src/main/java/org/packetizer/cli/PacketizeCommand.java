@@ -216,7 +216,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       description = "Math calls (sinf, expf, ...): glibc's libmvec where it has a variant for the target (at most 4 ULP"
           + " from libm), SLEEF for lgamma and tgamma (link -lsleef; --check compares against the same variants), or LLVM"
           + " vector intrinsics, which call libm per lane (bit-identical, slower; under a partial mask only the active"
-          + " lanes call; a call with the afn flag, as clang writes for -ffast-math, still takes libmvec). fmod, remainder, fmin, fmax, fdim,"
+          + " lanes call; a call with the afn flag, as clang writes for -ffast-math, still takes libmvec); in that mode sinf"
+          + " and cosf on x86-64 targets with FMA and AVX2 are vector IR of glibc's own algorithm (bit-identical). fmod, remainder, fmin, fmax, fdim,"
           + " nextafter, ldexp, scalbn, scalbln, ilogb and logb are exact vector IR either way; every function's route:"
           + " docs/vector-math.md (default: ${DEFAULT-VALUE}).")
   String vectorMath;

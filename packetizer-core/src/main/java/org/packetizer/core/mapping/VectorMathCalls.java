@@ -67,13 +67,40 @@ public final class VectorMathCalls {
     VectorMath targetMode = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86
         ? (afn ? VectorMath.LIBMVEC : mode) : VectorMath.INTRINSICS;
     Route r = VectorMathRoutes.route(fn, dbl, features, w, targetMode);
+    if (r instanceof Route.GlibcExact && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) != org.packetizer.core.ir.TargetArch.X86) {
+      // verified against glibc's x86-64 builds only: elsewhere the intrinsic's per-lane calls, as before
+      r = new Route.Intrinsic(fn.intrinsic());
+    }
     List<Value> args = new ArrayList<>();
+    if (targetMode == VectorMath.INTRINSICS && ExactTrig.emits(fn.name(), dbl) && ExactTrig.worthwhile(features)
+        && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
+      // bit-exact sinf/cosf: glibc's scheme on vectors, libm for the lanes outside its fast range
+      Value x = vec.apply(call.operand(0));
+      // the fast path of sin and cos together, outside the skip-when-no-lane-active block: a sine and a
+      // cosine of one packet make two identical calls, which the clean-up merges
+      Value both = b.call(ExactTrig.pair(module, packet, w), List.of(x), "");
+      args.add(x);
+      args.add(mask != null ? mask : b.splat(b.constInt(module.context().i1(), 1), w, ""));
+      args.add(b.extractValue(both, fn.name().equals("sin") ? 0 : 1, ""));
+      Function h = ExactTrig.helper(module, packet, fn.name(), w);
+      Value v = guard.apply(() -> b.call(h, args, call.name()));
+      return Optional.of(new Emitted(v, "call to " + name + " became packetizer vector IR (glibc's " + fn.name(false)
+          + (ExactTrig.fused(features) ? ", FMA build" : ", SSE2 build") + ", bit-identical; libm for lanes with |x| >= 120,"
+          + " infinities and NaN), @" + h.name()));
+    }
     for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));
     switch (r) {
       case Route.Emitted e -> {
         Function h = ExactMath.helper(module, packet, fn.name(), dbl, w);
         Value v = guard.apply(() -> b.call(h, args, call.name()));
         return Optional.of(new Emitted(v, "call to " + name + " became " + r.describe() + ", @" + h.name()));
+      }
+      case Route.GlibcExact g -> {
+        Function h = GlibcMath.helper(module, packet, g.function(), w);
+        Value active = mask != null ? mask : b.splat(b.i1(true), w, "");
+        Value v = guard.apply(() -> b.call(h, List.of(args.get(0), active), call.name()));
+        return Optional.of(new Emitted(v, "call to " + name + " became " + r.describe() + ", @" + h.name()
+            + (LibmGuard.libmSymbol(g.function()).equals(g.function()) ? "" : " checked against " + LibmGuard.libmSymbol(g.function()))));
       }
       case Route.Intrinsic in when fn.shape() == Shape.LONG_OF_T -> {
         Type rt = call.type().vectorOf(w);
