@@ -300,6 +300,9 @@ public class Value {
   public boolean isICmpEq() { return icmpPredicate() == LLVMIntEQ; }
   public boolean isICmpNe() { return icmpPredicate() == LLVMIntNE; }
 
+  /** Whether this integer compare is {@code slt}. */
+  public boolean isICmpSlt() { return icmpPredicate() == LLVMIntSLT; }
+
   /** Whether this integer compare is an equality or an unsigned one ({@code eq ne ult ule ugt uge}). */
   public boolean isICmpEqualityOrUnsigned() {
     int p = icmpPredicate();
