@@ -162,7 +162,7 @@ public final class SlotSsa {
    * The map key of an LLVM object's address: a bijection that spreads the address's bits (Long's own
    * hash of aligned, closely allocated addresses crowds HashMap bins into trees).
    */
-  private static long key(long address) { return address * 0x9E3779B97F4A7C15L; }
+  private static long key(long address) { return org.packetizer.core.ir.Llvm.addressKey(address); }
 
   private BlockEvents events(long blk) { return events.computeIfAbsent(blk, k -> new BlockEvents()); }
 
