@@ -418,8 +418,10 @@ public final class SlotSsa {
         o = ph.value;
       } else if (o instanceof Phi p && p.replacement != null) {
         o = p.replacement;
-      } else if (o instanceof Value v && placeholders.containsKey(key(v.id()))) {
-        o = placeholders.get(key(v.id()));
+      } else if (o instanceof Value v) {
+        Placeholder ph = placeholders.get(key(v.id()));
+        if (ph == null) return o;
+        o = ph;
       } else {
         return o;
       }
