@@ -50,6 +50,17 @@ public final class ExactMath {
     Optional<Function> have = m.function(name);
     if (have.isPresent()) return have.get();
     String text = new Template(base, isDouble, w, name).module();
+    return linkHelper(m, packet, name, text, w);
+  }
+
+  /**
+   * Parses {@code text} (defining {@code @name}, external, and its internal pieces {@code @"name.*"}),
+   * links it into {@code m}, makes the helper internal and compiles it and its pieces for
+   * {@code packet}'s target (target-cpu, target-features, min-legal-vector-width).
+   */
+  static Function linkHelper(LlvmModule m, Function packet, String name, String text, int w) {
+    String features = packet.stringAttribute("target-features").orElse("");
+    String cpu = packet.stringAttribute("target-cpu").orElse("");
     try (LlvmModule src = m.context().parseIr(text, name + ".ll")) {
       src.setTargetTriple(m.targetTriple());
       src.setDataLayout(m.dataLayoutString());
@@ -65,12 +76,16 @@ public final class ExactMath {
     SignatureAbi.raise(packet, bits);
     String legal = Long.toString(Math.max(w * 64L, bits));
     f.setStringAttribute("min-legal-vector-width", legal);
+    // unwind tables as the packet function has them (debuggers and profilers walk through the helper)
+    Optional<Long> uwtable = packet.enumAttributeValue("uwtable");
+    if (uwtable.isPresent()) f.setEnumAttributeValue("uwtable", uwtable.get());
     for (Function g : m.functions()) {
-      // the remainder helper's own fmod
+      // the helper's own pieces (the remainder helper's fmod, a guarded helper's core and probe)
       if (g.name().startsWith(name + ".") && !g.isDeclaration()) {
         if (!cpu.isEmpty()) g.setStringAttribute("target-cpu", cpu);
         if (!features.isEmpty()) g.setStringAttribute("target-features", features);
         g.setStringAttribute("min-legal-vector-width", legal);
+        if (uwtable.isPresent()) g.setEnumAttributeValue("uwtable", uwtable.get());
       }
     }
     return f;

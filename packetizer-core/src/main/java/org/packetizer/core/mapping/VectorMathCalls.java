@@ -67,6 +67,10 @@ public final class VectorMathCalls {
     VectorMath targetMode = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86
         ? (afn ? VectorMath.LIBMVEC : mode) : VectorMath.INTRINSICS;
     Route r = VectorMathRoutes.route(fn, dbl, features, w, targetMode);
+    if (r instanceof Route.GlibcExact && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) != org.packetizer.core.ir.TargetArch.X86) {
+      // verified against glibc's x86-64 builds only: elsewhere the intrinsic's per-lane calls, as before
+      r = new Route.Intrinsic(fn.intrinsic());
+    }
     List<Value> args = new ArrayList<>();
     for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));
     switch (r) {
@@ -74,6 +78,13 @@ public final class VectorMathCalls {
         Function h = ExactMath.helper(module, packet, fn.name(), dbl, w);
         Value v = guard.apply(() -> b.call(h, args, call.name()));
         return Optional.of(new Emitted(v, "call to " + name + " became " + r.describe() + ", @" + h.name()));
+      }
+      case Route.GlibcExact g -> {
+        Function h = GlibcMath.helper(module, packet, g.function(), w);
+        Value active = mask != null ? mask : b.splat(b.i1(true), w, "");
+        Value v = guard.apply(() -> b.call(h, List.of(args.get(0), active), call.name()));
+        return Optional.of(new Emitted(v, "call to " + name + " became " + r.describe() + ", @" + h.name()
+            + (LibmGuard.libmSymbol(g.function()).equals(g.function()) ? "" : " checked against " + LibmGuard.libmSymbol(g.function()))));
       }
       case Route.Intrinsic in when fn.shape() == Shape.LONG_OF_T -> {
         Type rt = call.type().vectorOf(w);

@@ -17,6 +17,8 @@ import org.packetizer.core.api.PacketizerOptions.VectorMath;
  *       libm call per lane (the table in docs/vector-math.md says which, per ISA).</li>
  *   <li>{@link Route.Emitted}: vector IR the packetizer emits ({@link ExactMath}), bit-identical to
  *       glibc for every input (NaN payloads, signed zeros, subnormals, huge quotients).</li>
+ *   <li>{@link Route.GlibcExact}: expf and logf in the bit-exact mode: vector IR computing glibc's own
+ *       algorithm ({@link GlibcMath}), verified once per process against the linked libm.</li>
  *   <li>{@link Route.Library}: a vector math library: glibc's libmvec ({@code _ZGV...}, at most 4 ULP)
  *       where it has a variant, else SLEEF ({@code Sleef_...u10}, at most 1 ULP). Only with
  *       {@link VectorMath#LIBMVEC}; with {@link VectorMath#INTRINSICS} (bit-exact) these functions take
@@ -65,6 +67,14 @@ public final class VectorMathRoutes {
       public String describe() { return "packetizer vector IR (exact)"; }
     }
 
+    /**
+     * Vector IR bit-identical to glibc's own algorithm ({@link GlibcMath}: expf, logf), checked once
+     * per process against the linked libm ({@link LibmGuard}), per-lane calls where it differs.
+     */
+    record GlibcExact(String function) implements Route {
+      public String describe() { return "glibc-exact vector (verified at run time)"; }
+    }
+
     /** A call of a vector math library function handling {@code lanes} lanes per call. */
     record Library(String library, String symbol, int lanes, int arity, double maxUlps) implements Route {
       public String describe() { return library + " " + symbol + " (max " + fmtUlps(maxUlps) + " ULP)"; }
@@ -75,6 +85,12 @@ public final class VectorMathRoutes {
       public String describe() { return "per lane: " + why; }
     }
   }
+
+  /**
+   * Measurement knob ({@code -Dpacketizer.glibcMath=off}): expf and logf take their former bit-exact
+   * route (one libm call per lane) instead of {@link Route.GlibcExact}, for before/after figures.
+   */
+  static final boolean GLIBC_EXACT_OFF = "off".equals(System.getProperty("packetizer.glibcMath"));
 
   static String fmtUlps(double u) { return u == Math.rint(u) ? Long.toString((long) u) : Double.toString(u); }
 
@@ -201,6 +217,9 @@ public final class VectorMathRoutes {
         break;
     }
     int arity = fn.shape() == Shape.BINARY ? 2 : 1;
+    if (mode == VectorMath.INTRINSICS && !isDouble && GlibcMath.emits(fn.name(false)) && !GLIBC_EXACT_OFF) {
+      return new Route.GlibcExact(fn.name(false));
+    }
     if (mode == VectorMath.LIBMVEC) {
       if (LIBMVEC.contains(fn.name())) {
         Optional<Libmvec.Variant> v = Libmvec.variantOf(fn.name(), arity, isDouble, features, width);

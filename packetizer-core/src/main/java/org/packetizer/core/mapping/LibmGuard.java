@@ -1,0 +1,192 @@
+package org.packetizer.core.mapping;
+
+import java.util.Locale;
+
+/**
+ * The run-time guard of a vector helper that reproduces a libm function bit for bit (issue 16): the
+ * helper's vector fast path is only right when the libm the program is linked with computes the
+ * function with the same algorithm (glibc 2.28 and later on x86-64 for expf and logf). Another libm
+ * (musl, an older glibc, another OS, a correctly rounded one) may give other bits. So the helper
+ * checks, once per process, a probe set of inputs chosen to discriminate algorithms: its own vector
+ * fast path against the linked libm's scalar function. While the check has not run, it runs it; if
+ * any probe differs, the helper calls the scalar function on every active lane from then on.
+ *
+ * <p>{@link #unaryHelper} writes the IR of a guarded unary helper {@code @"NAME"(<W x T> %x, <W x i1> %m)}
+ * around a fast path {@code @"NAME.core"} that the caller writes:
+ * <ul>
+ *   <li>the flag {@code @"NAME.ok"} (internal i8: 0 not checked, 1 verified, 2 differs; written once
+ *       with a benign race, monotonic atomics) and the probe inputs;</li>
+ *   <li>{@code i1 @"NAME.probe"()} runs the fast path on the probe inputs, calls the scalar function on
+ *       each (calls marked {@code nobuiltin}, inputs read volatile: no compiler may fold them with its
+ *       own libm), compares the bits, stores the flag;</li>
+ *   <li>{@code @"NAME.lanes"}: the scalar function on the lanes of a mask (the active lanes outside
+ *       the fast path, or every active lane when the guard failed), so errno and special values are
+ *       the scalar function's own; it and {@code @"NAME.slow"} (the first call, the probe) are
+ *       out-of-line and cold, so that the inlined part is the flag test, the fast path and one
+ *       rarely taken branch.</li>
+ * </ul>
+ * Test hook: the system property {@code packetizer.test.libmSymbol.<fn>} (e.g.
+ * {@code packetizer.test.libmSymbol.expf=fake_expf}) names another scalar function for the probe and
+ * the per-lane calls, so that tests can pretend the linked libm differs.
+ */
+public final class LibmGuard {
+  private LibmGuard() {}
+
+  /** Prefix of the test-hook system property. */
+  public static final String HOOK_PREFIX = "packetizer.test.libmSymbol.";
+
+  /** The scalar function the helper checks against and calls per lane: {@code fn}, unless a test hook renames it. */
+  public static String libmSymbol(String fn) {
+    String s = System.getProperty(HOOK_PREFIX + fn);
+    return s == null || s.isBlank() ? fn : s.strip();
+  }
+
+  /** The flag global and the probe inputs of helper {@code name} ({@code t} = float or double). */
+  public static String globals(String name, String t, long[] probeBits) {
+    StringBuilder s = new StringBuilder();
+    s.append("@\"").append(name).append(".ok\" = internal global i8 0, align 1\n");
+    s.append("@\"").append(name).append(".probes\" = internal constant [").append(probeBits.length).append(" x ").append(t).append("] [");
+    for (int i = 0; i < probeBits.length; i++) {
+      if (i > 0) s.append(", ");
+      double v = t.equals("float") ? Float.intBitsToFloat((int) probeBits[i]) : Double.longBitsToDouble(probeBits[i]);
+      s.append(t).append(' ').append(fp(v));
+    }
+    s.append("], align 64\n");
+    return s.toString();
+  }
+
+  /**
+   * {@code i1 @"NAME.probe"()}: every probe input through {@code <W x T> @"NAME.core"(<W x T>)} and
+   * through the scalar {@code libm}; stores 1 in the flag when all agree bit for bit, else 2.
+   */
+  public static String probe(String name, String libm, String t, int w, int probes) {
+    if (probes % w != 0) throw new IllegalArgumentException(probes + " probes are not a multiple of W=" + w);
+    String vt = "<" + w + " x " + t + ">";
+    String it = t.equals("float") ? "i32" : "i64";
+    StringBuilder s = new StringBuilder();
+    s.append("define internal i1 @\"").append(name).append(".probe\"() #2 {\nentry:\n  br label %chunk\n");
+    s.append("chunk:\n  %c = phi i32 [ 0, %entry ], [ %cn, %next ]\n  %bad = phi i1 [ false, %entry ], [ %badn, %next ]\n");
+    s.append("  %base = mul i32 %c, ").append(w).append("\n");
+    s.append("  %v0 = insertelement ").append(vt).append(" poison, ").append(t).append(" 0.0, i32 0\n");
+    StringBuilder cmp = new StringBuilder();
+    String prevVec = "%v0";
+    for (int k = 0; k < w; k++) {
+      s.append("  %i").append(k).append(" = add i32 %base, ").append(k).append("\n");
+      s.append("  %p").append(k).append(" = getelementptr inbounds [").append(probes).append(" x ").append(t).append("], ptr @\"").append(name)
+          .append(".probes\", i32 0, i32 %i").append(k).append("\n");
+      s.append("  %x").append(k).append(" = load volatile ").append(t).append(", ptr %p").append(k).append("\n");
+      s.append("  %v").append(k + 1).append(" = insertelement ").append(vt).append(" ").append(prevVec).append(", ").append(t).append(" %x").append(k)
+          .append(", i32 ").append(k).append("\n");
+      prevVec = "%v" + (k + 1);
+      cmp.append("  %s").append(k).append(" = call ").append(t).append(" @\"").append(libm).append("\"(").append(t).append(" %x").append(k)
+          .append(") #3\n");
+      cmp.append("  %e").append(k).append(" = extractelement ").append(vt).append(" %y, i32 ").append(k).append("\n");
+      cmp.append("  %sb").append(k).append(" = bitcast ").append(t).append(" %s").append(k).append(" to ").append(it).append("\n");
+      cmp.append("  %eb").append(k).append(" = bitcast ").append(t).append(" %e").append(k).append(" to ").append(it).append("\n");
+      cmp.append("  %d").append(k).append(" = icmp ne ").append(it).append(" %sb").append(k).append(", %eb").append(k).append("\n");
+      cmp.append("  %b").append(k + 1).append(" = or i1 ").append(k == 0 ? "%bad" : "%b" + k).append(", %d").append(k).append("\n");
+    }
+    s.append("  %y = call ").append(vt).append(" @\"").append(name).append(".core\"(").append(vt).append(" ").append(prevVec).append(")\n");
+    s.append(cmp);
+    s.append("  %badn = or i1 %b").append(w).append(", false\n");
+    s.append("  %cn = add i32 %c, 1\n  br label %next\nnext:\n");
+    s.append("  %more = icmp ult i32 %cn, ").append(probes / w).append("\n  br i1 %more, label %chunk, label %done\n");
+    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
+    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
+    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    return s.toString();
+  }
+
+  /**
+   * The whole guarded unary helper around a fast path: {@code <W x T> @"NAME"(<W x T> %x, <W x i1> %m)}
+   * (small, inlined into the packet function: the flag test, {@code @"NAME.core"}, the test for lanes
+   * outside the fast path) and its out-of-line cold pieces {@code @"NAME.slow"} (first call: the probe;
+   * after a failed probe: every active lane per call), {@code @"NAME.lanes"} (the scalar function on
+   * the lanes of a mask) and {@code @"NAME.probe"}, plus the flag, the probe inputs and declarations.
+   * The caller supplies {@code @"NAME.core"} ({@code <W x T> (<W x T>)}, attribute group #1 free for
+   * it) and {@code special}: instructions that define {@code %special} ({@code <W x i1>}, the lanes
+   * the fast path does not cover) from {@code %x}, defining only names starting with {@code %sp.}.
+   */
+  public static String unaryHelper(String name, String libm, String t, int w, long[] probeBits, String special) {
+    String vt = "<" + w + " x " + t + ">";
+    String m = "<" + w + " x i1>";
+    String iw = "i" + w;
+    String q = "@\"" + name;
+    StringBuilder s = new StringBuilder();
+    s.append(globals(name, t, probeBits));
+    s.append(probe(name, libm, t, w, probeBits.length));
+    s.append(lanes(name, libm, t, w));
+    // the inlined part
+    s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
+    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
+    s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %cold\n");
+    s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
+    s.append(special);
+    s.append("  %sm = and ").append(m).append(" %special, %m\n");
+    s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
+    s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
+    s.append("edge:\n  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
+        .append(vt).append(" %y)\n  br label %done\n");
+    s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
+    s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], [ %yc, %cold ]\n  ret ").append(vt).append(" %r\n}\n");
+    // the first call (probe) and the calls after a failed probe
+    s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
+    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
+    s.append("  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n");
+    s.append("probe:\n  %probed = call i1 ").append(q).append(".probe\"()\n  br label %known\n");
+    s.append("known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n");
+    s.append("  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label %fast, label %perlane\n");
+    s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
+    s.append(special);
+    s.append("  %sm = and ").append(m).append(" %special, %m\n");
+    s.append("  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
+        .append(vt).append(" %y)\n  ret ").append(vt).append(" %ye\n");
+    s.append("perlane:\n  %ya = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %m, ")
+        .append(vt).append(" poison)\n  ret ").append(vt).append(" %ya\n}\n");
+    s.append(declarations(libm, t, w));
+    s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
+    return s.toString();
+  }
+
+  /**
+   * {@code <W x T> @"NAME.lanes"(<W x T> %x, <W x i1> %mask, <W x T> %acc)}: the scalar {@code libm}
+   * on each lane of {@code x} whose bit is set in {@code mask}, in lane order, its result inserted
+   * into {@code acc}; the other lanes of {@code acc} unchanged.
+   */
+  static String lanes(String name, String libm, String t, int w) {
+    String vt = "<" + w + " x " + t + ">";
+    String iw = "i" + w;
+    String idx = w < 32 ? "  %k32 = zext " + iw + " %k to i32\n" : w == 32 ? "  %k32 = add i32 %k, 0\n" : "  %k32 = trunc " + iw + " %k to i32\n";
+    return "define internal " + vt + " @\"" + name + ".lanes\"(" + vt + " %x, <" + w + " x i1> %mask, " + vt + " %acc) #2 {\n"
+        + "entry:\n"
+        + "  %mi = bitcast <" + w + " x i1> %mask to " + iw + "\n"
+        + "  %any = icmp ne " + iw + " %mi, 0\n"
+        + "  br i1 %any, label %loop, label %done\n"
+        + "loop:\n"
+        + "  %bits = phi " + iw + " [ %mi, %entry ], [ %rest, %loop ]\n"
+        + "  %a = phi " + vt + " [ %acc, %entry ], [ %na, %loop ]\n"
+        + "  %k = call " + iw + " @llvm.cttz." + iw + "(" + iw + " %bits, i1 true)\n"
+        + idx
+        + "  %xi = extractelement " + vt + " %x, i32 %k32\n"
+        + "  %ri = call " + t + " @\"" + libm + "\"(" + t + " %xi)\n"
+        + "  %na = insertelement " + vt + " %a, " + t + " %ri, i32 %k32\n"
+        + "  %m1 = sub " + iw + " %bits, 1\n"
+        + "  %rest = and " + iw + " %bits, %m1\n"
+        + "  %more = icmp ne " + iw + " %rest, 0\n"
+        + "  br i1 %more, label %loop, label %done\n"
+        + "done:\n"
+        + "  %r = phi " + vt + " [ %acc, %entry ], [ %na, %loop ]\n"
+        + "  ret " + vt + " %r\n}\n";
+  }
+
+  /** Declarations and attribute groups the pieces use (#2 the probe, #3 its libm calls). */
+  public static String declarations(String libm, String t, int w) {
+    return "declare " + t + " @\"" + libm + "\"(" + t + ")\n"
+        + "declare i" + w + " @llvm.cttz.i" + w + "(i" + w + ", i1)\n"
+        + "attributes #2 = { noinline cold nounwind }\n"
+        + "attributes #3 = { nobuiltin }\n";
+  }
+
+  /** A floating-point constant as LLVM writes it (hexadecimal double bits, also for float). */
+  static String fp(double v) { return String.format(Locale.ROOT, "0x%016X", Double.doubleToRawLongBits(v)); }
+}
