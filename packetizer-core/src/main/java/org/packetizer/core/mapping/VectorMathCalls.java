@@ -72,6 +72,22 @@ public final class VectorMathCalls {
       r = new Route.Intrinsic(fn.intrinsic());
     }
     List<Value> args = new ArrayList<>();
+    if (targetMode == VectorMath.INTRINSICS && ExactTrig.emits(fn.name(), dbl) && ExactTrig.worthwhile(features)
+        && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
+      // bit-exact sinf/cosf: glibc's scheme on vectors, libm for the lanes outside its fast range
+      Value x = vec.apply(call.operand(0));
+      // the fast path of sin and cos together, outside the skip-when-no-lane-active block: a sine and a
+      // cosine of one packet make two identical calls, which the clean-up merges
+      Value both = b.call(ExactTrig.pair(module, packet, w), List.of(x), "");
+      args.add(x);
+      args.add(mask != null ? mask : b.splat(b.constInt(module.context().i1(), 1), w, ""));
+      args.add(b.extractValue(both, fn.name().equals("sin") ? 0 : 1, ""));
+      Function h = ExactTrig.helper(module, packet, fn.name(), w);
+      Value v = guard.apply(() -> b.call(h, args, call.name()));
+      return Optional.of(new Emitted(v, "call to " + name + " became packetizer vector IR (glibc's " + fn.name(false)
+          + (ExactTrig.fused(features) ? ", FMA build" : ", SSE2 build") + ", bit-identical; libm for lanes with |x| >= 120,"
+          + " infinities and NaN), @" + h.name()));
+    }
     for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));
     switch (r) {
       case Route.Emitted e -> {

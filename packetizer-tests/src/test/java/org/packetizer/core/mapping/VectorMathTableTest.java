@@ -84,6 +84,10 @@ class VectorMathTableTest {
     t.append("fast-math flag (clang's `-ffast-math`, `-fapprox-func`) takes the library route in both modes, as GCC\n");
     t.append("uses glibc's vector variants only under `-ffast-math`. Library and exact-IR calls under a partial mask\n");
     t.append("are skipped when no lane is active. Why the default is libmvec: [performance.md](performance.md#vector-math-modes).\n\n");
+    t.append("In the bit-exact mode on x86-64, `sinf` and `cosf` are vector IR of glibc's own algorithm (`ExactTrig`:\n");
+    t.append("its FMA or SSE2 build as the target's features select, bit-identical over all 2^32 inputs; libm for the\n");
+    t.append("lanes with |x| ≥ 120, infinities and NaN; a sine and cosine of one argument share one reduction; a\n");
+    t.append("once-per-process guard sends every lane to libm when the linked libm differs on a probe set).\n\n");
     t.append("Routes: **IR** — vector IR the packetizer emits (`ExactMath`), bit-identical to glibc for every input,\n");
     t.append("NaN payloads included (`VectorMathDifferentialTest`: special values crossed with each other, random\n");
     t.append("bits, huge quotients; 200,000 random pairs for fmod); **vector** — an LLVM intrinsic the back end\n");
