@@ -295,6 +295,8 @@ public class Value {
 
   // compares
   public int icmpPredicate() { return LLVMGetICmpPredicate(ref); }
+  /** Whether this is {@code icmp slt}. */
+  public boolean isIcmpSlt() { return LLVMGetICmpPredicate(ref) == LLVMIntSLT; }
 
   /** Whether this integer compare is {@code eq} / {@code ne}. */
   public boolean isICmpEq() { return icmpPredicate() == LLVMIntEQ; }
