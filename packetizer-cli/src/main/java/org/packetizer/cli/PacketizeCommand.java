@@ -167,8 +167,9 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   String refill;
 
   @Option(names = "--refill-batch", paramLabel = "LANES",
-      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W (default W/2,"
-          + " the measured best: one round of loads, code before the loop and stores then serves several lanes; docs/drivers.md).")
+      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W. Default: with"
+          + " compaction (AVX-512, SVE of known length) a refill round every k iterations, k adapted while running; else W/2"
+          + " (docs/drivers.md).")
   Integer refillBatch;
 
   @Option(names = "--interleave", paramLabel = "IC",
@@ -223,7 +224,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " from libm), SLEEF for lgamma and tgamma (link -lsleef; --check compares against the same variants), or LLVM"
           + " vector intrinsics, which call libm per lane (bit-identical, slower; under a partial mask only the active"
           + " lanes call; a call with the afn flag, as clang writes for -ffast-math, still takes libmvec); in that mode sinf"
-          + " and cosf on x86-64 targets with FMA and AVX2 are vector IR of glibc's own algorithm (bit-identical). fmod, remainder, fmin, fmax, fdim,"
+          + " and cosf on x86-64 targets with FMA and AVX2 are vector IR of glibc's own algorithm (bit-identical), and so are"
+          + " expf and logf on every x86-64 target, checked once per process against the linked libm. fmod, remainder, fmin, fmax, fdim,"
           + " nextafter, ldexp, scalbn, scalbln, ilogb and logb are exact vector IR either way; every function's route:"
           + " docs/vector-math.md (default: ${DEFAULT-VALUE}).")
   String vectorMath;

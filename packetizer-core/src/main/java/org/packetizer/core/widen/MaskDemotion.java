@@ -258,7 +258,7 @@ public final class MaskDemotion {
         for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
           if (i.opcode() != Opcode.BITCAST || !i.type().equals(bitsTy)) continue;
           Value c = i.operand(0);
-          if (!c.isInstruction() || c.opcode() != Opcode.ICMP || !c.isIcmpSlt()
+          if (!c.isInstruction() || c.opcode() != Opcode.ICMP || !c.isICmpSlt()
               || !c.operand(1).isNullValue()) continue;
           Value p = c.operand(0);
           if (!p.isInstruction() || p.opcode() != Opcode.PHI || !p.type().equals(wideTy)) continue;
@@ -327,7 +327,7 @@ public final class MaskDemotion {
     Value existingBits(Value v, Block bb, Type bitsTy) {
       if (v.isConstant()) return null;
       for (Value u : v.users()) {
-        if (u.opcode() != Opcode.ICMP || !u.isIcmpSlt()
+        if (u.opcode() != Opcode.ICMP || !u.isICmpSlt()
             || !u.operand(0).equals(v) || !u.operand(1).isNullValue() || u.block().orElseThrow().id() != bb.id()) continue;
         for (Value c : u.users()) {
           if (c.opcode() == Opcode.BITCAST && c.type().equals(bitsTy) && c.block().orElseThrow().id() == bb.id()) return c;

@@ -88,6 +88,12 @@ class VectorMathTableTest {
     t.append("its FMA or SSE2 build as the target's features select, bit-identical over all 2^32 inputs; libm for the\n");
     t.append("lanes with |x| ≥ 120, infinities and NaN; a sine and cosine of one argument share one reduction; a\n");
     t.append("once-per-process guard sends every lane to libm when the linked libm differs on a probe set).\n\n");
+    t.append("In the bit-exact mode (`--vector-math intrinsics`) `expf` and `logf` on x86-64 take another route,\n");
+    t.append("**glibc-exact**: glibc's own algorithm (2.28 and later) as vector IR (`GlibcMath`), bit-identical to this\n");
+    t.append("machine's libm over all 2^32 inputs at W4/W8/W16 (`bin/exhaustive-math`), checked once per process against\n");
+    t.append("the linked libm on probe inputs (`LibmGuard`: a libm that differs gets one call per lane from then on);\n");
+    t.append("lanes outside glibc's fast path (expf: |x| ≥ 88, NaN; logf: x ≤ 0, subnormal, infinite, NaN) call libm,\n");
+    t.append("so they set `errno` as the scalar call does. The remark says `glibc-exact vector (verified at run time)`.\n\n");
     t.append("Routes: **IR** — vector IR the packetizer emits (`ExactMath`), bit-identical to glibc for every input,\n");
     t.append("NaN payloads included (`VectorMathDifferentialTest`: special values crossed with each other, random\n");
     t.append("bits, huge quotients; 200,000 random pairs for fmod); **vector** — an LLVM intrinsic the back end\n");
