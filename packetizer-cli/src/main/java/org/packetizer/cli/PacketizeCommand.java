@@ -167,8 +167,9 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
   String refill;
 
   @Option(names = "--refill-batch", paramLabel = "LANES",
-      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W (default W/2,"
-          + " the measured best: one round of loads, code before the loop and stores then serves several lanes; docs/drivers.md).")
+      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W. Default: with"
+          + " compaction (AVX-512, SVE of known length) a refill round every k iterations, k adapted while running; else W/2"
+          + " (docs/drivers.md).")
   Integer refillBatch;
 
   @Option(names = "--interleave", paramLabel = "IC",

@@ -72,12 +72,13 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
 
   @Override
   public OpKind kind(Value v) {
-    if (!blockOf.containsKey(v)) {
+    // (opcodes holds exactly this function's instructions, as blockOf does: one lookup)
+    Opcode op = opcodes.get(v);
+    if (op == null) {
       if (v.isArgument()) return OpKind.PARAMETER;
       if (v.isConstantInt()) return OpKind.CONSTANT_INT;
       return OpKind.CONSTANT_OTHER;
     }
-    Opcode op = opcode(v);
     if (op != Opcode.PHI && op != Opcode.SELECT && op != Opcode.LOAD && op != Opcode.CALL && op != Opcode.ALLOCA
         && involvesComposite(v)) {
       // strides are per lane of a scalar; a vector or aggregate (or a bit cast from one) is uniform or varying

@@ -75,6 +75,33 @@ public final class RefillDriver {
   static int defaultBatch(int w) { return Math.max(1, w / 2); }
 
   /**
+   * The constant c of the block rule: a refill round every k iterations, k = ⌊√(c·T)⌋ (1 to
+   * {@link #MAX_BLOCK}), T the iterations per element measured so far (lane-iterations, idle ones
+   * included, over the elements started). A cost model behind it: per element, the lanes idle k/2
+   * iterations on average before the round that refills them, and a round every k iterations serves
+   * W·k/T lanes (Little's law: W lanes each busy T iterations per element), so the time per element is
+   * a·(T + k/2)/W + b·T/(W·k) for a time a per iteration and b per round, least at k = √(2(b/a)·T). c = 4
+   * is measured (docs/performance.md "Refill blocks": c 3, 4 and 6 within 3% of each other, 16 10-15% slower).
+   * {@code -Dpacketizer.refill.blockScale} overrides it, for measurement.
+   */
+  static final int BLOCK_SCALE = Integer.getInteger("packetizer.refill.blockScale", 4);
+  /** The longest block of iterations between refill rounds. */
+  static final int MAX_BLOCK = 64;
+
+  /**
+   * Whether the driver refills in blocks of iterations ({@link #BLOCK_SCALE}) rather than when a batch
+   * of lanes is free: with compaction (rounds of a few vector instructions) and no batch asked for.
+   * Why blocks: the iterations' exit test "enough lanes free" depends on the data, and on random inputs
+   * its outcome is a surprise at every round (docs/performance.md: the same round cost twice as much on
+   * random as on coherent inputs, with the same instructions), while a counted block of k iterations
+   * ends where the branch predictor expects it. With scalar moves (no AVX-512) a round costs a move per
+   * lane, so waiting for a batch stays better there (measured at W8 on AVX2).
+   */
+  static boolean blocks(PacketizerOptions options, boolean compact) {
+    return compact && options.refillBatch() == 0 && BLOCK_SCALE > 0;
+  }
+
+  /**
    * The clean-up on the driver after inlining (the packet functions' own, {@code Packetizer.CLEANUP_PIPELINE}:
    * the driver package does not depend on the pipeline's driver class).
    */
@@ -157,8 +184,10 @@ public final class RefillDriver {
         && vscale > 0 && compactable(split, w, (int) (128 * vscale));
     int sveBits = sve ? (int) (128 * vscale) : 0;
     Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
+    boolean blocks = blocks(options, sve || x86Compact);
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
-        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, minFree(w, options), sve || x86Compact, sveBits).emit();
+        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, minFree(w, options), sve || x86Compact, sveBits,
+        blocks ? BLOCK_SCALE : 0).emit();
     Optional<String> bad = driver.verify();
     if (bad.isPresent()) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + driver.name()
@@ -174,8 +203,11 @@ public final class RefillDriver {
       });
     }
     return new Outcome(true, new Remark(Remark.Kind.NOTE, fn, null, null, "lane refill (" + mode + ") at " + what + ": "
-        + split.state().size() + " values of state per lane; a refill round when " + minFree(w, options) + " of " + w
-        + " lanes are free; free lanes take the next elements by "
+        + split.state().size() + " values of state per lane; "
+        + (blocks ? "a refill round every k iterations, k = ⌊√(" + BLOCK_SCALE + "·T)⌋ (1 to " + MAX_BLOCK + "), T the measured"
+            + " iterations per element, adapted at every round; " : "a refill round when " + minFree(w, options) + " of " + w
+            + " lanes are free; ")
+        + "free lanes take the next elements by "
         + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
             : sve || x86Compact ? "compaction: the lanes still in the loop move to the front (" + (sve ? "SVE compact, " + (128 * vscale)
             + "-bit vectors" : "AVX-512 vpcompress") + "), the next elements follow them by one masked contiguous load per array,"
@@ -386,8 +418,10 @@ public final class RefillDriver {
      * gathers and scatters into a test, a branch and a stack round trip for every lane of every array.
      */
     private final boolean scalarMoves;
-    /** Lanes that must be free before the iterations stop for a refill round. */
+    /** Lanes that must be free before the iterations stop for a refill round (without blocks). */
     private final int minFree;
+    /** The block rule's constant ({@link #BLOCK_SCALE}), 0 for the batch rule ({@link #minFree}). */
+    private final int blockScale;
     /**
      * Whether the refill rounds compact: the lanes still in the loop move to the front (each value of
      * their state and their indices, by SVE {@code compact} or AVX-512 {@code vpcompress}), and the
@@ -408,7 +442,7 @@ public final class RefillDriver {
 
     Emitter(LlvmModule module, Function driver, Function pre, Function iter, List<ParamKind> kinds, List<Type> types, Type rt,
         RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter, boolean scalarMoves, int minFree,
-        boolean compact, int compactBits) {
+        boolean compact, int compactBits, int blockScale) {
       this.module = module;
       this.ctx = module.context();
       this.driver = driver;
@@ -424,6 +458,7 @@ public final class RefillDriver {
       this.unmaskedIter = unmaskedIter;
       this.scalarMoves = scalarMoves;
       this.minFree = minFree;
+      this.blockScale = blockScale;
       this.compact = compact;
       this.x86Compress = compact && compactBits == 0;
       // x86: only the packet of 32-bit lanes is sure to be legal (a 512-bit one at W8 may not be: prefer-256-bit
@@ -477,6 +512,9 @@ public final class RefillDriver {
         Value active = b.phi(mT, "active");
         Value done = b.phi(mT, "done");
         Value next = b.phi(sizeT, "next");
+        // blocks: the length of the block and the packet iterations run so far
+        Value block = blockScale > 0 ? b.phi(sizeT, "block") : null;
+        Value total = blockScale > 0 ? b.phi(sizeT, "iterations") : null;
         b.condBr(any(b, done, "any.done"), store, refillCheck);
 
         b.atEnd(store);
@@ -557,6 +595,19 @@ public final class RefillDriver {
         // leave the iterations when at most this many lanes are busy: W - minFree while input remains, else 0
         Value threshold = b.select(b.icmpUlt(next3, n, "input.left3"), b.constInt(bitsT, w - minFree), b.constInt(bitsT, 0),
             "threshold");
+        // blocks: k follows ⌊√(c·T)⌋, T = W·iterations / elements started, one step per round (compared
+        // squared, so no division and no square root: (k+1)²·started <= c·W·iterations means k is short)
+        Value block2 = null;
+        if (blockScale > 0) {
+          Value started = b.max(next3, b.constInt(sizeT, 1), true, "started");
+          Value budget = b.mul(total, b.constInt(sizeT, (long) blockScale * w), "block.budget");
+          Value k1 = b.add(block, b.constInt(sizeT, 1), "");
+          Value up = b.and(b.icmpUlt(block, b.constInt(sizeT, MAX_BLOCK), ""),
+              b.not(b.icmpUlt(budget, b.mul(b.mul(k1, k1, ""), started, ""), ""), ""), "block.up");
+          Value down = b.and(b.icmpUlt(b.constInt(sizeT, 1), block, ""),
+              b.icmpUlt(budget, b.mul(b.mul(block, block, ""), started, ""), ""), "block.down");
+          block2 = b.select(up, k1, b.select(down, b.sub(block, b.constInt(sizeT, 1), ""), block, ""), "block.next");
+        }
         b.condBr(any(b, active2, "any.active"), run, idle);
 
         // idle: nobody in the loop; store what pre finished, refill again, or stop
@@ -576,6 +627,7 @@ public final class RefillDriver {
         for (int k = 0; k < ns; k++) sr.add(b.phi(stateT.get(k), "state" + k + ".it"));
         Value resR = resT == null ? null : b.phi(resT, "result.it");
         Value activeR = b.phi(mT, "active.it");
+        Value count = blockScale > 0 ? b.phi(sizeT, "block.count") : null;
         List<Value> iargs = new ArrayList<>();
         List<Type> iterParams = iter.functionType().paramTypes();
         for (int k = 0; k < ns; k++) iargs.add(convert(b, sr.get(k), iterParams.get(k)));
@@ -592,15 +644,26 @@ public final class RefillDriver {
         Value res3 = resT == null ? null : b.select(activeR, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resR, "result.next");
         // (a select, not an and: an unmasked iter's answer for a lane that is not in the loop may be poison)
         Value active3 = b.select(activeR, iterAt, b.constNull(mT), "active.next");
-        Value busy = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active3, bitsT, "")), "busy");
-        Value keep = b.icmpUlt(threshold, busy, "keep.iterating");
+        Value keep;
+        Value count1 = null;
+        if (blockScale > 0) {
+          // a counted block: k iterations (no lane left: sooner; input exhausted: until no lane is left)
+          count1 = b.add(count, b.constInt(sizeT, 1), "block.count.next");
+          Value inBlock = b.or(b.icmpUlt(count1, block2, ""), b.not(b.icmpUlt(next3, n, ""), "drain"), "in.block");
+          keep = b.and(any(b, active3, "still.busy"), inBlock, "keep.iterating");
+        } else {
+          Value busy = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active3, bitsT, "")), "busy");
+          keep = b.icmpUlt(threshold, busy, "keep.iterating");
+        }
         Block runExit = driver.appendBlock("iterate.exit");
         b.condBr(keep, run, runExit);
+        if (count != null) count.addIncoming(List.of(b.constInt(sizeT, 0), count1), List.of(runCheck, run));
         for (int k = 0; k < ns; k++) sr.get(k).addIncoming(List.of(st2.get(k), st3.get(k)), List.of(runCheck, run));
         if (resR != null) resR.addIncoming(List.of(res2, res3), List.of(runCheck, run));
         activeR.addIncoming(List.of(active2, active3), List.of(runCheck, run));
         b.atEnd(runExit);
         Value done3 = b.or(done2, b.and(active2, b.not(active3, ""), "finished"), "done.next");
+        Value total3 = total == null ? null : b.add(total, count1, "iterations.next");
         b.br(head);
 
         b.atEnd(exit);
@@ -615,6 +678,10 @@ public final class RefillDriver {
         active.addIncoming(List.of(b.constNull(mT), active2, active3), List.of(entry, idle, runExit));
         done.addIncoming(List.of(b.constNull(mT), done2, done3), List.of(entry, idle, runExit));
         next.addIncoming(List.of(b.constInt(sizeT, 0), next3, next3), List.of(entry, idle, runExit));
+        if (block != null) {
+          block.addIncoming(List.of(b.constInt(sizeT, 1), block2, block2), List.of(entry, idle, runExit));
+          total.addIncoming(List.of(b.constInt(sizeT, 0), total, total3), List.of(entry, idle, runExit));
+        }
       }
     }
 

@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.bytedeco.javacpp.PointerPointer;
 import org.bytedeco.llvm.LLVM.LLVMAttributeRef;
 import org.bytedeco.llvm.LLVM.LLVMBasicBlockRef;
+import org.bytedeco.llvm.LLVM.LLVMValueRef;
 
 /** A function (definition or declaration). */
 public final class Function extends Value {
@@ -60,7 +61,9 @@ public final class Function extends Value {
 
   public int instructionCount() {
     int n = 0;
-    for (Block b : blocks()) n += b.instructions().size();
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(ref); b != null && !b.isNull(); b = LLVMGetNextBasicBlock(b)) {
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) n++;
+    }
     return n;
   }
 

@@ -299,6 +299,7 @@ public class Value {
   /** Whether this integer compare is {@code eq} / {@code ne}. */
   public boolean isICmpEq() { return icmpPredicate() == LLVMIntEQ; }
   public boolean isICmpNe() { return icmpPredicate() == LLVMIntNE; }
+  /** Whether this integer compare is {@code slt}. */
   public boolean isICmpSlt() { return icmpPredicate() == LLVMIntSLT; }
 
   /** Whether this integer compare is an equality or an unsigned one ({@code eq ne ult ule ugt uge}). */

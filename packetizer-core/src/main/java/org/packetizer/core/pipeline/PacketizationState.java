@@ -200,17 +200,17 @@ public final class PacketizationState {
     if (pending.isEmpty()) return;
     List<Pending> batch = List.copyOf(pending);
     pending.clear();
-    Map<Long, String> texts = new HashMap<>();
+    Map<Value, String> texts = new HashMap<>();
     Set<Long> printed = new HashSet<>();
     for (Pending p : batch) {
-      if (p.inst() == null || texts.containsKey(p.inst().ref().address())) continue;
+      if (p.inst() == null || texts.containsKey(p.inst())) continue;
       Optional<Function> fn = p.inst().isInstruction() ? p.inst().block().map(Block::parent) : Optional.empty();
       if (fn.isPresent() && printed.add(fn.get().ref().address())) texts.putAll(instructionTexts(fn.get()));
     }
     for (Pending p : batch) {
       String text = null;
       if (p.inst() != null) {
-        text = texts.get(p.inst().ref().address());
+        text = texts.get(p.inst());
         if (text == null) text = p.inst().print();
       }
       Remark r = new Remark(p.kind(), scalarName, p.block(), text, p.message());
@@ -223,10 +223,10 @@ public final class PacketizationState {
    * Every instruction's text, from one printout of the function (lines of the body in order, debug
    * records skipped); empty when the lines do not line up with the instructions.
    */
-  static Map<Long, String> instructionTexts(Function fn) {
-    List<Long> insts = new ArrayList<>();
+  static Map<Value, String> instructionTexts(Function fn) {
+    List<Value> insts = new ArrayList<>();
     for (Block bl : fn.blocks()) {
-      for (Value v = bl.firstInstruction(); v != null; v = v.nextInstruction()) insts.add(v.ref().address());
+      for (Value v = bl.firstInstruction(); v != null; v = v.nextInstruction()) insts.add(v);
     }
     String[] lines = fn.print().split("\n");
     List<String> body = new ArrayList<>();
@@ -248,7 +248,7 @@ public final class PacketizationState {
       }
     }
     if (body.size() != insts.size()) return Map.of();
-    Map<Long, String> out = new HashMap<>();
+    Map<Value, String> out = new HashMap<>(insts.size() * 2);
     for (int i = 0; i < insts.size(); i++) out.put(insts.get(i), body.get(i));
     return out;
   }

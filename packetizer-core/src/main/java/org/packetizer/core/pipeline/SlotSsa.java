@@ -162,7 +162,7 @@ public final class SlotSsa {
    * The map key of an LLVM object's address: a bijection that spreads the address's bits (Long's own
    * hash of aligned, closely allocated addresses crowds HashMap bins into trees).
    */
-  private static long key(long address) { return address * 0x9E3779B97F4A7C15L; }
+  private static long key(long address) { return org.packetizer.core.ir.Llvm.addressKey(address); }
 
   private BlockEvents events(long blk) { return events.computeIfAbsent(blk, k -> new BlockEvents()); }
 
@@ -418,8 +418,10 @@ public final class SlotSsa {
         o = ph.value;
       } else if (o instanceof Phi p && p.replacement != null) {
         o = p.replacement;
-      } else if (o instanceof Value v && placeholders.containsKey(key(v.id()))) {
-        o = placeholders.get(key(v.id()));
+      } else if (o instanceof Value v) {
+        Placeholder ph = placeholders.get(key(v.id()));
+        if (ph == null) return o;
+        o = ph;
       } else {
         return o;
       }

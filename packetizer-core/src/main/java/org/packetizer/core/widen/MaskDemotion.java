@@ -87,7 +87,7 @@ public final class MaskDemotion {
     Type wideTy;
     IrBuilder b;
     final Map<Value, Value> wide = new HashMap<>();          // mask value -> integer mask
-    final Map<String, Value> narrow = new HashMap<>();       // "value@block" -> icmp slt in that block
+    final Map<At, Value> narrow = new HashMap<>();           // (value, block) -> icmp slt in that block
     final List<Value> rebuilt = new ArrayList<>();           // original convertible instructions
     final Set<Value> convertible = new HashSet<>();
 
@@ -199,8 +199,8 @@ public final class MaskDemotion {
         // the remaining uses of rebuilt instructions read an i1 mask made from the integer one: one
         // conversion per value and block, before the first use there (found by positions numbered
         // once per block: comparing instructions by walking the block was quadratic in its length)
-        Map<Long, Map<Long, Integer>> positions = new HashMap<>();
-        Map<String, Value> firstUser = new LinkedHashMap<>();
+        Map<Block, Map<Value, Integer>> positions = new HashMap<>();
+        Map<At, Value> firstUser = new LinkedHashMap<>();
         List<Value[]> uses = new ArrayList<>();
         for (Value old : rebuilt) {
           for (Value user : old.users()) {
@@ -211,20 +211,19 @@ public final class MaskDemotion {
               continue;
             }
             Block bb = user.block().orElseThrow();
-            Map<Long, Integer> pos = positions.computeIfAbsent(bb.id(), k -> {
-              Map<Long, Integer> m = new HashMap<>();
+            Map<Value, Integer> pos = positions.computeIfAbsent(bb, k -> {
+              Map<Value, Integer> m = new HashMap<>();
               int n = 0;
-              for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) m.put(i.id(), n++);
+              for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) m.put(i, n++);
               return m;
             });
-            String key = old.id() + "@" + bb.id();
-            firstUser.merge(key, user, (a, c) -> pos.get(c.id()) < pos.get(a.id()) ? c : a);
+            firstUser.merge(new At(old, bb, false), user, (a, c) -> pos.get(c) < pos.get(a) ? c : a);
             uses.add(new Value[] {old, user});
           }
         }
         for (Value[] u : uses) {
           Value old = u[0], user = u[1];
-          String key = old.id() + "@" + user.block().orElseThrow().id();
+          At key = new At(old, user.block().orElseThrow(), false);
           Value r = narrow.get(key);
           if (r == null) {
             r = b.before(firstUser.get(key)).icmpSlt(wide.get(old), b.constNull(wideTy), old.name());
@@ -391,9 +390,12 @@ public final class MaskDemotion {
       return b.constVector(lanes);
     }
 
+    /** Where a narrowed copy of {@code value} goes: in {@code block} before its first user there, or at its end. */
+    record At(Value value, Block block, boolean atEnd) {}
+
     /** {@code icmp slt wide(v), 0} at the end of {@code bb} (for a phi's incoming value). */
     Value narrowAtEnd(Value v, Block bb) {
-      String key = v.id() + "@end@" + bb.id();
+      At key = new At(v, bb, true);
       Value r = narrow.get(key);
       if (r != null) return r;
       r = b.before(bb.terminator()).icmpSlt(wide.get(v), b.constNull(wideTy), v.name());

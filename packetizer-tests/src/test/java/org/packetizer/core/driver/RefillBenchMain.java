@@ -77,7 +77,10 @@ public final class RefillBenchMain {
     try (InputStream in = RefillBenchMain.class.getResourceAsStream("/driver/bench_refill.c")) {
       Files.writeString(dir.resolve("bench_refill.c"), new String(in.readAllBytes(), StandardCharsets.UTF_8));
     }
-    check(clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic", "-mcpu=" + march,
+    // every function at a 64-byte boundary: the saxpy driver and the hand-written loop both call saxpy_pW once per
+    // packet, and where the packet functions before it happen to end moved the driver/hand ratio between 0.80 and
+    // 1.23 with the same instructions (docs/performance.md "Code placement"); aligned, both loops see the same callee
+    check(clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic", "-mcpu=" + march, "-align-all-functions=6",
         dir.resolve("k.packet.bc").toString(), "-o", dir.resolve("k.o").toString()), dir), "llc");
     String cc = Files.isExecutable(Path.of("/usr/bin/gcc")) ? "/usr/bin/gcc" : null;
     List<String> opts = List.of("-O2", "-std=c11", "-mavx2", "-mfma", "-mavx512f", "-mavx512vl", "bench_refill.c", "k.o", "-o", "bench");

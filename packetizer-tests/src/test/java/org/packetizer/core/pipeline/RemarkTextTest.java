@@ -25,13 +25,13 @@ class RemarkTextTest {
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(manifest.bitcode(any), bc)) {
         for (Function f : m.functions()) {
           if (f.isDeclaration()) continue;
-          Map<Long, String> texts = PacketizationState.instructionTexts(f);
+          Map<Value, String> texts = PacketizationState.instructionTexts(f);
           assertFalse(texts.isEmpty(), () -> "no texts for @" + f.name() + " in " + bc);
           for (Block bl : f.blocks()) {
             for (Value v = bl.firstInstruction(); v != null; v = v.nextInstruction()) {
               // (metadata nodes are numbered per printout: !4 alone may be !7 in the function's)
               String alone = v.print().replaceAll("!\\d+", "!N");
-              String batch = texts.get(v.ref().address());
+              String batch = texts.get(v);
               assertEquals(alone, batch == null ? null : batch.replaceAll("!\\d+", "!N"), "@" + f.name() + " in " + bc);
               checked++;
             }
