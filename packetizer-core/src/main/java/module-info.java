@@ -19,5 +19,5 @@ module org.packetizer.core {
   exports org.packetizer.core.widen to org.packetizer.testkit;
   exports org.packetizer.core.mapping to org.packetizer.jit, org.packetizer.testkit, org.packetizer.bench, org.packetizer.cli;
   exports org.packetizer.core.wrapper to org.packetizer.cli;
-  exports org.packetizer.core.driver to org.packetizer.cli;
+  exports org.packetizer.core.driver to org.packetizer.cli, org.packetizer.bench;
 }

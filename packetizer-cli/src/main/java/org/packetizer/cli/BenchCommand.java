@@ -83,6 +83,12 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--seed", description = "Input seed (default 1).")
   Long seed;
 
+  @Option(names = "--interleave", paramLabel = "IC",
+      description = "The packet loop's interleave count: auto (default: 2 where the kernel's loops are bound by the latency of a"
+          + " loop-carried chain, as the array drivers choose; the table shows e.g. W8/AVX2 x2, still 8-lane vectors), 1 (off:"
+          + " one W-lane packet per step), 2 or 4 (forced).")
+  String interleave;
+
   @Option(names = "--inputs", paramLabel = "ORDER",
       description = "random (default: independent inputs per element, the worst case for divergent kernels) or coherent "
           + "(elements ordered along a Z-order curve of their first two varying inputs, as pixels of an image tile).")
@@ -200,6 +206,13 @@ public final class BenchCommand implements Callable<Integer> {
         case "random" -> false;
         case "coherent" -> true;
         default -> throw new IllegalArgumentException("--inputs must be random or coherent, not '" + inputs + "'");
+      });
+    }
+    if (interleave != null) {
+      o = o.withInterleave(switch (interleave) {
+        case "auto" -> 0;
+        case "1", "2", "4" -> Integer.parseInt(interleave);
+        default -> throw new IllegalArgumentException("--interleave must be auto, 1, 2 or 4, not '" + interleave + "'");
       });
     }
     if (inProcess) o = o.withIsolate(false);

@@ -171,6 +171,13 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " the measured best: one round of loads, code before the loop and stores then serves several lanes; docs/drivers.md).")
   Integer refillBatch;
 
+  @Option(names = "--interleave", paramLabel = "IC",
+      description = "With --array-driver: the interleave count, IC independent W-lane packets per driver step (IC x W"
+          + " elements; docs/drivers.md). auto (the default): 2 where the function's loops are bound by the latency of a"
+          + " loop-carried chain and registers allow, else 1, reported as a remark; 1: never; 2 or 4: forced."
+          + " Not with --refill (the refill driver keeps one W-lane chain per step).")
+  String interleave;
+
   @Option(names = "--header", paramLabel = "FILE",
       description = "With --array-driver: write a C header declaring the drivers (plain C types, no vector types).")
   Path header;
@@ -599,6 +606,19 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
         throw CliException.usage("--refill-batch=" + refillBatch + ": expected 1 to the width " + width + " (lanes)");
       }
     }
+    int interleaveCount = 0;
+    if (interleave != null) {
+      switch (interleave) {
+        case "auto" -> interleaveCount = 0;
+        case "1", "2", "4" -> interleaveCount = Integer.parseInt(interleave);
+        default -> throw CliException.usage("--interleave=" + interleave + ": expected auto, 1, 2 or 4");
+      }
+      if (arrayDriver == null) throw CliException.usage("--interleave needs --array-driver (it changes the driver's loop)");
+      if (interleaveCount > 1 && refillMode != org.packetizer.core.api.Refill.OFF) {
+        throw CliException.usage("--interleave " + interleave + " does not combine with --refill (the refill driver keeps one"
+            + " W-lane chain per step); use --refill=off or --interleave 1");
+      }
+    }
     if (arrayDriver != null && declaredVariants) {
       throw CliException.usage("--array-driver does not combine with --declared-variants (one driver per function: packetize it with -f)");
     }
@@ -608,7 +628,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     }
     return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, scalable, targetTriple, targetCpu, targetFeatures, vectorBits, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug,
-        arrayDriver, header, refillMode, refillBatch == null ? 0 : refillBatch);
+        arrayDriver, header, refillMode, refillBatch == null ? 0 : refillBatch, interleaveCount);
   }
 
   static void checkWidth(String what, int w) {

@@ -64,7 +64,8 @@ record Settings(
     String arrayDriver,
     Path header,
     org.packetizer.core.api.Refill refill,
-    int refillBatch) {
+    int refillBatch,
+    int interleave) {
 
   /**
    * The SIMD name passed to the core for {@code f}: the given or default one, or null with
@@ -90,7 +91,8 @@ record Settings(
         .scalable(scalable)
         .arrayDriver(arrayDriver)
         .refill(refill)
-        .refillBatch(refillBatch);
+        .refillBatch(refillBatch)
+        .interleave(interleave);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);

@@ -55,4 +55,34 @@ class ArrayDriverCliTest {
     assertTrue(r.err().contains("--array-driver=bad name: expected a function name pattern"), r.err());
     assertFalse(Files.exists(dir.resolve("x.h")));
   }
+
+  @Test
+  void interleaveOption() throws Exception {
+    Path in = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("m2.packet.bc");
+    Cli.Run r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--interleave", "2",
+        "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("interleave count 2 (16 elements per step as 2 chains of 8 lanes), forced by the interleave option"),
+        r.err());
+    assertTrue(r.err().contains("full packets call @mandelbrot_simd8.x2 (2 x 8 lanes), the remainder one masked"
+        + " @mandelbrot_simd8.x2.masked"), r.err());
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(out)) {
+      assertTrue(m.function("mandelbrot_simd8.x2").isPresent() && m.function("mandelbrot_simd8.x2.masked").isPresent());
+      assertTrue(m.function("mandelbrot_simd8.masked").isEmpty());
+    }
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--interleave", "1",
+        "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("interleave count 1 (8 elements per step as one chain of 8 lanes), forced"), r.err());
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "--array-driver", "--interleave", "3");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("--interleave=3: expected auto, 1, 2 or 4"), r.err());
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "--interleave", "2");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("--interleave needs --array-driver"), r.err());
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "--array-driver", "--refill", "--interleave", "2");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("does not combine with --refill"), r.err());
+  }
 }

@@ -399,7 +399,10 @@ final class Pipeline {
       case NEVER -> false;
       case AUTO -> MaskDemotion.worthwhile(packet, w, options.targetCpu().orElse(null), options.targetFeatures().orElse(null));
     };
-    if (intMasks) MaskDemotion.run(packet, w);
+    if (intMasks) {
+      MaskDemotion.run(packet, w);
+      org.packetizer.core.widen.CounterBroadcasts.run(packet, w);
+    }
     requireReturnsLikeScalar(module, r.scalar(), packet, "the packet function", scalarName);
     phase("cleanup");
     if (options.verifyEachPhase()) verify(packet, "after clean-up");

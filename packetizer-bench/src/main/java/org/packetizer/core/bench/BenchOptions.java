@@ -23,6 +23,8 @@ import org.packetizer.core.api.PacketizerOptions;
  * @param vectorMath     the packetizer's vector math; LIBMVEC also gives the peer {@code -fveclib=libmvec}
  * @param dumpDir        when not null: write the C drivers and the IR of all three loops there
  * @param quick          quick mode (recorded in the report)
+ * @param interleave     the packet loop's interleave count: 0 automatic (the array drivers' rule,
+ *                       {@code org.packetizer.core.driver.Interleave}), 1 off, 2 or 4 forced
  * @param coherent       order the elements along a Z-order curve of their first two varying inputs
  *                       (neighbouring lanes get neighbouring inputs, as pixels of an image tile do);
  *                       false: independent random inputs, the worst case for divergent kernels
@@ -40,7 +42,8 @@ public record BenchOptions(
     PacketizerOptions.VectorMath vectorMath,
     String dumpDir,
     boolean quick,
-    boolean coherent) {
+    boolean coherent,
+    int interleave) {
 
   /** Thesis kernels benchmarked besides family "kernel" by default. */
   public static final List<String> DEFAULT_THESIS = List.of("fig23", "fig47", "fig411", "fig414");
@@ -57,6 +60,9 @@ public record BenchOptions(
     Objects.requireNonNull(vectorMath);
     if (elements < 0) throw new IllegalArgumentException("elements must be >= 0");
     if (reps < 1) throw new IllegalArgumentException("reps must be >= 1");
+    if (interleave != 0 && interleave != 1 && interleave != 2 && interleave != 4) {
+      throw new IllegalArgumentException("interleave must be 0 (auto), 1, 2 or 4, not " + interleave);
+    }
     if (warmup < 0) throw new IllegalArgumentException("warmup must be >= 0");
     if (targets.isEmpty()) throw new IllegalArgumentException("no targets");
     int maxW = targets.stream().mapToInt(BenchTarget::width).max().orElse(1);
@@ -68,64 +74,70 @@ public record BenchOptions(
   /** The full benchmark: default kernels and targets, automatic N, 2 warm-up runs, 11 repetitions. */
   public static BenchOptions defaults() {
     return new BenchOptions(List.of(), BenchTarget.defaults(), 0, 40, 2, 11, 1, true, 600,
-        PacketizerOptions.VectorMath.INTRINSICS, null, false, false);
+        PacketizerOptions.VectorMath.INTRINSICS, null, false, false, 0);
   }
 
   /** Quick mode for CI: {@link #QUICK_KERNELS}, N = 1024, one warm-up run, 3 repetitions. */
   public static BenchOptions quickDefaults() {
     return new BenchOptions(QUICK_KERNELS, BenchTarget.defaults(), 1024, 40, 1, 3, 1, true, 300,
-        PacketizerOptions.VectorMath.INTRINSICS, null, true, false);
+        PacketizerOptions.VectorMath.INTRINSICS, null, true, false, 0);
+  }
+
+  @JsonIgnore
+  public BenchOptions withInterleave(int ic) {
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick,
+        coherent, ic);
   }
 
   @JsonIgnore
   public BenchOptions withKernels(List<String> k) {
-    return new BenchOptions(k, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent);
+    return new BenchOptions(k, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent, interleave);
   }
 
   @JsonIgnore
   public BenchOptions withTargets(List<BenchTarget> t) {
-    return new BenchOptions(kernels, t, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent);
+    return new BenchOptions(kernels, t, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent, interleave);
   }
 
   @JsonIgnore
   public BenchOptions withElements(int n) {
-    return new BenchOptions(kernels, targets, n, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent);
+    return new BenchOptions(kernels, targets, n, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent, interleave);
   }
 
   @JsonIgnore
   public BenchOptions withRuns(int warmupRuns, int timedRuns) {
     return new BenchOptions(kernels, targets, elements, runMillis, warmupRuns, timedRuns, seed, isolate, timeoutSeconds, vectorMath,
-        dumpDir, quick, coherent);
+        dumpDir, quick, coherent, interleave);
   }
 
   @JsonIgnore
   public BenchOptions withSeed(long s) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, s, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, s, isolate, timeoutSeconds, vectorMath, dumpDir, quick, coherent, interleave);
   }
 
   @JsonIgnore
   public BenchOptions withIsolate(boolean i) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, i, timeoutSeconds, vectorMath, dumpDir, quick, coherent);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, i, timeoutSeconds, vectorMath, dumpDir, quick, coherent, interleave);
   }
 
   @JsonIgnore
   public BenchOptions withTimeoutSeconds(int t) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, t, vectorMath, dumpDir, quick, coherent);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, t, vectorMath, dumpDir, quick, coherent, interleave);
   }
 
   @JsonIgnore
   public BenchOptions withVectorMath(PacketizerOptions.VectorMath v) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, v, dumpDir, quick, coherent);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, v, dumpDir, quick, coherent, interleave);
   }
 
   @JsonIgnore
   public BenchOptions withDumpDir(String d) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, d, quick, coherent);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, d, quick, coherent, interleave);
   }
 
   @JsonIgnore
   public BenchOptions withCoherent(boolean c) {
-    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, c);
+    return new BenchOptions(kernels, targets, elements, runMillis, warmup, reps, seed, isolate, timeoutSeconds, vectorMath, dumpDir, quick, c, interleave);
   }
 
   /** The kernel names to run, resolving the empty default against the manifest. */

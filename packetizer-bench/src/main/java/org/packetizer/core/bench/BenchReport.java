@@ -255,7 +255,7 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
           Optional<KernelResult> r = result(k, label);
           if (r.isPresent()) {
             KernelResult x = r.get();
-            sb.append(String.format(Locale.ROOT, "%-11s %-12s %9.2f %9.2f %9s %9.2f %7.2fx %7.2fx %8s %18s %18s %8.1f%s%n", k, label,
+            sb.append(String.format(Locale.ROOT, "%-11s %-12s %9.2f %9.2f %9s %9.2f %7.2fx %7.2fx %8s %18s %18s %8.1f%s%n", k, x.labelWithInterleave(),
                 x.scalarNsPerElem(), x.autovecNsPerElem(), x.hasGcc() ? String.format(Locale.ROOT, "%.2f", x.gccNsPerElem()) : "-",
                 x.packetNsPerElem(), x.speedupVsScalar(), x.speedupVsAutovec(),
                 x.hasGcc() ? String.format(Locale.ROOT, "%.2fx", x.speedupVsGcc()) : "-",

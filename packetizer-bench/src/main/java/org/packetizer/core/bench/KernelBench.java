@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import org.packetizer.core.driver.Interleave;
+import org.packetizer.core.api.WrapperMode;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -169,8 +171,29 @@ final class KernelBench {
       } catch (PacketizationException e) {
         throw Stage.of("packetize", e);
       }
-      Function packet = km.function(simd).orElseThrow();
-      Drivers.packetDriver(km, packet, plan, w);
+      // the interleave count (issue 16): ic independent W-lane packets per step of the packet loop, as
+      // one packet function of ic*W lanes compiled for the same W-lane registers (Interleave's rule)
+      Interleave.Choice choice = Interleave.choose(km.function(entry.function()).orElseThrow(), w, options.interleave(),
+          org.packetizer.core.api.ParamKind.parseLetters(entry.signature()));
+      int ic = choice.factor();
+      if (ic > 1 && options.elements() > 0 && options.elements() % (ic * w) != 0) {
+        out.log(entry.name() + " " + t.label() + ": interleave count 1, " + options.elements() + " elements are not a multiple of " + ic * w);
+        ic = 1;
+      }
+      out.log(entry.name() + " " + t.label() + ": " + choice.describe(w).replace("interleave count " + choice.factor(),
+          "interleave count " + ic));
+      String looped = simd;
+      if (ic > 1) {
+        looped = simd + ".x" + ic;
+        PacketizerOptions pi = po.toBuilder().width(ic * w).wrapperMode(WrapperMode.DIRECT).build();
+        try {
+          new Packetizer(pi).run(km, entry.function(), looped);
+        } catch (PacketizationException e) {
+          throw Stage.of("packetize", e);
+        }
+      }
+      Function packet = km.function(looped).orElseThrow();
+      Drivers.packetDriver(km, packet, plan, ic * w);
       km.verify().ifPresent(m -> { throw Stage.of("driver", "the packet loop is invalid: " + m); });
       retarget(km, cpu);
       km.runPasses("always-inline");
@@ -201,7 +224,7 @@ final class KernelBench {
           }
           out.log(String.format(Locale.ROOT, "%-12s %-12s packetized in %.1f ms, %d -> %d instructions (machine code %d -> %d)",
               entry.name(), t.label(), pr.nanos() / 1e6, pr.scalarInstructions(), pr.packetInstructions(), machine[0], machine[1]));
-          KernelResult r = measure(entry, t, plan, pr, machine, loops, tag);
+          KernelResult r = measure(entry, t, plan, pr, machine, loops, tag, ic);
           out.result(r);
         }
       } finally {
@@ -232,11 +255,11 @@ final class KernelBench {
   }
 
   private KernelResult measure(Manifest.Entry entry, BenchTarget t, KernelPlan plan, PacketizationResult pr, int[] machine,
-      MethodHandle[] loops, String tag) {
+      MethodHandle[] loops, String tag, int ic) {
     int w = t.width();
     int cap = options.elements() > 0 ? options.elements() : BenchOptions.MAX_AUTO_ELEMENTS;
     int ulps = entry.ulps();
-    try (BenchBuffers buf = new BenchBuffers(plan, cap, w, options.seed(), options.coherent())) {
+    try (BenchBuffers buf = new BenchBuffers(plan, cap, ic * w, options.seed(), options.coherent())) {
       long limit = options.timeoutSeconds() * 1_000_000_000L;
       // the reference run, also sizing N
       long ts = run(loops, buf, Loop.SCALAR, cap, limit, tag);
@@ -294,7 +317,7 @@ final class KernelBench {
           med[0], med[1], med[2], wall[0], wall[1], wall[2], spread, autovecMatches, pr.scalarInstructions(), pr.packetInstructions(),
           machine[0], machine[1], pr.nanos() / 1e6,
           pr.gathers(), pr.scatters(), pr.vectorCalls(), pr.scalarizedCalls(), pr.linearizedBranches(), pr.keptBranches(),
-          med[Loop.GCC.ordinal()], gccMatches);
+          med[Loop.GCC.ordinal()], gccMatches, ic);
     }
   }
 

@@ -79,7 +79,8 @@ public record KernelResult(
     @JsonProperty("linearized_branches") int linearizedBranches,
     @JsonProperty("kept_branches") int keptBranches,
     @JsonProperty("gcc_ns_per_elem") double gccNsPerElem,
-    @JsonProperty("gcc_matches") boolean gccMatches) {
+    @JsonProperty("gcc_matches") boolean gccMatches,
+    @JsonProperty("interleave") int interleave) {
 
   /** GCC's SIMD-clone time over packet time (NaN without a GCC loop). */
   @JsonProperty("speedup_vs_gcc")
@@ -113,6 +114,9 @@ public record KernelResult(
   /** Packet IR instructions over scalar IR instructions. */
   @JsonProperty("code_growth")
   public double codeGrowth() { return scalarInstructions == 0 ? 0 : (double) packetInstructions / scalarInstructions; }
+
+  /** The target with the packet loop's interleave count when above 1: "W8/AVX2 x2" (8-lane vectors, 2 chains per step). */
+  public String labelWithInterleave() { return interleave > 1 ? label() + " x" + interleave : label(); }
 
   /** "W8/AVX2". */
   public String label() { return "W" + width + "/" + isa; }

@@ -57,6 +57,9 @@ import java.util.function.Consumer;
  *                        {@code *_map}); see {@code org.packetizer.core.driver.ArrayDriver} and docs/drivers.md
  * @param refill          lane refill in the array driver (OFF, ON, AUTO; see {@link Refill} and
  *                        {@code org.packetizer.core.driver.RefillDriver})
+ * @param interleave      the array driver's interleave count: 0 (the default) chooses it per function by
+ *                        {@code org.packetizer.core.driver.Interleave}'s rule, 1 never interleaves, 2 or 4
+ *                        force IC independent W-lane chains per driver step (docs/drivers.md)
  * @param refillBatch     with refill: how many lanes must be free before the driver leaves the loop's
  *                        iterations to refill them, 1 to W (0, the default: W/2, the measured best;
  *                        docs/performance.md)
@@ -84,7 +87,8 @@ public record PacketizerOptions(
     boolean lanesMayBeRetyped,
     Optional<String> arrayDriver,
     Refill refill,
-    int refillBatch) {
+    int refillBatch,
+    int interleave) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -99,6 +103,9 @@ public record PacketizerOptions(
     Objects.requireNonNull(wrapperMode);
     Objects.requireNonNull(arrayDriver);
     Objects.requireNonNull(refill);
+    if (interleave != 0 && interleave != 1 && interleave != 2 && interleave != 4) {
+      throw new IllegalArgumentException("interleave count " + interleave + " (0 means automatic; else 1, 2 or 4)");
+    }
     if (refillBatch < 0) throw new IllegalArgumentException("refill batch " + refillBatch + " (0 means W/2; else 1 to W lanes)");
     arrayDriver.ifPresent(pattern -> {
       if (pattern.isBlank()) throw new IllegalArgumentException("the array driver name pattern is empty (e.g. *_map)");
@@ -152,6 +159,7 @@ public record PacketizerOptions(
     b.arrayDriver = arrayDriver.orElse(null);
     b.refill = refill;
     b.refillBatch = refillBatch;
+    b.interleave = interleave;
     return b;
   }
 
@@ -180,6 +188,7 @@ public record PacketizerOptions(
     private String arrayDriver;
     private Refill refill = Refill.OFF;
     private int refillBatch;
+    private int interleave;
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -234,11 +243,17 @@ public record PacketizerOptions(
      */
     public Builder refillBatch(int lanes) { this.refillBatch = lanes; return this; }
 
+    /**
+     * The array driver's interleave count: 0 (the default) automatic, 1 off, 2 or 4 forced (IC
+     * independent W-lane packets per driver step; docs/drivers.md).
+     */
+    public Builder interleave(int ic) { this.interleave = ic; return this; }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
           Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi, scalable, lanesMayBeRetyped,
-          Optional.ofNullable(arrayDriver), refill, refillBatch);
+          Optional.ofNullable(arrayDriver), refill, refillBatch, interleave);
     }
   }
 }

@@ -108,6 +108,10 @@ public final class ArrayDriver {
     String decl0 = cDeclaration(name, kinds, scalarParams, rt, cNames(scalar, !rt.isVoid()));
     Remark refillNote = null;
     boolean adaptive = false;
+    if (options.refill() != Refill.OFF && options.interleave() > 1) {
+      options.remarks().accept(new Remark(Remark.Kind.NOTE, fn, null, null, "interleave count 1: interleave " + options.interleave()
+          + " does not apply to refill drivers (their lanes are refilled, one W-lane chain per step)"));
+    }
     if (options.refill() != Refill.OFF) {
       // lane refill (issue 17 §2): the same C signature, another body (auto: both bodies, chosen while running)
       boolean auto = options.refill() == Refill.AUTO;
@@ -129,22 +133,62 @@ public final class ArrayDriver {
       }
       refillNote = o.remark();
     }
-    // the other mask variant: full packets run unmasked, the remainder masked
-    String variantName = result.packetFunction() + (options.masked() ? ".unmasked" : ".masked");
-    PacketizerOptions variantOptions = options.toBuilder().masked(!options.masked()).params(kinds).vectorAbi(false).cAbi(false)
-        .arrayDriver((String) null).refill(Refill.OFF).remarks(r -> {}).build();
-    packetizer.run(variantOptions, fn, variantName);
-    Function variant = module.function(variantName).orElseThrow();
-    variant.setInternalLinkage();
-    // LLVM's form of the packet function (when it is also published in a C or vector-ABI form around it)
-    Function primary = module.function(result.packetFunction() + SignatureAbi.IR_FORM_SUFFIX)
-        .or(() -> module.function(result.packetFunction() + VectorAbi.IR_FORM_SUFFIX))
-        .or(() -> module.function(result.packetFunction())).orElseThrow();
-    Function unmasked = options.masked() ? variant : primary;
-    Function masked = options.masked() ? primary : variant;
+    // the interleave count (issue 16): IC independent W-lane chains per step where the loops are
+    // bound by the latency of a loop-carried chain (Interleave's rule); not for refill drivers, which
+    // keep their W lanes busy by refilling them (docs/drivers.md)
+    int w = result.width();
+    int ic = 1;
+    Remark icNote = null;
+    if (options.refill() != Refill.OFF) {
+      // (said before the refill driver is built: a built one returns above)
+    } else {
+      Interleave.Choice choice = Interleave.choose(scalar, w, options.interleave(), kinds);
+      int hw = options.hardwareWidth() > 0 ? options.hardwareWidth()
+          : org.packetizer.core.wrapper.HardwareWidth.resolve(scalar, options.targetCpu().orElse(null),
+              options.targetFeatures().orElse(null)).width();
+      ic = choice.factor();
+      String text = choice.describe(w);
+      if (ic > 1 && !choice.forced() && w > hw) {
+        ic = 1;
+        text = "interleave count 1: the packet of " + w + " lanes is already wider than the hardware's " + hw
+            + " (its halves run as independent chains); the rule's estimates: " + choice.describe(w);
+      }
+      icNote = new Remark(Remark.Kind.NOTE, fn, null, null, text);
+    }
+    Function unmasked;
+    Function masked;
+    if (ic > 1) {
+      // IC·W lanes compiled for the same W-lane registers: the code generator splits each operation
+      // into IC independent W-wide ones (no wrapper, which would run the IC packets one after the other)
+      String base = result.packetFunction() + ".x" + ic;
+      PacketizerOptions.Builder ob = options.toBuilder().width(ic * w).params(kinds).vectorAbi(false).cAbi(false)
+          .arrayDriver((String) null).refill(Refill.OFF).interleave(1).remarks(r -> {})
+          .wrapperMode(org.packetizer.core.api.WrapperMode.DIRECT);
+      packetizer.run(ob.masked(false).build(), fn, base);
+      packetizer.run(ob.masked(true).build(), fn, base + ".masked");
+      unmasked = module.function(base).orElseThrow();
+      masked = module.function(base + ".masked").orElseThrow();
+      unmasked.setInternalLinkage();
+      masked.setInternalLinkage();
+    } else {
+      // the other mask variant: full packets run unmasked, the remainder masked
+      String variantName = result.packetFunction() + (options.masked() ? ".unmasked" : ".masked");
+      PacketizerOptions variantOptions = options.toBuilder().masked(!options.masked()).params(kinds).vectorAbi(false).cAbi(false)
+          .arrayDriver((String) null).refill(Refill.OFF).remarks(r -> {}).build();
+      packetizer.run(variantOptions, fn, variantName);
+      Function variant = module.function(variantName).orElseThrow();
+      variant.setInternalLinkage();
+      // LLVM's form of the packet function (when it is also published in a C or vector-ABI form around it)
+      Function primary = module.function(result.packetFunction() + SignatureAbi.IR_FORM_SUFFIX)
+          .or(() -> module.function(result.packetFunction() + VectorAbi.IR_FORM_SUFFIX))
+          .or(() -> module.function(result.packetFunction())).orElseThrow();
+      unmasked = options.masked() ? variant : primary;
+      masked = options.masked() ? primary : variant;
+    }
+    if (icNote != null) options.remarks().accept(icNote);
     Function driver = newDriver(module, scalar, adaptive ? name + ".plain" : name, driverParams, rt, fn);
     List<String> cNames = cNames(scalar, !rt.isVoid());
-    new Emitter(module, driver, unmasked, masked, kinds, scalarParams, rt, sizeT, result.width()).emit();
+    new Emitter(module, driver, unmasked, masked, kinds, scalarParams, rt, sizeT, ic * w).emit();
     if (adaptive) {
       driver.setInternalLinkage();
       Function dispatcher = newDriver(module, scalar, name, driverParams, rt, fn);
@@ -160,10 +204,12 @@ public final class ArrayDriver {
     });
     String decl = cDeclaration(name, kinds, scalarParams, rt, cNames);
     Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays: "
-        + "full packets call @" + unmasked.name() + ", the remainder one masked @" + masked.name()
+        + "full packets call @" + unmasked.name() + (ic > 1 ? " (" + ic + " x " + w + " lanes)" : "")
+        + ", the remainder one masked @" + masked.name()
         + (adaptive ? "; --refill=auto: " + RefillDriver.ADAPTIVE_DESCRIPTION : ""));
     options.remarks().accept(note);
     PacketizationResult r0 = refillNote == null ? result : result.withRemark(refillNote);
+    if (icNote != null) r0 = r0.withRemark(icNote);
     return r0.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));
   }
 

@@ -68,6 +68,12 @@ public final class MaskDemotion {
     return HardwareWidth.of(t.cpu(), t.features()) >= HardwareWidth.AVX512;
   }
 
+  /**
+   * Whether the lane bits of mask phis are carried as integer phis ({@code Rewriter#bitsPhis});
+   * measurement knob {@code -Dpacketizer.maskBitsPhis=false} (the bench passes it to its workers).
+   */
+  static final boolean MASK_BITS_PHIS = !"false".equals(System.getProperty("packetizer.maskBitsPhis"));
+
   /** Rewrites the masks of {@code f}; returns the number of mask instructions rebuilt on integers. */
   public static int run(Function f, int width) {
     return new Rewriter(f, width).run();
@@ -229,10 +235,106 @@ public final class MaskDemotion {
         // delete the rebuilt instructions (their uses are all among themselves now)
         for (Value old : rebuilt) old.replaceAllUsesWith(b.poison(maskTy));
         for (Value old : rebuilt) old.eraseFromParent();
+        if (MASK_BITS_PHIS) bitsPhis(order);
         return rebuilt.size();
       } finally {
         b = null;
       }
+    }
+
+    /**
+     * The lane bits of a mask phi ({@code bitcast (icmp slt P, 0) to iW} with P an integer-mask phi:
+     * per-lane loads and calls under a partial mask test one bit each) become a phi of iW whose
+     * incoming values are the same bits of P's incoming masks, made at the end of each predecessor.
+     * The any-lane test that ends a loop's latch computes those bits already ({@code movmskps}), so
+     * the header no longer converts its mask again: x86 took {@code movmskps} plus
+     * {@code pxor}/{@code pcmpgtd}/{@code movd} for lane 0 (the DAG folds {@code trunc} of the bits
+     * into an element extract) at the top of every iteration. Exactly the same value: a cast of a phi
+     * is the phi of the casts.
+     */
+    void bitsPhis(List<Block> order) {
+      Type bitsTy = ctx.intType(w);
+      List<Value> casts = new ArrayList<>();
+      for (Block bb : order) {
+        for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
+          if (i.opcode() != Opcode.BITCAST || !i.type().equals(bitsTy)) continue;
+          Value c = i.operand(0);
+          if (!c.isInstruction() || c.opcode() != Opcode.ICMP || c.icmpPredicate() != org.bytedeco.llvm.global.LLVM.LLVMIntSLT
+              || !c.operand(1).isNullValue()) continue;
+          Value p = c.operand(0);
+          if (!p.isInstruction() || p.opcode() != Opcode.PHI || !p.type().equals(wideTy)) continue;
+          casts.add(i);
+        }
+      }
+      Map<Value, Value> phiBits = new HashMap<>();
+      Map<String, Value> atEnd = new HashMap<>();
+      Map<Long, Integer> rpo = new HashMap<>();
+      for (Block bb : order) rpo.put(bb.id(), rpo.size());
+      for (Value x : casts) {
+        Value c = x.operand(0);
+        Value p = c.operand(0);
+        Value np = phiBits.get(p);
+        if (np == null && !backEdgesHaveBits(p, rpo, bitsTy)) continue;
+        if (np == null) {
+          int n = p.incomingCount();
+          List<Value> vals = new ArrayList<>(n);
+          List<Block> bbs = new ArrayList<>(n);
+          for (int k = 0; k < n; k++) {
+            Value v = p.incomingValue(k);
+            Block from = p.incomingBlock(k);
+            String key = v.id() + "@" + from.id();
+            Value bits = atEnd.get(key);
+            if (bits == null) bits = existingBits(v, from, bitsTy);
+            if (bits == null) {
+              b.before(from.terminator());
+              bits = b.cast(Opcode.BITCAST, b.icmpSlt(v, b.constNull(wideTy), ""), bitsTy, p.name() + ".bits");
+              atEnd.put(key, bits);
+            }
+            vals.add(bits);
+            bbs.add(from);
+          }
+          np = b.before(p).phi(bitsTy, p.name() + ".bits");
+          np.addIncoming(vals, bbs);
+          phiBits.put(p, np);
+        }
+        x.replaceAllUsesWith(np);
+        x.eraseFromParent();
+        if (c.users().isEmpty()) c.eraseFromParent();
+      }
+    }
+
+    /**
+     * Whether p is a loop header's phi (some incoming block at or after p's in reverse postorder: a
+     * back edge) and every back edge brings a constant or a mask whose bits its block computes
+     * already (the latch's any-lane test): then the phi of bits costs nothing there. A join that is
+     * not a loop header only moves the conversion into its predecessors, and a latch without the
+     * bits would convert its mask once more: both measured longer (shade W8 322 -> 327, volume W8
+     * 230 -> 236 machine instructions).
+     */
+    boolean backEdgesHaveBits(Value p, Map<Long, Integer> rpo, Type bitsTy) {
+      int h = rpo.getOrDefault(p.block().orElseThrow().id(), -1);
+      boolean loop = false;
+      for (int k = 0; k < p.incomingCount(); k++) {
+        Value v = p.incomingValue(k);
+        Block from = p.incomingBlock(k);
+        if (rpo.getOrDefault(from.id(), Integer.MAX_VALUE) < h) continue;
+        loop = true;
+        if (!v.isConstant() && existingBits(v, from, bitsTy) == null) return false;
+      }
+      return loop;
+    }
+
+    /** {@code bitcast (icmp slt v, 0) to iW} already in block {@code bb} (the any-lane test's), or null. */
+    Value existingBits(Value v, Block bb, Type bitsTy) {
+      if (v.isConstant()) return null;
+      for (Value u : v.users()) {
+        if (u.opcode() != Opcode.ICMP || u.icmpPredicate() != org.bytedeco.llvm.global.LLVM.LLVMIntSLT
+            || !u.operand(0).equals(v) || !u.operand(1).isNullValue() || u.block().orElseThrow().id() != bb.id()) continue;
+        for (Value c : u.users()) {
+          if (c.opcode() == Opcode.BITCAST && c.type().equals(bitsTy) && c.block().orElseThrow().id() == bb.id()) return c;
+        }
+      }
+      return null;
     }
 
     /** The integer mask of {@code v} where {@code v} is used (its definition dominates the use). */

@@ -46,6 +46,21 @@ class ArrayDriverCallerTest {
   @ParameterizedTest(name = "W={0}")
   @ValueSource(ints = {4, 8, 16})
   void separatelyCompiledCallersMatchTheScalarFunctionForEveryN(int w) throws Exception {
+    check(w, 0); // the automatic interleave count
+  }
+
+  /**
+   * Interleaved drivers (issue 16): {@code interleave(2)} forces two independent W-lane chains per
+   * step (a 2W-lane packet function for W-lane registers); the C callers then check every n from 0 to
+   * 3·2W+1, so that full double steps, masked tails of 1 to 2W-1 elements and n = 0 all run.
+   */
+  @ParameterizedTest(name = "W={0} x2")
+  @ValueSource(ints = {4, 8, 16})
+  void interleavedDriversMatchTheScalarFunctionForEveryN(int w) throws Exception {
+    check(w, 2);
+  }
+
+  private void check(int w, int ic) throws Exception {
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("driver_kernels.c"), resource("driver_kernels.c"));
     clang.compileToBitcode(dir, Path.of("driver_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));
@@ -53,7 +68,7 @@ class ArrayDriverCallerTest {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
       for (String[] k : KERNELS) {
         PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true)
-            .arrayDriver(true).build()).run(m, k[0], k[0] + "_simd" + w);
+            .arrayDriver(true).interleave(ic).build()).run(m, k[0], k[0] + "_simd" + w);
         assertEquals(k[0] + "_map", r.driverFunction().orElseThrow());
         drivers.add(r.driver().orElseThrow());
       }
@@ -63,8 +78,9 @@ class ArrayDriverCallerTest {
     Manifest.Entry e = mf.require("mandelbrot");
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
       PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params("vvu").verifyEachPhase(true)
-          .arrayDriver(true).build()).run(m, "mandelbrot", "mandelbrot_simd" + w);
+          .arrayDriver(true).interleave(ic).build()).run(m, "mandelbrot", "mandelbrot_simd" + w);
       drivers.add(r.driver().orElseThrow());
+      if (ic == 2) assertEquals("mandelbrot_simd" + w + ".x2.masked", r.driver().orElseThrow().maskedFunction());
       m.write(dir.resolve("mandel.packet.bc"));
     }
     String header = ArrayDriver.header(drivers, "drivers.h", null);
@@ -79,10 +95,12 @@ class ArrayDriverCallerTest {
     List<Path> objects = List.of(dir.resolve("kernels.o"), dir.resolve("mandel.o"));
     List<Path> inputs = new ArrayList<>(List.of(dir.resolve("caller.c")));
     inputs.addAll(objects);
-    clang.linkExecutable(inputs, dir.resolve("caller.clang"), List.of("-O1", "-std=c11", "-DW=" + w, "-Wall", "-Werror"));
+    // the caller's W is the elements per driver step: it checks every n from 0 to 3·IC·W+1
+    int step = Math.max(1, ic) * w;
+    clang.linkExecutable(inputs, dir.resolve("caller.clang"), List.of("-O1", "-std=c11", "-DW=" + step, "-Wall", "-Werror"));
     List<String> executables = new ArrayList<>(List.of("caller.clang"));
     if (Toolchains.gcc().isPresent()) {
-      ProcessResult gcc = clang.run(List.of(Toolchains.gcc().get(), "-O2", "-std=c11", "-Wall", "-Werror", "-DW=" + w,
+      ProcessResult gcc = clang.run(List.of(Toolchains.gcc().get(), "-O2", "-std=c11", "-Wall", "-Werror", "-DW=" + step,
           "caller.c", "kernels.o", "mandel.o", "-o", "caller.gcc"), dir);
       assertEquals(0, gcc.exitCode(), gcc.stderr());
       executables.add("caller.gcc");
@@ -94,9 +112,9 @@ class ArrayDriverCallerTest {
     for (String exe : executables) {
       ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
       String out = r.stdoutText();
-      assertEquals(0, r.exitCode(), exe + " W=" + w + ": elements differ from the scalar function (exit " + r.exitCode()
+      assertEquals(0, r.exitCode(), exe + " W=" + w + " x" + ic + ": elements differ from the scalar function (exit " + r.exitCode()
           + "; 139 is a fault: an access outside the arrays):\n" + out + r.stderr());
-      assertTrue(out.contains("W=" + w + ": " + (3 * w + 2) * perN + " driver calls checked, 0 differences"), out);
+      assertTrue(out.contains("W=" + step + ": " + (3 * step + 2) * perN + " driver calls checked, 0 differences"), out);
     }
   }
 

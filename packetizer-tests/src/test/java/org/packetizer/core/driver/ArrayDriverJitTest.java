@@ -54,7 +54,9 @@ class ArrayDriverJitTest {
       assertEquals("map_mandelbrot", r.driverFunction().orElseThrow());
       assertEquals("void map_mandelbrot(const float *x0, const float *y0, int32_t maxIter, int32_t *out, size_t n);",
           r.driver().orElseThrow().cDeclaration());
-      assertEquals(masked ? "mandel_v" + w : "mandel_v" + w + ".masked", r.driver().orElseThrow().maskedFunction());
+      // the automatic interleave count (issue 16) may run two W-lane chains per step (InterleaveTest)
+      String maskedFn = r.driver().orElseThrow().maskedFunction();
+      assertTrue(maskedFn.equals("mandel_v" + w + ".x2.masked") || maskedFn.equals(masked ? "mandel_v" + w : "mandel_v" + w + ".masked"), maskedFn);
       assertTrue(remarks.stream().anyMatch(x -> x.message().startsWith("array driver void map_mandelbrot(")), remarks.toString());
       try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
         jit.addModule(m);

@@ -1,0 +1,368 @@
+package org.packetizer.core.driver;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.packetizer.core.ir.Block;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.Opcode;
+import org.packetizer.core.ir.Type;
+import org.packetizer.core.ir.Value;
+import org.packetizer.core.wrapper.HardwareWidth;
+
+/**
+ * The interleave count of a driver loop (issue 16): how many independent W-lane packets one step of
+ * the driver processes (IC × W elements per step, like the interleave count of LLVM's loop vectorizer).
+ *
+ * <p>Why: a packet call runs its loops for W lanes in one chain of dependent vector instructions. Where
+ * an iteration of such a loop is bound by the LATENCY of its loop-carried recurrence (e.g. {@code z =
+ * z*z + c}: a chain of fmul/fadd whose results feed the next iteration) rather than by the number of
+ * instructions, the core idles; a second independent W-lane chain fills the idle slots. The driver gets
+ * it by calling a packet function of IC × W lanes compiled for the same W-lane registers: LLVM's code
+ * generator splits every IC·W-wide operation into IC independent W-wide ones.
+ *
+ * <p>The rule, per innermost loop of the scalar function (general, not tuned to any kernel):
+ * <ul>
+ *   <li>L, the recurrence latency: the longest chain of instruction latencies from a loop-header phi
+ *       back to its own value on the back edge (per-target latency table: fadd/fmul 4 cycles on x86, 3
+ *       on AArch64, fdiv and sqrt 13/11, integer ops 1, loads 5, ...; calls to unknown functions
+ *       count as opaque and make the loop not latency-bound);</li>
+ *   <li>T, the throughput-bound time of one iteration at W lanes: the larger of all instructions / 4
+ *       issue slots, floating-point ones / 2 pipes and divisions or square roots × their reciprocal
+ *       throughput, times the registers one W-lane value takes;</li>
+ *   <li>the estimated gain of IC chains: time per element of one chain max(L, T) against
+ *       max(L, IC·T + spills) / IC for IC interleaved chains; a loop whose exit depends on the data (not a
+ *       counted loop) runs until the slowest of IC·W lanes, which we charge as a fixed
+ *       {@value #DIVERGENCE_PENALTY} slowdown;</li>
+ *   <li>register pressure: the loop's live values (header phis and values from outside the loop
+ *       used inside; those computed from uniform parameters only are shared by the chains) × IC ×
+ *       registers per value, against the target's vector registers (16 on SSE/AVX2, 32 on AVX-512
+ *       and AArch64): each register beyond them is a spill, a store and a reload per iteration,
+ *       charged as {@value #SPILL_CYCLES} cycles to the IC chains' throughput; more than twice the
+ *       registers is never interleaved;</li>
+ *   <li>IC = 2 where the gain is at least {@value #MIN_GAIN} and registers allow, else 1. The
+ *       function's IC is the smallest over its innermost loops (no loop made slower); a function
+ *       without loops gets 1 (independent driver steps already overlap in the out-of-order core).</li>
+ * </ul>
+ */
+public final class Interleave {
+  private Interleave() {}
+
+  /** Slowdown charged to a data-dependent loop for running until the slowest of IC·W instead of W lanes. */
+  public static final double DIVERGENCE_PENALTY = 1.15;
+  /** The smallest estimated gain (after the divergence penalty) that makes interleaving worth its code. */
+  public static final double MIN_GAIN = 1.2;
+
+  /** Cycles a spilled register costs per iteration (a store and a reload on two load/store ports). */
+  public static final double SPILL_CYCLES = 0.5;
+
+  /** The estimate for one loop. */
+  public record LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
+      int registersNeeded, int registers, int choice) {
+    /** One line for a remark. */
+    public String describe() {
+      return String.format(Locale.ROOT, "loop at %%%s: recurrence latency %.1f cycles, throughput %.1f cycles per iteration%s,"
+          + " %d live values (%d of %d vector registers at IC 2) -> IC %d", header, latency, throughput,
+          dataDependentExit ? " (data-dependent exit)" : "", liveValues, registersNeeded, registers, choice);
+    }
+  }
+
+  /** The choice for a function: {@code factor} and the per-loop estimates behind it. */
+  public record Choice(int factor, boolean forced, List<LoopEstimate> loops) {
+    /** The remark text (without the function name). */
+    public String describe(int w) {
+      StringBuilder sb = new StringBuilder("interleave count " + factor + " (" + factor * w + " elements per step as "
+          + (factor == 1 ? "one chain" : factor + " chains") + " of " + w + " lanes)");
+      if (forced) sb.append(", forced by the interleave option");
+      if (loops.isEmpty()) {
+        sb.append(forced ? "" : ": no loops, so no loop-carried chain to hide");
+      } else {
+        sb.append(forced ? "; the automatic rule's estimates: " : ": ");
+        sb.append(String.join("; ", loops.stream().map(LoopEstimate::describe).toList()));
+      }
+      return sb.toString();
+    }
+  }
+
+  /**
+   * The interleave count for the packet of {@code scalar} at {@code w} lanes: {@code forced} when it
+   * is positive (1, 2 or 4), else the rule of the class comment.
+   */
+  public static Choice choose(Function scalar, int w, int forced) {
+    return choose(scalar, w, forced, null);
+  }
+
+  /**
+   * {@link #choose(Function, int, int)} knowing the parameters' kinds ({@code null}: all varying):
+   * values computed from uniform parameters only are one register for all IC chains.
+   */
+  public static Choice choose(Function scalar, int w, int forced, List<org.packetizer.core.api.ParamKind> kinds) {
+    HardwareWidth.Target t = HardwareWidth.resolve(scalar, null, null);
+    String triple = scalar.module().targetTriple();
+    boolean arm = triple.startsWith("aarch64") || triple.startsWith("arm64");
+    int lanes32 = Math.max(1, t.width());
+    int regBits = Math.max(128, lanes32 * 32);
+    int registers = arm || t.width() >= 16 ? 32 : 16;
+    return choose(scalar, w, forced, regBits, registers, arm, kinds);
+  }
+
+  /** {@link #choose(Function, int, int)} with the target's register width and count given. */
+  public static Choice choose(Function scalar, int w, int forced, int regBits, int registers, boolean arm) {
+    return choose(scalar, w, forced, regBits, registers, arm, null);
+  }
+
+  /** The rule with everything given; {@code kinds} may be null (all parameters varying). */
+  public static Choice choose(Function scalar, int w, int forced, int regBits, int registers, boolean arm,
+      List<org.packetizer.core.api.ParamKind> kinds) {
+    Set<Long> uniformArgs = new HashSet<>();
+    if (kinds != null) {
+      for (int i = 0; i < Math.min(kinds.size(), scalar.paramCount()); i++) {
+        if (kinds.get(i) instanceof org.packetizer.core.api.ParamKind.Uniform) uniformArgs.add(scalar.param(i).id());
+      }
+    }
+    List<LoopEstimate> loops = new ArrayList<>();
+    for (Map.Entry<Block, Set<Block>> e : innermostLoops(scalar).entrySet()) {
+      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, uniformArgs));
+    }
+    if (forced > 0) return new Choice(forced, true, loops);
+    int ic = loops.isEmpty() ? 1 : loops.stream().mapToInt(LoopEstimate::choice).min().orElse(1);
+    return new Choice(ic, false, loops);
+  }
+
+  // ---- loops
+
+  /** Innermost natural loops: header -> blocks (a header's loop contains no other header). */
+  static Map<Block, Set<Block>> innermostLoops(Function f) {
+    List<Block> blocks = f.blocks();
+    Map<Long, Block> byId = new HashMap<>();
+    for (Block b : blocks) byId.put(b.id(), b);
+    Map<Long, List<Block>> preds = new HashMap<>();
+    for (Block b : blocks) {
+      for (Block s : b.successors()) preds.computeIfAbsent(s.id(), k -> new ArrayList<>()).add(b);
+    }
+    // back edges: edges to a block on the DFS stack
+    Map<Long, List<Block>> latches = new LinkedHashMap<>();
+    Set<Long> done = new HashSet<>();
+    Set<Long> onStack = new HashSet<>();
+    List<Block[]> stack = new ArrayList<>();
+    List<Integer> next = new ArrayList<>();
+    stack.add(new Block[] {f.entry()});
+    next.add(0);
+    onStack.add(f.entry().id());
+    while (!stack.isEmpty()) {
+      Block b = stack.get(stack.size() - 1)[0];
+      int i = next.get(next.size() - 1);
+      List<Block> succ = b.successors();
+      if (i < succ.size()) {
+        next.set(next.size() - 1, i + 1);
+        Block s = succ.get(i);
+        if (onStack.contains(s.id())) {
+          latches.computeIfAbsent(s.id(), k -> new ArrayList<>()).add(b);
+        } else if (!done.contains(s.id())) {
+          stack.add(new Block[] {s});
+          next.add(0);
+          onStack.add(s.id());
+        }
+      } else {
+        stack.remove(stack.size() - 1);
+        next.remove(next.size() - 1);
+        onStack.remove(b.id());
+        done.add(b.id());
+      }
+    }
+    Map<Block, Set<Block>> loops = new LinkedHashMap<>();
+    for (var e : latches.entrySet()) {
+      Block h = byId.get(e.getKey());
+      Set<Long> body = new HashSet<>();
+      body.add(h.id());
+      List<Block> work = new ArrayList<>(e.getValue());
+      while (!work.isEmpty()) {
+        Block b = work.remove(work.size() - 1);
+        if (!body.add(b.id())) continue;
+        work.addAll(preds.getOrDefault(b.id(), List.of()));
+      }
+      Set<Block> bs = new java.util.LinkedHashSet<>();
+      for (Block b : blocks) if (body.contains(b.id())) bs.add(b);
+      loops.put(h, bs);
+    }
+    Map<Block, Set<Block>> inner = new LinkedHashMap<>();
+    for (var e : loops.entrySet()) {
+      boolean nested = false;
+      for (Block other : loops.keySet()) {
+        if (other.id() != e.getKey().id() && e.getValue().stream().anyMatch(b -> b.id() == other.id())) nested = true;
+      }
+      if (!nested) inner.put(e.getKey(), e.getValue());
+    }
+    return inner;
+  }
+
+  private static LoopEstimate estimate(Block header, Set<Block> body, int w, int regBits, int registers, boolean arm,
+      Set<Long> uniformArgs) {
+    Set<Long> inLoop = new HashSet<>();
+    for (Block b : body) inLoop.add(b.id());
+    Map<Long, Value> instrs = new HashMap<>();
+    double ops = 0, fpOps = 0, divCycles = 0;
+    boolean opaque = false;
+    int maxBits = 32;
+    for (Block b : body) {
+      for (Value v : b.instructions()) {
+        instrs.put(v.id(), v);
+        Opcode op = v.opcode();
+        if (op == Opcode.PHI || op == Opcode.BR) continue;
+        ops++;
+        Type st = v.type().scalarType();
+        if (st.isFloatingPoint()) maxBits = Math.max(maxBits, st.isDouble() ? 64 : 32);
+        if (st.isFloatingPoint() || op == Opcode.FCMP) fpOps++;
+        if (op == Opcode.FDIV) divCycles += arm ? 7 : 5;
+        if (op == Opcode.CALL) {
+          String callee = v.calledFunction().map(Function::name).orElse("");
+          if (callee.startsWith("llvm.sqrt")) divCycles += arm ? 7 : 5;
+          else if (!callee.startsWith("llvm.")) opaque = true;
+        }
+      }
+    }
+    int regsPerValue = Math.max(1, (w * maxBits + regBits - 1) / regBits);
+    double throughput = Math.max(ops / 4, Math.max(fpOps / 2, divCycles)) * regsPerValue;
+    // the recurrence: longest latency chain from a header phi back to its incoming value on a back edge
+    double latency = 0;
+    for (Value phi : header.phis()) {
+      for (int i = 0; i < phi.incomingCount(); i++) {
+        if (!inLoop.contains(phi.incomingBlock(i).id())) continue;
+        double l = chain(phi.incomingValue(i), phi, instrs, new HashMap<>(), new HashSet<>(), arm);
+        latency = Math.max(latency, l);
+      }
+    }
+    if (opaque) latency = 0; // a call to an unknown function: its cost is not a latency we can see
+    // live values around the loop: header phis and values defined outside used inside; one computed
+    // from uniform parameters and constants only is the same for both chains (one register)
+    Set<Long> live = new HashSet<>();
+    int shared = 0;
+    for (Value phi : header.phis()) live.add(phi.id());
+    Map<Long, Boolean> uniformMemo = new HashMap<>();
+    for (Value v : instrs.values()) {
+      if (v.opcode() == Opcode.BR) continue;
+      for (Value o : v.operands()) {
+        if (o == null || o.isConstant() || o.isBasicBlockValue() || o.isMetadataAsValue() || o.isFunction()) continue;
+        if ((o.isInstruction() && !instrs.containsKey(o.id())) || o.isArgument()) {
+          if (live.add(o.id()) && uniform(o, uniformArgs, uniformMemo, 0)) shared++;
+        }
+      }
+    }
+    int needed = (2 * (live.size() - shared) + shared) * regsPerValue;
+    boolean dataExit = dataDependentExit(body, inLoop, instrs);
+    // registers beyond the target's are spilled: a store and a reload per iteration each, charged to
+    // the two chains' throughput at SPILL_CYCLES per spilled register; beyond twice the registers, no
+    double spill = Math.max(0, needed - registers) * SPILL_CYCLES;
+    double one = Math.max(latency, throughput);
+    double two = Math.max(latency, 2 * throughput + spill) / 2;
+    double gain = two <= 0 ? 1 : one / two;
+    if (dataExit) gain /= DIVERGENCE_PENALTY;
+    int choice = gain >= MIN_GAIN && needed <= 2 * registers ? 2 : 1;
+    return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(),
+        needed, registers, choice);
+  }
+
+  /** Whether {@code v} is computed outside the loop from uniform parameters and constants only. */
+  private static boolean uniform(Value v, Set<Long> uniformArgs, Map<Long, Boolean> memo, int depth) {
+    if (v.isConstant() || v.isFunction()) return true;
+    if (v.isArgument()) return uniformArgs.contains(v.id());
+    if (!v.isInstruction() || depth > 32) return false;
+    Boolean m = memo.get(v.id());
+    if (m != null) return m;
+    Opcode op = v.opcode();
+    boolean u = op != Opcode.PHI && op != Opcode.LOAD && op != Opcode.CALL && op != Opcode.ALLOCA;
+    if (u) {
+      for (Value o : v.operands()) {
+        if (o == null || o.isBasicBlockValue()) continue;
+        if (!uniform(o, uniformArgs, memo, depth + 1)) { u = false; break; }
+      }
+    }
+    memo.put(v.id(), u);
+    return u;
+  }
+
+  /** Latency of the longest chain from {@code phi} to {@code v} inside the loop (-inf when v does not depend on phi). */
+  private static double chain(Value v, Value phi, Map<Long, Value> instrs, Map<Long, Double> memo, Set<Long> visiting, boolean arm) {
+    if (v.id() == phi.id()) return 0;
+    if (!v.isInstruction() || !instrs.containsKey(v.id())) return Double.NEGATIVE_INFINITY;
+    Double m = memo.get(v.id());
+    if (m != null) return m;
+    if (!visiting.add(v.id())) return Double.NEGATIVE_INFINITY;
+    double best = Double.NEGATIVE_INFINITY;
+    for (Value o : v.operands()) {
+      if (o == null || o.isBasicBlockValue() || o.isConstant()) continue;
+      best = Math.max(best, chain(o, phi, instrs, memo, visiting, arm));
+    }
+    visiting.remove(v.id());
+    double r = best == Double.NEGATIVE_INFINITY ? best : best + latencyOf(v, arm);
+    memo.put(v.id(), r);
+    return r;
+  }
+
+  /** Cycles from operands to result (typical of current x86 and AArch64 cores; vector and scalar alike). */
+  static double latencyOf(Value v, boolean arm) {
+    Opcode op = v.opcode();
+    boolean dbl = v.type().scalarType().isDouble();
+    return switch (op) {
+      case FADD, FSUB -> arm ? 2 : 3;
+      case FMUL -> arm ? 3 : 4;
+      case FDIV -> dbl ? (arm ? 15 : 14) : (arm ? 10 : 11);
+      case FREM -> 20;
+      case FNEG -> 1;
+      case FCMP -> 3;
+      case MUL -> 3;
+      case UDIV, SDIV, UREM, SREM -> 20;
+      case LOAD -> 5;
+      case SITOFP, UITOFP, FPTOSI, FPTOUI, FPEXT, FPTRUNC -> 4;
+      // a phi inside the loop becomes a select in the packet (if-conversion)
+      case PHI, SELECT -> 1;
+      case CALL -> {
+        String callee = v.calledFunction().map(Function::name).orElse("");
+        if (callee.startsWith("llvm.sqrt")) yield dbl ? (arm ? 16 : 18) : (arm ? 10 : 12);
+        if (callee.startsWith("llvm.fma") || callee.startsWith("llvm.fmuladd")) yield arm ? 4 : 4;
+        if (callee.startsWith("llvm.fabs") || callee.startsWith("llvm.copysign")) yield 1;
+        if (callee.startsWith("llvm.minnum") || callee.startsWith("llvm.maxnum") || callee.startsWith("llvm.floor")
+            || callee.startsWith("llvm.ceil") || callee.startsWith("llvm.trunc") || callee.startsWith("llvm.round")) yield 3;
+        yield 20;
+      }
+      case GEP, BITCAST, TRUNC, ZEXT, SEXT, FREEZE, EXTRACTVALUE, INSERTVALUE -> 1;
+      default -> 1;
+    };
+  }
+
+  /** Whether an exit of the loop depends on something other than a counted induction against a loop invariant. */
+  private static boolean dataDependentExit(Set<Block> body, Set<Long> inLoop, Map<Long, Value> instrs) {
+    for (Block b : body) {
+      Value t = b.terminator();
+      if (t == null || t.opcode() != Opcode.BR || !t.isConditional()) continue;
+      boolean exits = false;
+      for (int i = 0; i < t.numSuccessors(); i++) if (!inLoop.contains(t.successor(i).id())) exits = true;
+      if (!exits) continue;
+      Value c = t.condition();
+      if (!c.isInstruction() || !instrs.containsKey(c.id())) continue;
+      if (c.opcode() != Opcode.ICMP) return true;
+      for (Value o : c.operands()) {
+        if (!o.isInstruction() || !instrs.containsKey(o.id())) continue; // invariant
+        if (!counted(o, instrs)) return true;
+      }
+    }
+    return false;
+  }
+
+  /** An integer induction: a phi, or a phi plus/minus a constant. */
+  private static boolean counted(Value v, Map<Long, Value> instrs) {
+    if (v.opcode() == Opcode.PHI) return v.type().isInteger();
+    if (v.opcode() == Opcode.ADD || v.opcode() == Opcode.SUB) {
+      Value a = v.operand(0);
+      Value b = v.operand(1);
+      return (a.isInstruction() && a.opcode() == Opcode.PHI && b.isConstant())
+          || (b.isInstruction() && b.opcode() == Opcode.PHI && a.isConstant());
+    }
+    return false;
+  }
+}

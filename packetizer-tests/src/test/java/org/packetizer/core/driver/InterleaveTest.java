@@ -1,0 +1,178 @@
+package org.packetizer.core.driver;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.Refill;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.jit.Jit;
+import org.packetizer.core.toolchain.BundledClang;
+
+/**
+ * The interleave count of array drivers (issue 16) on FOREIGN code: C compiled by the bundled clang
+ * with plain -O2. The rule ({@link Interleave}) picks 2 for loops bound by the latency of their
+ * loop-carried chain (an escape-time iteration, a Newton iteration through fdiv) and 1 for a loop
+ * bound by throughput (much independent work per iteration around a one-fadd recurrence), for
+ * straight-line code and where registers do not allow; the automatic and forced interleaved drivers
+ * agree with the scalar function for every n from 0 to 3·IC·W+1, with guard elements after the output.
+ */
+class InterleaveTest {
+  static final Linker C = Linker.nativeLinker();
+
+  static final String SOURCE = """
+      /* latency-bound: a complex quadratic iteration until escape (data-dependent exit) */
+      int escape(float cr, float ci, int maxit) {
+        float x = 0, y = 0; int i = 0;
+        while (i < maxit && x * x + y * y < 4.0f) { float t = x * x - y * y + cr; y = 2 * x * y + ci; x = t; i++; }
+        return i;
+      }
+      /* latency-bound: Newton's square root, a counted loop whose recurrence goes through a division */
+      float newton(float a, int iters) {
+        float x = a > 1.0f ? a : 1.0f;
+        for (int k = 0; k < iters; k++) x = 0.5f * (x + a / x);
+        return x;
+      }
+      /* throughput-bound: much independent work per iteration, the recurrence is one fadd */
+      float polysum(const float *c, float x, int n) {
+        float s = 0;
+        for (int i = 0; i < n; i++) {
+          float v = c[i] * x;
+          float p = ((((v * 1.5f + 1.f) * v + 2.f) * v + 3.f) * v + 4.f) * v + 5.f;
+          float q = ((((v * 0.5f + x) * v + 2.f) * v - 3.f) * v + 4.f) * v + 9.f;
+          float r = ((((v * 0.25f - x) * v + 7.f) * v - 1.f) * v + 2.f) * v + 11.f;
+          s += p * q + q * r + p / q;
+        }
+        return s;
+      }
+      /* no loop */
+      float line(float x, float y) { return x * y + x / (y * y + 1.0f); }
+      """;
+
+  static byte[] bitcode(List<String> flags) {
+    return BundledClang.locate().compileToBitcode(SOURCE, "interleave.c", flags);
+  }
+
+  static Interleave.Choice choose(LlvmModule m, String fn, int w, int regBits, int registers) {
+    return Interleave.choose(m.function(fn).orElseThrow(), w, 0, regBits, registers, false);
+  }
+
+  @Test
+  void theRulePicksTwoForLatencyBoundLoopsAndOneForThroughputBoundOnes() {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseBitcode(bitcode(List.of("-O2")), "interleave")) {
+      // AVX2: 256-bit registers, 16 of them
+      Interleave.Choice esc = choose(m, "escape", 8, 256, 16);
+      assertEquals(2, esc.factor(), esc.describe(8));
+      assertTrue(esc.loops().get(0).dataDependentExit(), esc.describe(8));
+      Interleave.Choice nt = choose(m, "newton", 8, 256, 16);
+      assertEquals(2, nt.factor(), nt.describe(8));
+      assertFalse(nt.loops().get(0).dataDependentExit(), nt.describe(8));
+      assertTrue(nt.loops().get(0).latency() >= 11 + 3 + 4, "fdiv + fadd + fmul on the recurrence: " + nt.describe(8));
+      Interleave.Choice ps = choose(m, "polysum", 8, 256, 16);
+      assertEquals(1, ps.factor(), ps.describe(8));
+      assertTrue(ps.loops().get(0).throughput() > ps.loops().get(0).latency(), ps.describe(8));
+      Interleave.Choice ln = choose(m, "line", 8, 256, 16);
+      assertEquals(1, ln.factor(), ln.describe(8));
+      assertTrue(ln.loops().isEmpty());
+      // registers: at 16 lanes in 128-bit registers (4 per value) two chains of escape's live values need more than 16
+      Interleave.Choice narrow = choose(m, "escape", 16, 128, 16);
+      assertEquals(1, narrow.factor(), narrow.describe(16));
+      assertTrue(narrow.loops().get(0).registersNeeded() > 16, narrow.describe(16));
+      // forced
+      Interleave.Choice forced = Interleave.choose(m.function("polysum").orElseThrow(), 8, 2, 256, 16, false);
+      assertEquals(2, forced.factor());
+      assertTrue(forced.describe(8).contains("forced"), forced.describe(8));
+    }
+  }
+
+  @Test
+  void theRemarkNamesTheLoopTheEstimatesAndTheChoice() {
+    try (LlvmContext ctx = LlvmContext.create();
+         LlvmModule m = ctx.parseBitcode(bitcode(List.of("-O2", "-march=haswell")), "interleave")) {
+      List<Remark> remarks = new ArrayList<>();
+      PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(8).params("vvu").arrayDriver(true)
+          .remarks(remarks::add).build()).run(m, "escape", "escape_v8");
+      String note = remarks.stream().map(Remark::message).filter(x -> x.startsWith("interleave count")).findFirst().orElseThrow();
+      assertTrue(note.startsWith("interleave count 2 (16 elements per step as 2 chains of 8 lanes): loop "), note);
+      assertTrue(note.matches(".*recurrence latency [0-9.]+ cycles, throughput [0-9.]+ cycles per iteration.*-> IC 2"), note);
+      assertEquals("escape_v8.x2.masked", r.driver().orElseThrow().maskedFunction());
+      remarks.clear();
+      new Packetizer(PacketizerOptions.builder().width(8).params("uvu").arrayDriver(true).remarks(remarks::add).build())
+          .run(m, "polysum", "polysum_v8");
+      assertTrue(remarks.stream().anyMatch(x -> x.message().startsWith("interleave count 1") && x.message().endsWith("-> IC 1")),
+          remarks.toString());
+      // refill drivers keep one chain per step
+      remarks.clear();
+      new Packetizer(PacketizerOptions.builder().width(8).params("vvu").arrayDriver("esc_refill").refill(Refill.ON).interleave(2)
+          .remarks(remarks::add).build()).run(m, "escape", "escape_r8");
+      assertTrue(remarks.stream().anyMatch(x -> x.message().contains("does not apply to refill drivers")), remarks.toString());
+    }
+  }
+
+  @ParameterizedTest(name = "W={0} interleave={1}")
+  @CsvSource({"4,0", "8,0", "16,0", "4,2", "8,2", "16,2", "4,4"})
+  void interleavedDriversMatchTheScalarFunctionForEveryN(int w, int ic) throws Throwable {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseBitcode(bitcode(List.of("-O2")), "interleave")) {
+      PacketizationResult r1 = new Packetizer(PacketizerOptions.builder().width(w).params("vvu").arrayDriver(true).interleave(ic)
+          .verifyEachPhase(true).build()).run(m, "escape", "escape_v" + w);
+      PacketizationResult r2 = new Packetizer(PacketizerOptions.builder().width(w).params("vu").arrayDriver(true).interleave(ic)
+          .verifyEachPhase(true).build()).run(m, "newton", "newton_v" + w);
+      int step = w * Math.max(ic, r1.driver().orElseThrow().maskedFunction().contains(".x2.") ? 2 : 1);
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        MethodHandle escMap = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("escape_map")),
+            FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+        MethodHandle esc = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("escape")),
+            FunctionDescriptor.of(JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_INT));
+        MethodHandle ntMap = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("newton_map")),
+            FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+        MethodHandle nt = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("newton")),
+            FunctionDescriptor.of(JAVA_FLOAT, JAVA_FLOAT, JAVA_INT));
+        Random rnd = new Random(31 * w + ic);
+        for (int n = 0; n <= 3 * step + 1; n++) {
+          MemorySegment x = arena.allocate(JAVA_FLOAT, Math.max(1, n));
+          MemorySegment y = arena.allocate(JAVA_FLOAT, Math.max(1, n));
+          MemorySegment out = arena.allocate(JAVA_INT, n + step);
+          MemorySegment fout = arena.allocate(JAVA_FLOAT, n + step);
+          out.fill((byte) 0x5a);
+          fout.fill((byte) 0x5a);
+          for (int i = 0; i < n; i++) {
+            x.setAtIndex(JAVA_FLOAT, i, -2 + 3 * rnd.nextFloat());
+            y.setAtIndex(JAVA_FLOAT, i, -1.5f + 3 * rnd.nextFloat());
+          }
+          escMap.invokeExact(x, y, 200, out, (long) n);
+          ntMap.invokeExact(y, 12, fout, (long) n);
+          for (int i = 0; i < n; i++) {
+            int want = (int) esc.invokeExact(x.getAtIndex(JAVA_FLOAT, i), y.getAtIndex(JAVA_FLOAT, i), 200);
+            assertEquals(want, out.getAtIndex(JAVA_INT, i), "escape n=" + n + " element " + i);
+            float fw = (float) nt.invokeExact(y.getAtIndex(JAVA_FLOAT, i), 12);
+            assertEquals(Float.floatToRawIntBits(fw), Float.floatToRawIntBits(fout.getAtIndex(JAVA_FLOAT, i)),
+                "newton n=" + n + " element " + i);
+          }
+          for (int i = n; i < n + step; i++) {
+            assertEquals(0x5a5a5a5a, out.getAtIndex(JAVA_INT, i), "escape n=" + n + ": guard " + i);
+            assertEquals(0x5a5a5a5a, fout.getAtIndex(JAVA_INT, i), "newton n=" + n + ": guard " + i);
+          }
+        }
+      }
+    }
+  }
+}
