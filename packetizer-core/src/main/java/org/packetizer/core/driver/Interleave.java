@@ -58,6 +58,14 @@ public final class Interleave {
   /** The smallest estimated gain (after the divergence penalty) that makes interleaving worth its code. */
   public static final double MIN_GAIN = 1.2;
 
+  /**
+   * Issue cycles of one lane of a load or store whose address differs between lanes (x86 without
+   * fast gathers: an extract, a load and an insert, about two slots of four; a hardware gather
+   * issues one load per lane on two ports): a loop full of such accesses is bound by them, not by
+   * its recurrence.
+   */
+  public static final double PER_LANE_ACCESS_CYCLES = 0.5;
+
   /** Cycles a spilled register costs per iteration (a store and a reload on two load/store ports). */
   public static final double SPILL_CYCLES = 0.5;
 
@@ -207,12 +215,20 @@ public final class Interleave {
     for (Block b : body) inLoop.add(b.id());
     Map<Long, Value> instrs = new HashMap<>();
     double ops = 0, fpOps = 0, divCycles = 0;
+    int perLaneAccesses = 0;
     boolean opaque = false;
     int maxBits = 32;
+    for (Block b : body) for (Value v : b.instructions()) instrs.put(v.id(), v);
+    Map<Long, Boolean> addressMemo = new HashMap<>();
     for (Block b : body) {
       for (Value v : b.instructions()) {
-        instrs.put(v.id(), v);
         Opcode op = v.opcode();
+        // a load or store whose address differs between lanes is one access per lane (a gather, a
+        // scatter or W scalar accesses): its cost grows with W, not with the registers a value takes
+        if ((op == Opcode.LOAD || op == Opcode.STORE)
+            && !sameInEveryLane(v.operand(op == Opcode.LOAD ? 0 : 1), instrs, header, uniformArgs, addressMemo, 0)) {
+          perLaneAccesses++;
+        }
         if (op == Opcode.PHI || op == Opcode.BR) continue;
         ops++;
         Type st = v.type().scalarType();
@@ -227,7 +243,8 @@ public final class Interleave {
       }
     }
     int regsPerValue = Math.max(1, (w * maxBits + regBits - 1) / regBits);
-    double throughput = Math.max(ops / 4, Math.max(fpOps / 2, divCycles)) * regsPerValue;
+    double throughput = Math.max((ops / 4) * regsPerValue + perLaneAccesses * w * PER_LANE_ACCESS_CYCLES,
+        Math.max(fpOps / 2, divCycles) * regsPerValue);
     // the recurrence: longest latency chain from a header phi back to its incoming value on a back edge
     double latency = 0;
     for (Value phi : header.phis()) {
@@ -254,7 +271,7 @@ public final class Interleave {
       }
     }
     int needed = (2 * (live.size() - shared) + shared) * regsPerValue;
-    boolean dataExit = dataDependentExit(body, inLoop, instrs);
+    boolean dataExit = dataDependentExit(body, inLoop, instrs, uniformArgs);
     // registers beyond the target's are spilled: a store and a reload per iteration each, charged to
     // the two chains' throughput at SPILL_CYCLES per spilled register; beyond twice the registers, no
     double spill = Math.max(0, needed - registers) * SPILL_CYCLES;
@@ -265,6 +282,44 @@ public final class Interleave {
     int choice = gain >= MIN_GAIN && needed <= 2 * registers ? 2 : 1;
     return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(),
         needed, registers, choice);
+  }
+
+  /**
+   * Whether an address is the same in every lane in each iteration: computed from uniform parameters,
+   * constants and the loop header's integer inductions that start from such values (a uniform
+   * counter); anything loaded, or depending on a varying parameter, may differ between lanes.
+   */
+  private static boolean sameInEveryLane(Value v, Map<Long, Value> instrs, Block header, Set<Long> uniformArgs,
+      Map<Long, Boolean> memo, int depth) {
+    if (v.isConstant() || v.isFunction() || v.isGlobalVariable()) return true;
+    if (v.isArgument()) return uniformArgs.contains(v.id());
+    if (!v.isInstruction() || depth > 32) return false;
+    if (!instrs.containsKey(v.id())) return uniform(v, uniformArgs, new HashMap<>(), 0);
+    Boolean m = memo.get(v.id());
+    if (m != null) return m;
+    memo.put(v.id(), false); // cycles through phis other than a counted induction: not provably uniform
+    Opcode op = v.opcode();
+    boolean u;
+    if (op == Opcode.PHI) {
+      u = v.type().isInteger() && v.block().map(b -> b.id() == header.id()).orElse(false);
+      for (int i = 0; u && i < v.incomingCount(); i++) {
+        Value in = v.incomingValue(i);
+        if (instrs.containsKey(in.id()) && in.isInstruction()) {
+          u = counted(in, instrs) && (in.id() == v.id() || in.operand(0).id() == v.id() || in.operand(1).id() == v.id());
+        } else {
+          u = sameInEveryLane(in, instrs, header, uniformArgs, memo, depth + 1);
+        }
+      }
+    } else {
+      u = op != Opcode.LOAD && op != Opcode.CALL && op != Opcode.ALLOCA;
+      for (Value o : v.operands()) {
+        if (!u) break;
+        if (o == null || o.isBasicBlockValue()) continue;
+        u = sameInEveryLane(o, instrs, header, uniformArgs, memo, depth + 1);
+      }
+    }
+    memo.put(v.id(), u);
+    return u;
   }
 
   /** Whether {@code v} is computed outside the loop from uniform parameters and constants only. */
@@ -336,7 +391,8 @@ public final class Interleave {
   }
 
   /** Whether an exit of the loop depends on something other than a counted induction against a loop invariant. */
-  private static boolean dataDependentExit(Set<Block> body, Set<Long> inLoop, Map<Long, Value> instrs) {
+  private static boolean dataDependentExit(Set<Block> body, Set<Long> inLoop, Map<Long, Value> instrs, Set<Long> uniformArgs) {
+    Map<Long, Boolean> memo = new HashMap<>();
     for (Block b : body) {
       Value t = b.terminator();
       if (t == null || t.opcode() != Opcode.BR || !t.isConditional()) continue;
@@ -347,7 +403,12 @@ public final class Interleave {
       if (!c.isInstruction() || !instrs.containsKey(c.id())) continue;
       if (c.opcode() != Opcode.ICMP) return true;
       for (Value o : c.operands()) {
-        if (!o.isInstruction() || !instrs.containsKey(o.id())) continue; // invariant
+        if (!o.isInstruction() || !instrs.containsKey(o.id())) {
+          // invariant in the loop; a bound that differs between lanes (a varying length) still gives
+          // each lane its own trip count
+          if (!uniform(o, uniformArgs, memo, 0)) return true;
+          continue;
+        }
         if (!counted(o, instrs)) return true;
       }
     }
