@@ -101,7 +101,7 @@ public final class ExactTrig {
     t.s.append("declare ").append(t.vd).append(" @llvm.fma.v").append(w).append("f64(").append(t.vd).append(", ").append(t.vd).append(", ")
         .append(t.vd).append(")\n");
     t.s.append("attributes #0 = { nounwind willreturn memory(none) alwaysinline }\n");
-    return link(m, packet, name, t.s.toString(), w);
+    return ExactMath.linkHelper(m, packet, name, t.s.toString(), w);
   }
 
   /**
@@ -115,30 +115,7 @@ public final class ExactTrig {
     Optional<Function> have = m.function(name);
     if (have.isPresent()) return have.get();
     boolean fma = fused(VectorMathRoutes.effectiveFeatures(packet));
-    return link(m, packet, name, new Template(base.equals("cos"), w, fma, name).module(), w);
-  }
-
-  private static Function link(LlvmModule m, Function packet, String name, String text, int w) {
-    String cpu = packet.stringAttribute("target-cpu").orElse("");
-    String tf = packet.stringAttribute("target-features").orElse("");
-    try (LlvmModule src = m.context().parseIr(text, name + ".ll")) {
-      src.setTargetTriple(m.targetTriple());
-      src.setDataLayout(m.dataLayoutString());
-      m.link(src);
-    }
-    Function f = m.function(name).orElseThrow(() -> new IllegalStateException("linked helper " + name + " is missing"));
-    f.setInternalLinkage();
-    long bits = SignatureAbi.widestVectorBits(f.functionType(), null);
-    SignatureAbi.raise(packet, bits);
-    String legal = Long.toString(Math.max(w * 64L, bits));
-    for (Function g : m.functions()) {
-      if ((g.name().equals(name) || g.name().startsWith(name + ".")) && !g.isDeclaration()) {
-        if (!cpu.isEmpty()) g.setStringAttribute("target-cpu", cpu);
-        if (!tf.isEmpty()) g.setStringAttribute("target-features", tf);
-        g.setStringAttribute("min-legal-vector-width", legal);
-      }
-    }
-    return f;
+    return ExactMath.linkHelper(m, packet, name, new Template(base.equals("cos"), w, fma, name).module(), w);
   }
 
   /** The IR text of one helper, its fast path, and its guard. */
