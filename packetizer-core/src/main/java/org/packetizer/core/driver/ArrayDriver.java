@@ -109,8 +109,9 @@ public final class ArrayDriver {
     Remark refillNote = null;
     boolean adaptive = false;
     if (options.refill() != Refill.OFF && options.interleave() > 1) {
-      options.remarks().accept(new Remark(Remark.Kind.NOTE, fn, null, null, "interleave count 1: interleave " + options.interleave()
-          + " does not apply to refill drivers (their lanes are refilled, one W-lane chain per step)"));
+      options.remarks().accept(new Remark(Remark.Kind.NOTE, fn, null, null, "interleave " + options.interleave()
+          + " does not apply to the refill body (its lanes are refilled, one W-lane chain per step)"
+          + (options.refill() == Refill.AUTO ? "; the plain body it is timed against uses it" : "")));
     }
     if (options.refill() != Refill.OFF) {
       // lane refill (issue 17 §2): the same C signature, another body (auto: both bodies, chosen while running)
@@ -134,14 +135,13 @@ public final class ArrayDriver {
       refillNote = o.remark();
     }
     // the interleave count (issue 16): IC independent W-lane chains per step where the loops are
-    // bound by the latency of a loop-carried chain (Interleave's rule); not for refill drivers, which
-    // keep their W lanes busy by refilling them (docs/drivers.md)
+    // bound by the latency of a loop-carried chain (Interleave's rule) — for the plain driver, and for
+    // the plain body of --refill=auto (timed against the refill body, which keeps its W lanes busy by
+    // refilling them and is never interleaved: a built --refill driver has returned above; docs/drivers.md)
     int w = result.width();
     int ic = 1;
     Remark icNote = null;
-    if (options.refill() != Refill.OFF) {
-      // (said before the refill driver is built: a built one returns above)
-    } else {
+    {
       Interleave.Choice choice = Interleave.choose(scalar, w, options.interleave(), kinds);
       int hw = options.hardwareWidth() > 0 ? options.hardwareWidth()
           : org.packetizer.core.wrapper.HardwareWidth.resolve(scalar, options.targetCpu().orElse(null),
