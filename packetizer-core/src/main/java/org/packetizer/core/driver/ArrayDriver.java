@@ -137,11 +137,11 @@ public final class ArrayDriver {
     // the interleave count (issue 16): IC independent W-lane chains per step where the loops are
     // bound by the latency of a loop-carried chain (Interleave's rule) — for the plain driver, and for
     // the plain body of --refill=auto (timed against the refill body, which keeps its W lanes busy by
-    // refilling them and is never interleaved: a built --refill driver has returned above; docs/drivers.md)
+    // refilling them and is never interleaved); not where --refill asked for one chain (docs/drivers.md)
     int w = result.width();
     int ic = 1;
     Remark icNote = null;
-    {
+    if (options.refill() != Refill.ON) {
       Interleave.Choice choice = Interleave.choose(scalar, w, options.interleave(), kinds);
       int hw = options.hardwareWidth() > 0 ? options.hardwareWidth()
           : org.packetizer.core.wrapper.HardwareWidth.resolve(scalar, options.targetCpu().orElse(null),
