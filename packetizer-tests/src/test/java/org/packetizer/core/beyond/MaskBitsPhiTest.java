@@ -2,12 +2,9 @@ package org.packetizer.core.beyond;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
@@ -27,16 +24,8 @@ import org.packetizer.core.ir.LlvmModule;
  * value is the any-lane test's bitcast, and no mask is bitcast to bits in the header.
  */
 class MaskBitsPhiTest {
-  static Stream<Arguments> cases() {
-    List<Arguments> out = new ArrayList<>();
-    for (int w : new int[] {4, 8, 16}) for (String cpu : new String[] {"x86-64-v2", "haswell", "znver4"}) for (String o : new String[] {"-O1", "-O2"}) {
-      out.add(Arguments.of(w, cpu, o));
-    }
-    return out.stream();
-  }
-
   @ParameterizedTest(name = "W={0} {1} {2}")
-  @MethodSource("cases")
+  @MethodSource("org.packetizer.core.beyond.LaneLoadsTest#cases")
   void agreesWithScalar(int w, String cpu, String opt) {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "mask_bits.c", opt)) {
       TableLookupTest.check(m, "fnv_bytes", w, cpu, "uvv", 10 + w, ParamSpec.uniformPtr(ctx.i8(), 128, Direction.IN),
