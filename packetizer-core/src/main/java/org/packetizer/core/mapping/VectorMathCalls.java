@@ -89,7 +89,7 @@ public final class VectorMathCalls {
           + " infinities and NaN), @" + h.name()));
     }
     if (r instanceof Route.Emitted && fn.name().equals("fmod")) {
-      Optional<Emitted> p2 = fmodByPowerOfTwo(b, module, vec.apply(call.operand(0)), call.operand(1), w, call.name(), "call to " + name);
+      Optional<Emitted> p2 = fmodByPowerOfTwo(b, module, vec.apply(call.operand(0)), call.operand(1), w, call.name(), "call to " + name, true);
       if (p2.isPresent()) return p2;
     }
     for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));
@@ -205,7 +205,7 @@ public final class VectorMathCalls {
     Type et = vt.elementType();
     if (!et.isFloat() && !et.isDouble()) return Optional.empty();
     if (!scalarY.type().isVector()) {
-      Optional<Emitted> p2 = fmodByPowerOfTwo(b, module, x, scalarY, vt.vectorSize(), name, "frem");
+      Optional<Emitted> p2 = fmodByPowerOfTwo(b, module, x, scalarY, vt.vectorSize(), name, "frem", false);
       if (p2.isPresent()) return p2;
     }
     // a vector frem in the scalar code has a packet of W times its lanes
@@ -245,8 +245,15 @@ public final class VectorMathCalls {
    * (selected, because x·2^-k may overflow there when k < 0). For infinite and NaN x the steps give
    * glibc's NaN: x - (±inf) for an infinity (the default NaN, as glibc's (x*y)/(x*y)), x's own NaN
    * quieted for a NaN (the first operand's, as x86 propagates it). No call, no loop, no division.
+   *
+   * <p>{@code libmNaN} false (an {@code frem}) and k >= 0: the NaN of an infinite x takes x's sign too,
+   * because LLVM's own code generator expands a scalar {@code frem} by such a divisor on x86 with SSE4.1
+   * or later into the same steps, copysign(x - trunc(x / y) * y, x) (seen in the bundled llc's output; for
+   * k < 0 it calls fmodf, whose NaN is glibc's). LLVM leaves a new NaN's sign unspecified; this keeps the
+   * packet bit-identical with the scalar code compiled for the same CPU.
    */
-  public static Optional<Emitted> fmodByPowerOfTwo(IrBuilder b, LlvmModule module, Value x, Value scalarY, int w, String name, String what) {
+  public static Optional<Emitted> fmodByPowerOfTwo(IrBuilder b, LlvmModule module, Value x, Value scalarY, int w, String name, String what,
+      boolean libmNaN) {
     if (!FMOD_POW2) return Optional.empty();
     java.util.OptionalInt ko = powerOfTwoExponent(scalarY);
     if (ko.isEmpty()) return Optional.empty();
@@ -265,17 +272,29 @@ public final class VectorMathCalls {
     Value t = b.call(module.intrinsic("llvm.trunc", vt), List.of(q), name + ".t");
     Value prod = b.fmul(t, cv, name + ".p");
     Value r = b.fsub(x, prod, name + ".r");
+    if (!libmNaN && k >= 0) {
+      // LLVM's own expansion of a scalar frem by 2^k, k >= 0, on this target: copysign(r, x) on every lane
+      Value v = b.call(module.intrinsic("llvm.copysign", vt), List.of(r, x), name);
+      return Optional.of(new Emitted(v, remarkText(what, scalarY, k, dbl)));
+    }
     Value ax = b.call(module.intrinsic("llvm.fabs", vt), List.of(x), name + ".ax");
-    // |x| >= 2^(p+k): a multiple of 2^(k+1), fmod is 0 (also where x * 2^-k overflowed)
-    Value zero = b.constNull(vt);
-    Value big = b.fcmp(IrBuilder.FCMP_OGE, ax, b.splat(b.constReal(et, bound), w, ""), name + ".big");
-    Value r0 = b.select(big, zero, r, name + ".r0");
+    Value r0 = r;
+    if (k < 0) {
+      // |x| >= 2^(p+k): a multiple of 2^(k+1), fmod is 0 (x * 2^-k may have overflowed there); for k >= 0
+      // x * 2^-k cannot overflow, and such x give q * 2^k == x, r == 0 by themselves
+      Value big = b.fcmp(IrBuilder.FCMP_OGE, ax, b.splat(b.constReal(et, bound), w, ""), name + ".big");
+      r0 = b.select(big, b.constNull(vt), r, name + ".r0");
+    }
     Value signed = b.call(module.intrinsic("llvm.copysign", vt), List.of(r0, x), name + ".s");
     // infinities and NaN: r is already glibc's NaN (above); unordered-or-equal to +inf picks them
     Value special = b.fcmp(IrBuilder.FCMP_UEQ, ax, b.splat(b.constReal(et, Double.POSITIVE_INFINITY), w, ""), name + ".special");
     Value v = b.select(special, r, signed, name);
+    return Optional.of(new Emitted(v, remarkText(what, scalarY, k, dbl)));
+  }
+
+  private static String remarkText(String what, Value scalarY, int k, boolean dbl) {
     String y = dbl ? Double.toString(scalarY.constReal()) : Float.toString((float) scalarY.constReal());
-    return Optional.of(new Emitted(v, what + " by the constant " + y + " (a power of two) became inline vector IR"
-        + " (exact: x - trunc(x * 2^" + (-k) + ") * 2^" + k + ", the sign of x; no helper, no loop, no division)"));
+    return what + " by the constant " + y + " (a power of two) became inline vector IR"
+        + " (exact: x - trunc(x * 2^" + (-k) + ") * 2^" + k + ", the sign of x; no helper, no loop, no division)";
   }
 }
