@@ -111,6 +111,9 @@ public final class IrBuilder implements AutoCloseable {
   public Value fneg(Value a, String n) { return Value.of(LLVMBuildFNeg(b(), a.ref(), n)); }
 
   public Value icmp(int predicate, Value a, Value c, String n) { return Value.of(LLVMBuildICmp(b(), predicate, a.ref(), c.ref(), n)); }
+  /** LLVM's floating-point predicates, for {@link #fcmp}: ordered greater-or-equal, unordered-or-equal. */
+  public static final int FCMP_OGE = LLVMRealOGE, FCMP_UEQ = LLVMRealUEQ;
+
   public Value fcmp(int predicate, Value a, Value c, String n) { return Value.of(LLVMBuildFCmp(b(), predicate, a.ref(), c.ref(), n)); }
 
   public Value select(Value cond, Value t, Value f, String n) { return Value.of(LLVMBuildSelect(b(), cond.ref(), t.ref(), f.ref(), n)); }

@@ -88,6 +88,10 @@ public final class VectorMathCalls {
           + (ExactTrig.fused(features) ? ", FMA build" : ", SSE2 build") + ", bit-identical; libm for lanes with |x| >= 120,"
           + " infinities and NaN), @" + h.name()));
     }
+    if (r instanceof Route.Emitted && fn.name().equals("fmod")) {
+      Optional<Emitted> p2 = fmodByPowerOfTwo(b, module, vec.apply(call.operand(0)), call.operand(1), w, call.name(), "call to " + name, true);
+      if (p2.isPresent()) return p2;
+    }
     for (int i = 0; i < call.numArgOperands(); i++) args.add(vec.apply(call.operand(i)));
     switch (r) {
       case Route.Emitted e -> {
@@ -190,14 +194,107 @@ public final class VectorMathCalls {
     return b.constVector(idx);
   }
 
-  /** The fmod helper for an {@code frem} on a packet of float or double (LLVM defines frem as fmod). */
-  public static Optional<Emitted> frem(IrBuilder b, LlvmModule module, Function packet, Value x, Value y, int w, String name) {
+  /**
+   * The fmod helper for an {@code frem} on a packet of float or double (LLVM defines frem as fmod);
+   * {@code scalarY} is the scalar instruction's divisor (a constant power of two takes
+   * {@link #fmodByPowerOfTwo}).
+   */
+  public static Optional<Emitted> frem(IrBuilder b, LlvmModule module, Function packet, Value x, Value y, Value scalarY, int w, String name) {
     Type vt = x.type();
     if (!vt.isVector()) return Optional.empty();
     Type et = vt.elementType();
     if (!et.isFloat() && !et.isDouble()) return Optional.empty();
+    if (!scalarY.type().isVector()) {
+      Optional<Emitted> p2 = fmodByPowerOfTwo(b, module, x, scalarY, vt.vectorSize(), name, "frem", false);
+      if (p2.isPresent()) return p2;
+    }
     // a vector frem in the scalar code has a packet of W times its lanes
     Function h = ExactMath.helper(module, packet, "fmod", et.isDouble(), vt.vectorSize());
     return Optional.of(new Emitted(b.call(h, List.of(x, y), name), "frem became packetizer vector IR (exact fmod), @" + h.name()));
+  }
+
+  /**
+   * Measurement knob ({@code -Dpacketizer.fmodPow2=false}): fmod and frem by a constant power of two
+   * take the general exact helper like any other divisor.
+   */
+  static final boolean FMOD_POW2 = !"false".equals(System.getProperty("packetizer.fmodPow2"));
+
+  /**
+   * k where {@code y} is the constant ±2^k, a normal number whose reciprocal 2^-k is finite and exact
+   * (float: -126 <= k <= 127; double: -1022 <= k <= 1023); else empty.
+   */
+  public static java.util.OptionalInt powerOfTwoExponent(Value y) {
+    if (!y.isConstantFP()) return java.util.OptionalInt.empty();
+    boolean dbl = y.type().isDouble();
+    if (!dbl && !y.type().isFloat()) return java.util.OptionalInt.empty();
+    double v = Math.abs(y.constReal()); // a float constant is exact as a double
+    if (!(v > 0) || Double.isInfinite(v)) return java.util.OptionalInt.empty();
+    int k = Math.getExponent(v);
+    if (v != Math.scalb(1.0, k)) return java.util.OptionalInt.empty();
+    int lo = dbl ? Double.MIN_EXPONENT : Float.MIN_EXPONENT, hi = dbl ? Double.MAX_EXPONENT : Float.MAX_EXPONENT;
+    return k >= lo && k <= hi ? java.util.OptionalInt.of(k) : java.util.OptionalInt.empty();
+  }
+
+  /**
+   * fmod(x, ±2^k) on a packet, inline and exact (issue 16): {@code r = x - trunc(x * 2^-k) * 2^k} in
+   * the element type, then the sign of x. Every step is exact for finite x: scaling by a power of two
+   * is exact when the product is at least 1 in magnitude (when |x| < 2^k, the truncation is 0 whatever
+   * the rounding), trunc(...)·2^k is at most |x| with the quotient's at most p significant bits, and the
+   * difference is fmod's own result, which is representable, so the subtraction does not round. When
+   * |x| >= 2^(p+k) (p = 24 for float, 53 for double) x is a multiple of 2^(k+1) and the result is ±0
+   * (selected, because x·2^-k may overflow there when k < 0). For infinite and NaN x the steps give
+   * glibc's NaN: x - (±inf) for an infinity (the default NaN, as glibc's (x*y)/(x*y)), x's own NaN
+   * quieted for a NaN (the first operand's, as x86 propagates it). No call, no loop, no division.
+   *
+   * <p>{@code libmNaN} false (an {@code frem}) and k >= 0: the NaN of an infinite x takes x's sign too,
+   * because LLVM's own code generator expands a scalar {@code frem} by such a divisor on x86 with SSE4.1
+   * or later into the same steps, copysign(x - trunc(x / y) * y, x) (seen in the bundled llc's output; for
+   * k < 0 it calls fmodf, whose NaN is glibc's). LLVM leaves a new NaN's sign unspecified; this keeps the
+   * packet bit-identical with the scalar code compiled for the same CPU.
+   */
+  public static Optional<Emitted> fmodByPowerOfTwo(IrBuilder b, LlvmModule module, Value x, Value scalarY, int w, String name, String what,
+      boolean libmNaN) {
+    if (!FMOD_POW2) return Optional.empty();
+    java.util.OptionalInt ko = powerOfTwoExponent(scalarY);
+    if (ko.isEmpty()) return Optional.empty();
+    Type vt = x.type();
+    Type et = vt.elementType();
+    if (!et.equals(scalarY.type())) return Optional.empty();
+    int k = ko.getAsInt();
+    boolean dbl = et.isDouble();
+    int p = dbl ? 53 : 24;
+    int maxExp = dbl ? Double.MAX_EXPONENT : Float.MAX_EXPONENT;
+    double c = Math.scalb(1.0, k);
+    double bound = p + k <= maxExp ? Math.scalb(1.0, p + k) : Double.POSITIVE_INFINITY;
+    Value inv = b.splat(b.constReal(et, Math.scalb(1.0, -k)), w, "");
+    Value cv = b.splat(b.constReal(et, c), w, "");
+    Value q = b.fmul(x, inv, name + ".q");
+    Value t = b.call(module.intrinsic("llvm.trunc", vt), List.of(q), name + ".t");
+    Value prod = b.fmul(t, cv, name + ".p");
+    Value r = b.fsub(x, prod, name + ".r");
+    if (!libmNaN && k >= 0) {
+      // LLVM's own expansion of a scalar frem by 2^k, k >= 0, on this target: copysign(r, x) on every lane
+      Value v = b.call(module.intrinsic("llvm.copysign", vt), List.of(r, x), name);
+      return Optional.of(new Emitted(v, remarkText(what, scalarY, k, dbl)));
+    }
+    Value ax = b.call(module.intrinsic("llvm.fabs", vt), List.of(x), name + ".ax");
+    Value r0 = r;
+    if (k < 0) {
+      // |x| >= 2^(p+k): a multiple of 2^(k+1), fmod is 0 (x * 2^-k may have overflowed there); for k >= 0
+      // x * 2^-k cannot overflow, and such x give q * 2^k == x, r == 0 by themselves
+      Value big = b.fcmp(IrBuilder.FCMP_OGE, ax, b.splat(b.constReal(et, bound), w, ""), name + ".big");
+      r0 = b.select(big, b.constNull(vt), r, name + ".r0");
+    }
+    Value signed = b.call(module.intrinsic("llvm.copysign", vt), List.of(r0, x), name + ".s");
+    // infinities and NaN: r is already glibc's NaN (above); unordered-or-equal to +inf picks them
+    Value special = b.fcmp(IrBuilder.FCMP_UEQ, ax, b.splat(b.constReal(et, Double.POSITIVE_INFINITY), w, ""), name + ".special");
+    Value v = b.select(special, r, signed, name);
+    return Optional.of(new Emitted(v, remarkText(what, scalarY, k, dbl)));
+  }
+
+  private static String remarkText(String what, Value scalarY, int k, boolean dbl) {
+    String y = dbl ? Double.toString(scalarY.constReal()) : Float.toString((float) scalarY.constReal());
+    return what + " by the constant " + y + " (a power of two) became inline vector IR"
+        + " (exact: x - trunc(x * 2^" + (-k) + ") * 2^" + k + ", the sign of x; no helper, no loop, no division)";
   }
 }

@@ -109,7 +109,7 @@ final class ArithmeticWidener extends EmissionPhase {
   private Value emitFrem(Value inst) {
     Value x = vec(inst.operand(0)), y = vec(inst.operand(1));
     java.util.Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> ex =
-        org.packetizer.core.mapping.VectorMathCalls.frem(b, st.module(), packet, x, y, w, inst.name());
+        org.packetizer.core.mapping.VectorMathCalls.frem(b, st.module(), packet, x, y, inst.operand(1), w, inst.name());
     if (ex.isEmpty()) return copyFlags(inst, b.binop(Opcode.FREM, x, y, inst.name()));
     st.remark(org.packetizer.core.api.Remark.Kind.VECTORIZED_CALL, current(), inst, ex.get().remark());
     return ex.get().value();
