@@ -807,30 +807,36 @@ final class MemoryWidener extends EmissionPhase {
     Type i64 = st.context().i64();
     Type iw = st.context().intType(w);
     Value rv = vec(root);
-    Value ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
     Value bits = full ? null : b.cast(Opcode.BITCAST, m, iw, "dyn.mask");
-    Value first;
+    Value first, lastLane;
     if (full) {
       first = b.i64(0);
+      lastLane = b.i64(w - 1);
     } else {
       Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
       f = b.and(f, b.constInt(iw, w - 1), "dyn.first");
       first = w < 64 ? b.cast(Opcode.ZEXT, f, i64, "") : f;
+      Value l = b.call(st.module().intrinsic("llvm.ctlz", iw), List.of(bits, b.i1(false)), "");
+      l = b.and(b.sub(b.constInt(iw, w - 1), l, ""), b.constInt(iw, w - 1), "dyn.last");
+      lastLane = w < 64 ? b.cast(Opcode.ZEXT, l, i64, "") : l;
     }
-    Value r0 = b.extractElement(ri, first, "dyn.lane");
-    Value notMask = full ? null : b.not(m, "");
-    Value any = full ? null : b.icmpNe(bits, b.constInt(iw, 0), "dyn.any");
-    Value eq = b.icmpEq(ri, b.splat(r0, w, ""), "dyn.eq");
-    if (!full) eq = b.or(eq, notMask, "");
-    Value allEq = b.icmpEq(b.cast(Opcode.BITCAST, eq, iw, ""), b.allOnes(iw), "dyn.same");
-    if (!full) allEq = b.and(allEq, any, "");
+    // a cheap pre-test on the first and last active lanes' pointers (lanes the per-lane path extracts
+    // anyway): on divergent inputs it is all the dynamic variants cost
+    Value pf = b.extractElement(rv, first, "dyn.ptr");
+    Value r0 = b.cast(Opcode.PTRTOINT, pf, i64, "dyn.lane");
+    Value rl = b.cast(Opcode.PTRTOINT, b.extractElement(rv, lastLane, ""), i64, "");
+    Value d = b.sub(rl, r0, "dyn.span");
+    Value cand = b.icmpEq(d, b.i64(0), "");
+    if (elem > 0) cand = b.or(cand, b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), ""), "dyn.candidate");
     Block pre = b.currentBlock();
+    Block test = packet.appendBlock(pre.name() + ".dyntest");
     Block same = packet.appendBlock(pre.name() + ".same");
     Block test2 = elem > 0 ? packet.appendBlock(pre.name() + ".notsame") : null;
     Block consec = elem > 0 ? packet.appendBlock(pre.name() + ".consecutive") : null;
     Block other = packet.appendBlock(pre.name() + ".lanes");
     Block join = packet.appendBlock(pre.name() + ".dyn");
-    same.moveAfter(pre);
+    test.moveAfter(pre);
+    same.moveAfter(test);
     Block last = same;
     if (elem > 0) {
       test2.moveAfter(last);
@@ -839,10 +845,19 @@ final class MemoryWidener extends EmissionPhase {
     }
     other.moveAfter(last);
     join.moveAfter(other);
+    b.condBr(cand, test, other);
+    b.atEnd(test);
+    Value ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
+    Value notMask = full ? null : b.not(m, "");
+    Value any = full ? null : b.icmpNe(bits, b.constInt(iw, 0), "dyn.any");
+    Value eq = b.icmpEq(ri, b.splat(r0, w, ""), "dyn.eq");
+    if (!full) eq = b.or(eq, notMask, "");
+    Value allEq = b.icmpEq(b.cast(Opcode.BITCAST, eq, iw, ""), b.allOnes(iw), "dyn.same");
+    if (!full) allEq = b.and(allEq, any, "");
     b.condBr(allEq, same, elem > 0 ? test2 : other);
     // all equal: one scalar load per member at the first active lane's pointer plus its offset
     b.atEnd(same);
-    Value pfs = b.extractElement(rv, first, "dyn.ptr");
+    Value pfs = pf;
     List<Value> sameValues = new ArrayList<>();
     for (Value mem : group) {
       Value p = b.gep(st.context().i8(), pfs, List.of(b.i64(windowOffset(mem.operand(0)))), false, "");
@@ -866,7 +881,7 @@ final class MemoryWidener extends EmissionPhase {
       if (!full) allCe = b.and(allCe, any, "");
       b.condBr(allCe, consec, other);
       b.atEnd(consec);
-      Value pfc = b.extractElement(rv, first, "");
+      Value pfc = pf;
       Value p0 = full ? pfc : b.gep(st.context().i8(), pfc, List.of(b.mul(first, b.i64(-elem), "")), false, "dyn.base");
       consecValues = new ArrayList<>();
       for (Value mem : group) {
