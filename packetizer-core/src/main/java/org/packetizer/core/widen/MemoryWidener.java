@@ -744,7 +744,8 @@ final class MemoryWidener extends EmissionPhase {
   private Value dynamicVariants(Value inst, Type t, Value ptr) {
     Value done = dynamicDone.get(inst);
     if (done != null) return done;
-    if (dynamicConsidered.contains(inst) || !DynamicVariantCost.enabled()) return null;
+    // (the lane bits of the mask as one integer of at most 64 bits)
+    if (dynamicConsidered.contains(inst) || !DynamicVariantCost.enabled() || w > 64) return null;
     if (windowed.containsKey(inst)) return null;
     if (!dynamicMember(inst)) return null;
     Value root = windowRoot(ptr);
@@ -789,6 +790,7 @@ final class MemoryWidener extends EmissionPhase {
     if (i.isVolatile() || i.isAtomic() || uniform(i) || CompositePackets.isComposite(i.type())) return false;
     Type t = i.type();
     if (!t.isVectorElement() || t.isVector() || st.module().allocSize(t) > 64 || st.module().allocSize(t) != st.module().storeSize(t)) return false;
+    if (!packetType(i, t).equals(t.vectorOf(w))) return false;
     Value p = i.operand(0);
     if (p.type().isVector() || !p.type().equals(st.context().ptrType()) || shape(p).isLinear()) return false;
     if (e.uniformMemory.shared() != null && e.uniformMemory.shared().privateLoad(i).isPresent()) return false;
