@@ -198,6 +198,8 @@ final class MemoryWidener extends EmissionPhase {
     }
     // (scalable packets: a span of (W-1)*F+1 elements and per-lane extracts depend on the lane count)
     if (st.options().memoryStrategy() == MemoryStrategy.GATHER && !st.options().scalable() && !st.options().lanesMayBeRetyped()) {
+      Value dynamic = dynamicVariants(inst, t, ptr);
+      if (dynamic != null) return dynamic;
       Value strided = stridedLoad(inst, t, ptr, s, align);
       if (strided != null) return strided;
       Value window = windowLoad(inst, t, ptr);
@@ -715,6 +717,223 @@ final class MemoryWidener extends EmissionPhase {
         + root.describe() + " became " + starts.size() * w + " 16-byte loads (one per lane and window of four) and a transpose: "
         + (hardwareGatherTarget ? POINTER_VECTOR_REASON : gatherReason));
     return windowed.get(inst);
+  }
+
+  /** Packet values of the loads of a group already emitted with dynamic variants ({@link #dynamicVariants}). */
+  private final Map<Value, Value> dynamicDone = new HashMap<>();
+  /** Loads already considered as members of a group (emitted or declined): not considered again. */
+  private final Set<Value> dynamicConsidered = new HashSet<>();
+
+  /**
+   * Dynamic variants (Karrenberg's later work, ispc's coherent paths): the loads of one block at constant
+   * byte offsets from one varying pointer {@code root} ({@code c[-1]}, {@code c[0]}, {@code c[24]}: a
+   * stencil's neighbours; {@code p->x}, {@code p->y}: a field group), up to the next store or call
+   * that may write memory, emitted together at the first of them behind ONE run-time test of the
+   * root's lanes (only the active ones under a partial mask):
+   * <ul>
+   * <li>all active lanes hold the same pointer: one scalar load per access at that pointer (the first
+   *     active lane's, which the scalar code reads) and a broadcast;</li>
+   * <li>the lanes' pointers are consecutive with the accesses' element size: one vector load per access
+   *     (a masked load under a partial mask: no byte an inactive lane would not read);</li>
+   * <li>otherwise the code this widener emits anyway (windows, per-lane loads, lookups, gathers).</li>
+   * </ul>
+   * The later members take their packets from {@link #dynamicDone}. Done only where the group's
+   * per-lane loads pay for the test ({@link DynamicVariantCost}); every decision is a remark. Knob:
+   * {@code -Dpacketizer.dynamicVariants=false}. Null when not applicable.
+   */
+  private Value dynamicVariants(Value inst, Type t, Value ptr) {
+    Value done = dynamicDone.get(inst);
+    if (done != null) return done;
+    // (the lane bits of the mask as one integer of at most 64 bits)
+    if (dynamicConsidered.contains(inst) || !DynamicVariantCost.enabled() || w > 64) return null;
+    if (windowed.containsKey(inst)) return null;
+    if (!dynamicMember(inst)) return null;
+    Value root = windowRoot(ptr);
+    List<Value> group = new ArrayList<>();
+    for (Value i = inst; i != null; i = i.nextInstruction()) {
+      Opcode op = st.ssa().opcode(i);
+      if (op == Opcode.CALL && PURE.test(i)) continue;
+      if (op == Opcode.STORE || op == Opcode.CALL || op == Opcode.INVOKE || op == Opcode.CALLBR || op == Opcode.FENCE
+          || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG || op == Opcode.VAARG || op.isTerminator()) {
+        break;
+      }
+      if (op != Opcode.LOAD) continue;
+      // (a later load must not move above an atomic or volatile one: such a group is left as it is)
+      if (i.isAtomic() || i.isVolatile()) return null;
+      if (dynamicMember(i) && root.equals(windowRoot(i.operand(0)))) group.add(i);
+    }
+    dynamicConsidered.addAll(group);
+    org.packetizer.core.wrapper.HardwareWidth.Target target = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
+        st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    int registerBytes = 4 * Math.max(1, target.width());
+    if (!DynamicVariantCost.pays(group.size(), w, registerBytes)) {
+      if (group.size() > 1) {
+        st.remark(Remark.Kind.MEMORY, current(), inst, "no dynamic variants for the " + group.size() + " loads at constant offsets from "
+            + root.describe() + ": " + DynamicVariantCost.explain(group.size(), w, registerBytes));
+      }
+      return null;
+    }
+    long elem = st.module().allocSize(group.get(0).type());
+    boolean sameSize = true;
+    for (Value m : group) sameSize &= st.module().allocSize(m.type()) == elem && st.module().storeSize(m.type()) == elem;
+    emitDynamicVariants(inst, root, group, sameSize ? elem : 0);
+    st.remark(Remark.Kind.MEMORY, current(), inst, "dynamic variants for the " + group.size() + " loads at constant offsets from "
+        + root.describe() + ": one run-time test of its lanes" + (MaskOps.isAllTrue(mask()) ? "" : " (the active ones)")
+        + ": all equal -> " + group.size() + " scalar loads and broadcasts; "
+        + (sameSize ? "consecutive (stride " + elem + " bytes) -> " + group.size() + " vector loads; " : "")
+        + "otherwise per-lane loads or gathers. " + DynamicVariantCost.explain(group.size(), w, registerBytes));
+    return dynamicDone.get(inst);
+  }
+
+  /** A load a dynamic-variant group may hold: a scalar element from a varying, non-linear address off a window root. */
+  private boolean dynamicMember(Value i) {
+    if (i.isVolatile() || i.isAtomic() || uniform(i) || CompositePackets.isComposite(i.type())) return false;
+    Type t = i.type();
+    if (!t.isVectorElement() || t.isVector() || st.module().allocSize(t) > 64 || st.module().allocSize(t) != st.module().storeSize(t)) return false;
+    if (!packetType(i, t).equals(t.vectorOf(w))) return false;
+    Value p = i.operand(0);
+    if (p.type().isVector() || !p.type().equals(st.context().ptrType()) || shape(p).isLinear()) return false;
+    if (e.uniformMemory.shared() != null && e.uniformMemory.shared().privateLoad(i).isPresent()) return false;
+    Value r = windowRoot(p);
+    return r != null && !shape(r).isLinear();
+  }
+
+  /**
+   * The run-time test and the three variants of {@link #dynamicVariants}; leaves the builder in the join
+   * block, the members' packets (phis) in {@link #dynamicDone}. {@code elem} is the members' common
+   * element size (0: none, no consecutive variant).
+   */
+  private void emitDynamicVariants(Value inst, Value root, List<Value> group, long elem) {
+    Value m = mask();
+    boolean full = MaskOps.isAllTrue(m);
+    Type i64 = st.context().i64();
+    Type iw = st.context().intType(w);
+    Value rv = vec(root);
+    Value bits = full ? null : b.cast(Opcode.BITCAST, m, iw, "dyn.mask");
+    Value first, lastLane;
+    if (full) {
+      first = b.i64(0);
+      lastLane = b.i64(w - 1);
+    } else {
+      Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
+      f = b.and(f, b.constInt(iw, w - 1), "dyn.first");
+      first = w < 64 ? b.cast(Opcode.ZEXT, f, i64, "") : f;
+      Value l = b.call(st.module().intrinsic("llvm.ctlz", iw), List.of(bits, b.i1(false)), "");
+      l = b.and(b.sub(b.constInt(iw, w - 1), l, ""), b.constInt(iw, w - 1), "dyn.last");
+      lastLane = w < 64 ? b.cast(Opcode.ZEXT, l, i64, "") : l;
+    }
+    // a cheap pre-test on the first and last active lanes' pointers (lanes the per-lane path extracts
+    // anyway): on divergent inputs it is all the dynamic variants cost
+    Value pf = b.extractElement(rv, first, "dyn.ptr");
+    Value r0 = b.cast(Opcode.PTRTOINT, pf, i64, "dyn.lane");
+    Value rl = b.cast(Opcode.PTRTOINT, b.extractElement(rv, lastLane, ""), i64, "");
+    Value d = b.sub(rl, r0, "dyn.span");
+    Value cand = b.icmpEq(d, b.i64(0), "");
+    if (elem > 0) cand = b.or(cand, b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), ""), "dyn.candidate");
+    Block pre = b.currentBlock();
+    Block test = packet.appendBlock(pre.name() + ".dyntest");
+    Block same = packet.appendBlock(pre.name() + ".same");
+    Block test2 = elem > 0 ? packet.appendBlock(pre.name() + ".notsame") : null;
+    Block consec = elem > 0 ? packet.appendBlock(pre.name() + ".consecutive") : null;
+    Block other = packet.appendBlock(pre.name() + ".lanes");
+    Block join = packet.appendBlock(pre.name() + ".dyn");
+    test.moveAfter(pre);
+    same.moveAfter(test);
+    Block last = same;
+    if (elem > 0) {
+      test2.moveAfter(last);
+      consec.moveAfter(test2);
+      last = consec;
+    }
+    other.moveAfter(last);
+    join.moveAfter(other);
+    b.condBr(cand, test, other);
+    b.atEnd(test);
+    Value ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
+    Value notMask = full ? null : b.not(m, "");
+    Value any = full ? null : b.icmpNe(bits, b.constInt(iw, 0), "dyn.any");
+    Value eq = b.icmpEq(ri, b.splat(r0, w, ""), "dyn.eq");
+    if (!full) eq = b.or(eq, notMask, "");
+    Value allEq = b.icmpEq(b.cast(Opcode.BITCAST, eq, iw, ""), b.allOnes(iw), "dyn.same");
+    if (!full) allEq = b.and(allEq, any, "");
+    b.condBr(allEq, same, elem > 0 ? test2 : other);
+    // all equal: one scalar load per member at the first active lane's pointer plus its offset
+    b.atEnd(same);
+    Value pfs = pf;
+    List<Value> sameValues = new ArrayList<>();
+    for (Value mem : group) {
+      Value p = b.gep(st.context().i8(), pfs, List.of(b.i64(windowOffset(mem.operand(0)))), false, "");
+      Value v = b.load(mem.type(), p, Math.max(1, mem.alignment()), "");
+      sameValues.add(b.splat(v, w, ""));
+    }
+    st.stats().vectorLoads += group.size();
+    Block sameEnd = b.currentBlock();
+    b.br(join);
+    List<Value> consecValues = null;
+    Block consecEnd = null;
+    if (elem > 0) {
+      b.atEnd(test2);
+      Value lane0 = full ? r0 : b.sub(r0, b.mul(first, b.i64(elem), ""), "dyn.lane0");
+      List<Value> steps = new ArrayList<>();
+      for (int k = 0; k < w; k++) steps.add(b.i64(k * elem));
+      Value expect = b.add(b.splat(lane0, w, ""), b.constVector(steps), "");
+      Value ce = b.icmpEq(ri, expect, "dyn.consecutive");
+      if (!full) ce = b.or(ce, notMask, "");
+      Value allCe = b.icmpEq(b.cast(Opcode.BITCAST, ce, iw, ""), b.allOnes(iw), "");
+      if (!full) allCe = b.and(allCe, any, "");
+      b.condBr(allCe, consec, other);
+      b.atEnd(consec);
+      Value pfc = pf;
+      Value p0 = full ? pfc : b.gep(st.context().i8(), pfc, List.of(b.mul(first, b.i64(-elem), "")), false, "dyn.base");
+      consecValues = new ArrayList<>();
+      for (Value mem : group) {
+        Type vt = mem.type().vectorOf(w);
+        Value p = b.gep(st.context().i8(), p0, List.of(b.i64(windowOffset(mem.operand(0)))), false, "");
+        int a = Math.max(1, mem.alignment());
+        if (full) {
+          consecValues.add(b.load(vt, p, a, ""));
+        } else {
+          Function f = st.module().intrinsic("llvm.masked.load", vt, p.type());
+          consecValues.add(b.call(f, List.of(p, b.i32(a), m, b.poison(vt)), ""));
+        }
+      }
+      st.stats().vectorLoads += group.size();
+      consecEnd = b.currentBlock();
+      b.br(join);
+    }
+    // otherwise: what this widener emits for each member without dynamic variants
+    b.atEnd(other);
+    List<Value> otherValues = new ArrayList<>();
+    for (Value mem : group) otherValues.add(fallbackLoad(mem, rv));
+    Block otherEnd = b.currentBlock();
+    b.br(join);
+    join.moveAfter(otherEnd);
+    b.atEnd(join);
+    for (int j = 0; j < group.size(); j++) {
+      Value mem = group.get(j);
+      Value phi = b.phi(mem.type().vectorOf(w), mem.name());
+      phi.addIncoming(sameValues.get(j), sameEnd);
+      if (consecValues != null) phi.addIncoming(consecValues.get(j), consecEnd);
+      phi.addIncoming(otherValues.get(j), otherEnd);
+      dynamicDone.put(mem, phi);
+    }
+  }
+
+  /** A member of a dynamic-variant group as {@link #emitLoad} emits it without them (its address from the root's packet). */
+  private Value fallbackLoad(Value mem, Value rv) {
+    Type t = mem.type();
+    Type vt = packetType(mem, t);
+    Value ptr = mem.operand(0);
+    int align = Math.max(1, mem.alignment());
+    Value window = windowLoad(mem, t, ptr);
+    if (window != null) return window;
+    Value lookup = tableLookup(mem, t, vt, ptr, align);
+    if (lookup != null) return lookup;
+    Value lanes = laneLoads(mem, t, vt, ptr, align);
+    if (lanes != null) return lanes;
+    st.remark(Remark.Kind.MEMORY, current(), mem, "load from varying addresses became a gather (the path of dynamic variants where the lanes' pointers are neither equal nor consecutive)");
+    Value ptrs = b.gep(st.context().i8(), rv, List.of(b.i64(windowOffset(ptr))), false, "");
+    return gatherOrCascade(mem, t, ptrs, align, mem.name());
   }
 
   /** The varying base a window's address is a constant byte offset from, or null. */

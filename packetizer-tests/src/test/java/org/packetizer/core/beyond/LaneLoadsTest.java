@@ -63,7 +63,8 @@ class LaneLoadsTest {
       String nb = m.function("nb8").orElseThrow().print();
       assertEquals(0, TableLookupTest.count(nb, "gather"), nb);
       assertEquals(8, TableLookupTest.count(nb, "extractelement <8 x ptr>"), nb);
-      assertEquals(9 * 8, TableLookupTest.count(nb, "load float"), nb);
+      // (9 x 8 per lane, and the 9 scalar loads of the all-lanes-equal variant: DynamicVariantsTest)
+      assertEquals(9 * 8 + 9, TableLookupTest.count(nb, "load float"), nb);
       assertTrue(r.remarks().stream().anyMatch(k -> k.message().contains("became 8 scalar loads at each lane's")), () -> r.remarks().toString());
       new Packetizer(PacketizerOptions.builder().width(8).params("uvv").targetCpu("haswell").build()).run(m, "bytes_loop", "bl8");
       String bl = m.function("bl8").orElseThrow().print();
@@ -83,7 +84,8 @@ class LaneLoadsTest {
         String s5 = m.function(name).orElseThrow().print();
         assertEquals(0, TableLookupTest.count(s5, "gather"), s5);
         assertEquals(w, TableLookupTest.count(s5, "load <4 x float>"), s5);
-        assertEquals(3 * w, TableLookupTest.count(s5, "load float"), s5);
+        // (plus, where the 7 loads pay for dynamic variants' test, the all-equal variant's 7 scalar loads)
+        assertEquals(3 * w + (w == 4 ? 0 : 7), TableLookupTest.count(s5, "load float"), s5);
         if (cpu.equals("znver4")) {
           assertTrue(s5r.remarks().stream().anyMatch(k -> k.message().contains("a vector of 64-bit pointers, not a uniform base plus 32-bit offsets")),
               () -> s5r.remarks().toString());

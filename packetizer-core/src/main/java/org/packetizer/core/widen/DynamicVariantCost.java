@@ -1,0 +1,46 @@
+package org.packetizer.core.widen;
+
+/**
+ * The cost rule of dynamic variants ({@code MemoryWidener.dynamicVariants}): whether a group of loads
+ * at constant offsets from one varying pointer is worth one run-time test of the pointer's lanes.
+ *
+ * <p>The test compares the W 64-bit pointers with lane 0's (all equal) and with lane 0's plus
+ * {@code k * size} (consecutive): per compare one vector compare per register of 64-bit lanes
+ * ({@code ceil(8W / registerBytes)}), then a mask move, a compare and a branch each (about 4 more
+ * instructions). Without the variants the group costs about one load and one insert per lane and
+ * member ({@code members * W} loads). The test is emitted when those per-lane loads are at least
+ * {@value #PAYBACK} times its cost: on inputs where the lanes are neither equal nor consecutive (the
+ * test fails every time, a predictable branch) it then adds at most about an eighth to the group's
+ * instructions (2 instructions per load and insert), and where they are equal it removes nearly all.
+ * With 16-byte registers (SSE, NEON) that is 8 or more loads at W4, 4 or more at W8; with 32-byte
+ * (AVX2) 4 or more at W8; with 64-byte (AVX-512) 2 or more at W16.
+ */
+public final class DynamicVariantCost {
+  private DynamicVariantCost() {}
+
+  /** The group's per-lane loads must be at least this many times the test's instructions. */
+  static final int PAYBACK = 4;
+
+  /** The measurement knob: {@code -Dpacketizer.dynamicVariants=false} turns dynamic variants off. */
+  public static boolean enabled() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.dynamicVariants", "true"));
+  }
+
+  /** Instructions of the run-time test for W 64-bit pointers in registers of {@code registerBytes}. */
+  static int testCost(int w, int registerBytes) {
+    int perCompare = (8 * w + registerBytes - 1) / Math.max(1, registerBytes);
+    return 2 * perCompare + 4;
+  }
+
+  /** Whether {@code members} loads at W lanes pay for the test. */
+  static boolean pays(int members, int w, int registerBytes) {
+    return members >= 2 && (long) members * w >= (long) PAYBACK * testCost(w, registerBytes);
+  }
+
+  /** The rule's figures for a remark. */
+  static String explain(int members, int w, int registerBytes) {
+    return "cost rule: " + members + " loads x " + w + " lanes = " + (long) members * w + " per-lane loads "
+        + (pays(members, w, registerBytes) ? ">=" : "<") + " " + PAYBACK + " x " + testCost(w, registerBytes)
+        + " instructions of the test (" + registerBytes + "-byte vector registers)";
+  }
+}

@@ -1,0 +1,204 @@
+package org.packetizer.core.beyond;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.check.CheckResult;
+import org.packetizer.core.check.DifferentialCheck;
+import org.packetizer.core.check.Inputs;
+import org.packetizer.core.check.ParamSpec;
+import org.packetizer.core.check.ParamSpec.Direction;
+import org.packetizer.core.check.ValueDomain;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+
+/**
+ * Dynamic variants (issue 16): a group of loads at constant offsets from one varying pointer gets one
+ * run-time test of the pointer's lanes ({@code beyond/dynamic_variants.c}, plain clang {@code -O1} /
+ * {@code -O2}: a nine-point stencil, the same under a divergent branch, a field group of an array of
+ * structs with mixed element sizes, a row of ints in a loop with per-lane trip counts).
+ *
+ * <p>Differential at W=4, 8, 16 on x86-64-v2 (SSE4.2), haswell (AVX2) and znver4 (AVX-512), with the
+ * lanes' indices chosen to take every variant: all equal, consecutive (also at both ends of the
+ * grid), consecutive but one lane off, descending, random; with a mask parameter (and under the
+ * guarded stencil's branch) the inactive lanes' indices lie 1-4 KB outside their buffer, in the guard
+ * page behind it: the all-equal variant must load at the first ACTIVE lane's pointer (a test that
+ * used lane 0 faults and ends the run), must not load when no lane is active, and the consecutive one
+ * must be a masked load. Every buffer lies between guard pages.
+ *
+ * <p>{@link #structure} fails with {@code -Dpacketizer.dynamicVariants=false}: the packet IR has the
+ * three variants, the all-equal one with nine scalar loads, the consecutive one with nine vector
+ * loads (masked under a partial mask), and the remark names the function, block and decision.
+ */
+class DynamicVariantsTest {
+  static final int GW = 16, N = 16 * 16;
+  static final int LO = 2 * GW + 2, HI = N - 2 * GW - 3;
+
+  static Stream<Arguments> cases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) for (String cpu : new String[] {"x86-64-v2", "haswell", "znver4"}) for (String o : new String[] {"-O1", "-O2"}) {
+      out.add(Arguments.of(w, cpu, o));
+    }
+    return out.stream();
+  }
+
+  /** An index 1-4 KB (in {@code elemBytes}-byte elements) past either end of a buffer of {@code count} elements: in a guard page. */
+  static long wild(SplittableRandom r, int count, int elemBytes) {
+    long off = (1200 + r.nextInt(2400)) / elemBytes;
+    return r.nextBoolean() ? count + off : -1 - off;
+  }
+
+  /**
+   * Lane indices into [lo, hi] of one of the shapes the run-time test tells apart (pattern p), and,
+   * with a mask, the mask; inactive lanes get wild indices.
+   */
+  static Object[] lanes(int p, int w, SplittableRandom r, long lo, long hi, boolean[] mask, int count, int elemBytes) {
+    long[] v = new long[w];
+    switch (p % 7) {
+      case 0 -> Arrays.fill(v, r.nextLong(lo, hi + 1)); // all equal
+      case 1 -> { long a = r.nextLong(lo, hi - w + 2); for (int k = 0; k < w; k++) v[k] = a + k; } // consecutive
+      case 2 -> { for (int k = 0; k < w; k++) v[k] = lo + k; } // consecutive from the lowest index
+      case 3 -> { for (int k = 0; k < w; k++) v[k] = hi - w + 1 + k; } // consecutive up to the highest
+      case 4 -> { long a = r.nextLong(lo, hi - w + 2); for (int k = 0; k < w; k++) v[k] = a + k; v[r.nextInt(w)] = a + w / 2; } // one lane off
+      case 5 -> { long a = r.nextLong(lo + w, hi + 1); for (int k = 0; k < w; k++) v[k] = a - k; } // descending
+      default -> { for (int k = 0; k < w; k++) v[k] = r.nextLong(lo, hi + 1); } // random
+    }
+    Object[] out = new Object[w];
+    // (the inactive lanes all at one wild index half of the time: all lanes equal when none is active)
+    long oneWild = wild(r, count, elemBytes);
+    for (int k = 0; k < w; k++) out[k] = mask == null || mask[k] ? v[k] : r.nextBoolean() ? oneWild : wild(r, count, elemBytes);
+    return out;
+  }
+
+  /** Masks: full, lane 0 off, only the upper half, one lane, none, random. */
+  static boolean[] mask(int p, int w, SplittableRandom r) {
+    boolean[] m = new boolean[w];
+    switch (p % 6) {
+      case 0 -> Arrays.fill(m, true);
+      case 1 -> { Arrays.fill(m, true); m[0] = false; }
+      case 2 -> { for (int k = w / 2; k < w; k++) m[k] = true; }
+      case 3 -> m[r.nextInt(w)] = true;
+      case 4 -> { }
+      default -> { for (int k = 0; k < w; k++) m[k] = r.nextBoolean(); }
+    }
+    return m;
+  }
+
+  /**
+   * Packetizes fn (with and without a mask parameter) and runs it against the scalar function on
+   * 84 inputs: every lane pattern with every mask pattern (the varying index is the last parameter
+   * but for window_loop, whose trip count follows).
+   */
+  static void check(LlvmModule m, String fn, int w, String cpu, String kinds, ParamSpec buffer, int count, int elemBytes, long lo, long hi,
+      long seed) {
+    for (boolean masked : new boolean[] {false, true}) {
+      String simd = fn + "_" + cpu.replace('-', '_') + (masked ? "_m" : "_v") + w;
+      new Packetizer(PacketizerOptions.builder().width(w).params(kinds).masked(masked).targetCpu(cpu).verifyEachPhase(true).build())
+          .run(m, fn, simd);
+      List<ParamSpec> ps = new ArrayList<>(List.of(buffer, ParamSpec.varying(ValueDomain.ints(-100000, 100000))));
+      boolean loop = fn.equals("window_loop");
+      if (loop) ps.add(ParamSpec.varying(ValueDomain.ints(0, 7)));
+      if (masked) ps.add(ParamSpec.mask());
+      SplittableRandom r = new SplittableRandom(seed + (masked ? 1000 : 0));
+      try (DifferentialCheck c = DifferentialCheck.builder(m, fn, simd, w).params(ps).build()) {
+        int lanes = 0;
+        for (int p = 0; p < 7; p++) {
+          for (int q = 0; q < (masked ? 12 : 2); q++) {
+            boolean[] mk = masked ? mask(q, w, r) : null;
+            List<Object> args = new ArrayList<>();
+            args.add(null);
+            // (the guarded stencil's own branch: some lanes outside the interior, wild ones included)
+            Object[] idx = lanes(p, w, r, lo, hi, mk, count, elemBytes);
+            if (fn.equals("stencil9_guarded") && q % 2 == 1) idx[r.nextInt(w)] = wild(r, count, elemBytes);
+            if (fn.equals("stencil9_guarded") && q % 2 == 1) idx[0] = wild(r, count, elemBytes);
+            // (no lane inside: every lane at the same index in the guard page)
+            if (fn.equals("stencil9_guarded") && q == 0 && p % 2 == 0) Arrays.fill(idx, wild(r, count, elemBytes));
+            args.add(idx);
+            if (loop) {
+              Object[] n = new Object[w];
+              for (int k = 0; k < w; k++) n[k] = (long) r.nextInt(8);
+              // lanes with wild indices run no iteration
+              for (int k = 0; k < w; k++) if (mk != null && !mk[k]) n[k] = 0L;
+              args.add(n);
+            }
+            if (masked) args.add(mk);
+            CheckResult res = c.run(new Inputs(args, r.nextLong()));
+            assertTrue(res.passed(), () -> simd + " " + Arrays.toString(idx) + ":\n" + res.report() + "\n" + m.function(simd).orElseThrow().print());
+            lanes += res.lanesCompared();
+          }
+        }
+        assertTrue(lanes > 0, simd);
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "W={0} {1} {2}")
+  @MethodSource("cases")
+  void agreesWithScalar(int w, String cpu, String opt) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "dynamic_variants.c", opt)) {
+      ParamSpec grid = ParamSpec.uniformPtr(ctx.floatType(), N, Direction.IN);
+      check(m, "stencil9", w, cpu, "uv", grid, N, 4, LO, HI, 10 + w);
+      check(m, "stencil9_guarded", w, cpu, "uv", grid, N, 4, LO, HI, 20 + w);
+      ParamSpec bodies = ParamSpec.uniformPtr(ctx.structType(List.of(ctx.doubleType(), ctx.doubleType(), ctx.doubleType(), ctx.floatType(), ctx.i32()), false),
+          32, Direction.IN);
+      check(m, "fields", w, cpu, "uv", bodies, 32, 32, 0, 31, 30 + w);
+      check(m, "window_loop", w, cpu, "uvv", ParamSpec.uniformPtr(ctx.i32(), 64, Direction.IN), 64, 4, 0, 64 - 32, 40 + w);
+    }
+  }
+
+  /** The three variants in the packet IR, and the remark (fails with -Dpacketizer.dynamicVariants=false). */
+  @Test
+  void structure() {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "dynamic_variants.c", "-O2")) {
+      for (String wc : List.of("4 x86-64-v2", "8 haswell", "16 znver4")) {
+        int w = Integer.parseInt(wc.split(" ")[0]);
+        String cpu = wc.split(" ")[1];
+        for (boolean masked : new boolean[] {false, true}) {
+          String name = "st_" + w + "_" + cpu.replace('-', '_') + (masked ? "_m" : "");
+          PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params("uv").masked(masked).targetCpu(cpu).build())
+              .run(m, "stencil9", name);
+          String ir = m.function(name).orElseThrow().print();
+          assertTrue(ir.contains("entry.same:") || ir.contains(".same:"), ir);
+          assertTrue(ir.contains(".consecutive:"), ir);
+          // all equal: nine scalar loads and no more; consecutive: nine vector loads
+          String same = block(ir, ".same:");
+          assertEquals(9, TableLookupTest.count(same, "load float"), same);
+          String consecutive = block(ir, ".consecutive:");
+          if (masked) {
+            assertEquals(9, TableLookupTest.count(consecutive, "@llvm.masked.load"), consecutive);
+          } else {
+            assertEquals(9, TableLookupTest.count(consecutive, "load <" + w + " x float>"), consecutive);
+          }
+          assertTrue(r.remarks().stream().anyMatch(k -> k.message().contains("dynamic variants for the 9 loads") && "stencil9".equals(k.function()) && k.block() != null),
+              () -> r.remarks().toString());
+        }
+      }
+      // the cost rule: a group of two loads at W4 on SSE does not pay for the test, and the remark says so
+      var r = new Packetizer(PacketizerOptions.builder().width(4).params("uvv").targetCpu("x86-64-v2").build()).run(m, "window_loop", "wl4");
+      assertFalse(m.function("wl4").orElseThrow().print().contains(".same:"));
+      assertTrue(r.remarks().stream().anyMatch(k -> k.message().contains("no dynamic variants for the 4 loads")), () -> r.remarks().toString());
+      var r8 = new Packetizer(PacketizerOptions.builder().width(8).params("uvv").targetCpu("haswell").build()).run(m, "window_loop", "wl8");
+      assertTrue(m.function("wl8").orElseThrow().print().contains(".same:"));
+      assertTrue(r8.remarks().stream().anyMatch(k -> k.message().contains("dynamic variants for the 4 loads")), () -> r8.remarks().toString());
+    }
+  }
+
+  /** The text of the block whose label ends with {@code suffix}, up to the next blank line. */
+  static String block(String ir, String suffix) {
+    int at = ir.indexOf(suffix);
+    assertTrue(at >= 0, ir);
+    int end = ir.indexOf("\n\n", at);
+    return ir.substring(at, end < 0 ? ir.length() : end);
+  }
+}
