@@ -617,10 +617,6 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
         default -> throw CliException.usage("--interleave=" + interleave + ": expected auto, 1, 2 or 4");
       }
       if (arrayDriver == null) throw CliException.usage("--interleave needs --array-driver (it changes the driver's loop)");
-      if (interleaveCount > 1 && refillMode != org.packetizer.core.api.Refill.OFF) {
-        throw CliException.usage("--interleave " + interleave + " does not combine with --refill (the refill driver keeps one"
-            + " W-lane chain per step); use --refill=off or --interleave 1");
-      }
     }
     if (arrayDriver != null && declaredVariants) {
       throw CliException.usage("--array-driver does not combine with --declared-variants (one driver per function: packetize it with -f)");
