@@ -85,6 +85,13 @@ public final class RefillDriver {
    * {@code -Dpacketizer.refill.blockScale} overrides it, for measurement.
    */
   static final int BLOCK_SCALE = Integer.getInteger("packetizer.refill.blockScale", 4);
+  /**
+   * AVX-512 refill rounds by compaction (vpcompress of the state, the lanes in the loop move to the front)
+   * instead of the default register expand (the lanes stay, the new elements are spread into the free
+   * ones by vpexpand): measured 1-4% slower (docs/performance.md); {@code -Dpacketizer.refill.compress=true}
+   * selects it (read whenever a driver is built), for measurement. SVE always compacts (it has no expand).
+   */
+  static boolean x86CompressRounds() { return Boolean.getBoolean("packetizer.refill.compress"); }
   /** The longest block of iterations between refill rounds. */
   static final int MAX_BLOCK = 64;
 
@@ -213,6 +220,8 @@ public final class RefillDriver {
             + " lanes are free; ")
         + "free lanes take the next elements by "
         + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
+            : x86Compact && !x86CompressRounds() ? "one masked contiguous load per array, spread into the free lanes in order by a register"
+            + " expand (AVX-512 vpexpand; the lanes in the loop stay where they are), finished ones scatter their results; "
             : sve || x86Compact ? "compaction: the lanes still in the loop move to the front (" + (sve ? "SVE compact, " + (128 * vscale)
             + "-bit vectors" : "AVX-512 vpcompress") + "), the next elements follow them by one masked contiguous load per array,"
             + " finished ones scatter their results; "
@@ -435,6 +444,8 @@ public final class RefillDriver {
     private final boolean compact;
     /** Compaction by AVX-512 vpcompress instead of SVE compact. */
     private final boolean x86Compress;
+    /** AVX-512: compact the state by vpcompress instead of spreading the new elements by vpexpand ({@link #x86CompressRounds}). */
+    private final boolean compressRounds = x86CompressRounds();
     /** The widest packet one compress handles, in bits (SVE: the vector length; AVX-512: 32·W). */
     private final int compactBits;
     /**
@@ -725,6 +736,35 @@ public final class RefillDriver {
       Type idxT = sizeT.vectorOf(w);
       int ns = l.state().size();
       Value active = l.active();
+      if (compact && x86Compress && !compressRounds) {
+        // AVX-512: the lanes stay where they are; the next W elements come by one masked contiguous load per
+        // array (the lanes below the input's end: independent of which lanes are free, so it issues early) and
+        // a register vpexpand spreads them into the free lanes in order (rank: the same expand of 0, 1, ..., W-1)
+        List<Value> lanesC = new ArrayList<>();
+        for (int i = 0; i < w; i++) lanesC.add(b.constInt(sizeT, i));
+        Value iota = b.constVector(lanesC);
+        Value left = b.sub(n, next, "left");
+        Value inInput = b.icmpUlt(iota, b.splat(left, w, "left.splat"), "in.input");
+        List<Value> lanes32 = new ArrayList<>();
+        for (int i = 0; i < w; i++) lanes32.add(b.constInt(ctx.i32(), i));
+        Value rank = b.cast(Opcode.ZEXT, regExpand(b, b.constVector(lanes32), free, "rank32"), sizeT.vectorOf(w), "rank");
+        Value takeL = b.and(free, b.icmpUlt(rank, b.splat(left, w, ""), ""), "take");
+        Value newIdx = b.add(b.splat(next, w, "next.splat"), rank, "new.idx");
+        Value count = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, free, bitsT, "")), "free.count");
+        Value countS = w == sizeT.intWidth() ? count
+            : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
+        Value next2 = b.add(next, b.min(countS, left, true, "taken"), "next.after");
+        List<Value> inputs = new ArrayList<>();
+        for (int j = 0; j < kinds.size(); j++) {
+          if (kinds.get(j) instanceof ParamKind.Varying) {
+            Value v = spanLoad(b, j, next, inInput);
+            inputs.add(regExpand(b, v, free, driver.param(j).name() + ".in"));
+          } else {
+            inputs.add(argPacket(b, j, newIdx, next, takeL));
+          }
+        }
+        return enterPre(b, inputs, takeL, newIdx, l.state(), l.idx(), l.result(), active, next2);
+      }
       if (compact) {
         // compaction: the lanes in the loop move to the front, the next elements follow them
         Value nAct = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active, bitsT, "")), "in.loop");
@@ -867,6 +907,31 @@ public final class RefillDriver {
       }
       // (not llvm.experimental.vector.compress: LLVM 20 splits a wide one through a misaligned stack slot)
       throw new IllegalStateException("refill compaction: no compress for " + t + " at " + compactBits + " bits");
+    }
+
+    /** AVX-512 register expand: the first lanes of v spread into the lanes of mask in order (others zero). */
+    private Value regExpand(IrBuilder b, Value v, Value mask, String name) {
+      Type t = v.type();
+      Type e = t.scalarType();
+      if (e.isInteger(1)) return b.cast(Opcode.TRUNC, regExpand(b, b.cast(Opcode.ZEXT, v, ctx.i8().vectorOf(w), ""), mask, ""), t, name);
+      if (e.isPointer()) {
+        return b.cast(Opcode.INTTOPTR, regExpand(b, b.cast(Opcode.PTRTOINT, v, ctx.i64().vectorOf(w), ""), mask, ""), t, name);
+      }
+      int bits = e.isFloat() ? 32 : e.isDouble() ? 64 : e.intWidth();
+      if (bits < 32) return b.cast(Opcode.TRUNC, regExpand(b, b.cast(Opcode.ZEXT, v, ctx.i32().vectorOf(w), ""), mask, ""), t, name);
+      if (bits == 64) {
+        // as two expands of the 32-bit halves (a 64-bit packet may not fit one register: an expand cannot be split)
+        Type i64v = ctx.i64().vectorOf(w);
+        Type i32v = ctx.i32().vectorOf(w);
+        Value x = e.isInteger() ? v : b.cast(Opcode.BITCAST, v, i64v, "");
+        Value sh = b.splat(b.constInt(ctx.i64(), 32), w, "");
+        Value lo = regExpand(b, b.cast(Opcode.TRUNC, x, i32v, ""), mask, "");
+        Value hi = regExpand(b, b.cast(Opcode.TRUNC, b.binop(Opcode.LSHR, x, sh, ""), i32v, ""), mask, "");
+        Value r = b.binop(Opcode.OR, b.cast(Opcode.ZEXT, lo, i64v, ""), b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, hi, i64v, ""), sh, ""),
+            name);
+        return e.isInteger() ? r : b.cast(Opcode.BITCAST, r, t, name);
+      }
+      return b.call(module.intrinsic("llvm.x86.avx512.mask.expand", t), List.of(v, b.constNull(t), mask), name);
     }
 
     /** The target's compress of a packet of 32- or 64-bit lanes that fits one register. */
