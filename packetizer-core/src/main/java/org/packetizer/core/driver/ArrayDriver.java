@@ -214,8 +214,8 @@ public final class ArrayDriver {
 
   /**
    * The interleave count of the plain driver's body or ({@code refill}) of the refill body: the option's
-   * when forced, else {@link Interleave}'s rule (for refill {@link Interleave#chooseForRefill}); 1
-   * automatically when the packet is already wider than the hardware (its halves are independent chains).
+   * when forced, else {@link Interleave}'s rule (for refill {@link Interleave#chooseForRefill}); for the plain
+   * driver 1 automatically when the packet is already wider than the hardware (its halves are independent chains).
    */
   private static Ic interleave(Function scalar, int w, PacketizerOptions options, List<ParamKind> kinds, boolean refill) {
     Interleave.Choice choice = refill ? Interleave.chooseForRefill(scalar, w, options.interleave(), kinds)
@@ -225,7 +225,9 @@ public final class ArrayDriver {
             options.targetFeatures().orElse(null)).width();
     int ic = choice.factor();
     String text = choice.describe(w);
-    if (ic > 1 && !choice.forced() && w > hw) {
+    // (not for refill: its states are separate chains with their own rounds, and the rule's estimate already counts
+    // the registers a wide value takes; measured on AVX2 at W16: IC 2 1.2-1.35x faster than 1, docs/performance.md)
+    if (ic > 1 && !choice.forced() && w > hw && !refill) {
       ic = 1;
       text = "interleave count 1: the packet of " + w + " lanes is already wider than the hardware's " + hw
           + " (its halves run as independent chains); the rule's estimates: " + choice.describe(w);

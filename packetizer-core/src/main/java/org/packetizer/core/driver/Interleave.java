@@ -81,7 +81,7 @@ public final class Interleave {
     /** One line for a remark. */
     public String describe() {
       return String.format(Locale.ROOT, "loop at %%%s: recurrence latency %.1f cycles, throughput %.1f cycles per iteration%s,"
-          + " %d live values%s (%d of %d vector registers at IC 2) -> IC %d", header, latency, throughput,
+          + " %d live values%s (%d of %d vector registers at IC " + Math.max(2, choice) + ") -> IC %d", header, latency, throughput,
           !dataDependentExit ? "" : refill ? " (data-dependent exit; no charge: refill gives finished lanes new elements)"
               : " (data-dependent exit)", liveValues, refill ? " and the lane's result" : "", registersNeeded, registers, choice);
     }
@@ -308,6 +308,15 @@ public final class Interleave {
     double gain = two <= 0 ? 1 : one / two;
     if (dataExit && !refill) gain /= DIVERGENCE_PENALTY;
     int choice = gain >= MIN_GAIN && needed <= 2 * registers ? 2 : 1;
+    if (refill && choice == 2) {
+      // the refill body may take 4 chains: the same estimate at IC 4 against IC 2 (measured: docs/performance.md)
+      int needed4 = (4 * (live.size() + 1 - shared) + shared) * regsPerValue;
+      double four = Math.max(latency, 4 * throughput + Math.max(0, needed4 - registers) * SPILL_CYCLES) / 4;
+      if (four > 0 && two / four >= MIN_GAIN && needed4 <= 2 * registers) {
+        choice = 4;
+        needed = needed4;
+      }
+    }
     return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(),
         needed, registers, choice, refill);
   }

@@ -539,14 +539,14 @@ class RefillDriverJitTest {
   static Stream<Arguments> interleavedCases() {
     List<Arguments> out = new ArrayList<>();
     for (int w : new int[] {4, 8, 16}) for (boolean avx512 : new boolean[] {false, true}) out.add(Arguments.of(w, avx512, 2));
-    out.add(Arguments.of(8, true, 4));
-    out.add(Arguments.of(4, false, 4));
+    for (int w : new int[] {4, 8, 16}) for (boolean avx512 : new boolean[] {false, true}) out.add(Arguments.of(w, avx512, 4));
     return out.stream();
   }
 
   /**
-   * The rule's choice for the refill body (no option): the escape-time kernels, latency-bound, get two
-   * refill states at W8 on AVX-512 (the remark says so), and a packet wider than the hardware keeps one.
+   * The rule's choice for the refill body (no option): the escape-time kernels, latency-bound, get four
+   * refill states at W8 on AVX-512 (the remark says so); at W32 (two registers per value) the rule's
+   * estimate decides; the driver has as many states as the remark says, and matches the scalar function.
    */
   @Test
   void theRuleInterleavesLatencyBoundRefillLoops() throws Throwable {
@@ -561,16 +561,15 @@ class RefillDriverJitTest {
               "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
           new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
               .refill(Refill.ON).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
-          if (w == 8) {
-            assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("refill body: interleave count 2 (16 elements per step")
-                && r.message().contains("no charge: refill gives finished lanes new elements") && r.message().endsWith("-> IC 2")),
-                remarks.toString());
-            assertTrue(remarks.stream().anyMatch(r -> r.message().contains("2 independent sets of 8 lanes")), remarks.toString());
-          } else {
-            assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("refill body: interleave count 1: the packet of 32 lanes"
-                + " is already wider than the hardware's")), remarks.toString());
-            assertTrue(remarks.stream().noneMatch(r -> r.message().contains("independent sets")), remarks.toString());
-          }
+          String note = remarks.stream().map(Remark::message).filter(x -> x.startsWith("refill body: interleave count ")).findFirst()
+              .orElseThrow(() -> new AssertionError(remarks.toString()));
+          int ic = Integer.parseInt(note.substring("refill body: interleave count ".length()).split(" ")[0]);
+          assertTrue(note.contains("no charge: refill gives finished lanes new elements") && note.endsWith("-> IC " + ic), note);
+          // latency-bound (about 22-54 cycles of recurrence against 4.5-21.5 of throughput) with 32 registers at W8: 4 chains
+          if (w == 8) assertEquals(4, ic, note);
+          assertTrue(ic >= 1 && ic <= 4, note);
+          assertEquals(ic > 1, remarks.stream().anyMatch(r -> r.message().contains(ic + " independent sets of " + w + " lanes")),
+              remarks.toString());
           try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
             jit.addModule(m);
             check(jit, arena, k, w, List.of(0, 1, w - 1, 2 * w + 1, 4 * w + 3, 200));
