@@ -176,8 +176,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       description = "With --array-driver: the interleave count, IC independent W-lane packets per driver step (IC x W"
           + " elements; docs/drivers.md). auto (the default): 2 where the function's loops are bound by the latency of a"
           + " loop-carried chain and registers allow, else 1, reported as a remark; 1: never; 2 or 4: forced."
-          + " Not with --refill (the refill body keeps one W-lane chain per step; --refill=auto's plain body follows the"
-          + " automatic rule).")
+          + " With --refill: IC independent refill states per step (auto: up to 4).")
   String interleave;
 
   @Option(names = "--header", paramLabel = "FILE",
