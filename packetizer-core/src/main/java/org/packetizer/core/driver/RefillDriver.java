@@ -32,12 +32,18 @@ import org.packetizer.core.mapping.SignatureAbi;
  * loop:
  *   lanes whose element is done: scatter their results to out[idx]
  *   free lanes (not in the loop) while input remains: take the next elements in lane order
- *     (rank = number of free lanes below; idx = next + rank), load their inputs (AVX-512: expandload,
- *     i.e. vexpand from &amp;a[next]; elsewhere a gather at idx), run pre masked, blend the new state in;
- *     lanes that pre finished are done, the others are in the loop
+ *     (rank = number of free lanes below; idx = next + rank), load their inputs (AVX-512: one masked load
+ *     per array from &amp;a[next] and a register vpexpand into the free lanes; SVE: compaction; else scalar
+ *     moves or expanding loads), run pre masked, blend the new state in; lanes that pre finished are
+ *     done, the others are in the loop
  *   no lane in the loop: stop when the input is exhausted and nothing is left to store
- *   run iter masked on the lanes in the loop; those that returned are done
+ *   run iter on the lanes in the loop (a counted block, or until a batch of lanes is free); those that
+ *     returned are done
  * </pre>
+ *
+ * With an interleave count IC ({@link Interleave#chooseForRefill}) the driver keeps IC such states of W
+ * lanes: a round serves each in turn, and each step of the iterations runs one iteration of every state
+ * (independent chains, overlapped by the out-of-order core).
  *
  * Each element runs pre, iter*, with its own side effects in its own order; elements interleave (the
  * order across elements is not the scalar loop's). pre and iter are inlined into the driver (LLVM's
