@@ -176,8 +176,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       description = "With --array-driver: the interleave count, IC independent W-lane packets per driver step (IC x W"
           + " elements; docs/drivers.md). auto (the default): 2 where the function's loops are bound by the latency of a"
           + " loop-carried chain and registers allow, else 1, reported as a remark; 1: never; 2 or 4: forced."
-          + " Not with --refill (the refill body keeps one W-lane chain per step; --refill=auto's plain body follows the"
-          + " automatic rule).")
+          + " With --refill: IC independent refill states per step (auto: up to 4).")
   String interleave;
 
   @Option(names = "--header", paramLabel = "FILE",
@@ -617,10 +616,6 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
         default -> throw CliException.usage("--interleave=" + interleave + ": expected auto, 1, 2 or 4");
       }
       if (arrayDriver == null) throw CliException.usage("--interleave needs --array-driver (it changes the driver's loop)");
-      if (interleaveCount > 1 && refillMode != org.packetizer.core.api.Refill.OFF) {
-        throw CliException.usage("--interleave " + interleave + " does not combine with --refill (the refill driver keeps one"
-            + " W-lane chain per step); use --refill=off or --interleave 1");
-      }
     }
     if (arrayDriver != null && declaredVariants) {
       throw CliException.usage("--array-driver does not combine with --declared-variants (one driver per function: packetize it with -f)");

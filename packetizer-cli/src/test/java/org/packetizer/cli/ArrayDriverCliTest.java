@@ -81,8 +81,11 @@ class ArrayDriverCliTest {
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "--interleave", "2");
     assertEquals(2, r.code());
     assertTrue(r.err().contains("--interleave needs --array-driver"), r.err());
-    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "--array-driver", "--refill", "--interleave", "2");
-    assertEquals(2, r.code());
-    assertTrue(r.err().contains("does not combine with --refill"), r.err());
+    // the refill driver interleaves too: two independent refill states per step
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill", "--interleave", "2",
+        "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("2 independent sets of 8 lanes, each with its own refill state"), r.err());
+    assertTrue(r.err().contains("refill body: interleave count 2 (16 elements per step as 2 chains of 8 lanes), forced"), r.err());
   }
 }

@@ -107,24 +107,28 @@ public final class ArrayDriver {
     driverParams.add(sizeT);
     String decl0 = cDeclaration(name, kinds, scalarParams, rt, cNames(scalar, !rt.isVoid()));
     Remark refillNote = null;
+    Remark refillIcNote = null;
     boolean adaptive = false;
-    if (options.refill() != Refill.OFF && options.interleave() > 1) {
-      options.remarks().accept(new Remark(Remark.Kind.NOTE, fn, null, null, "interleave " + options.interleave()
-          + " does not apply to the refill body (its lanes are refilled, one W-lane chain per step)"
-          + (options.refill() == Refill.AUTO ? "; the plain body it is timed against uses it" : "")));
-    }
+    int w = result.width();
     if (options.refill() != Refill.OFF) {
-      // lane refill (issue 17 §2): the same C signature, another body (auto: both bodies, chosen while running)
+      // lane refill (issue 17 §2): the same C signature, another body (auto: both bodies, chosen while running);
+      // IC independent refill states per step where Interleave's rule (its refill variant) says so
       boolean auto = options.refill() == Refill.AUTO;
       Function driver = newDriver(module, scalar, auto ? name + ".refill" : name, driverParams, rt, fn);
-      RefillDriver.Outcome o = RefillDriver.tryBuild(module, scalar, driver, result, options, packetizer, sizeT);
+      Ic ric = interleave(scalar, w, options, kinds, true);
+      RefillDriver.Outcome o = RefillDriver.tryBuild(module, scalar, driver, result, options, packetizer, sizeT, ric.factor());
       options.remarks().accept(o.remark());
+      if (o.built()) {
+        Remark icr = new Remark(Remark.Kind.NOTE, fn, null, null, "refill body: " + ric.text());
+        options.remarks().accept(icr);
+        o = new RefillDriver.Outcome(true, o.remark(), icr);
+      }
       if (o.built() && !auto) {
         module.verify().ifPresent(msg -> {
           throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver is"
               + " invalid: " + msg, fn);
         });
-        return result.withRemark(o.remark()).withDriver(new PacketizationResult.DriverInfo(name, decl0, name));
+        return result.withRemark(o.remark()).withRemark(o.icRemark()).withDriver(new PacketizationResult.DriverInfo(name, decl0, name));
       }
       if (o.built()) {
         driver.setInternalLinkage();
@@ -133,27 +137,18 @@ public final class ArrayDriver {
         driver.delete();
       }
       refillNote = o.remark();
+      refillIcNote = o.icRemark();
     }
     // the interleave count (issue 16): IC independent W-lane chains per step where the loops are
     // bound by the latency of a loop-carried chain (Interleave's rule) — for the plain driver, and for
-    // the plain body of --refill=auto (timed against the refill body, which keeps its W lanes busy by
-    // refilling them and is never interleaved); not where --refill asked for one chain (docs/drivers.md)
-    int w = result.width();
+    // the plain body of --refill=auto (timed against the refill body); a plain driver emitted because
+    // --refill could not be built keeps one chain (docs/drivers.md)
     int ic = 1;
     Remark icNote = null;
     if (options.refill() != Refill.ON) {
-      Interleave.Choice choice = Interleave.choose(scalar, w, options.interleave(), kinds);
-      int hw = options.hardwareWidth() > 0 ? options.hardwareWidth()
-          : org.packetizer.core.wrapper.HardwareWidth.resolve(scalar, options.targetCpu().orElse(null),
-              options.targetFeatures().orElse(null)).width();
-      ic = choice.factor();
-      String text = choice.describe(w);
-      if (ic > 1 && !choice.forced() && w > hw) {
-        ic = 1;
-        text = "interleave count 1: the packet of " + w + " lanes is already wider than the hardware's " + hw
-            + " (its halves run as independent chains); the rule's estimates: " + choice.describe(w);
-      }
-      icNote = new Remark(Remark.Kind.NOTE, fn, null, null, text);
+      Ic pic = interleave(scalar, w, options, kinds, false);
+      ic = pic.factor();
+      icNote = new Remark(Remark.Kind.NOTE, fn, null, null, pic.text());
     }
     Function unmasked;
     Function masked;
@@ -209,8 +204,35 @@ public final class ArrayDriver {
         + (adaptive ? "; --refill=auto: " + RefillDriver.ADAPTIVE_DESCRIPTION : ""));
     options.remarks().accept(note);
     PacketizationResult r0 = refillNote == null ? result : result.withRemark(refillNote);
+    if (refillIcNote != null) r0 = r0.withRemark(refillIcNote);
     if (icNote != null) r0 = r0.withRemark(icNote);
     return r0.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));
+  }
+
+  /** An interleave count and the remark text saying why. */
+  private record Ic(int factor, String text) {}
+
+  /**
+   * The interleave count of the plain driver's body or ({@code refill}) of the refill body: the option's
+   * when forced, else {@link Interleave}'s rule (for refill {@link Interleave#chooseForRefill}); for the plain
+   * driver 1 automatically when the packet is already wider than the hardware (its halves are independent chains).
+   */
+  private static Ic interleave(Function scalar, int w, PacketizerOptions options, List<ParamKind> kinds, boolean refill) {
+    Interleave.Choice choice = refill ? Interleave.chooseForRefill(scalar, w, options.interleave(), kinds)
+        : Interleave.choose(scalar, w, options.interleave(), kinds);
+    int hw = options.hardwareWidth() > 0 ? options.hardwareWidth()
+        : org.packetizer.core.wrapper.HardwareWidth.resolve(scalar, options.targetCpu().orElse(null),
+            options.targetFeatures().orElse(null)).width();
+    int ic = choice.factor();
+    String text = choice.describe(w);
+    // (not for refill: its states are separate chains with their own rounds, and the rule's estimate already counts
+    // the registers a wide value takes; measured on AVX2 at W16: IC 2 1.2-1.35x faster than 1, docs/performance.md)
+    if (ic > 1 && !choice.forced() && w > hw && !refill) {
+      ic = 1;
+      text = "interleave count 1: the packet of " + w + " lanes is already wider than the hardware's " + hw
+          + " (its halves run as independent chains); the rule's estimates: " + choice.describe(w);
+    }
+    return new Ic(ic, text);
   }
 
   /**

@@ -71,12 +71,19 @@ public final class Interleave {
 
   /** The estimate for one loop. */
   public record LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
-      int registersNeeded, int registers, int choice) {
+      int registersNeeded, int registers, int choice, boolean refill) {
+    /** The estimate of a plain driver's loop. */
+    public LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
+        int registersNeeded, int registers, int choice) {
+      this(header, latency, throughput, dataDependentExit, liveValues, registersNeeded, registers, choice, false);
+    }
+
     /** One line for a remark. */
     public String describe() {
       return String.format(Locale.ROOT, "loop at %%%s: recurrence latency %.1f cycles, throughput %.1f cycles per iteration%s,"
-          + " %d live values (%d of %d vector registers at IC 2) -> IC %d", header, latency, throughput,
-          dataDependentExit ? " (data-dependent exit)" : "", liveValues, registersNeeded, registers, choice);
+          + " %d live values%s (%d of %d vector registers at IC " + Math.max(2, choice) + ") -> IC %d", header, latency, throughput,
+          !dataDependentExit ? "" : refill ? " (data-dependent exit; no charge: refill gives finished lanes new elements)"
+              : " (data-dependent exit)", liveValues, refill ? " and the lane's result" : "", registersNeeded, registers, choice);
     }
   }
 
@@ -124,9 +131,30 @@ public final class Interleave {
     return choose(scalar, w, forced, regBits, registers, arm, null);
   }
 
+  /**
+   * The rule for the refill driver's body ({@link RefillDriver}: IC independent refill states, one
+   * iteration of each per step): the same estimates, but a loop whose exit depends on the data is not
+   * charged {@link #DIVERGENCE_PENALTY} (a lane that finishes takes a new element instead of waiting for
+   * the slowest of IC·W lanes), and each chain also carries the lane's result through the loop (one more
+   * live value).
+   */
+  public static Choice chooseForRefill(Function scalar, int w, int forced, List<org.packetizer.core.api.ParamKind> kinds) {
+    HardwareWidth.Target t = HardwareWidth.resolve(scalar, null, null);
+    String triple = scalar.module().targetTriple();
+    boolean arm = triple.startsWith("aarch64") || triple.startsWith("arm64");
+    int lanes32 = Math.max(1, t.width());
+    return choose(scalar, w, forced, Math.max(128, lanes32 * 32), arm || t.width() >= 16 ? 32 : 16, arm, kinds, true);
+  }
+
   /** The rule with everything given; {@code kinds} may be null (all parameters varying). */
   public static Choice choose(Function scalar, int w, int forced, int regBits, int registers, boolean arm,
       List<org.packetizer.core.api.ParamKind> kinds) {
+    return choose(scalar, w, forced, regBits, registers, arm, kinds, false);
+  }
+
+  /** The rule with everything given; {@code refill}: the refill body's variant ({@link #chooseForRefill}). */
+  public static Choice choose(Function scalar, int w, int forced, int regBits, int registers, boolean arm,
+      List<org.packetizer.core.api.ParamKind> kinds, boolean refill) {
     Set<Long> uniformArgs = new HashSet<>();
     if (kinds != null) {
       for (int i = 0; i < Math.min(kinds.size(), scalar.paramCount()); i++) {
@@ -135,7 +163,7 @@ public final class Interleave {
     }
     List<LoopEstimate> loops = new ArrayList<>();
     for (Map.Entry<Block, Set<Block>> e : innermostLoops(scalar).entrySet()) {
-      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, uniformArgs));
+      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, uniformArgs, refill));
     }
     if (forced > 0) return new Choice(forced, true, loops);
     int ic = loops.isEmpty() ? 1 : loops.stream().mapToInt(LoopEstimate::choice).min().orElse(1);
@@ -210,7 +238,7 @@ public final class Interleave {
   }
 
   private static LoopEstimate estimate(Block header, Set<Block> body, int w, int regBits, int registers, boolean arm,
-      Set<Long> uniformArgs) {
+      Set<Long> uniformArgs, boolean refill) {
     Set<Long> inLoop = new HashSet<>();
     for (Block b : body) inLoop.add(b.id());
     Map<Long, Value> instrs = new HashMap<>();
@@ -270,7 +298,7 @@ public final class Interleave {
         }
       }
     }
-    int needed = (2 * (live.size() - shared) + shared) * regsPerValue;
+    int needed = (2 * (live.size() + (refill ? 1 : 0) - shared) + shared) * regsPerValue;
     boolean dataExit = dataDependentExit(body, inLoop, instrs, uniformArgs);
     // registers beyond the target's are spilled: a store and a reload per iteration each, charged to
     // the two chains' throughput at SPILL_CYCLES per spilled register; beyond twice the registers, no
@@ -278,10 +306,19 @@ public final class Interleave {
     double one = Math.max(latency, throughput);
     double two = Math.max(latency, 2 * throughput + spill) / 2;
     double gain = two <= 0 ? 1 : one / two;
-    if (dataExit) gain /= DIVERGENCE_PENALTY;
+    if (dataExit && !refill) gain /= DIVERGENCE_PENALTY;
     int choice = gain >= MIN_GAIN && needed <= 2 * registers ? 2 : 1;
+    if (refill && choice == 2) {
+      // the refill body may take 4 chains: the same estimate at IC 4 against IC 2 (measured: docs/performance.md)
+      int needed4 = (4 * (live.size() + 1 - shared) + shared) * regsPerValue;
+      double four = Math.max(latency, 4 * throughput + Math.max(0, needed4 - registers) * SPILL_CYCLES) / 4;
+      if (four > 0 && two / four >= MIN_GAIN && needed4 <= 2 * registers) {
+        choice = 4;
+        needed = needed4;
+      }
+    }
     return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(),
-        needed, registers, choice);
+        needed, registers, choice, refill);
   }
 
   /**

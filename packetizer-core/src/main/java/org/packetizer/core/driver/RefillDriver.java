@@ -32,12 +32,18 @@ import org.packetizer.core.mapping.SignatureAbi;
  * loop:
  *   lanes whose element is done: scatter their results to out[idx]
  *   free lanes (not in the loop) while input remains: take the next elements in lane order
- *     (rank = number of free lanes below; idx = next + rank), load their inputs (AVX-512: expandload,
- *     i.e. vexpand from &amp;a[next]; elsewhere a gather at idx), run pre masked, blend the new state in;
- *     lanes that pre finished are done, the others are in the loop
+ *     (rank = number of free lanes below; idx = next + rank), load their inputs (AVX-512: one masked load
+ *     per array from &amp;a[next] and a register vpexpand into the free lanes; SVE: compaction; else scalar
+ *     moves or expanding loads), run pre masked, blend the new state in; lanes that pre finished are
+ *     done, the others are in the loop
  *   no lane in the loop: stop when the input is exhausted and nothing is left to store
- *   run iter masked on the lanes in the loop; those that returned are done
+ *   run iter on the lanes in the loop (a counted block, or until a batch of lanes is free); those that
+ *     returned are done
  * </pre>
+ *
+ * With an interleave count IC ({@link Interleave#chooseForRefill}) the driver keeps IC such states of W
+ * lanes: a round serves each in turn, and each step of the iterations runs one iteration of every state
+ * (independent chains, overlapped by the out-of-order core).
  *
  * Each element runs pre, iter*, with its own side effects in its own order; elements interleave (the
  * order across elements is not the scalar loop's). pre and iter are inlined into the driver (LLVM's
@@ -85,6 +91,13 @@ public final class RefillDriver {
    * {@code -Dpacketizer.refill.blockScale} overrides it, for measurement.
    */
   static final int BLOCK_SCALE = Integer.getInteger("packetizer.refill.blockScale", 4);
+  /**
+   * AVX-512 refill rounds by compaction (vpcompress of the state, the lanes in the loop move to the front)
+   * instead of the default register expand (the lanes stay, the new elements are spread into the free
+   * ones by vpexpand): measured 1-4% slower (docs/performance.md); {@code -Dpacketizer.refill.compress=true}
+   * selects it (read whenever a driver is built), for measurement. SVE always compacts (it has no expand).
+   */
+  static boolean x86CompressRounds() { return Boolean.getBoolean("packetizer.refill.compress"); }
   /** The longest block of iterations between refill rounds. */
   static final int MAX_BLOCK = 64;
 
@@ -117,10 +130,12 @@ public final class RefillDriver {
    * declines.
    */
   /** What {@link #tryBuild} did: built the body, or declined (the remark says why). */
-  record Outcome(boolean built, Remark remark) {}
+  record Outcome(boolean built, Remark remark, Remark icRemark) {
+    Outcome(boolean built, Remark remark) { this(built, remark, null); }
+  }
 
   static Outcome tryBuild(LlvmModule module, Function scalar, Function driver, PacketizationResult result,
-      PacketizerOptions options, ArrayDriver.VariantPacketizer packetizer, Type sizeT) {
+      PacketizerOptions options, ArrayDriver.VariantPacketizer packetizer, Type sizeT, int ic) {
     String fn = scalar.name();
     int w = result.width();
     String mode = options.refill() == Refill.AUTO ? "--refill=auto" : "--refill";
@@ -187,7 +202,7 @@ public final class RefillDriver {
     boolean blocks = blocks(options, sve || x86Compact);
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, minFree(w, options), sve || x86Compact, sveBits,
-        blocks ? BLOCK_SCALE : 0).emit();
+        blocks ? BLOCK_SCALE : 0, ic).emit();
     Optional<String> bad = driver.verify();
     if (bad.isPresent()) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + driver.name()
@@ -204,11 +219,15 @@ public final class RefillDriver {
     }
     return new Outcome(true, new Remark(Remark.Kind.NOTE, fn, null, null, "lane refill (" + mode + ") at " + what + ": "
         + split.state().size() + " values of state per lane; "
+        + (ic > 1 ? ic + " independent sets of " + w + " lanes, each with its own refill state, one iteration of each per step"
+            + " (interleave count " + ic + "); " : "")
         + (blocks ? "a refill round every k iterations, k = ⌊√(" + BLOCK_SCALE + "·T)⌋ (1 to " + MAX_BLOCK + "), T the measured"
             + " iterations per element, adapted at every round; " : "a refill round when " + minFree(w, options) + " of " + w
             + " lanes are free; ")
         + "free lanes take the next elements by "
         + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
+            : x86Compact && !x86CompressRounds() ? "one masked contiguous load per array, spread into the free lanes in order by a register"
+            + " expand (AVX-512 vpexpand; the lanes in the loop stay where they are), finished ones scatter their results; "
             : sve || x86Compact ? "compaction: the lanes still in the loop move to the front (" + (sve ? "SVE compact, " + (128 * vscale)
             + "-bit vectors" : "AVX-512 vpcompress") + "), the next elements follow them by one masked contiguous load per array,"
             + " finished ones scatter their results; "
@@ -431,19 +450,26 @@ public final class RefillDriver {
     private final boolean compact;
     /** Compaction by AVX-512 vpcompress instead of SVE compact. */
     private final boolean x86Compress;
+    /** AVX-512: compact the state by vpcompress instead of spreading the new elements by vpexpand ({@link #x86CompressRounds}). */
+    private final boolean compressRounds = x86CompressRounds();
     /** The widest packet one compress handles, in bits (SVE: the vector length; AVX-512: 32·W). */
     private final int compactBits;
+    /**
+     * The interleave count: independent sets of W lanes, each with its own refill state, one iteration of
+     * each per driver step ({@link Interleave}'s rule: hides the loop-carried chain's latency).
+     */
+    private final int ic;
     /** The stack buffers of the scalar moves: one per varying parameter (by index), the results, their indices. */
     private final java.util.Map<Integer, Value> inBuf = new java.util.HashMap<>();
     private Value outBuf, idxBuf;
     /** What the refill block computed (for the merge after it). */
     private record Refilled(Value idx, List<Value> state, Value result, Value active, Value preDone, Value next) {}
-    private Refilled refillOut;
 
     Emitter(LlvmModule module, Function driver, Function pre, Function iter, List<ParamKind> kinds, List<Type> types, Type rt,
         RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter, boolean scalarMoves, int minFree,
-        boolean compact, int compactBits, int blockScale) {
+        boolean compact, int compactBits, int blockScale, int ic) {
       this.module = module;
+      this.ic = ic;
       this.ctx = module.context();
       this.driver = driver;
       this.pre = pre;
@@ -468,6 +494,9 @@ public final class RefillDriver {
       this.rankT = w <= 32 ? ctx.i32() : ctx.i64();
     }
 
+    /** One set of W lanes (one refill state) at a point of the driver: the values of its phis. */
+    private record Lanes(Value idx, List<Value> state, Value result, Value active, Value done) {}
+
     void emit() {
       int ns = split.state().size();
       Type mT = ctx.i1().vectorOf(w);
@@ -480,15 +509,9 @@ public final class RefillDriver {
       try (IrBuilder b = new IrBuilder(ctx)) {
         Block entry = driver.appendBlock("entry");
         Block head = driver.appendBlock("round");
-        Block store = driver.appendBlock("store.done");
-        Block refillCheck = driver.appendBlock("refill.check");
-        Block refill = driver.appendBlock("refill");
-        Block runCheck = driver.appendBlock("run.check");
-        Block idle = driver.appendBlock("idle");
-        Block run = driver.appendBlock("iterate");
-        Block exit = driver.appendBlock("exit");
         b.atEnd(entry);
         if (scalarMoves) {
+          // (one set of buffers: the sets' rounds run one after the other)
           for (int j = 0; j < kinds.size(); j++) {
             if (!(kinds.get(j) instanceof ParamKind.Varying)) continue;
             Type vt = storageType(types.get(j)).vectorOf(w);
@@ -503,104 +526,81 @@ public final class RefillDriver {
         }
         b.br(head);
 
-        // round: the per-lane state
+        // round: the per-lane state of every set of lanes
         b.atEnd(head);
-        Value idx = b.phi(idxT, "idx");
-        List<Value> st = new ArrayList<>();
-        for (int k = 0; k < ns; k++) st.add(b.phi(stateT.get(k), "state" + k));
-        Value res = resT == null ? null : b.phi(resT, "result");
-        Value active = b.phi(mT, "active");
-        Value done = b.phi(mT, "done");
+        List<Lanes> at = new ArrayList<>();
+        for (int s = 0; s < ic; s++) {
+          String sfx = sfx(s);
+          Value idx = b.phi(idxT, "idx" + sfx);
+          List<Value> st = new ArrayList<>();
+          for (int k = 0; k < ns; k++) st.add(b.phi(stateT.get(k), "state" + k + sfx));
+          Value res = resT == null ? null : b.phi(resT, "result" + sfx);
+          Value active = b.phi(mT, "active" + sfx);
+          Value done = b.phi(mT, "done" + sfx);
+          at.add(new Lanes(idx, st, res, active, done));
+        }
         Value next = b.phi(sizeT, "next");
-        // blocks: the length of the block and the packet iterations run so far
+        // blocks: the length of the block and the driver steps run so far (a step: one iteration of every set)
         Value block = blockScale > 0 ? b.phi(sizeT, "block") : null;
         Value total = blockScale > 0 ? b.phi(sizeT, "iterations") : null;
-        b.condBr(any(b, done, "any.done"), store, refillCheck);
 
-        b.atEnd(store);
-        if (resT != null) {
-          if (scalarMoves) storeResultsOneByOne(b, idx, res, done);
-          else storeResults(b, idx, res, done);
+        // each set in turn: store what is done, refill the free lanes (the sets take the next elements in order)
+        List<Lanes> merged = new ArrayList<>();
+        Value nextS = next;
+        for (int s = 0; s < ic; s++) {
+          String sfx = sfx(s);
+          Lanes l = at.get(s);
+          Block store = driver.appendBlock("store.done" + sfx);
+          Block refillCheck = driver.appendBlock("refill.check" + sfx);
+          Block refill = driver.appendBlock("refill" + sfx);
+          Block runCheck = driver.appendBlock("run.check" + sfx);
+          b.condBr(any(b, l.done(), "any.done" + sfx), store, refillCheck);
+
+          b.atEnd(store);
+          if (resT != null) {
+            if (scalarMoves) storeResultsOneByOne(b, l.idx(), l.result(), l.done());
+            else storeResults(b, l.idx(), l.result(), l.done());
+          }
+          b.br(refillCheck);
+
+          b.atEnd(refillCheck);
+          Value free = b.not(l.active(), "free" + sfx);
+          Value canRefill = b.and(any(b, free, "any.free" + sfx), b.icmpUlt(nextS, n, "input.left" + sfx), "can.refill" + sfx);
+          b.condBr(canRefill, refill, runCheck);
+
+          // refill: free lanes take the next elements in lane order
+          b.atEnd(refill);
+          Refilled r = refillLanes(b, l, free, nextS, n);
+          Block refillEnd = b.currentBlock();
+          b.br(runCheck);
+
+          // run.check: merge
+          b.atEnd(runCheck);
+          Value idx2 = phi2(b, idxT, l.idx(), refillCheck, r.idx(), refillEnd, "idx.r" + sfx);
+          List<Value> st2 = new ArrayList<>();
+          for (int k = 0; k < ns; k++) {
+            st2.add(phi2(b, stateT.get(k), l.state().get(k), refillCheck, r.state().get(k), refillEnd, "state" + k + ".r" + sfx));
+          }
+          Value res2 = resT == null ? null : phi2(b, resT, l.result(), refillCheck, r.result(), refillEnd, "result.r" + sfx);
+          Value active2 = phi2(b, mT, l.active(), refillCheck, r.active(), refillEnd, "active.r" + sfx);
+          Value done2 = phi2(b, mT, b.constNull(mT), refillCheck, r.preDone(), refillEnd, "done.r" + sfx);
+          nextS = phi2(b, sizeT, nextS, refillCheck, r.next(), refillEnd, "next.r" + sfx);
+          merged.add(new Lanes(idx2, st2, res2, active2, done2));
         }
-        b.br(refillCheck);
-
-        b.atEnd(refillCheck);
-        Value free = b.not(active, "free");
-        Value canRefill = b.and(any(b, free, "any.free"), b.icmpUlt(next, n, "input.left"), "can.refill");
-        b.condBr(canRefill, refill, runCheck);
-
-        // refill: free lanes take the next elements in lane order
-        b.atEnd(refill);
-        if (compact) {
-          // compaction: the lanes in the loop move to the front, the next elements follow them
-          Value nAct = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active, bitsT, "")), "in.loop");
-          Value nActS = w == sizeT.intWidth() ? nAct : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, nAct, sizeT, "in.loop.size");
-          List<Value> lanesC = new ArrayList<>();
-          for (int l = 0; l < w; l++) lanesC.add(b.constInt(sizeT, l));
-          Value iota = b.constVector(lanesC);
-          Value left = b.sub(n, next, "left");
-          Value taken = b.min(b.sub(b.constInt(sizeT, w), nActS, "free.count"), left, true, "taken");
-          Value front = b.icmpUlt(iota, b.splat(nActS, w, "in.loop.splat"), "front");
-          Value takeL = b.and(b.not(front, ""), b.icmpUlt(iota, b.splat(b.add(nActS, taken, ""), w, ""), ""), "take");
-          Value base = b.sub(next, nActS, "base");
-          Value newIdx = b.add(b.splat(base, w, "base.splat"), iota, "new.idx");
-          Value next2 = b.add(next, taken, "next.after");
-          List<Value> stC = new ArrayList<>();
-          for (int k = 0; k < ns; k++) stC.add(compress(b, st.get(k), active, "state" + k + ".front"));
-          Value idxC = compress(b, idx, active, "idx.front");
-          List<Value> inputs = new ArrayList<>();
-          for (int j = 0; j < kinds.size(); j++)
-            inputs.add(kinds.get(j) instanceof ParamKind.Varying ? spanLoad(b, j, base, takeL) : argPacket(b, j, newIdx, next, takeL));
-          refillOut = enterPre(b, inputs, takeL, newIdx, stC, idxC, res, front, next2);
-        }
-        if (!compact) {
-          Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
-          Value freeWide = w == rankT.intWidth() ? freeBits : b.cast(Opcode.ZEXT, freeBits, rankT, "");
-          List<Value> below = new ArrayList<>();
-          for (int l = 0; l < w; l++) below.add(b.constInt(rankT, l == 64 ? -1 : (1L << l) - 1));
-          Value masked = b.and(b.splat(freeWide, w, "free.splat"), b.constVector(below), "free.below");
-          Value rank = b.call(module.intrinsic("llvm.ctpop", rankT.vectorOf(w)), List.of(masked), "rank");
-          Value rankS = rankT.intWidth() == sizeT.intWidth() ? rank
-              : b.cast(rankT.intWidth() < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, rank, idxT, "rank.size");
-          Value left = b.sub(n, next, "left");
-          Value takeL = b.and(free, b.icmpUlt(rankS, b.splat(left, w, "left.splat"), "in.input"), "take");
-          Value newIdx = b.add(b.splat(next, w, "next.splat"), rankS, "new.idx");
-          Value count = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(freeBits), "free.count");
-          Value countS = w == sizeT.intWidth() ? count
-              : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
-          Value next2 = b.add(next, b.min(countS, left, true, "taken"), "next.after");
-          if (scalarMoves) loadInputsOneByOne(b, takeL, next);
-          List<Value> inputs = new ArrayList<>();
-          for (int j = 0; j < kinds.size(); j++) inputs.add(argPacket(b, j, newIdx, next, takeL));
-          refillOut = enterPre(b, inputs, takeL, newIdx, st, idx, res, active, next2);
-        }
-        Value idx1 = refillOut.idx();
-        List<Value> st1 = refillOut.state();
-        Value res1 = refillOut.result();
-        Value active1 = refillOut.active();
-        Value preDone = refillOut.preDone();
-        Value next2 = refillOut.next();
-        Block refillEnd = b.currentBlock();
-        b.br(runCheck);
-
-        // run.check: merge
-        b.atEnd(runCheck);
-        Value idx2 = phi2(b, idxT, idx, refillCheck, idx1, refillEnd, "idx.r");
-        List<Value> st2 = new ArrayList<>();
-        for (int k = 0; k < ns; k++) st2.add(phi2(b, stateT.get(k), st.get(k), refillCheck, st1.get(k), refillEnd, "state" + k + ".r"));
-        Value res2 = resT == null ? null : phi2(b, resT, res, refillCheck, res1, refillEnd, "result.r");
-        Value active2 = phi2(b, mT, active, refillCheck, active1, refillEnd, "active.r");
-        Value done2 = phi2(b, mT, b.constNull(mT), refillCheck, preDone, refillEnd, "done.r");
-        Value next3 = phi2(b, sizeT, next, refillCheck, next2, refillEnd, "next.r");
-        // leave the iterations when at most this many lanes are busy: W - minFree while input remains, else 0
-        Value threshold = b.select(b.icmpUlt(next3, n, "input.left3"), b.constInt(bitsT, w - minFree), b.constInt(bitsT, 0),
-            "threshold");
-        // blocks: k follows ⌊√(c·T)⌋, T = W·iterations / elements started, one step per round (compared
-        // squared, so no division and no square root: (k+1)²·started <= c·W·iterations means k is short)
+        Value next3 = nextS;
+        Block runCheck = b.currentBlock();
+        Block idle = driver.appendBlock("idle");
+        Block run = driver.appendBlock("iterate");
+        Block exit = driver.appendBlock("exit");
+        // leave the iterations when at most this many lanes are busy: IC·(W - minFree) while input remains, else 0
+        Value threshold = b.select(b.icmpUlt(next3, n, "input.left3"), b.constInt(sizeT, (long) ic * (w - minFree)),
+            b.constInt(sizeT, 0), "threshold");
+        // blocks: k follows ⌊√(c·T)⌋, T = IC·W·steps / elements started, one step per round (compared
+        // squared, so no division and no square root: (k+1)²·started <= c·IC·W·steps means k is short)
         Value block2 = null;
         if (blockScale > 0) {
           Value started = b.max(next3, b.constInt(sizeT, 1), true, "started");
-          Value budget = b.mul(total, b.constInt(sizeT, (long) blockScale * w), "block.budget");
+          Value budget = b.mul(total, b.constInt(sizeT, (long) blockScale * w * ic), "block.budget");
           Value k1 = b.add(block, b.constInt(sizeT, 1), "");
           Value up = b.and(b.icmpUlt(block, b.constInt(sizeT, MAX_BLOCK), ""),
               b.not(b.icmpUlt(budget, b.mul(b.mul(k1, k1, ""), started, ""), ""), ""), "block.up");
@@ -608,11 +608,11 @@ public final class RefillDriver {
               b.icmpUlt(budget, b.mul(b.mul(block, block, ""), started, ""), ""), "block.down");
           block2 = b.select(up, k1, b.select(down, b.sub(block, b.constInt(sizeT, 1), ""), block, ""), "block.next");
         }
-        b.condBr(any(b, active2, "any.active"), run, idle);
+        b.condBr(any(b, union(b, merged, Lanes::active, "active.r.all"), "any.active"), run, idle);
 
         // idle: nobody in the loop; store what pre finished, refill again, or stop
         b.atEnd(idle);
-        Value more = b.or(b.icmpUlt(next3, n, "input.left2"), any(b, done2, "any.done2"), "more");
+        Value more = b.or(b.icmpUlt(next3, n, "input.left2"), any(b, union(b, merged, Lanes::done, "done.r.all"), "any.done2"), "more");
         b.condBr(more, head, exit);
 
         // iterate: iterations for the lanes in the loop, until enough lanes are free to refill them
@@ -621,48 +621,82 @@ public final class RefillDriver {
         // the loop change here, and a lane only ever leaves it, so the hot loop carries just the active
         // mask and the results: the lanes that finished are (active at entry) & ~(active at exit), once,
         // after the loop; the result is taken from iter for every active lane (a lane that stays in the
-        // loop gets an unused value, overwritten in the iteration where it finishes).
+        // loop gets an unused value, overwritten in the iteration where it finishes). With IC sets, one
+        // step runs one iteration of each: independent chains, which the out-of-order core overlaps.
         b.atEnd(run);
-        List<Value> sr = new ArrayList<>();
-        for (int k = 0; k < ns; k++) sr.add(b.phi(stateT.get(k), "state" + k + ".it"));
-        Value resR = resT == null ? null : b.phi(resT, "result.it");
-        Value activeR = b.phi(mT, "active.it");
+        List<List<Value>> srs = new ArrayList<>();
+        List<Value> resRs = new ArrayList<>();
+        List<Value> activeRs = new ArrayList<>();
+        for (int s = 0; s < ic; s++) {
+          String sfx = sfx(s);
+          List<Value> sr = new ArrayList<>();
+          for (int k = 0; k < ns; k++) sr.add(b.phi(stateT.get(k), "state" + k + ".it" + sfx));
+          srs.add(sr);
+          resRs.add(resT == null ? null : b.phi(resT, "result.it" + sfx));
+          activeRs.add(b.phi(mT, "active.it" + sfx));
+        }
         Value count = blockScale > 0 ? b.phi(sizeT, "block.count") : null;
-        List<Value> iargs = new ArrayList<>();
-        List<Type> iterParams = iter.functionType().paramTypes();
-        for (int k = 0; k < ns; k++) iargs.add(convert(b, sr.get(k), iterParams.get(k)));
-        for (int i = 0; i < split.uniformArgs().size(); i++) iargs.add(driver.param(split.uniformArgs().get(i)));
-        iargs.add(maskArg(b, iter, unmaskedIter ? b.allOnes(mT) : activeR));
-        // a lane is always busy here: lets the clean-up drop iter's own "any lane active" test, so that
-        // codegen hoists its invariants out of the loop
-        b.call(module.intrinsic("llvm.assume"), List.of(any(b, activeR, "busy.any")), "");
-        Value ir = b.call(iter, iargs, "iter");
-        ir.setInstructionCallConv(iter.callingConvention());
-        Value iterAt = toMask(b, b.extractValue(ir, 0, "iter.at"));
-        List<Value> st3 = new ArrayList<>();
-        for (int k = 0; k < ns; k++) st3.add(convert(b, b.extractValue(ir, 1 + k, "state" + k + ".next"), stateT.get(k)));
-        Value res3 = resT == null ? null : b.select(activeR, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resR, "result.next");
-        // (a select, not an and: an unmasked iter's answer for a lane that is not in the loop may be poison)
-        Value active3 = b.select(activeR, iterAt, b.constNull(mT), "active.next");
+        // a lane is always busy here: with one set this lets the clean-up drop iter's own "any lane
+        // active" test, so that codegen hoists its invariants out of the loop (with several sets only the
+        // union is known to be busy; an unmasked iter has no such test)
+        Value activeAll = ic == 1 ? activeRs.get(0) : null;
+        if (ic > 1) {
+          activeAll = activeRs.get(0);
+          for (int s = 1; s < ic; s++) activeAll = b.or(activeAll, activeRs.get(s), "");
+        }
+        b.call(module.intrinsic("llvm.assume"), List.of(any(b, activeAll, "busy.any")), "");
+        List<Lanes> after = new ArrayList<>();
+        for (int s = 0; s < ic; s++) {
+          String sfx = sfx(s);
+          Value activeR = activeRs.get(s);
+          List<Value> iargs = new ArrayList<>();
+          List<Type> iterParams = iter.functionType().paramTypes();
+          for (int k = 0; k < ns; k++) iargs.add(convert(b, srs.get(s).get(k), iterParams.get(k)));
+          for (int i = 0; i < split.uniformArgs().size(); i++) iargs.add(driver.param(split.uniformArgs().get(i)));
+          iargs.add(maskArg(b, iter, unmaskedIter ? b.allOnes(mT) : activeR));
+          Value ir = b.call(iter, iargs, "iter" + sfx);
+          ir.setInstructionCallConv(iter.callingConvention());
+          Value iterAt = toMask(b, b.extractValue(ir, 0, "iter.at" + sfx));
+          List<Value> st3 = new ArrayList<>();
+          for (int k = 0; k < ns; k++) st3.add(convert(b, b.extractValue(ir, 1 + k, "state" + k + ".next" + sfx), stateT.get(k)));
+          Value res3 = resT == null ? null
+              : b.select(activeR, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resRs.get(s), "result.next" + sfx);
+          // (a select, not an and: an unmasked iter's answer for a lane that is not in the loop may be poison)
+          Value active3 = b.select(activeR, iterAt, b.constNull(mT), "active.next" + sfx);
+          after.add(new Lanes(null, st3, res3, active3, null));
+        }
         Value keep;
         Value count1 = null;
         if (blockScale > 0) {
-          // a counted block: k iterations (no lane left: sooner; input exhausted: until no lane is left)
+          // a counted block: k steps (no lane left: sooner; input exhausted: until no lane is left)
           count1 = b.add(count, b.constInt(sizeT, 1), "block.count.next");
           Value inBlock = b.or(b.icmpUlt(count1, block2, ""), b.not(b.icmpUlt(next3, n, ""), "drain"), "in.block");
-          keep = b.and(any(b, active3, "still.busy"), inBlock, "keep.iterating");
+          keep = b.and(any(b, union(b, after, Lanes::active, "active.next.all"), "still.busy"), inBlock, "keep.iterating");
         } else {
-          Value busy = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active3, bitsT, "")), "busy");
+          Value busy = null;
+          for (Lanes l : after) {
+            Value c = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, l.active(), bitsT, "")), "busy");
+            Value cs = w == sizeT.intWidth() ? c : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, c, sizeT, "");
+            busy = busy == null ? cs : b.add(busy, cs, "busy.all");
+          }
           keep = b.icmpUlt(threshold, busy, "keep.iterating");
         }
         Block runExit = driver.appendBlock("iterate.exit");
         b.condBr(keep, run, runExit);
         if (count != null) count.addIncoming(List.of(b.constInt(sizeT, 0), count1), List.of(runCheck, run));
-        for (int k = 0; k < ns; k++) sr.get(k).addIncoming(List.of(st2.get(k), st3.get(k)), List.of(runCheck, run));
-        if (resR != null) resR.addIncoming(List.of(res2, res3), List.of(runCheck, run));
-        activeR.addIncoming(List.of(active2, active3), List.of(runCheck, run));
+        for (int s = 0; s < ic; s++) {
+          Lanes m = merged.get(s);
+          Lanes a = after.get(s);
+          for (int k = 0; k < ns; k++) srs.get(s).get(k).addIncoming(List.of(m.state().get(k), a.state().get(k)), List.of(runCheck, run));
+          if (resT != null) resRs.get(s).addIncoming(List.of(m.result(), a.result()), List.of(runCheck, run));
+          activeRs.get(s).addIncoming(List.of(m.active(), a.active()), List.of(runCheck, run));
+        }
         b.atEnd(runExit);
-        Value done3 = b.or(done2, b.and(active2, b.not(active3, ""), "finished"), "done.next");
+        List<Value> done3 = new ArrayList<>();
+        for (int s = 0; s < ic; s++) {
+          Lanes m = merged.get(s);
+          done3.add(b.or(m.done(), b.and(m.active(), b.not(after.get(s).active(), ""), "finished" + sfx(s)), "done.next" + sfx(s)));
+        }
         Value total3 = total == null ? null : b.add(total, count1, "iterations.next");
         b.br(head);
 
@@ -670,19 +704,114 @@ public final class RefillDriver {
         b.retVoid();
 
         // the round's phis
-        idx.addIncoming(List.of(b.constNull(idxT), idx2, idx2), List.of(entry, idle, runExit));
-        for (int k = 0; k < ns; k++) {
-          st.get(k).addIncoming(List.of(b.poison(stateT.get(k)), st2.get(k), st3.get(k)), List.of(entry, idle, runExit));
+        for (int s = 0; s < ic; s++) {
+          Lanes l = at.get(s);
+          Lanes m = merged.get(s);
+          Lanes a = after.get(s);
+          l.idx().addIncoming(List.of(b.constNull(idxT), m.idx(), m.idx()), List.of(entry, idle, runExit));
+          for (int k = 0; k < ns; k++) {
+            l.state().get(k).addIncoming(List.of(b.poison(stateT.get(k)), m.state().get(k), a.state().get(k)),
+                List.of(entry, idle, runExit));
+          }
+          if (resT != null) l.result().addIncoming(List.of(b.poison(resT), m.result(), a.result()), List.of(entry, idle, runExit));
+          l.active().addIncoming(List.of(b.constNull(mT), m.active(), a.active()), List.of(entry, idle, runExit));
+          l.done().addIncoming(List.of(b.constNull(mT), m.done(), done3.get(s)), List.of(entry, idle, runExit));
         }
-        if (res != null) res.addIncoming(List.of(b.poison(resT), res2, res3), List.of(entry, idle, runExit));
-        active.addIncoming(List.of(b.constNull(mT), active2, active3), List.of(entry, idle, runExit));
-        done.addIncoming(List.of(b.constNull(mT), done2, done3), List.of(entry, idle, runExit));
         next.addIncoming(List.of(b.constInt(sizeT, 0), next3, next3), List.of(entry, idle, runExit));
         if (block != null) {
           block.addIncoming(List.of(b.constInt(sizeT, 1), block2, block2), List.of(entry, idle, runExit));
           total.addIncoming(List.of(b.constInt(sizeT, 0), total, total3), List.of(entry, idle, runExit));
         }
       }
+    }
+
+    /** The name suffix of set s (none with one set). */
+    private String sfx(int s) { return ic == 1 ? "" : "." + s; }
+
+    private Value union(IrBuilder b, List<Lanes> sets, java.util.function.Function<Lanes, Value> f, String name) {
+      Value u = f.apply(sets.get(0));
+      for (int s = 1; s < sets.size(); s++) u = b.or(u, f.apply(sets.get(s)), name);
+      return u;
+    }
+
+    /**
+     * The refill of one set of lanes: the free lanes take the next elements from {@code next} on (the
+     * builder is in a block where some lane is free and input remains; it may add blocks).
+     */
+    private Refilled refillLanes(IrBuilder b, Lanes l, Value free, Value next, Value n) {
+      Type idxT = sizeT.vectorOf(w);
+      int ns = l.state().size();
+      Value active = l.active();
+      if (compact && x86Compress && !compressRounds) {
+        // AVX-512: the lanes stay where they are; the next W elements come by one masked contiguous load per
+        // array (the lanes below the input's end: independent of which lanes are free, so it issues early) and
+        // a register vpexpand spreads them into the free lanes in order (rank: the same expand of 0, 1, ..., W-1)
+        List<Value> lanesC = new ArrayList<>();
+        for (int i = 0; i < w; i++) lanesC.add(b.constInt(sizeT, i));
+        Value iota = b.constVector(lanesC);
+        Value left = b.sub(n, next, "left");
+        Value inInput = b.icmpUlt(iota, b.splat(left, w, "left.splat"), "in.input");
+        List<Value> lanes32 = new ArrayList<>();
+        for (int i = 0; i < w; i++) lanes32.add(b.constInt(ctx.i32(), i));
+        Value rank = b.cast(Opcode.ZEXT, regExpand(b, b.constVector(lanes32), free, "rank32"), sizeT.vectorOf(w), "rank");
+        Value takeL = b.and(free, b.icmpUlt(rank, b.splat(left, w, ""), ""), "take");
+        Value newIdx = b.add(b.splat(next, w, "next.splat"), rank, "new.idx");
+        Value count = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, free, bitsT, "")), "free.count");
+        Value countS = w == sizeT.intWidth() ? count
+            : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
+        Value next2 = b.add(next, b.min(countS, left, true, "taken"), "next.after");
+        List<Value> inputs = new ArrayList<>();
+        for (int j = 0; j < kinds.size(); j++) {
+          if (kinds.get(j) instanceof ParamKind.Varying) {
+            Value v = spanLoad(b, j, next, inInput);
+            inputs.add(regExpand(b, v, free, driver.param(j).name() + ".in"));
+          } else {
+            inputs.add(argPacket(b, j, newIdx, next, takeL));
+          }
+        }
+        return enterPre(b, inputs, takeL, newIdx, l.state(), l.idx(), l.result(), active, next2);
+      }
+      if (compact) {
+        // compaction: the lanes in the loop move to the front, the next elements follow them
+        Value nAct = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, active, bitsT, "")), "in.loop");
+        Value nActS = w == sizeT.intWidth() ? nAct : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, nAct, sizeT, "in.loop.size");
+        List<Value> lanesC = new ArrayList<>();
+        for (int i = 0; i < w; i++) lanesC.add(b.constInt(sizeT, i));
+        Value iota = b.constVector(lanesC);
+        Value left = b.sub(n, next, "left");
+        Value taken = b.min(b.sub(b.constInt(sizeT, w), nActS, "free.count"), left, true, "taken");
+        Value front = b.icmpUlt(iota, b.splat(nActS, w, "in.loop.splat"), "front");
+        Value takeL = b.and(b.not(front, ""), b.icmpUlt(iota, b.splat(b.add(nActS, taken, ""), w, ""), ""), "take");
+        Value base = b.sub(next, nActS, "base");
+        Value newIdx = b.add(b.splat(base, w, "base.splat"), iota, "new.idx");
+        Value next2 = b.add(next, taken, "next.after");
+        List<Value> stC = new ArrayList<>();
+        for (int k = 0; k < ns; k++) stC.add(compress(b, l.state().get(k), active, "state" + k + ".front"));
+        Value idxC = compress(b, l.idx(), active, "idx.front");
+        List<Value> inputs = new ArrayList<>();
+        for (int j = 0; j < kinds.size(); j++)
+          inputs.add(kinds.get(j) instanceof ParamKind.Varying ? spanLoad(b, j, base, takeL) : argPacket(b, j, newIdx, next, takeL));
+        return enterPre(b, inputs, takeL, newIdx, stC, idxC, l.result(), front, next2);
+      }
+      Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
+      Value freeWide = w == rankT.intWidth() ? freeBits : b.cast(Opcode.ZEXT, freeBits, rankT, "");
+      List<Value> below = new ArrayList<>();
+      for (int i = 0; i < w; i++) below.add(b.constInt(rankT, i == 64 ? -1 : (1L << i) - 1));
+      Value masked = b.and(b.splat(freeWide, w, "free.splat"), b.constVector(below), "free.below");
+      Value rank = b.call(module.intrinsic("llvm.ctpop", rankT.vectorOf(w)), List.of(masked), "rank");
+      Value rankS = rankT.intWidth() == sizeT.intWidth() ? rank
+          : b.cast(rankT.intWidth() < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, rank, idxT, "rank.size");
+      Value left = b.sub(n, next, "left");
+      Value takeL = b.and(free, b.icmpUlt(rankS, b.splat(left, w, "left.splat"), "in.input"), "take");
+      Value newIdx = b.add(b.splat(next, w, "next.splat"), rankS, "new.idx");
+      Value count = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(freeBits), "free.count");
+      Value countS = w == sizeT.intWidth() ? count
+          : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
+      Value next2 = b.add(next, b.min(countS, left, true, "taken"), "next.after");
+      if (scalarMoves) loadInputsOneByOne(b, takeL, next);
+      List<Value> inputs = new ArrayList<>();
+      for (int j = 0; j < kinds.size(); j++) inputs.add(argPacket(b, j, newIdx, next, takeL));
+      return enterPre(b, inputs, takeL, newIdx, l.state(), l.idx(), l.result(), active, next2);
     }
 
     /**
@@ -784,6 +913,31 @@ public final class RefillDriver {
       }
       // (not llvm.experimental.vector.compress: LLVM 20 splits a wide one through a misaligned stack slot)
       throw new IllegalStateException("refill compaction: no compress for " + t + " at " + compactBits + " bits");
+    }
+
+    /** AVX-512 register expand: the first lanes of v spread into the lanes of mask in order (others zero). */
+    private Value regExpand(IrBuilder b, Value v, Value mask, String name) {
+      Type t = v.type();
+      Type e = t.scalarType();
+      if (e.isInteger(1)) return b.cast(Opcode.TRUNC, regExpand(b, b.cast(Opcode.ZEXT, v, ctx.i8().vectorOf(w), ""), mask, ""), t, name);
+      if (e.isPointer()) {
+        return b.cast(Opcode.INTTOPTR, regExpand(b, b.cast(Opcode.PTRTOINT, v, ctx.i64().vectorOf(w), ""), mask, ""), t, name);
+      }
+      int bits = e.isFloat() ? 32 : e.isDouble() ? 64 : e.intWidth();
+      if (bits < 32) return b.cast(Opcode.TRUNC, regExpand(b, b.cast(Opcode.ZEXT, v, ctx.i32().vectorOf(w), ""), mask, ""), t, name);
+      if (bits == 64) {
+        // as two expands of the 32-bit halves (a 64-bit packet may not fit one register: an expand cannot be split)
+        Type i64v = ctx.i64().vectorOf(w);
+        Type i32v = ctx.i32().vectorOf(w);
+        Value x = e.isInteger() ? v : b.cast(Opcode.BITCAST, v, i64v, "");
+        Value sh = b.splat(b.constInt(ctx.i64(), 32), w, "");
+        Value lo = regExpand(b, b.cast(Opcode.TRUNC, x, i32v, ""), mask, "");
+        Value hi = regExpand(b, b.cast(Opcode.TRUNC, b.binop(Opcode.LSHR, x, sh, ""), i32v, ""), mask, "");
+        Value r = b.binop(Opcode.OR, b.cast(Opcode.ZEXT, lo, i64v, ""), b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, hi, i64v, ""), sh, ""),
+            name);
+        return e.isInteger() ? r : b.cast(Opcode.BITCAST, r, t, name);
+      }
+      return b.call(module.intrinsic("llvm.x86.avx512.mask.expand", t), List.of(v, b.constNull(t), mask), name);
     }
 
     /** The target's compress of a packet of 32- or 64-bit lanes that fits one register. */

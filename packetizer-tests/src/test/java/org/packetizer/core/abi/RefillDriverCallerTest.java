@@ -8,7 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
@@ -38,24 +39,36 @@ class RefillDriverCallerTest {
       new String[] {"nested", "vu"}, new String[] {"guarded", "v"}, new String[] {"converges", "v"}, new String[] {"rows", "vu"},
       new String[] {"gcd", "vv"});
 
-  @ParameterizedTest(name = "W={0}")
-  @ValueSource(ints = {4, 8, 16})
-  void separatelyCompiledCallersMatchTheScalarFunction(int w) throws Exception {
+  /**
+   * {@code ic}: the refill drivers' interleave count (0: the rule's; 2: two independent refill states per
+   * step, then n runs from 0 to 3·2W+1); {@code compact}: the kernels compiled for AVX-512 (rounds by
+   * a register vpexpand, refill blocks) instead of baseline x86-64 (scalar moves and the batch rule).
+   */
+  @ParameterizedTest(name = "W={0} IC={1} avx512={2}")
+  @CsvSource({"4,0,false", "8,0,false", "16,0,false", "4,2,false", "8,2,false", "16,2,false", "8,2,true", "16,2,true"})
+  void separatelyCompiledCallersMatchTheScalarFunction(int w, int ic, boolean compact) throws Exception {
     BundledClang clang = BundledClang.locate();
     boolean avx512 = Toolchains.hostHas("avx512f") && Toolchains.hostHas("avx512vl");
     if (!avx512) {
       System.err.println("SKIPPED (LOUD): the host has no AVX-512; RefillDriverCallerTest's --refill=auto driver is the plain one"
           + " (the adaptive driver did not run)");
     }
+    Assumptions.assumeTrue(!compact || avx512, "SKIPPED (LOUD): the host has no AVX-512; the compacting interleaved refill"
+        + " driver was not run from C");
     Files.writeString(dir.resolve("refill_kernels.c"), ArrayDriverCallerTest.resource("refill_kernels.c"));
-    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));
+    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("kernels.bc"),
+        compact ? List.of("-O2", "-march=skylake-avx512") : List.of("-O2"));
     List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
+    String sets = ic + " independent sets of " + w + " lanes";
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
       for (String[] k : KERNELS) {
         List<String> remarks = new ArrayList<>();
         PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true)
-            .arrayDriver(true).refill(Refill.ON).remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_simd" + w);
+            .arrayDriver(true).refill(Refill.ON).interleave(ic).remarks(x -> remarks.add(x.message())).build())
+            .run(m, k[0], k[0] + "_simd" + w);
         assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at")), k[0] + ": " + remarks);
+        if (ic > 1) assertTrue(remarks.stream().anyMatch(x -> x.contains(sets)), k[0] + ": " + remarks);
+        if (compact) assertTrue(remarks.stream().anyMatch(x -> x.contains("(AVX-512 vpexpand")), k[0] + ": " + remarks);
         drivers.add(r.driver().orElseThrow());
       }
       m.write(dir.resolve("kernels.packet.bc"));
@@ -66,14 +79,17 @@ class RefillDriverCallerTest {
         new String[] {"march", "vvvvvv"})) {
       Manifest.Entry e = mf.require(k[0]);
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
-        if (k[0].equals("mandelbrot") && avx512) {
+        if ((k[0].equals("mandelbrot") && avx512) || compact) {
           // --refill=auto builds its adaptive driver for AVX-512 targets only
           m.function(k[0]).orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
           m.function(k[0]).orElseThrow().setStringAttribute("target-features",
               "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
         }
+        List<String> rr = new ArrayList<>();
         drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver(true)
-            .refill(Refill.ON).build()).run(m, k[0], k[0] + "_simd" + w).driver().orElseThrow());
+            .refill(Refill.ON).interleave(ic).remarks(x -> rr.add(x.message())).build()).run(m, k[0], k[0] + "_simd" + w)
+            .driver().orElseThrow());
+        if (ic > 1) assertTrue(rr.stream().anyMatch(x -> x.contains(sets)), k[0] + ": " + rr);
         if (k[0].equals("mandelbrot")) {
           List<String> remarks = new ArrayList<>();
           drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver("*_auto")
@@ -98,10 +114,12 @@ class RefillDriverCallerTest {
       objectFiles.add(bc + ".o");
     }
     Files.writeString(dir.resolve("caller.c"), ArrayDriverCallerTest.resource("refill_caller.c"));
-    clang.linkExecutable(inputs, dir.resolve("caller.clang"), List.of("-O1", "-std=c11", "-DW=" + w, "-Wall", "-Werror"));
+    // the caller's W sets the element counts it checks: n from 0 to 3·W+1, here one driver step (IC·W elements)
+    int step = Math.max(1, ic) * w;
+    clang.linkExecutable(inputs, dir.resolve("caller.clang"), List.of("-O1", "-std=c11", "-DW=" + step, "-Wall", "-Werror"));
     List<String> executables = new ArrayList<>(List.of("caller.clang"));
     if (Toolchains.gcc().isPresent()) {
-      List<String> cmd = new ArrayList<>(List.of(Toolchains.gcc().get(), "-O2", "-std=c11", "-Wall", "-Werror", "-DW=" + w,
+      List<String> cmd = new ArrayList<>(List.of(Toolchains.gcc().get(), "-O2", "-std=c11", "-Wall", "-Werror", "-DW=" + step,
           "caller.c"));
       cmd.addAll(objectFiles);
       cmd.addAll(List.of("-o", "caller.gcc"));
@@ -113,13 +131,13 @@ class RefillDriverCallerTest {
           + " (bin/install-test-deps.sh installs it)");
     }
     int perN = KERNELS.size() + 4; // mandelbrot twice (refill, auto), julia, march
-    int runs = 2 * (3 * w + 2 + 2);
+    int runs = 2 * (3 * step + 2 + 2);
     for (String exe : executables) {
       ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
       String out = r.stdoutText();
       assertEquals(0, r.exitCode(), exe + " W=" + w + ": elements differ from the scalar function (exit " + r.exitCode()
           + "; 139 is a fault: an access outside the arrays):\n" + out + r.stderr());
-      assertTrue(out.contains("W=" + w + ": " + runs * perN + " driver calls checked, 0 differences"), out);
+      assertTrue(out.contains("W=" + step + ": " + runs * perN + " driver calls checked, 0 differences"), out);
     }
   }
 }

@@ -34,13 +34,17 @@ public final class RefillBenchMain {
     Path root = Path.of(".");
     String march = "znver4";
     int batch = 0;
+    int ric = 0;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--root")) root = Path.of(args[++i]);
       else if (args[i].equals("--march")) march = args[++i];
       else if (args[i].equals("--refill-batch")) batch = Integer.parseInt(args[++i]);
-      else throw new IllegalArgumentException("unknown argument " + args[i] + " (--march CPU, --refill-batch LANES)");
+      else if (args[i].equals("--refill-interleave")) ric = Integer.parseInt(args[++i]);
+      else throw new IllegalArgumentException("unknown argument " + args[i] + " (--march CPU, --refill-batch LANES,"
+          + " --refill-interleave 0|1|2|4)");
     }
     int refillBatch = batch;
+    int refillIc = ric;
     Path kernels = root.resolve("testdata-bitcode/src/main/c/kernels").toAbsolutePath();
     Path dir = Files.createTempDirectory("bench-refill");
     StringBuilder src = new StringBuilder();
@@ -60,6 +64,7 @@ public final class RefillBenchMain {
             Refill mode = switch (variant) { case "refill" -> Refill.ON; case "auto" -> Refill.AUTO; default -> Refill.OFF; };
             PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k.params())
                 .arrayDriver("*_" + variant + w).refill(mode).refillBatch(refillBatch)
+                .interleave(mode == Refill.ON ? refillIc : 0)
                 .remarks(x -> { if (x.message().contains("refill")) System.out.println("  [" + x.function() + " W=" + w + "] " + x.message()); })
                 .build()).run(m, k.name(), k.name() + "_" + variant.charAt(0) + w);
             drivers.add(r.driver().orElseThrow());
