@@ -64,9 +64,8 @@ public final class IrBuilder implements AutoCloseable {
   public Value poison(Type t) { return Value.of(LLVMGetPoison(t.ref())); }
 
   public Value constVector(List<Value> elems) {
-    try (PointerPointer<LLVMValueRef> pp = values(elems)) {
-      return Value.of(LLVMConstVector(pp, elems.size()));
-    }
+    // (the builder's operand array: LLVM copies the elements; a constant is uniqued in the context)
+    return Value.of(LLVMConstVector(operands(elems), elems.size()));
   }
 
   /** A constant vector {@code <0, 1, ..., n-1>} of the given integer type. */
@@ -160,15 +159,34 @@ public final class IrBuilder implements AutoCloseable {
   /** Broadcasts a scalar to a {@code width}-lane vector (insertelement + zero shuffle; constants fold). */
   public Value splat(Value scalar, int width, String n) {
     if (scalar.isConstant() && !scalar.isConstantExpr()) {
+      // (constants are uniqued in the context: the same splat is the same value, made once per builder;
+      // not splats of pointer constants, which LLVM may destroy with a global's dead constant users)
+      SplatKey key = new SplatKey(scalar, width);
+      Value known = constSplats.get(key);
+      if (known != null) return known;
       Value[] es = new Value[width];
       java.util.Arrays.fill(es, scalar);
-      return constVector(List.of(es));
+      Value v = constVector(List.of(es));
+      if (!scalar.type().isPointer()) constSplats.put(key, v);
+      return v;
     }
-    Type vt = scalar.type().vectorOf(width);
-    Value ins = insertElement(poison(vt), scalar, 0, n.isEmpty() ? "" : n + ".ins");
-    Value zeros = constNull(ctx.i32().vectorOf(width));
-    return shuffle(ins, poison(vt), zeros, n);
+    Value[] pz = splatConstants.computeIfAbsent(new SplatType(scalar.type(), width), k -> {
+      Type vt = k.scalar().vectorOf(width);
+      return new Value[] {poison(vt), constNull(ctx.i32().vectorOf(width))};
+    });
+    Value ins = insertElement(pz[0], scalar, 0, n.isEmpty() ? "" : n + ".ins");
+    return shuffle(ins, pz[0], pz[1], n);
   }
+
+  private record SplatType(Type scalar, int width) {}
+
+  /** Per scalar type and width: the poison vector and the zero shuffle mask of a broadcast. */
+  private final java.util.Map<SplatType, Value[]> splatConstants = new java.util.HashMap<>();
+
+  private record SplatKey(Value scalar, int width) {}
+
+  /** Constant splats made by this builder (issue 16: one constant vector per use was a native array and a JNI call each). */
+  private final java.util.Map<SplatKey, Value> constSplats = new java.util.HashMap<>();
 
   public Value extractValue(Value agg, int idx, String n) { return Value.of(LLVMBuildExtractValue(b(), agg.ref(), idx, n)); }
   public Value insertValue(Value agg, Value v, int idx, String n) { return Value.of(LLVMBuildInsertValue(b(), agg.ref(), v.ref(), idx, n)); }
