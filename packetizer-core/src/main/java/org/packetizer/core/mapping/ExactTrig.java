@@ -286,7 +286,7 @@ public final class ExactTrig {
       long[] probeBits = new long[k];
       for (int j = 0; j < k; j++) probeBits[j] = Float.floatToRawIntBits(PROBES[Math.min(j, PROBES.length - 1)]);
       s.append(LibmGuard.globals(name, "float", probeBits));
-      s.append(LibmGuard.probe(name, libm, "float", w, k));
+      s.append(LibmGuard.probe(name, libm, "float", w, k, "  %y = call " + vf + " @\"" + name + ".core\"(" + vf + " %xv)\n"));
       s.append(LibmGuard.lanes(name, libm, "float", w));
       s.append(LibmGuard.declarations(libm, "float", w));
       s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
