@@ -106,6 +106,38 @@ public final class LibmGuard {
   }
 
   /**
+   * {@code i1 @"NAME.probe"()} against constants: the scalar {@code libm} on each probe input compared
+   * with {@code expectedBits}, the bits the helper's fast path gives there (which are glibc's: the
+   * helper reproduces glibc bit for bit); stores 1 in the flag when all agree, else 2. One loop, no
+   * copy of the fast path (issue 16, code growth). Inputs read volatile, libm calls {@code nobuiltin}.
+   */
+  public static String probeExpected(String name, String libm, String t, long[] probeBits, long[] expectedBits) {
+    if (probeBits.length != expectedBits.length) throw new IllegalArgumentException("one expected result per probe");
+    String it = t.equals("float") ? "i32" : "i64";
+    int n = probeBits.length;
+    int size = t.equals("float") ? 4 : 8;
+    StringBuilder s = new StringBuilder();
+    s.append("@\"").append(name).append(".expect\" = internal constant [").append(n).append(" x ").append(it).append("] [");
+    for (int i = 0; i < n; i++) s.append(i > 0 ? ", " : "").append(it).append(' ').append(t.equals("float") ? (int) expectedBits[i] : expectedBits[i]);
+    s.append("], align 64\n");
+    s.append("define internal i1 @\"").append(name).append(".probe\"() #2 {\nentry:\n  br label %cmp\n");
+    s.append("cmp:\n  %i = phi i64 [ 0, %entry ], [ %in, %cmp ]\n  %bad = phi i1 [ false, %entry ], [ %badn, %cmp ]\n");
+    s.append("  %px = getelementptr inbounds ").append(t).append(", ptr @\"").append(name).append(".probes\", i64 %i\n");
+    s.append("  %x = load volatile ").append(t).append(", ptr %px, align ").append(size).append("\n");
+    s.append("  %s = call ").append(t).append(" @\"").append(libm).append("\"(").append(t).append(" %x) #3\n");
+    s.append("  %pe = getelementptr inbounds ").append(it).append(", ptr @\"").append(name).append(".expect\", i64 %i\n");
+    s.append("  %eb = load ").append(it).append(", ptr %pe, align ").append(size).append("\n");
+    s.append("  %sb = bitcast ").append(t).append(" %s to ").append(it).append("\n");
+    s.append("  %d = icmp ne ").append(it).append(" %sb, %eb\n  %badn = or i1 %bad, %d\n");
+    s.append("  %in = add i64 %i, 1\n  %more = icmp ult i64 %in, ").append(n).append("\n");
+    s.append("  br i1 %more, label %cmp, label %done, !llvm.loop !12\n");
+    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
+    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
+    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    return s.toString();
+  }
+
+  /**
    * The whole guarded unary helper around a fast path: {@code <W x T> @"NAME"(<W x T> %x, <W x i1> %m)},
    * the entry the packet function calls (the flag test, the fast path {@code @"NAME.core"} inlined, the
    * test for lanes outside it), and its out-of-line cold pieces, each defined once per module:
