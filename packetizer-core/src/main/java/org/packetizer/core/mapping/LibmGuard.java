@@ -12,18 +12,24 @@ import java.util.Locale;
  * any probe differs, the helper calls the scalar function on every active lane from then on.
  *
  * <p>{@link #unaryHelper} writes the IR of a guarded unary helper {@code @"NAME"(<W x T> %x, <W x i1> %m)}
- * around a fast path {@code @"NAME.core"} that the caller writes:
+ * around a fast path {@code @"NAME.core"} that the caller writes. The helper is a real function,
+ * defined once per module, width and target (internal, its name carries W and a hash of the target),
+ * that every packet function of the module calls; its fast path has one copy, in the entry (issue 16,
+ * code growth):
  * <ul>
  *   <li>the flag {@code @"NAME.ok"} (internal i8: 0 not checked, 1 verified, 2 differs; written once
  *       with a benign race, monotonic atomics) and the probe inputs;</li>
- *   <li>{@code i1 @"NAME.probe"()} runs the fast path on the probe inputs, calls the scalar function on
- *       each (calls marked {@code nobuiltin}, inputs read volatile: no compiler may fold them with its
- *       own libm), compares the bits, stores the flag;</li>
+ *   <li>the entry: the flag test, the fast path, the test for lanes outside it; a call with no lane
+ *       active takes the fast path whatever the flag (nothing observes its result);</li>
+ *   <li>{@code i1 @"NAME.probe"()} runs the entry with no lane active on the probe inputs, W at a time,
+ *       then calls the scalar function on each (calls marked {@code nobuiltin}, inputs read volatile:
+ *       no compiler may fold them with its own libm), compares the bits, stores the flag; two loops
+ *       ({@link #probeExpected}: one loop against constants, for helpers whose fast path the probe
+ *       cannot reach through the entry);</li>
  *   <li>{@code @"NAME.lanes"}: the scalar function on the lanes of a mask (the active lanes outside
  *       the fast path, or every active lane when the guard failed), so errno and special values are
- *       the scalar function's own; it and {@code @"NAME.slow"} (the first call, the probe) are
- *       out-of-line and cold, so that the inlined part is the flag test, the fast path and one
- *       rarely taken branch.</li>
+ *       the scalar function's own; it and {@code @"NAME.slow"} (the first call: the probe, then the
+ *       entry again) are out-of-line and cold.</li>
  * </ul>
  * Test hook: the system property {@code packetizer.test.libmSymbol.<fn>} (e.g.
  * {@code packetizer.test.libmSymbol.expf=fake_expf}) names another scalar function for the probe and
