@@ -83,7 +83,11 @@ final class MachineCode {
    * halves behind a width-splitting wrapper or a static helper), other than the other roots.
    */
   static Map<String, Integer> count(LlvmModule module, String cpu, List<String> functions) {
-    String asm = assembly(module, cpu);
+    return count(assembly(module, cpu), functions);
+  }
+
+  /** {@link #count(LlvmModule, String, List)} on assembly text already made. */
+  static Map<String, Integer> count(String asm, List<String> functions) {
     Map<String, Integer> out = new LinkedHashMap<>();
     for (String f : functions) {
       java.util.Set<String> seen = new java.util.LinkedHashSet<>();

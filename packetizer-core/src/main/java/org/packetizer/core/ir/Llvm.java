@@ -28,8 +28,23 @@ public final class Llvm {
       LLVMInitializeRISCVTarget();
       LLVMInitializeRISCVTargetMC();
       LLVMInitializeRISCVAsmPrinter();
+      llvmOptions(System.getProperty("packetizer.llvmOptions", ""));
       initialized = true;
     }
+  }
+
+  /**
+   * Measurement knob {@code -Dpacketizer.llvmOptions="-align-loops=64 ..."}: LLVM command-line options
+   * (process-wide: every module the process compiles afterwards, the JIT's too), e.g. to tell a code
+   * placement effect from a code change in side-by-side benchmark runs. Empty: nothing.
+   */
+  private static void llvmOptions(String options) {
+    String[] args = options.strip().isEmpty() ? new String[0] : options.strip().split("\\s+");
+    if (args.length == 0) return;
+    org.bytedeco.javacpp.PointerPointer<BytePointer> argv = new org.bytedeco.javacpp.PointerPointer<>(args.length + 1);
+    argv.put(0, new BytePointer("packetizer"));
+    for (int i = 0; i < args.length; i++) argv.put(i + 1, new BytePointer(args[i]));
+    org.bytedeco.llvm.global.LLVM.LLVMParseCommandLineOptions(args.length + 1, argv, new BytePointer(""));
   }
 
   /** Copies an LLVM-allocated message and disposes it; null gives "". */

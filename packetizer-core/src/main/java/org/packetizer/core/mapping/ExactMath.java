@@ -64,6 +64,9 @@ public final class ExactMath {
     try (LlvmModule src = m.context().parseIr(text, name + ".ll")) {
       src.setTargetTriple(m.targetTriple());
       src.setDataLayout(m.dataLayoutString());
+      // the helper's always-inline pieces (a fast path) inlined where the text calls them, here, so that
+      // the linked helper has its final shape whatever the user's pipeline runs later
+      src.runPasses("always-inline");
       m.link(src);
     }
     Function f = m.function(name).orElseThrow(() -> new IllegalStateException("linked helper " + name + " is missing"));

@@ -12,18 +12,24 @@ import java.util.Locale;
  * any probe differs, the helper calls the scalar function on every active lane from then on.
  *
  * <p>{@link #unaryHelper} writes the IR of a guarded unary helper {@code @"NAME"(<W x T> %x, <W x i1> %m)}
- * around a fast path {@code @"NAME.core"} that the caller writes:
+ * around a fast path {@code @"NAME.core"} that the caller writes. The helper is a real function,
+ * defined once per module, width and target (internal, its name carries W and a hash of the target),
+ * that every packet function of the module calls; its fast path has one copy, in the entry (issue 16,
+ * code growth):
  * <ul>
  *   <li>the flag {@code @"NAME.ok"} (internal i8: 0 not checked, 1 verified, 2 differs; written once
  *       with a benign race, monotonic atomics) and the probe inputs;</li>
- *   <li>{@code i1 @"NAME.probe"()} runs the fast path on the probe inputs, calls the scalar function on
- *       each (calls marked {@code nobuiltin}, inputs read volatile: no compiler may fold them with its
- *       own libm), compares the bits, stores the flag;</li>
+ *   <li>the entry: the flag test, the fast path, the test for lanes outside it; a call with no lane
+ *       active takes the fast path whatever the flag (nothing observes its result);</li>
+ *   <li>{@code i1 @"NAME.probe"()} runs the entry with no lane active on the probe inputs, W at a time,
+ *       then calls the scalar function on each (calls marked {@code nobuiltin}, inputs read volatile:
+ *       no compiler may fold them with its own libm), compares the bits, stores the flag; two loops
+ *       ({@link #probeExpected}: one loop against constants, for helpers whose fast path the probe
+ *       cannot reach through the entry);</li>
  *   <li>{@code @"NAME.lanes"}: the scalar function on the lanes of a mask (the active lanes outside
  *       the fast path, or every active lane when the guard failed), so errno and special values are
- *       the scalar function's own; it and {@code @"NAME.slow"} (the first call, the probe) are
- *       out-of-line and cold, so that the inlined part is the flag test, the fast path and one
- *       rarely taken branch.</li>
+ *       the scalar function's own; it and {@code @"NAME.slow"} (the first call: the probe, then the
+ *       entry again) are out-of-line and cold.</li>
  * </ul>
  * Test hook: the system property {@code packetizer.test.libmSymbol.<fn>} (e.g.
  * {@code packetizer.test.libmSymbol.expf=fake_expf}) names another scalar function for the probe and
@@ -34,6 +40,13 @@ public final class LibmGuard {
 
   /** Prefix of the test-hook system property. */
   public static final String HOOK_PREFIX = "packetizer.test.libmSymbol.";
+
+  /**
+   * Measurement knob {@code -Dpacketizer.mathHelpers=inlined}: the helpers' layout before issue 16's
+   * code-growth round (the fast path copied into the entry, the first call and the probe; the probe
+   * unrolled over the lanes), for side-by-side runs. The helpers' names carry the layout.
+   */
+  public static boolean inlinedLayout() { return "inlined".equals(System.getProperty("packetizer.mathHelpers")); }
 
   /** The scalar function the helper checks against and calls per lane: {@code fn}, unless a test hook renames it. */
   public static String libmSymbol(String fn) {
@@ -56,10 +69,143 @@ public final class LibmGuard {
   }
 
   /**
-   * {@code i1 @"NAME.probe"()}: every probe input through {@code <W x T> @"NAME.core"(<W x T>)} and
+   * {@code i1 @"NAME.probe"()}: every probe input through the helper's fast path and through the scalar
+   * {@code libm}; stores 1 in the flag when all agree bit for bit, else 2. Two loops that do not grow
+   * with W (issue 16, code growth): the probes W at a time through the fast path ({@code fastCall}: IR
+   * that defines {@code %y} from {@code %xv}, the W probes of one chunk) into a stack array, then the
+   * scalar function on each probe and a comparison of the bits. Inputs are read with volatile loads and
+   * the libm calls are {@code nobuiltin}, so that no compiler folds either side with its own libm.
+   */
+  public static String probe(String name, String libm, String t, int w, int probes, String fastCall) {
+    if (inlinedLayout()) return probeUnrolled(name, libm, t, w, probes);
+    if (probes % w != 0) throw new IllegalArgumentException(probes + " probes are not a multiple of W=" + w);
+    String vt = "<" + w + " x " + t + ">";
+    String it = t.equals("float") ? "i32" : "i64";
+    String pr = "@\"" + name + ".probes\"";
+    int size = t.equals("float") ? 4 : 8;
+    StringBuilder s = new StringBuilder();
+    s.append("define internal i1 @\"").append(name).append(".probe\"() #2 {\nentry:\n");
+    s.append("  %res = alloca [").append(probes).append(" x ").append(t).append("], align 64\n  br label %chunk\n");
+    s.append("chunk:\n  %c = phi i64 [ 0, %entry ], [ %cn, %chunk ]\n");
+    s.append("  %pp = getelementptr inbounds ").append(t).append(", ptr ").append(pr).append(", i64 %c\n");
+    s.append("  %xv = load volatile ").append(vt).append(", ptr %pp, align ").append(size).append("\n");
+    s.append(fastCall);
+    s.append("  %rp = getelementptr inbounds ").append(t).append(", ptr %res, i64 %c\n");
+    s.append("  store ").append(vt).append(" %y, ptr %rp, align ").append(size).append("\n");
+    s.append("  %cn = add i64 %c, ").append(w).append("\n");
+    s.append("  %more = icmp ult i64 %cn, ").append(probes).append("\n  br i1 %more, label %chunk, label %cmp, !llvm.loop !10\n");
+    s.append("cmp:\n  %i = phi i64 [ 0, %chunk ], [ %in, %cmp ]\n  %bad = phi i1 [ false, %chunk ], [ %badn, %cmp ]\n");
+    s.append("  %px = getelementptr inbounds ").append(t).append(", ptr ").append(pr).append(", i64 %i\n");
+    s.append("  %x = load volatile ").append(t).append(", ptr %px, align ").append(size).append("\n");
+    s.append("  %s = call ").append(t).append(" @\"").append(libm).append("\"(").append(t).append(" %x) #3\n");
+    s.append("  %pe = getelementptr inbounds ").append(t).append(", ptr %res, i64 %i\n");
+    s.append("  %e = load ").append(t).append(", ptr %pe, align ").append(size).append("\n");
+    s.append("  %sb = bitcast ").append(t).append(" %s to ").append(it).append("\n");
+    s.append("  %eb = bitcast ").append(t).append(" %e to ").append(it).append("\n");
+    s.append("  %d = icmp ne ").append(it).append(" %sb, %eb\n  %badn = or i1 %bad, %d\n");
+    s.append("  %in = add i64 %i, 1\n  %more2 = icmp ult i64 %in, ").append(probes).append("\n");
+    s.append("  br i1 %more2, label %cmp, label %done, !llvm.loop !12\n");
+    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
+    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
+    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    return s.toString();
+  }
+
+  /**
+   * {@code i1 @"NAME.probe"()} against constants: the scalar {@code libm} on each probe input compared
+   * with {@code expectedBits}, the bits the helper's fast path gives there (which are glibc's: the
+   * helper reproduces glibc bit for bit); stores 1 in the flag when all agree, else 2. One loop, no
+   * copy of the fast path (issue 16, code growth). Inputs read volatile, libm calls {@code nobuiltin}.
+   */
+  public static String probeExpected(String name, String libm, String t, long[] probeBits, long[] expectedBits) {
+    if (probeBits.length != expectedBits.length) throw new IllegalArgumentException("one expected result per probe");
+    String it = t.equals("float") ? "i32" : "i64";
+    int n = probeBits.length;
+    int size = t.equals("float") ? 4 : 8;
+    StringBuilder s = new StringBuilder();
+    s.append("@\"").append(name).append(".expect\" = internal constant [").append(n).append(" x ").append(it).append("] [");
+    for (int i = 0; i < n; i++) s.append(i > 0 ? ", " : "").append(it).append(' ').append(t.equals("float") ? (int) expectedBits[i] : expectedBits[i]);
+    s.append("], align 64\n");
+    s.append("define internal i1 @\"").append(name).append(".probe\"() #2 {\nentry:\n  br label %cmp\n");
+    s.append("cmp:\n  %i = phi i64 [ 0, %entry ], [ %in, %cmp ]\n  %bad = phi i1 [ false, %entry ], [ %badn, %cmp ]\n");
+    s.append("  %px = getelementptr inbounds ").append(t).append(", ptr @\"").append(name).append(".probes\", i64 %i\n");
+    s.append("  %x = load volatile ").append(t).append(", ptr %px, align ").append(size).append("\n");
+    s.append("  %s = call ").append(t).append(" @\"").append(libm).append("\"(").append(t).append(" %x) #3\n");
+    s.append("  %pe = getelementptr inbounds ").append(it).append(", ptr @\"").append(name).append(".expect\", i64 %i\n");
+    s.append("  %eb = load ").append(it).append(", ptr %pe, align ").append(size).append("\n");
+    s.append("  %sb = bitcast ").append(t).append(" %s to ").append(it).append("\n");
+    s.append("  %d = icmp ne ").append(it).append(" %sb, %eb\n  %badn = or i1 %bad, %d\n");
+    s.append("  %in = add i64 %i, 1\n  %more = icmp ult i64 %in, ").append(n).append("\n");
+    s.append("  br i1 %more, label %cmp, label %done, !llvm.loop !12\n");
+    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
+    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
+    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    return s.toString();
+  }
+
+  /**
+   * The whole guarded unary helper around a fast path: {@code <W x T> @"NAME"(<W x T> %x, <W x i1> %m)},
+   * the entry the packet function calls (the flag test, the fast path {@code @"NAME.core"} inlined, the
+   * test for lanes outside it), and its out-of-line cold pieces, each defined once per module:
+   * {@code @"NAME.slow"} (first call: the probe, then the entry again; after a failed probe: every
+   * active lane per call), {@code @"NAME.lanes"} (the scalar function on the lanes of a mask) and
+   * {@code @"NAME.probe"}, plus the flag, the probe inputs and declarations. The fast path has one
+   * copy, in the entry (issue 16, code growth): the probe reaches it through the entry with no lane
+   * active, which takes the fast path whatever the flag (no lane's result is used, and the fast path
+   * calls nothing), and the first call re-enters the entry once the flag is set. The caller supplies
+   * {@code @"NAME.core"} ({@code <W x T> (<W x T>)}, attribute group #1 free for it) and
+   * {@code special}: instructions that define {@code %special} ({@code <W x i1>}, the lanes the fast
+   * path does not cover) from {@code %x}, defining only names starting with {@code %sp.}.
+   */
+  public static String unaryHelper(String name, String libm, String t, int w, long[] probeBits, String special) {
+    if (inlinedLayout()) return unaryHelperInlined(name, libm, t, w, probeBits, special);
+    String vt = "<" + w + " x " + t + ">";
+    String m = "<" + w + " x i1>";
+    String iw = "i" + w;
+    String q = "@\"" + name;
+    StringBuilder s = new StringBuilder();
+    s.append(globals(name, t, probeBits));
+    s.append(probe(name, libm, t, w, probeBits.length,
+        "  %y = call " + vt + " " + q + "\"(" + vt + " %xv, " + m + " zeroinitializer)\n"));
+    s.append(lanes(name, libm, t, w));
+    // the entry
+    s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
+    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
+    s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %check, !prof !1\n");
+    s.append("check:\n  %mi = bitcast ").append(m).append(" %m to ").append(iw).append("\n  %none = icmp eq ").append(iw).append(" %mi, 0\n");
+    s.append("  br i1 %none, label %fast, label %cold\n");
+    s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
+    s.append(special);
+    s.append("  %sm = and ").append(m).append(" %special, %m\n");
+    s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
+    s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
+    s.append("edge:\n  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
+        .append(vt).append(" %y)\n  br label %done\n");
+    s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
+    s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], [ %yc, %cold ]\n  ret ").append(vt).append(" %r\n}\n");
+    // the first call (probe, then the entry again) and the calls after a failed probe
+    s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
+    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
+    s.append("  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n");
+    s.append("probe:\n  %probed = call i1 ").append(q).append(".probe\"()\n  br label %known\n");
+    s.append("known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n");
+    s.append("  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label %again, label %perlane\n");
+    s.append("again:\n  %y = tail call ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m)
+        .append(" %m)\n  ret ").append(vt).append(" %y\n");
+    s.append("perlane:\n  %ya = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %m, ")
+        .append(vt).append(" poison)\n  ret ").append(vt).append(" %ya\n}\n");
+    s.append(declarations(libm, t, w));
+    s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
+    s.append("!1 = !{!\"branch_weights\", i32 1000, i32 1}\n");
+    return s.toString();
+  }
+
+  /**
+   * The layout before issue 16's code-growth round ({@code -Dpacketizer.mathHelpers=inlined}, a measurement
+   * knob): {@code i1 @"NAME.probe"()}: every probe input through {@code <W x T> @"NAME.core"(<W x T>)} and
    * through the scalar {@code libm}; stores 1 in the flag when all agree bit for bit, else 2.
    */
-  public static String probe(String name, String libm, String t, int w, int probes) {
+  static String probeUnrolled(String name, String libm, String t, int w, int probes) {
     if (probes % w != 0) throw new IllegalArgumentException(probes + " probes are not a multiple of W=" + w);
     String vt = "<" + w + " x " + t + ">";
     String it = t.equals("float") ? "i32" : "i64";
@@ -98,7 +244,7 @@ public final class LibmGuard {
   }
 
   /**
-   * The whole guarded unary helper around a fast path: {@code <W x T> @"NAME"(<W x T> %x, <W x i1> %m)}
+   * The layout before issue 16's code-growth round ({@code -Dpacketizer.mathHelpers=inlined}): the whole guarded unary helper around a fast path: {@code <W x T> @"NAME"(<W x T> %x, <W x i1> %m)}
    * (small, inlined into the packet function: the flag test, {@code @"NAME.core"}, the test for lanes
    * outside the fast path) and its out-of-line cold pieces {@code @"NAME.slow"} (first call: the probe;
    * after a failed probe: every active lane per call), {@code @"NAME.lanes"} (the scalar function on
@@ -107,14 +253,14 @@ public final class LibmGuard {
    * it) and {@code special}: instructions that define {@code %special} ({@code <W x i1>}, the lanes
    * the fast path does not cover) from {@code %x}, defining only names starting with {@code %sp.}.
    */
-  public static String unaryHelper(String name, String libm, String t, int w, long[] probeBits, String special) {
+  static String unaryHelperInlined(String name, String libm, String t, int w, long[] probeBits, String special) {
     String vt = "<" + w + " x " + t + ">";
     String m = "<" + w + " x i1>";
     String iw = "i" + w;
     String q = "@\"" + name;
     StringBuilder s = new StringBuilder();
     s.append(globals(name, t, probeBits));
-    s.append(probe(name, libm, t, w, probeBits.length));
+    s.append(probeUnrolled(name, libm, t, w, probeBits.length));
     s.append(lanes(name, libm, t, w));
     // the inlined part
     s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
@@ -179,12 +325,14 @@ public final class LibmGuard {
         + "  ret " + vt + " %r\n}\n";
   }
 
-  /** Declarations and attribute groups the pieces use (#2 the probe, #3 its libm calls). */
+  /** Declarations, attribute groups (#2 the probe, #3 its libm calls) and loop metadata (!10-!12) the pieces use. */
   public static String declarations(String libm, String t, int w) {
     return "declare " + t + " @\"" + libm + "\"(" + t + ")\n"
         + "declare i" + w + " @llvm.cttz.i" + w + "(i" + w + ", i1)\n"
         + "attributes #2 = { noinline cold nounwind }\n"
-        + "attributes #3 = { nobuiltin }\n";
+        + "attributes #3 = { nobuiltin }\n"
+        // the probe's two loops stay loops (no unrolling: they run once per process)
+        + "!10 = distinct !{!10, !11}\n!11 = !{!\"llvm.loop.unroll.disable\"}\n!12 = distinct !{!12, !11}\n";
   }
 
   /** A floating-point constant as LLVM writes it (hexadecimal double bits, also for float). */

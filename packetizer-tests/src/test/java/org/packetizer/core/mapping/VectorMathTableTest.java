@@ -87,7 +87,14 @@ class VectorMathTableTest {
     t.append("In the bit-exact mode on x86-64, `sinf` and `cosf` are vector IR of glibc's own algorithm (`ExactTrig`:\n");
     t.append("its FMA or SSE2 build as the target's features select, bit-identical over all 2^32 inputs; libm for the\n");
     t.append("lanes with |x| ≥ 120, infinities and NaN; a sine and cosine of one argument share one reduction; a\n");
-    t.append("once-per-process guard sends every lane to libm when the linked libm differs on a probe set).\n\n");
+    t.append("once-per-process guard sends every lane to libm when the linked libm differs from glibc's bits, stored in\n");
+    t.append("the helper, on 48 probe inputs).\n\n");
+    t.append("Every exact helper (`ExactMath`, `GlibcMath`, `ExactTrig`) is a real function, defined once per module,\n");
+    t.append("width and target (internal; the name carries W and a hash of the target), that every packet function of\n");
+    t.append("the module calls, as a C caller calls libmvec's `_ZGV` functions, but inside the module: the CLI's\n");
+    t.append("output, `--check`, the JIT and C callers need no extra library. Its fast path has one copy (the guard's\n");
+    t.append("probe reaches it through the helper with no lane active); the `sinf`/`cosf` fast path is inlined into\n");
+    t.append("the packet function instead (faster, [performance.md](performance.md#code-growth-the-math-helpers-once-per-module-issue-16-code-growth-round)).\n\n");
     t.append("In the bit-exact mode (`--vector-math intrinsics`) `expf` and `logf` on x86-64 take another route,\n");
     t.append("**glibc-exact**: glibc's own algorithm (2.28 and later) as vector IR (`GlibcMath`), bit-identical to this\n");
     t.append("machine's libm over all 2^32 inputs at W4/W8/W16 (`bin/exhaustive-math`), checked once per process against\n");
