@@ -191,7 +191,7 @@ public final class Benchmark {
     // the measurement knobs (packetizer.bench.memory, packetizer.bench.integerMasks, the packetizer's
     // packetizer.gathers) and javacpp's settings reach the workers
     for (String k : System.getProperties().stringPropertyNames()) {
-      if (k.startsWith("packetizer.bench.") || k.equals("packetizer.gathers") || k.equals("packetizer.expansionBudget") || k.equals("packetizer.narrowCompares") || k.equals("packetizer.maskBitsPhis") || k.equals("packetizer.vectorCounters") || k.equals("packetizer.libmLanes") || k.startsWith("org.bytedeco.javacpp.")) cmd.add("-D" + k + "=" + System.getProperty(k));
+      if (k.startsWith("packetizer.bench.") || k.equals("packetizer.gathers") || k.equals("packetizer.expansionBudget") || k.equals("packetizer.narrowCompares") || k.equals("packetizer.maskBitsPhis") || k.equals("packetizer.vectorCounters") || k.equals("packetizer.allActiveLaneLoads") || k.equals("packetizer.libmLanes") || k.startsWith("org.bytedeco.javacpp.")) cmd.add("-D" + k + "=" + System.getProperty(k));
     }
     cmd.add(BenchWorker.class.getName());
     return cmd;
