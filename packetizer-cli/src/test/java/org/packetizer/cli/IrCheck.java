@@ -27,6 +27,8 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>{@code RUN:} the {@code packetize} arguments (the input, {@code -S} and {@code -o -} are added);
  *       {@code RUN: not packetize ...} expects a non-zero exit code.
+ *   <li>{@code SET: name=value} sets a system property (a measurement knob such as
+ *       {@code packetizer.allActiveLaneLoads=true}) for this file's run; it is restored afterwards.
  *   <li>{@code CHECK} lines match the textual IR written to standard output; {@code SHAPES} lines match
  *       standard error (the summary line, remarks and the {@code --print-shapes} dump).
  *   <li>Suffixes as in LLVM's FileCheck: none (the next match at or after the previous one),
@@ -52,7 +54,9 @@ final class IrCheck {
   }
 
   /** A parsed check file: its RUN arguments, whether a failure is expected, its directives. */
-  record Spec(Path file, List<String> args, boolean expectFailure, List<Directive> directives) {}
+  record Spec(Path file, List<String> args, boolean expectFailure, List<Directive> directives, Map<String, String> properties) {}
+
+  private static final Pattern SET = Pattern.compile("^\\s*;\\s*SET:\\s*([\\w.]+)=(\\S*)\\s*$");
 
   private static final Pattern DIRECTIVE =
       Pattern.compile("^\\s*;\\s*(CHECK|SHAPES)(?:-(NEXT|SAME|NOT|LABEL))?:(.*)$");
@@ -68,8 +72,14 @@ final class IrCheck {
     List<String> args = null;
     boolean not = false;
     List<Directive> ds = new ArrayList<>();
+    Map<String, String> props = new java.util.LinkedHashMap<>();
     for (int i = 0; i < lines.size(); i++) {
       String l = lines.get(i);
+      Matcher set = SET.matcher(l);
+      if (set.matches()) {
+        props.put(set.group(1), set.group(2));
+        continue;
+      }
       Matcher r = RUN.matcher(l);
       if (r.matches()) {
         if (args != null) throw new AssertionError(file + ":" + (i + 1) + ": only one RUN line per file");
@@ -90,7 +100,7 @@ final class IrCheck {
     if (ds.stream().noneMatch(d -> d.suffix() != Suffix.NOT)) {
       throw new AssertionError(file + ": no positive CHECK or SHAPES line (a check file must assert something)");
     }
-    return new Spec(file, List.copyOf(args), not, List.copyOf(ds));
+    return new Spec(file, List.copyOf(args), not, List.copyOf(ds), java.util.Collections.unmodifiableMap(props));
   }
 
   /**

@@ -50,8 +50,18 @@ class IrCheckTest {
     args.add(file.toString());
     if (!args.contains("-S")) args.add("-S");
     args.addAll(List.of("-o", "-"));
-    Cli.Run r = Cli.run(args.toArray(String[]::new));
-    String cmd = "packetize " + String.join(" ", args);
+    java.util.Map<String, String> saved = new java.util.HashMap<>();
+    spec.properties().forEach((k, v) -> saved.put(k, System.setProperty(k, v)));
+    Cli.Run r;
+    try {
+      r = Cli.run(args.toArray(String[]::new));
+    } finally {
+      saved.forEach((k, v) -> {
+        if (v == null) System.clearProperty(k);
+        else System.setProperty(k, v);
+      });
+    }
+    String cmd = (spec.properties().isEmpty() ? "" : spec.properties() + " ") + "packetize " + String.join(" ", args);
     if (spec.expectFailure()) {
       assertNotEquals(0, r.code(), file + ": expected a failure of\n  " + cmd + "\n" + r);
     } else {

@@ -27,6 +27,13 @@ import org.packetizer.core.toolchain.Manifest;
  * that generated code which crashes or never returns costs one kernel and target, not the run.
  */
 public final class Benchmark {
+  /** The packetizer's measurement knobs that reach the worker JVMs (docs/performance.md lists them). */
+  private static final java.util.Set<String> WORKER_KNOBS = java.util.Set.of(
+      "packetizer.gathers", "packetizer.expansionBudget", "packetizer.dynamicVariants",
+      "packetizer.narrowCompares", "packetizer.maskBitsPhis", "packetizer.vectorCounters",
+      "packetizer.allActiveLaneLoads", "packetizer.libmLanes", "packetizer.fmodPow2",
+      "packetizer.mathHelpers", "packetizer.glibcMath");
+
   private Benchmark() {}
 
   static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -191,7 +198,7 @@ public final class Benchmark {
     // the measurement knobs (packetizer.bench.memory, packetizer.bench.integerMasks, the packetizer's
     // packetizer.gathers) and javacpp's settings reach the workers
     for (String k : System.getProperties().stringPropertyNames()) {
-      if (k.startsWith("packetizer.bench.") || k.equals("packetizer.gathers") || k.equals("packetizer.expansionBudget") || k.equals("packetizer.dynamicVariants") || k.equals("packetizer.narrowCompares") || k.equals("packetizer.maskBitsPhis") || k.equals("packetizer.vectorCounters") || k.equals("packetizer.libmLanes") || k.startsWith("org.bytedeco.javacpp.")) cmd.add("-D" + k + "=" + System.getProperty(k));
+      if (k.startsWith("packetizer.bench.") || WORKER_KNOBS.contains(k) || k.startsWith("org.bytedeco.javacpp.")) cmd.add("-D" + k + "=" + System.getProperty(k));
     }
     cmd.add(BenchWorker.class.getName());
     return cmd;

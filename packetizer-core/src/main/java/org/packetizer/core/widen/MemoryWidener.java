@@ -464,7 +464,10 @@ final class MemoryWidener extends EmissionPhase {
           + " scalar loads" + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason + speculated);
       Value fo = offs;
       java.util.function.IntFunction<Value> lanePtr = k -> b.gep(elem, bp, List.of(b.extractElement(fo, k, "")), ptr.isInBounds(), "");
-      if (speculated.isEmpty()) return perLane(inst, t, vt, align, lanePtr);
+      if (speculated.isEmpty()) {
+        return perLane(inst, t, vt, align, new LaneAddress(k -> b.extractElement(fo, k, ""),
+            (k, o) -> b.gep(elem, bp, List.of(o), ptr.isInBounds(), "")));
+      }
       Value acc = b.poison(vt);
       for (int k = 0; k < w; k++) acc = b.insertElement(acc, b.load(t, lanePtr.apply(k), align, ""), k, "");
       if (acc.isInstruction()) acc.setName(inst.name());
@@ -623,14 +626,13 @@ final class MemoryWidener extends EmissionPhase {
     st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became " + w + " scalar loads"
         + (chain.isEmpty() ? "" : " at each lane's " + root.describe() + " plus " + chain.size() + " uniform offset(s)")
         + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
-    return perLane(inst, t, vt, align, k -> {
-      Value p = b.extractElement(rv, k, "");
+    return perLane(inst, t, vt, align, new LaneAddress(k -> b.extractElement(rv, k, ""), (k, p) -> {
       for (int j = chain.size() - 1; j >= 0; j--) {
         Value g = chain.get(j);
         p = b.gep(g.gepSourceElementType(), p, indices.get(j), g.isInBounds(), "");
       }
       return p;
-    });
+    }));
   }
 
   /**
@@ -1003,7 +1005,7 @@ final class MemoryWidener extends EmissionPhase {
    * bits: no branch, and no access the scalar code would not make). A constant global, not a stack
    * slot: SROA would turn a load through a select of an alloca back into a branch per lane.
    */
-  private Value perLane(Value inst, Type t, Type vt, int align, java.util.function.IntFunction<Value> lanePtr) {
+  private Value perLane(Value inst, Type t, Type vt, int align, LaneAddress lanePtr) {
     Value m = mask();
     boolean full = MaskOps.isAllTrue(m);
     Value dummy = null, bits = null;
@@ -1012,9 +1014,13 @@ final class MemoryWidener extends EmissionPhase {
       dummy = st.module().zeroConstant(PacketEmitter.INACTIVE_LANE_SLOT, 64, 64);
       bits = b.cast(Opcode.BITCAST, m, st.context().intType(w), "mask.bits");
     }
+    if (!full && allActiveLaneLoads() && !st.options().lanesMayBeRetyped() && current() != null && inLoop(current())
+        && size <= 64) {
+      return allActiveFastPath(inst, t, vt, align, lanePtr, bits, dummy);
+    }
     Value acc = b.poison(vt);
     for (int k = 0; k < w; k++) {
-      Value p = lanePtr.apply(k);
+      Value p = lanePtr.at(k, lanePtr.root().apply(k));
       int a = align;
       if (!full) {
         Value bit = b.cast(Opcode.TRUNC, k == 0 ? bits : b.binop(Opcode.LSHR, bits, b.constInt(bits.type(), k), ""), st.context().i1(), "");
@@ -1026,6 +1032,74 @@ final class MemoryWidener extends EmissionPhase {
     }
     if (acc.isInstruction()) acc.setName(inst.name());
     return acc;
+  }
+
+  /**
+   * Whether per-lane loads under a partial mask inside a loop get a second copy without the
+   * dummy-slot selects, taken when every lane of the mask is active ({@link #allActiveFastPath}).
+   * Off unless {@code -Dpacketizer.allActiveLaneLoads=true}: measured on strhash (docs/performance.md),
+   * it is faster with coherent inputs (W8 1.98x -> 2.3x over scalar) and slower with random ones
+   * (W8 1.64x -> 1.35x, W4 1.13x -> 0.92x), where the test's outcome changes in every packet at an
+   * unpredictable iteration. Read at each use, so that a test can turn it on.
+   */
+  static boolean allActiveLaneLoads() {
+    return "true".equals(System.getProperty("packetizer.allActiveLaneLoads"));
+  }
+
+  /**
+   * {@link #perLane} under a partial mask inside a loop, as two copies behind one test of the mask's
+   * bits: when every lane is active (a divergent loop's first iterations, before its first lane
+   * leaves; a branch every lane takes) the W loads read their lanes' addresses directly, one load per
+   * lane whose address folds into the instruction; otherwise each inactive lane's load reads the dummy
+   * slot (a test, a select and the address computed apart, per lane). Both copies make exactly the
+   * accesses the other would make for the active lanes, so the result is the same; the test is one
+   * compare of bits the loop already has (its any-lane test).
+   */
+  private Value allActiveFastPath(Value inst, Type t, Type vt, int align, LaneAddress lanePtr,
+      Value bits, Value dummy) {
+    List<Value> roots = new ArrayList<>();
+    for (int k = 0; k < w; k++) roots.add(lanePtr.root().apply(k));
+    Value all = b.icmpEq(bits, b.constInt(bits.type(), -1), "all.lanes");
+    Block pre = b.currentBlock();
+    Block fast = packet.appendBlock(pre.name() + ".all");
+    Block some = packet.appendBlock(pre.name() + ".some");
+    Block join = packet.appendBlock(pre.name() + ".loaded");
+    fast.moveAfter(pre);
+    some.moveAfter(fast);
+    join.moveAfter(some);
+    b.condBr(all, fast, some);
+    b.atEnd(fast);
+    Value accAll = b.poison(vt);
+    // (the lanes' roots are extracted once before the branch, each copy applies the offsets itself:
+    // with whole addresses computed before the branch the fast copy's loads would go through the same
+    // registers as the selects' and the back end's tail merging would make the two copies one again)
+    for (int k = 0; k < w; k++) accAll = b.insertElement(accAll, b.load(t, lanePtr.at(k, roots.get(k)), align, ""), k, "");
+    b.br(join);
+    b.atEnd(some);
+    Value accSome = b.poison(vt);
+    int a = Math.min(align, 64);
+    for (int k = 0; k < w; k++) {
+      Value bit = b.cast(Opcode.TRUNC, k == 0 ? bits : b.binop(Opcode.LSHR, bits, b.constInt(bits.type(), k), ""), st.context().i1(), "");
+      accSome = b.insertElement(accSome, b.load(t, b.select(bit, lanePtr.at(k, roots.get(k)), dummy, ""), a, ""), k, "");
+    }
+    b.br(join);
+    b.atEnd(join);
+    Value phi = b.phi(vt, inst.name());
+    phi.addIncoming(accAll, fast);
+    phi.addIncoming(accSome, some);
+    st.remark(Remark.Kind.MEMORY, current(), inst, "the " + w + " scalar loads have a copy without the inactive lanes'"
+        + " selects, taken when every lane of the mask is active (in a loop the mask is often full until the first"
+        + " lane leaves)");
+    return phi;
+  }
+
+  /**
+   * Lane k's address for {@link #perLane}: its root (an extraction from a packet, emitted once) and the
+   * uniform offsets applied to it ({@code at}).
+   */
+  private record LaneAddress(java.util.function.IntFunction<Value> root,
+      java.util.function.BiFunction<Integer, Value, Value> offsets) {
+    Value at(int k, Value r) { return offsets.apply(k, r); }
   }
 
   /** How a table lookup is loaded ({@link #gatherLowering}). */
