@@ -174,15 +174,7 @@ public final class LibmGuard {
     s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %check, !prof !1\n");
     s.append("check:\n  %mi = bitcast ").append(m).append(" %m to ").append(iw).append("\n  %none = icmp eq ").append(iw).append(" %mi, 0\n");
     s.append("  br i1 %none, label %fast, label %cold\n");
-    s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
-    s.append(special);
-    s.append("  %sm = and ").append(m).append(" %special, %m\n");
-    s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
-    s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-    s.append("edge:\n  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
-        .append(vt).append(" %y)\n  br label %done\n");
-    s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
-    s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], [ %yc, %cold ]\n  ret ").append(vt).append(" %r\n}\n");
+    appendEntryTail(s, q, vt, m, iw, special);
     // the first call (probe, then the entry again) and the calls after a failed probe
     s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
@@ -266,15 +258,7 @@ public final class LibmGuard {
     s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
     s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %cold\n");
-    s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
-    s.append(special);
-    s.append("  %sm = and ").append(m).append(" %special, %m\n");
-    s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
-    s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-    s.append("edge:\n  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
-        .append(vt).append(" %y)\n  br label %done\n");
-    s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
-    s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], [ %yc, %cold ]\n  ret ").append(vt).append(" %r\n}\n");
+    appendEntryTail(s, q, vt, m, iw, special);
     // the first call (probe) and the calls after a failed probe
     s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
@@ -337,4 +321,18 @@ public final class LibmGuard {
 
   /** A floating-point constant as LLVM writes it (hexadecimal double bits, also for float). */
   static String fp(double v) { return String.format(Locale.ROOT, "0x%016X", Double.doubleToRawLongBits(v)); }
+
+  /** The entry's blocks after the guard test, the same for every helper: the fast path, the per-lane
+   *  calls for its special lanes, the first call's or failed probe's cold path, and the join. */
+  private static void appendEntryTail(StringBuilder s, String q, String vt, String m, String iw, String special) {
+    s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
+    s.append(special);
+    s.append("  %sm = and ").append(m).append(" %special, %m\n");
+    s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
+    s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
+    s.append("edge:\n  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
+        .append(vt).append(" %y)\n  br label %done\n");
+    s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
+    s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], [ %yc, %cold ]\n  ret ").append(vt).append(" %r\n}\n");
+  }
 }
