@@ -96,22 +96,8 @@ class MathHelpersOutOfLineTest {
       objects.add("kernel" + w + ".o");
     }
     List<String> isa = wide ? List.of("-mavx2", "-mfma", "-mavx512f", "-DWIDE") : List.of("-mavx2", "-mfma");
-    List<String> gcc = new ArrayList<>(List.of(Toolchains.gcc().get(), "-O2", "-Wall", "helpers_caller.c"));
-    gcc.addAll(isa);
-    gcc.addAll(objects);
-    gcc.addAll(List.of("-o", "caller_gcc", "-lm"));
-    ProcessResult g = clang.run(gcc, dir);
-    assertEquals(0, g.exitCode(), g.stderr());
-    List<String> ccArgs = new ArrayList<>(List.of("clang", "--target=x86_64-pc-linux-gnu", "-O2", "-c", "helpers_caller.c", "-o", "caller_clang.o"));
-    ccArgs.addAll(isa);
-    ProcessResult cc = clang.run(ccArgs, dir);
-    assertEquals(0, cc.exitCode(), cc.stderr());
-    List<String> link = new ArrayList<>(List.of(Toolchains.gcc().get(), "caller_clang.o"));
-    link.addAll(objects);
-    link.addAll(List.of("-o", "caller_clang", "-lm"));
-    ProcessResult l = clang.run(link, dir);
-    assertEquals(0, l.exitCode(), l.stderr());
-    for (String exe : List.of("caller_gcc", "caller_clang")) {
+    List<String> exes = Toolchains.gccAndClangCallers(clang, dir, "helpers_caller.c", isa, objects);
+    for (String exe : exes) {
       ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
       assertEquals(0, r.exitCode(), exe + ": " + r.stdoutText() + r.stderr());
       assertTrue(r.stdoutText().contains((wide ? 640000 : 320000) + " lanes checked, 0 differences"), exe + ": " + r.stdoutText());
