@@ -897,15 +897,7 @@ public final class RefillDriver {
       if ((bits == 32 || bits == 64) && bits * w <= compactBits) return nativeCompress(b, v, mask, name);
       if (bits == 64 && 32 * w <= compactBits) {
         // two compactions of the 32-bit halves
-        Type i64v = ctx.i64().vectorOf(w);
-        Type i32v = ctx.i32().vectorOf(w);
-        Value x = e.isInteger() ? v : b.cast(Opcode.BITCAST, v, i64v, "");
-        Value sh = b.splat(b.constInt(ctx.i64(), 32), w, "");
-        Value lo = nativeCompress(b, b.cast(Opcode.TRUNC, x, i32v, ""), mask, "");
-        Value hi = nativeCompress(b, b.cast(Opcode.TRUNC, b.binop(Opcode.LSHR, x, sh, ""), i32v, ""), mask, "");
-        Value r = b.binop(Opcode.OR, b.cast(Opcode.ZEXT, lo, i64v, ""), b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, hi, i64v, ""), sh, ""),
-            name);
-        return e.isInteger() ? r : b.cast(Opcode.BITCAST, r, t, name);
+        return byHalves(b, v, name, half -> nativeCompress(b, half, mask, ""));
       }
       if (bits > 0 && bits < 32 && 32 * w <= compactBits) {
         Value c = nativeCompress(b, b.cast(Opcode.ZEXT, v, ctx.i32().vectorOf(w), ""), mask, "");
@@ -913,6 +905,24 @@ public final class RefillDriver {
       }
       // (not llvm.experimental.vector.compress: LLVM 20 splits a wide one through a misaligned stack slot)
       throw new IllegalStateException("refill compaction: no compress for " + t + " at " + compactBits + " bits");
+    }
+
+    /**
+     * A lane permutation of 32-bit lanes ({@code op32}: a compress or an expand under one mask) applied to a
+     * packet of 64-bit lanes as the same permutation of their low and of their high halves, joined again.
+     */
+    private Value byHalves(IrBuilder b, Value v, String name, java.util.function.UnaryOperator<Value> op32) {
+      Type t = v.type();
+      boolean integer = t.scalarType().isInteger();
+      Type i64v = ctx.i64().vectorOf(w);
+      Type i32v = ctx.i32().vectorOf(w);
+      Value x = integer ? v : b.cast(Opcode.BITCAST, v, i64v, "");
+      Value sh = b.splat(b.constInt(ctx.i64(), 32), w, "");
+      Value lo = op32.apply(b.cast(Opcode.TRUNC, x, i32v, ""));
+      Value hi = op32.apply(b.cast(Opcode.TRUNC, b.binop(Opcode.LSHR, x, sh, ""), i32v, ""));
+      Value r = b.binop(Opcode.OR, b.cast(Opcode.ZEXT, lo, i64v, ""), b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, hi, i64v, ""), sh, ""),
+          name);
+      return integer ? r : b.cast(Opcode.BITCAST, r, t, name);
     }
 
     /** AVX-512 register expand: the first lanes of v spread into the lanes of mask in order (others zero). */
@@ -927,15 +937,7 @@ public final class RefillDriver {
       if (bits < 32) return b.cast(Opcode.TRUNC, regExpand(b, b.cast(Opcode.ZEXT, v, ctx.i32().vectorOf(w), ""), mask, ""), t, name);
       if (bits == 64) {
         // as two expands of the 32-bit halves (a 64-bit packet may not fit one register: an expand cannot be split)
-        Type i64v = ctx.i64().vectorOf(w);
-        Type i32v = ctx.i32().vectorOf(w);
-        Value x = e.isInteger() ? v : b.cast(Opcode.BITCAST, v, i64v, "");
-        Value sh = b.splat(b.constInt(ctx.i64(), 32), w, "");
-        Value lo = regExpand(b, b.cast(Opcode.TRUNC, x, i32v, ""), mask, "");
-        Value hi = regExpand(b, b.cast(Opcode.TRUNC, b.binop(Opcode.LSHR, x, sh, ""), i32v, ""), mask, "");
-        Value r = b.binop(Opcode.OR, b.cast(Opcode.ZEXT, lo, i64v, ""), b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, hi, i64v, ""), sh, ""),
-            name);
-        return e.isInteger() ? r : b.cast(Opcode.BITCAST, r, t, name);
+        return byHalves(b, v, name, half -> regExpand(b, half, mask, ""));
       }
       return b.call(module.intrinsic("llvm.x86.avx512.mask.expand", t), List.of(v, b.constNull(t), mask), name);
     }
