@@ -76,6 +76,16 @@ public final class GlibcPow {
       0x1.338ca9f24f53dp-4, 0x1.476a9543891bap-3, 0x1.e840b4ac4e4d2p-3, 0x1.40645f0c6651cp-2, 0x1.88e9c2c1b9ff8p-2,
       0x1.ce0a44eb17bccp-2};
 
+  /** The log2 table's columns as bits. */
+  static final long[] INVC_BITS = new long[16], LOGC_BITS = new long[16];
+
+  static {
+    for (int i = 0; i < 16; i++) {
+      INVC_BITS[i] = Double.doubleToRawLongBits(GlibcMath.LOG_TABLE[i][0]);
+      LOGC_BITS[i] = Double.doubleToRawLongBits(LOG2_LOGC[i]);
+    }
+  }
+
   /** The exp2f and log2f inputs on which glibc's FMA and plain builds differ (all 2^32 compared): sent to the scalar function. */
   static final int[] EXP2_VARIANT_INPUTS = {};
   static final int[] LOG2_VARIANT_INPUTS = {};
@@ -145,32 +155,33 @@ public final class GlibcPow {
     }
 
     /**
-     * One table lookup: {@code out = table[idx]} for every lane ({@code idx}: {@code <W x i64>} in range,
-     * {@code table}: a global of {@code [n x elem]}, {@code elem} {@code i64} or {@code double}). The one
-     * place that decides how a lookup is lowered.
+     * One table lookup: {@code out} ({@code <W x i64>}) = {@code table[idx]} for every lane, {@code idx} a
+     * {@code <W x i32>} in range, the table {@code @"tableName"} ({@link #global}) holding {@code bits}.
+     * The one place that decides how a lookup is lowered (gather, permutes).
      */
-    String lookup(String out, String table, int n, String elem, String idx) {
-      String ev = "<" + w + " x " + elem + ">";
-      String sfx = elem.equals("i64") ? "i64" : "f64";
-      return "  " + out + ".p = getelementptr inbounds [" + n + " x " + elem + "], ptr " + table + ", i64 0, " + l + " " + idx + "\n"
-          + "  " + out + " = call " + ev + " @llvm.masked.gather.v" + w + sfx + ".v" + w + "p0(<" + w + " x ptr> " + out + ".p, i32 8, "
-          + m + " " + sp("i1", "true") + ", " + ev + " poison)\n";
+    String lookup(String out, String tableName, long[] bits, String idx) {
+      int n = bits.length;
+      return "  " + out + ".ix = zext " + i32v + " " + idx + " to " + l + "\n"
+          + "  " + out + ".p = getelementptr inbounds [" + n + " x i64], ptr @\"" + tableName + "\", i64 0, " + l + " " + out + ".ix\n"
+          + "  " + out + " = call " + l + " @llvm.masked.gather.v" + w + "i64.v" + w + "p0(<" + w + " x ptr> " + out + ".p, i32 8, "
+          + m + " " + sp("i1", "true") + ", " + l + " poison)\n";
+    }
+
+    /** The table global {@code @"name"}: {@code [N x i64]} with these bits. */
+    static String global(String name, long[] bits) {
+      StringBuilder s = new StringBuilder();
+      s.append("@\"").append(name).append("\" = internal constant [").append(bits.length).append(" x i64] [");
+      for (int i = 0; i < bits.length; i++) s.append(i > 0 ? ", " : "").append("i64 ").append(bits[i]);
+      s.append("], align 64\n");
+      return s.toString();
     }
 
     String tables() {
       StringBuilder s = new StringBuilder();
-      if (!fn.equals("log2f")) {
-        s.append("@\"").append(name).append(".exp\" = internal constant [32 x i64] [");
-        for (int i = 0; i < 32; i++) s.append(i > 0 ? ", " : "").append("i64 ").append(GlibcMath.EXP_TABLE[i]);
-        s.append("], align 64\n");
-      }
+      if (!fn.equals("log2f")) s.append(global(name + ".exp", GlibcMath.EXP_TABLE));
       if (!fn.equals("exp2f")) {
-        s.append("@\"").append(name).append(".invc\" = internal constant [16 x double] [");
-        for (int i = 0; i < 16; i++) s.append(i > 0 ? ", " : "").append("double ").append(LibmGuard.fp(GlibcMath.LOG_TABLE[i][0]));
-        s.append("], align 64\n");
-        s.append("@\"").append(name).append(".logc\" = internal constant [16 x double] [");
-        for (int i = 0; i < 16; i++) s.append(i > 0 ? ", " : "").append("double ").append(LibmGuard.fp(LOG2_LOGC[i]));
-        s.append("], align 64\n");
+        s.append(global(name + ".invc", INVC_BITS));
+        s.append(global(name + ".logc", LOGC_BITS));
       }
       return s.toString();
     }
@@ -187,8 +198,6 @@ public final class GlibcPow {
       s.append("declare ").append(d).append(" @llvm.fma.v").append(w).append("f64(").append(d).append(", ").append(d).append(", ").append(d).append(")\n");
       s.append("declare ").append(l).append(" @llvm.masked.gather.v").append(w).append("i64.v").append(w).append("p0(<").append(w)
           .append(" x ptr>, i32, ").append(m).append(", ").append(l).append(")\n");
-      s.append("declare ").append(d).append(" @llvm.masked.gather.v").append(w).append("f64.v").append(w).append("p0(<").append(w)
-          .append(" x ptr>, i32, ").append(m).append(", ").append(d).append(")\n");
       s.append("attributes #0 = { nounwind }\nattributes #1 = { alwaysinline nounwind willreturn memory(read) }\n");
       return s.toString();
     }
@@ -225,8 +234,9 @@ public final class GlibcPow {
       s.append("  %e.kd = fsub ").append(d).append(" %e.ks, ").append(dc(EXP2_SHIFT)).append("\n");
       s.append("  %e.r = fsub ").append(d).append(" ").append(xd).append(", %e.kd\n");
       s.append("  %e.ki = bitcast ").append(d).append(" %e.ks to ").append(l).append("\n");
-      s.append("  %e.idx = and ").append(l).append(" %e.ki, ").append(sp("i64", "31")).append("\n");
-      s.append(lookup("%e.t0", "@\"" + name + ".exp\"", 32, "i64", "%e.idx"));
+      s.append("  %e.k32 = trunc ").append(l).append(" %e.ki to ").append(i32v).append("\n");
+      s.append("  %e.idx = and ").append(i32v).append(" %e.k32, ").append(ic(31)).append("\n");
+      s.append(lookup("%e.t0", name + ".exp", GlibcMath.EXP_TABLE, "%e.idx"));
       s.append("  %e.kh = shl ").append(l).append(" %e.ki, ").append(sp("i64", "47")).append("\n");
       s.append("  %e.t = add ").append(l).append(" %e.t0, %e.kh\n");
       s.append("  %e.s = bitcast ").append(l).append(" %e.t to ").append(d).append("\n");
@@ -250,9 +260,10 @@ public final class GlibcPow {
       s.append("  %g.iz = sub ").append(i32v).append(" %g.ix, %g.hi\n");
       s.append("  %g.zf = bitcast ").append(i32v).append(" %g.iz to ").append(f).append("\n");
       s.append("  %g.z = fpext ").append(f).append(" %g.zf to ").append(d).append("\n");
-      s.append("  %g.ii = zext ").append(i32v).append(" %g.i to ").append(l).append("\n");
-      s.append(lookup("%g.invc", "@\"" + name + ".invc\"", 16, "double", "%g.ii"));
-      s.append(lookup("%g.logc", "@\"" + name + ".logc\"", 16, "double", "%g.ii"));
+      s.append(lookup("%g.invcb", name + ".invc", INVC_BITS, "%g.i"));
+      s.append(lookup("%g.logcb", name + ".logc", LOGC_BITS, "%g.i"));
+      s.append("  %g.invc = bitcast ").append(l).append(" %g.invcb to ").append(d).append("\n");
+      s.append("  %g.logc = bitcast ").append(l).append(" %g.logcb to ").append(d).append("\n");
       s.append("  %g.kd = sitofp ").append(i32v).append(" %g.k to ").append(d).append("\n");
       s.append(madd("%g.r", "%g.z", "%g.invc", dc(-1.0)));
       s.append("  %g.y0 = fadd ").append(d).append(" %g.logc, %g.kd\n");
