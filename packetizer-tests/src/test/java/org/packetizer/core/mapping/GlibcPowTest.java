@@ -67,15 +67,14 @@ class GlibcPowTest {
       int fake_calls;
       float honest_powf(float x, float y) { fake_calls++; return powf(x, y); }
       float other_powf(float x, float y) { fake_calls++; return nextafterf(powf(x, y), 1.0f / 0.0f); }
+      float honest_exp2f(float x) { fake_calls++; return exp2f(x); }
+      float other_exp2f(float x) { fake_calls++; return nextafterf(exp2f(x), 1.0f / 0.0f); }
+      float honest_log2f(float x) { fake_calls++; return log2f(x); }
+      float other_log2f(float x) { fake_calls++; return nextafterf(log2f(x), 1.0f / 0.0f); }
       """;
 
   static Stream<Arguments> widths() {
     return MathSources.ISAS.stream().map(i -> Arguments.of(i.width(), i.march()));
-  }
-
-  /** The ISAs where powf takes the route (FMA and AVX2): the guard test's (powf stays per lane at W4 x86-64-v2). */
-  static Stream<Arguments> powWidths() {
-    return MathSources.ISAS.stream().filter(i -> powRoute(i.march())).map(i -> Arguments.of(i.width(), i.march()));
   }
 
   static boolean hostRuns(String march) { return GlibcExactMathTest.hostRuns(march); }
@@ -211,57 +210,67 @@ class GlibcPowTest {
   }
 
   /**
-   * powf's two-argument guard: with the scalar function replaced (test hook) by one that differs by an
-   * ULP, the probe fails and every active lane gets that function's result; with an honest stand-in
-   * that counts its calls, the probe passes, ordinary lanes make no call after the probe, and lanes
-   * outside the fast path (x negative, overflow) make exactly one each.
+   * The run-time guards (powf's two-argument one, exp2f's and log2f's): with the scalar function
+   * replaced (test hook) by one that differs by an ULP, the probe fails and every active lane gets that
+   * function's result; with an honest stand-in that counts its calls, the probe passes, ordinary lanes
+   * make no call after the probe, and lanes outside the fast path (powf: x negative, overflow; exp2f:
+   * x ≥ 128; log2f: x negative) make exactly one each.
    */
   @ParameterizedTest(name = "W={0} {1}")
-  @MethodSource("powWidths")
+  @MethodSource("widths")
   void guardFallsBackToPerLaneCallsWhenTheLibmDiffers(int w, String march) throws Throwable {
     Assumptions.assumeTrue(hostRuns(march), "SKIPPED (LOUD): the host cannot run " + march + " code");
-    for (boolean honest : new boolean[] {true, false}) {
-      String stand = (honest ? "honest_" : "other_") + "powf";
-      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = compile(ctx, march)) {
-        List<Remark> rem = new ArrayList<>();
-        System.setProperty(LibmGuard.HOOK_PREFIX + "powf", stand);
-        try {
-          new Packetizer(PacketizerOptions.builder().width(w).vectorMath(PacketizerOptions.VectorMath.INTRINSICS).params("vv").verifyEachPhase(true)
-              .remarks(rem::add).build()).run(m, "k_powf", "k_powf_v" + w);
-        } finally {
-          System.clearProperty(LibmGuard.HOOK_PREFIX + "powf");
-        }
-        assertTrue(rem.stream().anyMatch(r -> r.message().contains(ROUTE) && r.message().contains("checked against " + stand)), rem.toString());
-        try (Jit jit = Jit.host()) {
-          jit.addModule(m);
-          MemorySegment calls = MemorySegment.ofAddress(jit.lookup("fake_calls")).reinterpret(4);
-          org.packetizer.core.jit.JitFunction packet = jit.function("k_powf_v" + w);
-          MethodHandle scalar = C.downcallHandle(MemorySegment.ofAddress(jit.lookup(stand)), FunctionDescriptor.of(JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT));
-          MethodHandle real = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("k_powf")), FunctionDescriptor.of(JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT));
-          SplittableRandom rnd = new SplittableRandom(7);
-          for (int run = 0; run < 50; run++) {
-            float[] x = new float[w], y = new float[w];
-            int outside = 0;
-            for (int k = 0; k < w; k++) {
-              x[k] = (float) (rnd.nextDouble() * 20 + 0.5);
-              y[k] = (float) (rnd.nextDouble() * 6 - 3);
-              if (run % 2 == 1 && k % 3 == 0) {
-                if (k % 2 == 0) x[k] = -x[k]; // negative x: the scalar function
-                else {
-                  x[k] += 2; // y·log2 x >= 200: overflow
-                  y[k] = 200f;
+    // powf stays per lane on x86-64-v2 (no FMA): nothing to guard there
+    List<String> fns = powRoute(march) ? List.of("powf", "exp2f", "log2f") : List.of("exp2f", "log2f");
+    for (String fn : fns) {
+      boolean bin = fn.equals("powf");
+      for (boolean honest : new boolean[] {true, false}) {
+        String stand = (honest ? "honest_" : "other_") + fn;
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = compile(ctx, march)) {
+          List<Remark> rem = new ArrayList<>();
+          System.setProperty(LibmGuard.HOOK_PREFIX + fn, stand);
+          try {
+            new Packetizer(PacketizerOptions.builder().width(w).vectorMath(PacketizerOptions.VectorMath.INTRINSICS).params(bin ? "vv" : "v")
+                .verifyEachPhase(true).remarks(rem::add).build()).run(m, "k_" + fn, "k_" + fn + "_v" + w);
+          } finally {
+            System.clearProperty(LibmGuard.HOOK_PREFIX + fn);
+          }
+          assertTrue(rem.stream().anyMatch(r -> r.message().contains(ROUTE) && r.message().contains("checked against " + stand)), rem.toString());
+          try (Jit jit = Jit.host()) {
+            jit.addModule(m);
+            MemorySegment calls = MemorySegment.ofAddress(jit.lookup("fake_calls")).reinterpret(4);
+            org.packetizer.core.jit.JitFunction packet = jit.function("k_" + fn + "_v" + w);
+            FunctionDescriptor fd = bin ? FunctionDescriptor.of(JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT) : FunctionDescriptor.of(JAVA_FLOAT, JAVA_FLOAT);
+            MethodHandle scalar = C.downcallHandle(MemorySegment.ofAddress(jit.lookup(stand)), fd);
+            MethodHandle real = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("k_" + fn)), fd);
+            int probes = bin ? GlibcPow.POW_PROBES_X.length : fn.equals("exp2f") ? GlibcPow.EXP2_PROBES.length : GlibcPow.LOG2_PROBES.length;
+            SplittableRandom rnd = new SplittableRandom(7);
+            for (int run = 0; run < 50; run++) {
+              float[] x = new float[w], y = new float[w];
+              int outside = 0;
+              for (int k = 0; k < w; k++) {
+                x[k] = (float) (rnd.nextDouble() * 20 + 0.5); // inside every fast path
+                y[k] = (float) (rnd.nextDouble() * 6 - 3);
+                if (run % 2 == 1 && k % 3 == 0) {
+                  if (fn.equals("exp2f")) x[k] = 130f; // overflow
+                  else if (fn.equals("log2f") || k % 2 == 0) x[k] = -x[k]; // negative x
+                  else {
+                    x[k] += 2; // y·log2 x >= 200: overflow
+                    y[k] = 200f;
+                  }
+                  outside++;
                 }
-                outside++;
               }
+              int before = calls.get(JAVA_INT, 0);
+              float[] got = (float[]) (bin ? packet.call(x, y) : packet.call((Object) x));
+              int made = calls.get(JAVA_INT, 0) - before - (run == 0 ? probes : 0);
+              for (int k = 0; k < w; k++) {
+                MethodHandle h = honest ? real : scalar;
+                float want = bin ? (float) h.invokeExact(x[k], y[k]) : (float) h.invokeExact(x[k]);
+                assertEquals(Float.floatToRawIntBits(want), Float.floatToRawIntBits(got[k]), stand + " W=" + w + " lane " + k + " x=" + x[k] + " y=" + y[k]);
+              }
+              assertEquals(honest ? outside : w, made, stand + " W=" + w + " run " + run + ": calls of the scalar function");
             }
-            int before = calls.get(JAVA_INT, 0);
-            float[] got = (float[]) packet.call(x, y);
-            int made = calls.get(JAVA_INT, 0) - before - (run == 0 ? GlibcPow.POW_PROBES_X.length : 0);
-            for (int k = 0; k < w; k++) {
-              float want = honest ? (float) real.invokeExact(x[k], y[k]) : (float) scalar.invokeExact(x[k], y[k]);
-              assertEquals(Float.floatToRawIntBits(want), Float.floatToRawIntBits(got[k]), stand + " W=" + w + " lane " + k + " x=" + x[k] + " y=" + y[k]);
-            }
-            assertEquals(honest ? outside : w, made, stand + " W=" + w + " run " + run + ": calls of the scalar function");
           }
         }
       }
