@@ -818,13 +818,31 @@ final class MemoryWidener extends EmissionPhase {
     long elem = st.module().allocSize(group.get(0).type());
     boolean sameSize = true;
     for (Value m : group) sameSize &= st.module().allocSize(m.type()) == elem && st.module().storeSize(m.type()) == elem;
+    long unit = sameSize ? rootStrideUnit(root) : 0;
+    boolean neverConsecutive = sameSize && unit > 0 && elem % unit != 0 && DynamicVariantCost.dropImpossibleVariants();
+    if (neverConsecutive) sameSize = false;
     emitDynamicVariants(inst, root, group, sameSize ? elem : 0);
     st.remark(Remark.Kind.MEMORY, current(), inst, "dynamic variants for the " + group.size() + " loads at constant offsets from "
         + root.describe() + ": one run-time test of its lanes" + (MaskOps.isAllTrue(mask()) ? "" : " (the active ones)")
         + ": all equal -> " + group.size() + " scalar loads and broadcasts; "
         + (sameSize ? "consecutive (stride " + elem + " bytes) -> " + group.size() + " vector loads; " : "")
+        + (neverConsecutive ? "no consecutive variant (the lanes' pointers differ by multiples of " + unit + " bytes, never by "
+            + elem + "); " : "")
         + "otherwise per-lane loads or gathers. " + DynamicVariantCost.explain(group.size(), w, registerBytes));
     return dynamicDone.get(inst);
+  }
+
+  /**
+   * The largest power of two that divides every difference of the root's lanes, in bytes, when the
+   * root is {@code gep T, base, idx} with a uniform base (an element of an array of T: lanes differ by
+   * multiples of sizeof(T), modulo 2^64, so by multiples of its lowest set bit); 0 when unknown.
+   */
+  private long rootStrideUnit(Value root) {
+    if (!root.isInstruction() || st.ssa().opcode(root) != Opcode.GEP || root.numOperands() != 2) return 0;
+    Value base = root.operand(0);
+    if (base.type().isVector() || !uniform(base)) return 0;
+    long size = st.module().allocSize(root.gepSourceElementType());
+    return size <= 0 ? 0 : size & -size;
   }
 
   /** A load a dynamic-variant group may hold: a scalar element from a varying, non-linear address off a window root. */
