@@ -549,7 +549,8 @@ final class MemoryWidener extends EmissionPhase {
    * instructions per lane after the clean-up (extract, extend, address, load, insert) where the
    * gather is 3, so noise3 at W8 on AVX2 (14 lookups: 265 scalar instructions, 767 in the packet
    * function with every lookup expanded) stays within 2.5x. 1- and 2-byte elements are always
-   * expanded (no gather instruction loads them: LLVM would expand the gather through 64-bit pointers).
+   * expanded (no gather instruction loads them: LLVM would expand the gather through 64-bit pointers),
+   * unless they become gathers of their aligned words ({@link #wordGatherTable}).
    * Measurement knob: {@code -Dpacketizer.expansionBudget=X} (the bench passes it to its workers).
    */
   static final double EXPANSION_BUDGET = Double.parseDouble(System.getProperty("packetizer.expansionBudget", "1.5"));
@@ -1151,8 +1152,9 @@ final class MemoryWidener extends EmissionPhase {
   private String wordRouteReason;
 
   /**
-   * The route of {@link #wordGather}, decided from the target the packet function is compiled for (its
-   * own {@code target-cpu}/{@code target-features}; without them the detected target, and then only
+   * The route of {@link #wordGather}, decided from the target the packet function is compiled for (the
+   * options' CPU and features, which the CLI sets on it, else its own {@code target-cpu}/{@code
+   * target-features}, which must allow AVX2 as well; with neither, the detected target, and then only
    * the target-independent gather): on targets whose gathers LLVM lowers to gather instructions
    * ({@link org.packetizer.core.wrapper.HardwareWidth#fastGathers}: AVX-512, Skylake-class AVX2)
    * {@code llvm.masked.gather} of 32-bit words; on the other AVX2 targets (Haswell, Broadwell, Zen 1-3,
