@@ -98,6 +98,44 @@ public final class RefillDriver {
    * selects it (read whenever a driver is built), for measurement. SVE always compacts (it has no expand).
    */
   static boolean x86CompressRounds() { return Boolean.getBoolean("packetizer.refill.compress"); }
+  /**
+   * AVX2 refill rounds by permutation (one masked load per array and group of 8 lanes, spread into the free
+   * lanes by a vpermd whose indices come from a 256-entry table indexed by the group's free-lane mask) instead
+   * of scalar moves through a stack buffer: the default; {@code -Dpacketizer.refill.permute=false} selects the
+   * scalar moves, for measurement (read whenever a driver is built).
+   */
+  static boolean x86PermuteRounds() { return !"false".equals(System.getProperty("packetizer.refill.permute")); }
+  /**
+   * Whether the AVX2 permutation rounds come in counted blocks ({@link #BLOCK_SCALE}) rather than at the
+   * refill batch: {@code -Dpacketizer.refill.permuteBlocks} (default false), for measurement.
+   */
+  static boolean x86PermuteBlocks() { return Boolean.getBoolean("packetizer.refill.permuteBlocks"); }
+  /** The permutation table's name: for each 8-bit free mask m and lane l, the rank of l among m's lanes. */
+  static final String RANK_TABLE = "__packetizer.refill.rank8";
+
+  /**
+   * Whether the AVX2 permutation rounds handle the driver's arrays at width w: W = 4 or a multiple of 8
+   * (groups of up to 8 32-bit lanes, one vpermd each), every varying parameter a float, double, 32- or 64-bit
+   * integer or pointer (narrower elements have no AVX2 masked load: they keep the scalar moves).
+   */
+  static boolean permutable(List<ParamKind> kinds, List<Type> types, int w) {
+    if (w != 4 && (w % 8 != 0 || w > MAX_WIDTH)) return false;
+    for (int j = 0; j < kinds.size(); j++) {
+      if (!(kinds.get(j) instanceof ParamKind.Varying)) continue;
+      Type t = types.get(j);
+      boolean ok = t.isFloat() || t.isDouble() || t.isPointer() || t.isInteger(32) || t.isInteger(64);
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  /** The rank table: entry 8·m + l is the number of set bits of m below bit l. */
+  static int[] rankTable() {
+    int[] t = new int[256 * 8];
+    for (int m = 0; m < 256; m++) for (int l = 0; l < 8; l++) t[8 * m + l] = Integer.bitCount(m & ((1 << l) - 1));
+    return t;
+  }
+
   /** The longest block of iterations between refill rounds. */
   static final int MAX_BLOCK = 64;
 
@@ -199,10 +237,13 @@ public final class RefillDriver {
         && vscale > 0 && compactable(split, w, (int) (128 * vscale));
     int sveBits = sve ? (int) (128 * vscale) : 0;
     Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
-    boolean blocks = blocks(options, sve || x86Compact);
+    // AVX2 (no AVX-512): the free lanes take the next elements by masked loads and a vpermd looked up from the free mask
+    boolean permute = !avx512 && !sve && feats.contains("+avx2") && x86PermuteRounds()
+        && permutable(kinds, scalar.functionType().paramTypes(), w);
+    boolean blocks = blocks(options, sve || x86Compact || permute && x86PermuteBlocks());
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, minFree(w, options), sve || x86Compact, sveBits,
-        blocks ? BLOCK_SCALE : 0, ic).emit();
+        blocks ? BLOCK_SCALE : 0, ic, permute).emit();
     Optional<String> bad = driver.verify();
     if (bad.isPresent()) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + driver.name()
@@ -231,6 +272,10 @@ public final class RefillDriver {
             : sve || x86Compact ? "compaction: the lanes still in the loop move to the front (" + (sve ? "SVE compact, " + (128 * vscale)
             + "-bit vectors" : "AVX-512 vpcompress") + "), the next elements follow them by one masked contiguous load per array,"
             + " finished ones scatter their results; "
+            : permute ? "one masked contiguous load per array and group of " + Math.min(w, 8) + " lanes (AVX2 vmaskmov), spread"
+            + " into the free lanes in order by a permutation looked up from the free-lane mask (a 256-entry table of vpermd"
+            + " indices; the lanes in the loop stay where they are), finished ones store theirs by scalar moves through a"
+            + " stack buffer (the target has no AVX-512: no scatter); "
             : "scalar moves through a stack buffer (the target has no AVX-512: LLVM would expand gathers and scatters lane"
             + " by lane), finished ones store theirs the same way; ")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
@@ -459,6 +504,12 @@ public final class RefillDriver {
      * each per driver step ({@link Interleave}'s rule: hides the loop-carried chain's latency).
      */
     private final int ic;
+    /**
+     * AVX2 rounds by permutation: the lanes stay where they are; each group of up to 8 lanes loads the next
+     * elements of every array by one masked contiguous load and spreads them into its free lanes by a vpermd
+     * whose indices (each free lane's rank) come from {@link #RANK_TABLE} at the group's free mask.
+     */
+    private final boolean permute;
     /** The stack buffers of the scalar moves: one per varying parameter (by index), the results, their indices. */
     private final java.util.Map<Integer, Value> inBuf = new java.util.HashMap<>();
     private Value outBuf, idxBuf;
@@ -467,8 +518,9 @@ public final class RefillDriver {
 
     Emitter(LlvmModule module, Function driver, Function pre, Function iter, List<ParamKind> kinds, List<Type> types, Type rt,
         RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter, boolean scalarMoves, int minFree,
-        boolean compact, int compactBits, int blockScale, int ic) {
+        boolean compact, int compactBits, int blockScale, int ic, boolean permute) {
       this.module = module;
+      this.permute = permute;
       this.ic = ic;
       this.ctx = module.context();
       this.driver = driver;
@@ -512,7 +564,7 @@ public final class RefillDriver {
         b.atEnd(entry);
         if (scalarMoves) {
           // (one set of buffers: the sets' rounds run one after the other)
-          for (int j = 0; j < kinds.size(); j++) {
+          for (int j = 0; j < kinds.size() && !permute; j++) {
             if (!(kinds.get(j) instanceof ParamKind.Varying)) continue;
             Type vt = storageType(types.get(j)).vectorOf(w);
             Value buf = b.alloca(vt, driver.param(j).name() + ".lanes");
@@ -793,6 +845,7 @@ public final class RefillDriver {
           inputs.add(kinds.get(j) instanceof ParamKind.Varying ? spanLoad(b, j, base, takeL) : argPacket(b, j, newIdx, next, takeL));
         return enterPre(b, inputs, takeL, newIdx, stC, idxC, l.result(), front, next2);
       }
+      if (permute) return permuteRefill(b, l, free, next, n);
       Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
       Value freeWide = w == rankT.intWidth() ? freeBits : b.cast(Opcode.ZEXT, freeBits, rankT, "");
       List<Value> below = new ArrayList<>();
@@ -812,6 +865,119 @@ public final class RefillDriver {
       List<Value> inputs = new ArrayList<>();
       for (int j = 0; j < kinds.size(); j++) inputs.add(argPacket(b, j, newIdx, next, takeL));
       return enterPre(b, inputs, takeL, newIdx, l.state(), l.idx(), l.result(), active, next2);
+    }
+
+    /**
+     * The AVX2 round by permutation. The lanes are cut into groups of G = min(W, 8). Group g's free mask m_g
+     * indexes {@link #RANK_TABLE}: one load gives the rank of each of its lanes among its free lanes, and the
+     * group takes elements from next + off_g on (off_g: the free lanes of the groups before it). Each varying
+     * array is read by one masked contiguous load of G elements at &amp;a[next + off_g] (the lanes below the
+     * input's end; AVX2 vmaskmov does not touch the masked-off elements), and a vpermd by the ranks moves
+     * loaded element r to the free lane of rank r (64-bit values as their two 32-bit halves).
+     */
+    private Refilled permuteRefill(IrBuilder b, Lanes l, Value free, Value next, Value n) {
+      int g = Math.min(w, 8);
+      int groups = w / g;
+      Type i32 = ctx.i32();
+      Type i64 = ctx.i64();
+      Value table = module.i32Table(RANK_TABLE, rankTable(), 32);
+      Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
+      Value left = b.sub(n, next, "left");
+      List<Value> ranks8 = new ArrayList<>();
+      List<Value> offs = new ArrayList<>();
+      List<Value> rankParts = new ArrayList<>();
+      for (int k = 0; k < groups; k++) {
+        Value off;
+        if (k == 0) off = b.constInt(sizeT, 0);
+        else {
+          Value below = b.and(freeBits, b.constInt(bitsT, k * g >= 64 ? -1 : (1L << (k * g)) - 1), "");
+          off = toSize(b, b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(below), ""), "off" + k);
+        }
+        Value m = k == 0 ? freeBits : b.binop(Opcode.LSHR, freeBits, b.constInt(bitsT, (long) k * g), "");
+        if (w > g) m = b.and(m, b.constInt(bitsT, (1L << g) - 1), "");
+        Value mi = w == 64 ? m : b.cast(Opcode.ZEXT, m, i64, "");
+        Value at = b.gep(i32, table, List.of(b.mul(mi, b.constInt(i64, 8), "")), true, "rank.row" + k);
+        Value r8 = b.load(i32.vectorOf(8), at, 32, "rank8." + k);
+        ranks8.add(r8);
+        offs.add(off);
+        Value rg = g == 8 ? r8 : b.shuffle(r8, b.poison(i32.vectorOf(8)), b.laneIndices(i32, g), "");
+        rankParts.add(k == 0 ? rg : b.add(rg, b.splat(b.cast(Opcode.TRUNC, off, i32, ""), g, ""), ""));
+      }
+      Value rank = b.cast(Opcode.ZEXT, concat(b, rankParts), sizeT.vectorOf(w), "rank");
+      Value takeL = b.and(free, b.icmpUlt(rank, b.splat(left, w, "left.splat"), "in.input"), "take");
+      Value newIdx = b.add(b.splat(next, w, "next.splat"), rank, "new.idx");
+      Value count = toSize(b, b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(freeBits), "free.count"), "free.count.size");
+      Value next2 = b.add(next, b.min(count, left, true, "taken"), "next.after");
+      // lanes of group k below the input's end: min(left - off_k, G) of them (0 when off_k >= left)
+      List<Value> loadMasks = new ArrayList<>();
+      for (int k = 0; k < groups; k++) {
+        Value off = offs.get(k);
+        Value rem = b.select(b.icmpUlt(off, left, ""), b.sub(left, off, ""), b.constInt(sizeT, 0), "");
+        Value lim = b.cast(Opcode.TRUNC, b.min(rem, b.constInt(sizeT, g), true, ""), i32, "group.left" + k);
+        loadMasks.add(b.icmpUlt(b.laneIndices(i32, g), b.splat(lim, g, ""), "group.in" + k));
+      }
+      List<Value> inputs = new ArrayList<>();
+      for (int j = 0; j < kinds.size(); j++) {
+        if (!(kinds.get(j) instanceof ParamKind.Varying)) {
+          inputs.add(argPacket(b, j, newIdx, next, takeL));
+          continue;
+        }
+        Value p = driver.param(j);
+        Type t = types.get(j);
+        Type lt = t.isPointer() ? i64 : t;
+        List<Value> parts = new ArrayList<>();
+        for (int k = 0; k < groups; k++) {
+          Value base = k == 0 ? next : b.add(next, offs.get(k), "");
+          // not inbounds: past the input's end when the group takes nothing (the load is then fully masked)
+          Value at = b.gep(lt, p, List.of(base), false, p.name() + ".group" + k);
+          Type gt = lt.vectorOf(g);
+          Value v = b.call(module.intrinsic("llvm.masked.load", gt, ctx.ptrType()),
+              List.of(at, b.i32(align(t)), loadMasks.get(k), b.poison(gt)), p.name() + ".loaded" + k);
+          parts.add(permuteGroup(b, v, ranks8.get(k), g));
+        }
+        Value all = concat(b, parts);
+        inputs.add(t.isPointer() ? b.cast(Opcode.INTTOPTR, all, t.vectorOf(w), p.name() + ".in") : all);
+      }
+      return enterPre(b, inputs, takeL, newIdx, l.state(), l.idx(), l.result(), l.active(), next2);
+    }
+
+    /** Lane l of the result: lane idx8[l] of v (G lanes of 32 or 64 bits), by vpermd/vpermps (64-bit: by halves). */
+    private Value permuteGroup(IrBuilder b, Value v, Value idx8, int g) {
+      Type t = v.type().scalarType();
+      if (t.isDouble() || t.isInteger(64)) {
+        Type i64v = ctx.i64().vectorOf(g);
+        Type i32v = ctx.i32().vectorOf(g);
+        Value x = t.isDouble() ? b.cast(Opcode.BITCAST, v, i64v, "") : v;
+        Value sh = b.splat(b.constInt(ctx.i64(), 32), g, "");
+        Value lo = permuteGroup(b, b.cast(Opcode.TRUNC, x, i32v, ""), idx8, g);
+        Value hi = permuteGroup(b, b.cast(Opcode.TRUNC, b.binop(Opcode.LSHR, x, sh, ""), i32v, ""), idx8, g);
+        Value r = b.binop(Opcode.OR, b.cast(Opcode.ZEXT, lo, i64v, ""), b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, hi, i64v, ""), sh, ""), "");
+        return t.isDouble() ? b.cast(Opcode.BITCAST, r, v.type(), "") : r;
+      }
+      Type e = t.isFloat() ? ctx.floatType() : ctx.i32();
+      Type v8 = e.vectorOf(8);
+      Value x = g == 8 ? v : b.shuffle(v, b.poison(v.type()), b.constVector(java.util.stream.IntStream.range(0, 8)
+          .mapToObj(i -> b.i32(i % g)).toList()), "");
+      Value r = b.call(module.intrinsic(t.isFloat() ? "llvm.x86.avx2.permps" : "llvm.x86.avx2.permd"), List.of(x, idx8), "");
+      return g == 8 ? r : b.shuffle(r, b.poison(v8), b.laneIndices(ctx.i32(), g), "");
+    }
+
+    /** The vectors of {@code parts} (equal types) one after the other. */
+    private Value concat(IrBuilder b, List<Value> parts) {
+      List<Value> cur = parts;
+      while (cur.size() > 1) {
+        List<Value> nx = new ArrayList<>();
+        for (int i = 0; i < cur.size(); i += 2) {
+          int len = cur.get(i).type().vectorSize();
+          nx.add(b.shuffle(cur.get(i), cur.get(i + 1), b.laneIndices(ctx.i32(), 2 * len), ""));
+        }
+        cur = nx;
+      }
+      return cur.get(0);
+    }
+
+    private Value toSize(IrBuilder b, Value v, String name) {
+      return w == sizeT.intWidth() ? v : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, v, sizeT, name);
     }
 
     /**
