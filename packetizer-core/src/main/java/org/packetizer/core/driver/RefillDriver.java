@@ -107,9 +107,17 @@ public final class RefillDriver {
   static boolean x86PermuteRounds() { return !"false".equals(System.getProperty("packetizer.refill.permute")); }
   /**
    * Whether the AVX2 permutation rounds come in counted blocks ({@link #BLOCK_SCALE}) rather than at the
-   * refill batch: {@code -Dpacketizer.refill.permuteBlocks} (default false), for measurement.
+   * refill batch: the default (a round no longer costs a move per lane, and the counted block's exit is
+   * predicted; measured in docs/performance.md "AVX2 rounds by permutation");
+   * {@code -Dpacketizer.refill.permuteBlocks=false} selects the batch rule, for measurement.
    */
-  static boolean x86PermuteBlocks() { return Boolean.getBoolean("packetizer.refill.permuteBlocks"); }
+  static boolean x86PermuteBlocks() { return !"false".equals(System.getProperty("packetizer.refill.permuteBlocks")); }
+  /**
+   * Whether the AVX2 permutation rounds store the results without a branch per lane (every lane stores, the
+   * lanes not done into a stack slot): the default; {@code -Dpacketizer.refill.permuteStores=false} keeps the
+   * loop over the done lanes, for measurement.
+   */
+  static boolean x86PermuteStores() { return !"false".equals(System.getProperty("packetizer.refill.permuteStores")); }
   /** The permutation table's name: for each 8-bit free mask m and lane l, the rank of l among m's lanes. */
   static final String RANK_TABLE = "__packetizer.refill.rank8";
 
@@ -352,15 +360,30 @@ public final class RefillDriver {
     }
   }
 
-  /** Elements per chunk of the adaptive driver, in packets. */
+  /** Elements of the adaptive driver's measured refill chunk, in packets. */
   public static final int ADAPTIVE_CHUNK_PACKETS = 64;
-  /** Chunks per epoch of the adaptive driver (the first two of each are measurements). */
-  public static final int ADAPTIVE_EPOCH = 64;
+  /**
+   * Elements of each of the adaptive driver's two measured plain chunks, in packets (the plain body has no
+   * lanes to drain at the end of a call, so a short chunk measures it; on random inputs it is the slow one).
+   */
+  public static final int ADAPTIVE_PLAIN_PACKETS = 8;
+  /** The adaptive driver's epoch, in refill chunks ({@link #ADAPTIVE_CHUNK_PACKETS}·W elements each). */
+  public static final int ADAPTIVE_EPOCH = 16;
 
-  static final String ADAPTIVE_DESCRIPTION = "the driver runs chunks of " + ADAPTIVE_CHUNK_PACKETS + "·W elements; in every"
-      + " epoch of " + ADAPTIVE_EPOCH + " chunks it times one chunk with the plain body and one with the refill body (the"
-      + " cycle counter; sums over the epochs, halved at each epoch) and runs the others with the one that took fewer"
-      + " cycles per element";
+  /** The epoch ({@code -Dpacketizer.refill.autoEpoch}, in refill chunks), read when a driver is built; for measurement. */
+  static int adaptiveEpoch() { return Math.max(2, Integer.getInteger("packetizer.refill.autoEpoch", ADAPTIVE_EPOCH)); }
+
+  /** The measured plain chunk ({@code -Dpacketizer.refill.autoPlain}, in packets), read when a driver is built; for measurement. */
+  static int adaptivePlain() { return Math.max(1, Integer.getInteger("packetizer.refill.autoPlain", ADAPTIVE_PLAIN_PACKETS)); }
+
+  static String adaptiveDescription() {
+    return "the driver runs epochs of " + adaptiveEpoch() * ADAPTIVE_CHUNK_PACKETS + "·W elements; each starts with three"
+        + " timed chunks, " + adaptivePlain() + "·W elements with the plain body, " + ADAPTIVE_CHUNK_PACKETS + "·W with the refill"
+        + " body, " + adaptivePlain() + "·W with the plain body (the cycle counter; the refill chunk is compared with the two"
+        + " around it, so that work growing or shrinking along the input does not bias the choice; sums over the epochs,"
+        + " halved at each epoch), then runs the rest of the epoch in one call of the body that took fewer cycles per"
+        + " element (no drain of the refill lanes inside it)";
+  }
 
   /**
    * The {@link Refill#AUTO} driver: whether refill pays depends on the input (random inputs: it does;
@@ -390,10 +413,18 @@ public final class RefillDriver {
       Value rCnt = b.phi(i64, "refill.elements");
       Value choice = b.phi(ctx.i1(), "refill.cheaper");
       Value rest = b.sub(n, i, "rest");
-      Value chunk = b.min(rest, b.constInt(sizeT, (long) ADAPTIVE_CHUNK_PACKETS * w), true, "chunk.n");
+      // positions 0, 1, 2: the measured chunks (plain, refill, plain); 3: the rest of the epoch, one call
+      Value run = b.icmpEq(pos, b.i32(3), "run.rest");
       Value first = b.icmpEq(pos, b.i32(0), "measure.plain");
       Value second = b.icmpEq(pos, b.i32(1), "measure.refill");
-      Value useRefill = b.select(first, b.i1(false), b.select(second, b.i1(true), choice, ""), "use.refill");
+      Value third = b.icmpEq(pos, b.i32(2), "measure.plain2");
+      int epoch = adaptiveEpoch();
+      int plainP = adaptivePlain();
+      Value size = b.select(run, b.constInt(sizeT, ((long) epoch * ADAPTIVE_CHUNK_PACKETS - 2L * plainP - ADAPTIVE_CHUNK_PACKETS) * w),
+          b.select(second, b.constInt(sizeT, (long) ADAPTIVE_CHUNK_PACKETS * w), b.constInt(sizeT, (long) plainP * w), ""), "");
+      Value chunk = b.min(rest, size, true, "chunk.n");
+      Value plainMeasured = b.or(first, third, "measure.plain.any");
+      Value useRefill = b.or(second, b.and(run, choice, ""), "use.refill");
       List<Value> args = new ArrayList<>();
       for (int j = 0; j < kinds.size(); j++) {
         Value p = driver.param(j);
@@ -436,8 +467,8 @@ public final class RefillDriver {
       Value pCnt0 = b.select(first, b.binop(Opcode.LSHR, pCnt, one, ""), pCnt, "");
       Value rCyc0 = b.select(first, b.binop(Opcode.LSHR, rCyc, one, ""), rCyc, "");
       Value rCnt0 = b.select(first, b.binop(Opcode.LSHR, rCnt, one, ""), rCnt, "");
-      Value pCyc1 = b.select(first, b.add(pCyc0, dt, ""), pCyc0, "plain.cycles.next");
-      Value pCnt1 = b.select(first, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
+      Value pCyc1 = b.select(plainMeasured, b.add(pCyc0, dt, ""), pCyc0, "plain.cycles.next");
+      Value pCnt1 = b.select(plainMeasured, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
       Value rCyc1 = b.select(second, b.add(rCyc0, dt, ""), rCyc0, "refill.cycles.next");
       Value rCnt1 = b.select(second, b.add(rCnt0, cnt, ""), rCnt0, "refill.elements.next");
       // refill per element < plain per element (cross-multiplied in 128 bits: no overflow, no division by 0)
@@ -445,9 +476,8 @@ public final class RefillDriver {
       Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.cast(Opcode.ZEXT, pCnt1, i128, ""), "");
       Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.cast(Opcode.ZEXT, rCnt1, i128, ""), "");
       Value cheaper = b.icmpUlt(lhs, rhs, "");
-      Value choice1 = b.select(second, cheaper, choice, "refill.cheaper.next");
-      Value pos1 = b.add(pos, b.i32(1), "");
-      Value pos2 = b.select(b.icmpEq(pos1, b.i32(ADAPTIVE_EPOCH), ""), b.i32(0), pos1, "epoch.pos.next");
+      Value choice1 = b.select(third, cheaper, choice, "refill.cheaper.next");
+      Value pos2 = b.select(run, b.i32(0), b.add(pos, b.i32(1), ""), "epoch.pos.next");
       Value i1 = b.add(i, chunk, "i.next");
       b.condBr(b.icmpUlt(i1, n, "more"), loop, exit);
       i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(entry, after));
@@ -610,7 +640,8 @@ public final class RefillDriver {
 
           b.atEnd(store);
           if (resT != null) {
-            if (scalarMoves) storeResultsOneByOne(b, l.idx(), l.result(), l.done());
+            if (permute && x86PermuteStores()) storeResultsBranchFree(b, l.idx(), l.result(), l.done());
+            else if (scalarMoves) storeResultsOneByOne(b, l.idx(), l.result(), l.done());
             else storeResults(b, l.idx(), l.result(), l.done());
           }
           b.br(refillCheck);
@@ -1240,6 +1271,24 @@ public final class RefillDriver {
       b.condBr(b.icmpNe(bits1, b.constInt(bitsT, 0), ""), loop, after);
       bits.addIncoming(List.of(doneBits, bits1), List.of(from, loop));
       b.atEnd(after);
+    }
+
+    /**
+     * The results out without a branch per lane (AVX2 rounds): every lane stores, a lane of {@code done} at
+     * out[idx], the others into their own slot of a W-element stack buffer. A scatter with an all-true mask,
+     * which LLVM scalarizes into W unconditional extracts and stores (with a mask: a test and a branch per lane,
+     * mispredicted on random inputs).
+     */
+    private void storeResultsBranchFree(IrBuilder b, Value idx, Value res, Value done) {
+      Value out = driver.param(kinds.size());
+      Type st = storageType(rt);
+      Value v = res;
+      if (rt.isInteger(1)) v = b.cast(Opcode.ZEXT, toMask(b, res), st.vectorOf(w), "result.byte");
+      Value ptrs = b.gep(st, out, List.of(idx), true, "out.addrs");
+      Value sinks = b.gep(st, outBuf, List.of(b.laneIndices(sizeT, w)), true, "sink.addrs");
+      Value at = b.select(done, ptrs, sinks, "store.addrs");
+      b.call(module.intrinsic("llvm.masked.scatter", v.type(), ctx.ptrType().vectorOf(w)),
+          List.of(v, at, b.i32(align(rt)), b.allOnes(ctx.i1().vectorOf(w))), "");
     }
 
     private void storeResults(IrBuilder b, Value idx, Value res, Value done) {

@@ -280,13 +280,15 @@ class RefillDriverJitTest {
         new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
             .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
         assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill=auto) at the loop")), remarks.toString());
-        assertTrue(remarks.stream().anyMatch(r -> r.message().contains("--refill=auto: the driver runs chunks")), remarks.toString());
+        assertTrue(remarks.stream().anyMatch(r -> r.message().contains("--refill=auto: the driver runs epochs")), remarks.toString());
         assertTrue(m.function(k.name() + "_map.plain").isPresent() && m.function(k.name() + "_map.refill").isPresent());
         if (!avx512) assertTrue(remarks.stream().anyMatch(r -> r.message().contains("scalar moves")), remarks.toString());
         try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
           jit.addModule(m);
-          // chunks of 64 packets, epochs of 64 chunks: n crosses chunk boundaries and the first measurements
-          check(jit, arena, k, w, List.of(0, 1, w + 1, 64 * w - 1, 64 * w + 1, 3 * 64 * w + 5));
+          // epochs of 1024 packets: timed chunks of 8, 64 and 8 packets (plain, refill, plain), then the rest in one call;
+          // n ends inside each timed chunk, at their ends, inside the rest, and inside the second epoch's timed chunks
+          check(jit, arena, k, w, List.of(0, 1, w + 1, 8 * w - 1, 8 * w, 8 * w + 1, 72 * w - 1, 72 * w + 3, 80 * w, 80 * w + 1,
+              300 * w + 7, 1024 * w, 1024 * w + 9 * w + 5, 1024 * w + 100 * w + 3));
         }
       }
     }
