@@ -360,25 +360,39 @@ public final class RefillDriver {
     }
   }
 
-  /** Elements of the adaptive driver's measured refill chunk, in packets. */
-  public static final int ADAPTIVE_CHUNK_PACKETS = 64;
+  /**
+   * Elements of the adaptive driver's timed refill chunk, in packets. Its cost per element includes the drain
+   * of the IC·W lanes in flight at its end, which a short chunk overstates (64 packets: march W16 on coherent
+   * inputs, where refill is 10 % faster, kept the plain body in 3 of 5 runs); a long one costs more where
+   * refill is the slower body (docs/performance.md "The auto rule").
+   */
+  public static final int ADAPTIVE_REFILL_PACKETS = 128;
   /**
    * Elements of each of the adaptive driver's two measured plain chunks, in packets (the plain body has no
    * lanes to drain at the end of a call, so a short chunk measures it; on random inputs it is the slow one).
    */
   public static final int ADAPTIVE_PLAIN_PACKETS = 8;
-  /** The adaptive driver's epoch, in refill chunks ({@link #ADAPTIVE_CHUNK_PACKETS}·W elements each). */
-  public static final int ADAPTIVE_EPOCH = 16;
+  /**
+   * The adaptive driver's epoch, in packets: one decision per epoch, from the three timed chunks at its start.
+   * Shorter epochs follow the input more closely (an image whose work changes along the rows) and measure
+   * the losing body more often (docs/performance.md "The auto rule").
+   */
+  public static final int ADAPTIVE_EPOCH_PACKETS = 2048;
 
-  /** The epoch ({@code -Dpacketizer.refill.autoEpoch}, in refill chunks), read when a driver is built; for measurement. */
-  static int adaptiveEpoch() { return Math.max(2, Integer.getInteger("packetizer.refill.autoEpoch", ADAPTIVE_EPOCH)); }
+  /** The epoch ({@code -Dpacketizer.refill.autoEpoch}, in packets), read when a driver is built; for measurement. */
+  static int adaptiveEpoch() {
+    return Math.max(2 * adaptivePlain() + adaptiveRefill() + 1, Integer.getInteger("packetizer.refill.autoEpoch", ADAPTIVE_EPOCH_PACKETS));
+  }
 
-  /** The measured plain chunk ({@code -Dpacketizer.refill.autoPlain}, in packets), read when a driver is built; for measurement. */
+  /** The timed plain chunk ({@code -Dpacketizer.refill.autoPlain}, in packets), read when a driver is built; for measurement. */
   static int adaptivePlain() { return Math.max(1, Integer.getInteger("packetizer.refill.autoPlain", ADAPTIVE_PLAIN_PACKETS)); }
 
+  /** The timed refill chunk ({@code -Dpacketizer.refill.autoRefill}, in packets), read when a driver is built; for measurement. */
+  static int adaptiveRefill() { return Math.max(1, Integer.getInteger("packetizer.refill.autoRefill", ADAPTIVE_REFILL_PACKETS)); }
+
   static String adaptiveDescription() {
-    return "the driver runs epochs of " + adaptiveEpoch() * ADAPTIVE_CHUNK_PACKETS + "·W elements; each starts with three"
-        + " timed chunks, " + adaptivePlain() + "·W elements with the plain body, " + ADAPTIVE_CHUNK_PACKETS + "·W with the refill"
+    return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; each starts with three"
+        + " timed chunks, " + adaptivePlain() + "·W elements with the plain body, " + adaptiveRefill() + "·W with the refill"
         + " body, " + adaptivePlain() + "·W with the plain body (the cycle counter; the refill chunk is compared with the two"
         + " around it, so that work growing or shrinking along the input does not bias the choice; sums over the epochs,"
         + " halved at each epoch), then runs the rest of the epoch in one call of the body that took fewer cycles per"
@@ -420,8 +434,9 @@ public final class RefillDriver {
       Value third = b.icmpEq(pos, b.i32(2), "measure.plain2");
       int epoch = adaptiveEpoch();
       int plainP = adaptivePlain();
-      Value size = b.select(run, b.constInt(sizeT, ((long) epoch * ADAPTIVE_CHUNK_PACKETS - 2L * plainP - ADAPTIVE_CHUNK_PACKETS) * w),
-          b.select(second, b.constInt(sizeT, (long) ADAPTIVE_CHUNK_PACKETS * w), b.constInt(sizeT, (long) plainP * w), ""), "");
+      int refillP = adaptiveRefill();
+      Value size = b.select(run, b.constInt(sizeT, ((long) epoch - 2L * plainP - refillP) * w),
+          b.select(second, b.constInt(sizeT, (long) refillP * w), b.constInt(sizeT, (long) plainP * w), ""), "");
       Value chunk = b.min(rest, size, true, "chunk.n");
       Value plainMeasured = b.or(first, third, "measure.plain.any");
       Value useRefill = b.or(second, b.and(run, choice, ""), "use.refill");

@@ -285,10 +285,10 @@ class RefillDriverJitTest {
         if (!avx512) assertTrue(remarks.stream().anyMatch(r -> r.message().contains("scalar moves")), remarks.toString());
         try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
           jit.addModule(m);
-          // epochs of 1024 packets: timed chunks of 8, 64 and 8 packets (plain, refill, plain), then the rest in one call;
+          // epochs of 2048 packets: timed chunks of 8, 128 and 8 packets (plain, refill, plain), then the rest in one call;
           // n ends inside each timed chunk, at their ends, inside the rest, and inside the second epoch's timed chunks
-          check(jit, arena, k, w, List.of(0, 1, w + 1, 8 * w - 1, 8 * w, 8 * w + 1, 72 * w - 1, 72 * w + 3, 80 * w, 80 * w + 1,
-              300 * w + 7, 1024 * w, 1024 * w + 9 * w + 5, 1024 * w + 100 * w + 3));
+          check(jit, arena, k, w, List.of(0, 1, w + 1, 8 * w - 1, 8 * w, 8 * w + 1, 136 * w - 1, 136 * w + 3, 144 * w, 144 * w + 1,
+              300 * w + 7, 2048 * w, 2048 * w + 9 * w + 5, 2048 * w + 140 * w + 3));
         }
       }
     }
