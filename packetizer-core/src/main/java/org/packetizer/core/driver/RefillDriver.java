@@ -282,8 +282,10 @@ public final class RefillDriver {
             + " finished ones scatter their results; "
             : permute ? "one masked contiguous load per array and group of " + Math.min(w, 8) + " lanes (AVX2 vmaskmov), spread"
             + " into the free lanes in order by a permutation looked up from the free-lane mask (a 256-entry table of vpermd"
-            + " indices; the lanes in the loop stay where they are), finished ones store theirs by scalar moves through a"
-            + " stack buffer (the target has no AVX-512: no scatter); "
+            + " indices; the lanes in the loop stay where they are), finished ones store theirs "
+            + (x86PermuteStores() ? "without a branch per lane (every lane stores: the finished ones at out[idx], the others"
+            + " into a stack slot; the target has no AVX-512: no scatter); "
+            : "by scalar moves through a stack buffer (the target has no AVX-512: no scatter); ")
             : "scalar moves through a stack buffer (the target has no AVX-512: LLVM would expand gathers and scatters lane"
             + " by lane), finished ones store theirs the same way; ")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
@@ -404,7 +406,7 @@ public final class RefillDriver {
    * coherent inputs, where neighbouring elements need similar trip counts: the plain driver's uniform
    * loop counter and lock-step lanes are cheaper), so the driver decides while it runs, by measurement.
    * It calls the plain body {@code plain} and the refill body {@code refill} (both with the driver's
-   * signature) on chunks; see {@link #ADAPTIVE_DESCRIPTION}.
+   * signature) on chunks; see {@link #adaptiveDescription}.
    */
   static void emitAdaptive(LlvmModule module, Function driver, Function plain, Function refill, List<ParamKind> kinds,
       List<Type> types, Type rt, Type sizeT, int w) {
