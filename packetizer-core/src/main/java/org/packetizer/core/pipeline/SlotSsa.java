@@ -70,8 +70,12 @@ public final class SlotSsa {
 
   /** A read answered by the value of a variable at a point, known only at the end. */
   private static final class Placeholder {
-    final Value inst;
+    final Value inst;    // null for a read answered when it was made (see expected)
     Object value;  // Value, Phi or Placeholder
+    /** For a read answered through sole predecessors: the value returned, checked by {@link #resolve}. */
+    Value expected;
+    Var var;
+    long block;
 
     Placeholder(Value inst) { this.inst = inst; }
   }
@@ -86,6 +90,10 @@ public final class SlotSsa {
     final Map<Var, Value> initValues = new IdentityHashMap<>();
     /** Variables with an event in the block (a write or read after which the initial value is not current). */
     final java.util.Set<Var> touched = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Each variable's value at the block's end so far (its last write, or its first read's placeholder). */
+    final Map<Var, Value> endDefs = new IdentityHashMap<>();
+    /** The block's only predecessor, forever (see {@link #solePredecessor}); null when not declared. */
+    BlockEvents solePred;
   }
 
   private final IrBuilder b;
@@ -95,6 +103,8 @@ public final class SlotSsa {
   private final Map<Long, Placeholder> placeholders = new HashMap<>();
   private final List<Placeholder> placeholderList = new ArrayList<>();
   private final List<Var> vars = new ArrayList<>();
+  /** Reads answered through sole predecessors (checked against the resolution). */
+  private final List<Placeholder> answered = new ArrayList<>();
 
   // the block being appended to, with the variables' values at its end so far
   private long curBlock;
@@ -120,11 +130,25 @@ public final class SlotSsa {
     ev.initValues.put(var, value);
   }
 
+  /**
+   * Declares that {@code block}, new and empty, has the single predecessor {@code pred} and will never
+   * get another (the arms of a kept uniform branch, the body of an any-lane guard), and that nothing
+   * is written at {@code pred}'s end any more. A read in {@code block} that nothing before it in the
+   * block answers then takes {@code pred}'s value at its end when that is known (a write, a read, an
+   * initial value, or again a sole predecessor's), instead of a placeholder: an empty mask or a poison
+   * blend the emitter folds right away, not code the clean-up removes. {@link #resolve} checks every
+   * such answer against the resolution on the finished graph.
+   */
+  public void solePredecessor(Block block, Block pred) {
+    events(key(block.id())).solePred = events(key(pred.id()));
+  }
+
   /** Writes {@code var} at the builder's position. */
   public void write(Var var, Value value) {
     sync();
     curEvents.events.add(new Event(var, value, null));
     curEvents.touched.add(var);
+    curEvents.endDefs.put(var, value);
     curDefs.put(var, value);
   }
 
@@ -138,6 +162,19 @@ public final class SlotSsa {
     if (!curEvents.touched.contains(var)) {
       Value init = curEvents.initValues.get(var);
       if (init != null) return init;
+      Value viaPred = throughSolePredecessors(var);
+      if (viaPred != null) {
+        Placeholder check = new Placeholder(null);
+        check.expected = viaPred;
+        check.var = var;
+        check.block = curBlock;
+        answered.add(check);
+        curEvents.events.add(new Event(var, null, check));
+        curEvents.touched.add(var);
+        curEvents.endDefs.putIfAbsent(var, viaPred);
+        curDefs.put(var, viaPred);
+        return viaPred;
+      }
     }
     Value inst = b.load(var.type, nullPtr, name);
     Placeholder ph = new Placeholder(inst);
@@ -145,8 +182,22 @@ public final class SlotSsa {
     placeholderList.add(ph);
     curEvents.events.add(new Event(var, null, ph));
     curEvents.touched.add(var);
+    curEvents.endDefs.putIfAbsent(var, inst);
     curDefs.put(var, inst);
     return inst;
+  }
+
+  /** {@code var}'s value at the end of the current block's sole predecessor (and so on), or null. */
+  private Value throughSolePredecessors(Var var) {
+    BlockEvents p = curEvents.solePred;
+    for (int steps = 0; p != null && steps < 64; steps++, p = p.solePred) {
+      Value d = p.endDefs.get(var);
+      if (d != null) return d;
+      if (p.touched.contains(var)) return null;
+      Value init = p.initValues.get(var);
+      if (init != null) return init;
+    }
+    return null;
   }
 
   private void sync() {
@@ -383,6 +434,16 @@ public final class SlotSsa {
         bbs.add(blocks.get(ps[j]));
       }
       phi.real.addIncoming(vals, bbs);
+    }
+    for (Placeholder ph : answered) {
+      Integer at = index.get(ph.block);
+      if (at == null || !reachable[at]) continue;  // (any value will do)
+      Object got = find(ph);
+      Object want = find(ph.expected);
+      if (got != want && !(got instanceof Value g && want instanceof Value w && g.equals(w))) {
+        throw new IllegalStateException("variable " + ph.var + ": a read answered through sole predecessors returned "
+            + want + ", but the finished graph gives " + got);
+      }
     }
     for (Placeholder ph : placeholderList) {
       ph.inst.replaceAllUsesWith(value(ph));

@@ -41,6 +41,11 @@ final class Linearizer extends EmissionPhase {
       b.condBr(masks.any(arriving, "any." + sb.name()), h, skip.map(this::entryOf).orElse(exitBlock()));
     }
     b.atEnd(h);
+    if (loopEnter == null && !isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)) {
+      // not a loop header: every edge into h is emitted already (no back edge will come)
+      Block only = onlyPredecessor(h);
+      if (only != null) vars().solePredecessor(h, only);
+    }
     Value m;
     Value slotMask;
     if (isEntry(sb)) {
@@ -59,6 +64,7 @@ final class Linearizer extends EmissionPhase {
       // also ends the recursion of recursive packet versions)
       Optional<Block> skip = isEntry(sb) ? Optional.empty() : st.schedule().skipTarget(sb);
       b.condBr(masks.any(slotMask, "any." + sb.name()), body, skip.map(this::entryOf).orElse(exitBlock()));
+      vars().solePredecessor(body, b.currentBlock());
       b.atEnd(body);
       if (!isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)
           && blockCost(sb).total() >= st.options().skipThreshold()) {
@@ -379,6 +385,8 @@ final class Linearizer extends EmissionPhase {
           t1.moveAfter(here);
           t2.moveAfter(t1);
           b.condBr(scal(c), t1, t2);
+          vars().solePredecessor(t1, here);
+          vars().solePredecessor(t2, here);
           Caches before = saveCaches();
           b.atEnd(t1);
           e.maskGenerator.contribute(sb, s1, mask());
@@ -486,5 +494,11 @@ final class Linearizer extends EmissionPhase {
   Block target(Block from, Block to) {
     boolean back = st.cfg().loops().loopWithHeader(to).map(l -> l.contains(from)).orElse(false);
     return back ? head.get(to) : entryOf(to);
+  }
+
+  /** The block whose terminator is the only branch to {@code bb}, or null (none, several, or twice from one). */
+  private static Block onlyPredecessor(Block bb) {
+    List<Value> users = bb.asValue().users();
+    return users.size() == 1 ? users.get(0).block().orElse(null) : null;
   }
 }
