@@ -92,8 +92,8 @@ public final class SlotSsa {
     final java.util.Set<Var> touched = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     /** Each variable's value at the block's end so far (its last write, or its first read's placeholder). */
     final Map<Var, Value> endDefs = new IdentityHashMap<>();
-    /** The block's only predecessor, forever (see {@link #solePredecessor}); null when not declared. */
-    BlockEvents solePred;
+    /** The block's predecessors, forever (see {@link #predecessorsFinal}); null when not declared. */
+    BlockEvents[] preds;
   }
 
   private final IrBuilder b;
@@ -140,7 +140,19 @@ public final class SlotSsa {
    * such answer against the resolution on the finished graph.
    */
   public void solePredecessor(Block block, Block pred) {
-    events(key(block.id())).solePred = events(key(pred.id()));
+    predecessorsFinal(block, List.of(pred));
+  }
+
+  /**
+   * Declares that {@code block}'s predecessors are {@code preds} and will stay so (no edge into it
+   * is added later; a loop header's back edge, for one, comes later), and that nothing is written at
+   * their ends any more. A read at {@code block}'s start then takes the value every predecessor
+   * delivers at its end, when it is the same known value for all (see {@link #solePredecessor}).
+   */
+  public void predecessorsFinal(Block block, List<Block> preds) {
+    BlockEvents[] ps = new BlockEvents[preds.size()];
+    for (int i = 0; i < ps.length; i++) ps[i] = events(key(preds.get(i).id()));
+    events(key(block.id())).preds = ps;
   }
 
   /** Writes {@code var} at the builder's position. */
@@ -162,7 +174,8 @@ public final class SlotSsa {
     if (!curEvents.touched.contains(var)) {
       Value init = curEvents.initValues.get(var);
       if (init != null) return init;
-      Value viaPred = throughSolePredecessors(var);
+      budget = 32;
+      Value viaPred = curEvents.preds == null ? null : entryValue(curEvents, var, 0);
       if (viaPred != null) {
         Placeholder check = new Placeholder(null);
         check.expected = viaPred;
@@ -187,17 +200,32 @@ public final class SlotSsa {
     return inst;
   }
 
-  /** {@code var}'s value at the end of the current block's sole predecessor (and so on), or null. */
-  private Value throughSolePredecessors(Var var) {
-    BlockEvents p = curEvents.solePred;
-    for (int steps = 0; p != null && steps < 64; steps++, p = p.solePred) {
-      Value d = p.endDefs.get(var);
-      if (d != null) return d;
-      if (p.touched.contains(var)) return null;
-      Value init = p.initValues.get(var);
-      if (init != null) return init;
+  private int budget;
+
+  /**
+   * {@code var}'s value at the start of {@code ev}'s block when every predecessor delivers the same
+   * known value at its end (looked up through predecessors declared final, at most {@link #budget}
+   * blocks per read), else null.
+   */
+  private Value entryValue(BlockEvents ev, Var var, int depth) {
+    if (ev.preds == null || ev.preds.length == 0 || depth > 16) return null;
+    Value same = null;
+    for (BlockEvents p : ev.preds) {
+      if (--budget < 0) return null;
+      Value v = p.endDefs.get(var);
+      if (v == null) {
+        if (p.touched.contains(var)) return null;
+        v = p.initValues.get(var);
+        if (v == null) v = entryValue(p, var, depth + 1);
+        if (v == null) return null;
+      }
+      if (same == null) {
+        same = v;
+      } else if (!same.equals(v)) {
+        return null;
+      }
     }
-    return null;
+    return same;
   }
 
   private void sync() {
@@ -441,7 +469,7 @@ public final class SlotSsa {
       Object got = find(ph);
       Object want = find(ph.expected);
       if (got != want && !(got instanceof Value g && want instanceof Value w && g.equals(w))) {
-        throw new IllegalStateException("variable " + ph.var + ": a read answered through sole predecessors returned "
+        throw new IllegalStateException("variable " + ph.var + ": a read answered through predecessors declared final returned "
             + want + ", but the finished graph gives " + got);
       }
     }

@@ -36,6 +36,9 @@ final class Linearizer extends EmissionPhase {
       // a loop is skipped when no lane arrives; the test is made once on entry, not in every iteration
       // (the latch takes the back edge only when some lane continues)
       b.atEnd(loopEnter);
+      // every forward edge into the loop is emitted by now (the back edges go to h)
+      List<Block> into = predecessors(loopEnter);
+      if (into != null) vars().predecessorsFinal(loopEnter, into);
       Value arriving = vars().read(e.maskGenerator.maskSlot(sb), "m." + sb.name() + ".enter");
       Optional<Block> skip = enterSkipTarget(sb);
       b.condBr(masks.any(arriving, "any." + sb.name()), h, skip.map(this::entryOf).orElse(exitBlock()));
@@ -43,8 +46,8 @@ final class Linearizer extends EmissionPhase {
     b.atEnd(h);
     if (loopEnter == null && !isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)) {
       // not a loop header: every edge into h is emitted already (no back edge will come)
-      Block only = onlyPredecessor(h);
-      if (only != null) vars().solePredecessor(h, only);
+      List<Block> into = predecessors(h);
+      if (into != null) vars().predecessorsFinal(h, into);
     }
     Value m;
     Value slotMask;
@@ -496,9 +499,14 @@ final class Linearizer extends EmissionPhase {
     return back ? head.get(to) : entryOf(to);
   }
 
-  /** The block whose terminator is the only branch to {@code bb}, or null (none, several, or twice from one). */
-  private static Block onlyPredecessor(Block bb) {
-    List<Value> users = bb.asValue().users();
-    return users.size() == 1 ? users.get(0).block().orElse(null) : null;
+  /** The blocks whose terminators branch to {@code bb} now (each once), or null when something else uses it. */
+  private static List<Block> predecessors(Block bb) {
+    List<Block> out = new java.util.ArrayList<>();
+    for (Value u : bb.asValue().users()) {
+      Optional<Block> p = u.block();
+      if (p.isEmpty()) return null;
+      if (!out.contains(p.get())) out.add(p.get());
+    }
+    return out;
   }
 }

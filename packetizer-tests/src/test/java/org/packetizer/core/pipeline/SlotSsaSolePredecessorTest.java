@@ -16,10 +16,11 @@ import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 
 /**
- * {@link SlotSsa#solePredecessor}: a read in a block declared to have one predecessor takes that
- * predecessor's value at its end right away (no placeholder load), the result is the one the
- * resolution on the finished graph gives, and a declaration the finished graph contradicts is caught
- * by {@link SlotSsa#resolve} instead of leaving a wrong value.
+ * {@link SlotSsa#solePredecessor} and {@link SlotSsa#predecessorsFinal}: a read in a block whose
+ * predecessors are declared final takes the value they all deliver at their ends right away (no
+ * placeholder load), the result is the one the resolution on the finished graph gives, predecessors
+ * that disagree still get a placeholder (a phi), and a declaration the finished graph contradicts is
+ * caught by {@link SlotSsa#resolve} instead of leaving a wrong value.
  */
 class SlotSsaSolePredecessorTest {
   private static final String DECL = "declare i32 @f(i32, i32, i1, i32)\n";
@@ -113,7 +114,46 @@ class SlotSsaSolePredecessorTest {
       b.br(target);
 
       IllegalStateException e = assertThrows(IllegalStateException.class, ssa::resolve);
-      assertTrue(e.getMessage().contains("sole predecessor"), e.getMessage());
+      assertTrue(e.getMessage().contains("predecessors declared final"), e.getMessage());
+    }
+  }
+
+  @Test
+  void predecessorsThatAgreeAnswerAndPredecessorsThatDisagreeGetAPhi() {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(DECL, "t"); IrBuilder b = new IrBuilder(ctx)) {
+      Function f = m.function("f").orElseThrow();
+      Block entry = f.appendBlock("entry");
+      Block left = f.appendBlock("left");
+      Block right = f.appendBlock("right");
+      Block join = f.appendBlock("join");
+      SlotSsa ssa = new SlotSsa(b, f, b.constNull(ctx.ptrType()));
+      SlotSsa.Var same = ssa.newVar(ctx.i32(), "same");
+      SlotSsa.Var diff = ssa.newVar(ctx.i32(), "diff");
+
+      b.atEnd(entry);
+      ssa.write(same, f.param(3));
+      ssa.write(diff, f.param(0));
+      b.condBr(f.param(2), left, right);
+      ssa.solePredecessor(left, entry);
+      ssa.solePredecessor(right, entry);
+      b.atEnd(left);
+      b.br(join);
+      b.atEnd(right);
+      ssa.write(diff, f.param(1));
+      b.br(join);
+
+      b.atEnd(join);
+      ssa.predecessorsFinal(join, List.of(left, right));
+      Value s = ssa.read(same, "s");
+      assertEquals(f.param(3), s, "both ways deliver the entry's write");
+      Value d = ssa.read(diff, "d");
+      assertEquals(Opcode.LOAD, d.opcode(), "the ways disagree: a placeholder");
+      b.ret(b.add(s, d, "sum"));
+
+      ssa.resolve();
+      assertEquals(0, loads(f));
+      assertTrue(f.isValid(), () -> f.print());
+      assertEquals(1, join.phis().size(), () -> f.print());
     }
   }
 }
