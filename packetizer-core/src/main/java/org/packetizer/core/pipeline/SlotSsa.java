@@ -468,9 +468,9 @@ public final class SlotSsa {
       if (at == null || !reachable[at]) continue;  // (any value will do)
       Object got = find(ph);
       Object want = find(ph.expected);
-      if (got != want && !(got instanceof Value g && want instanceof Value w && g.equals(w))) {
-        throw new IllegalStateException("variable " + ph.var + ": a read answered through predecessors declared final returned "
-            + want + ", but the finished graph gives " + got);
+      if (!agrees(got, want, new java.util.HashSet<>())) {
+        throw new IllegalStateException("variable " + ph.var + ": a read in block " + blocks.get(at).name()
+            + " answered through predecessors declared final returned " + want + ", but the finished graph gives " + got);
       }
     }
     for (Placeholder ph : placeholderList) {
@@ -498,6 +498,22 @@ public final class SlotSsa {
     defBlk[v][c] = blk;
     defVal[v][c] = value;
     defCnt[v] = c + 1;
+  }
+
+  /**
+   * Whether {@code got} is {@code want}: the same object, the same LLVM value, or a phi whose operands
+   * all are (the resolution compares values as recorded, so it keeps a phi of two wrappers of one
+   * constant, e.g. the poison of an initial value and the poison a folded blend wrote).
+   */
+  private boolean agrees(Object got, Object want, java.util.Set<Phi> seen) {
+    if (got == want) return true;
+    if (got instanceof Value g && want instanceof Value w) return g.equals(w);
+    if (got instanceof Phi p) {
+      if (!seen.add(p)) return true;
+      for (Object op : p.ops) if (!agrees(find(op), want, seen)) return false;
+      return true;
+    }
+    return false;
   }
 
   /** The representative of a value: placeholders and trivial phis followed. */

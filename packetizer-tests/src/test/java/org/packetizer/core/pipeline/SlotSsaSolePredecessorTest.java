@@ -156,4 +156,43 @@ class SlotSsaSolePredecessorTest {
       assertEquals(1, join.phis().size(), () -> f.print());
     }
   }
+
+  /**
+   * Two ways bring the same constant through different wrappers (an initial poison, a poison a folded
+   * blend wrote): the read answers poison, the resolution keeps a phi of the two, and the check
+   * accepts it (it failed the packetization of irr04 with every block guarded, and an llvm-stress case).
+   */
+  @Test
+  void aPhiOfEqualConstantsAgreesWithTheConstant() {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(DECL, "t"); IrBuilder b = new IrBuilder(ctx)) {
+      Function f = m.function("f").orElseThrow();
+      Block entry = f.appendBlock("entry");
+      Block left = f.appendBlock("left");
+      Block right = f.appendBlock("right");
+      Block join = f.appendBlock("join");
+      Block after = f.appendBlock("after");
+      SlotSsa ssa = new SlotSsa(b, f, b.constNull(ctx.ptrType()));
+      SlotSsa.Var v = ssa.newVar(ctx.i32(), "v");
+      ssa.init(v, left, b.poison(ctx.i32()));
+
+      b.atEnd(entry);
+      b.condBr(f.param(2), left, right);
+      b.atEnd(left);
+      b.br(join);
+      b.atEnd(right);
+      ssa.write(v, b.poison(ctx.i32()));
+      b.br(join);
+      b.atEnd(join);
+      ssa.predecessorsFinal(join, List.of(left, right));
+      b.br(after);
+      ssa.solePredecessor(after, join);
+      b.atEnd(after);
+      Value x = ssa.read(v, "x");
+      assertEquals(b.poison(ctx.i32()), x);
+      b.ret(x);
+
+      ssa.resolve();
+      assertTrue(f.isValid(), () -> f.print());
+    }
+  }
 }
