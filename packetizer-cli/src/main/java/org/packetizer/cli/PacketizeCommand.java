@@ -162,13 +162,13 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       description = "With --array-driver: lane refill (docs/drivers.md). on (the default value): for a function with a loop"
           + " at its top level, lanes that leave the loop finish their element and take the next one while the others keep"
           + " iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
-          + " half of the instructions, an x86 target with AVX2 or AVX-512) a driver that times the plain and the refill body on chunks of the input and runs"
-          + " the faster; off: the plain driver. A remark reports the decision (attach it: --refill=auto).")
+          + " half of the instructions, an x86 target with AVX2 or AVX-512) a driver that times the plain and the refill body on"
+          + " chunks at the start of every epoch of the input and runs the rest of the epoch with the faster; off: the plain driver. A remark reports the decision (attach it: --refill=auto).")
   String refill;
 
   @Option(names = "--refill-batch", paramLabel = "LANES",
-      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W. Default: with"
-          + " compaction (AVX-512, SVE of known length) a refill round every k iterations, k adapted while running; else W/2"
+      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W. Default: on"
+          + " AVX-512, AVX2 and SVE of known length a refill round every k iterations, k adapted while running; else W/2"
           + " (docs/drivers.md).")
   Integer refillBatch;
 
@@ -225,7 +225,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " vector intrinsics, which call libm per lane (bit-identical, slower; under a partial mask only the active"
           + " lanes call; a call with the afn flag, as clang writes for -ffast-math, still takes libmvec); in that mode sinf"
           + " and cosf on x86-64 targets with FMA and AVX2 are vector IR of glibc's own algorithm (bit-identical), and so are"
-          + " expf and logf on every x86-64 target, checked once per process against the linked libm. fmod, remainder, fmin, fmax, fdim,"
+          + " expf, logf, exp2f and log2f on every x86-64 target and powf on those with FMA and AVX2, checked once per process"
+          + " against the linked libm. fmod, remainder, fmin, fmax, fdim,"
           + " nextafter, ldexp, scalbn, scalbln, ilogb and logb are exact vector IR either way; every function's route:"
           + " docs/vector-math.md (default: ${DEFAULT-VALUE}).")
   String vectorMath;
