@@ -104,6 +104,7 @@ public final class VectorMathCalls {
         Value active = mask != null ? mask : b.splat(b.i1(true), w, "");
         Value v = guard.apply(() -> b.call(h, List.of(args.get(0), active), call.name()));
         return Optional.of(new Emitted(v, "call to " + name + " became " + r.describe() + ", @" + h.name()
+            + "; its table lookups: " + GlibcMath.tableRoute(packet, w).describe()
             + (LibmGuard.libmSymbol(g.function()).equals(g.function()) ? "" : " checked against " + LibmGuard.libmSymbol(g.function()))));
       }
       case Route.Intrinsic in when fn.shape() == Shape.LONG_OF_T -> {
