@@ -93,7 +93,7 @@ public final class GlibcMath {
 
   /** The route of the helper's table lookups for {@code packet}'s target at width {@code w} (for the remark). */
   public static TableLookup.Route tableRoute(Function packet, int w) {
-    return TableLookup.route(w, packet.stringAttribute("target-cpu").orElse(""), VectorMathRoutes.effectiveFeatures(packet));
+    return TableLookup.route(w, VectorMathRoutes.effectiveFeatures(packet));
   }
 
   /**

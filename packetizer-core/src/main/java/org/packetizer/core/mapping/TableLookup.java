@@ -12,16 +12,18 @@ import java.util.Locale;
  *       (AVX-512 {@code vpermi2q}/{@code vpermt2q}: 16 64-bit entries in two zmm; 32 entries are two
  *       such permutes and a select on bit 4 of the index). Needs AVX-512F and W a multiple of 8.</li>
  *   <li>{@link Route#GATHER}: a hardware gather with 32-bit indices from the uniform base (AVX2
- *       {@code vpgatherdq} through LLVM's x86 gather intrinsic, 4 lanes each; on AVX-512 targets a
- *       {@code masked.gather} of base + i32 index, which LLVM lowers to {@code vpgatherdq}).</li>
+ *       {@code vpgatherdq} through LLVM's x86 gather intrinsic, 4 lanes each: LLVM itself does not
+ *       form hardware gathers from {@code masked.gather} for haswell or the generic AVX2 levels). Only
+ *       by the knob: slower than scalar loads where measured.</li>
  *   <li>{@link Route#SCALAR}: per lane, the 32-bit index extracted and one scalar load from the base
  *       ({@code vpextrd} + {@code vmovsd tab(,%r,8)}), the results inserted.</li>
  *   <li>{@link Route#POINTER}: the earlier form, a {@code masked.gather} of a {@code <W x ptr>} vector
  *       of 64-bit addresses (on AVX2 LLVM expands it into {@code vpextrq}/{@code vmovq} of each
  *       address, a load and unpacks). Kept for side-by-side measurements.</li>
  * </ul>
- * The knob {@code -Dpacketizer.tableLookup=auto|permute|gather|scalar|pointer} forces a route (a route
- * the target cannot run falls back to the one {@code auto} picks); helper names carry the route.
+ * The default ({@link #route}): permute on AVX-512 at W a multiple of 8, scalar loads elsewhere. The
+ * knob {@code -Dpacketizer.tableLookup=auto|permute|gather|scalar|pointer} forces a route (a route the
+ * target cannot run falls back to the default); helper names carry the route.
  */
 public final class TableLookup {
   private TableLookup() {}
@@ -55,26 +57,18 @@ public final class TableLookup {
   }
 
   /**
-   * The route for tables of up to 32 64-bit entries at width {@code w} on a target with this CPU and
-   * these (effective) features, by measurement on the benchmark's bs_call (docs/performance.md):
-   * AVX-512 and W a multiple of 8: permute; AVX2 on a CPU whose gathers are not slowed by the Gather
-   * Data Sampling microcode mitigation (see {@link #GDS_CPUS}; not a generic level such as x86-64-v3,
-   * whose code may run on those): hardware gather with 32-bit indices; otherwise scalar loads.
+   * The route for tables of up to 32 64-bit entries at width {@code w} on a target with these
+   * (effective) features, by measurement (docs/performance.md, "Table lookups of the glibc-exact
+   * helpers"): AVX-512 and W a multiple of 8: permute; otherwise scalar loads by 32-bit index. AVX2's
+   * hardware gather ({@code -Dpacketizer.tableLookup=gather}) was as fast as scalar loads on the
+   * benchmark's bs_call and 30% slower on binomial at W8 (znver5 host), so it is not the default.
    */
-  public static Route route(int w, String cpu, String features) {
+  public static Route route(int w, String features) {
     Route f = forced();
-    Route auto = autoRoute(w, cpu, features);
+    Route auto = autoRoute(w, features);
     if (f == null) return auto;
     return runs(f, w, features) ? f : auto;
   }
-
-  /**
-   * Intel CPUs affected by Gather Data Sampling ("Downfall"), whose microcode mitigation makes every
-   * gather instruction slow, and the generic x86-64 levels (their code may run on such a CPU): no
-   * hardware gathers by default there (LLVM itself marks them "prefer no gather").
-   */
-  static final java.util.Set<String> GDS_CPUS = java.util.Set.of("skylake", "skylake-avx512", "skx", "cascadelake", "cooperlake",
-      "cannonlake", "icelake-client", "icelake-server", "tigerlake", "rocketlake", "x86-64-v3", "x86-64-v4", "x86-64", "generic", "");
 
   static boolean avx512(String features) { return features.contains("+avx512f"); }
 
@@ -89,9 +83,8 @@ public final class TableLookup {
     };
   }
 
-  static Route autoRoute(int w, String cpu, String features) {
+  static Route autoRoute(int w, String features) {
     if (runs(Route.PERMUTE, w, features)) return Route.PERMUTE;
-    if (runs(Route.GATHER, w, features) && !GDS_CPUS.contains(cpu.toLowerCase(Locale.ROOT))) return Route.GATHER;
     return Route.SCALAR;
   }
 
