@@ -221,8 +221,10 @@ public final class GlibcMath {
         invcBits[i] = Double.doubleToRawLongBits(LOG_TABLE[i][0]);
         logcBits[i] = Double.doubleToRawLongBits(LOG_TABLE[i][1]);
       }
-      s.append(TableLookup.global(name + ".invc", invcBits));
-      s.append(TableLookup.global(name + ".logc", logcBits));
+      // (1/c, log c) looked up by the 32-bit index (TableLookup: as 16-byte rows for scalar loads)
+      StringBuilder glob = new StringBuilder();
+      String lookups = TableLookup.lookupPair(route, glob, "%invcb", "%logcb", name + ".logtab", invcBits, logcBits, "%i", w);
+      s.append(glob);
       s.append("define internal ").append(f).append(" @\"").append(name).append(".core\"(").append(f).append(" %x) #1 {\nentry:\n");
       s.append("  %ix = bitcast ").append(f).append(" %x to ").append(i32v).append("\n");
       s.append("  %tmp = sub ").append(i32v).append(" %ix, ").append(sp("i32", Integer.toString(0x3f330000))).append("\n");
@@ -233,9 +235,7 @@ public final class GlibcMath {
       s.append("  %iz = sub ").append(i32v).append(" %ix, %hi\n");
       s.append("  %zf = bitcast ").append(i32v).append(" %iz to ").append(f).append("\n");
       s.append("  %z = fpext ").append(f).append(" %zf to ").append(d).append("\n");
-      // (1/c, log c) as two 16-entry columns, looked up by the 32-bit index (TableLookup)
-      s.append(TableLookup.lookup(route, "%invcb", name + ".invc", invcBits, "%i", w));
-      s.append(TableLookup.lookup(route, "%logcb", name + ".logc", logcBits, "%i", w));
+      s.append(lookups);
       s.append("  %invc = bitcast ").append(l).append(" %invcb to ").append(d).append("\n");
       s.append("  %logc = bitcast ").append(l).append(" %logcb to ").append(d).append("\n");
       s.append("  %kd = sitofp ").append(i32v).append(" %k to ").append(d).append("\n");

@@ -123,12 +123,14 @@ public final class TableLookup {
             .append(l).append(" poison)\n");
       }
       case SCALAR -> {
+        // the byte offsets by one vector shift (not one scalar shift per lane)
+        s.append("  ").append(out).append(".off = shl ").append(i32v).append(" ").append(idx).append(", splat (i32 3)\n");
         String prev = "poison";
         for (int k = 0; k < w; k++) {
           String p = out + ".s" + k;
-          s.append("  ").append(p).append(".i = extractelement ").append(i32v).append(" ").append(idx).append(", i32 ").append(k).append("\n");
+          s.append("  ").append(p).append(".i = extractelement ").append(i32v).append(" ").append(out).append(".off, i32 ").append(k).append("\n");
           s.append("  ").append(p).append(".z = zext i32 ").append(p).append(".i to i64\n");
-          s.append("  ").append(p).append(".p = getelementptr inbounds i64, ptr ").append(tab).append(", i64 ").append(p).append(".z\n");
+          s.append("  ").append(p).append(".p = getelementptr inbounds i8, ptr ").append(tab).append(", i64 ").append(p).append(".z\n");
           s.append("  ").append(p).append(".v = load i64, ptr ").append(p).append(".p, align 8\n");
           String next = k == w - 1 ? out : out + ".v" + k;
           s.append("  ").append(next).append(" = insertelement ").append(l).append(" ").append(prev).append(", i64 ").append(p)
@@ -180,6 +182,50 @@ public final class TableLookup {
         s.append(concat(out, out + ".q", parts, 8, "i64"));
       }
     }
+    return s.toString();
+  }
+
+  /**
+   * Two tables indexed alike ({@code bits0[idx]} into {@code out0}, {@code bits1[idx]} into {@code out1},
+   * both {@code <W x i64>}): the globals and the instructions, appended to {@code globals} and returned.
+   * By scalar loads the two tables are one table of 16-byte rows ({@code @"name.rows"}), one
+   * {@code <2 x i64>} load per lane and unpacks (glibc logf's (1/c, log c) pairs are such rows);
+   * by the other routes two lookups in {@code @"name.0"} and {@code @"name.1"}.
+   */
+  static String lookupPair(Route r, StringBuilder globals, String out0, String out1, String name, long[] bits0, long[] bits1, String idx, int w) {
+    if (bits0.length != bits1.length) throw new IllegalArgumentException("tables of different lengths");
+    if (r != Route.SCALAR || Integer.bitCount(w) != 1 || w < 2) {
+      globals.append(global(name + ".0", bits0)).append(global(name + ".1", bits1));
+      return lookup(r, out0, name + ".0", bits0, idx, w) + lookup(r, out1, name + ".1", bits1, idx, w);
+    }
+    int n = bits0.length;
+    long[] rows = new long[2 * n];
+    for (int i = 0; i < n; i++) {
+      rows[2 * i] = bits0[i];
+      rows[2 * i + 1] = bits1[i];
+    }
+    globals.append(global(name + ".rows", rows));
+    String i32v = "<" + w + " x i32>";
+    StringBuilder s = new StringBuilder();
+    // the byte offset of each lane's row, one vector shift
+    s.append("  ").append(out0).append(".off = shl ").append(i32v).append(" ").append(idx).append(", splat (i32 4)\n");
+    String[] lo = new String[w / 2], hi = new String[w / 2];
+    for (int k = 0; k < w; k++) {
+      String p = out0 + ".r" + k;
+      s.append("  ").append(p).append(".i = extractelement ").append(i32v).append(" ").append(out0).append(".off, i32 ").append(k).append("\n");
+      s.append("  ").append(p).append(".z = zext i32 ").append(p).append(".i to i64\n");
+      s.append("  ").append(p).append(".p = getelementptr inbounds i8, ptr @\"").append(name).append(".rows\", i64 ").append(p).append(".z\n");
+      s.append("  ").append(p).append(" = load <2 x i64>, ptr ").append(p).append(".p, align 16\n");
+      if (k % 2 == 1) {
+        String a = out0 + ".r" + (k - 1);
+        lo[k / 2] = out0 + ".l" + (k / 2);
+        hi[k / 2] = out1 + ".h" + (k / 2);
+        s.append("  ").append(lo[k / 2]).append(" = shufflevector <2 x i64> ").append(a).append(", <2 x i64> ").append(p).append(", <2 x i32> <i32 0, i32 2>\n");
+        s.append("  ").append(hi[k / 2]).append(" = shufflevector <2 x i64> ").append(a).append(", <2 x i64> ").append(p).append(", <2 x i32> <i32 1, i32 3>\n");
+      }
+    }
+    s.append(concat(out0, out0 + ".l", w / 2, 2, "i64"));
+    s.append(concat(out1, out1 + ".h", w / 2, 2, "i64"));
     return s.toString();
   }
 
