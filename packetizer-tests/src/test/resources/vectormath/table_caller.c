@@ -1,5 +1,6 @@
 /* Calls the packet functions of table_kernel.c at W4 (x86-64-v2, 128-bit vectors), W8 (haswell,
-   256-bit) and, with -DWIDE, W16 (znver4, 512-bit), compiled in its own translation unit by GCC or by
+   256-bit) and, with -DWIDE, W8 (x86-64-v4: its lookups are AVX-512 permutes behind a 256-bit
+   signature) and W16 (znver4, 512-bit), compiled in its own translation unit by GCC or by
    clang (no system headers: GCC vector types), and compares every lane with the scalar functions
    (glibc's expf and logf) bit for bit. The inputs reach every entry of both tables: expf at
    x = i·ln2/32 plus a small offset for every i over its fast path, logf on every 2^-19 step of the
@@ -13,6 +14,7 @@ float tl_exp(float), tl_log(float), tl_mix(float, float);
 v4f tl_exp4(v4f), tl_log4(v4f), tl_mix4(v4f, v4f);
 v8f tl_exp8(v8f), tl_log8(v8f), tl_mix8(v8f, v8f);
 #ifdef WIDE
+v8f tl_exp8v(v8f), tl_log8v(v8f), tl_mix8v(v8f, v8f);
 v16f tl_exp16(v16f), tl_log16(v16f), tl_mix16(v16f, v16f);
 #endif
 
@@ -48,8 +50,8 @@ static void cmp(const char *fn, int w, int i, float x, float want, float got) {
   if (bits(want) != bits(got) && bad++ < 10) printf("%s W%d lane %d: input %a: scalar %a, packet %a\n", fn, w, i % w, x, want, got);
 }
 
-#define RUN(W, VT, EXP, LOG, MIX)                                                                    \
-  static long run##W(void) {                                                                         \
+#define RUN(NAME, W, VT, EXP, LOG, MIX)                                                              \
+  static long NAME(void) {                                                                         \
     long checked = 0;                                                                                \
     for (int i = 0; i + W <= N; i += W) {                                                            \
       VT vx, vy, re, rl, rm;                                                                         \
@@ -68,17 +70,18 @@ static void cmp(const char *fn, int w, int i, float x, float want, float got) {
     }                                                                                                \
     return checked;                                                                                  \
   }
-RUN(4, v4f, tl_exp4, tl_log4, tl_mix4)
-RUN(8, v8f, tl_exp8, tl_log8, tl_mix8)
+RUN(run4, 4, v4f, tl_exp4, tl_log4, tl_mix4)
+RUN(run8, 8, v8f, tl_exp8, tl_log8, tl_mix8)
 #ifdef WIDE
-RUN(16, v16f, tl_exp16, tl_log16, tl_mix16)
+RUN(run8v, 8, v8f, tl_exp8v, tl_log8v, tl_mix8v)
+RUN(run16, 16, v16f, tl_exp16, tl_log16, tl_mix16)
 #endif
 
 int main(void) {
   inputs();
   long checked = run4() + run8();
 #ifdef WIDE
-  checked += run16();
+  checked += run8v() + run16();
 #endif
   printf("%ld lanes checked, %d differences\n", checked, bad);
   return bad != 0;

@@ -100,7 +100,11 @@ class VectorMathTableTest {
     t.append("machine's libm over all 2^32 inputs at W4/W8/W16 (`bin/exhaustive-math`), checked once per process against\n");
     t.append("the linked libm on probe inputs (`LibmGuard`: a libm that differs gets one call per lane from then on);\n");
     t.append("lanes outside glibc's fast path (expf: |x| ≥ 88, NaN; logf: x ≤ 0, subnormal, infinite, NaN) call libm,\n");
-    t.append("so they set `errno` as the scalar call does. The remark says `glibc-exact vector (verified at run time)`.\n\n");
+    t.append("so they set `errno` as the scalar call does. The remark says `glibc-exact vector (verified at run time)`\n");
+    t.append("and how the helper reads its tables (expf's 32 entries, logf's 16 (1/c, log c) pairs: `TableLookup`, a\n");
+    t.append("32-bit index from the table's base): an AVX-512 permute with the table in registers (`vpermi2q`) when W\n");
+    t.append("is a multiple of 8, scalar loads by 32-bit index otherwise (AVX2's `vpgatherdq` measured slower; knob\n");
+    t.append("`-Dpacketizer.tableLookup`; [performance.md](performance.md#table-lookups-of-the-glibc-exact-helpers-issue-16-eighth-round)).\n\n");
     t.append("Routes: **IR** — vector IR the packetizer emits (`ExactMath`), bit-identical to glibc for every input,\n");
     t.append("NaN payloads included (`VectorMathDifferentialTest`: special values crossed with each other, random\n");
     t.append("bits, huge quotients; 200,000 random pairs for fmod); **vector** — an LLVM intrinsic the back end\n");
