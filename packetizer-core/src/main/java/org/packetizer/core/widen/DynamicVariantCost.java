@@ -26,6 +26,16 @@ public final class DynamicVariantCost {
     return !"false".equalsIgnoreCase(System.getProperty("packetizer.dynamicVariants", "true"));
   }
 
+  /**
+   * Whether a variant that can never be taken is left out: the consecutive one for a group whose root
+   * is an element of an array of structs ({@code p[i].x}, {@code p[i].y}), whose lanes differ by
+   * multiples of the struct's size and so never by the fields' element size. Knob (for measurements
+   * and the fail-before check): {@code -Dpacketizer.dynamicVariants.keepImpossible=true}.
+   */
+  static boolean dropImpossibleVariants() {
+    return !"true".equalsIgnoreCase(System.getProperty("packetizer.dynamicVariants.keepImpossible", "false"));
+  }
+
   /** Instructions of the run-time test for W 64-bit pointers in registers of {@code registerBytes}. */
   static int testCost(int w, int registerBytes) {
     int perCompare = (8 * w + registerBytes - 1) / Math.max(1, registerBytes);

@@ -210,7 +210,7 @@ final class MemoryWidener extends EmissionPhase {
       if (lanes != null) return lanes;
     }
     st.remark(Remark.Kind.MEMORY, current(), inst, cascades() ? "load from varying addresses became a guarded if-cascade of " + w + " scalar loads"
-        : "load from " + s + " addresses became a gather");
+        : "load from " + s + " addresses became a gather" + onceBeforeLoopNote());
     return gatherOrCascade(inst, t, vec(ptr), align, inst.name());
   }
 
@@ -595,6 +595,10 @@ final class MemoryWidener extends EmissionPhase {
       reason = "gather instructions load only 4- and 8-byte elements";
     } else if (how == GatherLowering.HARDWARE_GATHER && hardwareGatherTarget && MaskOps.isAllTrue(mask())) {
       // (under a partial mask the hardware gather's own mask is cheaper than a select per lane)
+      if (gatherOnceBeforeLoop()) {
+        gatherNote = ": " + ONCE_BEFORE_LOOP_REASON;
+        return null;
+      }
       how = GatherLowering.SCALAR_LOADS;
       reason = POINTER_VECTOR_REASON;
     }
@@ -643,6 +647,41 @@ final class MemoryWidener extends EmissionPhase {
       + " offsets: a hardware gather would take two gather instructions per 16 lanes and 64-bit address arithmetic,"
       + " where per-lane loads share one extraction of the root (measured: stencil W16/AVX-512 0.73x -> 1.25x over scalar)";
 
+  /**
+   * The code-size side of {@link #POINTER_VECTOR_REASON}: on a target with fast hardware gathers, a
+   * load from a vector of 64-bit pointers under a full mask in a block outside every loop of a
+   * function that has a loop stays a hardware gather (two gather instructions per 16 lanes) instead
+   * of per-lane loads (a load and an insert per lane, the root's extraction, windows and transposes:
+   * about 2W instructions per load). Such a block runs once per call, beside a loop that runs many
+   * times, so the per-lane loads' speed is a small share of the call while their code is most of the
+   * packet function (nbody W16/AVX-512: 141 -> 97 machine instructions, 3.20 -> 2.20 x the scalar
+   * function, the same speed with coherent and random inputs, docs/performance.md). A function
+   * without loops (stencil) keeps the per-lane loads: there they are the hot path, and gathers
+   * measured slower. Knob: {@code -Dpacketizer.gatherOutsideLoops=false}.
+   */
+  private boolean gatherOnceBeforeLoop() {
+    if (!gatherOutsideLoops() || current() == null || inLoop(current())) return false;
+    return !st.cfg().loops().topLevel().isEmpty();
+  }
+
+  /** Why {@link #laneLoads} left the last load to a gather ({@link #gatherOnceBeforeLoop}), for the gather's remark; else "". */
+  private String gatherNote = "";
+
+  private String onceBeforeLoopNote() {
+    String n = gatherNote;
+    gatherNote = "";
+    return n;
+  }
+
+  static final String ONCE_BEFORE_LOOP_REASON = "the target has fast hardware gathers, and this block runs once per call outside"
+      + " the function's loops: a gather is two instructions per 16 lanes where per-lane loads are about two per lane and load"
+      + " (code size; per-lane loads are kept where they run in a loop or the function has none)";
+
+  /** The knob of {@link #gatherOnceBeforeLoop}: {@code -Dpacketizer.gatherOutsideLoops=false} turns it off. Read at each use. */
+  static boolean gatherOutsideLoops() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.gatherOutsideLoops", "true"));
+  }
+
   /** Calls that neither write memory nor fail to return (math intrinsics between a window's loads). */
   private static final org.packetizer.core.pipeline.PureCalls PURE = new org.packetizer.core.pipeline.PureCalls();
 
@@ -667,6 +706,7 @@ final class MemoryWidener extends EmissionPhase {
       return null;
     }
     if (gatherLowering() != GatherLowering.SCALAR_LOADS && !hardwareGatherTarget) return null;
+    if (hardwareGatherTarget && gatherOnceBeforeLoop()) return null;
     Value root = windowRoot(ptr);
     if (root == null) return null;
     long base = windowOffset(ptr);
@@ -778,13 +818,31 @@ final class MemoryWidener extends EmissionPhase {
     long elem = st.module().allocSize(group.get(0).type());
     boolean sameSize = true;
     for (Value m : group) sameSize &= st.module().allocSize(m.type()) == elem && st.module().storeSize(m.type()) == elem;
+    long unit = sameSize ? rootStrideUnit(root) : 0;
+    boolean neverConsecutive = sameSize && unit > 0 && elem % unit != 0 && DynamicVariantCost.dropImpossibleVariants();
+    if (neverConsecutive) sameSize = false;
     emitDynamicVariants(inst, root, group, sameSize ? elem : 0);
     st.remark(Remark.Kind.MEMORY, current(), inst, "dynamic variants for the " + group.size() + " loads at constant offsets from "
         + root.describe() + ": one run-time test of its lanes" + (MaskOps.isAllTrue(mask()) ? "" : " (the active ones)")
         + ": all equal -> " + group.size() + " scalar loads and broadcasts; "
         + (sameSize ? "consecutive (stride " + elem + " bytes) -> " + group.size() + " vector loads; " : "")
+        + (neverConsecutive ? "no consecutive variant (the lanes' pointers differ by multiples of " + unit + " bytes, never by "
+            + elem + "); " : "")
         + "otherwise per-lane loads or gathers. " + DynamicVariantCost.explain(group.size(), w, registerBytes));
     return dynamicDone.get(inst);
+  }
+
+  /**
+   * The largest power of two that divides every difference of the root's lanes, in bytes, when the
+   * root is {@code gep T, base, idx} with a uniform base (an element of an array of T: lanes differ by
+   * multiples of sizeof(T), modulo 2^64, so by multiples of its lowest set bit); 0 when unknown.
+   */
+  private long rootStrideUnit(Value root) {
+    if (!root.isInstruction() || st.ssa().opcode(root) != Opcode.GEP || root.numOperands() != 2) return 0;
+    Value base = root.operand(0);
+    if (base.type().isVector() || !uniform(base)) return 0;
+    long size = st.module().allocSize(root.gepSourceElementType());
+    return size <= 0 ? 0 : size & -size;
   }
 
   /** A load a dynamic-variant group may hold: a scalar element from a varying, non-linear address off a window root. */
@@ -933,7 +991,8 @@ final class MemoryWidener extends EmissionPhase {
     if (lookup != null) return lookup;
     Value lanes = laneLoads(mem, t, vt, ptr, align);
     if (lanes != null) return lanes;
-    st.remark(Remark.Kind.MEMORY, current(), mem, "load from varying addresses became a gather (the path of dynamic variants where the lanes' pointers are neither equal nor consecutive)");
+    st.remark(Remark.Kind.MEMORY, current(), mem, "load from varying addresses became a gather (the path of dynamic variants where the lanes' pointers are neither equal nor consecutive)"
+        + onceBeforeLoopNote());
     Value ptrs = b.gep(st.context().i8(), rv, List.of(b.i64(windowOffset(ptr))), false, "");
     return gatherOrCascade(mem, t, ptrs, align, mem.name());
   }
