@@ -1,8 +1,8 @@
 /* A C program calling lane-refill drivers through the generated header only (no vector types),
  * compiled in its own translation unit by clang and by GCC (RefillDriverCallerTest). For every n
- * from 0 to 3W+1 and a few larger n (the adaptive --refill=auto driver works in chunks of 64W
- * elements), random and coherent inputs, it calls each driver once and compares every element, byte
- * for byte, with the scalar function called once per element here. Every array ends at a PROT_NONE
+ * from 0 to 3W+1 and a few larger n (the adaptive --refill=auto driver times chunks of 8W, 128W and
+ * 8W elements, then runs the rest of an epoch of 2048W in one call), random and coherent inputs, it
+ * calls each driver once and compares every element, byte for byte, with the scalar function called once per element here. Every array ends at a PROT_NONE
  * page, and every output has G guard bytes in front that must stay untouched. */
 #define _DEFAULT_SOURCE
 #include <stdbool.h>
@@ -128,8 +128,9 @@ static void run(size_t n) {
 int main(void) {
   for (coherent = 0; coherent < 2; coherent++) {
     for (size_t n = 0; n <= 3 * W + 1; n++) run(n);
-    run(64 * W + 1);
-    run(2 * 64 * W + 3);
+    /* the adaptive driver: past its three timed chunks (8W, 128W, 8W elements), and into the second epoch (2048W) */
+    run(144 * W + 1);
+    run(2048 * W + 9 * W + 3);
   }
   printf("W=%d: %d driver calls checked, %d differences\n", W, calls, bad);
   return bad != 0;

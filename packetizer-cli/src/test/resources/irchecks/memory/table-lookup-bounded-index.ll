@@ -4,6 +4,8 @@
 ; inactive lane reads some element of the table: no select on the mask, no private dummy slot, and
 ; nothing after the loads waits for the mask (in a loop, the previous iteration's result). A bound
 ; beyond the table (`k & 127` into 64 elements) keeps the select on the mask.
+; (1- and 2-byte lookups as per-lane loads: the word gathers of word-gather-table.ll off)
+; SET: packetizer.wordGathers=false
 ; RUN: packetize -f f -w 8 --params vv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x i32> @f_simd8(<8 x i32> %k, <8 x i32> %c)
 ; CHECK:       and <8 x i32> {{.*}}, splat (i32 63)

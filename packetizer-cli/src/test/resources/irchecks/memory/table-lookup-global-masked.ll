@@ -4,6 +4,8 @@
 ; a branch per lane. Active lanes still read their own element.
 ; (The index is a shift the packetizer does not bound; a bounded one, `k & 63`, needs no select at
 ; all: table-lookup-bounded-index.ll.)
+; (1- and 2-byte lookups as per-lane loads: the word gathers of word-gather-table.ll off)
+; SET: packetizer.wordGathers=false
 ; RUN: packetize -f f -w 8 --params vv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x i32> @f_simd8(<8 x i32> %k, <8 x i32> %c)
 ; CHECK:       %offs.active = select <8 x i1>

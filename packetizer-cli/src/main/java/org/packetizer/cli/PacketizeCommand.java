@@ -162,13 +162,13 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       description = "With --array-driver: lane refill (docs/drivers.md). on (the default value): for a function with a loop"
           + " at its top level, lanes that leave the loop finish their element and take the next one while the others keep"
           + " iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
-          + " half of the instructions, an x86 target with AVX2 or AVX-512) a driver that times the plain and the refill body on chunks of the input and runs"
-          + " the faster; off: the plain driver. A remark reports the decision (attach it: --refill=auto).")
+          + " half of the instructions, an x86 target with AVX2 or AVX-512) a driver that times the plain and the refill body on"
+          + " chunks at the start of every epoch of the input and runs the rest of the epoch with the faster; off: the plain driver. A remark reports the decision (attach it: --refill=auto).")
   String refill;
 
   @Option(names = "--refill-batch", paramLabel = "LANES",
-      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W. Default: with"
-          + " compaction (AVX-512, SVE of known length) a refill round every k iterations, k adapted while running; else W/2"
+      description = "With --refill: leave the loop's iterations to refill lanes once this many are free, 1 to W. Default: on"
+          + " AVX-512, AVX2 and SVE of known length a refill round every k iterations, k adapted while running; else W/2"
           + " (docs/drivers.md).")
   Integer refillBatch;
 

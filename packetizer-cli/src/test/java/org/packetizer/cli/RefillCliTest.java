@@ -41,7 +41,7 @@ class RefillCliTest {
         "--remarks", "-o", out.toString());
     assertEquals(0, r.code(), r.err());
     assertTrue(r.err().contains("lane refill (--refill=auto) at the loop at %"), r.err());
-    assertTrue(r.err().contains("--refill=auto: the driver runs chunks of 64·W elements"), r.err());
+    assertTrue(r.err().contains("--refill=auto: the driver runs epochs of 2048·W elements"), r.err());
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill", "--refill-batch", "3",
         "--remarks", "-o", out.toString());
     assertEquals(0, r.code(), r.err());

@@ -201,7 +201,7 @@ public final class ArrayDriver {
     Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays: "
         + "full packets call @" + unmasked.name() + (ic > 1 ? " (" + ic + " x " + w + " lanes)" : "")
         + ", the remainder one masked @" + masked.name()
-        + (adaptive ? "; --refill=auto: " + RefillDriver.ADAPTIVE_DESCRIPTION : ""));
+        + (adaptive ? "; --refill=auto: " + RefillDriver.adaptiveDescription() : ""));
     options.remarks().accept(note);
     PacketizationResult r0 = refillNote == null ? result : result.withRemark(refillNote);
     if (refillIcNote != null) r0 = r0.withRemark(refillIcNote);

@@ -98,6 +98,52 @@ public final class RefillDriver {
    * selects it (read whenever a driver is built), for measurement. SVE always compacts (it has no expand).
    */
   static boolean x86CompressRounds() { return Boolean.getBoolean("packetizer.refill.compress"); }
+  /**
+   * AVX2 refill rounds by permutation (one masked load per array and group of 8 lanes, spread into the free
+   * lanes by a vpermd whose indices come from a 256-entry table indexed by the group's free-lane mask) instead
+   * of scalar moves through a stack buffer: the default; {@code -Dpacketizer.refill.permute=false} selects the
+   * scalar moves, for measurement (read whenever a driver is built).
+   */
+  static boolean x86PermuteRounds() { return !"false".equals(System.getProperty("packetizer.refill.permute")); }
+  /**
+   * Whether the AVX2 permutation rounds come in counted blocks ({@link #BLOCK_SCALE}) rather than at the
+   * refill batch: the default (a round no longer costs a move per lane, and the counted block's exit is
+   * predicted; measured in docs/performance.md "AVX2 rounds by permutation");
+   * {@code -Dpacketizer.refill.permuteBlocks=false} selects the batch rule, for measurement.
+   */
+  static boolean x86PermuteBlocks() { return !"false".equals(System.getProperty("packetizer.refill.permuteBlocks")); }
+  /**
+   * Whether the AVX2 permutation rounds store the results without a branch per lane (every lane stores, the
+   * lanes not done into a stack slot): the default; {@code -Dpacketizer.refill.permuteStores=false} keeps the
+   * loop over the done lanes, for measurement.
+   */
+  static boolean x86PermuteStores() { return !"false".equals(System.getProperty("packetizer.refill.permuteStores")); }
+  /** The permutation table's name: for each 8-bit free mask m and lane l, the rank of l among m's lanes. */
+  static final String RANK_TABLE = "__packetizer.refill.rank8";
+
+  /**
+   * Whether the AVX2 permutation rounds handle the driver's arrays at width w: W = 4 or a multiple of 8
+   * (groups of up to 8 32-bit lanes, one vpermd each), every varying parameter a float, double, 32- or 64-bit
+   * integer or pointer (narrower elements have no AVX2 masked load: they keep the scalar moves).
+   */
+  static boolean permutable(List<ParamKind> kinds, List<Type> types, int w) {
+    if (w != 4 && (w % 8 != 0 || w > MAX_WIDTH)) return false;
+    for (int j = 0; j < kinds.size(); j++) {
+      if (!(kinds.get(j) instanceof ParamKind.Varying)) continue;
+      Type t = types.get(j);
+      boolean ok = t.isFloat() || t.isDouble() || t.isPointer() || t.isInteger(32) || t.isInteger(64);
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  /** The rank table: entry 8·m + l is the number of set bits of m below bit l. */
+  static int[] rankTable() {
+    int[] t = new int[256 * 8];
+    for (int m = 0; m < 256; m++) for (int l = 0; l < 8; l++) t[8 * m + l] = Integer.bitCount(m & ((1 << l) - 1));
+    return t;
+  }
+
   /** The longest block of iterations between refill rounds. */
   static final int MAX_BLOCK = 64;
 
@@ -199,10 +245,13 @@ public final class RefillDriver {
         && vscale > 0 && compactable(split, w, (int) (128 * vscale));
     int sveBits = sve ? (int) (128 * vscale) : 0;
     Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
-    boolean blocks = blocks(options, sve || x86Compact);
+    // AVX2 (no AVX-512): the free lanes take the next elements by masked loads and a vpermd looked up from the free mask
+    boolean permute = !avx512 && !sve && feats.contains("+avx2") && x86PermuteRounds()
+        && permutable(kinds, scalar.functionType().paramTypes(), w);
+    boolean blocks = blocks(options, sve || x86Compact || permute && x86PermuteBlocks());
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, minFree(w, options), sve || x86Compact, sveBits,
-        blocks ? BLOCK_SCALE : 0, ic).emit();
+        blocks ? BLOCK_SCALE : 0, ic, permute).emit();
     Optional<String> bad = driver.verify();
     if (bad.isPresent()) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + driver.name()
@@ -231,6 +280,12 @@ public final class RefillDriver {
             : sve || x86Compact ? "compaction: the lanes still in the loop move to the front (" + (sve ? "SVE compact, " + (128 * vscale)
             + "-bit vectors" : "AVX-512 vpcompress") + "), the next elements follow them by one masked contiguous load per array,"
             + " finished ones scatter their results; "
+            : permute ? "one masked contiguous load per array and group of " + Math.min(w, 8) + " lanes (AVX2 vmaskmov), spread"
+            + " into the free lanes in order by a permutation looked up from the free-lane mask (a 256-entry table of vpermd"
+            + " indices; the lanes in the loop stay where they are), finished ones store theirs "
+            + (x86PermuteStores() ? "without a branch per lane (every lane stores: the finished ones at out[idx], the others"
+            + " into a stack slot; the target has no AVX-512: no scatter); "
+            : "by scalar moves through a stack buffer (the target has no AVX-512: no scatter); ")
             : "scalar moves through a stack buffer (the target has no AVX-512: LLVM would expand gathers and scatters lane"
             + " by lane), finished ones store theirs the same way; ")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
@@ -307,22 +362,51 @@ public final class RefillDriver {
     }
   }
 
-  /** Elements per chunk of the adaptive driver, in packets. */
-  public static final int ADAPTIVE_CHUNK_PACKETS = 64;
-  /** Chunks per epoch of the adaptive driver (the first two of each are measurements). */
-  public static final int ADAPTIVE_EPOCH = 64;
+  /**
+   * Elements of the adaptive driver's timed refill chunk, in packets. Its cost per element includes the drain
+   * of the IC·W lanes in flight at its end, which a short chunk overstates (64 packets: march W16 on coherent
+   * inputs, where refill is 10 % faster, kept the plain body in 3 of 5 runs); a long one costs more where
+   * refill is the slower body (docs/performance.md "The auto rule").
+   */
+  public static final int ADAPTIVE_REFILL_PACKETS = 128;
+  /**
+   * Elements of each of the adaptive driver's two measured plain chunks, in packets (the plain body has no
+   * lanes to drain at the end of a call, so a short chunk measures it; on random inputs it is the slow one).
+   */
+  public static final int ADAPTIVE_PLAIN_PACKETS = 8;
+  /**
+   * The adaptive driver's epoch, in packets: one decision per epoch, from the three timed chunks at its start.
+   * Shorter epochs follow the input more closely (an image whose work changes along the rows) and measure
+   * the losing body more often (docs/performance.md "The auto rule").
+   */
+  public static final int ADAPTIVE_EPOCH_PACKETS = 2048;
 
-  static final String ADAPTIVE_DESCRIPTION = "the driver runs chunks of " + ADAPTIVE_CHUNK_PACKETS + "·W elements; in every"
-      + " epoch of " + ADAPTIVE_EPOCH + " chunks it times one chunk with the plain body and one with the refill body (the"
-      + " cycle counter; sums over the epochs, halved at each epoch) and runs the others with the one that took fewer"
-      + " cycles per element";
+  /** The epoch ({@code -Dpacketizer.refill.autoEpoch}, in packets), read when a driver is built; for measurement. */
+  static int adaptiveEpoch() {
+    return Math.max(2 * adaptivePlain() + adaptiveRefill() + 1, Integer.getInteger("packetizer.refill.autoEpoch", ADAPTIVE_EPOCH_PACKETS));
+  }
+
+  /** The timed plain chunk ({@code -Dpacketizer.refill.autoPlain}, in packets), read when a driver is built; for measurement. */
+  static int adaptivePlain() { return Math.max(1, Integer.getInteger("packetizer.refill.autoPlain", ADAPTIVE_PLAIN_PACKETS)); }
+
+  /** The timed refill chunk ({@code -Dpacketizer.refill.autoRefill}, in packets), read when a driver is built; for measurement. */
+  static int adaptiveRefill() { return Math.max(1, Integer.getInteger("packetizer.refill.autoRefill", ADAPTIVE_REFILL_PACKETS)); }
+
+  static String adaptiveDescription() {
+    return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; each starts with three"
+        + " timed chunks, " + adaptivePlain() + "·W elements with the plain body, " + adaptiveRefill() + "·W with the refill"
+        + " body, " + adaptivePlain() + "·W with the plain body (the cycle counter; the refill chunk is compared with the two"
+        + " around it, so that work growing or shrinking along the input does not bias the choice; sums over the epochs,"
+        + " halved at each epoch), then runs the rest of the epoch in one call of the body that took fewer cycles per"
+        + " element (no drain of the refill lanes inside it)";
+  }
 
   /**
    * The {@link Refill#AUTO} driver: whether refill pays depends on the input (random inputs: it does;
    * coherent inputs, where neighbouring elements need similar trip counts: the plain driver's uniform
    * loop counter and lock-step lanes are cheaper), so the driver decides while it runs, by measurement.
    * It calls the plain body {@code plain} and the refill body {@code refill} (both with the driver's
-   * signature) on chunks; see {@link #ADAPTIVE_DESCRIPTION}.
+   * signature) on chunks; see {@link #adaptiveDescription}.
    */
   static void emitAdaptive(LlvmModule module, Function driver, Function plain, Function refill, List<ParamKind> kinds,
       List<Type> types, Type rt, Type sizeT, int w) {
@@ -345,10 +429,19 @@ public final class RefillDriver {
       Value rCnt = b.phi(i64, "refill.elements");
       Value choice = b.phi(ctx.i1(), "refill.cheaper");
       Value rest = b.sub(n, i, "rest");
-      Value chunk = b.min(rest, b.constInt(sizeT, (long) ADAPTIVE_CHUNK_PACKETS * w), true, "chunk.n");
+      // positions 0, 1, 2: the measured chunks (plain, refill, plain); 3: the rest of the epoch, one call
+      Value run = b.icmpEq(pos, b.i32(3), "run.rest");
       Value first = b.icmpEq(pos, b.i32(0), "measure.plain");
       Value second = b.icmpEq(pos, b.i32(1), "measure.refill");
-      Value useRefill = b.select(first, b.i1(false), b.select(second, b.i1(true), choice, ""), "use.refill");
+      Value third = b.icmpEq(pos, b.i32(2), "measure.plain2");
+      int epoch = adaptiveEpoch();
+      int plainP = adaptivePlain();
+      int refillP = adaptiveRefill();
+      Value size = b.select(run, b.constInt(sizeT, ((long) epoch - 2L * plainP - refillP) * w),
+          b.select(second, b.constInt(sizeT, (long) refillP * w), b.constInt(sizeT, (long) plainP * w), ""), "");
+      Value chunk = b.min(rest, size, true, "chunk.n");
+      Value plainMeasured = b.or(first, third, "measure.plain.any");
+      Value useRefill = b.or(second, b.and(run, choice, ""), "use.refill");
       List<Value> args = new ArrayList<>();
       for (int j = 0; j < kinds.size(); j++) {
         Value p = driver.param(j);
@@ -391,8 +484,8 @@ public final class RefillDriver {
       Value pCnt0 = b.select(first, b.binop(Opcode.LSHR, pCnt, one, ""), pCnt, "");
       Value rCyc0 = b.select(first, b.binop(Opcode.LSHR, rCyc, one, ""), rCyc, "");
       Value rCnt0 = b.select(first, b.binop(Opcode.LSHR, rCnt, one, ""), rCnt, "");
-      Value pCyc1 = b.select(first, b.add(pCyc0, dt, ""), pCyc0, "plain.cycles.next");
-      Value pCnt1 = b.select(first, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
+      Value pCyc1 = b.select(plainMeasured, b.add(pCyc0, dt, ""), pCyc0, "plain.cycles.next");
+      Value pCnt1 = b.select(plainMeasured, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
       Value rCyc1 = b.select(second, b.add(rCyc0, dt, ""), rCyc0, "refill.cycles.next");
       Value rCnt1 = b.select(second, b.add(rCnt0, cnt, ""), rCnt0, "refill.elements.next");
       // refill per element < plain per element (cross-multiplied in 128 bits: no overflow, no division by 0)
@@ -400,9 +493,8 @@ public final class RefillDriver {
       Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.cast(Opcode.ZEXT, pCnt1, i128, ""), "");
       Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.cast(Opcode.ZEXT, rCnt1, i128, ""), "");
       Value cheaper = b.icmpUlt(lhs, rhs, "");
-      Value choice1 = b.select(second, cheaper, choice, "refill.cheaper.next");
-      Value pos1 = b.add(pos, b.i32(1), "");
-      Value pos2 = b.select(b.icmpEq(pos1, b.i32(ADAPTIVE_EPOCH), ""), b.i32(0), pos1, "epoch.pos.next");
+      Value choice1 = b.select(third, cheaper, choice, "refill.cheaper.next");
+      Value pos2 = b.select(run, b.i32(0), b.add(pos, b.i32(1), ""), "epoch.pos.next");
       Value i1 = b.add(i, chunk, "i.next");
       b.condBr(b.icmpUlt(i1, n, "more"), loop, exit);
       i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(entry, after));
@@ -459,6 +551,12 @@ public final class RefillDriver {
      * each per driver step ({@link Interleave}'s rule: hides the loop-carried chain's latency).
      */
     private final int ic;
+    /**
+     * AVX2 rounds by permutation: the lanes stay where they are; each group of up to 8 lanes loads the next
+     * elements of every array by one masked contiguous load and spreads them into its free lanes by a vpermd
+     * whose indices (each free lane's rank) come from {@link #RANK_TABLE} at the group's free mask.
+     */
+    private final boolean permute;
     /** The stack buffers of the scalar moves: one per varying parameter (by index), the results, their indices. */
     private final java.util.Map<Integer, Value> inBuf = new java.util.HashMap<>();
     private Value outBuf, idxBuf;
@@ -467,8 +565,9 @@ public final class RefillDriver {
 
     Emitter(LlvmModule module, Function driver, Function pre, Function iter, List<ParamKind> kinds, List<Type> types, Type rt,
         RefillSplit.Split split, Type sizeT, int w, boolean expand, boolean unmaskedIter, boolean scalarMoves, int minFree,
-        boolean compact, int compactBits, int blockScale, int ic) {
+        boolean compact, int compactBits, int blockScale, int ic, boolean permute) {
       this.module = module;
+      this.permute = permute;
       this.ic = ic;
       this.ctx = module.context();
       this.driver = driver;
@@ -512,7 +611,7 @@ public final class RefillDriver {
         b.atEnd(entry);
         if (scalarMoves) {
           // (one set of buffers: the sets' rounds run one after the other)
-          for (int j = 0; j < kinds.size(); j++) {
+          for (int j = 0; j < kinds.size() && !permute; j++) {
             if (!(kinds.get(j) instanceof ParamKind.Varying)) continue;
             Type vt = storageType(types.get(j)).vectorOf(w);
             Value buf = b.alloca(vt, driver.param(j).name() + ".lanes");
@@ -558,7 +657,8 @@ public final class RefillDriver {
 
           b.atEnd(store);
           if (resT != null) {
-            if (scalarMoves) storeResultsOneByOne(b, l.idx(), l.result(), l.done());
+            if (permute && x86PermuteStores()) storeResultsBranchFree(b, l.idx(), l.result(), l.done());
+            else if (scalarMoves) storeResultsOneByOne(b, l.idx(), l.result(), l.done());
             else storeResults(b, l.idx(), l.result(), l.done());
           }
           b.br(refillCheck);
@@ -793,6 +893,7 @@ public final class RefillDriver {
           inputs.add(kinds.get(j) instanceof ParamKind.Varying ? spanLoad(b, j, base, takeL) : argPacket(b, j, newIdx, next, takeL));
         return enterPre(b, inputs, takeL, newIdx, stC, idxC, l.result(), front, next2);
       }
+      if (permute) return permuteRefill(b, l, free, next, n);
       Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
       Value freeWide = w == rankT.intWidth() ? freeBits : b.cast(Opcode.ZEXT, freeBits, rankT, "");
       List<Value> below = new ArrayList<>();
@@ -812,6 +913,119 @@ public final class RefillDriver {
       List<Value> inputs = new ArrayList<>();
       for (int j = 0; j < kinds.size(); j++) inputs.add(argPacket(b, j, newIdx, next, takeL));
       return enterPre(b, inputs, takeL, newIdx, l.state(), l.idx(), l.result(), active, next2);
+    }
+
+    /**
+     * The AVX2 round by permutation. The lanes are cut into groups of G = min(W, 8). Group g's free mask m_g
+     * indexes {@link #RANK_TABLE}: one load gives the rank of each of its lanes among its free lanes, and the
+     * group takes elements from next + off_g on (off_g: the free lanes of the groups before it). Each varying
+     * array is read by one masked contiguous load of G elements at &amp;a[next + off_g] (the lanes below the
+     * input's end; AVX2 vmaskmov does not touch the masked-off elements), and a vpermd by the ranks moves
+     * loaded element r to the free lane of rank r (64-bit values as their two 32-bit halves).
+     */
+    private Refilled permuteRefill(IrBuilder b, Lanes l, Value free, Value next, Value n) {
+      int g = Math.min(w, 8);
+      int groups = w / g;
+      Type i32 = ctx.i32();
+      Type i64 = ctx.i64();
+      Value table = module.i32Table(RANK_TABLE, rankTable(), 32);
+      Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
+      Value left = b.sub(n, next, "left");
+      List<Value> ranks8 = new ArrayList<>();
+      List<Value> offs = new ArrayList<>();
+      List<Value> rankParts = new ArrayList<>();
+      for (int k = 0; k < groups; k++) {
+        Value off;
+        if (k == 0) off = b.constInt(sizeT, 0);
+        else {
+          Value below = b.and(freeBits, b.constInt(bitsT, k * g >= 64 ? -1 : (1L << (k * g)) - 1), "");
+          off = toSize(b, b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(below), ""), "off" + k);
+        }
+        Value m = k == 0 ? freeBits : b.binop(Opcode.LSHR, freeBits, b.constInt(bitsT, (long) k * g), "");
+        if (w > g) m = b.and(m, b.constInt(bitsT, (1L << g) - 1), "");
+        Value mi = w == 64 ? m : b.cast(Opcode.ZEXT, m, i64, "");
+        Value at = b.gep(i32, table, List.of(b.mul(mi, b.constInt(i64, 8), "")), true, "rank.row" + k);
+        Value r8 = b.load(i32.vectorOf(8), at, 32, "rank8." + k);
+        ranks8.add(r8);
+        offs.add(off);
+        Value rg = g == 8 ? r8 : b.shuffle(r8, b.poison(i32.vectorOf(8)), b.laneIndices(i32, g), "");
+        rankParts.add(k == 0 ? rg : b.add(rg, b.splat(b.cast(Opcode.TRUNC, off, i32, ""), g, ""), ""));
+      }
+      Value rank = b.cast(Opcode.ZEXT, concat(b, rankParts), sizeT.vectorOf(w), "rank");
+      Value takeL = b.and(free, b.icmpUlt(rank, b.splat(left, w, "left.splat"), "in.input"), "take");
+      Value newIdx = b.add(b.splat(next, w, "next.splat"), rank, "new.idx");
+      Value count = toSize(b, b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(freeBits), "free.count"), "free.count.size");
+      Value next2 = b.add(next, b.min(count, left, true, "taken"), "next.after");
+      // lanes of group k below the input's end: min(left - off_k, G) of them (0 when off_k >= left)
+      List<Value> loadMasks = new ArrayList<>();
+      for (int k = 0; k < groups; k++) {
+        Value off = offs.get(k);
+        Value rem = b.select(b.icmpUlt(off, left, ""), b.sub(left, off, ""), b.constInt(sizeT, 0), "");
+        Value lim = b.cast(Opcode.TRUNC, b.min(rem, b.constInt(sizeT, g), true, ""), i32, "group.left" + k);
+        loadMasks.add(b.icmpUlt(b.laneIndices(i32, g), b.splat(lim, g, ""), "group.in" + k));
+      }
+      List<Value> inputs = new ArrayList<>();
+      for (int j = 0; j < kinds.size(); j++) {
+        if (!(kinds.get(j) instanceof ParamKind.Varying)) {
+          inputs.add(argPacket(b, j, newIdx, next, takeL));
+          continue;
+        }
+        Value p = driver.param(j);
+        Type t = types.get(j);
+        Type lt = t.isPointer() ? i64 : t;
+        List<Value> parts = new ArrayList<>();
+        for (int k = 0; k < groups; k++) {
+          Value base = k == 0 ? next : b.add(next, offs.get(k), "");
+          // not inbounds: past the input's end when the group takes nothing (the load is then fully masked)
+          Value at = b.gep(lt, p, List.of(base), false, p.name() + ".group" + k);
+          Type gt = lt.vectorOf(g);
+          Value v = b.call(module.intrinsic("llvm.masked.load", gt, ctx.ptrType()),
+              List.of(at, b.i32(align(t)), loadMasks.get(k), b.poison(gt)), p.name() + ".loaded" + k);
+          parts.add(permuteGroup(b, v, ranks8.get(k), g));
+        }
+        Value all = concat(b, parts);
+        inputs.add(t.isPointer() ? b.cast(Opcode.INTTOPTR, all, t.vectorOf(w), p.name() + ".in") : all);
+      }
+      return enterPre(b, inputs, takeL, newIdx, l.state(), l.idx(), l.result(), l.active(), next2);
+    }
+
+    /** Lane l of the result: lane idx8[l] of v (G lanes of 32 or 64 bits), by vpermd/vpermps (64-bit: by halves). */
+    private Value permuteGroup(IrBuilder b, Value v, Value idx8, int g) {
+      Type t = v.type().scalarType();
+      if (t.isDouble() || t.isInteger(64)) {
+        Type i64v = ctx.i64().vectorOf(g);
+        Type i32v = ctx.i32().vectorOf(g);
+        Value x = t.isDouble() ? b.cast(Opcode.BITCAST, v, i64v, "") : v;
+        Value sh = b.splat(b.constInt(ctx.i64(), 32), g, "");
+        Value lo = permuteGroup(b, b.cast(Opcode.TRUNC, x, i32v, ""), idx8, g);
+        Value hi = permuteGroup(b, b.cast(Opcode.TRUNC, b.binop(Opcode.LSHR, x, sh, ""), i32v, ""), idx8, g);
+        Value r = b.binop(Opcode.OR, b.cast(Opcode.ZEXT, lo, i64v, ""), b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, hi, i64v, ""), sh, ""), "");
+        return t.isDouble() ? b.cast(Opcode.BITCAST, r, v.type(), "") : r;
+      }
+      Type e = t.isFloat() ? ctx.floatType() : ctx.i32();
+      Type v8 = e.vectorOf(8);
+      Value x = g == 8 ? v : b.shuffle(v, b.poison(v.type()), b.constVector(java.util.stream.IntStream.range(0, 8)
+          .mapToObj(i -> b.i32(i % g)).toList()), "");
+      Value r = b.call(module.intrinsic(t.isFloat() ? "llvm.x86.avx2.permps" : "llvm.x86.avx2.permd"), List.of(x, idx8), "");
+      return g == 8 ? r : b.shuffle(r, b.poison(v8), b.laneIndices(ctx.i32(), g), "");
+    }
+
+    /** The vectors of {@code parts} (equal types) one after the other. */
+    private Value concat(IrBuilder b, List<Value> parts) {
+      List<Value> cur = parts;
+      while (cur.size() > 1) {
+        List<Value> nx = new ArrayList<>();
+        for (int i = 0; i < cur.size(); i += 2) {
+          int len = cur.get(i).type().vectorSize();
+          nx.add(b.shuffle(cur.get(i), cur.get(i + 1), b.laneIndices(ctx.i32(), 2 * len), ""));
+        }
+        cur = nx;
+      }
+      return cur.get(0);
+    }
+
+    private Value toSize(IrBuilder b, Value v, String name) {
+      return w == sizeT.intWidth() ? v : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, v, sizeT, name);
     }
 
     /**
@@ -1074,6 +1288,24 @@ public final class RefillDriver {
       b.condBr(b.icmpNe(bits1, b.constInt(bitsT, 0), ""), loop, after);
       bits.addIncoming(List.of(doneBits, bits1), List.of(from, loop));
       b.atEnd(after);
+    }
+
+    /**
+     * The results out without a branch per lane (AVX2 rounds): every lane stores, a lane of {@code done} at
+     * out[idx], the others into their own slot of a W-element stack buffer. A scatter with an all-true mask,
+     * which LLVM scalarizes into W unconditional extracts and stores (with a mask: a test and a branch per lane,
+     * mispredicted on random inputs).
+     */
+    private void storeResultsBranchFree(IrBuilder b, Value idx, Value res, Value done) {
+      Value out = driver.param(kinds.size());
+      Type st = storageType(rt);
+      Value v = res;
+      if (rt.isInteger(1)) v = b.cast(Opcode.ZEXT, toMask(b, res), st.vectorOf(w), "result.byte");
+      Value ptrs = b.gep(st, out, List.of(idx), true, "out.addrs");
+      Value sinks = b.gep(st, outBuf, List.of(b.laneIndices(sizeT, w)), true, "sink.addrs");
+      Value at = b.select(done, ptrs, sinks, "store.addrs");
+      b.call(module.intrinsic("llvm.masked.scatter", v.type(), ctx.ptrType().vectorOf(w)),
+          List.of(v, at, b.i32(align(rt)), b.allOnes(ctx.i1().vectorOf(w))), "");
     }
 
     private void storeResults(IrBuilder b, Value idx, Value res, Value done) {

@@ -135,6 +135,27 @@ public final class LlvmModule implements AutoCloseable {
     return new Value(g);
   }
 
+  /**
+   * A private constant array of 32-bit integers ({@code values}) aligned to {@code align}, named {@code name}:
+   * the existing one when the module has it, else a new one (a lookup table).
+   */
+  public Value i32Table(String name, int[] values, int align) {
+    Optional<Value> old = global(name);
+    if (old.isPresent()) return old.get();
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(ref()));
+    LLVMTypeRef t = LLVMArrayType2(i32, values.length);
+    try (PointerPointer<LLVMValueRef> pp = new PointerPointer<>(values.length)) {
+      for (int i = 0; i < values.length; i++) pp.put(i, LLVMConstInt(i32, values[i], 0));
+      LLVMValueRef g = LLVMAddGlobal(ref(), t, name);
+      LLVMSetInitializer(g, LLVMConstArray2(i32, pp, values.length));
+      LLVMSetGlobalConstant(g, 1);
+      LLVMSetLinkage(g, LLVMPrivateLinkage);
+      LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+      LLVMSetAlignment(g, align);
+      return new Value(g);
+    }
+  }
+
   public List<Value> globals() {
     List<Value> out = new ArrayList<>();
     for (LLVMValueRef g = LLVMGetFirstGlobal(ref()); g != null && !g.isNull(); g = LLVMGetNextGlobal(g)) {

@@ -457,6 +457,13 @@ final class MemoryWidener extends EmissionPhase {
           + " x the scalar function's " + scalarSize + " instructions for per-lane expansions, "
           + LOOKUP_EXPANSION_PER_LANE + " instructions per lane each)";
     }
+    if (how == GatherLowering.SCALAR_LOADS && perLane && (size == 1 || size == 2) && bp.type().equals(st.context().ptrType())) {
+      // (the offsets' bound, for 32-bit word offsets: the speculation's, or the index's own form)
+      long wb = !speculated.isEmpty() ? bound : widened ? (1L << narrow.type().intWidth()) - 1 : indexBound(narrow);
+      Value words = wordGatherTable(inst, t, vt, align, elem, bp, offs, wb, ptr.isInBounds(), full ? null : mask(),
+          "table lookup (uniform base, 32-bit offsets)" + speculated);
+      if (words != null) return words;
+    }
     if (how == GatherLowering.SCALAR_LOADS && perLane) {
       expansionSpent += LOOKUP_EXPANSION_PER_LANE * w;
       st.stats().tableLookups++;
@@ -542,7 +549,8 @@ final class MemoryWidener extends EmissionPhase {
    * instructions per lane after the clean-up (extract, extend, address, load, insert) where the
    * gather is 3, so noise3 at W8 on AVX2 (14 lookups: 265 scalar instructions, 767 in the packet
    * function with every lookup expanded) stays within 2.5x. 1- and 2-byte elements are always
-   * expanded (no gather instruction loads them: LLVM would expand the gather through 64-bit pointers).
+   * expanded (no gather instruction loads them: LLVM would expand the gather through 64-bit pointers),
+   * unless they become gathers of their aligned words ({@link #wordGatherTable}).
    * Measurement knob: {@code -Dpacketizer.expansionBudget=X} (the bench passes it to its workers).
    */
   static final double EXPANSION_BUDGET = Double.parseDouble(System.getProperty("packetizer.expansionBudget", "1.5"));
@@ -625,8 +633,19 @@ final class MemoryWidener extends EmissionPhase {
       for (int i = 1; i < g.numOperands(); i++) ix.add(scal(g.operand(i)));
       indices.add(ix);
     }
-    st.stats().laneLoads++;
     boolean full = MaskOps.isAllTrue(mask());
+    if ((size == 1 || size == 2) && wordGathersEverywhere() && wordRoute() != null && wordElement(t, align)) {
+      // (the lanes' addresses as a vector: the root's packet with the uniform offsets applied to it)
+      Value pv = rv;
+      for (int j = chain.size() - 1; j >= 0; j--) {
+        Value g = chain.get(j);
+        pv = b.gep(g.gepSourceElementType(), pv, indices.get(j), g.isInBounds(), "");
+      }
+      Value words = wordGather(inst, t, vt, align, pv, full ? null : mask(), "load from varying addresses"
+          + (chain.isEmpty() ? "" : " (each lane's " + root.describe() + " plus " + chain.size() + " uniform offset(s))"));
+      if (words != null) return words;
+    }
+    st.stats().laneLoads++;
     st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became " + w + " scalar loads"
         + (chain.isEmpty() ? "" : " at each lane's " + root.describe() + " plus " + chain.size() + " uniform offset(s)")
         + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
@@ -1159,6 +1178,239 @@ final class MemoryWidener extends EmissionPhase {
   private record LaneAddress(java.util.function.IntFunction<Value> root,
       java.util.function.BiFunction<Integer, Value, Value> offsets) {
     Value at(int k, Value r) { return offsets.apply(k, r); }
+  }
+
+
+  /**
+   * Whether a 1- or 2-byte load from varying addresses becomes one gather of the aligned 4-byte words
+   * that contain the lanes' elements, a shift and a truncation ({@link #wordGather}), where the target
+   * can gather 32-bit elements (x86 with AVX2). On by default; {@code -Dpacketizer.wordGathers=false}
+   * turns it off (the per-lane loads of before: what a tool that checks every byte read, such as ASan
+   * or valgrind, expects; docs/limits.md). Read at each use, so that a test can turn it off.
+   */
+  static boolean wordGathers() {
+    return !"false".equals(System.getProperty("packetizer.wordGathers"));
+  }
+
+  /**
+   * Whether {@link #wordGather} also takes loads from 64-bit addresses (a vector of pointers: two
+   * gather instructions of four words per 8 lanes), not only table lookups with 32-bit offsets (one
+   * per 8 lanes). Off unless {@code -Dpacketizer.wordGathers=all}: measured on strhash (znver5 host),
+   * W8/AVX2 1.59x -> 0.88x and W16/AVX-512 1.36x -> 1.17x over scalar with random inputs, where the
+   * table lookups of volume gained (docs/performance.md).
+   */
+  static boolean wordGathersEverywhere() {
+    return "all".equals(System.getProperty("packetizer.wordGathers"));
+  }
+
+  /** How {@link #wordGather} gathers the words on this target, or null where it does not. */
+  private enum WordRoute { X86_AVX2, MASKED_GATHER }
+
+  private boolean wordRouteKnown;
+  private WordRoute wordRouteCached;
+  private String wordRouteReason;
+
+  /**
+   * The route of {@link #wordGather}, decided from the target the packet function is compiled for (the
+   * options' CPU and features, which the CLI sets on it, else its own {@code target-cpu}/{@code
+   * target-features}, which must allow AVX2 as well; with neither, the detected target, and then only
+   * the target-independent gather): on targets whose gathers LLVM lowers to gather instructions
+   * ({@link org.packetizer.core.wrapper.HardwareWidth#fastGathers}: AVX-512, Skylake-class AVX2)
+   * {@code llvm.masked.gather} of 32-bit words; on the other AVX2 targets (Haswell, Broadwell, Zen 1-3,
+   * x86-64-v3), where LLVM expands {@code llvm.masked.gather} into a branch or an extract per lane, the
+   * AVX2 gather intrinsics ({@code llvm.x86.avx2.gather.q.d.256} from 64-bit addresses,
+   * {@code .d.d(.256)} from a table base and 32-bit offsets). Measured on strhash and volume
+   * (docs/performance.md). Elsewhere (SSE, other architectures, scalable packets) null.
+   */
+  private WordRoute wordRoute() {
+    if (wordRouteKnown) return wordRouteCached;
+    wordRouteKnown = true;
+    if (!wordGathers() || st.options().scalable() || st.options().lanesMayBeRetyped() || w % 4 != 0 || w > 64
+        || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) {
+      return null;
+    }
+    String aCpu = packet.stringAttribute("target-cpu").orElse(null), aFeatures = packet.stringAttribute("target-features").orElse(null);
+    String oCpu = st.options().targetCpu().orElse(null), oFeatures = st.options().targetFeatures().orElse(null);
+    boolean attributes = aCpu != null || aFeatures != null;
+    if (!attributes && oCpu == null && oFeatures == null) {
+      // (compiled for whatever the JIT or llc is told: only the target-independent gather, where the
+      // detected target has fast gathers; an x86 intrinsic on a target without AVX2 would not compile)
+      gatherLowering();
+      if (!hardwareGatherTarget) return null;
+      wordRouteCached = WordRoute.MASKED_GATHER;
+      wordRouteReason = "the detected target has fast gathers (llvm.masked.gather of 32-bit words)";
+      return wordRouteCached;
+    }
+    // the target it is compiled for: the options' (the CLI sets them on the packet function), else its own
+    // attributes; and its own attributes must allow AVX2 too (a library user's JIT compiles by them)
+    String cpu = oCpu != null ? oCpu : aCpu, features = oFeatures != null ? oFeatures : aFeatures;
+    if (attributes && !avx2(aCpu, aFeatures)) return null;
+    if (!avx2(cpu, features)) return null;
+    String name = cpu == null || cpu.isEmpty() ? "+avx2" : cpu;
+    if (org.packetizer.core.wrapper.HardwareWidth.fastGathers(cpu, features)) {
+      wordRouteCached = WordRoute.MASKED_GATHER;
+      wordRouteReason = "the target (" + name + ") has fast gathers: llvm.masked.gather of 32-bit words (measured: volume"
+          + " W16/AVX-512 2.02x -> 2.41x over scalar, random inputs)";
+    } else {
+      wordRouteCached = WordRoute.X86_AVX2;
+      wordRouteReason = "the target (" + name + ") has AVX2 gathers, and LLVM would expand llvm.masked.gather into one branch"
+          + " per lane there: the AVX2 gather intrinsic (measured: volume W8/AVX2 1.86x -> 1.97x over scalar, random inputs)";
+    }
+    return wordRouteCached;
+  }
+
+  /** CPUs with AVX2 (LLVM's names). */
+  private static final Set<String> AVX2_CPUS = Set.of("haswell", "core-avx2", "broadwell", "skylake", "skylake-avx512", "skx",
+      "cascadelake", "cooperlake", "cannonlake", "icelake-client", "icelake-server", "tigerlake", "rocketlake", "sapphirerapids",
+      "emeraldrapids", "graniterapids", "graniterapids-d", "diamondrapids", "alderlake", "raptorlake", "meteorlake", "arrowlake",
+      "arrowlake-s", "lunarlake", "gracemont", "pantherlake", "sierraforest", "grandridge", "clearwaterforest", "bdver4", "znver1",
+      "znver2", "znver3", "znver4", "znver5", "x86-64-v3", "x86-64-v4", "knl", "knm");
+
+  /** Whether code for this CPU and feature string has AVX2 (an explicit {@code -avx2} or {@code -avx} says no). */
+  static boolean avx2(String cpu, String features) {
+    boolean on = cpu != null && AVX2_CPUS.contains(cpu.strip().toLowerCase(java.util.Locale.ROOT));
+    if (features != null) {
+      for (String f : features.split(",")) {
+        String s = f.strip();
+        if (s.equals("-avx2") || s.equals("-avx")) return false;
+        if (s.equals("+avx2") || s.equals("+avx512f")) on = true;
+      }
+    }
+    return on;
+  }
+
+  /** Whether {@code t} is an element {@link #wordGather} loads: i8, i16, half or bfloat (i16 aligned to 2). */
+  private boolean wordElement(Type t, int align) {
+    long size = st.module().allocSize(t);
+    boolean kind = t.isInteger(8) || t.isInteger(16) || t.isHalf() || t.kind() == Type.Kind.BFLOAT;
+    return kind && (size == 1 || size == 2 && align >= 2) && st.module().storeSize(t) == size;
+  }
+
+  /**
+   * A 1- or 2-byte load {@code inst} whose lane addresses are {@code ptrs} ({@code <W x ptr>}, address
+   * space 0) as one gather of the aligned 4-byte words containing the lanes' elements: word = address
+   * rounded down to a multiple of 4 ({@code llvm.ptrmask}, which keeps the pointer's provenance),
+   * element = word shifted right by 8 * (address mod 4) and truncated (x86 is little-endian). An
+   * aligned 4-byte word never crosses a page, so it is readable exactly when the element is: the load
+   * faults where the scalar code would, and nowhere else. Inactive lanes ({@code active}, null when
+   * every lane is) are off in the gather's mask: no dummy slot, no select per lane. The other bytes of
+   * a word are read but not used (the hazard docs/limits.md names: ASan and valgrind may report them;
+   * {@link #wordGathers} turns this off). Null where the target has no such gather ({@link #wordRoute}).
+   */
+  private Value wordGather(Value inst, Type t, Type vt, int align, Value ptrs, Value active, String what) {
+    WordRoute route = wordRoute();
+    if (route == null || !wordElement(t, align) || active != null && !active.type().elementType().isInteger(1)) return null;
+    Type i32v = st.context().i32().vectorOf(w), i64v = st.context().i64().vectorOf(w);
+    Value pf = b.freeze(ptrs, "");
+    Value addr = b.cast(Opcode.PTRTOINT, pf, i64v, "");
+    Value low = b.cast(Opcode.TRUNC, addr, i32v, "");
+    Value shift = b.binop(Opcode.SHL, b.and(low, b.splat(b.i32(3), w, ""), ""), b.splat(b.i32(3), w, ""), "word.shift");
+    Value words;
+    if (route == WordRoute.MASKED_GATHER) {
+      Value wp = b.call(st.module().intrinsic("llvm.ptrmask", pf.type(), i64v), List.of(pf, b.splat(b.i64(-4), w, "")), "word.ptrs");
+      Value m = active == null ? b.allOnes(st.context().i1().vectorOf(w)) : active;
+      words = b.call(st.module().intrinsic("llvm.masked.gather", i32v, wp.type()), List.of(wp, b.i32(4), m, b.constNull(i32v)), "words");
+    } else {
+      Value wa = b.and(addr, b.splat(b.i64(-4), w, ""), "word.addrs");
+      Value m32 = active == null ? b.allOnes(i32v) : b.cast(Opcode.SEXT, active, i32v, "");
+      Type i32x4 = st.context().i32().vectorOf(4);
+      Function g = st.module().intrinsic("llvm.x86.avx2.gather.q.d.256");
+      List<Value> parts = new ArrayList<>();
+      for (int c = 0; c < w; c += 4) {
+        Value idx = slice(wa, c, 4), mk = slice(m32, c, 4);
+        parts.add(b.call(g, List.of(b.constNull(i32x4), b.constNull(st.context().ptrType()), idx, mk, b.constInt(st.context().i8(), 1)), ""));
+      }
+      words = concat(parts);
+    }
+    return wordResult(inst, t, vt, words, shift, route, what);
+  }
+
+  /**
+   * {@link #wordGather} for a table lookup: a uniform {@code base} (address space 0) plus {@code offs}
+   * ({@code <W x i32>}, elements of {@code es} bytes), gathered with 32-bit offsets from the base
+   * rounded down to a multiple of 4 when every byte offset is sure to fit in 31 bits ({@code bound}:
+   * the largest offset, -1 when unknown; 1-byte elements from a base aligned to 4 always fit), else
+   * through 64-bit addresses.
+   */
+  private Value wordGatherTable(Value inst, Type t, Type vt, int align, Type elem, Value base, Value offs, long bound, boolean inBounds,
+      Value active, String what) {
+    WordRoute route = wordRoute();
+    if (route == null || !wordElement(t, align) || active != null && !active.type().elementType().isInteger(1)) return null;
+    long es = st.module().allocSize(elem);
+    boolean aligned = base.isGlobalVariable() && base.alignment() >= 4;
+    boolean fits = es == 1 && aligned || bound >= 0 && es > 0 && bound <= (Integer.MAX_VALUE - 3L) / es;
+    if (!fits) {
+      if (!wordGathersEverywhere()) return null;
+      Value ptrs = b.gep(elem, base, List.of(offs), inBounds, "");
+      return wordGather(inst, t, vt, align, ptrs, active, what);
+    }
+    Type i32v = st.context().i32().vectorOf(w);
+    Value bo = es == 1 ? b.freeze(offs, "") : b.mul(b.freeze(offs, ""), b.splat(b.i32(es), w, ""), "");
+    Value wbase = base;
+    if (!aligned) {
+      Value delta = b.and(b.cast(Opcode.TRUNC, b.cast(Opcode.PTRTOINT, base, st.context().i64(), ""), st.context().i32(), ""), b.i32(3), "");
+      bo = b.add(bo, b.splat(delta, w, ""), "");
+      wbase = b.call(st.module().intrinsic("llvm.ptrmask", base.type(), st.context().i64()), List.of(base, b.i64(-4)), "word.base");
+    }
+    Value shift = b.binop(Opcode.SHL, b.and(bo, b.splat(b.i32(3), w, ""), ""), b.splat(b.i32(3), w, ""), "word.shift");
+    Value idx = b.and(bo, b.splat(b.i32(-4), w, ""), "word.offs");
+    Value words;
+    if (route == WordRoute.MASKED_GATHER) {
+      Value wp = b.gep(st.context().i8(), wbase, List.of(idx), false, "word.ptrs");
+      Value m = active == null ? b.allOnes(st.context().i1().vectorOf(w)) : active;
+      words = b.call(st.module().intrinsic("llvm.masked.gather", i32v, wp.type()), List.of(wp, b.i32(4), m, b.constNull(i32v)), "words");
+    } else {
+      Value m32 = active == null ? b.allOnes(i32v) : b.cast(Opcode.SEXT, active, i32v, "");
+      int n = w == 4 ? 4 : 8;
+      Type part = st.context().i32().vectorOf(n);
+      Function g = st.module().intrinsic(n == 4 ? "llvm.x86.avx2.gather.d.d" : "llvm.x86.avx2.gather.d.d.256");
+      List<Value> parts = new ArrayList<>();
+      for (int c = 0; c < w; c += n) {
+        Value ix = slice(idx, c, n), mk = slice(m32, c, n);
+        parts.add(b.call(g, List.of(b.constNull(part), wbase, ix, mk, b.constInt(st.context().i8(), 1)), ""));
+      }
+      words = concat(parts);
+    }
+    return wordResult(inst, t, vt, words, shift, route, what);
+  }
+
+  /** The lanes' elements from their words: shift, truncate (and reinterpret for half/bfloat); remark. */
+  private Value wordResult(Value inst, Type t, Type vt, Value words, Value shift, WordRoute route, String what) {
+    long size = st.module().allocSize(t);
+    Type it = st.context().intType((int) size * 8);
+    Value v = b.binop(Opcode.LSHR, words, shift, "");
+    Value r = b.cast(Opcode.TRUNC, v, it.vectorOf(w), t.isInteger() ? inst.name() : "");
+    if (!t.isInteger()) r = b.cast(Opcode.BITCAST, r, vt, inst.name());
+    st.stats().gathers++;
+    st.remark(Remark.Kind.MEMORY, current(), inst, what + " became one gather of the aligned 4-byte words containing the "
+        + w + " lanes' " + size + "-byte elements, a shift and a truncation (an aligned word never crosses a page: it faults"
+        + " exactly where the element would; inactive lanes are off in the gather's mask; -Dpacketizer.wordGathers=false"
+        + " turns this off): " + wordRouteReason);
+    return r;
+  }
+
+  /** Elements [from, from + n) of vector v. */
+  private Value slice(Value v, int from, int n) {
+    if (from == 0 && n == v.type().vectorSize()) return v;
+    List<Value> ix = new ArrayList<>();
+    for (int i = 0; i < n; i++) ix.add(b.i32(from + i));
+    return b.shuffle(v, b.poison(v.type()), b.constVector(ix), "");
+  }
+
+  /** The parts (equal vectors, a power-of-two count) side by side in one vector. */
+  private Value concat(List<Value> parts) {
+    List<Value> cur = parts;
+    while (cur.size() > 1) {
+      List<Value> next = new ArrayList<>();
+      for (int i = 0; i < cur.size(); i += 2) {
+        int n = cur.get(i).type().vectorSize();
+        List<Value> ix = new ArrayList<>();
+        for (int k = 0; k < 2 * n; k++) ix.add(b.i32(k));
+        next.add(b.shuffle(cur.get(i), cur.get(i + 1), b.constVector(ix), ""));
+      }
+      cur = next;
+    }
+    return cur.get(0);
   }
 
   /** How a table lookup is loaded ({@link #gatherLowering}). */

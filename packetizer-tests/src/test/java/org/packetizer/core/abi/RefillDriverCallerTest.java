@@ -41,14 +41,21 @@ class RefillDriverCallerTest {
 
   /**
    * {@code ic}: the refill drivers' interleave count (0: the rule's; 2: two independent refill states per
-   * step, then n runs from 0 to 3·2W+1); {@code compact}: the kernels compiled for AVX-512 (rounds by
-   * a register vpexpand, refill blocks) instead of baseline x86-64 (scalar moves and the batch rule).
+   * step, then n runs from 0 to 3·2W+1); {@code target}: the kernels compiled for AVX-512 (rounds by
+   * a register vpexpand, refill blocks), for AVX2 ({@code haswell}: rounds by masked loads and a vpermd
+   * from the rank table, refill blocks, branch-free result stores; mandelbrot's adaptive driver for AVX2)
+   * or for baseline x86-64 (empty: scalar moves and the batch rule).
    */
-  @ParameterizedTest(name = "W={0} IC={1} avx512={2}")
-  @CsvSource({"4,0,false", "8,0,false", "16,0,false", "4,2,false", "8,2,false", "16,2,false", "8,2,true", "16,2,true"})
-  void separatelyCompiledCallersMatchTheScalarFunction(int w, int ic, boolean compact) throws Exception {
+  @ParameterizedTest(name = "W={0} IC={1} target={2}")
+  @CsvSource({"4,0,''", "8,0,''", "16,0,''", "4,2,''", "8,2,''", "16,2,''", "8,2,avx512", "16,2,avx512",
+      "4,0,haswell", "8,0,haswell", "16,0,haswell", "8,2,haswell", "16,2,haswell"})
+  void separatelyCompiledCallersMatchTheScalarFunction(int w, int ic, String target) throws Exception {
     BundledClang clang = BundledClang.locate();
-    boolean avx512 = Toolchains.hostHas("avx512f") && Toolchains.hostHas("avx512vl");
+    boolean compact = target.equals("avx512");
+    boolean haswell = target.equals("haswell");
+    Assumptions.assumeTrue(!haswell || Toolchains.hostHas("avx2"), "SKIPPED (LOUD): the host has no AVX2; the AVX2 vpermd"
+        + " refill driver was not run from C");
+    boolean avx512 = !haswell && Toolchains.hostHas("avx512f") && Toolchains.hostHas("avx512vl");
     if (!avx512) {
       System.err.println("SKIPPED (LOUD): the host has no AVX-512; RefillDriverCallerTest's --refill=auto driver is the plain one"
           + " (the adaptive driver did not run)");
@@ -57,7 +64,7 @@ class RefillDriverCallerTest {
         + " driver was not run from C");
     Files.writeString(dir.resolve("refill_kernels.c"), ArrayDriverCallerTest.resource("refill_kernels.c"));
     clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("kernels.bc"),
-        compact ? List.of("-O2", "-march=skylake-avx512") : List.of("-O2"));
+        compact ? List.of("-O2", "-march=skylake-avx512") : haswell ? List.of("-O2", "-march=haswell") : List.of("-O2"));
     List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
     String sets = ic + " independent sets of " + w + " lanes";
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
@@ -69,6 +76,10 @@ class RefillDriverCallerTest {
         assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at")), k[0] + ": " + remarks);
         if (ic > 1) assertTrue(remarks.stream().anyMatch(x -> x.contains(sets)), k[0] + ": " + remarks);
         if (compact) assertTrue(remarks.stream().anyMatch(x -> x.contains("(AVX-512 vpexpand")), k[0] + ": " + remarks);
+        if (haswell) {
+          assertTrue(remarks.stream().anyMatch(x -> x.contains("a 256-entry table of vpermd indices")
+              && x.contains("a refill round every k iterations")), k[0] + ": " + remarks);
+        }
         drivers.add(r.driver().orElseThrow());
       }
       m.write(dir.resolve("kernels.packet.bc"));
@@ -79,8 +90,11 @@ class RefillDriverCallerTest {
         new String[] {"march", "vvvvvv"})) {
       Manifest.Entry e = mf.require(k[0]);
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
-        if ((k[0].equals("mandelbrot") && avx512) || compact) {
-          // --refill=auto builds its adaptive driver for AVX-512 targets only
+        if (haswell) {
+          m.function(k[0]).orElseThrow().setStringAttribute("target-cpu", "haswell");
+          m.function(k[0]).orElseThrow().setStringAttribute("target-features", "+avx2,+avx,+fma,+sse4.2,+popcnt,+bmi,+bmi2");
+        } else if ((k[0].equals("mandelbrot") && avx512) || compact) {
+          // --refill=auto builds its adaptive driver for AVX2 and AVX-512 targets only (the bitcode is for baseline x86-64)
           m.function(k[0]).orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
           m.function(k[0]).orElseThrow().setStringAttribute("target-features",
               "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
@@ -95,7 +109,8 @@ class RefillDriverCallerTest {
           drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver("*_auto")
               .refill(Refill.AUTO).remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_auto_simd" + w)
               .driver().orElseThrow());
-          assertEquals(avx512, remarks.stream().anyMatch(x -> x.contains("--refill=auto: the driver runs chunks")), remarks.toString());
+          assertEquals(avx512 || haswell, remarks.stream().anyMatch(x -> x.contains("--refill=auto: the driver runs epochs")),
+              remarks.toString());
         }
         m.write(dir.resolve(k[0] + ".packet.bc"));
       }

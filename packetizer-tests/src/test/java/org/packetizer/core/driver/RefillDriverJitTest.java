@@ -192,14 +192,16 @@ class RefillDriverJitTest {
   }
 
   /** Element calls and stores stay in each element's own order (calls of an outside function, stores in the loop). */
-  @ParameterizedTest(name = "W={0} avx512={1}")
-  @MethodSource("cases")
-  void sideEffectsOfEachElementStayInItsOwnOrder(int w, boolean avx512) throws Throwable {
+  @ParameterizedTest(name = "W={0} march={1}")
+  @MethodSource("marchCases")
+  void sideEffectsOfEachElementStayInItsOwnOrder(int w, String march) throws Throwable {
+    boolean avx512 = march.equals("skylake-avx512");
     if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the vpcompress path did not run");
+    if (march.equals("haswell")) Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the vpermd path did not run");
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
     List<String> flags = new ArrayList<>(List.of("-O2"));
-    if (avx512) flags.add("-march=skylake-avx512");
+    if (!march.isEmpty()) flags.add("-march=" + march);
     clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
     // one refill state, and two independent ones per step (interleaved refill)
     for (int ic : new int[] {1, 2}) {
@@ -211,6 +213,9 @@ class RefillDriverJitTest {
           && r.message().contains("iterations masked (it accesses memory")), remarks.toString());
       assertEquals(ic == 2, remarks.stream().anyMatch(r -> r.message().contains("2 independent sets of " + w + " lanes")),
           remarks.toString());
+      if (march.equals("haswell")) {
+        assertTrue(remarks.stream().anyMatch(r -> r.message().contains(PERMUTE_REMARK)), remarks.toString());
+      }
       try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
         jit.addModule(m);
         MethodHandle driver = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("traced_map")),
@@ -275,13 +280,16 @@ class RefillDriverJitTest {
         new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
             .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
         assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill=auto) at the loop")), remarks.toString());
-        assertTrue(remarks.stream().anyMatch(r -> r.message().contains("--refill=auto: the driver runs chunks")), remarks.toString());
+        assertTrue(remarks.stream().anyMatch(r -> r.message().contains("--refill=auto: the driver runs epochs")), remarks.toString());
         assertTrue(m.function(k.name() + "_map.plain").isPresent() && m.function(k.name() + "_map.refill").isPresent());
-        if (!avx512) assertTrue(remarks.stream().anyMatch(r -> r.message().contains("scalar moves")), remarks.toString());
+        // AVX2: the rounds by masked loads and a vpermd from the rank table
+        if (!avx512) assertTrue(remarks.stream().anyMatch(r -> r.message().contains(PERMUTE_REMARK)), remarks.toString());
         try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
           jit.addModule(m);
-          // chunks of 64 packets, epochs of 64 chunks: n crosses chunk boundaries and the first measurements
-          check(jit, arena, k, w, List.of(0, 1, w + 1, 64 * w - 1, 64 * w + 1, 3 * 64 * w + 5));
+          // epochs of 2048 packets: timed chunks of 8, 128 and 8 packets (plain, refill, plain), then the rest in one call;
+          // n ends inside each timed chunk, at their ends, inside the rest, and inside the second epoch's timed chunks
+          check(jit, arena, k, w, List.of(0, 1, w + 1, 8 * w - 1, 8 * w, 8 * w + 1, 136 * w - 1, 136 * w + 3, 144 * w, 144 * w + 1,
+              300 * w + 7, 2048 * w, 2048 * w + 9 * w + 5, 2048 * w + 140 * w + 3));
         }
       }
     }
@@ -375,14 +383,21 @@ class RefillDriverJitTest {
   }
 
   /** Pointers as state and as varying inputs (an array of pointers: gathered, never expanded): linked lists of per-lane length. */
-  @ParameterizedTest(name = "W={0}")
-  @org.junit.jupiter.params.provider.ValueSource(ints = {4, 8, 16})
-  void linkedListWalksWithPointerState(int w) throws Throwable {
+  @ParameterizedTest(name = "W={0} avx2={1}")
+  @MethodSource("batchCases")
+  void linkedListWalksWithPointerState(int w, boolean avx2) throws Throwable {
+    if (avx2) Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the vpermd path did not run");
     List<Remark> remarks = new ArrayList<>();
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(IR_CASES, "cases.ll")) {
+      if (avx2) {
+        // AVX2 without AVX-512: the array of pointers is loaded by groups and spread by vpermd (64-bit lanes: by halves)
+        m.function("walk").orElseThrow().setStringAttribute("target-cpu", "haswell");
+        m.function("walk").orElseThrow().setStringAttribute("target-features", AVX2_FEATURES);
+      }
       new Packetizer(PacketizerOptions.builder().width(w).params("v").verifyEachPhase(true).arrayDriver("*_map")
           .refill(Refill.ON).remarks(remarks::add).build()).run(m, "walk", "walk_v" + w);
       assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")), remarks.toString());
+      if (avx2) assertTrue(remarks.stream().anyMatch(r -> r.message().contains(PERMUTE_REMARK)), remarks.toString());
       try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
         jit.addModule(m);
         MethodHandle driver = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("walk_map")),
@@ -531,6 +546,71 @@ class RefillDriverJitTest {
         try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
           jit.addModule(m);
           for (K k : C_KERNELS) check(jit, arena, k, w, sizes(ic * w));
+        }
+      }
+    }
+  }
+
+  static final String AVX2_FEATURES = "+avx2,+avx,+fma,+sse4.2,+popcnt,+bmi,+bmi2";
+  static final String PERMUTE_REMARK = "a 256-entry table of vpermd indices";
+
+  static Stream<Arguments> marchCases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) for (String march : new String[] {"", "haswell", "skylake-avx512"}) out.add(Arguments.of(w, march));
+    return out.stream();
+  }
+
+  static Stream<Arguments> avx2Cases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) for (int ic : new int[] {1, 2, 4}) out.add(Arguments.of(w, ic));
+    // four groups of 8 lanes (offsets from the popcount of the groups before)
+    out.add(Arguments.of(32, 1));
+    return out.stream();
+  }
+
+  /**
+   * The AVX2 rounds (no AVX-512): each group of up to 8 lanes takes the next elements by one masked load per
+   * array and a vpermd whose indices come from a table at the group's free-lane mask. Every C kernel (several
+   * exits, nested loops, 64-bit and double inputs, a masked remainder loop) and the bundled escape-time kernels,
+   * compiled for haswell, W = 4, 8, 16 with one, two and four refill states and W = 32 with one, n from 0 to
+   * 3·IC·W+1, 97 and 10·IC·W+3,
+   * random and coherent inputs, every element byte for byte, nothing written after the output.
+   */
+  @ParameterizedTest(name = "W={0} IC={1}")
+  @MethodSource("avx2Cases")
+  void avx2PermutationRoundsMatchTheScalarFunction(int w, int ic) throws Throwable {
+    Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the vpermd path did not run");
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
+    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), List.of("-O2", "-march=haswell"));
+    List<Integer> ns = sizes(ic * w);
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+      List<Remark> remarks = new ArrayList<>();
+      for (K k : C_KERNELS) {
+        new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
+            .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+        assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().startsWith("lane refill (--refill) at")
+            && r.message().contains(PERMUTE_REMARK)), k.name() + ": " + remarks);
+      }
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        for (K k : C_KERNELS) check(jit, arena, k, w, ns);
+      }
+    }
+    Manifest mf = Manifest.load();
+    for (K k : BUNDLED) {
+      Manifest.Entry e = mf.require(k.name());
+      List<Remark> remarks = new ArrayList<>();
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
+        m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", "haswell");
+        m.function(k.name()).orElseThrow().setStringAttribute("target-features", AVX2_FEATURES);
+        new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
+            .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+        assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
+            && r.message().contains(PERMUTE_REMARK)), remarks.toString());
+        try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+          jit.addModule(m);
+          check(jit, arena, k, w, ns);
         }
       }
     }
