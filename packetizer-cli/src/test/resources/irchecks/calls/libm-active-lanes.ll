@@ -1,4 +1,4 @@
-; The bit-exact vector math mode under a partial mask: llvm.exp2 has no vector instruction, so its
+; The bit-exact vector math mode under a partial mask: llvm.exp10 has no vector instruction, so its
 ; vector form would be W libm calls whatever the mask; instead the active lanes call the scalar
 ; intrinsic in a loop over the mask's set bits (cttz, clear the lowest bit). Under a full mask
 ; (the first call, placed after the loop) a counted loop over all lanes through stack arrays.
@@ -8,16 +8,16 @@
 ; CHECK:       {{.*}}.lanes:
 ; CHECK:       @llvm.cttz.i8(i8 %lanes.left, i1 true)
 ; CHECK:       extractelement <8 x float> %{{.*}}, i32 %lane
-; CHECK:       call float @llvm.exp2.f32(float
+; CHECK:       call float @llvm.exp10.f32(float
 ; CHECK:       insertelement <8 x float> %{{.*}}, float %{{.*}}, i32 %lane
 ; CHECK:       store <8 x float> %x, ptr %e0.arg
 ; CHECK:       phi i64 [ 0, {{.*}} ]
-; CHECK:       call float @llvm.exp2.f32(float
-; CHECK-NOT:   @llvm.exp2.v8f32
-; SHAPES:      call to llvm.exp2.f32 became llvm.exp2 on each active lane (a loop over the mask's set lanes
+; CHECK:       call float @llvm.exp10.f32(float
+; CHECK-NOT:   @llvm.exp10.v8f32
+; SHAPES:      call to llvm.exp10.f32 became llvm.exp10 on each active lane (a loop over the mask's set lanes
 define float @f(float %x) {
 entry:
-  %e0 = call float @llvm.exp2.f32(float %x)
+  %e0 = call float @llvm.exp10.f32(float %x)
   br label %loop
 loop:
   %i = phi i32 [ 0, %entry ], [ %i1, %latch ]
@@ -28,7 +28,7 @@ loop:
   br i1 %c, label %then, label %latch
 then:
   %n = fneg float %s
-  %e = call float @llvm.exp2.f32(float %n)
+  %e = call float @llvm.exp10.f32(float %n)
   %te = fmul float %t, %e
   %small = fcmp olt float %te, 6.250000e-02
   br i1 %small, label %exit, label %latch
@@ -42,4 +42,4 @@ exit:
   %out = fadd float %r, %e0
   ret float %out
 }
-declare float @llvm.exp2.f32(float)
+declare float @llvm.exp10.f32(float)

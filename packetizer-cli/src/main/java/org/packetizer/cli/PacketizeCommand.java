@@ -225,7 +225,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " vector intrinsics, which call libm per lane (bit-identical, slower; under a partial mask only the active"
           + " lanes call; a call with the afn flag, as clang writes for -ffast-math, still takes libmvec); in that mode sinf"
           + " and cosf on x86-64 targets with FMA and AVX2 are vector IR of glibc's own algorithm (bit-identical), and so are"
-          + " expf and logf on every x86-64 target, checked once per process against the linked libm. fmod, remainder, fmin, fmax, fdim,"
+          + " expf, logf, exp2f and log2f on every x86-64 target and powf on those with FMA and AVX2, checked once per process"
+          + " against the linked libm. fmod, remainder, fmin, fmax, fdim,"
           + " nextafter, ldexp, scalbn, scalbln, ilogb and logb are exact vector IR either way; every function's route:"
           + " docs/vector-math.md (default: ${DEFAULT-VALUE}).")
   String vectorMath;

@@ -100,11 +100,14 @@ public final class VectorMathCalls {
         return Optional.of(new Emitted(v, "call to " + name + " became " + r.describe() + ", @" + h.name()));
       }
       case Route.GlibcExact g -> {
-        Function h = GlibcMath.helper(module, packet, g.function(), w);
+        boolean pow = GlibcPow.emits(g.function());
+        Function h = pow ? GlibcPow.helper(module, packet, g.function(), w) : GlibcMath.helper(module, packet, g.function(), w);
         Value active = mask != null ? mask : b.splat(b.i1(true), w, "");
-        Value v = guard.apply(() -> b.call(h, List.of(args.get(0), active), call.name()));
+        List<Value> hargs = new ArrayList<>(args);
+        hargs.add(active);
+        Value v = guard.apply(() -> b.call(h, hargs, call.name()));
         return Optional.of(new Emitted(v, "call to " + name + " became " + r.describe() + ", @" + h.name()
-            + "; its table lookups: " + GlibcMath.tableRoute(packet, w).describe()
+            + (pow ? "" : "; its table lookups: " + GlibcMath.tableRoute(packet, w).describe())
             + (LibmGuard.libmSymbol(g.function()).equals(g.function()) ? "" : " checked against " + LibmGuard.libmSymbol(g.function()))));
       }
       case Route.Intrinsic in when fn.shape() == Shape.LONG_OF_T -> {

@@ -68,7 +68,8 @@ public final class VectorMathRoutes {
     }
 
     /**
-     * Vector IR bit-identical to glibc's own algorithm ({@link GlibcMath}: expf, logf), checked once
+     * Vector IR bit-identical to glibc's own algorithm ({@link GlibcMath}: expf, logf; {@link GlibcPow}:
+     * exp2f, log2f, powf), checked once
      * per process against the linked libm ({@link LibmGuard}), per-lane calls where it differs.
      */
     record GlibcExact(String function) implements Route {
@@ -217,7 +218,8 @@ public final class VectorMathRoutes {
         break;
     }
     int arity = fn.shape() == Shape.BINARY ? 2 : 1;
-    if (mode == VectorMath.INTRINSICS && !isDouble && GlibcMath.emits(fn.name(false)) && !GLIBC_EXACT_OFF) {
+    if (mode == VectorMath.INTRINSICS && !isDouble && (GlibcMath.emits(fn.name(false)) || GlibcPow.available(fn.name(false), features))
+        && !GLIBC_EXACT_OFF) {
       return new Route.GlibcExact(fn.name(false));
     }
     if (mode == VectorMath.LIBMVEC) {

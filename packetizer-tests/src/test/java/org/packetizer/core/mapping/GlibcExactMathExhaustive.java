@@ -18,12 +18,13 @@ import org.packetizer.core.jit.Jit;
 import org.packetizer.core.toolchain.BundledClang;
 
 /**
- * The exhaustive check of the glibc-exact expf and logf ({@link GlibcMath}, issue 16): every one of
+ * The exhaustive check of the glibc-exact expf and logf ({@link GlibcMath}, issue 16), and of exp2f and
+ * log2f ({@link GlibcPow}; powf has its sampled sweep, {@link GlibcPowSweep}): every one of
  * the 2^32 float inputs through the packet function (its array driver) at W4 (x86-64-v2: the plain
  * variant), W8 (haswell: the FMA variant) and W16 (x86-64-v4) where the host runs them, against this
  * machine's libm (a C loop calling expf/logf once per element), bit for bit. Too long for the regular
  * suite (a few minutes); run once, nice'd:
- * <pre>  nice bin/exhaustive-math [expf|logf ...]</pre>
+ * <pre>  nice bin/exhaustive-math [expf|logf|exp2f|log2f ...]</pre>
  * Prints the number of differing inputs per function and width (and the first few) and exits
  * non-zero when any differs.
  */
@@ -34,7 +35,7 @@ public final class GlibcExactMathExhaustive {
   static final int CHUNK = 1 << 24;
 
   public static void main(String[] args) throws Throwable {
-    List<String> fns = args.length == 0 ? List.of("expf", "logf") : List.of(args);
+    List<String> fns = args.length == 0 ? List.of("expf", "logf", "exp2f", "log2f") : List.of(args);
     String host = Jit.host().features();
     List<MathSources.Isa> isas = new ArrayList<>();
     for (MathSources.Isa isa : MathSources.ISAS) {
@@ -52,7 +53,7 @@ public final class GlibcExactMathExhaustive {
       MethodHandle fill = null;
       MethodHandle[] refs = new MethodHandle[fns.size()];
       for (MathSources.Isa isa : isas) {
-        StringBuilder src = new StringBuilder("float expf(float);\nfloat logf(float);\n");
+        StringBuilder src = new StringBuilder("float expf(float);\nfloat logf(float);\nfloat exp2f(float);\nfloat log2f(float);\n");
         src.append("void fill(unsigned *a, unsigned start, long n) { for (long i = 0; i < n; i++) a[i] = start + (unsigned) i; }\n");
         for (String fn : fns) {
           src.append("float k_").append(fn).append("(float x) { return ").append(fn).append("(x); }\n");

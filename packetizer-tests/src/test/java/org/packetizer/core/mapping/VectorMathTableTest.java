@@ -41,6 +41,7 @@ class VectorMathTableTest {
   @Test
   void theCommittedTableIsWhatThePacketizerDoes() throws IOException {
     Map<String, String[]> cells = new LinkedHashMap<>();
+    Map<String, String[]> exactCells = new LinkedHashMap<>();
     for (int i = 0; i < MathSources.ISAS.size(); i++) {
       MathSources.Isa isa = MathSources.ISAS.get(i);
       byte[] bc = BundledClang.locate().compileToBitcode(MathSources.source(), "math.c",
@@ -70,6 +71,15 @@ class VectorMathTableTest {
             cells.computeIfAbsent(name, k -> new String[MathSources.ISAS.size()])[i] = cell;
           }
         }
+        // the bit-exact mode's own routes, read from the remarks (after the assembly above)
+        for (String name : EXACT_MODE) {
+          MathFunction f = VectorMathRoutes.lookup(name).orElseThrow().function();
+          String s = MathSources.wrapper(f, false);
+          List<Remark> rem = new ArrayList<>();
+          new Packetizer(PacketizerOptions.builder().width(isa.width()).params(MathSources.params(f))
+              .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).remarks(rem::add).build()).run(m, s, s + "_x" + isa.width());
+          exactCells.computeIfAbsent(name, k -> new String[MathSources.ISAS.size()])[i] = exactCell(rem);
+        }
       }
     }
     StringBuilder t = new StringBuilder();
@@ -89,22 +99,27 @@ class VectorMathTableTest {
     t.append("lanes with |x| ≥ 120, infinities and NaN; a sine and cosine of one argument share one reduction; a\n");
     t.append("once-per-process guard sends every lane to libm when the linked libm differs from glibc's bits, stored in\n");
     t.append("the helper, on 48 probe inputs).\n\n");
-    t.append("Every exact helper (`ExactMath`, `GlibcMath`, `ExactTrig`) is a real function, defined once per module,\n");
-    t.append("width and target (internal; the name carries W and a hash of the target), that every packet function of\n");
+    t.append("Every exact helper (`ExactMath`, `GlibcMath`, `GlibcPow`, `ExactTrig`) is a real function, defined once\n");
+    t.append("per module, width and target (internal; the name carries W and a hash of the target), that every packet function of\n");
     t.append("the module calls, as a C caller calls libmvec's `_ZGV` functions, but inside the module: the CLI's\n");
     t.append("output, `--check`, the JIT and C callers need no extra library. Its fast path has one copy (the guard's\n");
     t.append("probe reaches it through the helper with no lane active); the `sinf`/`cosf` fast path is inlined into\n");
     t.append("the packet function instead (faster, [performance.md](performance.md#code-growth-the-math-helpers-once-per-module-issue-16-code-growth-round)).\n\n");
-    t.append("In the bit-exact mode (`--vector-math intrinsics`) `expf` and `logf` on x86-64 take another route,\n");
-    t.append("**glibc-exact**: glibc's own algorithm (2.28 and later) as vector IR (`GlibcMath`), bit-identical to this\n");
-    t.append("machine's libm over all 2^32 inputs at W4/W8/W16 (`bin/exhaustive-math`), checked once per process against\n");
-    t.append("the linked libm on probe inputs (`LibmGuard`: a libm that differs gets one call per lane from then on);\n");
-    t.append("lanes outside glibc's fast path (expf: |x| ≥ 88, NaN; logf: x ≤ 0, subnormal, infinite, NaN) call libm,\n");
-    t.append("so they set `errno` as the scalar call does. The remark says `glibc-exact vector (verified at run time)`\n");
-    t.append("and how the helper reads its tables (expf's 32 entries, logf's 16 (1/c, log c) pairs: `TableLookup`, a\n");
-    t.append("32-bit index from the table's base): an AVX-512 permute with the table in registers (`vpermi2q`) when W\n");
-    t.append("is a multiple of 8, scalar loads by 32-bit index otherwise (AVX2's `vpgatherdq` measured slower; knob\n");
-    t.append("`-Dpacketizer.tableLookup`; [performance.md](performance.md#table-lookups-of-the-glibc-exact-helpers-issue-16-eighth-round)).\n\n");
+    t.append("In the bit-exact mode (`--vector-math intrinsics`) `expf`, `logf`, `exp2f`, `log2f` and `powf` on x86-64\n");
+    t.append("take another route, **glibc-exact**: glibc's own algorithm (2.28 and later) as vector IR (`GlibcMath`:\n");
+    t.append("expf, logf; `GlibcPow`: exp2f, log2f, powf), bit-identical to this machine's libm over all 2^32 inputs at\n");
+    t.append("W4/W8/W16 (`bin/exhaustive-math`; powf: a sweep of 250 million pairs over every region of its 2^64,\n");
+    t.append("`bin/exhaustive-math powf`), checked once per process against the linked libm on probe inputs\n");
+    t.append("(`LibmGuard`, `BinaryLibmGuard`: a libm that differs gets one call per lane from then on); lanes outside\n");
+    t.append("glibc's fast path (expf: |x| ≥ 88, NaN; exp2f: |x| ≥ 128, NaN; logf, log2f: x ≤ 0, subnormal, infinite,\n");
+    t.append("NaN; powf: x ≤ 0, x subnormal, infinite or NaN, y zero, infinite or NaN, |y·log2 x| ≥ 126) call libm, so\n");
+    t.append("they set `errno` as the scalar call does. powf takes the route on targets with FMA and AVX2 only (W4/SSE4.2\n");
+    t.append("keeps one libm call per active lane; [limits.md](limits.md)). The remark says `glibc-exact vector (verified\n");
+    t.append("at run time)`, for expf and logf with how the helper reads its tables (expf's 32 entries, logf's 16\n");
+    t.append("(1/c, log c) pairs: `TableLookup`, a 32-bit index from the table's base): an AVX-512 permute with the\n");
+    t.append("table in registers (`vpermi2q`) when W is a multiple of 8, scalar loads by 32-bit index otherwise (AVX2's\n");
+    t.append("`vpgatherdq` measured slower; knob `-Dpacketizer.tableLookup`;\n");
+    t.append("[performance.md](performance.md#table-lookups-of-the-glibc-exact-helpers-issue-16-eighth-round)).\n\n");
     t.append("Routes: **IR** — vector IR the packetizer emits (`ExactMath`), bit-identical to glibc for every input,\n");
     t.append("NaN payloads included (`VectorMathDifferentialTest`: special values crossed with each other, random\n");
     t.append("bits, huge quotients; 200,000 random pairs for fmod); **vector** — an LLVM intrinsic the back end\n");
@@ -128,6 +143,19 @@ class VectorMathTableTest {
         t.append(' ').append(accuracy(f, cells.get(name))).append(" |\n");
       }
     }
+    t.append("\nThe bit-exact mode's own routes (`--vector-math intrinsics`, read from the remarks) for the functions\n");
+    t.append("where it does better than the intrinsic's one libm call per lane (**W× libm**: that call, under a partial\n");
+    t.append("mask on the active lanes only):\n\n");
+    t.append("| function (bit-exact mode) |");
+    for (MathSources.Isa isa : MathSources.ISAS) t.append(' ').append(isa.name()).append(" |");
+    t.append("\n|---|");
+    for (int i = 0; i < MathSources.ISAS.size(); i++) t.append("---|");
+    t.append("\n");
+    for (String name : EXACT_MODE) {
+      t.append("| `").append(name).append("` |");
+      for (String c : exactCells.get(name)) t.append(' ').append(c).append(" |");
+      t.append("\n");
+    }
     String table = t.toString();
     if (Boolean.getBoolean("packetizer.regenerate")) Files.writeString(DOC, table);
     Path out = Path.of("target", "vector-math.md");
@@ -136,6 +164,21 @@ class VectorMathTableTest {
     String committed = Files.exists(DOC) ? Files.readString(DOC) : "";
     assertEquals(committed, table, "docs/vector-math.md is not what the packetizer does; the new table is in "
         + out.toAbsolutePath() + " (rerun with -Dpacketizer.regenerate=true to rewrite the doc)");
+  }
+
+  /** The float functions with a route of their own in the bit-exact mode. */
+  static final List<String> EXACT_MODE = List.of("expf", "logf", "exp2f", "log2f", "powf", "sinf", "cosf");
+
+  /** A cell of the bit-exact mode's table, from the call's remark. */
+  static String exactCell(List<Remark> rem) {
+    List<String> msgs = rem.stream().filter(r -> r.kind() == Remark.Kind.VECTORIZED_CALL).map(Remark::message).toList();
+    if (msgs.stream().anyMatch(x -> x.contains("glibc-exact vector (verified at run time)"))) {
+      return msgs.stream().anyMatch(x -> x.contains("__packetizer_glibc_powf") || x.contains("__packetizer_glibc_exp2f")
+          || x.contains("__packetizer_glibc_log2f")) ? "glibc-exact (`GlibcPow`)" : "glibc-exact (`GlibcMath`)";
+    }
+    if (msgs.stream().anyMatch(x -> x.contains("packetizer vector IR (glibc's"))) return "glibc-exact (`ExactTrig`)";
+    if (msgs.stream().anyMatch(x -> x.contains("on each active lane"))) return "W× libm";
+    return "? " + msgs;
   }
 
   static String accuracy(MathFunction f, String[] cells) {
