@@ -70,8 +70,12 @@ public final class SlotSsa {
 
   /** A read answered by the value of a variable at a point, known only at the end. */
   private static final class Placeholder {
-    final Value inst;
+    final Value inst;    // null for a read answered when it was made (see expected)
     Object value;  // Value, Phi or Placeholder
+    /** For a read answered through sole predecessors: the value returned, checked by {@link #resolve}. */
+    Value expected;
+    Var var;
+    long block;
 
     Placeholder(Value inst) { this.inst = inst; }
   }
@@ -86,6 +90,10 @@ public final class SlotSsa {
     final Map<Var, Value> initValues = new IdentityHashMap<>();
     /** Variables with an event in the block (a write or read after which the initial value is not current). */
     final java.util.Set<Var> touched = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Each variable's value at the block's end so far (its last write, or its first read's placeholder). */
+    final Map<Var, Value> endDefs = new IdentityHashMap<>();
+    /** The block's predecessors, forever (see {@link #predecessorsFinal}); null when not declared. */
+    BlockEvents[] preds;
   }
 
   private final IrBuilder b;
@@ -95,6 +103,8 @@ public final class SlotSsa {
   private final Map<Long, Placeholder> placeholders = new HashMap<>();
   private final List<Placeholder> placeholderList = new ArrayList<>();
   private final List<Var> vars = new ArrayList<>();
+  /** Reads answered through sole predecessors (checked against the resolution). */
+  private final List<Placeholder> answered = new ArrayList<>();
 
   // the block being appended to, with the variables' values at its end so far
   private long curBlock;
@@ -120,11 +130,37 @@ public final class SlotSsa {
     ev.initValues.put(var, value);
   }
 
+  /**
+   * Declares that {@code block}, new and empty, has the single predecessor {@code pred} and will never
+   * get another (the arms of a kept uniform branch, the body of an any-lane guard), and that nothing
+   * is written at {@code pred}'s end any more. A read in {@code block} that nothing before it in the
+   * block answers then takes {@code pred}'s value at its end when that is known (a write, a read, an
+   * initial value, or again a sole predecessor's), instead of a placeholder: an empty mask or a poison
+   * blend the emitter folds right away, not code the clean-up removes. {@link #resolve} checks every
+   * such answer against the resolution on the finished graph.
+   */
+  public void solePredecessor(Block block, Block pred) {
+    predecessorsFinal(block, List.of(pred));
+  }
+
+  /**
+   * Declares that {@code block}'s predecessors are {@code preds} and will stay so (no edge into it
+   * is added later; a loop header's back edge, for one, comes later), and that nothing is written at
+   * their ends any more. A read at {@code block}'s start then takes the value every predecessor
+   * delivers at its end, when it is the same known value for all (see {@link #solePredecessor}).
+   */
+  public void predecessorsFinal(Block block, List<Block> preds) {
+    BlockEvents[] ps = new BlockEvents[preds.size()];
+    for (int i = 0; i < ps.length; i++) ps[i] = events(key(preds.get(i).id()));
+    events(key(block.id())).preds = ps;
+  }
+
   /** Writes {@code var} at the builder's position. */
   public void write(Var var, Value value) {
     sync();
     curEvents.events.add(new Event(var, value, null));
     curEvents.touched.add(var);
+    curEvents.endDefs.put(var, value);
     curDefs.put(var, value);
   }
 
@@ -138,6 +174,20 @@ public final class SlotSsa {
     if (!curEvents.touched.contains(var)) {
       Value init = curEvents.initValues.get(var);
       if (init != null) return init;
+      budget = 32;
+      Value viaPred = curEvents.preds == null ? null : entryValue(curEvents, var, 0);
+      if (viaPred != null) {
+        Placeholder check = new Placeholder(null);
+        check.expected = viaPred;
+        check.var = var;
+        check.block = curBlock;
+        answered.add(check);
+        curEvents.events.add(new Event(var, null, check));
+        curEvents.touched.add(var);
+        curEvents.endDefs.putIfAbsent(var, viaPred);
+        curDefs.put(var, viaPred);
+        return viaPred;
+      }
     }
     Value inst = b.load(var.type, nullPtr, name);
     Placeholder ph = new Placeholder(inst);
@@ -145,8 +195,37 @@ public final class SlotSsa {
     placeholderList.add(ph);
     curEvents.events.add(new Event(var, null, ph));
     curEvents.touched.add(var);
+    curEvents.endDefs.putIfAbsent(var, inst);
     curDefs.put(var, inst);
     return inst;
+  }
+
+  private int budget;
+
+  /**
+   * {@code var}'s value at the start of {@code ev}'s block when every predecessor delivers the same
+   * known value at its end (looked up through predecessors declared final, at most {@link #budget}
+   * blocks per read), else null.
+   */
+  private Value entryValue(BlockEvents ev, Var var, int depth) {
+    if (ev.preds == null || ev.preds.length == 0 || depth > 16) return null;
+    Value same = null;
+    for (BlockEvents p : ev.preds) {
+      if (--budget < 0) return null;
+      Value v = p.endDefs.get(var);
+      if (v == null) {
+        if (p.touched.contains(var)) return null;
+        v = p.initValues.get(var);
+        if (v == null) v = entryValue(p, var, depth + 1);
+        if (v == null) return null;
+      }
+      if (same == null) {
+        same = v;
+      } else if (!same.equals(v)) {
+        return null;
+      }
+    }
+    return same;
   }
 
   private void sync() {
@@ -384,6 +463,16 @@ public final class SlotSsa {
       }
       phi.real.addIncoming(vals, bbs);
     }
+    for (Placeholder ph : answered) {
+      Integer at = index.get(ph.block);
+      if (at == null || !reachable[at]) continue;  // (any value will do)
+      Object got = find(ph);
+      Object want = find(ph.expected);
+      if (!agrees(got, want, new java.util.HashSet<>())) {
+        throw new IllegalStateException("variable " + ph.var + ": a read in block " + blocks.get(at).name()
+            + " answered through predecessors declared final returned " + want + ", but the finished graph gives " + got);
+      }
+    }
     for (Placeholder ph : placeholderList) {
       ph.inst.replaceAllUsesWith(value(ph));
     }
@@ -409,6 +498,22 @@ public final class SlotSsa {
     defBlk[v][c] = blk;
     defVal[v][c] = value;
     defCnt[v] = c + 1;
+  }
+
+  /**
+   * Whether {@code got} is {@code want}: the same object, the same LLVM value, or a phi whose operands
+   * all are (the resolution compares values as recorded, so it keeps a phi of two wrappers of one
+   * constant, e.g. the poison of an initial value and the poison a folded blend wrote).
+   */
+  private boolean agrees(Object got, Object want, java.util.Set<Phi> seen) {
+    if (got == want) return true;
+    if (got instanceof Value g && want instanceof Value w) return g.equals(w);
+    if (got instanceof Phi p) {
+      if (!seen.add(p)) return true;
+      for (Object op : p.ops) if (!agrees(find(op), want, seen)) return false;
+      return true;
+    }
+    return false;
   }
 
   /** The representative of a value: placeholders and trivial phis followed. */

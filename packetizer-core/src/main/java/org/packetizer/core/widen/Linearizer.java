@@ -36,11 +36,19 @@ final class Linearizer extends EmissionPhase {
       // a loop is skipped when no lane arrives; the test is made once on entry, not in every iteration
       // (the latch takes the back edge only when some lane continues)
       b.atEnd(loopEnter);
+      // every forward edge into the loop is emitted by now (the back edges go to h)
+      List<Block> into = predecessors(loopEnter);
+      if (into != null) vars().predecessorsFinal(loopEnter, into);
       Value arriving = vars().read(e.maskGenerator.maskSlot(sb), "m." + sb.name() + ".enter");
       Optional<Block> skip = enterSkipTarget(sb);
       b.condBr(masks.any(arriving, "any." + sb.name()), h, skip.map(this::entryOf).orElse(exitBlock()));
     }
     b.atEnd(h);
+    if (loopEnter == null && !isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)) {
+      // not a loop header: every edge into h is emitted already (no back edge will come)
+      List<Block> into = predecessors(h);
+      if (into != null) vars().predecessorsFinal(h, into);
+    }
     Value m;
     Value slotMask;
     if (isEntry(sb)) {
@@ -59,6 +67,7 @@ final class Linearizer extends EmissionPhase {
       // also ends the recursion of recursive packet versions)
       Optional<Block> skip = isEntry(sb) ? Optional.empty() : st.schedule().skipTarget(sb);
       b.condBr(masks.any(slotMask, "any." + sb.name()), body, skip.map(this::entryOf).orElse(exitBlock()));
+      vars().solePredecessor(body, b.currentBlock());
       b.atEnd(body);
       if (!isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)
           && blockCost(sb).total() >= st.options().skipThreshold()) {
@@ -379,6 +388,8 @@ final class Linearizer extends EmissionPhase {
           t1.moveAfter(here);
           t2.moveAfter(t1);
           b.condBr(scal(c), t1, t2);
+          vars().solePredecessor(t1, here);
+          vars().solePredecessor(t2, here);
           Caches before = saveCaches();
           b.atEnd(t1);
           e.maskGenerator.contribute(sb, s1, mask());
@@ -486,5 +497,16 @@ final class Linearizer extends EmissionPhase {
   Block target(Block from, Block to) {
     boolean back = st.cfg().loops().loopWithHeader(to).map(l -> l.contains(from)).orElse(false);
     return back ? head.get(to) : entryOf(to);
+  }
+
+  /** The blocks whose terminators branch to {@code bb} now (each once), or null when something else uses it. */
+  private static List<Block> predecessors(Block bb) {
+    List<Block> out = new java.util.ArrayList<>();
+    for (Value u : bb.asValue().users()) {
+      Optional<Block> p = u.block();
+      if (p.isEmpty()) return null;
+      if (!out.contains(p.get())) out.add(p.get());
+    }
+    return out;
   }
 }

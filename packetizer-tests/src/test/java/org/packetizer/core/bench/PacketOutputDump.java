@@ -29,6 +29,7 @@ public final class PacketOutputDump {
   private PacketOutputDump() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length == 3 && args[0].equals("--compare")) System.exit(DumpCompare.run(Path.of(args[1]), Path.of(args[2])));
     Path out = Path.of(args.length > 0 ? args[0] : "packet-dump");
     Files.createDirectories(out);
     Manifest manifest = Manifest.load();
