@@ -91,6 +91,11 @@ public final class GlibcMath {
     return features.contains("+fma") && features.contains("+avx2");
   }
 
+  /** The route of the helper's table lookups for {@code packet}'s target at width {@code w} (for the remark). */
+  public static TableLookup.Route tableRoute(Function packet, int w) {
+    return TableLookup.route(w, VectorMathRoutes.effectiveFeatures(packet));
+  }
+
   /**
    * The helper {@code <W x float> (<W x float> x, <W x i1> activeLanes)} for {@code fn} ("expf" or
    * "logf"), added to {@code m} if absent, compiled for {@code packet}'s target.
@@ -102,10 +107,12 @@ public final class GlibcMath {
     String libm = LibmGuard.libmSymbol(fn);
     String cpu = packet.stringAttribute("target-cpu").orElse("");
     String ownFeatures = packet.stringAttribute("target-features").orElse("");
-    String name = "__packetizer_glibc_" + fn + "_v" + w + "_" + Integer.toHexString((cpu + "|" + ownFeatures + "|" + fma + "|" + libm).hashCode());
+    TableLookup.Route route = tableRoute(packet, w);
+    String name = "__packetizer_glibc_" + fn + "_v" + w + "_" + Integer.toHexString((cpu + "|" + ownFeatures + "|" + fma + "|" + libm).hashCode())
+        + (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route));
     Optional<Function> have = m.function(name);
     if (have.isPresent()) return have.get();
-    String text = new Template(fn, w, name, fma, libm).module();
+    String text = new Template(fn, w, name, fma, libm, route).module();
     return ExactMath.linkHelper(m, packet, name, text, w);
   }
 
@@ -114,8 +121,12 @@ public final class GlibcMath {
     final String fn, name, libm, d, l, f, i32v, m;
     final int w;
     final boolean fma;
+    final TableLookup.Route route;
 
-    Template(String fn, int w, String name, boolean fma, String libm) {
+    Template(String fn, int w, String name, boolean fma, String libm) { this(fn, w, name, fma, libm, TableLookup.Route.SCALAR); }
+
+    Template(String fn, int w, String name, boolean fma, String libm, TableLookup.Route route) {
+      this.route = route;
       this.fn = fn;
       this.w = w;
       this.name = name;
@@ -161,10 +172,7 @@ public final class GlibcMath {
       }
       s.append(LibmGuard.unaryHelper(name, libm, "float", w, probes, sp.toString()));
       s.append("declare ").append(d).append(" @llvm.fma.v").append(w).append("f64(").append(d).append(", ").append(d).append(", ").append(d).append(")\n");
-      s.append("declare ").append(l).append(" @llvm.masked.gather.v").append(w).append("i64.v").append(w).append("p0(<").append(w)
-          .append(" x ptr>, i32, ").append(m).append(", ").append(l).append(")\n");
-      s.append("declare ").append(d).append(" @llvm.masked.gather.v").append(w).append("f64.v").append(w).append("p0(<").append(w)
-          .append(" x ptr>, i32, ").append(m).append(", ").append(d).append(")\n");
+      s.append(TableLookup.declarations(route, w));
       s.append("attributes #0 = { nounwind }\nattributes #1 = { alwaysinline nounwind willreturn memory(read) }\n");
       return s.toString();
     }
@@ -174,9 +182,7 @@ public final class GlibcMath {
     /** {@code <W x float> @"NAME.core"(<W x float>)}: glibc expf's fast path on every lane. */
     String expCore() {
       StringBuilder s = new StringBuilder();
-      s.append("@\"").append(name).append(".tab\" = internal constant [32 x i64] [");
-      for (int i = 0; i < 32; i++) s.append(i > 0 ? ", " : "").append("i64 ").append(EXP_TABLE[i]);
-      s.append("], align 64\n");
+      s.append(TableLookup.global(name + ".tab", EXP_TABLE));
       s.append("define internal ").append(f).append(" @\"").append(name).append(".core\"(").append(f).append(" %x) #1 {\nentry:\n");
       s.append("  %xd = fpext ").append(f).append(" %x to ").append(d).append("\n");
       if (fma) {
@@ -191,10 +197,10 @@ public final class GlibcMath {
         s.append("  %r = fsub ").append(d).append(" %z, %kd\n");
       }
       s.append("  %ki = bitcast ").append(d).append(" %ks to ").append(l).append("\n");
-      s.append("  %idx = and ").append(l).append(" %ki, ").append(sp("i64", "31")).append("\n");
-      s.append("  %tp = getelementptr inbounds [32 x i64], ptr @\"").append(name).append(".tab\", i64 0, ").append(l).append(" %idx\n");
-      s.append("  %t0 = call ").append(l).append(" @llvm.masked.gather.v").append(w).append("i64.v").append(w).append("p0(<").append(w)
-          .append(" x ptr> %tp, i32 8, ").append(m).append(" ").append(allTrue()).append(", ").append(l).append(" poison)\n");
+      // the table index as 32-bit lanes from a uniform base (TableLookup: permute, gather or scalar loads)
+      s.append("  %ki32 = trunc ").append(l).append(" %ki to ").append(i32v).append("\n");
+      s.append("  %idx = and ").append(i32v).append(" %ki32, ").append(sp("i32", "31")).append("\n");
+      s.append(TableLookup.lookup(route, "%t0", name + ".tab", EXP_TABLE, "%idx", w));
       s.append("  %kh = shl ").append(l).append(" %ki, ").append(sp("i64", "47")).append("\n");
       s.append("  %t = add ").append(l).append(" %t0, %kh\n");
       s.append("  %s = bitcast ").append(l).append(" %t to ").append(d).append("\n");
@@ -210,12 +216,15 @@ public final class GlibcMath {
     /** {@code <W x float> @"NAME.core"(<W x float>)}: glibc logf's fast path (positive normal x) on every lane. */
     String logCore() {
       StringBuilder s = new StringBuilder();
-      s.append("@\"").append(name).append(".tab\" = internal constant [16 x [2 x double]] [");
+      long[] invcBits = new long[16], logcBits = new long[16];
       for (int i = 0; i < 16; i++) {
-        s.append(i > 0 ? ", " : "").append("[2 x double] [double ").append(LibmGuard.fp(LOG_TABLE[i][0])).append(", double ")
-            .append(LibmGuard.fp(LOG_TABLE[i][1])).append("]");
+        invcBits[i] = Double.doubleToRawLongBits(LOG_TABLE[i][0]);
+        logcBits[i] = Double.doubleToRawLongBits(LOG_TABLE[i][1]);
       }
-      s.append("], align 64\n");
+      // (1/c, log c) looked up by the 32-bit index (TableLookup: as 16-byte rows for scalar loads)
+      StringBuilder glob = new StringBuilder();
+      String lookups = TableLookup.lookupPair(route, glob, "%invcb", "%logcb", name + ".logtab", invcBits, logcBits, "%i", w);
+      s.append(glob);
       s.append("define internal ").append(f).append(" @\"").append(name).append(".core\"(").append(f).append(" %x) #1 {\nentry:\n");
       s.append("  %ix = bitcast ").append(f).append(" %x to ").append(i32v).append("\n");
       s.append("  %tmp = sub ").append(i32v).append(" %ix, ").append(sp("i32", Integer.toString(0x3f330000))).append("\n");
@@ -226,13 +235,9 @@ public final class GlibcMath {
       s.append("  %iz = sub ").append(i32v).append(" %ix, %hi\n");
       s.append("  %zf = bitcast ").append(i32v).append(" %iz to ").append(f).append("\n");
       s.append("  %z = fpext ").append(f).append(" %zf to ").append(d).append("\n");
-      s.append("  %ii = zext ").append(i32v).append(" %i to ").append(l).append("\n");
-      s.append("  %pc = getelementptr inbounds [16 x [2 x double]], ptr @\"").append(name).append(".tab\", i64 0, ").append(l).append(" %ii, i32 0\n");
-      s.append("  %pl = getelementptr inbounds [16 x [2 x double]], ptr @\"").append(name).append(".tab\", i64 0, ").append(l).append(" %ii, i32 1\n");
-      s.append("  %invc = call ").append(d).append(" @llvm.masked.gather.v").append(w).append("f64.v").append(w).append("p0(<").append(w)
-          .append(" x ptr> %pc, i32 8, ").append(m).append(" ").append(allTrue()).append(", ").append(d).append(" poison)\n");
-      s.append("  %logc = call ").append(d).append(" @llvm.masked.gather.v").append(w).append("f64.v").append(w).append("p0(<").append(w)
-          .append(" x ptr> %pl, i32 8, ").append(m).append(" ").append(allTrue()).append(", ").append(d).append(" poison)\n");
+      s.append(lookups);
+      s.append("  %invc = bitcast ").append(l).append(" %invcb to ").append(d).append("\n");
+      s.append("  %logc = bitcast ").append(l).append(" %logcb to ").append(d).append("\n");
       s.append("  %kd = sitofp ").append(i32v).append(" %k to ").append(d).append("\n");
       s.append(madd("%r", "%z", "%invc", dc(-1.0)));
       s.append(madd("%y0", "%kd", dc(LOG_LN2), "%logc"));

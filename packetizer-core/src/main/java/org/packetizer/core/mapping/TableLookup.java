@@ -1,0 +1,279 @@
+package org.packetizer.core.mapping;
+
+import java.util.Locale;
+
+/**
+ * Lookups in a small constant table that the packetizer's own vector IR makes (issue 16): glibc's expf
+ * table of 32 64-bit entries and logf's two 16-entry columns. The table has a uniform base (a constant)
+ * and a varying 32-bit index per lane; the route that turns this into machine code is chosen per target,
+ * by measurement (docs/performance.md, "Table lookups of the glibc-exact helpers"):
+ * <ul>
+ *   <li>{@link Route#PERMUTE}: the table held in registers and indexed by a two-source permute
+ *       (AVX-512 {@code vpermi2q}/{@code vpermt2q}: 16 64-bit entries in two zmm; 32 entries are two
+ *       such permutes and a select on bit 4 of the index). Needs AVX-512F and W a multiple of 8.</li>
+ *   <li>{@link Route#GATHER}: a hardware gather with 32-bit indices from the uniform base (AVX2
+ *       {@code vpgatherdq} through LLVM's x86 gather intrinsic, 4 lanes each: LLVM itself does not
+ *       form hardware gathers from {@code masked.gather} for haswell or the generic AVX2 levels). Only
+ *       by the knob: slower than scalar loads where measured.</li>
+ *   <li>{@link Route#SCALAR}: per lane, the 32-bit index extracted and one scalar load from the base
+ *       ({@code vpextrd} + {@code vmovsd tab(,%r,8)}), the results inserted.</li>
+ *   <li>{@link Route#POINTER}: the earlier form, a {@code masked.gather} of a {@code <W x ptr>} vector
+ *       of 64-bit addresses (on AVX2 LLVM expands it into {@code vpextrq}/{@code vmovq} of each
+ *       address, a load and unpacks). Kept for side-by-side measurements.</li>
+ * </ul>
+ * The default ({@link #route}): permute on AVX-512 at W a multiple of 8, scalar loads elsewhere. The
+ * knob {@code -Dpacketizer.tableLookup=auto|permute|gather|scalar|pointer} forces a route (a route the
+ * target cannot run falls back to the default); helper names carry the route.
+ */
+public final class TableLookup {
+  private TableLookup() {}
+
+  /** How a lookup becomes machine code. */
+  public enum Route {
+    PERMUTE("permute in registers (AVX-512 vpermi2q)"),
+    GATHER("hardware gather with 32-bit indices (vpgatherdq)"),
+    SCALAR("scalar loads by 32-bit index"),
+    POINTER("gather of 64-bit pointers");
+
+    final String description;
+
+    Route(String description) { this.description = description; }
+
+    /** Words for a remark. */
+    public String describe() { return description; }
+  }
+
+  /** The knob's value, or null for auto. */
+  static Route forced() {
+    String s = System.getProperty("packetizer.tableLookup", "auto").strip().toLowerCase(Locale.ROOT);
+    return switch (s) {
+      case "", "auto" -> null;
+      case "permute" -> Route.PERMUTE;
+      case "gather" -> Route.GATHER;
+      case "scalar" -> Route.SCALAR;
+      case "pointer", "ptr" -> Route.POINTER;
+      default -> throw new IllegalArgumentException("-Dpacketizer.tableLookup=" + s + ": expected auto, permute, gather, scalar or pointer");
+    };
+  }
+
+  /**
+   * The route for tables of up to 32 64-bit entries at width {@code w} on a target with these
+   * (effective) features, by measurement (docs/performance.md, "Table lookups of the glibc-exact
+   * helpers"): AVX-512 and W a multiple of 8: permute; otherwise scalar loads by 32-bit index. AVX2's
+   * hardware gather ({@code -Dpacketizer.tableLookup=gather}) was as fast as scalar loads on the
+   * benchmark's bs_call and 30% slower on binomial at W8 (znver5 host), so it is not the default.
+   */
+  public static Route route(int w, String features) {
+    Route f = forced();
+    Route auto = autoRoute(w, features);
+    if (f == null) return auto;
+    return runs(f, w, features) ? f : auto;
+  }
+
+  static boolean avx512(String features) { return features.contains("+avx512f"); }
+
+  static boolean avx2(String features) { return features.contains("+avx2"); }
+
+  static boolean runs(Route r, int w, String features) {
+    if (Integer.bitCount(w) != 1) return r == Route.SCALAR || r == Route.POINTER;
+    return switch (r) {
+      case PERMUTE -> avx512(features) && w % 8 == 0;
+      case GATHER -> avx2(features) && w % 4 == 0;
+      case SCALAR, POINTER -> true;
+    };
+  }
+
+  static Route autoRoute(int w, String features) {
+    if (runs(Route.PERMUTE, w, features)) return Route.PERMUTE;
+    return Route.SCALAR;
+  }
+
+  /** A short tag for helper names. */
+  static String tag(Route r) { return r.name().substring(0, 1).toLowerCase(Locale.ROOT); }
+
+  /**
+   * The table global {@code @"NAME"}: {@code [N x i64]} with these bits (64-byte aligned).
+   */
+  static String global(String name, long[] bits) {
+    StringBuilder s = new StringBuilder();
+    s.append("@\"").append(name).append("\" = internal constant [").append(bits.length).append(" x i64] [");
+    for (int i = 0; i < bits.length; i++) s.append(i > 0 ? ", " : "").append("i64 ").append(bits[i]);
+    s.append("], align 64\n");
+    return s.toString();
+  }
+
+  /**
+   * IR instructions that define {@code out} ({@code <W x i64>}) as {@code table[idx]} per lane, where
+   * {@code idx} is a {@code <W x i32>} value in [0, N) and the table global {@code @"tableName"} (see
+   * {@link #global}) holds {@code bits} (N ≤ 32). Temporaries are named {@code out} plus a suffix.
+   */
+  static String lookup(Route r, String out, String tableName, long[] bits, String idx, int w) {
+    int n = bits.length;
+    if (n > 32) throw new IllegalArgumentException("table of " + n + " entries: at most 32");
+    String l = "<" + w + " x i64>", i32v = "<" + w + " x i32>";
+    String tab = "@\"" + tableName + "\"";
+    StringBuilder s = new StringBuilder();
+    switch (r) {
+      case POINTER -> {
+        s.append("  ").append(out).append(".ix = zext ").append(i32v).append(" ").append(idx).append(" to ").append(l).append("\n");
+        s.append("  ").append(out).append(".p = getelementptr inbounds [").append(n).append(" x i64], ptr ").append(tab).append(", i64 0, ")
+            .append(l).append(" ").append(out).append(".ix\n");
+        s.append("  ").append(out).append(" = call ").append(l).append(" @llvm.masked.gather.v").append(w).append("i64.v").append(w)
+            .append("p0(<").append(w).append(" x ptr> ").append(out).append(".p, i32 8, <").append(w).append(" x i1> splat (i1 true), ")
+            .append(l).append(" poison)\n");
+      }
+      case SCALAR -> {
+        // the byte offsets by one vector shift (not one scalar shift per lane)
+        s.append("  ").append(out).append(".off = shl ").append(i32v).append(" ").append(idx).append(", splat (i32 3)\n");
+        String prev = "poison";
+        for (int k = 0; k < w; k++) {
+          String p = out + ".s" + k;
+          s.append("  ").append(p).append(".i = extractelement ").append(i32v).append(" ").append(out).append(".off, i32 ").append(k).append("\n");
+          s.append("  ").append(p).append(".z = zext i32 ").append(p).append(".i to i64\n");
+          s.append("  ").append(p).append(".p = getelementptr inbounds i8, ptr ").append(tab).append(", i64 ").append(p).append(".z\n");
+          s.append("  ").append(p).append(".v = load i64, ptr ").append(p).append(".p, align 8\n");
+          String next = k == w - 1 ? out : out + ".v" + k;
+          s.append("  ").append(next).append(" = insertelement ").append(l).append(" ").append(prev).append(", i64 ").append(p)
+              .append(".v, i32 ").append(k).append("\n");
+          prev = next;
+        }
+      }
+      case GATHER -> {
+        // 4 lanes per vpgatherdq ymm (the AVX2 intrinsic: LLVM does not form hardware gathers from
+        // masked.gather on AVX2 targets it deems slow at gathers, haswell and the AMD ones included)
+        int parts = w / 4;
+        for (int p = 0; p < parts; p++) {
+          String q = out + ".g" + p;
+          s.append("  ").append(q).append(".i = shufflevector ").append(i32v).append(" ").append(idx).append(", ").append(i32v)
+              .append(" poison, <4 x i32> <");
+          for (int k = 0; k < 4; k++) s.append(k > 0 ? ", " : "").append("i32 ").append(p * 4 + k);
+          s.append(">\n");
+          s.append("  ").append(q).append(" = call <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64> zeroinitializer, ptr ").append(tab)
+              .append(", <4 x i32> ").append(q).append(".i, <4 x i64> splat (i64 -1), i8 8)\n");
+        }
+        s.append(concat(out, out + ".g", parts, 4, "i64"));
+      }
+      case PERMUTE -> {
+        // per 8 lanes: entries 0-15 by vpermi2q of two zmm (index bits 0-3), 16-31 likewise, a select on bit 4
+        String[] regs = new String[(n + 7) / 8];
+        for (int j = 0; j < regs.length; j++) {
+          StringBuilder c = new StringBuilder("<");
+          for (int k = 0; k < 8; k++) c.append(k > 0 ? ", " : "").append("i64 ").append(8 * j + k < n ? bits[8 * j + k] : 0L);
+          regs[j] = c.append(">").toString();
+        }
+        int parts = w / 8;
+        for (int p = 0; p < parts; p++) {
+          String q = out + ".q" + p;
+          s.append("  ").append(q).append(".i32 = shufflevector ").append(i32v).append(" ").append(idx).append(", ").append(i32v)
+              .append(" poison, <8 x i32> <");
+          for (int k = 0; k < 8; k++) s.append(k > 0 ? ", " : "").append("i32 ").append(p * 8 + k);
+          s.append(">\n");
+          s.append("  ").append(q).append(".i = zext <8 x i32> ").append(q).append(".i32 to <8 x i64>\n");
+          String lo = permute2(s, q + ".lo", regs, 0, q + ".i");
+          if (regs.length > 2) {
+            String hi = permute2(s, q + ".hi", regs, 2, q + ".i");
+            s.append("  ").append(q).append(".b4 = and <8 x i64> ").append(q).append(".i, splat (i64 16)\n");
+            s.append("  ").append(q).append(".up = icmp ne <8 x i64> ").append(q).append(".b4, zeroinitializer\n");
+            s.append("  ").append(q).append(" = select <8 x i1> ").append(q).append(".up, <8 x i64> ").append(hi).append(", <8 x i64> ").append(lo).append("\n");
+          } else {
+            s.append("  ").append(q).append(" = or <8 x i64> ").append(lo).append(", zeroinitializer\n");
+          }
+        }
+        s.append(concat(out, out + ".q", parts, 8, "i64"));
+      }
+    }
+    return s.toString();
+  }
+
+  /**
+   * Two tables indexed alike ({@code bits0[idx]} into {@code out0}, {@code bits1[idx]} into {@code out1},
+   * both {@code <W x i64>}): the globals and the instructions, appended to {@code globals} and returned.
+   * By scalar loads the two tables are one table of 16-byte rows ({@code @"name.rows"}), one
+   * {@code <2 x i64>} load per lane and unpacks (glibc logf's (1/c, log c) pairs are such rows);
+   * by the other routes two lookups in {@code @"name.0"} and {@code @"name.1"}.
+   */
+  static String lookupPair(Route r, StringBuilder globals, String out0, String out1, String name, long[] bits0, long[] bits1, String idx, int w) {
+    if (bits0.length != bits1.length) throw new IllegalArgumentException("tables of different lengths");
+    if (r != Route.SCALAR || Integer.bitCount(w) != 1 || w < 2) {
+      globals.append(global(name + ".0", bits0)).append(global(name + ".1", bits1));
+      return lookup(r, out0, name + ".0", bits0, idx, w) + lookup(r, out1, name + ".1", bits1, idx, w);
+    }
+    int n = bits0.length;
+    long[] rows = new long[2 * n];
+    for (int i = 0; i < n; i++) {
+      rows[2 * i] = bits0[i];
+      rows[2 * i + 1] = bits1[i];
+    }
+    globals.append(global(name + ".rows", rows));
+    String i32v = "<" + w + " x i32>";
+    StringBuilder s = new StringBuilder();
+    // the byte offset of each lane's row, one vector shift
+    s.append("  ").append(out0).append(".off = shl ").append(i32v).append(" ").append(idx).append(", splat (i32 4)\n");
+    String[] lo = new String[w / 2], hi = new String[w / 2];
+    for (int k = 0; k < w; k++) {
+      String p = out0 + ".r" + k;
+      s.append("  ").append(p).append(".i = extractelement ").append(i32v).append(" ").append(out0).append(".off, i32 ").append(k).append("\n");
+      s.append("  ").append(p).append(".z = zext i32 ").append(p).append(".i to i64\n");
+      s.append("  ").append(p).append(".p = getelementptr inbounds i8, ptr @\"").append(name).append(".rows\", i64 ").append(p).append(".z\n");
+      s.append("  ").append(p).append(" = load <2 x i64>, ptr ").append(p).append(".p, align 16\n");
+      if (k % 2 == 1) {
+        String a = out0 + ".r" + (k - 1);
+        lo[k / 2] = out0 + ".l" + (k / 2);
+        hi[k / 2] = out1 + ".h" + (k / 2);
+        s.append("  ").append(lo[k / 2]).append(" = shufflevector <2 x i64> ").append(a).append(", <2 x i64> ").append(p).append(", <2 x i32> <i32 0, i32 2>\n");
+        s.append("  ").append(hi[k / 2]).append(" = shufflevector <2 x i64> ").append(a).append(", <2 x i64> ").append(p).append(", <2 x i32> <i32 1, i32 3>\n");
+      }
+    }
+    s.append(concat(out0, out0 + ".l", w / 2, 2, "i64"));
+    s.append(concat(out1, out1 + ".h", w / 2, 2, "i64"));
+    return s.toString();
+  }
+
+  /** vpermi2q of table registers {@code regs[from]} and {@code regs[from+1]} (zeros if absent) by the low 4 bits of {@code idx}. */
+  private static String permute2(StringBuilder s, String out, String[] regs, int from, String idx) {
+    String a = regs[from];
+    String b = from + 1 < regs.length ? regs[from + 1] : "zeroinitializer";
+    s.append("  ").append(out).append(" = call <8 x i64> @llvm.x86.avx512.vpermi2var.q.512(<8 x i64> ").append(a).append(", <8 x i64> ")
+        .append(idx).append(", <8 x i64> ").append(b).append(")\n");
+    return out;
+  }
+
+  /** {@code out} = the concatenation of {@code prefix0 .. prefix(parts-1)}, each {@code <lanes x T>}. */
+  private static String concat(String out, String prefix, int parts, int lanes, String t) {
+    if (parts == 1) return "  " + out + " = shufflevector <" + lanes + " x " + t + "> " + prefix + "0, <" + lanes + " x " + t + "> poison, "
+        + mask(lanes) + "\n";
+    StringBuilder s = new StringBuilder();
+    String[] level = new String[parts];
+    for (int p = 0; p < parts; p++) level[p] = prefix + p;
+    int width = lanes, step = 0;
+    while (level.length > 1) {
+      String[] next = new String[level.length / 2];
+      for (int j = 0; j < next.length; j++) {
+        next[j] = next.length == 1 ? out : out + ".c" + step + "_" + j;
+        s.append("  ").append(next[j]).append(" = shufflevector <").append(width).append(" x ").append(t).append("> ").append(level[2 * j])
+            .append(", <").append(width).append(" x ").append(t).append("> ").append(level[2 * j + 1]).append(", ").append(mask(2 * width)).append("\n");
+      }
+      level = next;
+      width *= 2;
+      step++;
+    }
+    return s.toString();
+  }
+
+  private static String mask(int n) {
+    StringBuilder s = new StringBuilder("<" + n + " x i32> <");
+    for (int k = 0; k < n; k++) s.append(k > 0 ? ", " : "").append("i32 ").append(k);
+    return s.append(">").toString();
+  }
+
+  /** Declarations the routes use at width {@code w}. */
+  static String declarations(Route r, int w) {
+    return switch (r) {
+      case POINTER -> "declare <" + w + " x i64> @llvm.masked.gather.v" + w + "i64.v" + w + "p0(<" + w + " x ptr>, i32, <" + w + " x i1>, <" + w
+          + " x i64>)\n";
+      case GATHER -> "declare <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64>, ptr, <4 x i32>, <4 x i64>, i8)\n";
+      case PERMUTE -> "declare <8 x i64> @llvm.x86.avx512.vpermi2var.q.512(<8 x i64>, <8 x i64>, <8 x i64>)\n";
+      case SCALAR -> "";
+    };
+  }
+}

@@ -1,0 +1,107 @@
+package org.packetizer.core.abi;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.toolchain.BundledClang;
+import org.packetizer.core.toolchain.ProcessResult;
+
+/**
+ * The table lookups of the glibc-exact expf/logf helpers (issue 16, TableLookup) on the foreign path:
+ * foreign C (table_kernel.c: the calls alone and under a branch) compiled by the bundled clang with
+ * plain -O2 in its own translation unit, packetized in the bit-exact mode at W4 (x86-64-v2), W8
+ * (haswell and x86-64-v4) and W16 (znver4), emitted by llc, and called with 128-, 256- and 512-bit vector arguments
+ * by a C caller in its own translation unit (table_caller.c), built once by GCC and once by clang; the
+ * caller compares every lane with glibc bit for bit on inputs that reach every entry of both tables.
+ * The machine code of each helper is checked too: its lookups take the route the target gets (scalar
+ * loads by 32-bit index at W4 x86-64-v2 and W8 haswell, {@code vpermi2q}/{@code vpermt2q} at W8
+ * x86-64-v4 and W16 znver4, no gather instruction), and no 64-bit address is moved out of a vector register
+ * ({@code pextrq}), which the gather of 64-bit pointers did on every x86 target without AVX-512.
+ */
+class GlibcTableLookupCallerTest {
+  @TempDir Path dir;
+
+  private static final Pattern HELPER = Pattern.compile("(?ms)^(__packetizer_glibc_(?:exp|log)f_v\\d+_\\w+):\\s*#.*?^\\.Lfunc_end");
+
+  @Test
+  void everyTableEntryMatchesGlibcFromGccAndClangCallers() throws Exception {
+    Assumptions.assumeTrue(Toolchains.hostHas("avx2") && Toolchains.hostHas("fma"), "SKIPPED (LOUD): the host has no AVX2+FMA");
+    if (Toolchains.gcc().isEmpty()) {
+      System.err.println("SKIPPED (LOUD): gcc is not installed; GlibcTableLookupCallerTest did not run (bin/install-test-deps.sh installs it)");
+      Assumptions.abort("gcc is not installed");
+    }
+    boolean wide = Toolchains.hostHas("avx512f");
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("table_kernel.c"), FmodGccCallerTest.resource("table_kernel.c"));
+    Files.writeString(dir.resolve("table_caller.c"), FmodGccCallerTest.resource("table_caller.c"));
+    List<String> objects = new ArrayList<>();
+    List<String[]> targets = new ArrayList<>(List.of(new String[] {"4", "x86-64-v2", "scalar loads by 32-bit index"},
+        new String[] {"8", "haswell", "scalar loads by 32-bit index"}));
+    if (wide) {
+      targets.add(new String[] {"8", "x86-64-v4", "permute in registers", "v"});
+      targets.add(new String[] {"16", "znver4", "permute in registers"});
+    }
+    else System.err.println("SKIPPED (LOUD): the host has no AVX-512; GlibcTableLookupCallerTest runs W4 and W8 only");
+    for (String[] t : targets) {
+      int w = Integer.parseInt(t[0]);
+      String tag = w + (t.length > 3 ? t[3] : ""); // W8 twice: "8" (haswell) and "8v" (x86-64-v4)
+      String bc = "kernel" + tag + ".bc";
+      // one scalar copy of each function in the program: the other modules' are renamed
+      List<String> flags = new ArrayList<>(List.of("-O2", "-march=" + t[1], "-nostdlibinc"));
+      if (w != 4) for (String f : List.of("tl_exp", "tl_log", "tl_mix")) flags.add("-D" + f + "=" + f + "_s" + tag);
+      clang.compileToBitcode(dir, Path.of("table_kernel.c"), Path.of(bc), flags);
+      List<Remark> remarks = new ArrayList<>();
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve(bc))) {
+        for (String f : List.of("tl_exp", "tl_log", "tl_mix")) {
+          String scalar = w == 4 ? f : f + "_s" + tag;
+          new Packetizer(PacketizerOptions.builder().width(w).params(f.equals("tl_mix") ? "vv" : "v")
+              .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).verifyEachPhase(true).remarks(remarks::add).build()).run(m, scalar, f + tag);
+        }
+        m.write(dir.resolve("kernel" + tag + ".packet.bc"));
+      }
+      List<Remark> calls = remarks.stream().filter(r -> r.kind() == Remark.Kind.VECTORIZED_CALL).toList();
+      assertEquals(4, calls.size(), remarks.toString());
+      for (Remark r : calls) {
+        assertTrue(r.message().contains("glibc-exact vector (verified at run time)") && r.message().contains("its table lookups: " + t[2]),
+            "W" + tag + " " + t[1] + ": " + r.message());
+      }
+      for (String type : List.of("obj", "asm")) {
+        ProcessResult llc = clang.run(List.of("llc", "-O2", "-filetype=" + type, "-relocation-model=pic",
+            dir.resolve("kernel" + tag + ".packet.bc").toString(), "-o", dir.resolve("kernel" + tag + (type.equals("obj") ? ".o" : ".s")).toString()), dir);
+        assertEquals(0, llc.exitCode(), llc.stderr());
+      }
+      objects.add("kernel" + tag + ".o");
+      String asm = Files.readString(dir.resolve("kernel" + tag + ".s"));
+      Matcher h = HELPER.matcher(asm);
+      int helpers = 0;
+      while (h.find()) {
+        helpers++;
+        String body = h.group();
+        String where = "W" + tag + " " + t[1] + " @" + h.group(1) + ":\n" + body;
+        assertFalse(body.contains("pextrq") || body.contains("vpgatherq"), "64-bit addresses in the table lookup, " + where);
+        assertFalse(body.contains("gather"), where);
+        if (t[2].startsWith("permute")) assertTrue(body.contains("vpermi2q") || body.contains("vpermt2q"), where);
+      }
+      assertEquals(2, helpers, "one expf and one logf helper per module, W" + tag);
+    }
+    List<String> isa = wide ? List.of("-mavx2", "-mfma", "-mavx512f", "-DWIDE") : List.of("-mavx2", "-mfma");
+    for (String exe : Toolchains.gccAndClangCallers(clang, dir, "table_caller.c", isa, objects)) {
+      ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
+      assertEquals(0, r.exitCode(), exe + ": " + r.stdoutText() + r.stderr());
+      assertTrue(r.stdoutText().contains((wide ? 288000 : 144000) + " lanes checked, 0 differences"), exe + ": " + r.stdoutText());
+    }
+  }
+}
