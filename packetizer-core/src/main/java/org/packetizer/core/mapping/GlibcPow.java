@@ -116,10 +116,12 @@ public final class GlibcPow {
     String libm = LibmGuard.libmSymbol(fn);
     String cpu = packet.stringAttribute("target-cpu").orElse("");
     String ownFeatures = packet.stringAttribute("target-features").orElse("");
-    String name = "__packetizer_glibc_" + fn + "_v" + w + "_" + Integer.toHexString((cpu + "|" + ownFeatures + "|" + fma + "|" + libm).hashCode());
+    TableLookup.Route route = GlibcMath.tableRoute(packet, w);
+    String name = "__packetizer_glibc_" + fn + "_v" + w + "_" + Integer.toHexString((cpu + "|" + ownFeatures + "|" + fma + "|" + libm).hashCode())
+        + (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route));
     Optional<Function> have = m.function(name);
     if (have.isPresent()) return have.get();
-    String text = new Template(fn, w, name, fma, libm).module();
+    String text = new Template(fn, w, name, fma, libm, route).module();
     return ExactMath.linkHelper(m, packet, name, text, w);
   }
 
@@ -128,8 +130,12 @@ public final class GlibcPow {
     final String fn, name, libm, d, l, f, i32v, m;
     final int w;
     final boolean fma;
+    final TableLookup.Route route;
+    /** Globals the lookups add (the tables, in the layout of the route). */
+    final StringBuilder globals = new StringBuilder();
 
-    Template(String fn, int w, String name, boolean fma, String libm) {
+    Template(String fn, int w, String name, boolean fma, String libm, TableLookup.Route route) {
+      this.route = route;
       this.fn = fn;
       this.w = w;
       this.name = name;
@@ -156,38 +162,21 @@ public final class GlibcPow {
 
     /**
      * One table lookup: {@code out} ({@code <W x i64>}) = {@code table[idx]} for every lane, {@code idx} a
-     * {@code <W x i32>} in range, the table {@code @"tableName"} ({@link #global}) holding {@code bits}.
-     * The one place that decides how a lookup is lowered (gather, permutes).
+     * {@code <W x i32>} in range, the table {@code @"tableName"} holding {@code bits}: the expf/logf
+     * helpers' per-target lowering ({@link TableLookup}: permute, gather or scalar loads).
      */
     String lookup(String out, String tableName, long[] bits, String idx) {
-      int n = bits.length;
-      return "  " + out + ".ix = zext " + i32v + " " + idx + " to " + l + "\n"
-          + "  " + out + ".p = getelementptr inbounds [" + n + " x i64], ptr @\"" + tableName + "\", i64 0, " + l + " " + out + ".ix\n"
-          + "  " + out + " = call " + l + " @llvm.masked.gather.v" + w + "i64.v" + w + "p0(<" + w + " x ptr> " + out + ".p, i32 8, "
-          + m + " " + sp("i1", "true") + ", " + l + " poison)\n";
+      globals.append(TableLookup.global(tableName, bits));
+      return TableLookup.lookup(route, out, tableName, bits, idx, w);
     }
 
-    /** The table global {@code @"name"}: {@code [N x i64]} with these bits. */
-    static String global(String name, long[] bits) {
-      StringBuilder s = new StringBuilder();
-      s.append("@\"").append(name).append("\" = internal constant [").append(bits.length).append(" x i64] [");
-      for (int i = 0; i < bits.length; i++) s.append(i > 0 ? ", " : "").append("i64 ").append(bits[i]);
-      s.append("], align 64\n");
-      return s.toString();
-    }
-
-    String tables() {
-      StringBuilder s = new StringBuilder();
-      if (!fn.equals("log2f")) s.append(global(name + ".exp", GlibcMath.EXP_TABLE));
-      if (!fn.equals("exp2f")) {
-        s.append(global(name + ".invc", INVC_BITS));
-        s.append(global(name + ".logc", LOGC_BITS));
-      }
-      return s.toString();
+    /** Two tables indexed alike (log2's 1/c and log2 c): {@link TableLookup#lookupPair}. */
+    String lookupPair(String out0, String out1, String tableName, long[] bits0, long[] bits1, String idx) {
+      return TableLookup.lookupPair(route, globals, out0, out1, tableName, bits0, bits1, idx, w);
     }
 
     String module() {
-      StringBuilder s = new StringBuilder(tables());
+      StringBuilder s = new StringBuilder();
       if (fn.equals("powf")) {
         s.append(powCore());
         s.append(BinaryLibmGuard.helper(name, libm, w, POW_PROBES_X, POW_PROBES_Y));
@@ -196,10 +185,9 @@ public final class GlibcPow {
         s.append(LibmGuard.unaryHelper(name, libm, "float", w, fn.equals("exp2f") ? EXP2_PROBES : LOG2_PROBES, unarySpecial()));
       }
       s.append("declare ").append(d).append(" @llvm.fma.v").append(w).append("f64(").append(d).append(", ").append(d).append(", ").append(d).append(")\n");
-      s.append("declare ").append(l).append(" @llvm.masked.gather.v").append(w).append("i64.v").append(w).append("p0(<").append(w)
-          .append(" x ptr>, i32, ").append(m).append(", ").append(l).append(")\n");
+      s.append(TableLookup.declarations(route, w));
       s.append("attributes #0 = { nounwind }\nattributes #1 = { alwaysinline nounwind willreturn memory(read) }\n");
-      return s.toString();
+      return globals + s.toString();
     }
 
     /** exp2f's and log2f's lanes outside the fast path, and the inputs on which glibc's builds differ. */
@@ -260,8 +248,7 @@ public final class GlibcPow {
       s.append("  %g.iz = sub ").append(i32v).append(" %g.ix, %g.hi\n");
       s.append("  %g.zf = bitcast ").append(i32v).append(" %g.iz to ").append(f).append("\n");
       s.append("  %g.z = fpext ").append(f).append(" %g.zf to ").append(d).append("\n");
-      s.append(lookup("%g.invcb", name + ".invc", INVC_BITS, "%g.i"));
-      s.append(lookup("%g.logcb", name + ".logc", LOGC_BITS, "%g.i"));
+      s.append(lookupPair("%g.invcb", "%g.logcb", name + ".log2", INVC_BITS, LOGC_BITS, "%g.i"));
       s.append("  %g.invc = bitcast ").append(l).append(" %g.invcb to ").append(d).append("\n");
       s.append("  %g.logc = bitcast ").append(l).append(" %g.logcb to ").append(d).append("\n");
       s.append("  %g.kd = sitofp ").append(i32v).append(" %g.k to ").append(d).append("\n");
