@@ -2,7 +2,6 @@ package org.packetizer.core.mapping;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
-import java.util.Optional;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmModule;
 
@@ -102,53 +101,18 @@ public final class GlibcMath {
    */
   public static Function helper(LlvmModule m, Function packet, String fn, int w) {
     if (!emits(fn)) throw new IllegalArgumentException("no glibc-exact vector IR for " + fn);
-    String features = VectorMathRoutes.effectiveFeatures(packet);
-    boolean fma = fmaVariant(features);
-    String libm = LibmGuard.libmSymbol(fn);
-    String cpu = packet.stringAttribute("target-cpu").orElse("");
-    String ownFeatures = packet.stringAttribute("target-features").orElse("");
-    TableLookup.Route route = tableRoute(packet, w);
-    String name = "__packetizer_glibc_" + fn + "_v" + w + "_" + Integer.toHexString((cpu + "|" + ownFeatures + "|" + fma + "|" + libm).hashCode())
-        + (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route));
-    Optional<Function> have = m.function(name);
-    if (have.isPresent()) return have.get();
-    String text = new Template(fn, w, name, fma, libm, route).module();
-    return ExactMath.linkHelper(m, packet, name, text, w);
+    return GlibcTemplate.helper(m, packet, fn, w, Template::new);
   }
 
   /** IR text of one helper. */
-  static final class Template {
-    final String fn, name, libm, d, l, f, i32v, m;
-    final int w;
-    final boolean fma;
-    final TableLookup.Route route;
-
+  static final class Template extends GlibcTemplate {
     Template(String fn, int w, String name, boolean fma, String libm) { this(fn, w, name, fma, libm, TableLookup.Route.SCALAR); }
 
     Template(String fn, int w, String name, boolean fma, String libm, TableLookup.Route route) {
-      this.route = route;
-      this.fn = fn;
-      this.w = w;
-      this.name = name;
-      this.fma = fma;
-      this.libm = libm;
-      d = "<" + w + " x double>";
-      l = "<" + w + " x i64>";
-      f = "<" + w + " x float>";
-      i32v = "<" + w + " x i32>";
-      m = "<" + w + " x i1>";
+      super(fn, w, name, fma, libm, route);
     }
 
-    String sp(String type, String v) { return "splat (" + type + " " + v + ")"; }
-
-    String dc(double v) { return sp("double", LibmGuard.fp(v)); }
-
-    /** a*b + c, fused or not as the variant does. */
-    String madd(String out, String a, String b, String c) {
-      if (fma) return "  " + out + " = call " + d + " @llvm.fma.v" + w + "f64(" + d + " " + a + ", " + d + " " + b + ", " + d + " " + c + ")\n";
-      return "  " + out + ".mul = fmul " + d + " " + a + ", " + b + "\n  " + out + " = fadd " + d + " " + out + ".mul, " + c + "\n";
-    }
-
+    @Override
     String module() {
       long[] probes = fn.equals("expf") ? EXP_PROBES : LOG_PROBES;
       StringBuilder s = new StringBuilder();
@@ -171,9 +135,7 @@ public final class GlibcMath {
         sp.append("  %special = icmp uge ").append(i32v).append(" %sp.off, ").append(sp("i32", "2130706432")).append("\n");
       }
       s.append(LibmGuard.unaryHelper(name, libm, "float", w, probes, sp.toString()));
-      s.append("declare ").append(d).append(" @llvm.fma.v").append(w).append("f64(").append(d).append(", ").append(d).append(", ").append(d).append(")\n");
-      s.append(TableLookup.declarations(route, w));
-      s.append("attributes #0 = { nounwind }\nattributes #1 = { alwaysinline nounwind willreturn memory(read) }\n");
+      s.append(tail());
       return s.toString();
     }
 

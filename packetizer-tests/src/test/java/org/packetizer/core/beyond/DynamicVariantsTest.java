@@ -46,11 +46,7 @@ class DynamicVariantsTest {
   static final int LO = 2 * GW + 2, HI = N - 2 * GW - 3;
 
   static Stream<Arguments> cases() {
-    List<Arguments> out = new ArrayList<>();
-    for (int w : new int[] {4, 8, 16}) for (String cpu : new String[] {"x86-64-v2", "haswell", "znver4"}) for (String o : new String[] {"-O1", "-O2"}) {
-      out.add(Arguments.of(w, cpu, o));
-    }
-    return out.stream();
+    return PlainC.widthCpuOptCases();
   }
 
   /** An index 1-4 KB (in {@code elemBytes}-byte elements) past either end of a buffer of {@code count} elements: in a guard page. */

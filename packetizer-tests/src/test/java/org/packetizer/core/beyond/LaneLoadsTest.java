@@ -2,7 +2,6 @@ package org.packetizer.core.beyond;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -31,11 +30,7 @@ import org.packetizer.core.ir.LlvmModule;
  */
 class LaneLoadsTest {
   static Stream<Arguments> cases() {
-    List<Arguments> out = new ArrayList<>();
-    for (int w : new int[] {4, 8, 16}) for (String cpu : new String[] {"x86-64-v2", "haswell", "znver4"}) for (String o : new String[] {"-O1", "-O2"}) {
-      out.add(Arguments.of(w, cpu, o));
-    }
-    return out.stream();
+    return PlainC.widthCpuOptCases();
   }
 
   @ParameterizedTest(name = "W={0} {1} {2}")

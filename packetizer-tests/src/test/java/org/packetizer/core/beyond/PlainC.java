@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.toolchain.BundledClang;
@@ -19,6 +20,15 @@ import org.packetizer.core.toolchain.BundledClang;
  * gets it. {@code -nostdlibinc}: only clang's own headers (stdarg.h, stdatomic.h), no system headers.
  */
 final class PlainC {
+  /** The differential cases of the foreign-code tests: (W, CPU, clang level) over W 4, 8, 16, x86-64-v2, haswell, znver4, -O1, -O2. */
+  static Stream<Arguments> widthCpuOptCases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) for (String cpu : new String[] {"x86-64-v2", "haswell", "znver4"}) for (String o : new String[] {"-O1", "-O2"}) {
+      out.add(Arguments.of(w, cpu, o));
+    }
+    return out.stream();
+  }
+
   private PlainC() {}
 
   static LlvmModule compile(LlvmContext ctx, String resource, String optLevel, String... extraFlags) {

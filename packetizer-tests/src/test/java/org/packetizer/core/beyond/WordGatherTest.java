@@ -8,7 +8,6 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -40,11 +39,7 @@ import org.packetizer.core.jit.JitFunction;
 class WordGatherTest {
 
   static Stream<Arguments> cases() {
-    List<Arguments> out = new ArrayList<>();
-    for (int w : new int[] {4, 8, 16}) for (String cpu : new String[] {"x86-64-v2", "haswell", "znver4"}) for (String o : new String[] {"-O1", "-O2"}) {
-      out.add(Arguments.of(w, cpu, o));
-    }
-    return out.stream();
+    return PlainC.widthCpuOptCases();
   }
 
   @ParameterizedTest(name = "W={0} {1} {2}")

@@ -152,9 +152,9 @@ class GlibcExactMathTest {
     }
   }
 
-  /** The packet function itself calls neither expf/logf nor llvm.exp/llvm.log: only the helper does, for lanes outside the fast path. */
+  /** The packet function calls neither the libm function (expf, logf, exp2f, ...) nor its LLVM intrinsic: only the helper does, for lanes outside the fast path. */
   static void assertNoPerLaneLibmCall(Function packet, String fn) {
-    String intrinsic = fn.equals("expf") ? "llvm.exp." : "llvm.log.";
+    String intrinsic = "llvm." + fn.substring(0, fn.length() - 1) + ".";
     for (org.packetizer.core.ir.Block bb : packet.blocks()) {
       for (Value i : bb.instructions()) {
         if (i.opcode() != Opcode.CALL) continue;

@@ -112,7 +112,7 @@ class GlibcPowTest {
         boolean routed = rem.stream().anyMatch(r -> r.kind() == Remark.Kind.VECTORIZED_CALL && r.message().contains(ROUTE));
         boolean expected = !fn.equals("powf") || powRoute(march);
         assertEquals(expected, routed, fn + " " + march + ": " + rem);
-        if (expected) assertNoPerLaneLibmCall(m.function("k_" + fn + "_v" + w).orElseThrow(), fn);
+        if (expected) GlibcExactMathTest.assertNoPerLaneLibmCall(m.function("k_" + fn + "_v" + w).orElseThrow(), fn);
       }
       try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
         jit.addModule(m);
@@ -166,18 +166,6 @@ class GlibcPowTest {
           }
           assertTrue(bad.isEmpty(), "W=" + w + " " + march + ":\n" + String.join("\n", bad));
         }
-      }
-    }
-  }
-
-  /** The packet function calls neither the libm function nor its LLVM intrinsic: only the helper does, for lanes outside the fast path. */
-  static void assertNoPerLaneLibmCall(Function packet, String fn) {
-    String intrinsic = "llvm." + fn.substring(0, fn.length() - 1) + ".";
-    for (org.packetizer.core.ir.Block bb : packet.blocks()) {
-      for (Value i : bb.instructions()) {
-        if (i.opcode() != Opcode.CALL) continue;
-        String callee = i.calledFunction().map(Function::name).orElse("");
-        assertFalse(callee.equals(fn) || callee.startsWith(intrinsic), packet.name() + " still calls " + callee + " per lane");
       }
     }
   }

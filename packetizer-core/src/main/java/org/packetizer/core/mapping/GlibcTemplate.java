@@ -1,0 +1,74 @@
+package org.packetizer.core.mapping;
+
+import java.util.Optional;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.LlvmModule;
+
+/**
+ * What the glibc-exact helpers ({@link GlibcMath}: expf, logf; {@link GlibcPow}: exp2f, log2f, powf)
+ * share: the helper's name and linking, the vector types of width W, constants, the multiply-add fused
+ * or not as glibc's build for the target is, and the declarations every helper module ends with.
+ */
+abstract class GlibcTemplate {
+  final String fn, name, libm, d, l, f, i32v, m;
+  final int w;
+  final boolean fma;
+  final TableLookup.Route route;
+
+  GlibcTemplate(String fn, int w, String name, boolean fma, String libm, TableLookup.Route route) {
+    this.route = route;
+    this.fn = fn;
+    this.w = w;
+    this.name = name;
+    this.fma = fma;
+    this.libm = libm;
+    d = "<" + w + " x double>";
+    l = "<" + w + " x i64>";
+    f = "<" + w + " x float>";
+    i32v = "<" + w + " x i32>";
+    m = "<" + w + " x i1>";
+  }
+
+  /** The helper module's IR text. */
+  abstract String module();
+
+  /** Builds a template; {@code Template::new} of each helper class. */
+  interface Factory {
+    GlibcTemplate make(String fn, int w, String name, boolean fma, String libm, TableLookup.Route route);
+  }
+
+  /**
+   * The helper for {@code fn} at width {@code w}, added to {@code m} if absent, compiled for {@code
+   * packet}'s target: one helper per libm symbol, fusion variant, table route and target.
+   */
+  static Function helper(LlvmModule m, Function packet, String fn, int w, Factory make) {
+    String features = VectorMathRoutes.effectiveFeatures(packet);
+    boolean fma = GlibcMath.fmaVariant(features);
+    String libm = LibmGuard.libmSymbol(fn);
+    String cpu = packet.stringAttribute("target-cpu").orElse("");
+    String ownFeatures = packet.stringAttribute("target-features").orElse("");
+    TableLookup.Route route = GlibcMath.tableRoute(packet, w);
+    String name = "__packetizer_glibc_" + fn + "_v" + w + "_" + Integer.toHexString((cpu + "|" + ownFeatures + "|" + fma + "|" + libm).hashCode())
+        + (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route));
+    Optional<Function> have = m.function(name);
+    if (have.isPresent()) return have.get();
+    return ExactMath.linkHelper(m, packet, name, make.make(fn, w, name, fma, libm, route).module(), w);
+  }
+
+  String sp(String type, String v) { return "splat (" + type + " " + v + ")"; }
+
+  String dc(double v) { return sp("double", LibmGuard.fp(v)); }
+
+  /** a*b + c, fused or not as glibc's build for the target does. */
+  String madd(String out, String a, String b, String c) {
+    if (fma) return "  " + out + " = call " + d + " @llvm.fma.v" + w + "f64(" + d + " " + a + ", " + d + " " + b + ", " + d + " " + c + ")\n";
+    return "  " + out + ".mul = fmul " + d + " " + a + ", " + b + "\n  " + out + " = fadd " + d + " " + out + ".mul, " + c + "\n";
+  }
+
+  /** The declarations and attribute groups every helper module ends with. */
+  String tail() {
+    return "declare " + d + " @llvm.fma.v" + w + "f64(" + d + ", " + d + ", " + d + ")\n"
+        + TableLookup.declarations(route, w)
+        + "attributes #0 = { nounwind }\nattributes #1 = { alwaysinline nounwind willreturn memory(read) }\n";
+  }
+}
