@@ -176,9 +176,7 @@ class RefillDriverJitTest {
       List<Remark> remarks = new ArrayList<>();
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
         if (avx512) {
-          m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
-          m.function(k.name()).orElseThrow().setStringAttribute("target-features",
-              "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
+          retarget(m, k.name(), "skylake-avx512", AVX512_FEATURES);
         }
         packetize(m, k, w, remarks);
         assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
@@ -274,9 +272,7 @@ class RefillDriverJitTest {
       List<Remark> remarks = new ArrayList<>();
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require(k.name())), k.name() + ".bc")) {
         // the rule wants AVX2 or AVX-512 (the bundled bitcode is for baseline x86-64: see autoNeedsAMeasuredTarget)
-        m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", avx512 ? "skylake-avx512" : "haswell");
-        m.function(k.name()).orElseThrow().setStringAttribute("target-features",
-            avx512 ? "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2" : "+avx2,+avx,+fma,+sse4.2");
+        retarget(m, k.name(), avx512 ? "skylake-avx512" : "haswell", avx512 ? AVX512_FEATURES : "+avx2,+avx,+fma,+sse4.2");
         new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
             .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
         assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill=auto) at the loop")), remarks.toString());
@@ -391,8 +387,7 @@ class RefillDriverJitTest {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(IR_CASES, "cases.ll")) {
       if (avx2) {
         // AVX2 without AVX-512: the array of pointers is loaded by groups and spread by vpermd (64-bit lanes: by halves)
-        m.function("walk").orElseThrow().setStringAttribute("target-cpu", "haswell");
-        m.function("walk").orElseThrow().setStringAttribute("target-features", AVX2_FEATURES);
+        retarget(m, "walk", "haswell", AVX2_FEATURES);
       }
       new Packetizer(PacketizerOptions.builder().width(w).params("v").verifyEachPhase(true).arrayDriver("*_map")
           .refill(Refill.ON).remarks(remarks::add).build()).run(m, "walk", "walk_v" + w);
@@ -502,9 +497,7 @@ class RefillDriverJitTest {
       List<Remark> remarks = new ArrayList<>();
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
         if (avx512) {
-          m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
-          m.function(k.name()).orElseThrow().setStringAttribute("target-features",
-              "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
+          retarget(m, k.name(), "skylake-avx512", AVX512_FEATURES);
         }
         new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
             .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
@@ -549,6 +542,14 @@ class RefillDriverJitTest {
         }
       }
     }
+  }
+
+  static final String AVX512_FEATURES = "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2";
+
+  /** Compiles {@code fn} of {@code m} for {@code cpu} with {@code features} (the bundled bitcode is for baseline x86-64). */
+  static void retarget(LlvmModule m, String fn, String cpu, String features) {
+    m.function(fn).orElseThrow().setStringAttribute("target-cpu", cpu);
+    m.function(fn).orElseThrow().setStringAttribute("target-features", features);
   }
 
   static final String AVX2_FEATURES = "+avx2,+avx,+fma,+sse4.2,+popcnt,+bmi,+bmi2";
@@ -602,8 +603,7 @@ class RefillDriverJitTest {
       Manifest.Entry e = mf.require(k.name());
       List<Remark> remarks = new ArrayList<>();
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
-        m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", "haswell");
-        m.function(k.name()).orElseThrow().setStringAttribute("target-features", AVX2_FEATURES);
+        retarget(m, k.name(), "haswell", AVX2_FEATURES);
         new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
             .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
         assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
@@ -636,9 +636,7 @@ class RefillDriverJitTest {
       for (int w : new int[] {8, 32}) {
         List<Remark> remarks = new ArrayList<>();
         try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require(k.name())), k.name() + ".bc")) {
-          m.function(k.name()).orElseThrow().setStringAttribute("target-cpu", "skylake-avx512");
-          m.function(k.name()).orElseThrow().setStringAttribute("target-features",
-              "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2");
+          retarget(m, k.name(), "skylake-avx512", AVX512_FEATURES);
           new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
               .refill(Refill.ON).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
           String note = remarks.stream().map(Remark::message).filter(x -> x.startsWith("refill body: interleave count ")).findFirst()
