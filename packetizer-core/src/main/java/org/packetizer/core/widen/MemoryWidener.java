@@ -510,35 +510,50 @@ final class MemoryWidener extends EmissionPhase {
    */
   private Value pairedLookup(Value inst, Type t, Type vt, Value ptr, int align) {
     if (!pairedLookups() || !MaskOps.isAllTrue(mask()) || st.options().scalable()) return null;
-    Value i1 = lookupIndex(ptr);
+    Value g1 = lookupGep(ptr);
+    Value i1 = g1 == null ? null : lookupIndex(g1);
     if (i1 == null || st.module().allocSize(t) != 4 || st.module().storeSize(t) != 4 || !t.isVectorElement()) return null;
+    long o1 = g1 == ptr ? 0 : 4;
     String dl = st.module().dataLayoutString();
     if (dl.startsWith("E") || dl.contains("-E")) return null;
     for (Value c : followingInBlock(inst)) {
       if (st.ssa().opcode(c) != Opcode.LOAD || c.isVolatile() || c.isAtomic() || !c.type().equals(t) || dynamicDone.containsKey(c)) continue;
       Value p2 = c.operand(0);
-      Value i2 = lookupIndex(p2);
-      if (i2 == null || !sameTable(ptr, p2)) continue;
-      Value low;
-      Value lowPtr;
+      Value g2 = lookupGep(p2);
+      Value i2 = g2 == null ? null : lookupIndex(g2);
+      if (i2 == null || !sameTable(g1, g2)) continue;
+      long o2 = g2 == p2 ? 0 : 4;
+      // the element of the second load is the next one after the first's, or the other way round
       boolean instIsLow;
-      if (plusOne(i2, i1)) {
-        low = i1;
-        lowPtr = ptr;
+      if (o1 == 0 && (o2 == 0 && plusOne(i2, i1) || o2 == 4 && i2.equals(i1))) {
         instIsLow = true;
-      } else if (plusOne(i1, i2)) {
-        low = i2;
-        lowPtr = p2;
+      } else if (o2 == 0 && (o1 == 0 && plusOne(i1, i2) || o1 == 4 && i1.equals(i2))) {
         instIsLow = false;
       } else {
         continue;
       }
+      Value lowGep = instIsLow ? g1 : g2;
+      Value low = instIsLow ? i1 : i2;
       if (!available(low) || uniform(low)) return null;
-      Value[] halves = emitPair(inst, c, lowPtr, low, Math.min(align, Math.max(1, c.alignment())), vt);
+      Value[] halves = emitPair(inst, c, lowGep, low, Math.min(align, Math.max(1, c.alignment())), vt);
       pairDone.put(c, instIsLow ? halves[1] : halves[0]);
       return instIsLow ? halves[0] : halves[1];
     }
     return null;
+  }
+
+  /**
+   * The table-lookup GEP of a load's address: the address itself, or the GEP under {@code gep i8, g, 4}
+   * (clang's form of {@code &t[i + 1]} when {@code i + 1} cannot overflow: the next element after
+   * {@code t[i]}); null otherwise.
+   */
+  private Value lookupGep(Value ptr) {
+    if (ptr.isInstruction() && st.ssa().opcode(ptr) == Opcode.GEP && ptr.numOperands() == 2 && ptr.gepSourceElementType().isInteger(8)
+        && ptr.operand(1).isConstantInt() && ptr.operand(1).constIntSExt() == 4 && !st.soa().isDerived(ptr)) {
+      Value g = ptr.operand(0);
+      return g.isInstruction() && st.ssa().opcode(g) == Opcode.GEP ? g : null;
+    }
+    return ptr;
   }
 
   /** Whether {@code hi} is {@code add nsw lo, 1} (either operand order): then sext(hi) = sext(lo) + 1. */
@@ -617,8 +632,8 @@ final class MemoryWidener extends EmissionPhase {
       hi = b.cast(Opcode.BITCAST, hi, vt, "");
     }
     String other = second.name().isEmpty() ? "the load of the next element" : second.name();
-    st.remark(Remark.Kind.MEMORY, current(), first, "table lookups t[i] and t[i + 1] (with " + other + ") became one "
-        + (lanes ? w + " scalar 8-byte loads" : "gather of " + w + " 8-byte elements") + " and a split: half the loads of two lookups"
+    st.remark(Remark.Kind.MEMORY, current(), first, "table lookups t[i] and t[i + 1] (with " + other + ") became "
+        + (lanes ? w + " scalar 8-byte loads" : "one gather of " + w + " 8-byte elements") + " and a split: half the loads of two lookups"
         + " (-Dpacketizer.pairedLookups=false: one lookup each)");
     return new Value[] {lo, hi};
   }
