@@ -1,6 +1,6 @@
 ; Paired table lookups on an AVX2 target without fast gathers (haswell, W8), the upper one first in
 ; program order and the table a float parameter: W scalar 8-byte loads at &t[i] (one per lane instead of
-; two), then a truncation and a shift into the two halves, bitcast to float. Fails with
+; two), then the two halves as the even and odd floats (two shuffles). Fails with
 ; -Dpacketizer.pairedLookups=false (16 scalar 4-byte loads).
 ; RUN: packetize -f f -w 8 --params uv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x float> @f_simd8(ptr %t, <8 x i32> %k)
@@ -14,9 +14,11 @@
 ; CHECK:       load i64, ptr
 ; CHECK-NOT:   load float
 ; CHECK-NOT:   load i32
-; CHECK:       lshr <8 x i64>
+; CHECK:       bitcast <8 x i64> {{.*}} to <16 x float>
+; CHECK:       shufflevector <16 x float> %pair.elems, <16 x float> poison, <8 x i32> <i32 0, i32 2,
+; CHECK:       shufflevector <16 x float> %pair.elems, <16 x float> poison, <8 x i32> <i32 1, i32 3,
 ; CHECK:       ret <8 x float>
-; SHAPES:      table lookups t[i] and t[i + 1] (with lo) became 8 scalar 8-byte loads and a split
+; SHAPES:      table lookups t[i] and t[i + 1] (with lo) became 8 scalar 8-byte loads and two shuffles
 define float @f(ptr %t, i32 %k) {
 entry:
   %i = and i32 %k, 1023

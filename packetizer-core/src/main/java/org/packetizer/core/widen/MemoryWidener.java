@@ -625,15 +625,14 @@ final class MemoryWidener extends EmissionPhase {
       pair = b.call(f, List.of(ptrs, b.i32(align), b.allOnes(st.context().i1().vectorOf(w)), b.poison(v64)), "pair");
       st.stats().gathers++;
     }
-    Value lo = b.cast(Opcode.TRUNC, pair, v32, "");
-    Value hi = b.cast(Opcode.TRUNC, b.binop(Opcode.LSHR, pair, b.splat(b.i64(32), w, ""), ""), v32, "");
-    if (!vt.equals(v32)) {
-      lo = b.cast(Opcode.BITCAST, lo, vt, "");
-      hi = b.cast(Opcode.BITCAST, hi, vt, "");
-    }
+    // the halves as even and odd elements of the pairs seen as 2W 4-byte elements (little-endian):
+    // one two-source permute each on AVX-512 (vpermi2d), where a truncation and a shift are 4 and 4
+    Value span = b.cast(Opcode.BITCAST, pair, vt.elementType().vectorOf(2 * w), "pair.elems");
+    Value lo = deinterleave(span, 2, 0, "");
+    Value hi = deinterleave(span, 2, 1, "");
     String other = second.name().isEmpty() ? "the load of the next element" : second.name();
     st.remark(Remark.Kind.MEMORY, current(), first, "table lookups t[i] and t[i + 1] (with " + other + ") became "
-        + (lanes ? w + " scalar 8-byte loads" : "one gather of " + w + " 8-byte elements") + " and a split: half the loads of two lookups"
+        + (lanes ? w + " scalar 8-byte loads" : "one gather of " + w + " 8-byte elements") + " and two shuffles: half the loads of two lookups"
         + " (-Dpacketizer.pairedLookups=false: one lookup each)");
     return new Value[] {lo, hi};
   }
