@@ -11,6 +11,10 @@ import java.util.Locale;
  *   <li>{@link Route#PERMUTE}: the table held in registers and indexed by a two-source permute
  *       (AVX-512 {@code vpermi2q}/{@code vpermt2q}: 16 64-bit entries in two zmm; 32 entries are two
  *       such permutes and a select on bit 4 of the index). Needs AVX-512F and W a multiple of 8.</li>
+ *   <li>{@link Route#HALVES}: AVX2, W a multiple of 8: the table's low and high 32-bit halves held in
+ *       ymm constants and permuted by {@code vpermd}, 8-entry blocks chosen by index bits 3 and 4,
+ *       the halves interleaved into 64-bit lanes; vector operations only. Only by the knob: fewer
+ *       instructions than scalar loads (llvm-mca), no faster on the benchmark where measured.</li>
  *   <li>{@link Route#GATHER}: a hardware gather with 32-bit indices from the uniform base (AVX2
  *       {@code vpgatherdq} through LLVM's x86 gather intrinsic, 4 lanes each: LLVM itself does not
  *       form hardware gathers from {@code masked.gather} for haswell or the generic AVX2 levels). Only
@@ -22,7 +26,7 @@ import java.util.Locale;
  *       address, a load and unpacks). Kept for side-by-side measurements.</li>
  * </ul>
  * The default ({@link #route}): permute on AVX-512 at W a multiple of 8, scalar loads elsewhere. The
- * knob {@code -Dpacketizer.tableLookup=auto|permute|gather|scalar|pointer} forces a route (a route the
+ * knob {@code -Dpacketizer.tableLookup=auto|permute|halves|gather|scalar|pointer} forces a route (a route the
  * target cannot run falls back to the default); helper names carry the route.
  */
 public final class TableLookup {
@@ -88,7 +92,8 @@ public final class TableLookup {
 
   static Route autoRoute(int w, String features) {
     if (runs(Route.PERMUTE, w, features)) return Route.PERMUTE;
-    if (runs(Route.HALVES, w, features)) return Route.HALVES;
+    // HALVES (AVX2) is not the default: no faster than scalar loads on the benchmark where measured
+    // (znver5), and binomial's loop ran 30% slower with it, a code-placement effect (docs/performance.md)
     return Route.SCALAR;
   }
 
