@@ -22,8 +22,11 @@ import org.packetizer.core.ir.LlvmModule;
  * k·32/ln2 + shift, the remainder, and every polynomial step; logf fuses z·(1/c) − 1, k·ln2 + log c and
  * every polynomial step); the helper uses the same fusion when the packet's target has FMA and AVX2, and
  * plain multiplies and adds otherwise. Over all 2^32 inputs the two variants differ only on two
- * expf inputs (0x4202422f and 0xc27c65d9) and on no logf input, so the helper sends those two inputs
- * to the scalar function: its result is then the same whichever variant the process's libm chose.
+ * expf inputs (0x4202422f and 0xc27c65d9) and on no logf input, so the plain helper sends those two
+ * inputs to the scalar function: its result is then the same whichever variant the process's libm
+ * chose. The FMA helper runs only where the CPU has FMA and AVX2, where glibc picks its FMA build; it
+ * computes them as that build does and has them among its probe inputs ({@link #EXP_PROBES_FMA}), so a
+ * libm computing the plain build there fails the probe (issue 16, ninth round).
  *
  * <p>Lanes outside the fast path (expf: |x| ≥ 88, NaN, infinities; logf: x ≤ 0, subnormals, infinities,
  * NaN) call the scalar function, masked, so errno and special values are glibc's own. The whole helper
