@@ -109,6 +109,8 @@ public final class ArrayDriver {
     Remark refillNote = null;
     Remark refillIcNote = null;
     boolean adaptive = false;
+    Function probe = null;
+    Ic plainIc = null;
     int w = result.width();
     if (options.refill() != Refill.OFF) {
       // lane refill (issue 17 §2): the same C signature, another body (auto: both bodies, chosen while running);
@@ -116,7 +118,15 @@ public final class ArrayDriver {
       boolean auto = options.refill() == Refill.AUTO;
       Function driver = newDriver(module, scalar, auto ? name + ".refill" : name, driverParams, rt, fn);
       Ic ric = interleave(scalar, w, options, kinds, true);
-      RefillDriver.Outcome o = RefillDriver.tryBuild(module, scalar, driver, result, options, packetizer, sizeT, ric.factor());
+      // auto: the occupancy probe runs the plain body's IC·W lanes in lock step (a last parameter: its counters)
+      if (auto && RefillDriver.adaptiveProbe()) {
+        plainIc = interleave(scalar, w, options, kinds, false);
+        List<Type> probeParams = new ArrayList<>(driverParams);
+        probeParams.add(ctx.ptrType());
+        probe = newDriver(module, scalar, name + ".probe", probeParams, rt, fn);
+      }
+      RefillDriver.Outcome o = RefillDriver.tryBuild(module, scalar, driver, result, options, packetizer, sizeT, ric.factor(),
+          probe, plainIc == null ? 1 : plainIc.factor());
       options.remarks().accept(o.remark());
       if (o.built()) {
         Remark icr = new Remark(Remark.Kind.NOTE, fn, null, null, "refill body: " + ric.text());
@@ -132,9 +142,12 @@ public final class ArrayDriver {
       }
       if (o.built()) {
         driver.setInternalLinkage();
+        if (probe != null) probe.setInternalLinkage();
         adaptive = true;
       } else {
         driver.delete();
+        if (probe != null) probe.delete();
+        probe = null;
       }
       refillNote = o.remark();
       refillIcNote = o.icRemark();
@@ -146,7 +159,7 @@ public final class ArrayDriver {
     int ic = 1;
     Remark icNote = null;
     if (options.refill() != Refill.ON) {
-      Ic pic = interleave(scalar, w, options, kinds, false);
+      Ic pic = plainIc != null ? plainIc : interleave(scalar, w, options, kinds, false);
       ic = pic.factor();
       icNote = new Remark(Remark.Kind.NOTE, fn, null, null, pic.text());
     }
@@ -187,8 +200,8 @@ public final class ArrayDriver {
     if (adaptive) {
       driver.setInternalLinkage();
       Function dispatcher = newDriver(module, scalar, name, driverParams, rt, fn);
-      RefillDriver.emitAdaptive(module, dispatcher, driver, module.function(name + ".refill").orElseThrow(), kinds, scalarParams,
-          rt, sizeT, result.width());
+      RefillDriver.emitAdaptive(module, dispatcher, driver, module.function(name + ".refill").orElseThrow(), probe, ic * w,
+          kinds, scalarParams, rt, sizeT, result.width());
     }
     // caller and callees pass the packets in the same registers
     SignatureAbi.fitCallers(unmasked);
@@ -385,7 +398,7 @@ public final class ArrayDriver {
     scalar.enumAttributeValue("vscale_range").ifPresent(v -> driver.setEnumAttributeValue("vscale_range", v));
     driver.addEnumAttribute("nounwind");
     List<String> cNames = cNames(scalar, !rt.isVoid());
-    for (int i = 0; i < driverParams.size(); i++) driver.param(i).setName(cNames.get(i));
+    for (int i = 0; i < Math.min(driverParams.size(), cNames.size()); i++) driver.param(i).setName(cNames.get(i));
     return driver;
   }
 

@@ -182,6 +182,18 @@ public final class RefillDriver {
 
   static Outcome tryBuild(LlvmModule module, Function scalar, Function driver, PacketizationResult result,
       PacketizerOptions options, ArrayDriver.VariantPacketizer packetizer, Type sizeT, int ic) {
+    return tryBuild(module, scalar, driver, result, options, packetizer, sizeT, ic, null, 1);
+  }
+
+  /**
+   * As above; with a {@code probe} (declared with the driver's parameters and a last {@code ptr} to two
+   * {@code i64} counters), also builds the adaptive driver's occupancy probe into it: the same split
+   * functions run in lock step, {@code probeIc}·W lanes that take new elements only when all of them have
+   * left the loop (what the plain body does), counting the lanes in the loop at each iteration
+   * ({@code counts[0]}) and the iterations ({@code counts[1]}).
+   */
+  static Outcome tryBuild(LlvmModule module, Function scalar, Function driver, PacketizationResult result,
+      PacketizerOptions options, ArrayDriver.VariantPacketizer packetizer, Type sizeT, int ic, Function probe, int probeIc) {
     String fn = scalar.name();
     int w = result.width();
     String mode = options.refill() == Refill.AUTO ? "--refill=auto" : "--refill";
@@ -252,13 +264,22 @@ public final class RefillDriver {
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, minFree(w, options), sve || x86Compact, sveBits,
         blocks ? BLOCK_SCALE : 0, ic, permute).emit();
-    Optional<String> bad = driver.verify();
-    if (bad.isPresent()) {
-      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + driver.name()
-          + " is invalid: " + bad.get(), fn);
+    if (probe != null) {
+      // lock step: a round only when all W lanes of every set are free (the batch rule with minFree = W)
+      new Emitter(module, probe, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
+          split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, w, sve || x86Compact, sveBits, 0, probeIc, permute)
+          .counting().emit();
+    }
+    for (Function f : probe == null ? List.of(driver) : List.of(driver, probe)) {
+      Optional<String> bad = f.verify();
+      if (bad.isPresent()) {
+        throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver @" + f.name()
+            + " is invalid: " + bad.get(), fn);
+      }
     }
     inline(module, List.of(prePacket, iterPacket));
     LlvmModule.runPasses(driver, DRIVER_CLEANUP, null);
+    if (probe != null) LlvmModule.runPasses(probe, DRIVER_CLEANUP, null);
     // (the pass deletes what it inlined completely: look the functions up by name again)
     for (String name : List.of(preName, iterName)) {
       module.function(name).ifPresent(f -> {
@@ -381,9 +402,35 @@ public final class RefillDriver {
    */
   public static final int ADAPTIVE_EPOCH_PACKETS = 2048;
 
+  /** The occupancy gate's probe at the end of an epoch of the plain body, in packets. */
+  public static final int ADAPTIVE_PROBE_PACKETS = 4;
+  /**
+   * The occupancy gate's break-even: the lane occupancy of the plain body's loop at which a refill iteration
+   * (one element-iteration) costs as much as a plain one per busy lane, from the benchmark's per-iteration
+   * figures on AVX-512 (mandelbrot 0.64/0.70, julia 0.59/0.52 at W8/W16: docs/performance.md "The auto rule").
+   */
+  public static final double BREAK_EVEN = 0.6;
+  /** The occupancy gate's probes in an epoch of the plain body (one after each part of it). */
+  public static final int PROBES_PER_EPOCH = 4;
+
+  /**
+   * Whether the adaptive driver has the occupancy gate ({@code -Dpacketizer.refill.autoProbe=true}; off by
+   * default: measured no better than timing every epoch, docs/performance.md "The auto rule"), read when a
+   * driver is built.
+   */
+  public static boolean adaptiveProbe() { return Boolean.getBoolean("packetizer.refill.autoProbe"); }
+
+  /** The occupancy probe's chunk ({@code -Dpacketizer.refill.autoProbePackets}, in packets), read when a driver is built. */
+  static int adaptiveProbePackets() {
+    return Math.max(1, Integer.getInteger("packetizer.refill.autoProbePackets", ADAPTIVE_PROBE_PACKETS));
+  }
+
+  /** The break-even occupancy ({@code -Dpacketizer.refill.autoBreakEven}), read when a driver is built; for measurement. */
+  static double breakEven() { return Double.parseDouble(System.getProperty("packetizer.refill.autoBreakEven", String.valueOf(BREAK_EVEN))); }
+
   /** The epoch ({@code -Dpacketizer.refill.autoEpoch}, in packets), read when a driver is built; for measurement. */
   static int adaptiveEpoch() {
-    return Math.max(2 * adaptivePlain() + adaptiveRefill() + 1, Integer.getInteger("packetizer.refill.autoEpoch", ADAPTIVE_EPOCH_PACKETS));
+    return Math.max(2 * adaptivePlain() + adaptiveRefill() + (adaptiveProbe() ? adaptiveProbePackets() : 0) + 1, Integer.getInteger("packetizer.refill.autoEpoch", ADAPTIVE_EPOCH_PACKETS));
   }
 
   /** The timed plain chunk ({@code -Dpacketizer.refill.autoPlain}, in packets), read when a driver is built; for measurement. */
@@ -398,7 +445,11 @@ public final class RefillDriver {
         + " body, " + adaptivePlain() + "·W with the plain body (the cycle counter; the refill chunk is compared with the two"
         + " around it, so that work growing or shrinking along the input does not bias the choice; sums over the epochs,"
         + " halved at each epoch), then runs the rest of the epoch in one call of the body that took fewer cycles per"
-        + " element (no drain of the refill lanes inside it)";
+        + " element (no drain of the refill lanes inside it)"
+        + (adaptiveProbe() ? "; occupancy gate: an epoch of the plain body ends with " + adaptiveProbePackets() + "·W elements run in"
+            + " lock step counting the lanes in the loop, and when at least " + breakEven() + " of them were busy (and those"
+            + " elements took at least half the epoch's cycles per element) the next epoch runs the plain body without the timed"
+            + " chunks" : "");
   }
 
   /**
@@ -408,7 +459,196 @@ public final class RefillDriver {
    * It calls the plain body {@code plain} and the refill body {@code refill} (both with the driver's
    * signature) on chunks; see {@link #adaptiveDescription}.
    */
-  static void emitAdaptive(LlvmModule module, Function driver, Function plain, Function refill, List<ParamKind> kinds,
+  static void emitAdaptive(LlvmModule module, Function driver, Function plain, Function refill, Function probe, int lanes,
+      List<ParamKind> kinds, List<Type> types, Type rt, Type sizeT, int w) {
+    if (probe == null) emitAdaptiveTimed(module, driver, plain, refill, kinds, types, rt, sizeT, w);
+    else emitAdaptiveProbed(module, driver, plain, refill, probe, lanes, kinds, types, rt, sizeT, w);
+  }
+
+  /**
+   * The adaptive driver with the occupancy gate ({@link #adaptiveProbe}): as {@link #emitAdaptiveTimed}, but an
+   * epoch that follows one of the plain body ends with the probe ({@code probe}: the plain body's lock step,
+   * counting the lanes in the loop); when the occupancy it counted is at least {@link #breakEven} and its
+   * elements are not much cheaper than the epoch's, the next epoch runs the plain body without the timed chunks.
+   */
+  private static void emitAdaptiveProbed(LlvmModule module, Function driver, Function plain, Function refill, Function probe,
+      int lanes, List<ParamKind> kinds, List<Type> types, Type rt, Type sizeT, int w) {
+    LlvmContext ctx = module.context();
+    Type i64 = ctx.i64();
+    Type i32 = ctx.i32();
+    Type f64 = ctx.doubleType();
+    Value n = driver.param(driver.paramCount() - 1);
+    Function clock = module.intrinsic("llvm.readcyclecounter");
+    int epoch = adaptiveEpoch();
+    int plainP = adaptivePlain();
+    int refillP = adaptiveRefill();
+    int probeP = adaptiveProbePackets();
+    try (IrBuilder b = new IrBuilder(ctx)) {
+      Block entry = driver.appendBlock("entry");
+      Block loop = driver.appendBlock("chunk");
+      Block exit = driver.appendBlock("exit");
+      b.atEnd(entry);
+      Value counts = b.alloca(i64.arrayOf(2), "probe.counts");
+      Value stepsP = b.gep(i64, counts, List.of(b.constInt(i64, 1)), true, "probe.counts.steps");
+      b.condBr(b.icmpEq(n, b.constInt(sizeT, 0), "empty"), exit, loop);
+      b.atEnd(loop);
+      Value i = b.phi(sizeT, "i");
+      Value pos = b.phi(i32, "epoch.pos");
+      Value end = b.phi(sizeT, "epoch.end");
+      Value pCyc = b.phi(i64, "plain.cycles");
+      Value pCnt = b.phi(i64, "plain.elements");
+      Value rCyc = b.phi(i64, "refill.cycles");
+      Value rCnt = b.phi(i64, "refill.elements");
+      Value choice = b.phi(ctx.i1(), "refill.cheaper");
+      Value accBusy = b.phi(i64, "probe.lanes.sum");
+      Value accSlots = b.phi(i64, "probe.slots.sum");
+      Value rest = b.sub(n, i, "rest");
+      // positions 1, 2, 3: the timed chunks (plain, refill, plain); 4: the rest of the epoch, one call of the faster
+      // body, or with the plain body a part of it; 0: the occupancy probe after each part
+      Value atProbe = b.icmpEq(pos, b.i32(0), "probe");
+      Value first = b.icmpEq(pos, b.i32(1), "measure.plain");
+      Value second = b.icmpEq(pos, b.i32(2), "measure.refill");
+      Value third = b.icmpEq(pos, b.i32(3), "measure.plain2");
+      Value run = b.icmpEq(pos, b.i32(4), "run.rest");
+      // an epoch starts at its first timed chunk (its end is set there), or after a probe that found no trial needed
+      Value start = b.and(first, b.icmpEq(end, b.constInt(sizeT, 0), ""), "epoch.start");
+      Value end0 = b.select(start, b.add(i, b.constInt(sizeT, (long) epoch * w), ""), end, "epoch.end.now");
+      // the rest of an epoch with the plain body runs in parts, each followed by a probe
+      Value left = b.sub(end0, i, "epoch.left");
+      Value part = b.min(left, b.constInt(sizeT, (long) epoch * w / PROBES_PER_EPOCH), true, "");
+      Value probeSize = b.min(left, b.constInt(sizeT, (long) probeP * w), true, "probe.n");
+      Value runSize = b.select(choice, left, b.sub(part, b.min(part, probeSize, true, ""), ""), "");
+      Value size = b.select(b.or(run, atProbe, ""), b.select(run, runSize, probeSize, ""),
+          b.select(second, b.constInt(sizeT, (long) refillP * w),
+              b.constInt(sizeT, (long) plainP * w), ""), "");
+      Value chunk = b.min(rest, size, true, "chunk.n");
+      Value cnt = sizeT.intWidth() == 64 ? chunk : b.cast(Opcode.ZEXT, chunk, i64, "");
+      Value plainMeasured = b.or(first, third, "measure.plain.any");
+      Value useRefill = b.or(second, b.and(run, choice, ""), "use.refill");
+      List<Value> args = new ArrayList<>();
+      for (int j = 0; j < kinds.size(); j++) {
+        Value p = driver.param(j);
+        Type t = types.get(j);
+        switch (kinds.get(j)) {
+          case ParamKind.Varying v -> args.add(b.gep(t.isInteger(1) ? ctx.i8() : t, p, List.of(i), true, p.name() + ".chunk"));
+          case ParamKind.Linear l -> {
+            if (t.isPointer()) {
+              args.add(b.gep(ctx.i8(), p, List.of(b.mul(i, b.constInt(sizeT, l.step()), "")), false, p.name() + ".chunk"));
+            } else {
+              Value ii = t.intWidth() == sizeT.intWidth() ? i
+                  : b.cast(t.intWidth() < sizeT.intWidth() ? Opcode.TRUNC : Opcode.ZEXT, i, t, "");
+              args.add(b.add(p, b.mul(ii, b.constInt(t, l.step()), ""), p.name() + ".chunk"));
+            }
+          }
+          default -> args.add(p);
+        }
+      }
+      if (!rt.isVoid()) {
+        args.add(b.gep(rt.isInteger(1) ? ctx.i8() : rt, driver.param(kinds.size()), List.of(i), true, "out.chunk"));
+      }
+      args.add(chunk);
+      Block callProbe = driver.appendBlock("probe");
+      Block callBody = driver.appendBlock("body");
+      Block callPlain = driver.appendBlock("plain");
+      Block callRefill = driver.appendBlock("refill");
+      Block after = driver.appendBlock("measured");
+      Block next = driver.appendBlock("next");
+      b.condBr(atProbe, callProbe, callBody);
+
+      // the probe: the plain body's lock step, counting the lanes in the loop (its results are the elements')
+      b.atEnd(callProbe);
+      b.store(b.constInt(i64, 0), counts, 8);
+      b.store(b.constInt(i64, 0), stepsP, 8);
+      List<Value> pargs = new ArrayList<>(args);
+      pargs.add(counts);
+      b.call(probe, pargs, "");
+      // summed over the epoch's probes: lanes busy and lane iterations (busy or not)
+      Value busy = b.add(accBusy, b.load(i64, counts, 8, "probe.lanes"), "probe.lanes.sum.next");
+      Value slots = b.add(accSlots, b.mul(b.load(i64, stepsP, 8, "probe.steps"), b.constInt(i64, lanes), ""), "probe.slots.sum.next");
+      Value iP = b.add(i, chunk, "");
+      Value epochDone = b.not(b.icmpUlt(iP, end0, ""), "epoch.done");
+      // refill cannot win: over the epoch, at least the break-even share of the lane iterations ran for an element
+      // (cross-multiplied by 1024; no iteration at all: no loop work, nothing to gain)
+      Value occ = b.select(b.icmpEq(slots, b.constInt(i64, 0), ""), b.constReal(f64, 1.0),
+          b.binop(Opcode.FDIV, b.cast(Opcode.UITOFP, busy, f64, ""), b.cast(Opcode.UITOFP, slots, f64, ""), ""), "occupancy");
+      Value high = b.fcmp(IrBuilder.FCMP_OGE, occ, b.constReal(f64, breakEven()), "");
+      Value skip = b.and(epochDone, high, "refill.cannot.win");
+      Value posP = b.select(epochDone, b.select(skip, b.i32(4), b.i32(1), ""), b.i32(4), "");
+      // no trial: the next epoch runs the plain body (its end from here); a trial: its timed chunks set it
+      Value endP = b.select(epochDone, b.select(skip, b.add(iP, b.constInt(sizeT, (long) epoch * w), ""), b.constInt(sizeT, 0), ""),
+          end0, "");
+      Value accBusyP = b.select(epochDone, b.constInt(i64, 0), busy, "");
+      Value accSlotsP = b.select(epochDone, b.constInt(i64, 0), slots, "");
+      b.br(next);
+
+      b.atEnd(callBody);
+      Value t0 = b.call(clock, List.of(), "t0");
+      b.condBr(useRefill, callRefill, callPlain);
+      b.atEnd(callPlain);
+      b.call(plain, args, "");
+      b.br(after);
+      b.atEnd(callRefill);
+      b.call(refill, args, "");
+      b.br(after);
+      b.atEnd(after);
+      Value dt = b.sub(b.call(clock, List.of(), "t1"), t0, "cycles");
+      // at the start of an epoch the old sums count half
+      Value one = b.constInt(i64, 1);
+      Value pCyc0 = b.select(first, b.binop(Opcode.LSHR, pCyc, one, ""), pCyc, "");
+      Value pCnt0 = b.select(first, b.binop(Opcode.LSHR, pCnt, one, ""), pCnt, "");
+      Value rCyc0 = b.select(first, b.binop(Opcode.LSHR, rCyc, one, ""), rCyc, "");
+      Value rCnt0 = b.select(first, b.binop(Opcode.LSHR, rCnt, one, ""), rCnt, "");
+      Value pCyc1 = b.select(plainMeasured, b.add(pCyc0, dt, ""), pCyc0, "plain.cycles.next");
+      Value pCnt1 = b.select(plainMeasured, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
+      Value rCyc1 = b.select(second, b.add(rCyc0, dt, ""), rCyc0, "refill.cycles.next");
+      Value rCnt1 = b.select(second, b.add(rCnt0, cnt, ""), rCnt0, "refill.elements.next");
+      // refill per element < plain per element (cross-multiplied in 128 bits: no overflow, no division by 0)
+      Type i128 = ctx.intType(128);
+      Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.cast(Opcode.ZEXT, pCnt1, i128, ""), "");
+      Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.cast(Opcode.ZEXT, rCnt1, i128, ""), "");
+      Value cheaper = b.icmpUlt(lhs, rhs, "");
+      Value choiceA = b.select(third, cheaper, choice, "refill.cheaper.next");
+      // after the rest of an epoch with refill: the next epoch's timed chunks; after a part with the plain body: its probe
+      Value afterRest = b.select(choice, b.i32(1), b.i32(0), "");
+      Value posA = b.select(run, afterRest, b.add(pos, b.i32(1), ""), "epoch.pos.next");
+      Value endA = b.select(b.and(run, choice, ""), b.constInt(sizeT, 0), end0, "epoch.end.next");
+      b.br(next);
+
+      b.atEnd(next);
+      Value posN = b.phi(i32, "");
+      posN.addIncoming(List.of(posP, posA), List.of(callProbe, after));
+      Value choiceN = b.phi(ctx.i1(), "");
+      choiceN.addIncoming(List.of(choice, choiceA), List.of(callProbe, after));
+      Value endN = b.phi(sizeT, "");
+      endN.addIncoming(List.of(endP, endA), List.of(callProbe, after));
+      Value accBusyN = b.phi(i64, "");
+      accBusyN.addIncoming(List.of(accBusyP, accBusy), List.of(callProbe, after));
+      Value accSlotsN = b.phi(i64, "");
+      accSlotsN.addIncoming(List.of(accSlotsP, accSlots), List.of(callProbe, after));
+      List<Value> sums = new ArrayList<>();
+      for (Value[] v : new Value[][] {{pCyc, pCyc1}, {pCnt, pCnt1}, {rCyc, rCyc1}, {rCnt, rCnt1}}) {
+        Value ph = b.phi(i64, "");
+        ph.addIncoming(List.of(v[0], v[1]), List.of(callProbe, after));
+        sums.add(ph);
+      }
+      Value i1 = b.add(i, chunk, "i.next");
+      b.condBr(b.icmpUlt(i1, n, "more"), loop, exit);
+      i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(entry, next));
+      pos.addIncoming(List.of(b.i32(1), posN), List.of(entry, next));
+      end.addIncoming(List.of(b.constInt(sizeT, 0), endN), List.of(entry, next));
+      pCyc.addIncoming(List.of(b.constInt(i64, 0), sums.get(0)), List.of(entry, next));
+      pCnt.addIncoming(List.of(b.constInt(i64, 0), sums.get(1)), List.of(entry, next));
+      rCyc.addIncoming(List.of(b.constInt(i64, 0), sums.get(2)), List.of(entry, next));
+      rCnt.addIncoming(List.of(b.constInt(i64, 0), sums.get(3)), List.of(entry, next));
+      choice.addIncoming(List.of(b.i1(false), choiceN), List.of(entry, next));
+      accBusy.addIncoming(List.of(b.constInt(i64, 0), accBusyN), List.of(entry, next));
+      accSlots.addIncoming(List.of(b.constInt(i64, 0), accSlotsN), List.of(entry, next));
+      b.atEnd(exit);
+      b.retVoid();
+    }
+  }
+
+  private static void emitAdaptiveTimed(LlvmModule module, Function driver, Function plain, Function refill, List<ParamKind> kinds,
       List<Type> types, Type rt, Type sizeT, int w) {
     LlvmContext ctx = module.context();
     Type i64 = ctx.i64();
@@ -557,6 +797,18 @@ public final class RefillDriver {
      * whose indices (each free lane's rank) come from {@link #RANK_TABLE} at the group's free mask.
      */
     private final boolean permute;
+    /**
+     * Whether this is the adaptive driver's occupancy probe: the driver has a last {@code ptr} parameter to
+     * two {@code i64} counters, the lanes in the loop summed over the iterations and the iterations (driver
+     * steps), which the iterations add to.
+     */
+    private boolean counting;
+
+    Emitter counting() {
+      counting = true;
+      return this;
+    }
+
     /** The stack buffers of the scalar moves: one per varying parameter (by index), the results, their indices. */
     private final java.util.Map<Integer, Value> inBuf = new java.util.HashMap<>();
     private Value outBuf, idxBuf;
@@ -604,7 +856,7 @@ public final class RefillDriver {
       List<Type> stateT = new ArrayList<>();
       for (int k = 0; k < ns; k++) stateT.add(preRet.structElements().get(1 + k));
       Type resT = rt.isVoid() ? null : preRet.structElements().get(1 + ns);
-      Value n = driver.param(driver.paramCount() - 1);
+      Value n = driver.param(driver.paramCount() - (counting ? 2 : 1));
       try (IrBuilder b = new IrBuilder(ctx)) {
         Block entry = driver.appendBlock("entry");
         Block head = driver.appendBlock("round");
@@ -745,6 +997,20 @@ public final class RefillDriver {
           for (int s = 1; s < ic; s++) activeAll = b.or(activeAll, activeRs.get(s), "");
         }
         b.call(module.intrinsic("llvm.assume"), List.of(any(b, activeAll, "busy.any")), "");
+        if (counting) {
+          // the occupancy probe: lanes in the loop at this iteration, and one more iteration
+          Value counts = driver.param(driver.paramCount() - 1);
+          Type i64 = ctx.i64();
+          Value lanes = null;
+          for (Value a : activeRs) {
+            Value c = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, a, bitsT, "")), "lanes.busy");
+            Value c64 = w == 64 ? c : b.cast(w < 64 ? Opcode.ZEXT : Opcode.TRUNC, c, i64, "");
+            lanes = lanes == null ? c64 : b.add(lanes, c64, "lanes.busy.all");
+          }
+          Value stepsP = b.gep(i64, counts, List.of(b.constInt(i64, 1)), true, "probe.steps");
+          b.store(b.add(b.load(i64, counts, 8, "probe.lanes.old"), lanes, "probe.lanes.new"), counts, 8);
+          b.store(b.add(b.load(i64, stepsP, 8, "probe.steps.old"), b.constInt(i64, 1), "probe.steps.new"), stepsP, 8);
+        }
         List<Lanes> after = new ArrayList<>();
         for (int s = 0; s < ic; s++) {
           String sfx = sfx(s);

@@ -106,10 +106,24 @@ class RefillDriverCallerTest {
         if (ic > 1) assertTrue(rr.stream().anyMatch(x -> x.contains(sets)), k[0] + ": " + rr);
         if (k[0].equals("mandelbrot")) {
           List<String> remarks = new ArrayList<>();
-          drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver("*_auto")
-              .refill(Refill.AUTO).remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_auto_simd" + w)
-              .driver().orElseThrow());
+          // with IC 2: the opt-in occupancy gate (the plain epochs in parts, each ending with the lock-step probe), with
+          // epochs of 200 packets, so that the caller's n cross several epochs, parts and probes
+          boolean gate = ic == 2;
+          if (gate) {
+            System.setProperty("packetizer.refill.autoProbe", "true");
+            System.setProperty("packetizer.refill.autoEpoch", "200");
+          }
+          try {
+            drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver("*_auto")
+                .refill(Refill.AUTO).remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_auto_simd" + w)
+                .driver().orElseThrow());
+          } finally {
+            System.clearProperty("packetizer.refill.autoProbe");
+            System.clearProperty("packetizer.refill.autoEpoch");
+          }
           assertEquals(avx512 || haswell, remarks.stream().anyMatch(x -> x.contains("--refill=auto: the driver runs epochs")),
+              remarks.toString());
+          assertEquals(gate && (avx512 || haswell), remarks.stream().anyMatch(x -> x.contains("occupancy gate: an epoch of the plain body")),
               remarks.toString());
         }
         m.write(dir.resolve(k[0] + ".packet.bc"));

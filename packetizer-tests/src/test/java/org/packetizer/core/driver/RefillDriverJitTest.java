@@ -291,6 +291,49 @@ class RefillDriverJitTest {
     }
   }
 
+  /**
+   * --refill=auto with the occupancy gate ({@code -Dpacketizer.refill.autoProbe=true}): an epoch of the plain body runs
+   * in parts, each followed by the probe (the plain body's lock step, counting the busy lanes; its results are the
+   * elements'), and the next epoch skips the timed chunks when the occupancy reaches the break-even. The break-even
+   * forced to 0 (every epoch after one of the plain body skips its trial: plain epochs with probes from then on), to 2
+   * (never) and left at its default; short epochs (200 packets: parts of 50) so that n crosses many parts, probes and
+   * epochs; every element against the scalar function, nothing written after the output.
+   */
+  @ParameterizedTest(name = "W={0} avx512={1} breakEven={2}")
+  @org.junit.jupiter.params.provider.CsvSource({"8,true,0", "16,true,0", "16,true,2", "8,true,0.6", "8,false,0", "16,false,0",
+      "4,false,2", "16,false,0.6"})
+  void theOccupancyGateKeepsEveryElement(int w, boolean avx512, String breakEven) throws Throwable {
+    if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the occupancy gate did not run");
+    else Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the occupancy gate did not run");
+    Manifest mf = Manifest.load();
+    for (K k : BUNDLED) {
+      List<Remark> remarks = new ArrayList<>();
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require(k.name())), k.name() + ".bc")) {
+        retarget(m, k.name(), avx512 ? "skylake-avx512" : "haswell", avx512 ? AVX512_FEATURES : "+avx2,+avx,+fma,+sse4.2");
+        System.setProperty("packetizer.refill.autoProbe", "true");
+        System.setProperty("packetizer.refill.autoBreakEven", breakEven);
+        System.setProperty("packetizer.refill.autoEpoch", "200");
+        try {
+          new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
+              .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+        } finally {
+          System.clearProperty("packetizer.refill.autoProbe");
+          System.clearProperty("packetizer.refill.autoBreakEven");
+          System.clearProperty("packetizer.refill.autoEpoch");
+        }
+        assertTrue(remarks.stream().anyMatch(r -> r.message().contains("--refill=auto: the driver runs epochs of 200·W elements")
+            && r.message().contains("occupancy gate: an epoch of the plain body ends with")), remarks.toString());
+        assertTrue(m.function(k.name() + "_map.probe").isPresent(), "the probe body");
+        try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+          jit.addModule(m);
+          // the trial: 8, 128, 8 packets; the plain rest in parts of 50 packets, each ending with a probe of 4
+          check(jit, arena, k, w, List.of(0, 1, w + 1, 144 * w + 1, 190 * w - 1, 194 * w + 3, 200 * w, 200 * w + 1, 247 * w + 5,
+              350 * w + 2, 400 * w, 401 * w + 3, 603 * w + 7, 1000 * w + 1));
+        }
+      }
+    }
+  }
+
   /** On a target without AVX2 or AVX-512 (the bundled bitcode: baseline x86-64) auto keeps the plain driver and says why. */
   @Test
   void autoNeedsAMeasuredTarget() {
