@@ -5,7 +5,9 @@
 ; uniform shift of the windows and a truncation. The bytes used are a loop variable, 8 on entry (the
 ; first iteration reloads). A reload tests the active lanes' page offsets first: a lane within 8 bytes
 ; of its page's end would read into the next page, so that iteration loads its bytes one per lane
-; instead, as before. Inactive lanes read the private dummy slot.
+; instead, as before. Inactive lanes read the private dummy slot. On by default from W16
+; (byte-window-avx512.ll); W8 here with the knob.
+; SET: packetizer.byteWindows=true
 ; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x i32> @f_simd8(ptr %s, <8 x i32> %start, <8 x i32> %len)
 ; CHECK:       loop:

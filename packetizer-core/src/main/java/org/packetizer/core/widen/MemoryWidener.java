@@ -1180,10 +1180,11 @@ final class MemoryWidener extends EmissionPhase {
    * of 8 bytes per lane once every 8 iterations ({@link #byteWindow}) at packet width {@code w}:
    * {@code -Dpacketizer.byteWindows=auto} (the default) from {@link #BYTE_WINDOW_MIN_WIDTH} lanes,
    * {@code true} at every width, {@code false} never. Measured on strhash (docs/performance.md): W16
-   * 1.3x -> 2.0x (random inputs) and 1.6x -> 2.4x (coherent) over scalar, W8 the same or a little
-   * faster, W4/SSE4.2 slower (1.13x -> 1.03x): with 4 lanes the per-lane loads are fewer than the
-   * window's fixed work per iteration (the test of the bytes left, the shift and the truncation).
-   * Read at each use, so that a test can set it.
+   * 1.36x -> 2.01x (random inputs) and 1.64x -> 2.44x (coherent) over scalar, where the per-lane loads'
+   * 16 lane addresses do not fit the general registers and spill; W8/AVX2 (8 addresses in registers)
+   * about the same with random inputs (1.61x -> 1.63x, some runs 1.25x) and a little faster with
+   * coherent ones (1.93x -> 2.04x); W4/SSE4.2 slower (1.12x -> 1.03x). Read at each use, so that a
+   * test can set it.
    */
   static boolean byteWindows(int w) {
     String v = System.getProperty("packetizer.byteWindows", "auto");
@@ -1195,7 +1196,7 @@ final class MemoryWidener extends EmissionPhase {
   }
 
   /** The packet width from which {@link #byteWindows} is on by default. */
-  static final int BYTE_WINDOW_MIN_WIDTH = 8;
+  static final int BYTE_WINDOW_MIN_WIDTH = 16;
 
   /** Bytes per window of {@link #byteWindow}: one unaligned 8-byte load per lane. */
   static final int WINDOW_BYTES = 8;
