@@ -116,6 +116,9 @@ public final class Packetizer {
   /** Clean-up on the packet function (see {@link Pipeline#CLEANUP_PIPELINE}). */
   public static final String CLEANUP_PIPELINE = Pipeline.CLEANUP_PIPELINE;
 
+  /** Clean-up on the packet function of a prepared scalar copy (see {@link Pipeline#CLEANUP_AFTER_PREPARE}). */
+  public static final String CLEANUP_AFTER_PREPARE = Pipeline.CLEANUP_AFTER_PREPARE;
+
   /** See {@link Pipeline#requireReturnsLikeScalar}. */
   static void requireReturnsLikeScalar(LlvmModule module, Function scalar, Function packet, String what, String scalarName) {
     Pipeline.requireReturnsLikeScalar(module, scalar, packet, what, scalarName);

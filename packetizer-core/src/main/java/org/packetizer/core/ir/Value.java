@@ -54,19 +54,27 @@ public class Value {
 
   // ---- classification ----
 
-  public boolean isInstruction() { return isNonNull(LLVMIsAInstruction(ref)); }
-  public boolean isArgument() { return isNonNull(LLVMIsAArgument(ref)); }
+  // (the value's kind is one JNI call returning an int; the LLVMIsA* casts return a javacpp Pointer,
+  // an object allocated through JNI per call, only to be tested for null: issue 16's profile)
+  /** LLVM's value kind ({@code LLVMGetValueKind}: one of the {@code LLVM...ValueKind} constants). */
+  public int valueKind() { return LLVMGetValueKind(ref); }
+
+  public boolean isInstruction() { return valueKind() == LLVMInstructionValueKind; }
+  public boolean isArgument() { return valueKind() == LLVMArgumentValueKind; }
   public boolean isConstant() { return LLVMIsConstant(ref) != 0; }
-  public boolean isConstantInt() { return isNonNull(LLVMIsAConstantInt(ref)); }
-  public boolean isConstantFP() { return isNonNull(LLVMIsAConstantFP(ref)); }
+  public boolean isConstantInt() { return valueKind() == LLVMConstantIntValueKind; }
+  public boolean isConstantFP() { return valueKind() == LLVMConstantFPValueKind; }
   public boolean isUndef() { return LLVMIsUndef(ref) != 0; }
   public boolean isPoison() { return LLVMIsPoison(ref) != 0; }
-  public boolean isGlobalValue() { return isNonNull(LLVMIsAGlobalValue(ref)); }
-  public boolean isGlobalVariable() { return isNonNull(LLVMIsAGlobalVariable(ref)); }
-  public boolean isFunction() { return isNonNull(LLVMIsAFunction(ref)); }
-  public boolean isConstantExpr() { return isNonNull(LLVMIsAConstantExpr(ref)); }
-  public boolean isInlineAsm() { return isNonNull(LLVMIsAInlineAsm(ref)); }
-  public boolean isMetadataAsValue() { return LLVMGetValueKind(ref) == LLVMMetadataAsValueValueKind; }
+  public boolean isGlobalValue() {
+    int k = valueKind();
+    return k == LLVMFunctionValueKind || k == LLVMGlobalVariableValueKind || k == LLVMGlobalAliasValueKind || k == LLVMGlobalIFuncValueKind;
+  }
+  public boolean isGlobalVariable() { return valueKind() == LLVMGlobalVariableValueKind; }
+  public boolean isFunction() { return valueKind() == LLVMFunctionValueKind; }
+  public boolean isConstantExpr() { return valueKind() == LLVMConstantExprValueKind; }
+  public boolean isInlineAsm() { return valueKind() == LLVMInlineAsmValueKind; }
+  public boolean isMetadataAsValue() { return valueKind() == LLVMMetadataAsValueValueKind; }
   public boolean isBasicBlockValue() { return LLVMValueIsBasicBlock(ref) != 0; }
 
   private static boolean isNonNull(LLVMValueRef r) { return r != null && !r.isNull(); }
@@ -82,8 +90,9 @@ public class Value {
   // ---- instructions ----
 
   public Opcode opcode() {
-    if (isInstruction()) return Opcode.of(LLVMGetInstructionOpcode(ref));
-    if (isConstantExpr()) return Opcode.of(LLVMGetConstOpcode(ref));
+    int k = valueKind();
+    if (k == LLVMInstructionValueKind) return Opcode.of(LLVMGetInstructionOpcode(ref));
+    if (k == LLVMConstantExprValueKind) return Opcode.of(LLVMGetConstOpcode(ref));
     return Opcode.UNKNOWN;
   }
 

@@ -72,20 +72,24 @@ public final class ScalingProfile {
     phases.forEach((p, v) -> System.out.printf(Locale.ROOT, "  %-12s %8.2f ms%n", p, median(v)));
   }
 
-  /** Times each pass of a comma-separated pipeline alone, in sequence, on the raw packet function. */
+  /**
+   * Times each pass of a comma-separated pipeline alone, in sequence, on the raw packet function
+   * (thread CPU time, median over the repetitions).
+   */
   private static void passes(byte[] bc, int reps, String pipeline) {
     String[] ps = pipeline.split(",(?![^<]*>)");
     double[][] t = new double[ps.length][reps];
     int[] after = new int[ps.length + 1];
+    var cpu = java.lang.management.ManagementFactory.getThreadMXBean();
     for (int r = 0; r < reps; r++) {
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseBitcode(bc, "scaling")) {
         new Packetizer(PacketizerOptions.builder().width(8).params("vvu").cleanup(false).build()).run(m, "big", "big_simd8");
         var f = m.function("big_simd8").orElseThrow();
         after[0] = f.instructionCount();
         for (int i = 0; i < ps.length; i++) {
-          long t0 = System.nanoTime();
+          long t0 = cpu.getCurrentThreadCpuTime();
           LlvmModule.runPasses(f, ps[i], null);
-          t[i][r] = (System.nanoTime() - t0) / 1e6;
+          t[i][r] = (cpu.getCurrentThreadCpuTime() - t0) / 1e6;
           after[i + 1] = f.instructionCount();
         }
       }
@@ -94,7 +98,7 @@ public final class ScalingProfile {
     for (int i = 0; i < ps.length; i++) {
       List<Double> v = new ArrayList<>();
       for (double d : t[i]) v.add(d);
-      System.out.printf(Locale.ROOT, "  %-40s %8.2f ms  -> %d instructions%n", ps[i], median(v), after[i + 1]);
+      System.out.printf(Locale.ROOT, "  %-40s %8.2f cpu ms  -> %d instructions%n", ps[i], median(v), after[i + 1]);
     }
   }
 
