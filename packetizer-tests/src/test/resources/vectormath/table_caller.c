@@ -1,5 +1,5 @@
 /* Calls the packet functions of table_kernel.c at W4 (x86-64-v2, 128-bit vectors), W8 (haswell,
-   256-bit) and, with -DWIDE, W8 (x86-64-v4: its lookups are AVX-512 permutes behind a 256-bit
+   256-bit; twice: scalar loads, and "8h" the AVX2 vpermd halves route) and, with -DWIDE, W8 (x86-64-v4: its lookups are AVX-512 permutes behind a 256-bit
    signature) and W16 (znver4, 512-bit), compiled in its own translation unit by GCC or by
    clang (no system headers: GCC vector types), and compares every lane with the scalar functions
    (glibc's expf and logf) bit for bit. The inputs reach every entry of both tables: expf at
@@ -13,6 +13,7 @@ int printf(const char *, ...);
 float tl_exp(float), tl_log(float), tl_mix(float, float);
 v4f tl_exp4(v4f), tl_log4(v4f), tl_mix4(v4f, v4f);
 v8f tl_exp8(v8f), tl_log8(v8f), tl_mix8(v8f, v8f);
+v8f tl_exp8h(v8f), tl_log8h(v8f), tl_mix8h(v8f, v8f); /* W8 haswell, the AVX2 vpermd halves route */
 #ifdef WIDE
 v8f tl_exp8v(v8f), tl_log8v(v8f), tl_mix8v(v8f, v8f);
 v16f tl_exp16(v16f), tl_log16(v16f), tl_mix16(v16f, v16f);
@@ -72,6 +73,7 @@ static void cmp(const char *fn, int w, int i, float x, float want, float got) {
   }
 RUN(run4, 4, v4f, tl_exp4, tl_log4, tl_mix4)
 RUN(run8, 8, v8f, tl_exp8, tl_log8, tl_mix8)
+RUN(run8h, 8, v8f, tl_exp8h, tl_log8h, tl_mix8h)
 #ifdef WIDE
 RUN(run8v, 8, v8f, tl_exp8v, tl_log8v, tl_mix8v)
 RUN(run16, 16, v16f, tl_exp16, tl_log16, tl_mix16)
@@ -79,7 +81,7 @@ RUN(run16, 16, v16f, tl_exp16, tl_log16, tl_mix16)
 
 int main(void) {
   inputs();
-  long checked = run4() + run8();
+  long checked = run4() + run8() + run8h();
 #ifdef WIDE
   checked += run8v() + run16();
 #endif

@@ -2,7 +2,7 @@
 ; AVX2 (haswell) at W8 the lookup is one scalar load per lane at the table plus the lane's 32-bit byte
 ; offset (one vector shift, then vpextrd, vmovq tab(%r)), not a gather of 64-bit pointers, which LLVM
 ; expands into vpextrq/vmovq of every address; logf's (1/c, log c) pairs are 16-byte rows, one load
-; per lane (issue 16, TableLookup; AVX2's vpgatherdq measured slower).
+; per lane (issue 16, TableLookup; AVX2's vpgatherdq and vpermd halves measured no faster: knob only).
 ; RUN: packetize -f f -w 8 --params vv --vector-math=intrinsics --remarks
 ; CHECK-LABEL: define internal <8 x float> @__packetizer_glibc_expf_v8_
 ; CHECK:       %idx{{.*}} = and <8 x i32> %ki32{{.*}}, splat (i32 31)

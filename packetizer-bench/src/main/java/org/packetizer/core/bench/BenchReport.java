@@ -37,18 +37,30 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     scaling = List.copyOf(scaling);
   }
 
-  /** The machine. {@code loadAverage} is the 1-minute load when the run ended (-1 if unknown). */
-  @JsonPropertyOrder({"cpu", "cores", "java", "libmvec", "load_average"})
+  /**
+   * The machine. {@code loadAverage} is the 1-minute load when the run ended (-1 if unknown);
+   * {@code avx512Probe} is the {@link WidthProbe}'s measurement (null: the host has no AVX-512 or the
+   * probe did not run), which decides the W16 goal.
+   */
+  @JsonPropertyOrder({"cpu", "cores", "java", "libmvec", "load_average", "avx512_probe"})
   public record Host(@JsonProperty("cpu") String cpu, @JsonProperty("cores") int cores, @JsonProperty("java") String java,
-      @JsonProperty("libmvec") boolean libmvec, @JsonProperty("load_average") double loadAverage) {}
+      @JsonProperty("libmvec") boolean libmvec, @JsonProperty("load_average") double loadAverage,
+      @JsonProperty("avx512_probe") WidthProbe.Result avx512Probe) {
+    public Host(String cpu, int cores, String java, boolean libmvec, double loadAverage) {
+      this(cpu, cores, java, libmvec, loadAverage, null);
+    }
+
+    /** Whether the probe found a full-width AVX-512 datapath. */
+    public boolean avx512FullWidth() { return avx512Probe != null && avx512Probe.fullWidth(); }
+  }
 
   /**
    * The goals of issue 16: at W8 a geomean of 6x over scalar and every kernel 2x; at W16 1.25x the W8
-   * geomean; at W8 1.5x the better of clang's auto-vectorizer and GCC's SIMD clones; no kernel slower
+   * geomean, or 10x over scalar where the {@link WidthProbe} measured a full-width AVX-512 datapath; at W8 1.5x the better of clang's auto-vectorizer and GCC's SIMD clones; no kernel slower
    * than scalar at any width; code growth (machine instructions, packet / scalar) at most 2.5x.
    * {@link #GOAL_W4} is the thesis' figure at SSE width 4, drawn in the chart only.
    */
-  public static final double GOAL_W4 = 3.6, GOAL_W8 = 6.0, GOAL_EVERY_KERNEL_W8 = 2.0, GOAL_W16_OVER_W8 = 1.25,
+  public static final double GOAL_W4 = 3.6, GOAL_W8 = 6.0, GOAL_EVERY_KERNEL_W8 = 2.0, GOAL_W16_OVER_W8 = 1.25, GOAL_W16_FULL_WIDTH = 10.0,
       GOAL_VS_PEER_W8 = 1.5, GOAL_NOT_SLOWER = 1.0, GOAL_CODE_GROWTH = 2.5;
 
   /** The targets the goals refer to. */
@@ -155,15 +167,24 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     out.add(goal("every kernel's speedup vs scalar at " + T8 + " >= " + fmt(GOAL_EVERY_KERNEL_W8) + " (min shown)", GOAL_EVERY_KERNEL_W8,
         g8.isEmpty() || Double.isNaN(min8) ? Optional.empty() : Optional.of(min8), kernels,
         k -> below(result(k, T8), KernelResult::speedupVsScalar, GOAL_EVERY_KERNEL_W8)));
-    Optional<Double> ratio16 = g16.isPresent() && g8.isPresent()
-        ? Optional.of(g16.get().speedupVsScalar() / g8.get().speedupVsScalar()) : Optional.empty();
-    out.add(goal("geomean speedup at " + T16 + " >= " + fmt(GOAL_W16_OVER_W8) + " x the " + T8 + " figure", GOAL_W16_OVER_W8, ratio16,
-        kernels, k -> {
-          Optional<KernelResult> a = result(k, T16), b = result(k, T8);
-          if (a.isEmpty() || b.isEmpty()) return "not measured";
-          double q = a.get().speedupVsScalar() / b.get().speedupVsScalar();
-          return q >= GOAL_W16_OVER_W8 ? null : fmt(q) + " (" + fmt(a.get().speedupVsScalar()) + "x vs " + fmt(b.get().speedupVsScalar()) + "x)";
-        }));
+    if (host.avx512FullWidth()) {
+      // a full-width AVX-512 datapath (measured): 16 lanes at the rate of 8, so the goal is absolute
+      out.add(goal("geomean speedup vs scalar at " + T16 + " >= " + fmt(GOAL_W16_FULL_WIDTH) + " (AVX-512 full width: probe "
+          + fmt(host.avx512Probe().ratio()) + "x" + ("override".equals(host.avx512Probe().source()) ? ", overridden" : "") + "; kernels below listed)",
+          GOAL_W16_FULL_WIDTH, g16.map(Geomean::speedupVsScalar), kernels,
+          k -> below(result(k, T16), KernelResult::speedupVsScalar, GOAL_W16_FULL_WIDTH)));
+    } else {
+      Optional<Double> ratio16 = g16.isPresent() && g8.isPresent()
+          ? Optional.of(g16.get().speedupVsScalar() / g8.get().speedupVsScalar()) : Optional.empty();
+      String why = host.avx512Probe() == null ? "" : " (AVX-512 not full width: probe " + fmt(host.avx512Probe().ratio()) + "x)";
+      out.add(goal("geomean speedup at " + T16 + " >= " + fmt(GOAL_W16_OVER_W8) + " x the " + T8 + " figure" + why, GOAL_W16_OVER_W8, ratio16,
+          kernels, k -> {
+            Optional<KernelResult> a = result(k, T16), b = result(k, T8);
+            if (a.isEmpty() || b.isEmpty()) return "not measured";
+            double q = a.get().speedupVsScalar() / b.get().speedupVsScalar();
+            return q >= GOAL_W16_OVER_W8 ? null : fmt(q) + " (" + fmt(a.get().speedupVsScalar()) + "x vs " + fmt(b.get().speedupVsScalar()) + "x)";
+          }));
+    }
     out.add(goal("geomean speedup at " + T8 + " >= " + fmt(GOAL_VS_PEER_W8) + " x the better of the auto-vectorizer and GCC's SIMD clones",
         GOAL_VS_PEER_W8, g8.map(Geomean::speedupVsBestPeer), kernels,
         k -> below(result(k, T8), r -> Math.min(r.autovecNsPerElem(), r.hasGcc() ? r.gccNsPerElem() : Double.MAX_VALUE) / r.packetNsPerElem(),
@@ -291,7 +312,9 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
               + " better peer%n", "", g.gccKernels(), g.speedupVsGcc(), g.gccSpeedupVsScalar(), g.speedupVsBestPeer()));
         }
       }
-      sb.append('\n').append("Goals:\n");
+      sb.append('\n');
+      if (host.avx512Probe() != null) sb.append(host.avx512Probe().describe()).append('\n');
+      sb.append("Goals:\n");
       for (Goal g : goals()) {
         sb.append(String.format(Locale.ROOT, "  [%s] %s: %s%n", g.met() ? "met " : "MISS", g.goal(),
             g.actual() == null ? "not measured" : fmt(g.actual())));

@@ -32,8 +32,8 @@ public final class Benchmark {
       "packetizer.gathers", "packetizer.expansionBudget", "packetizer.dynamicVariants", "packetizer.dynamicVariants.keepImpossible", "packetizer.gatherOutsideLoops",
       "packetizer.narrowCompares", "packetizer.maskBitsPhis", "packetizer.vectorCounters",
       "packetizer.allActiveLaneLoads", "packetizer.libmLanes", "packetizer.fmodPow2",
-      "packetizer.mathHelpers", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup",
-      "packetizer.byteWindows");
+      "packetizer.mathHelpers", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups",
+      "packetizer.helperGuard", "packetizer.byteWindows");
 
   private Benchmark() {}
 
@@ -79,7 +79,14 @@ public final class Benchmark {
         runInProcess(opt, kernels, sink, log);
       }
     }
-    return new BenchReport(opt, host(), results, failures, notes, List.of(), (System.nanoTime() - start) / 1e9);
+    BenchReport.Host host = host();
+    if (results.stream().anyMatch(r -> r.width() == 16)) {
+      // the W16 goal depends on whether this host's AVX-512 is full width: measured, not looked up
+      java.util.Optional<WidthProbe.Result> probe = WidthProbe.run();
+      probe.ifPresent(p -> log.println("bench: " + p.describe()));
+      host = new BenchReport.Host(host.cpu(), host.cores(), host.java(), host.libmvec(), host.loadAverage(), probe.orElse(null));
+    }
+    return new BenchReport(opt, host, results, failures, notes, List.of(), (System.nanoTime() - start) / 1e9);
   }
 
   /** Runs only the packetization-time study ({@link ScalingBench}); the report has no kernel results. */

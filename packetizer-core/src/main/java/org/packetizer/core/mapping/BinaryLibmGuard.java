@@ -86,10 +86,17 @@ final class BinaryLibmGuard {
     s.append("  br i1 %none, label %fast, label %cold\n");
     s.append("fast:\n  %c = call ").append(ct).append(" ").append(q).append(".core\"(").append(vt).append(" %x, ").append(vt).append(" %y)\n");
     s.append("  %r0 = extractvalue ").append(ct).append(" %c, 0\n  %special = extractvalue ").append(ct).append(" %c, 1\n");
-    s.append("  %sm = and ").append(m).append(" %special, %m\n");
-    s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
-    s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-    s.append("edge:\n  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
+    if (LibmGuard.leanGuard()) {
+      // the hot test on the special lanes alone, the active-lane mask applied on the cold edge (LibmGuard)
+      s.append("  %spi = bitcast ").append(m).append(" %special to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %spi, 0\n");
+      s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
+      s.append("edge:\n  %sm = and ").append(m).append(" %special, %m\n");
+    } else {
+      s.append("  %sm = and ").append(m).append(" %special, %m\n");
+      s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
+      s.append("  br i1 %any, label %edge, label %done, !prof !0\nedge:\n");
+    }
+    s.append("  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
         .append(m).append(" %sm, ").append(vt).append(" %r0)\n  br label %done\n");
     s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
         .append(m).append(" %m)\n  br label %done\n");

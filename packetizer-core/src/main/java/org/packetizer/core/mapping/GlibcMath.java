@@ -22,8 +22,11 @@ import org.packetizer.core.ir.LlvmModule;
  * k·32/ln2 + shift, the remainder, and every polynomial step; logf fuses z·(1/c) − 1, k·ln2 + log c and
  * every polynomial step); the helper uses the same fusion when the packet's target has FMA and AVX2, and
  * plain multiplies and adds otherwise. Over all 2^32 inputs the two variants differ only on two
- * expf inputs (0x4202422f and 0xc27c65d9) and on no logf input, so the helper sends those two inputs
- * to the scalar function: its result is then the same whichever variant the process's libm chose.
+ * expf inputs (0x4202422f and 0xc27c65d9) and on no logf input, so the plain helper sends those two
+ * inputs to the scalar function: its result is then the same whichever variant the process's libm
+ * chose. The FMA helper runs only where the CPU has FMA and AVX2, where glibc picks its FMA build; it
+ * computes them as that build does and has them among its probe inputs ({@link #EXP_PROBES_FMA}), so a
+ * libm computing the plain build there fails the probe (issue 16, ninth round).
  *
  * <p>Lanes outside the fast path (expf: |x| ≥ 88, NaN, infinities; logf: x ≤ 0, subnormals, infinities,
  * NaN) call the scalar function, masked, so errno and special values are glibc's own. The whole helper
@@ -82,6 +85,22 @@ public final class GlibcMath {
    */
   static final long[] EXP_PROBES = {0xc2a002d1L, 0xc28033caL, 0xc1a002dfL, 0xc0a04f6fL, 0xbf801ac5L, 0xbc00008cL, 0x3c00377bL,
       0x3f001569L, 0x3fc0074dL, 0x40a048edL, 0x41a054e7L, 0x42801172L, 0x00000000L, 0xc2af0000L, 0x42a80000L, 0x3f800000L};
+  /**
+   * The FMA helper's probes: {@link #EXP_PROBES} with two ordinary inputs (0 and 1) replaced by the two
+   * inputs on which glibc's FMA and plain builds differ ({@link #EXP_VARIANT_INPUTS}), which the FMA
+   * helper computes as the FMA build does instead of calling the scalar function on every call.
+   */
+  static final long[] EXP_PROBES_FMA = expProbesFma();
+
+  private static long[] expProbesFma() {
+    long[] p = EXP_PROBES.clone();
+    int j = 0;
+    for (int i = 0; i < p.length; i++)
+      if (p[i] == 0x00000000L || p[i] == 0x3f800000L) p[i] = EXP_VARIANT_INPUTS[j++] & 0xffffffffL;
+    if (j != 2) throw new AssertionError("EXP_PROBES lost its ordinary inputs 0 and 1");
+    return p;
+  }
+
   static final long[] LOG_PROBES = {0x0081eb6cL, 0x0f02b730L, 0x1e0150cbL, 0x3a01853dL, 0x3e8103eeL, 0x3f4059d3L, 0x3f7f0658L,
       0x3f810007L, 0x3fc01339L, 0x4100b1bcL, 0x5001c70eL, 0x7f026fcbL, 0x3f800000L, 0x3fb504f3L, 0x40490fdbL, 0x7f7fffffL};
 
@@ -114,21 +133,35 @@ public final class GlibcMath {
 
     @Override
     String module() {
-      long[] probes = fn.equals("expf") ? EXP_PROBES : LOG_PROBES;
+      boolean lean = LibmGuard.leanGuard();
+      long[] probes = fn.equals("expf") ? (fma && lean ? EXP_PROBES_FMA : EXP_PROBES) : LOG_PROBES;
       StringBuilder s = new StringBuilder();
       s.append(fn.equals("expf") ? expCore() : logCore());
       StringBuilder sp = new StringBuilder();
       sp.append("  %sp.xb = bitcast ").append(f).append(" %x to ").append(i32v).append("\n");
       if (fn.equals("expf")) {
-        // glibc's fast path: (bits >> 20) & 0x7ff < 0x42b, i.e. |x| < 88 and not NaN; and the two
-        // inputs on which its FMA and plain builds differ
-        sp.append("  %sp.top = lshr ").append(i32v).append(" %sp.xb, ").append(sp("i32", "20")).append("\n");
-        sp.append("  %sp.abstop = and ").append(i32v).append(" %sp.top, ").append(sp("i32", "2047")).append("\n");
-        sp.append("  %sp.out = icmp uge ").append(i32v).append(" %sp.abstop, ").append(sp("i32", "1067")).append("\n");
-        sp.append("  %sp.v0 = icmp eq ").append(i32v).append(" %sp.xb, ").append(sp("i32", Integer.toString(EXP_VARIANT_INPUTS[0]))).append("\n");
-        sp.append("  %sp.v1 = icmp eq ").append(i32v).append(" %sp.xb, ").append(sp("i32", Integer.toString(EXP_VARIANT_INPUTS[1]))).append("\n");
-        sp.append("  %sp.vv = or ").append(m).append(" %sp.v0, %sp.v1\n");
-        sp.append("  %special = or ").append(m).append(" %sp.out, %sp.vv\n");
+        // glibc's fast path: (bits >> 20) & 0x7ff < 0x42b, i.e. |x| < 88 and not NaN; tested as
+        // (bits & 0x7fffffff) > 0x42afffff for the lanes outside it (the same set: one and, one compare)
+        String out = fma && lean ? "%special" : "%sp.out";
+        if (lean) {
+          sp.append("  %sp.abs = and ").append(i32v).append(" %sp.xb, ").append(sp("i32", Integer.toString(0x7fffffff))).append("\n");
+          sp.append("  ").append(out).append(" = icmp ugt ").append(i32v).append(" %sp.abs, ").append(sp("i32", Integer.toString(0x42afffff))).append("\n");
+        } else {
+          sp.append("  %sp.top = lshr ").append(i32v).append(" %sp.xb, ").append(sp("i32", "20")).append("\n");
+          sp.append("  %sp.abstop = and ").append(i32v).append(" %sp.top, ").append(sp("i32", "2047")).append("\n");
+          sp.append("  %sp.out = icmp uge ").append(i32v).append(" %sp.abstop, ").append(sp("i32", "1067")).append("\n");
+        }
+        if (!(fma && lean)) {
+          // the plain helper: the two inputs on which glibc's FMA and plain builds differ go to the
+          // scalar function (a plain-built helper may run where libm picked the FMA build). The
+          // FMA helper runs only where the CPU has FMA and AVX2, where glibc picks its FMA build, so
+          // it tests them once, in its probe (EXP_PROBES_FMA), not on every call: a libm that
+          // computes the plain build there (e.g. FMA hidden by GLIBC_TUNABLES) fails the probe.
+          sp.append("  %sp.v0 = icmp eq ").append(i32v).append(" %sp.xb, ").append(sp("i32", Integer.toString(EXP_VARIANT_INPUTS[0]))).append("\n");
+          sp.append("  %sp.v1 = icmp eq ").append(i32v).append(" %sp.xb, ").append(sp("i32", Integer.toString(EXP_VARIANT_INPUTS[1]))).append("\n");
+          sp.append("  %sp.vv = or ").append(m).append(" %sp.v0, %sp.v1\n");
+          sp.append("  %special = or ").append(m).append(" %sp.out, %sp.vv\n");
+        }
       } else {
         // glibc's fast path: positive normal finite x (ix - 0x00800000 < 0x7f000000 unsigned)
         sp.append("  %sp.off = sub ").append(i32v).append(" %sp.xb, ").append(sp("i32", "8388608")).append("\n");

@@ -49,7 +49,7 @@ abstract class GlibcTemplate {
     String ownFeatures = packet.stringAttribute("target-features").orElse("");
     TableLookup.Route route = GlibcMath.tableRoute(packet, w);
     String name = "__packetizer_glibc_" + fn + "_v" + w + "_" + Integer.toHexString((cpu + "|" + ownFeatures + "|" + fma + "|" + libm).hashCode())
-        + (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route));
+        + (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route)) + (LibmGuard.leanGuard() ? "" : "m");
     Optional<Function> have = m.function(name);
     if (have.isPresent()) return have.get();
     return ExactMath.linkHelper(m, packet, name, make.make(fn, w, name, fma, libm, route).module(), w);

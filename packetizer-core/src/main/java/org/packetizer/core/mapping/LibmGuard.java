@@ -48,6 +48,14 @@ public final class LibmGuard {
    */
   public static boolean inlinedLayout() { return "inlined".equals(System.getProperty("packetizer.mathHelpers")); }
 
+  /**
+   * Measurement knob {@code -Dpacketizer.helperGuard=masked}: the helpers' hot-path test before issue 16's
+   * ninth round (the special lanes and-ed with the active-lane mask on the hot path; expf's test by shift,
+   * and and compare, and its two FMA/plain variant inputs compared on every call), for side-by-side
+   * runs. Default {@code lean}. The helpers' names carry it.
+   */
+  public static boolean leanGuard() { return !"masked".equals(System.getProperty("packetizer.helperGuard", "lean").strip()); }
+
   /** The scalar function the helper checks against and calls per lane: {@code fn}, unless a test hook renames it. */
   public static String libmSymbol(String fn) {
     String s = System.getProperty(HOOK_PREFIX + fn);
@@ -327,11 +335,23 @@ public final class LibmGuard {
   private static void appendEntryTail(StringBuilder s, String q, String vt, String m, String iw, String special) {
     s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
     s.append(special);
-    s.append("  %sm = and ").append(m).append(" %special, %m\n");
-    s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
+    if (!leanGuard()) {
+      s.append("  %sm = and ").append(m).append(" %special, %m\n");
+      s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
+      s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
+      s.append("edge:\n  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
+          .append(vt).append(" %y)\n  br label %done\n");
+    } else {
+    // the hot test is on the special lanes alone (one vmovmskps and a test on AVX); the active-lane
+    // mask is applied only on the cold edge (.lanes calls nothing for an empty mask): an inactive
+    // lane outside the fast path costs one call that does nothing, and the hot path skips the
+    // conversion of the <W x i1> argument (an xmm of i16 at W8) and its and
+    s.append("  %spi = bitcast ").append(m).append(" %special to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %spi, 0\n");
     s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-    s.append("edge:\n  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
+    s.append("edge:\n  %sm = and ").append(m).append(" %special, %m\n");
+    s.append("  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
         .append(vt).append(" %y)\n  br label %done\n");
+    }
     s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
     s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], [ %yc, %cold ]\n  ret ").append(vt).append(" %r\n}\n");
   }

@@ -11,6 +11,10 @@ import java.util.Locale;
  *   <li>{@link Route#PERMUTE}: the table held in registers and indexed by a two-source permute
  *       (AVX-512 {@code vpermi2q}/{@code vpermt2q}: 16 64-bit entries in two zmm; 32 entries are two
  *       such permutes and a select on bit 4 of the index). Needs AVX-512F and W a multiple of 8.</li>
+ *   <li>{@link Route#HALVES}: AVX2, W a multiple of 8: the table's low and high 32-bit halves held in
+ *       ymm constants and permuted by {@code vpermd}, 8-entry blocks chosen by index bits 3 and 4,
+ *       the halves interleaved into 64-bit lanes; vector operations only. Only by the knob: fewer
+ *       instructions than scalar loads (llvm-mca), no faster on the benchmark where measured.</li>
  *   <li>{@link Route#GATHER}: a hardware gather with 32-bit indices from the uniform base (AVX2
  *       {@code vpgatherdq} through LLVM's x86 gather intrinsic, 4 lanes each: LLVM itself does not
  *       form hardware gathers from {@code masked.gather} for haswell or the generic AVX2 levels). Only
@@ -22,7 +26,7 @@ import java.util.Locale;
  *       address, a load and unpacks). Kept for side-by-side measurements.</li>
  * </ul>
  * The default ({@link #route}): permute on AVX-512 at W a multiple of 8, scalar loads elsewhere. The
- * knob {@code -Dpacketizer.tableLookup=auto|permute|gather|scalar|pointer} forces a route (a route the
+ * knob {@code -Dpacketizer.tableLookup=auto|permute|halves|gather|scalar|pointer} forces a route (a route the
  * target cannot run falls back to the default); helper names carry the route.
  */
 public final class TableLookup {
@@ -31,6 +35,7 @@ public final class TableLookup {
   /** How a lookup becomes machine code. */
   public enum Route {
     PERMUTE("permute in registers (AVX-512 vpermi2q)"),
+    HALVES("32-bit halves permuted in registers (AVX2 vpermd)"),
     GATHER("hardware gather with 32-bit indices (vpgatherdq)"),
     SCALAR("scalar loads by 32-bit index"),
     POINTER("gather of 64-bit pointers");
@@ -49,10 +54,11 @@ public final class TableLookup {
     return switch (s) {
       case "", "auto" -> null;
       case "permute" -> Route.PERMUTE;
+      case "halves", "vpermd" -> Route.HALVES;
       case "gather" -> Route.GATHER;
       case "scalar" -> Route.SCALAR;
       case "pointer", "ptr" -> Route.POINTER;
-      default -> throw new IllegalArgumentException("-Dpacketizer.tableLookup=" + s + ": expected auto, permute, gather, scalar or pointer");
+      default -> throw new IllegalArgumentException("-Dpacketizer.tableLookup=" + s + ": expected auto, permute, halves, gather, scalar or pointer");
     };
   }
 
@@ -78,6 +84,7 @@ public final class TableLookup {
     if (Integer.bitCount(w) != 1) return r == Route.SCALAR || r == Route.POINTER;
     return switch (r) {
       case PERMUTE -> avx512(features) && w % 8 == 0;
+      case HALVES -> avx2(features) && w % 8 == 0;
       case GATHER -> avx2(features) && w % 4 == 0;
       case SCALAR, POINTER -> true;
     };
@@ -85,6 +92,8 @@ public final class TableLookup {
 
   static Route autoRoute(int w, String features) {
     if (runs(Route.PERMUTE, w, features)) return Route.PERMUTE;
+    // HALVES (AVX2) is not the default: no faster than scalar loads on the benchmark where measured
+    // (znver5), and binomial's loop ran 30% slower with it, a code-placement effect (docs/performance.md)
     return Route.SCALAR;
   }
 
@@ -181,8 +190,79 @@ public final class TableLookup {
         }
         s.append(concat(out, out + ".q", parts, 8, "i64"));
       }
+      case HALVES -> halves(s, out, bits, idx, w);
     }
     return s.toString();
+  }
+
+  /**
+   * The {@link Route#HALVES} lookup: the table split into its low and high 32-bit halves, each held in
+   * ymm constants of 8 entries ({@code N/8} per half) and indexed by AVX2 {@code vpermd} (index bits
+   * 0-2), the 8-entry blocks chosen by selects on index bits 3 and 4 (sign-bit blends); the two halves
+   * are then interleaved into 64-bit lanes. Per 8 lanes the index is first permuted by
+   * {@code <0,1,4,5,2,3,6,7>}, so that the interleave is the in-lane {@code vpunpckldq}/{@code
+   * vpunpckhdq} pair (which interleaves 128-bit lane by 128-bit lane) with no cross-lane fix-up.
+   * No scalar loads, no vector-to-integer moves: every step is a vector operation.
+   */
+  private static void halves(StringBuilder s, String out, long[] bits, String idx, int w) {
+    int n = bits.length;
+    int blocks = Math.max(1, (n + 7) / 8);
+    if (blocks == 3) blocks = 4;
+    String[][] regs = new String[2][blocks];
+    for (int h = 0; h < 2; h++)
+      for (int j = 0; j < blocks; j++) {
+        StringBuilder c = new StringBuilder("<");
+        for (int k = 0; k < 8; k++) {
+          long v = 8 * j + k < n ? bits[8 * j + k] : 0L;
+          c.append(k > 0 ? ", " : "").append("i32 ").append(h == 0 ? (int) v : (int) (v >>> 32));
+        }
+        regs[h][j] = c.append(">").toString();
+      }
+    String i32v = "<" + w + " x i32>";
+    int parts = w / 8;
+    for (int p = 0; p < parts; p++) {
+      String q = out + ".h" + p;
+      s.append("  ").append(q).append(".i = shufflevector ").append(i32v).append(" ").append(idx).append(", ").append(i32v)
+          .append(" poison, <8 x i32> <");
+      int[] perm = {0, 1, 4, 5, 2, 3, 6, 7};
+      for (int k = 0; k < 8; k++) s.append(k > 0 ? ", " : "").append("i32 ").append(p * 8 + perm[k]);
+      s.append(">\n");
+      // index bits 3 and 4 moved to the sign bit: the selects become blends on the sign
+      if (blocks > 1) {
+        s.append("  ").append(q).append(".s3 = shl <8 x i32> ").append(q).append(".i, splat (i32 28)\n");
+        s.append("  ").append(q).append(".b3 = icmp slt <8 x i32> ").append(q).append(".s3, zeroinitializer\n");
+      }
+      if (blocks > 2) {
+        s.append("  ").append(q).append(".s4 = shl <8 x i32> ").append(q).append(".i, splat (i32 27)\n");
+        s.append("  ").append(q).append(".b4 = icmp slt <8 x i32> ").append(q).append(".s4, zeroinitializer\n");
+      }
+      String[] half = new String[2];
+      for (int h = 0; h < 2; h++) {
+        String[] r = new String[blocks];
+        for (int j = 0; j < blocks; j++) {
+          r[j] = q + ".x" + h + j;
+          s.append("  ").append(r[j]).append(" = call <8 x i32> @llvm.x86.avx2.permd(<8 x i32> ").append(regs[h][j]).append(", <8 x i32> ")
+              .append(q).append(".i)\n");
+        }
+        if (blocks == 1) { half[h] = r[0]; continue; }
+        String lo = q + ".y" + h + "0";
+        s.append("  ").append(lo).append(" = select <8 x i1> ").append(q).append(".b3, <8 x i32> ").append(r[1]).append(", <8 x i32> ").append(r[0]).append("\n");
+        if (blocks == 2) { half[h] = lo; continue; }
+        String hi = q + ".y" + h + "1";
+        s.append("  ").append(hi).append(" = select <8 x i1> ").append(q).append(".b3, <8 x i32> ").append(r[3]).append(", <8 x i32> ").append(r[2]).append("\n");
+        half[h] = q + ".y" + h;
+        s.append("  ").append(half[h]).append(" = select <8 x i1> ").append(q).append(".b4, <8 x i32> ").append(hi).append(", <8 x i32> ").append(lo).append("\n");
+      }
+      // vpunpckldq / vpunpckhdq: 64-bit lanes 0,1 | 2,3 of the first, 4,5 | 6,7 of the second 128-bit lanes
+      s.append("  ").append(q).append(".l = shufflevector <8 x i32> ").append(half[0]).append(", <8 x i32> ").append(half[1])
+          .append(", <8 x i32> <i32 0, i32 8, i32 1, i32 9, i32 4, i32 12, i32 5, i32 13>\n");
+      s.append("  ").append(q).append(".u = shufflevector <8 x i32> ").append(half[0]).append(", <8 x i32> ").append(half[1])
+          .append(", <8 x i32> <i32 2, i32 10, i32 3, i32 11, i32 6, i32 14, i32 7, i32 15>\n");
+      s.append("  ").append(q).append(".lq = bitcast <8 x i32> ").append(q).append(".l to <4 x i64>\n");
+      s.append("  ").append(q).append(".uq = bitcast <8 x i32> ").append(q).append(".u to <4 x i64>\n");
+      s.append("  ").append(q).append(" = shufflevector <4 x i64> ").append(q).append(".lq, <4 x i64> ").append(q).append(".uq, ").append(mask(8)).append("\n");
+    }
+    s.append(concat(out, out + ".h", parts, 8, "i64"));
   }
 
   /**
@@ -273,6 +353,7 @@ public final class TableLookup {
           + " x i64>)\n";
       case GATHER -> "declare <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64>, ptr, <4 x i32>, <4 x i64>, i8)\n";
       case PERMUTE -> "declare <8 x i64> @llvm.x86.avx512.vpermi2var.q.512(<8 x i64>, <8 x i64>, <8 x i64>)\n";
+      case HALVES -> "declare <8 x i32> @llvm.x86.avx2.permd(<8 x i32>, <8 x i32>)\n";
       case SCALAR -> "";
     };
   }

@@ -188,6 +188,8 @@ final class MemoryWidener extends EmissionPhase {
     Type vt = packetType(inst, t);
     Value ptr = inst.operand(0);
     int align = Math.max(1, inst.alignment());
+    Value pairedDone = pairDone.remove(inst);
+    if (pairedDone != null) return pairedDone;
     Shape s = shape(ptr);
     if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
       st.stats().vectorLoads++;
@@ -208,6 +210,8 @@ final class MemoryWidener extends EmissionPhase {
       if (strided != null) return strided;
       Value window = windowLoad(inst, t, ptr);
       if (window != null) return window;
+      Value paired = pairedLookup(inst, t, vt, ptr, align);
+      if (paired != null) return paired;
       Value lookup = tableLookup(inst, t, vt, ptr, align);
       if (lookup != null) return lookup;
       Value lanes = laneLoads(inst, t, vt, ptr, align);
@@ -491,6 +495,155 @@ final class MemoryWidener extends EmissionPhase {
     Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
     Value m = full ? b.allOnes(mask().type()) : mask();
     return b.call(f, List.of(ptrs, b.i32(align), m, b.poison(vt)), inst.name());
+  }
+
+  /** Packets of the upper halves of paired lookups ({@link #pairedLookup}), emitted with their lower half. */
+  private final Map<Value, Value> pairDone = new HashMap<>();
+
+  /**
+   * Paired table lookups: {@code t[i]} and {@code t[i + 1]} (a uniform base, one varying 32-bit index,
+   * the second index {@code add nsw i, 1}; 4-byte elements) in the same block with no store or call
+   * between them, under a full mask — Perlin noise's {@code perm[A]} and {@code perm[A + 1]}. Both
+   * are read by every lane, so one 8-byte load per lane at {@code &t[i]} reads exactly the two
+   * elements the scalar code reads: one gather of W 64-bit elements ({@code vpgatherdq} with the
+   * same 32-bit offsets) where the target gathers, W scalar 8-byte loads where a gather is scalar
+   * loads anyway, instead of two gathers or 2W loads; the halves are a truncation and a shift. The
+   * first of the two in program order emits the pair (both indices are defined there: the upper
+   * index is computed from the lower); the second takes its half from {@link #pairDone}. Little-endian
+   * targets only. Knob: {@code -Dpacketizer.pairedLookups=false}. Null when not applicable.
+   */
+  private Value pairedLookup(Value inst, Type t, Type vt, Value ptr, int align) {
+    if (!pairedLookups() || !MaskOps.isAllTrue(mask()) || st.options().scalable()) return null;
+    Value g1 = lookupGep(ptr);
+    Value i1 = g1 == null ? null : lookupIndex(g1);
+    if (i1 == null || st.module().allocSize(t) != 4 || st.module().storeSize(t) != 4 || !t.isVectorElement()) return null;
+    long o1 = g1 == ptr ? 0 : 4;
+    String dl = st.module().dataLayoutString();
+    if (dl.startsWith("E") || dl.contains("-E")) return null;
+    for (Value c : followingInBlock(inst)) {
+      if (st.ssa().opcode(c) != Opcode.LOAD || c.isVolatile() || c.isAtomic() || !c.type().equals(t) || dynamicDone.containsKey(c)) continue;
+      Value p2 = c.operand(0);
+      Value g2 = lookupGep(p2);
+      Value i2 = g2 == null ? null : lookupIndex(g2);
+      if (i2 == null || !sameTable(g1, g2)) continue;
+      long o2 = g2 == p2 ? 0 : 4;
+      // the element of the second load is the next one after the first's, or the other way round
+      boolean instIsLow;
+      if (o1 == 0 && (o2 == 0 && plusOne(i2, i1) || o2 == 4 && i2.equals(i1))) {
+        instIsLow = true;
+      } else if (o2 == 0 && (o1 == 0 && plusOne(i1, i2) || o1 == 4 && i1.equals(i2))) {
+        instIsLow = false;
+      } else {
+        continue;
+      }
+      Value lowGep = instIsLow ? g1 : g2;
+      Value low = instIsLow ? i1 : i2;
+      if (!available(low) || uniform(low)) return null;
+      Value[] halves = emitPair(inst, c, lowGep, low, Math.min(align, Math.max(1, c.alignment())), vt);
+      pairDone.put(c, instIsLow ? halves[1] : halves[0]);
+      return instIsLow ? halves[0] : halves[1];
+    }
+    return null;
+  }
+
+  /**
+   * The table-lookup GEP of a load's address: the address itself, or the GEP under {@code gep i8, g, 4}
+   * (clang's form of {@code &t[i + 1]} when {@code i + 1} cannot overflow: the next element after
+   * {@code t[i]}); null otherwise.
+   */
+  private Value lookupGep(Value ptr) {
+    if (ptr.isInstruction() && st.ssa().opcode(ptr) == Opcode.GEP && ptr.numOperands() == 2 && ptr.gepSourceElementType().isInteger(8)
+        && ptr.operand(1).isConstantInt() && ptr.operand(1).constIntSExt() == 4 && !st.soa().isDerived(ptr)) {
+      Value g = ptr.operand(0);
+      return g.isInstruction() && st.ssa().opcode(g) == Opcode.GEP ? g : null;
+    }
+    return ptr;
+  }
+
+  /** Whether {@code hi} is {@code add nsw lo, 1} (either operand order): then sext(hi) = sext(lo) + 1. */
+  private boolean plusOne(Value hi, Value lo) {
+    if (!hi.isInstruction() || st.ssa().opcode(hi) != Opcode.ADD || !hi.nsw()) return false;
+    for (int k = 0; k < 2; k++) {
+      Value c = hi.operand(1 - k);
+      if (hi.operand(k).equals(lo) && c.isConstantInt() && c.constIntSExt() == 1) return true;
+    }
+    return false;
+  }
+
+  /** Whether two lookup GEPs index the same table the same way (same base, element type and form). */
+  private static boolean sameTable(Value p1, Value p2) {
+    return p1.operand(0).equals(p2.operand(0)) && p1.numOperands() == p2.numOperands()
+        && p1.gepSourceElementType().equals(p2.gepSourceElementType());
+  }
+
+  /**
+   * The varying 32-bit index of a table-lookup GEP ({@code gep T, base, sext i} or {@code gep [N x T],
+   * base, 0, sext i}, also a non-negative zext or the i32 itself) with a uniform base and 4-byte
+   * elements; null otherwise.
+   */
+  private Value lookupIndex(Value ptr) {
+    if (!ptr.isInstruction() || st.ssa().opcode(ptr) != Opcode.GEP || st.soa().isDerived(ptr) || ptr.type().isVector()
+        || !ptr.type().equals(st.context().ptrType())) return null;
+    Value base = ptr.operand(0);
+    if (base.type().isVector() || !uniform(base) || !available(base)) return null;
+    int n = ptr.numOperands();
+    Type src = ptr.gepSourceElementType();
+    Type elem;
+    if (n == 2) {
+      elem = src;
+    } else if (n == 3 && src.isArray() && ptr.operand(1).isConstantInt() && ptr.operand(1).constIntZExt() == 0) {
+      elem = src.elementType();
+    } else {
+      return null;
+    }
+    if (!elem.isSized() || st.module().allocSize(elem) != 4) return null;
+    Value idx = ptr.operand(n - 1);
+    if (idx.type().isVector() || uniform(idx)) return null;
+    if (idx.type().isInteger(32)) return idx;
+    if (idx.isInstruction() && idx.type().isInteger(64) && idx.operand(0).type().isInteger(32)
+        && (st.ssa().opcode(idx) == Opcode.SEXT || st.ssa().opcode(idx) == Opcode.ZEXT && idx.nneg())) {
+      return idx.operand(0);
+    }
+    return null;
+  }
+
+  /** The pair's 8-byte loads at {@code &table[low]} and its two halves as packets of {@code vt}. */
+  private Value[] emitPair(Value first, Value second, Value lowPtr, Value low, int align, Type vt) {
+    Type elem = lowPtr.numOperands() == 2 ? lowPtr.gepSourceElementType() : lowPtr.gepSourceElementType().elementType();
+    Type i64 = st.context().i64(), v64 = i64.vectorOf(w), v32 = st.context().i32().vectorOf(w);
+    Value bp = scal(lowPtr.operand(0));
+    Value offs = vec(low);
+    boolean lanes = gatherLowering() == GatherLowering.SCALAR_LOADS;
+    Value pair;
+    if (lanes) {
+      expansionSpent += LOOKUP_EXPANSION_PER_LANE * w;
+      pair = b.poison(v64);
+      for (int k = 0; k < w; k++) {
+        Value p = b.gep(elem, bp, List.of(b.extractElement(offs, k, "")), lowPtr.isInBounds(), "");
+        pair = b.insertElement(pair, b.load(i64, p, align, ""), k, "");
+      }
+      st.stats().tableLookups++;
+    } else {
+      Value ptrs = b.gep(elem, bp, List.of(offs), lowPtr.isInBounds(), "pair.addr");
+      Function f = st.module().intrinsic("llvm.masked.gather", v64, ptrs.type());
+      pair = b.call(f, List.of(ptrs, b.i32(align), b.allOnes(st.context().i1().vectorOf(w)), b.poison(v64)), "pair");
+      st.stats().gathers++;
+    }
+    // the halves as even and odd elements of the pairs seen as 2W 4-byte elements (little-endian):
+    // one two-source permute each on AVX-512 (vpermi2d), where a truncation and a shift are 4 and 4
+    Value span = b.cast(Opcode.BITCAST, pair, vt.elementType().vectorOf(2 * w), "pair.elems");
+    Value lo = deinterleave(span, 2, 0, "");
+    Value hi = deinterleave(span, 2, 1, "");
+    String other = second.name().isEmpty() ? "the load of the next element" : second.name();
+    st.remark(Remark.Kind.MEMORY, current(), first, "table lookups t[i] and t[i + 1] (with " + other + ") became "
+        + (lanes ? w + " scalar 8-byte loads" : "one gather of " + w + " 8-byte elements") + " and two shuffles: half the loads of two lookups"
+        + " (-Dpacketizer.pairedLookups=false: one lookup each)");
+    return new Value[] {lo, hi};
+  }
+
+  /** Knob: {@code -Dpacketizer.pairedLookups=false} keeps two lookups for t[i] and t[i + 1]; read at each use. */
+  static boolean pairedLookups() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.pairedLookups", "true"));
   }
 
   /** How {@link #indexBound} bounded the index: AND (re-applied as an and) or UREM (as a umin). */

@@ -65,6 +65,13 @@ class GlibcExactMathTest {
       float honest_logf(float x) { fake_calls++; return logf(x); }
       float other_expf(float x) { fake_calls++; return nextafterf(expf(x), 1.0f / 0.0f); }
       float other_logf(float x) { fake_calls++; return nextafterf(logf(x), 1.0f / 0.0f); }
+      /* a libm that differs from this one only on the two inputs where glibc's FMA and plain expf builds
+         differ (as the plain build would, were FMA hidden from glibc's ifunc, e.g. by GLIBC_TUNABLES) */
+      float variant_expf(float x) {
+        union { float f; unsigned u; } b = {x};
+        fake_calls++;
+        return b.u == 0x4202422fu || b.u == 0xc27c65d9u ? nextafterf(expf(x), 1.0f / 0.0f) : expf(x);
+      }
       """;
 
   /** Every special and boundary class of expf's and logf's inputs. */
@@ -85,8 +92,9 @@ class GlibcExactMathTest {
   }
 
   static Stream<Arguments> isas() {
-    return MathSources.ISAS.stream().flatMap(i -> Stream.of(Arguments.of(i.width(), i.march(), "-O2"),
-        Arguments.of(i.width(), i.march(), "-O2 -fno-math-errno")));
+    // plus W16 on AVX2: two 8-lane parts of the AVX2 table lookup (TableLookup.Route.HALVES)
+    return Stream.concat(MathSources.ISAS.stream().flatMap(i -> Stream.of(Arguments.of(i.width(), i.march(), "-O2"),
+        Arguments.of(i.width(), i.march(), "-O2 -fno-math-errno"))), Stream.of(Arguments.of(16, "haswell", "-O2")));
   }
 
   static LlvmModule compile(LlvmContext ctx, String march, String flags) {
@@ -195,6 +203,47 @@ class GlibcExactMathTest {
 
   static Stream<Arguments> widths() {
     return MathSources.ISAS.stream().map(i -> Arguments.of(i.width(), i.march()));
+  }
+
+  /**
+   * expf's two FMA/plain variant inputs (issue 16, ninth round): the FMA helper no longer compares every
+   * lane with them on every call, it computes them as glibc's FMA build and has them among its probe
+   * inputs instead ({@link GlibcMath#EXP_PROBES_FMA}); the plain helper (W4 x86-64-v2) still sends them to
+   * the scalar function. Either way a libm that differs only there (the test hook's {@code variant_expf})
+   * gets its own result on every lane, those inputs included: the FMA helper's probe fails, the plain
+   * helper calls it for them. Fails if the FMA helper's probes lose the variant inputs.
+   */
+  @ParameterizedTest(name = "W={0} {1}")
+  @MethodSource("widths")
+  void aLibmDifferingOnlyOnTheVariantInputsIsFollowed(int w, String march) throws Throwable {
+    Assumptions.assumeTrue(hostRuns(march), "SKIPPED (LOUD): the host cannot run " + march + " code");
+    String stand = "variant_expf";
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = compile(ctx, march, "-O2")) {
+      System.setProperty(LibmGuard.HOOK_PREFIX + "expf", stand);
+      try {
+        new Packetizer(PacketizerOptions.builder().width(w).vectorMath(PacketizerOptions.VectorMath.INTRINSICS).params("v").verifyEachPhase(true).build())
+            .run(m, "k_expf", "k_expf_v" + w);
+      } finally {
+        System.clearProperty(LibmGuard.HOOK_PREFIX + "expf");
+      }
+      try (Jit jit = Jit.host()) {
+        jit.addModule(m);
+        org.packetizer.core.jit.JitFunction packet = jit.function("k_expf_v" + w);
+        MethodHandle scalar = C.downcallHandle(MemorySegment.ofAddress(jit.lookup(stand)), FunctionDescriptor.of(JAVA_FLOAT, JAVA_FLOAT));
+        SplittableRandom rnd = new SplittableRandom(w);
+        for (int run = 0; run < 40; run++) {
+          float[] x = new float[w];
+          for (int k = 0; k < w; k++) x[k] = (float) (rnd.nextDouble() * 160 - 80);
+          x[run % w] = Float.intBitsToFloat(GlibcMath.EXP_VARIANT_INPUTS[run % 2]);
+          float[] got = (float[]) packet.call((Object) x);
+          for (int k = 0; k < w; k++) {
+            float want = (float) scalar.invokeExact(x[k]);
+            assertEquals(Float.floatToRawIntBits(want), Float.floatToRawIntBits(got[k]),
+                String.format("W=%d %s run %d lane %d x=0x%08x", w, march, run, k, Float.floatToRawIntBits(x[k])));
+          }
+        }
+      }
+    }
   }
 
   /**

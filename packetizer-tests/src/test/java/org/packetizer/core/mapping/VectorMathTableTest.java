@@ -118,7 +118,7 @@ class VectorMathTableTest {
     t.append("at run time)`, for expf and logf with how the helper reads its tables (expf's 32 entries, logf's 16\n");
     t.append("(1/c, log c) pairs: `TableLookup`, a 32-bit index from the table's base): an AVX-512 permute with the\n");
     t.append("table in registers (`vpermi2q`) when W is a multiple of 8, scalar loads by 32-bit index otherwise (AVX2's\n");
-    t.append("`vpgatherdq` measured slower; knob `-Dpacketizer.tableLookup`;\n");
+    t.append("`vpgatherdq` and `vpermd` on 32-bit halves measured no faster; knob `-Dpacketizer.tableLookup`;\n");
     t.append("[performance.md](performance.md#table-lookups-of-the-glibc-exact-helpers-issue-16-eighth-round)).\n\n");
     t.append("Routes: **IR** — vector IR the packetizer emits (`ExactMath`), bit-identical to glibc for every input,\n");
     t.append("NaN payloads included (`VectorMathDifferentialTest`: special values crossed with each other, random\n");
