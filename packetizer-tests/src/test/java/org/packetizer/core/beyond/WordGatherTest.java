@@ -202,7 +202,7 @@ class WordGatherTest {
     return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), fd);
   }
 
-  private static MemorySegment mmap(long size) throws Throwable {
+  static MemorySegment mmap(long size) throws Throwable {
     MethodHandle h = libc("mmap", FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
         ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
     MemorySegment p = (MemorySegment) h.invokeExact(MemorySegment.NULL, size, 0, 0x22, -1, 0L);
@@ -210,12 +210,12 @@ class WordGatherTest {
     return p.reinterpret(size);
   }
 
-  private static void mprotect(MemorySegment at, long size, int prot) throws Throwable {
+  static void mprotect(MemorySegment at, long size, int prot) throws Throwable {
     MethodHandle h = libc("mprotect", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
     assertEquals(0, (int) h.invokeExact(at, size, prot), "mprotect");
   }
 
-  private static void munmap(MemorySegment at, long size) throws Throwable {
+  static void munmap(MemorySegment at, long size) throws Throwable {
     MethodHandle h = libc("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
     assertEquals(0, (int) h.invokeExact(at, size));
   }

@@ -1,0 +1,174 @@
+package org.packetizer.core.beyond;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.check.ParamSpec;
+import org.packetizer.core.check.ParamSpec.Direction;
+import org.packetizer.core.check.ValueDomain;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.jit.Jit;
+import org.packetizer.core.jit.JitFunction;
+
+/**
+ * Byte loads whose address advances by one byte per iteration of their loop, read as one 8-byte
+ * window per lane every 8 iterations ({@code MemoryWidener.byteWindow}, issue 16: strhash; knob
+ * {@code -Dpacketizer.byteWindows=auto|true|false}). Foreign code: {@code beyond/byte_windows.c}
+ * compiled by the bundled clang with plain -O1/-O2 and {@code -march=} the target (an int index, a
+ * stepped pointer, a nested loop entered three times, a data-dependent exit, a 64-bit counter with a
+ * branch on the byte). Differential at W=4, 8, 16 on x86-64-v2, haswell and znver4, unmasked and
+ * masked, with the knob {@code true} (every width) and the default; and every string length 0..70 at
+ * every alignment 0..7 ending 0..7 bytes before a PROT_NONE page (and starting right after one), so
+ * that a window read across the page's end would fault.
+ */
+class ByteWindowTest {
+
+  static Stream<Arguments> cases() {
+    return PlainC.widthCpuOptCases();
+  }
+
+  static final List<String> FUNCTIONS = List.of("fnv_index", "sum_pointer", "rows_hash", "until_zero", "count_upper");
+
+  @ParameterizedTest(name = "W={0} {1} {2}")
+  @MethodSource("cases")
+  void agreesWithScalar(int w, String cpu, String opt) {
+    for (String knob : new String[] {"true", "auto"}) {
+      withKnob(knob, () -> {
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "byte_windows.c", opt, "-march=" + cpu)) {
+          int seed = 10;
+          for (String fn : FUNCTIONS) {
+            // start + len <= 160: every byte read is in the buffer (the checker puts guard pages around it)
+            TableLookupTest.check(m, fn, w, cpu, "uvv", seed++ + w, ParamSpec.uniformPtr(ctx.i8(), 160, Direction.IN),
+                ParamSpec.varying(ValueDomain.ints(0, 79)), ParamSpec.varying(ValueDomain.ints(-2, 80)));
+          }
+        }
+      });
+    }
+  }
+
+  /**
+   * Strings of every length 0..70 whose last byte lies 0..7 bytes before a PROT_NONE page (so at every
+   * alignment of their start and end), and strings starting 0..7 bytes after one: one lane each, W
+   * lanes per call, compared lane by lane with the scalar function. A window of 8 bytes read at a
+   * lane's address near the page's end (no page test) faults.
+   */
+  @Test
+  void guardPageRightAfterTheStrings() throws Throwable {
+    long page = 4096;
+    MemorySegment map = WordGatherTest.mmap(3 * page);
+    try (LlvmContext ctx = LlvmContext.create()) {
+      // pages: [PROT_NONE][rw][PROT_NONE]
+      WordGatherTest.mprotect(map.asSlice(page, page), page, 3);
+      MemorySegment rw = map.asSlice(page, page);
+      Random rnd = new Random(11);
+      for (long k = 0; k < page; k++) rw.set(ValueLayout.JAVA_BYTE, k, (byte) (rnd.nextInt(8) == 0 ? 0 : 1 + rnd.nextInt(255)));
+      // (start, len) pairs: ending d bytes before the guard page, and starting a bytes after the leading one
+      int[][] strings = new int[2 * 8 * 71][];
+      int n = 0;
+      for (int d = 0; d < 8; d++) for (int len = 0; len <= 70; len++) strings[n++] = new int[] {(int) page - d - len, len};
+      for (int a = 0; a < 8; a++) for (int len = 0; len <= 70; len++) strings[n++] = new int[] {a, len};
+      for (String wc : List.of("4 x86-64-v2", "8 haswell", "16 znver4")) {
+        int w = Integer.parseInt(wc.split(" ")[0]);
+        String cpu = wc.split(" ")[1];
+        withKnob("true", () -> {
+          try (LlvmModule m = PlainC.compile(ctx, "byte_windows.c", "-O2", "-march=" + cpu)) {
+            for (String fn : FUNCTIONS) {
+              new Packetizer(PacketizerOptions.builder().width(w).params("uvv").targetCpu(cpu).verifyEachPhase(true).build())
+                  .run(m, fn, fn + "_simd");
+              assertTrue(m.function(fn + "_simd").orElseThrow().print().contains("load i64, ptr"), fn + " W" + w + " has no window");
+            }
+            try (Jit jit = Jit.host()) {
+              jit.addModule(m);
+              for (String fn : FUNCTIONS) {
+                JitFunction scalar = jit.function(fn), packet = jit.function(fn + "_simd");
+                // lanes in order and shuffled: neighbours of every length and end distance share a packet
+                for (int round = 0; round < 2; round++) {
+                  int[] order = new int[strings.length];
+                  for (int i = 0; i < order.length; i++) order[i] = i;
+                  if (round == 1) for (int i = order.length - 1; i > 0; i--) {
+                    int j = rnd.nextInt(i + 1), t = order[i];
+                    order[i] = order[j];
+                    order[j] = t;
+                  }
+                  for (int base = 0; base < order.length; base += w) {
+                    int[] start = new int[w], len = new int[w];
+                    for (int k = 0; k < w; k++) {
+                      int[] sl = strings[order[(base + k) % order.length]];
+                      start[k] = sl[0];
+                      len[k] = sl[1];
+                    }
+                    int[] got = (int[]) packet.call(rw, start, len);
+                    for (int k = 0; k < w; k++) {
+                      int want = (int) scalar.call(rw, start[k], len[k]);
+                      assertEquals(want, got[k], fn + " W" + w + " " + cpu + " lane " + k + " start " + start[k] + " len " + len[k]);
+                    }
+                  }
+                }
+              }
+            }
+          } catch (Throwable t) {
+            throw new AssertionError(t);
+          }
+        });
+      }
+    } finally {
+      WordGatherTest.munmap(map, 3 * page);
+    }
+  }
+
+  /**
+   * The structure: with the knob's default, znver4 W16 reads the byte loops' bytes as one 8-byte load
+   * per lane (W {@code load i64} per byte loop) behind the test of the bytes left; haswell W8 and
+   * x86-64-v2 W4 keep their per-lane byte loads (measured: no gain at W8, a loss at W4); the knob
+   * {@code false} keeps them everywhere. A loop that stores (copy_bumped
+   * of mask_bits.c) keeps them too.
+   */
+  @Test
+  void structure() {
+    try (LlvmContext ctx = LlvmContext.create()) {
+      for (String wc : List.of("8 haswell", "16 znver4", "4 x86-64-v2")) {
+        int w = Integer.parseInt(wc.split(" ")[0]);
+        String cpu = wc.split(" ")[1];
+        try (LlvmModule m = PlainC.compile(ctx, "byte_windows.c", "-O2", "-march=" + cpu)) {
+          for (String fn : List.of("fnv_index", "sum_pointer", "rows_hash")) {
+            new Packetizer(PacketizerOptions.builder().width(w).params("uvv").targetCpu(cpu).build()).run(m, fn, fn + "_on");
+            String on = m.function(fn + "_on").orElseThrow().print();
+            withKnob("false", () -> new Packetizer(PacketizerOptions.builder().width(w).params("uvv").targetCpu(cpu).build()).run(m, fn, fn + "_off"));
+            String off = m.function(fn + "_off").orElseThrow().print();
+            assertEquals(0, TableLookupTest.count(off, "load i64, ptr"), off);
+            // (one window per lane and byte loop: rows_hash's three entries of the inner loop are unrolled by clang -O2)
+            int loops = fn.equals("rows_hash") ? 3 : 1;
+            assertEquals(w >= 16 ? loops * w : 0, TableLookupTest.count(on, "load i64, ptr"), fn + " W" + w + "\n" + on);
+            if (w >= 16) assertTrue(on.contains("lshr <" + w + " x i64>"), on);
+          }
+        }
+        try (LlvmModule m = PlainC.compile(ctx, "mask_bits.c", "-O2", "-march=" + cpu)) {
+          new Packetizer(PacketizerOptions.builder().width(w).params("uuvv").targetCpu(cpu).build()).run(m, "copy_bumped", "c_on");
+          assertEquals(0, TableLookupTest.count(m.function("c_on").orElseThrow().print(), "load i64, ptr"));
+        }
+      }
+    }
+  }
+
+  static void withKnob(String value, Runnable r) {
+    String before = System.getProperty("packetizer.byteWindows");
+    System.setProperty("packetizer.byteWindows", value);
+    try {
+      r.run();
+    } finally {
+      if (before == null) System.clearProperty("packetizer.byteWindows");
+      else System.setProperty("packetizer.byteWindows", before);
+    }
+  }
+}
