@@ -466,6 +466,38 @@ public final class RefillDriver {
   }
 
   /**
+   * The arguments of one call of a driver body on the chunk that starts at element {@code i}: varying
+   * parameters and the output as pointers to element {@code i}, linear ones advanced by {@code i} steps,
+   * uniform ones as they are, then the chunk's length.
+   */
+  private static List<Value> chunkArgs(IrBuilder b, LlvmContext ctx, Function driver, List<ParamKind> kinds,
+      List<Type> types, Type rt, Type sizeT, Value i, Value chunk) {
+    List<Value> args = new ArrayList<>();
+    for (int j = 0; j < kinds.size(); j++) {
+      Value p = driver.param(j);
+      Type t = types.get(j);
+      switch (kinds.get(j)) {
+        case ParamKind.Varying v -> args.add(b.gep(t.isInteger(1) ? ctx.i8() : t, p, List.of(i), true, p.name() + ".chunk"));
+        case ParamKind.Linear l -> {
+          if (t.isPointer()) {
+            args.add(b.gep(ctx.i8(), p, List.of(b.mul(i, b.constInt(sizeT, l.step()), "")), false, p.name() + ".chunk"));
+          } else {
+            Value ii = t.intWidth() == sizeT.intWidth() ? i
+                : b.cast(t.intWidth() < sizeT.intWidth() ? Opcode.TRUNC : Opcode.ZEXT, i, t, "");
+            args.add(b.add(p, b.mul(ii, b.constInt(t, l.step()), ""), p.name() + ".chunk"));
+          }
+        }
+        default -> args.add(p);
+      }
+    }
+    if (!rt.isVoid()) {
+      args.add(b.gep(rt.isInteger(1) ? ctx.i8() : rt, driver.param(kinds.size()), List.of(i), true, "out.chunk"));
+    }
+    args.add(chunk);
+    return args;
+  }
+
+  /**
    * The adaptive driver with the occupancy gate ({@link #adaptiveProbe}): as {@link #emitAdaptiveTimed}, but an
    * epoch that follows one of the plain body ends with the probe ({@code probe}: the plain body's lock step,
    * counting the lanes in the loop); when the occupancy it counted is at least {@link #breakEven} and its
@@ -525,28 +557,7 @@ public final class RefillDriver {
       Value cnt = sizeT.intWidth() == 64 ? chunk : b.cast(Opcode.ZEXT, chunk, i64, "");
       Value plainMeasured = b.or(first, third, "measure.plain.any");
       Value useRefill = b.or(second, b.and(run, choice, ""), "use.refill");
-      List<Value> args = new ArrayList<>();
-      for (int j = 0; j < kinds.size(); j++) {
-        Value p = driver.param(j);
-        Type t = types.get(j);
-        switch (kinds.get(j)) {
-          case ParamKind.Varying v -> args.add(b.gep(t.isInteger(1) ? ctx.i8() : t, p, List.of(i), true, p.name() + ".chunk"));
-          case ParamKind.Linear l -> {
-            if (t.isPointer()) {
-              args.add(b.gep(ctx.i8(), p, List.of(b.mul(i, b.constInt(sizeT, l.step()), "")), false, p.name() + ".chunk"));
-            } else {
-              Value ii = t.intWidth() == sizeT.intWidth() ? i
-                  : b.cast(t.intWidth() < sizeT.intWidth() ? Opcode.TRUNC : Opcode.ZEXT, i, t, "");
-              args.add(b.add(p, b.mul(ii, b.constInt(t, l.step()), ""), p.name() + ".chunk"));
-            }
-          }
-          default -> args.add(p);
-        }
-      }
-      if (!rt.isVoid()) {
-        args.add(b.gep(rt.isInteger(1) ? ctx.i8() : rt, driver.param(kinds.size()), List.of(i), true, "out.chunk"));
-      }
-      args.add(chunk);
+      List<Value> args = chunkArgs(b, ctx, driver, kinds, types, rt, sizeT, i, chunk);
       Block callProbe = driver.appendBlock("probe");
       Block callBody = driver.appendBlock("body");
       Block callPlain = driver.appendBlock("plain");
@@ -682,28 +693,7 @@ public final class RefillDriver {
       Value chunk = b.min(rest, size, true, "chunk.n");
       Value plainMeasured = b.or(first, third, "measure.plain.any");
       Value useRefill = b.or(second, b.and(run, choice, ""), "use.refill");
-      List<Value> args = new ArrayList<>();
-      for (int j = 0; j < kinds.size(); j++) {
-        Value p = driver.param(j);
-        Type t = types.get(j);
-        switch (kinds.get(j)) {
-          case ParamKind.Varying v -> args.add(b.gep(t.isInteger(1) ? ctx.i8() : t, p, List.of(i), true, p.name() + ".chunk"));
-          case ParamKind.Linear l -> {
-            if (t.isPointer()) {
-              args.add(b.gep(ctx.i8(), p, List.of(b.mul(i, b.constInt(sizeT, l.step()), "")), false, p.name() + ".chunk"));
-            } else {
-              Value ii = t.intWidth() == sizeT.intWidth() ? i
-                  : b.cast(t.intWidth() < sizeT.intWidth() ? Opcode.TRUNC : Opcode.ZEXT, i, t, "");
-              args.add(b.add(p, b.mul(ii, b.constInt(t, l.step()), ""), p.name() + ".chunk"));
-            }
-          }
-          default -> args.add(p);
-        }
-      }
-      if (!rt.isVoid()) {
-        args.add(b.gep(rt.isInteger(1) ? ctx.i8() : rt, driver.param(kinds.size()), List.of(i), true, "out.chunk"));
-      }
-      args.add(chunk);
+      List<Value> args = chunkArgs(b, ctx, driver, kinds, types, rt, sizeT, i, chunk);
       Block callPlain = driver.appendBlock("plain");
       Block callRefill = driver.appendBlock("refill");
       Block after = driver.appendBlock("measured");

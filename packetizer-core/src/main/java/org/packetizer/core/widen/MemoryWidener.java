@@ -370,6 +370,22 @@ final class MemoryWidener extends EmissionPhase {
   }
 
   /**
+   * The element type of a table-lookup GEP with a uniform base available here: {@code gep T, base, i}
+   * (T) or {@code gep [N x T], base, 0, i} (T); null for another shape.
+   */
+  private Type tableElement(Value ptr) {
+    Value base = ptr.operand(0);
+    if (base.type().isVector() || !uniform(base) || !available(base)) return null;
+    int n = ptr.numOperands();
+    Type src = ptr.gepSourceElementType();
+    if (n == 2) return src;
+    if (n == 3 && src.isArray() && ptr.operand(1).isConstantInt() && ptr.operand(1).constIntZExt() == 0) {
+      return src.elementType();
+    }
+    return null;
+  }
+
+  /**
    * A table lookup {@code base[i]}: a uniform base and one varying index that is a 32-bit value (or
    * its sign extension, a non-negative zero extension, or the zero extension of a byte or short) —
    * {@code table[idx & 255]}, {@code table[(unsigned char) x]}. The addresses
@@ -381,18 +397,10 @@ final class MemoryWidener extends EmissionPhase {
    */
   private Value tableLookup(Value inst, Type t, Type vt, Value ptr, int align) {
     if (!ptr.isInstruction() || st.ssa().opcode(ptr) != Opcode.GEP || st.soa().isDerived(ptr)) return null;
+    Type elem = tableElement(ptr);
+    if (elem == null) return null;
     Value base = ptr.operand(0);
-    if (base.type().isVector() || !uniform(base) || !available(base)) return null;
     int n = ptr.numOperands();
-    Type src = ptr.gepSourceElementType();
-    Type elem;
-    if (n == 2) {
-      elem = src;
-    } else if (n == 3 && src.isArray() && ptr.operand(1).isConstantInt() && ptr.operand(1).constIntZExt() == 0) {
-      elem = src.elementType();
-    } else {
-      return null;
-    }
     Value idx = ptr.operand(n - 1);
     if (idx.type().isVector() || uniform(idx)) return null;
     Value narrow;
@@ -584,18 +592,9 @@ final class MemoryWidener extends EmissionPhase {
   private Value lookupIndex(Value ptr) {
     if (!ptr.isInstruction() || st.ssa().opcode(ptr) != Opcode.GEP || st.soa().isDerived(ptr) || ptr.type().isVector()
         || !ptr.type().equals(st.context().ptrType())) return null;
-    Value base = ptr.operand(0);
-    if (base.type().isVector() || !uniform(base) || !available(base)) return null;
+    Type elem = tableElement(ptr);
+    if (elem == null) return null;
     int n = ptr.numOperands();
-    Type src = ptr.gepSourceElementType();
-    Type elem;
-    if (n == 2) {
-      elem = src;
-    } else if (n == 3 && src.isArray() && ptr.operand(1).isConstantInt() && ptr.operand(1).constIntZExt() == 0) {
-      elem = src.elementType();
-    } else {
-      return null;
-    }
     if (!elem.isSized() || st.module().allocSize(elem) != 4) return null;
     Value idx = ptr.operand(n - 1);
     if (idx.type().isVector() || uniform(idx)) return null;

@@ -162,13 +162,6 @@ class ByteWindowTest {
   }
 
   static void withKnob(String value, Runnable r) {
-    String before = System.getProperty("packetizer.byteWindows");
-    System.setProperty("packetizer.byteWindows", value);
-    try {
-      r.run();
-    } finally {
-      if (before == null) System.clearProperty("packetizer.byteWindows");
-      else System.setProperty("packetizer.byteWindows", before);
-    }
+    Knobs.with("packetizer.byteWindows", value, r);
   }
 }

@@ -186,14 +186,7 @@ class WordGatherTest {
   }
 
   static void withKnob(String value, Runnable r) {
-    String before = System.getProperty("packetizer.wordGathers");
-    System.setProperty("packetizer.wordGathers", value);
-    try {
-      r.run();
-    } finally {
-      if (before == null) System.clearProperty("packetizer.wordGathers");
-      else System.setProperty("packetizer.wordGathers", before);
-    }
+    Knobs.with("packetizer.wordGathers", value, r);
   }
 
   private static final Linker LINKER = Linker.nativeLinker();
