@@ -466,6 +466,31 @@ public final class RefillDriver {
   }
 
   /**
+   * The timed sums of the auto driver after one chunk: cycles and elements of the plain body
+   * ({@code pCyc}, {@code pCnt}) and of the refill body ({@code rCyc}, {@code rCnt}); at the start of an
+   * epoch ({@code first}) the old sums count half; {@code refillCheaper}: refill per element &lt; plain per
+   * element, cross-multiplied in 128 bits (no overflow, no division by 0).
+   */
+  private record Sums(Value pCyc, Value pCnt, Value rCyc, Value rCnt, Value refillCheaper) {
+    static Sums next(IrBuilder b, LlvmContext ctx, Value first, Value second, Value plainMeasured, Value pCyc, Value pCnt,
+        Value rCyc, Value rCnt, Value dt, Value cnt) {
+      Value one = b.constInt(ctx.i64(), 1);
+      Value pCyc0 = b.select(first, b.binop(Opcode.LSHR, pCyc, one, ""), pCyc, "");
+      Value pCnt0 = b.select(first, b.binop(Opcode.LSHR, pCnt, one, ""), pCnt, "");
+      Value rCyc0 = b.select(first, b.binop(Opcode.LSHR, rCyc, one, ""), rCyc, "");
+      Value rCnt0 = b.select(first, b.binop(Opcode.LSHR, rCnt, one, ""), rCnt, "");
+      Value pCyc1 = b.select(plainMeasured, b.add(pCyc0, dt, ""), pCyc0, "plain.cycles.next");
+      Value pCnt1 = b.select(plainMeasured, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
+      Value rCyc1 = b.select(second, b.add(rCyc0, dt, ""), rCyc0, "refill.cycles.next");
+      Value rCnt1 = b.select(second, b.add(rCnt0, cnt, ""), rCnt0, "refill.elements.next");
+      Type i128 = ctx.intType(128);
+      Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.cast(Opcode.ZEXT, pCnt1, i128, ""), "");
+      Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.cast(Opcode.ZEXT, rCnt1, i128, ""), "");
+      return new Sums(pCyc1, pCnt1, rCyc1, rCnt1, b.icmpUlt(lhs, rhs, ""));
+    }
+  }
+
+  /**
    * The arguments of one call of a driver body on the chunk that starts at element {@code i}: varying
    * parameters and the output as pointers to element {@code i}, linear ones advanced by {@code i} steps,
    * uniform ones as they are, then the chunk's length.
@@ -603,21 +628,9 @@ public final class RefillDriver {
       b.br(after);
       b.atEnd(after);
       Value dt = b.sub(b.call(clock, List.of(), "t1"), t0, "cycles");
-      // at the start of an epoch the old sums count half
-      Value one = b.constInt(i64, 1);
-      Value pCyc0 = b.select(first, b.binop(Opcode.LSHR, pCyc, one, ""), pCyc, "");
-      Value pCnt0 = b.select(first, b.binop(Opcode.LSHR, pCnt, one, ""), pCnt, "");
-      Value rCyc0 = b.select(first, b.binop(Opcode.LSHR, rCyc, one, ""), rCyc, "");
-      Value rCnt0 = b.select(first, b.binop(Opcode.LSHR, rCnt, one, ""), rCnt, "");
-      Value pCyc1 = b.select(plainMeasured, b.add(pCyc0, dt, ""), pCyc0, "plain.cycles.next");
-      Value pCnt1 = b.select(plainMeasured, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
-      Value rCyc1 = b.select(second, b.add(rCyc0, dt, ""), rCyc0, "refill.cycles.next");
-      Value rCnt1 = b.select(second, b.add(rCnt0, cnt, ""), rCnt0, "refill.elements.next");
-      // refill per element < plain per element (cross-multiplied in 128 bits: no overflow, no division by 0)
-      Type i128 = ctx.intType(128);
-      Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.cast(Opcode.ZEXT, pCnt1, i128, ""), "");
-      Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.cast(Opcode.ZEXT, rCnt1, i128, ""), "");
-      Value cheaper = b.icmpUlt(lhs, rhs, "");
+      Sums sums1 = Sums.next(b, ctx, first, second, plainMeasured, pCyc, pCnt, rCyc, rCnt, dt, cnt);
+      Value pCyc1 = sums1.pCyc(), pCnt1 = sums1.pCnt(), rCyc1 = sums1.rCyc(), rCnt1 = sums1.rCnt();
+      Value cheaper = sums1.refillCheaper();
       Value choiceA = b.select(third, cheaper, choice, "refill.cheaper.next");
       // after the rest of an epoch with refill: the next epoch's timed chunks; after a part with the plain body: its probe
       Value afterRest = b.select(choice, b.i32(1), b.i32(0), "");
@@ -708,21 +721,9 @@ public final class RefillDriver {
       b.atEnd(after);
       Value dt = b.sub(b.call(clock, List.of(), "t1"), t0, "cycles");
       Value cnt = sizeT.intWidth() == 64 ? chunk : b.cast(Opcode.ZEXT, chunk, i64, "");
-      // at the start of an epoch the old sums count half
-      Value one = b.constInt(i64, 1);
-      Value pCyc0 = b.select(first, b.binop(Opcode.LSHR, pCyc, one, ""), pCyc, "");
-      Value pCnt0 = b.select(first, b.binop(Opcode.LSHR, pCnt, one, ""), pCnt, "");
-      Value rCyc0 = b.select(first, b.binop(Opcode.LSHR, rCyc, one, ""), rCyc, "");
-      Value rCnt0 = b.select(first, b.binop(Opcode.LSHR, rCnt, one, ""), rCnt, "");
-      Value pCyc1 = b.select(plainMeasured, b.add(pCyc0, dt, ""), pCyc0, "plain.cycles.next");
-      Value pCnt1 = b.select(plainMeasured, b.add(pCnt0, cnt, ""), pCnt0, "plain.elements.next");
-      Value rCyc1 = b.select(second, b.add(rCyc0, dt, ""), rCyc0, "refill.cycles.next");
-      Value rCnt1 = b.select(second, b.add(rCnt0, cnt, ""), rCnt0, "refill.elements.next");
-      // refill per element < plain per element (cross-multiplied in 128 bits: no overflow, no division by 0)
-      Type i128 = ctx.intType(128);
-      Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.cast(Opcode.ZEXT, pCnt1, i128, ""), "");
-      Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.cast(Opcode.ZEXT, rCnt1, i128, ""), "");
-      Value cheaper = b.icmpUlt(lhs, rhs, "");
+      Sums sums1 = Sums.next(b, ctx, first, second, plainMeasured, pCyc, pCnt, rCyc, rCnt, dt, cnt);
+      Value pCyc1 = sums1.pCyc(), pCnt1 = sums1.pCnt(), rCyc1 = sums1.rCyc(), rCnt1 = sums1.rCnt();
+      Value cheaper = sums1.refillCheaper();
       Value choice1 = b.select(third, cheaper, choice, "refill.cheaper.next");
       Value pos2 = b.select(run, b.i32(0), b.add(pos, b.i32(1), ""), "epoch.pos.next");
       Value i1 = b.add(i, chunk, "i.next");
