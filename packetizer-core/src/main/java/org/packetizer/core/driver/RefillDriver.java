@@ -466,6 +466,25 @@ public final class RefillDriver {
   }
 
   /**
+   * Calls the refill body (when {@code useRefill}) or the plain body on {@code args} between two reads of
+   * the cycle counter, through the blocks {@code callPlain} and {@code callRefill}, and continues in
+   * {@code after}; the cycles taken.
+   */
+  private static Value timedCall(IrBuilder b, Function clock, Value useRefill, Function plain, Function refill,
+      List<Value> args, Block callPlain, Block callRefill, Block after) {
+    Value t0 = b.call(clock, List.of(), "t0");
+    b.condBr(useRefill, callRefill, callPlain);
+    b.atEnd(callPlain);
+    b.call(plain, args, "");
+    b.br(after);
+    b.atEnd(callRefill);
+    b.call(refill, args, "");
+    b.br(after);
+    b.atEnd(after);
+    return b.sub(b.call(clock, List.of(), "t1"), t0, "cycles");
+  }
+
+  /**
    * The timed sums of the auto driver after one chunk: cycles and elements of the plain body
    * ({@code pCyc}, {@code pCnt}) and of the refill body ({@code rCyc}, {@code rCnt}); at the start of an
    * epoch ({@code first}) the old sums count half; {@code refillCheaper}: refill per element &lt; plain per
@@ -618,16 +637,7 @@ public final class RefillDriver {
       b.br(next);
 
       b.atEnd(callBody);
-      Value t0 = b.call(clock, List.of(), "t0");
-      b.condBr(useRefill, callRefill, callPlain);
-      b.atEnd(callPlain);
-      b.call(plain, args, "");
-      b.br(after);
-      b.atEnd(callRefill);
-      b.call(refill, args, "");
-      b.br(after);
-      b.atEnd(after);
-      Value dt = b.sub(b.call(clock, List.of(), "t1"), t0, "cycles");
+      Value dt = timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after);
       Sums sums1 = Sums.next(b, ctx, first, second, plainMeasured, pCyc, pCnt, rCyc, rCnt, dt, cnt);
       Value pCyc1 = sums1.pCyc(), pCnt1 = sums1.pCnt(), rCyc1 = sums1.rCyc(), rCnt1 = sums1.rCnt();
       Value cheaper = sums1.refillCheaper();
@@ -710,16 +720,7 @@ public final class RefillDriver {
       Block callPlain = driver.appendBlock("plain");
       Block callRefill = driver.appendBlock("refill");
       Block after = driver.appendBlock("measured");
-      Value t0 = b.call(clock, List.of(), "t0");
-      b.condBr(useRefill, callRefill, callPlain);
-      b.atEnd(callPlain);
-      b.call(plain, args, "");
-      b.br(after);
-      b.atEnd(callRefill);
-      b.call(refill, args, "");
-      b.br(after);
-      b.atEnd(after);
-      Value dt = b.sub(b.call(clock, List.of(), "t1"), t0, "cycles");
+      Value dt = timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after);
       Value cnt = sizeT.intWidth() == 64 ? chunk : b.cast(Opcode.ZEXT, chunk, i64, "");
       Sums sums1 = Sums.next(b, ctx, first, second, plainMeasured, pCyc, pCnt, rCyc, rCnt, dt, cnt);
       Value pCyc1 = sums1.pCyc(), pCnt1 = sums1.pCnt(), rCyc1 = sums1.rCyc(), rCnt1 = sums1.rCnt();
