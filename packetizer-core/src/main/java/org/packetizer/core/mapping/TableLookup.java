@@ -153,10 +153,7 @@ public final class TableLookup {
         int parts = w / 4;
         for (int p = 0; p < parts; p++) {
           String q = out + ".g" + p;
-          s.append("  ").append(q).append(".i = shufflevector ").append(i32v).append(" ").append(idx).append(", ").append(i32v)
-              .append(" poison, <4 x i32> <");
-          for (int k = 0; k < 4; k++) s.append(k > 0 ? ", " : "").append("i32 ").append(p * 4 + k);
-          s.append(">\n");
+          sliceLanes(s, q + ".i", i32v, idx, p * 4, new int[] {0, 1, 2, 3});
           s.append("  ").append(q).append(" = call <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64> zeroinitializer, ptr ").append(tab)
               .append(", <4 x i32> ").append(q).append(".i, <4 x i64> splat (i64 -1), i8 8)\n");
         }
@@ -173,10 +170,7 @@ public final class TableLookup {
         int parts = w / 8;
         for (int p = 0; p < parts; p++) {
           String q = out + ".q" + p;
-          s.append("  ").append(q).append(".i32 = shufflevector ").append(i32v).append(" ").append(idx).append(", ").append(i32v)
-              .append(" poison, <8 x i32> <");
-          for (int k = 0; k < 8; k++) s.append(k > 0 ? ", " : "").append("i32 ").append(p * 8 + k);
-          s.append(">\n");
+          sliceLanes(s, q + ".i32", i32v, idx, p * 8, new int[] {0, 1, 2, 3, 4, 5, 6, 7});
           s.append("  ").append(q).append(".i = zext <8 x i32> ").append(q).append(".i32 to <8 x i64>\n");
           String lo = permute2(s, q + ".lo", regs, 0, q + ".i");
           if (regs.length > 2) {
@@ -222,11 +216,7 @@ public final class TableLookup {
     int parts = w / 8;
     for (int p = 0; p < parts; p++) {
       String q = out + ".h" + p;
-      s.append("  ").append(q).append(".i = shufflevector ").append(i32v).append(" ").append(idx).append(", ").append(i32v)
-          .append(" poison, <8 x i32> <");
-      int[] perm = {0, 1, 4, 5, 2, 3, 6, 7};
-      for (int k = 0; k < 8; k++) s.append(k > 0 ? ", " : "").append("i32 ").append(p * 8 + perm[k]);
-      s.append(">\n");
+      sliceLanes(s, q + ".i", i32v, idx, p * 8, new int[] {0, 1, 4, 5, 2, 3, 6, 7});
       // index bits 3 and 4 moved to the sign bit: the selects become blends on the sign
       if (blocks > 1) {
         s.append("  ").append(q).append(".s3 = shl <8 x i32> ").append(q).append(".i, splat (i32 28)\n");
@@ -316,6 +306,17 @@ public final class TableLookup {
     s.append("  ").append(out).append(" = call <8 x i64> @llvm.x86.avx512.vpermi2var.q.512(<8 x i64> ").append(a).append(", <8 x i64> ")
         .append(idx).append(", <8 x i64> ").append(b).append(")\n");
     return out;
+  }
+
+  /**
+   * Appends {@code out = shufflevector vt idx, poison} taking lanes {@code first + order[k]} of the index
+   * vector {@code idx} (type {@code vt}) into a {@code <order.length x i32>}.
+   */
+  private static void sliceLanes(StringBuilder s, String out, String vt, String idx, int first, int[] order) {
+    s.append("  ").append(out).append(" = shufflevector ").append(vt).append(" ").append(idx).append(", ").append(vt)
+        .append(" poison, <").append(order.length).append(" x i32> <");
+    for (int k = 0; k < order.length; k++) s.append(k > 0 ? ", " : "").append("i32 ").append(first + order[k]);
+    s.append(">\n");
   }
 
   /** {@code out} = the concatenation of {@code prefix0 .. prefix(parts-1)}, each {@code <lanes x T>}. */
