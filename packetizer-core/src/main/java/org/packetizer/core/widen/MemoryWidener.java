@@ -526,12 +526,7 @@ final class MemoryWidener extends EmissionPhase {
     if (!base.isGlobalVariable()) return null;
     Value idx = ptr.operand(ptr.numOperands() - 1);
     if (idx.type().isVector() || !idx.type().isInteger() || uniform(idx)) return null;
-    if (permuteTarget == null) {
-      org.packetizer.core.wrapper.HardwareWidth.Target tg = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
-          st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
-      permuteTarget = org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) == org.packetizer.core.ir.TargetArch.X86
-          && PermuteLookup.vbmi(tg.cpu(), tg.features());
-    }
+    if (permuteTarget == null) permuteTarget = permuteTarget();
     if (!permuteTarget) return null;
     PermuteLookup.Table table;
     if (permuteTables.containsKey(base)) {
@@ -559,6 +554,9 @@ final class MemoryWidener extends EmissionPhase {
     boolean full = MaskOps.isAllTrue(mask());
     // (an inactive lane's index may be poison: frozen, so that it stays that lane's own garbage)
     if (!full) offs = b.freeze(offs, "pidx.frozen");
+    // (512-bit vectors must be legal in the packet function, whatever its signature's widths: the
+    // attribute changes no argument's passing, vectors of up to 256 bits go in one register either way)
+    org.packetizer.core.mapping.SignatureAbi.raise(packet, 512);
     Value r = PermuteLookup.emit(b, st.module(), table, offs, w, t, inst.name());
     st.stats().tableLookups++;
     int n = table.permutes();
@@ -566,6 +564,27 @@ final class MemoryWidener extends EmissionPhase {
         + " byte permute" + (n > 1 ? "s" : "") + " in registers (AVX-512 VBMI vpermi2b" + (n > 1 ? ", " + (n - 1) + " blend" + (n > 2 ? "s" : "") + " on index bits" : "")
         + "): no memory access" + (full ? "" : ", so no mask") + " (-Dpacketizer.permuteLookups=false: the gather routes)");
     return r;
+  }
+
+  /**
+   * Whether the packet function is compiled for an AVX-512 VBMI target, by the rule of {@link #wordRoute}:
+   * the options' CPU and features (the CLI sets them on the packet function), else its own attributes,
+   * and its own attributes, where it has any, must allow VBMI too (a library user's JIT compiles by
+   * them: an x86 intrinsic the target lacks would not compile); with neither, the detected host.
+   */
+  private boolean permuteTarget() {
+    if (st.options().scalable() || st.options().lanesMayBeRetyped()
+        || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) {
+      return false;
+    }
+    String aCpu = packet.stringAttribute("target-cpu").orElse(null), aFeatures = packet.stringAttribute("target-features").orElse(null);
+    String oCpu = st.options().targetCpu().orElse(null), oFeatures = st.options().targetFeatures().orElse(null);
+    boolean attributes = aCpu != null || aFeatures != null;
+    if (!attributes && oCpu == null && oFeatures == null) {
+      return PermuteLookup.vbmi(org.packetizer.core.ir.Llvm.hostCpuName(), org.packetizer.core.ir.Llvm.hostCpuFeatures());
+    }
+    if (attributes && !PermuteLookup.vbmi(aCpu, aFeatures)) return false;
+    return PermuteLookup.vbmi(oCpu != null ? oCpu : aCpu, oFeatures != null ? oFeatures : aFeatures);
   }
 
   /** Packets of the upper halves of paired lookups ({@link #pairedLookup}), emitted with their lower half. */

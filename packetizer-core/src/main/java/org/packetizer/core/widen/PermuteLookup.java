@@ -34,7 +34,7 @@ import org.packetizer.core.ir.Value;
  * <p>Knob: {@code -Dpacketizer.permuteLookups=false} keeps the earlier routes (gathers, paired
  * gathers, scalar loads), read at each use.
  */
-final class PermuteLookup {
+public final class PermuteLookup {
   private PermuteLookup() {}
 
   /** Largest table, in entries after its period is removed: four 128-byte permutes. */
@@ -56,7 +56,7 @@ final class PermuteLookup {
    * Whether the target runs {@code vpermi2b} on zmm: the feature string names {@code +avx512vbmi} (and
    * does not turn off AVX-512F or BW), or it does not mention VBMI and the CPU has it.
    */
-  static boolean vbmi(String cpu, String features) {
+  public static boolean vbmi(String cpu, String features) {
     boolean plus = false, minus = false;
     if (features != null) {
       for (String f : features.split(",")) {
