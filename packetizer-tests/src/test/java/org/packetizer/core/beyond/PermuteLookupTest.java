@@ -42,6 +42,24 @@ class PermuteLookupTest {
     }
   }
 
+  /** W32 (two 16-lane permute groups, concatenated) and W2 (padded) on znver4. */
+  @ParameterizedTest(name = "W={0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {2, 32})
+  void otherWidths(int w) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "permute_lookup.c", "-O2", "-march=znver4")) {
+      ParamSpec x = ParamSpec.varying(ValueDomain.ints(-100000, 100000));
+      ParamSpec any = ParamSpec.varying(ValueDomain.ints(Integer.MIN_VALUE, Integer.MAX_VALUE));
+      TableLookupTest.check(m, "perm_hash", w, "znver4", "vvv", 140 + w, x, x, x);
+      TableLookupTest.check(m, "signed_under_branch", w, "znver4", "vv", 150 + w, x, x);
+      TableLookupTest.check(m, "int_table", w, "znver4", "v", 170 + w, any);
+      TableLookupTest.check(m, "signed_shorts", w, "znver4", "v", 190 + w, any);
+      List<Remark> rs = new ArrayList<>();
+      String i = packetize(m, "int_table", "v", w, "znver4", rs);
+      assertEquals(2, permuteRemarks(rs), i);
+      assertEquals(w == 32 ? 16 : 8, count(i, PERMUTE), i);
+    }
+  }
+
   private static String packetize(LlvmModule m, String fn, String params, int w, String cpu, List<Remark> remarks) {
     String name = fn + "_" + cpu.replace('-', '_') + w;
     new Packetizer(PacketizerOptions.builder().width(w).params(params).targetCpu(cpu).remarks(remarks::add).build()).run(m, fn, name);
