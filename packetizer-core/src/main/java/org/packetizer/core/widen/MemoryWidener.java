@@ -1333,10 +1333,9 @@ final class MemoryWidener extends EmissionPhase {
    * {@code -Dpacketizer.byteWindows=auto} (the default) from {@link #BYTE_WINDOW_MIN_WIDTH} lanes,
    * {@code true} at every width, {@code false} never. Measured on strhash (docs/performance.md): W16
    * 1.36x -> 2.01x (random inputs) and 1.64x -> 2.44x (coherent) over scalar, where the per-lane loads'
-   * 16 lane addresses do not fit the general registers and spill; W8/AVX2 (8 addresses in registers)
-   * about the same with random inputs (1.61x -> 1.63x, some runs 1.25x) and a little faster with
-   * coherent ones (1.93x -> 2.04x); W4/SSE4.2 slower (1.12x -> 1.03x). Read at each use, so that a
-   * test can set it.
+   * 16 lane addresses do not fit the general registers and spill; W8/AVX2, with the constant shift and
+   * the lane order of {@link #windowOrder}, 1.57x -> 1.98x (random, medians under load) and 1.92x ->
+   * 2.48x (coherent); W4/SSE4.2 no faster (1.16x both). Read at each use, so that a test can set it.
    */
   static boolean byteWindows(int w) {
     String v = System.getProperty("packetizer.byteWindows", "auto");
@@ -1498,8 +1497,8 @@ final class MemoryWidener extends EmissionPhase {
   /**
    * Lane k's address of the vector of pointers {@code addrs}: where {@code addrs} is a GEP of a vector
    * of pointers by scalar indices (a per-lane base advanced by a uniform count), the lane's base
-   * advanced by the same indices, so that the lanes' bases are extracted once, outside the loop, and
-   * not from the new vector in each iteration that uses them.
+   * advanced by the same indices: the lanes' bases are loop-invariant extractions, and the addresses
+   * are not extracted from a new vector in each reload.
    */
   private java.util.function.IntFunction<Value> laneRoots(Value addrs) {
     if (addrs.isInstruction() && addrs.opcode() == Opcode.GEP && addrs.operand(0).type().isVector()) {
