@@ -415,6 +415,11 @@ public final class RefillDriver {
    */
   public static final int ADAPTIVE_HYSTERESIS_SHIFT = 5;
   /**
+   * The back-off grows only after a decisive trial: the body kept cheaper by more than 1/2^this (1/8) per element;
+   * a narrower win keeps the spacing.
+   */
+  public static final int ADAPTIVE_DECISIVE_SHIFT = 3;
+  /**
    * The fields of the adaptive driver's state ({@code NAME.state}, 8 {@code int64_t}, kept between calls): the trial
    * position (0, 1, 2: the timed chunks plain, refill, plain; 3: the run), the elements left in it (0: not started),
    * the back-off level, the body in use (1: refill), the cycles of the two plain chunks and of the refill chunk of
@@ -484,7 +489,8 @@ public final class RefillDriver {
           + " picks the body that took fewer cycles per element (the"
           + " other one only when it is cheaper by more than 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT) + "), which then runs"
           + " until the next trial in one call; exponential back-off: after a trial that keeps the body in use the next one"
-          + " comes after twice as many epochs (up to " + (1 << adaptiveMaxLevel()) + "; each spacing jittered by ±1/2 from"
+          + " comes after twice as many epochs when it won by more than 1/" + (1 << ADAPTIVE_DECISIVE_SHIFT) + " (up to "
+          + (1 << adaptiveMaxLevel()) + "; a narrower win keeps the spacing; each spacing jittered by ±1/2 from"
           + " the cycle counter); after one that favours the other body, the next one comes in the next epoch, and the body"
           + " changes when two trials in a row favour it (else the back-off resumes); the trial position, sums and back-off"
           + " persist between calls in NAME" + STATE_SUFFIX;
@@ -834,11 +840,18 @@ public final class RefillDriver {
       Value switchToRefill = b.icmpUlt(lhsS, b.sub(rhsS, rhs, ""), "");
       Value keepRefill = b.not(b.icmpUlt(rhsS, b.sub(lhsS, lhs, ""), ""), "");
       Value cheaper = b.select(choice, keepRefill, switchToRefill, "refill.cheaper");
+      // decisive: the body kept is cheaper by more than 1/2^DECISIVE; only then does the back-off grow (a narrow win,
+      // which the place of the trial on the input may have decided, keeps the spacing)
+      Value dsh = b.constInt(i128, ADAPTIVE_DECISIVE_SHIFT);
+      Value refillClear = b.icmpUlt(b.binop(Opcode.SHL, lhs, dsh, ""), b.sub(b.binop(Opcode.SHL, rhs, dsh, ""), rhs, ""), "");
+      Value plainClear = b.icmpUlt(b.binop(Opcode.SHL, rhs, dsh, ""), b.sub(b.binop(Opcode.SHL, lhs, dsh, ""), lhs, ""), "");
+      Value decisive = b.select(cheaper, refillClear, plainClear, "decisive");
       // the same body: the next trial after twice as many epochs; the other one: after backing off (level > 0), a trial
       // in the next epoch first (one stretch of the input where the other body wins does not switch); at level 0, switch
       // (the level backed off from is saved; when the trial in the next epoch keeps the body, the back-off resumes there)
       Value same = b.icmpEq(cheaper, choice, "choice.kept");
-      Value up = b.min(b.add(b.max(level, saved, true, ""), b.constInt(i64, 1), ""), b.constInt(i64, maxLevel), true, "");
+      Value resumed = b.max(level, saved, true, "");
+      Value up = b.select(decisive, b.min(b.add(resumed, b.constInt(i64, 1), ""), b.constInt(i64, maxLevel), true, ""), resumed, "");
       Value atZero = b.icmpEq(level, zero, "backoff.none");
       Value level1 = b.select(decide, b.select(same, up, zero, ""), level, "backoff.level.next");
       Value saved1 = b.select(decide, b.select(same, zero, level, ""), saved, "backoff.saved.next");
