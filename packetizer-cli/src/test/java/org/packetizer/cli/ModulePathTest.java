@@ -32,7 +32,7 @@ class ModulePathTest {
 
   private Cli.Run run(String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of(Cli.javaExecutable(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-        "--enable-native-access=org.bytedeco.javacpp,org.bytedeco.llvm,org.packetizer.jit,org.packetizer.testkit",
+        "--enable-native-access=org.bytedeco.javacpp,org.bytedeco.llvm,org.packetizer.core,org.packetizer.jit,org.packetizer.testkit",
         "-p", modulePath(), "--add-modules", "org.bytedeco.llvm.linux.x86_64,org.bytedeco.javacpp.linux.x86_64",
         "-m", "org.packetizer.cli/org.packetizer.cli.PacketizeCommand"));
     cmd.addAll(List.of(args));
