@@ -24,7 +24,7 @@ public final class Block {
   public long id() { return ref.address(); }
 
   public String name() {
-    if (Ffm.ON) return Ffm.string(Ffm.getBasicBlockName(ref.address()));
+    if (Ffm.on) return Ffm.string(Ffm.getBasicBlockName(ref.address()));
     var p = LLVMGetBasicBlockName(ref);
     return p == null || p.isNull() ? "" : p.getString();
   }
@@ -41,11 +41,11 @@ public final class Block {
     return "<block>";
   }
 
-  public Function parent() { return new Function(Ffm.ON ? Ffm.value(Ffm.getBasicBlockParent(ref.address())) : LLVMGetBasicBlockParent(ref)); }
+  public Function parent() { return new Function(Ffm.on ? Ffm.value(Ffm.getBasicBlockParent(ref.address())) : LLVMGetBasicBlockParent(ref)); }
 
   public List<Value> instructions() {
     List<Value> out = new ArrayList<>();
-    if (Ffm.ON) {
+    if (Ffm.on) {
       for (long i = Ffm.getFirstInstruction(ref.address()); i != 0; i = Ffm.getNextInstruction(i)) out.add(new Value(Ffm.value(i)));
       return out;
     }
@@ -56,7 +56,7 @@ public final class Block {
   }
 
   public Value firstInstruction() {
-    if (Ffm.ON) {
+    if (Ffm.on) {
       long a = Ffm.getFirstInstruction(ref.address());
       return a == 0 ? null : new Value(Ffm.value(a));
     }
@@ -72,13 +72,13 @@ public final class Block {
 
   /** The next block of the function, or null after the last. */
   public Block next() {
-    LLVMBasicBlockRef n = Ffm.ON ? Ffm.block(Ffm.getNextBasicBlock(ref.address())) : LLVMGetNextBasicBlock(ref);
+    LLVMBasicBlockRef n = Ffm.on ? Ffm.block(Ffm.getNextBasicBlock(ref.address())) : LLVMGetNextBasicBlock(ref);
     return n == null || n.isNull() ? null : new Block(n);
   }
 
   /** The terminator, or null for a block under construction. */
   public Value terminator() {
-    if (Ffm.ON) {
+    if (Ffm.on) {
       long a = Ffm.getBasicBlockTerminator(ref.address());
       return a == 0 ? null : new Value(Ffm.value(a));
     }

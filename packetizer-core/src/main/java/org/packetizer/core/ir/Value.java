@@ -30,12 +30,12 @@ public class Value {
   /** A key identifying the native value (equal for equal values), for maps keyed by identity. */
   public long id() { return ref.address(); }
 
-  public Type type() { return new Type(Ffm.ON ? Ffm.type(Ffm.typeOf(ref.address())) : LLVMTypeOf(ref)); }
+  public Type type() { return new Type(Ffm.on ? Ffm.type(Ffm.typeOf(ref.address())) : LLVMTypeOf(ref)); }
 
   public String name() {
     // (LLVMGetValueName2 needs a length out-parameter: a native allocation per call, which javacpp
     // accounts for; names are NUL-terminated, so the one-argument form reads the same string)
-    if (Ffm.ON) return Ffm.string(Ffm.getValueName(ref.address()));
+    if (Ffm.on) return Ffm.string(Ffm.getValueName(ref.address()));
     var p = LLVMGetValueName(ref);
     return p == null || p.isNull() ? "" : p.getString();
   }
@@ -58,15 +58,15 @@ public class Value {
   // (the value's kind is one JNI call returning an int; the LLVMIsA* casts return a javacpp Pointer,
   // an object allocated through JNI per call, only to be tested for null: issue 16's profile)
   /** LLVM's value kind ({@code LLVMGetValueKind}: one of the {@code LLVM...ValueKind} constants). */
-  public int valueKind() { return Ffm.ON ? Ffm.getValueKind(ref.address()) : LLVMGetValueKind(ref); }
+  public int valueKind() { return Ffm.on ? Ffm.getValueKind(ref.address()) : LLVMGetValueKind(ref); }
 
   public boolean isInstruction() { return valueKind() == LLVMInstructionValueKind; }
   public boolean isArgument() { return valueKind() == LLVMArgumentValueKind; }
-  public boolean isConstant() { return (Ffm.ON ? Ffm.isConstant(ref.address()) : LLVMIsConstant(ref)) != 0; }
+  public boolean isConstant() { return (Ffm.on ? Ffm.isConstant(ref.address()) : LLVMIsConstant(ref)) != 0; }
   public boolean isConstantInt() { return valueKind() == LLVMConstantIntValueKind; }
   public boolean isConstantFP() { return valueKind() == LLVMConstantFPValueKind; }
-  public boolean isUndef() { return (Ffm.ON ? Ffm.isUndef(ref.address()) : LLVMIsUndef(ref)) != 0; }
-  public boolean isPoison() { return (Ffm.ON ? Ffm.isPoison(ref.address()) : LLVMIsPoison(ref)) != 0; }
+  public boolean isUndef() { return (Ffm.on ? Ffm.isUndef(ref.address()) : LLVMIsUndef(ref)) != 0; }
+  public boolean isPoison() { return (Ffm.on ? Ffm.isPoison(ref.address()) : LLVMIsPoison(ref)) != 0; }
   public boolean isGlobalValue() {
     int k = valueKind();
     return k == LLVMFunctionValueKind || k == LLVMGlobalVariableValueKind || k == LLVMGlobalAliasValueKind || k == LLVMGlobalIFuncValueKind;
@@ -76,12 +76,12 @@ public class Value {
   public boolean isConstantExpr() { return valueKind() == LLVMConstantExprValueKind; }
   public boolean isInlineAsm() { return valueKind() == LLVMInlineAsmValueKind; }
   public boolean isMetadataAsValue() { return valueKind() == LLVMMetadataAsValueValueKind; }
-  public boolean isBasicBlockValue() { return (Ffm.ON ? Ffm.valueIsBasicBlock(ref.address()) : LLVMValueIsBasicBlock(ref)) != 0; }
+  public boolean isBasicBlockValue() { return (Ffm.on ? Ffm.valueIsBasicBlock(ref.address()) : LLVMValueIsBasicBlock(ref)) != 0; }
 
   private static boolean isNonNull(LLVMValueRef r) { return r != null && !r.isNull(); }
 
-  public long constIntSExt() { return Ffm.ON ? Ffm.constIntGetSExtValue(ref.address()) : LLVMConstIntGetSExtValue(ref); }
-  public long constIntZExt() { return Ffm.ON ? Ffm.constIntGetZExtValue(ref.address()) : LLVMConstIntGetZExtValue(ref); }
+  public long constIntSExt() { return Ffm.on ? Ffm.constIntGetSExtValue(ref.address()) : LLVMConstIntGetSExtValue(ref); }
+  public long constIntZExt() { return Ffm.on ? Ffm.constIntGetZExtValue(ref.address()) : LLVMConstIntGetZExtValue(ref); }
   public double constReal() {
     try (var lossy = new org.bytedeco.javacpp.IntPointer(1)) {
       return LLVMConstRealGetDouble(ref, lossy);
@@ -92,15 +92,15 @@ public class Value {
 
   public Opcode opcode() {
     int k = valueKind();
-    if (k == LLVMInstructionValueKind) return Opcode.of(Ffm.ON ? Ffm.getInstructionOpcode(ref.address()) : LLVMGetInstructionOpcode(ref));
-    if (k == LLVMConstantExprValueKind) return Opcode.of(Ffm.ON ? Ffm.getConstOpcode(ref.address()) : LLVMGetConstOpcode(ref));
+    if (k == LLVMInstructionValueKind) return Opcode.of(Ffm.on ? Ffm.getInstructionOpcode(ref.address()) : LLVMGetInstructionOpcode(ref));
+    if (k == LLVMConstantExprValueKind) return Opcode.of(Ffm.on ? Ffm.getConstOpcode(ref.address()) : LLVMGetConstOpcode(ref));
     return Opcode.UNKNOWN;
   }
 
-  public int numOperands() { return Ffm.ON ? Ffm.getNumOperands(ref.address()) : LLVMGetNumOperands(ref); }
+  public int numOperands() { return Ffm.on ? Ffm.getNumOperands(ref.address()) : LLVMGetNumOperands(ref); }
 
   public Value operand(int i) {
-    if (Ffm.ON) {
+    if (Ffm.on) {
       long a = Ffm.getOperand(ref.address(), i);
       return a == 0 ? null : new Value(Ffm.value(a));
     }
@@ -115,21 +115,21 @@ public class Value {
   }
 
   public void setOperand(int i, Value v) {
-    if (Ffm.ON) Ffm.setOperand(ref.address(), i, v.ref.address());
+    if (Ffm.on) Ffm.setOperand(ref.address(), i, v.ref.address());
     else LLVMSetOperand(ref, i, v.ref);
   }
 
   /** The instruction's block, if it is an instruction in a block. */
   public Optional<Block> block() {
     if (!isInstruction()) return Optional.empty();
-    LLVMBasicBlockRef b = Ffm.ON ? Ffm.block(Ffm.getInstructionParent(ref.address())) : LLVMGetInstructionParent(ref);
+    LLVMBasicBlockRef b = Ffm.on ? Ffm.block(Ffm.getInstructionParent(ref.address())) : LLVMGetInstructionParent(ref);
     return b == null || b.isNull() ? Optional.empty() : Optional.of(new Block(b));
   }
 
   /** Users of this value (each user once per use, in use-list order). */
   public List<Value> users() {
     List<Value> out = new ArrayList<>();
-    if (Ffm.ON) {
+    if (Ffm.on) {
       for (long u = Ffm.getFirstUse(ref.address()); u != 0; u = Ffm.getNextUse(u)) out.add(new Value(Ffm.value(Ffm.getUser(u))));
       return out;
     }
@@ -140,23 +140,23 @@ public class Value {
   }
 
   public boolean hasUses() {
-    if (Ffm.ON) return Ffm.getFirstUse(ref.address()) != 0;
+    if (Ffm.on) return Ffm.getFirstUse(ref.address()) != 0;
     LLVMUseRef u = LLVMGetFirstUse(ref);
     return u != null && !u.isNull();
   }
 
   public void replaceAllUsesWith(Value v) {
-    if (Ffm.ON) Ffm.replaceAllUsesWith(ref.address(), v.ref.address());
+    if (Ffm.on) Ffm.replaceAllUsesWith(ref.address(), v.ref.address());
     else LLVMReplaceAllUsesWith(ref, v.ref);
   }
 
   public void eraseFromParent() {
-    if (Ffm.ON) Ffm.instructionEraseFromParent(ref.address());
+    if (Ffm.on) Ffm.instructionEraseFromParent(ref.address());
     else LLVMInstructionEraseFromParent(ref);
   }
 
   public Value nextInstruction() {
-    if (Ffm.ON) {
+    if (Ffm.on) {
       long a = Ffm.getNextInstruction(ref.address());
       return a == 0 ? null : new Value(Ffm.value(a));
     }
@@ -176,7 +176,7 @@ public class Value {
   public int operandIndexOf(Value v) {
     int n = numOperands();
     long target = v.ref.address();
-    for (int k = 0; k < n; k++) if ((Ffm.ON ? Ffm.getOperand(ref.address(), k) : LLVMGetOperand(ref, k).address()) == target) return k;
+    for (int k = 0; k < n; k++) if ((Ffm.on ? Ffm.getOperand(ref.address(), k) : LLVMGetOperand(ref, k).address()) == target) return k;
     throw new IllegalStateException("operand not found");
   }
 
@@ -221,14 +221,14 @@ public class Value {
   public void setNneg(boolean v) { LLVMSetNNeg(ref, v ? 1 : 0); }
   /** Alignment of a load, store, alloca or global. */
   public void setAlignment(int bytes) {
-    if (Ffm.ON) Ffm.setAlignment(ref.address(), bytes);
+    if (Ffm.on) Ffm.setAlignment(ref.address(), bytes);
     else LLVMSetAlignment(ref, bytes);
   }
 
   // calls
   public int instructionCallConv() { return LLVMGetInstructionCallConv(ref); }
   public void setInstructionCallConv(int cc) {
-    if (Ffm.ON) Ffm.setInstructionCallConv(ref.address(), cc);
+    if (Ffm.on) Ffm.setInstructionCallConv(ref.address(), cc);
     else LLVMSetInstructionCallConv(ref, cc);
   }
 
@@ -311,16 +311,16 @@ public class Value {
   }
 
   // phi
-  public int incomingCount() { return Ffm.ON ? Ffm.countIncoming(ref.address()) : LLVMCountIncoming(ref); }
-  public Value incomingValue(int i) { return new Value(Ffm.ON ? Ffm.value(Ffm.getIncomingValue(ref.address(), i)) : LLVMGetIncomingValue(ref, i)); }
-  public Block incomingBlock(int i) { return new Block(Ffm.ON ? Ffm.block(Ffm.getIncomingBlock(ref.address(), i)) : LLVMGetIncomingBlock(ref, i)); }
+  public int incomingCount() { return Ffm.on ? Ffm.countIncoming(ref.address()) : LLVMCountIncoming(ref); }
+  public Value incomingValue(int i) { return new Value(Ffm.on ? Ffm.value(Ffm.getIncomingValue(ref.address(), i)) : LLVMGetIncomingValue(ref, i)); }
+  public Block incomingBlock(int i) { return new Block(Ffm.on ? Ffm.block(Ffm.getIncomingBlock(ref.address(), i)) : LLVMGetIncomingBlock(ref, i)); }
   /** Adds the incoming pairs (values.get(k), blocks.get(k)) to this phi at once. */
   public void addIncoming(List<Value> values, List<Block> blocks) {
     // (LLVMAddIncoming adds the pairs one by one in order: a call per pair through the native stack
     // costs less than two native arrays allocated and freed per phi)
     int k = values.size();
     if (blocks.size() != k) throw new IllegalArgumentException(k + " incoming values but " + blocks.size() + " blocks");
-    if (Ffm.ON) {
+    if (Ffm.on) {
       // (one call: heap arrays of the addresses, read in place by the critical downcall)
       if (k > 0) Ffm.addIncoming(ref.address(), Ffm.addresses(values), Ffm.blockAddresses(blocks), k);
       return;
@@ -331,20 +331,20 @@ public class Value {
   public void addIncoming(Value v, Block b) {
     // (the by-pointer-pointer overload passes one pair through the native stack: no two native
     // arrays allocated and freed per incoming edge)
-    if (Ffm.ON) Ffm.addIncoming(ref.address(), java.lang.foreign.MemorySegment.ofArray(new long[] {v.ref.address()}),
+    if (Ffm.on) Ffm.addIncoming(ref.address(), java.lang.foreign.MemorySegment.ofArray(new long[] {v.ref.address()}),
         java.lang.foreign.MemorySegment.ofArray(new long[] {b.id()}), 1);
     else LLVMAddIncoming(ref, v.ref, b.ref(), 1);
   }
 
   // terminators
-  public boolean isConditional() { return (Ffm.ON ? Ffm.isConditional(ref.address()) : LLVMIsConditional(ref)) != 0; }
-  public Value condition() { return new Value(Ffm.ON ? Ffm.value(Ffm.getCondition(ref.address())) : LLVMGetCondition(ref)); }
-  public int numSuccessors() { return Ffm.ON ? Ffm.getNumSuccessors(ref.address()) : LLVMGetNumSuccessors(ref); }
-  public Block successor(int i) { return new Block(Ffm.ON ? Ffm.block(Ffm.getSuccessor(ref.address(), i)) : LLVMGetSuccessor(ref, i)); }
+  public boolean isConditional() { return (Ffm.on ? Ffm.isConditional(ref.address()) : LLVMIsConditional(ref)) != 0; }
+  public Value condition() { return new Value(Ffm.on ? Ffm.value(Ffm.getCondition(ref.address())) : LLVMGetCondition(ref)); }
+  public int numSuccessors() { return Ffm.on ? Ffm.getNumSuccessors(ref.address()) : LLVMGetNumSuccessors(ref); }
+  public Block successor(int i) { return new Block(Ffm.on ? Ffm.block(Ffm.getSuccessor(ref.address(), i)) : LLVMGetSuccessor(ref, i)); }
   public void setSuccessor(int i, Block b) { LLVMSetSuccessor(ref, i, b.ref()); }
 
   // compares
-  public int icmpPredicate() { return Ffm.ON ? Ffm.getICmpPredicate(ref.address()) : LLVMGetICmpPredicate(ref); }
+  public int icmpPredicate() { return Ffm.on ? Ffm.getICmpPredicate(ref.address()) : LLVMGetICmpPredicate(ref); }
 
   /** Whether this integer compare is {@code eq} / {@code ne}. */
   public boolean isICmpEq() { return icmpPredicate() == LLVMIntEQ; }
@@ -359,11 +359,11 @@ public class Value {
   }
 
   /** The type of the value a global variable or function holds (its "value type"). */
-  public Type globalValueType() { return new Type(Ffm.ON ? Ffm.type(Ffm.globalGetValueType(ref.address())) : LLVMGlobalGetValueType(ref)); }
+  public Type globalValueType() { return new Type(Ffm.on ? Ffm.type(Ffm.globalGetValueType(ref.address())) : LLVMGlobalGetValueType(ref)); }
 
   /** Deletes a global variable (no uses left). */
   public void deleteGlobal() { LLVMDeleteGlobal(ref); }
-  public int fcmpPredicate() { return Ffm.ON ? Ffm.getFCmpPredicate(ref.address()) : LLVMGetFCmpPredicate(ref); }
+  public int fcmpPredicate() { return Ffm.on ? Ffm.getFCmpPredicate(ref.address()) : LLVMGetFCmpPredicate(ref); }
 
   // memory
   public Type allocatedType() { return new Type(LLVMGetAllocatedType(ref)); }

@@ -57,7 +57,7 @@ class FfmBindingTest {
     // (the binding is on unless the run asked for the javacpp path; then there is nothing to compare)
     Assumptions.assumeFalse("false".equalsIgnoreCase(System.getProperty("packetizer.ffm")),
         "SKIPPED LOUDLY: -Dpacketizer.ffm=false: the java.lang.foreign binding is off in this run");
-    assertTrue(Ffm.ON, "the java.lang.foreign binding is off: " + Ffm.status());
+    assertTrue(Ffm.enable(), "the java.lang.foreign binding is off: " + Ffm.status());
     bitcode = BundledClang.locate().compileToBitcode(SOURCE, "ffm.c", List.of("-O2", "-fno-discard-value-names"));
   }
 
@@ -401,6 +401,7 @@ class FfmBindingTest {
 
   @Test
   void theFacadeUsesTheBinding() {
+    assertTrue(Ffm.on);
     // the facade's own calls (Block.instructions, Value.users, IrBuilder) with the binding on agree
     // with a walk through javacpp: the same instruction list, users and names
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseBitcode(bitcode, "ffm")) {
