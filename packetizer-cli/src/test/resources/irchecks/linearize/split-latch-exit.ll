@@ -1,8 +1,10 @@
 ; A divergent loop whose latch leaves on `t > 40 || i + 1 == 128` (clang's `select i1 %far, i1 true,
 ; i1 %last`, as in the benchmark's march): the uniform step limit is a real branch on the scalar
 ; counter (its own exit arm, where every lane still in the loop leaves), and only the varying part
-; goes into the lane masks on the arm that stays. Fails with -Dpacketizer.splitLatchExits=false (the
-; limit broadcast and or-ed into the exit mask: no .leave/.stay arms, no scalar branch on %last).
+; goes into the lane masks on the arm that stays (opt-in by the knob). Fails with the knob at false,
+; the default (the limit broadcast and or-ed into the exit mask: no .leave/.stay arms, no scalar
+; branch on %last).
+; SET: packetizer.splitLatchExits=true
 ; RUN: packetize -f f -w 8 --params v --target-cpu=haswell --remarks
 ; SHAPES:      uniform part of a divergent loop's exit condition kept as a branch
 ; CHECK-LABEL: define <8 x float> @f_simd8(<8 x float> %d)

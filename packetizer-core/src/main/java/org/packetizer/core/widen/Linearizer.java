@@ -479,8 +479,8 @@ final class Linearizer extends EmissionPhase {
 
   /**
    * The split of a divergent latch's condition {@code cond} when its uniform part forces the exit
-   * ({@code exitOnTrue}: the true successor leaves the loop), else empty. Knob: {@code
-   * -Dpacketizer.splitLatchExits=false} keeps the whole condition in the lane mask; read at each use.
+   * ({@code exitOnTrue}: the true successor leaves the loop), else empty. Only with the knob {@code
+   * -Dpacketizer.splitLatchExits=true} (read at each use); by default the whole condition is in the mask.
    */
   Optional<SplitExit> splitExit(Value cond, boolean exitOnTrue) {
     if (!splitLatchExits() || !cond.isInstruction()) return Optional.empty();
@@ -519,9 +519,13 @@ final class Linearizer extends EmissionPhase {
     return Optional.of(ua ? new SplitExit(u, a, isOr) : new SplitExit(a, u, isOr));
   }
 
-  /** Knob: {@code -Dpacketizer.splitLatchExits=false} folds a latch's uniform limit into the lane mask. */
+  /**
+   * Knob: {@code -Dpacketizer.splitLatchExits=true} splits a divergent latch's uniform limit off into a
+   * branch; off by default: measured 4-6 % slower on march at W8/AVX2 in the JIT's code model and no
+   * faster elsewhere (docs/performance.md, tenth round).
+   */
   static boolean splitLatchExits() {
-    return !"false".equalsIgnoreCase(System.getProperty("packetizer.splitLatchExits", "true"));
+    return "true".equalsIgnoreCase(System.getProperty("packetizer.splitLatchExits", "false"));
   }
 
   /**
@@ -549,7 +553,7 @@ final class Linearizer extends EmissionPhase {
     st.stats().linearizedBranches++;
     st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform part of a divergent loop's exit condition kept as a branch; "
         + "the varying part in the lane mask: " + st.divergence().reason(split.varying())
-        + " (-Dpacketizer.splitLatchExits=false: the whole condition in the mask)");
+        + " (-Dpacketizer.splitLatchExits=true)");
     Caches before = saveCaches();
     b.atEnd(leave);
     e.maskGenerator.contribute(sb, exitSucc, mask());
