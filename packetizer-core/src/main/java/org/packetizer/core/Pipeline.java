@@ -28,6 +28,7 @@ import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
 import org.packetizer.core.ir.LlvmException;
+import org.packetizer.core.ir.Llvm;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.legality.Legality;
@@ -85,6 +86,8 @@ final class Pipeline {
    * rejection is reported as a remark.
    */
   static PacketizationResult run(PacketizerOptions options, LlvmModule module, String scalarName, String simdName) {
+    // (the ir facade's java.lang.foreign binding pays back its set-up once enough code was packetized)
+    module.function(scalarName).ifPresent(f -> Llvm.notePacketizing(f.instructionCount()));
     Set<String> before = new HashSet<>();
     for (Function f : module.functions()) before.add(f.name());
     // a vector-function-ABI variant named for another ISA than the scalar function's is emitted for that
