@@ -33,7 +33,7 @@ public final class Benchmark {
       "packetizer.narrowCompares", "packetizer.maskBitsPhis", "packetizer.vectorCounters",
       "packetizer.allActiveLaneLoads", "packetizer.libmLanes", "packetizer.fmodPow2",
       "packetizer.mathHelpers", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups",
-      "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.ffm", "packetizer.ffm.after");
+      "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.byteWindows.laneOrder", "packetizer.ffm", "packetizer.ffm.after");
 
   private Benchmark() {}
 

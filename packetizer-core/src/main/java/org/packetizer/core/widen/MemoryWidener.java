@@ -1333,10 +1333,9 @@ final class MemoryWidener extends EmissionPhase {
    * {@code -Dpacketizer.byteWindows=auto} (the default) from {@link #BYTE_WINDOW_MIN_WIDTH} lanes,
    * {@code true} at every width, {@code false} never. Measured on strhash (docs/performance.md): W16
    * 1.36x -> 2.01x (random inputs) and 1.64x -> 2.44x (coherent) over scalar, where the per-lane loads'
-   * 16 lane addresses do not fit the general registers and spill; W8/AVX2 (8 addresses in registers)
-   * about the same with random inputs (1.61x -> 1.63x, some runs 1.25x) and a little faster with
-   * coherent ones (1.93x -> 2.04x); W4/SSE4.2 slower (1.12x -> 1.03x). Read at each use, so that a
-   * test can set it.
+   * 16 lane addresses do not fit the general registers and spill; W8/AVX2, with the constant shift and
+   * the lane order of {@link #windowOrder}, 1.57x -> 1.98x (random, medians under load) and 1.92x ->
+   * 2.48x (coherent); W4/SSE4.2 no faster (1.16x both). Read at each use, so that a test can set it.
    */
   static boolean byteWindows(int w) {
     String v = System.getProperty("packetizer.byteWindows", "auto");
@@ -1348,7 +1347,7 @@ final class MemoryWidener extends EmissionPhase {
   }
 
   /** The packet width from which {@link #byteWindows} is on by default. */
-  static final int BYTE_WINDOW_MIN_WIDTH = 16;
+  static final int BYTE_WINDOW_MIN_WIDTH = 8;
 
   /** Bytes per window of {@link #byteWindow}: one unaligned 8-byte load per lane. */
   static final int WINDOW_BYTES = 8;
@@ -1424,10 +1423,13 @@ final class MemoryWidener extends EmissionPhase {
     if (!full) crosses = b.and(crosses, m, "");
     b.condBr(masks.any(crosses, n + ".crosses.page"), slow, fast);
     b.atEnd(fast);
+    // (lane k's window goes to position order[k]: see windowOrder)
+    int[] order = windowOrder();
+    java.util.function.IntFunction<Value> root = laneRoots(addrs);
     Value fresh = b.poison(wideT);
     for (int k = 0; k < w; k++) {
-      Value p = laneAddress(addrs, k, bits, dummy);
-      fresh = b.insertElement(fresh, b.load(i64, p, 1, ""), k, "");
+      Value p = laneAddress(root.apply(k), k, bits, dummy);
+      fresh = b.insertElement(fresh, b.load(i64, p, 1, ""), order == null ? k : order[k], "");
     }
     b.br(join);
     // a lane near the end of its page: this iteration's bytes one per lane (as a window of one byte),
@@ -1435,8 +1437,8 @@ final class MemoryWidener extends EmissionPhase {
     b.atEnd(slow);
     Value single = b.poison(vt);
     for (int k = 0; k < w; k++) {
-      Value p = laneAddress(addrs, k, bits, dummy);
-      single = b.insertElement(single, b.load(t, p, 1, ""), k, "");
+      Value p = laneAddress(root.apply(k), k, bits, dummy);
+      single = b.insertElement(single, b.load(t, p, 1, ""), order == null ? k : order[k], "");
     }
     Value singleWide = b.cast(Opcode.ZEXT, single, wideT, "");
     b.br(join);
@@ -1445,18 +1447,24 @@ final class MemoryWidener extends EmissionPhase {
     winX.addIncoming(win, pre);
     winX.addIncoming(fresh, fast);
     winX.addIncoming(singleWide, slow);
-    Value at = b.phi(i64, n + ".at");
-    at.addIncoming(j, pre);
-    at.addIncoming(b.i64(0), fast);
-    at.addIncoming(b.i64(0), slow);
     Value next = b.phi(i64, n + ".next");
     next.addIncoming(jPlus, pre);
     next.addIncoming(b.i64(1), fast);
     next.addIncoming(b.i64(WINDOW_BYTES), slow);
-    Value shifted = b.binop(Opcode.LSHR, winX, b.splat(b.binop(Opcode.SHL, at, b.i64(3), ""), w, ""), "");
-    Value res = b.cast(Opcode.TRUNC, shifted, vt, inst.name());
+    // this iteration's byte is each window's lowest; the next iteration's window is this one shifted
+    // by a byte (a constant shift carried by the loop, not a shift by 8 x the bytes used)
+    Value res;
+    if (order == null) {
+      res = b.cast(Opcode.TRUNC, winX, vt, inst.name());
+    } else {
+      // (the low dword of window j is dword 2j of the windows as 2W dwords, little-endian)
+      Value dwords = b.cast(Opcode.BITCAST, winX, ctx.i32().vectorOf(2 * w), "");
+      List<Value> idx = new ArrayList<>();
+      for (int k = 0; k < w; k++) idx.add(b.i32(2L * order[k]));
+      res = b.cast(Opcode.TRUNC, b.shuffle(dwords, b.poison(dwords.type()), b.constVector(idx), ""), vt, inst.name());
+    }
     vars().write(used, next);
-    vars().write(window, winX);
+    vars().write(window, b.binop(Opcode.LSHR, winX, b.splat(b.i64(8), w, ""), n + ".window.next"));
     st.stats().laneLoads++;
     st.remark(Remark.Kind.MEMORY, current(), inst, "byte load whose address advances by one per iteration of a loop that"
         + " writes no memory: each lane reads " + WINDOW_BYTES + " bytes once every " + WINDOW_BYTES + " iterations (one"
@@ -1465,9 +1473,49 @@ final class MemoryWidener extends EmissionPhase {
     return res;
   }
 
-  /** Lane k's address of {@code addrs}, or the dummy slot when its bit of {@code bits} is clear (bits null: all active). */
-  private Value laneAddress(Value addrs, int k, Value bits, Value dummy) {
-    Value p = b.extractElement(addrs, k, "");
+  /**
+   * The lane order of {@link #byteWindow}'s windows on targets with 32-byte vector registers (AVX,
+   * AVX2): position {@code order[k]} holds lane k's window, so that the {@code <W x i64>} windows
+   * narrowed to {@code <W x i32>} and put back into lane order are one in-lane {@code shufps} per
+   * 8 lanes (it takes the low dwords of two registers in the order 0 1 4 5 2 3 6 7 of their
+   * quadwords) instead of two cross-lane permutes and an insert per iteration. Null (lane order)
+   * elsewhere: with 16-byte registers {@code shufps} keeps the order, with 64-byte ones a two-source
+   * permute does any order. Knob {@code -Dpacketizer.byteWindows.laneOrder=false} (lane order
+   * everywhere).
+   */
+  private int[] windowOrder() {
+    if (w % 8 != 0 || "false".equals(System.getProperty("packetizer.byteWindows.laneOrder"))) return null;
+    org.packetizer.core.wrapper.HardwareWidth.Target target = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
+        st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    if (4 * target.width() != 32) return null;
+    int[] order = new int[w];
+    int[] group = {0, 1, 4, 5, 2, 3, 6, 7};
+    for (int k = 0; k < w; k++) order[k] = (k & ~7) + group[k & 7];
+    return order;
+  }
+
+  /**
+   * Lane k's address of the vector of pointers {@code addrs}: where {@code addrs} is a GEP of a vector
+   * of pointers by scalar indices (a per-lane base advanced by a uniform count), the lane's base
+   * advanced by the same indices: the lanes' bases are loop-invariant extractions, and the addresses
+   * are not extracted from a new vector in each reload.
+   */
+  private java.util.function.IntFunction<Value> laneRoots(Value addrs) {
+    if (addrs.isInstruction() && addrs.opcode() == Opcode.GEP && addrs.operand(0).type().isVector()) {
+      List<Value> ix = new ArrayList<>();
+      for (int i = 1; i < addrs.numOperands(); i++) {
+        if (addrs.operand(i).type().isVector()) return k -> b.extractElement(addrs, k, "");
+        ix.add(addrs.operand(i));
+      }
+      Value base = addrs.operand(0);
+      Type et = addrs.gepSourceElementType();
+      return k -> b.gep(et, b.extractElement(base, k, ""), ix, false, "");
+    }
+    return k -> b.extractElement(addrs, k, "");
+  }
+
+  /** Lane k's address {@code p}, or the dummy slot when its bit of {@code bits} is clear (bits null: all active). */
+  private Value laneAddress(Value p, int k, Value bits, Value dummy) {
     if (bits == null) return p;
     Value bit = b.cast(Opcode.TRUNC, k == 0 ? bits : b.binop(Opcode.LSHR, bits, b.constInt(bits.type(), k), ""), st.context().i1(), "");
     return b.select(bit, p, dummy, "");
