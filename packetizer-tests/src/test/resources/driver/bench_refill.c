@@ -14,7 +14,9 @@
 #include <time.h>
 #include "drivers.h"
 
-#define SIDE 256
+#ifndef SIDE
+#define SIDE 256 /* bin/bench-refill --side S */
+#endif
 #define N (SIDE * SIDE)
 #define ROUNDS 15
 
@@ -48,6 +50,19 @@ static void make_inputs(int k) {
   for (int i = N - 1; i > 0; i--) { int j = (int)(next_rand() % (unsigned)(i + 1)); int t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
   for (int j = 0; j < 6; j++) for (int i = 0; i < N; i++) in[1][j][i] = in[0][j][perm[i]];
   free(perm);
+}
+
+/* the auto drivers' state (NAME.state: trial position, elements left in it, back-off level, body in use, cycles of
+ * the trial under way, trials decided; weak: absent with -Dpacketizer.refill.autoBackoff=false) */
+#define STATE(name) extern long long name##_state[8] __asm__(#name ".state") __attribute__((weak));
+STATE(mandelbrot_auto8) STATE(mandelbrot_auto16) STATE(julia_auto8) STATE(julia_auto16) STATE(march_auto8) STATE(march_auto16)
+static long long *states[3][2] = {{mandelbrot_auto8_state, mandelbrot_auto16_state}, {julia_auto8_state, julia_auto16_state},
+                                  {march_auto8_state, march_auto16_state}};
+static long long trials_before;
+static void state_mark(long long *st) { trials_before = st ? st[6] : 0; }
+static void state_print(const char *name, int w, const char *order, long long *st) {
+  if (st) printf("%-10s %3d | auto %s: %lld trials in %d calls, now %s, back-off level %lld\n", name, w, order,
+                 st[6] - trials_before, ROUNDS, st[3] ? "refill" : "plain", st[2]);
 }
 
 typedef void (*runner)(int order, void *out);
@@ -91,7 +106,12 @@ int main(void) {
       }
       double pc = best(rs[k][wi][0], 0, a), pr = best(rs[k][wi][0], 1, a);
       double rc = best(rs[k][wi][1], 0, a), rr = best(rs[k][wi][1], 1, a);
-      double ac = best(rs[k][wi][2], 0, a), ar = best(rs[k][wi][2], 1, a);
+      state_mark(states[k][wi]);
+      double ac = best(rs[k][wi][2], 0, a);
+      state_print(names[k], 8 << wi, "coherent", states[k][wi]);
+      state_mark(states[k][wi]);
+      double ar = best(rs[k][wi][2], 1, a);
+      state_print(names[k], 8 << wi, "random", states[k][wi]);
       printf("%-10s %3d | %7.2f / %7.2f | %7.2f / %7.2f | %7.2f / %7.2f | %.2fx faster | %+4.0f%%, %+4.0f%% | %+4.0f%%, %+4.0f%%\n",
              names[k], 8 << wi, pc, pr, rc, rr, ac, ar, pr / rr, (rr / pc - 1) * 100, (rr / rc - 1) * 100, (ac / pc - 1) * 100,
              (ar / pr - 1) * 100);

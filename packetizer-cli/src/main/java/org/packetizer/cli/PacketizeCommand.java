@@ -163,7 +163,9 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " at its top level, lanes that leave the loop finish their element and take the next one while the others keep"
           + " iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
           + " half of the instructions, an x86 target with AVX2 or AVX-512) a driver that times the plain and the refill body on"
-          + " chunks at the start of every epoch of the input and runs the rest of the epoch with the faster; off: the plain driver. A remark reports the decision (attach it: --refill=auto).")
+          + " a few chunks and runs the faster until the next such trial, the trials backing off exponentially while the choice"
+          + " holds (its state kept between calls in NAME.state); off: the plain driver. A remark reports the decision (attach"
+          + " it: --refill=auto).")
   String refill;
 
   @Option(names = "--refill-batch", paramLabel = "LANES",

@@ -257,6 +257,7 @@ final class Pipeline {
       Function packet = packetFunction(request);
       emit(state, packet);
       cleanUp(request, packet);
+      alignLoops(packet);
       return publish(request, state, packet);
     } catch (RuntimeException e) {
       rollback(module, functionsBefore);
@@ -410,6 +411,29 @@ final class Pipeline {
     phase("cleanup");
     if (options.verifyEachPhase()) verify(packet, "after clean-up");
     phase("verify");
+  }
+
+  /**
+   * The packet function's innermost loops start on a {@link #loopAlignment()}-byte boundary ({@code
+   * llvm.loop.align}, {@link org.packetizer.core.ir.LoopAlign}): their speed no longer depends on where
+   * the code before them ends (issue 16, binomial). Knob {@code -Dpacketizer.loopAlign=0} leaves LLVM's
+   * default (16 bytes on x86); read at each use.
+   */
+  private void alignLoops(Function packet) {
+    int bytes = loopAlignment();
+    if (bytes > 0) org.packetizer.core.ir.LoopAlign.alignInnermostLoops(packet, bytes);
+    phase("cleanup");
+  }
+
+  /** Knob: {@code -Dpacketizer.loopAlign=N} (a power of two, 0 = LLVM's default); 64 by default. */
+  static int loopAlignment() {
+    String v = System.getProperty("packetizer.loopAlign", "64");
+    try {
+      int n = Integer.parseInt(v.trim());
+      return n > 0 && Integer.bitCount(n) == 1 ? n : 0;
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   /** The packet function takes its name (and a declared prototype's place), is published, and described. */

@@ -402,6 +402,47 @@ public final class RefillDriver {
    */
   public static final int ADAPTIVE_EPOCH_PACKETS = 2048;
 
+  /**
+   * The back-off's highest level: after a trial that keeps the body in use, the next trial comes after twice as many
+   * epochs as the last, up to 2^this (32 epochs: the trials' share of the work is at most 1/32 of what it is with a
+   * trial in every epoch, while a change of the input is noticed within 32 epochs).
+   */
+  public static final int ADAPTIVE_MAX_LEVEL = 5;
+  /**
+   * The decision's hysteresis, as a shift: a trial switches away from the body in use only when the other one took
+   * fewer cycles per element by more than 1/2^this (1/32: about 3 %), so that noise between two nearly equal bodies
+   * does not reset the back-off.
+   */
+  public static final int ADAPTIVE_HYSTERESIS_SHIFT = 5;
+  /**
+   * The back-off grows only after a decisive trial: the body kept cheaper by more than 1/2^this (1/8) per element;
+   * a narrower win keeps the spacing.
+   */
+  public static final int ADAPTIVE_DECISIVE_SHIFT = 3;
+  /**
+   * The fields of the adaptive driver's state ({@code NAME.state}, 8 {@code int64_t}, kept between calls): the trial
+   * position (0, 1, 2: the timed chunks plain, refill, plain; 3: the run), the elements left in it (0: not started),
+   * the back-off level, the body in use (1: refill), the cycles of the two plain chunks and of the refill chunk of
+   * the trial under way, the number of trials decided (statistics), and the level to return to when a trial in the
+   * next epoch (after one that favoured the other body) keeps the body.
+   */
+  public static final int STATE_POS = 0, STATE_LEFT = 1, STATE_LEVEL = 2, STATE_CHOICE = 3, STATE_PLAIN_CYCLES = 4,
+      STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_FIELDS = 8;
+  /** The suffix of the adaptive driver's state global ({@link #STATE_POS} …): {@code NAME.state}. */
+  public static final String STATE_SUFFIX = ".state";
+
+  /**
+   * Whether the adaptive driver backs off its trials and keeps its state between calls ({@code
+   * -Dpacketizer.refill.autoBackoff=false}: the earlier rule, a trial in every epoch of every call, for measurement),
+   * read when a driver is built.
+   */
+  public static boolean adaptiveBackoff() { return !"false".equals(System.getProperty("packetizer.refill.autoBackoff")); }
+
+  /** The back-off's highest level ({@code -Dpacketizer.refill.autoMaxLevel}), read when a driver is built; for measurement. */
+  static int adaptiveMaxLevel() {
+    return Math.max(0, Math.min(16, Integer.getInteger("packetizer.refill.autoMaxLevel", ADAPTIVE_MAX_LEVEL)));
+  }
+
   /** The occupancy gate's probe at the end of an epoch of the plain body, in packets. */
   public static final int ADAPTIVE_PROBE_PACKETS = 4;
   /**
@@ -440,6 +481,20 @@ public final class RefillDriver {
   static int adaptiveRefill() { return Math.max(1, Integer.getInteger("packetizer.refill.autoRefill", ADAPTIVE_REFILL_PACKETS)); }
 
   static String adaptiveDescription() {
+    if (adaptiveBackoff() && !adaptiveProbe()) {
+      return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; a trial of three timed chunks, " + adaptivePlain()
+          + "·W elements with the plain body, " + adaptiveRefill() + "·W with the refill body, " + adaptivePlain() + "·W with the"
+          + " plain body (the cycle counter; the refill chunk is compared with the two around it, so that work growing or"
+          + " shrinking along the input does not bias the choice; the earlier trials' sums count half per epoch since),"
+          + " picks the body that took fewer cycles per element (the"
+          + " other one only when it is cheaper by more than 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT) + "), which then runs"
+          + " until the next trial in one call; exponential back-off: after a trial that keeps the body in use the next one"
+          + " comes after twice as many epochs when it won by more than 1/" + (1 << ADAPTIVE_DECISIVE_SHIFT) + " (up to "
+          + (1 << adaptiveMaxLevel()) + "; a narrower win keeps the spacing; each spacing jittered by ±1/2 from"
+          + " the cycle counter); after one that favours the other body, the next one comes in the next epoch, and the body"
+          + " changes when two trials in a row favour it (else the back-off resumes); the trial position, sums and back-off"
+          + " persist between calls in NAME" + STATE_SUFFIX;
+    }
     return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; each starts with three"
         + " timed chunks, " + adaptivePlain() + "·W elements with the plain body, " + adaptiveRefill() + "·W with the refill"
         + " body, " + adaptivePlain() + "·W with the plain body (the cycle counter; the refill chunk is compared with the two"
@@ -461,7 +516,8 @@ public final class RefillDriver {
    */
   static void emitAdaptive(LlvmModule module, Function driver, Function plain, Function refill, Function probe, int lanes,
       List<ParamKind> kinds, List<Type> types, Type rt, Type sizeT, int w) {
-    if (probe == null) emitAdaptiveTimed(module, driver, plain, refill, kinds, types, rt, sizeT, w);
+    if (probe == null && adaptiveBackoff()) emitAdaptiveBackoff(module, driver, plain, refill, kinds, types, rt, sizeT, w);
+    else if (probe == null) emitAdaptiveTimed(module, driver, plain, refill, kinds, types, rt, sizeT, w);
     else emitAdaptiveProbed(module, driver, plain, refill, probe, lanes, kinds, types, rt, sizeT, w);
   }
 
@@ -677,6 +733,153 @@ public final class RefillDriver {
       choice.addIncoming(List.of(b.i1(false), choiceN), List.of(entry, next));
       accBusy.addIncoming(List.of(b.constInt(i64, 0), accBusyN), List.of(entry, next));
       accSlots.addIncoming(List.of(b.constInt(i64, 0), accSlotsN), List.of(entry, next));
+      b.atEnd(exit);
+      b.retVoid();
+    }
+  }
+
+  /**
+   * The adaptive driver with exponential back-off (the default; {@link #adaptiveDescription}): a state machine over
+   * the trial's positions whose state ({@code NAME.state}, {@link #STATE_POS} …) is loaded at the start of a call and
+   * stored at its end (relaxed atomics: calls from several threads at once race only on the choice, never on the
+   * elements), so that a trial may span calls and the back-off carries over: on an input whose better body does not
+   * change, the trials' share of the work goes to zero with the calls instead of staying at one per epoch.
+   */
+  private static void emitAdaptiveBackoff(LlvmModule module, Function driver, Function plain, Function refill,
+      List<ParamKind> kinds, List<Type> types, Type rt, Type sizeT, int w) {
+    LlvmContext ctx = module.context();
+    Type i64 = ctx.i64();
+    Type i128 = ctx.intType(128);
+    Value n = driver.param(driver.paramCount() - 1);
+    Function clock = module.intrinsic("llvm.readcyclecounter");
+    int epoch = adaptiveEpoch();
+    int plainP = adaptivePlain();
+    int refillP = adaptiveRefill();
+    int maxLevel = adaptiveMaxLevel();
+    long trialLen = (2L * plainP + refillP) * w;
+    Value state = module.i64State(driver.name() + STATE_SUFFIX, STATE_FIELDS, 64);
+    try (IrBuilder b = new IrBuilder(ctx)) {
+      Block entry = driver.appendBlock("entry");
+      Block start = driver.appendBlock("state.load");
+      Block loop = driver.appendBlock("chunk");
+      Block done = driver.appendBlock("state.store");
+      Block exit = driver.appendBlock("exit");
+      b.atEnd(entry);
+      b.condBr(b.icmpEq(n, b.constInt(sizeT, 0), "empty"), exit, start);
+      b.atEnd(start);
+      Value[] field = new Value[STATE_FIELDS];
+      for (int k = 0; k < STATE_FIELDS; k++) field[k] = b.gep(i64, state, List.of(b.constInt(i64, k)), true, "state." + k);
+      Value pos0 = b.and(b.relaxed(b.load(i64, field[STATE_POS], 8, "state.pos")), b.constInt(i64, 3), "");
+      Value left0 = b.relaxed(b.load(i64, field[STATE_LEFT], 8, "state.left"));
+      Value level0 = b.min(b.relaxed(b.load(i64, field[STATE_LEVEL], 8, "state.level")), b.constInt(i64, maxLevel), true, "");
+      Value choice0 = b.icmpEq(b.and(b.relaxed(b.load(i64, field[STATE_CHOICE], 8, "state.choice")), b.constInt(i64, 1), ""),
+          b.constInt(i64, 1), "");
+      Value pCyc0 = b.relaxed(b.load(i64, field[STATE_PLAIN_CYCLES], 8, "state.plain.cycles"));
+      Value rCyc0 = b.relaxed(b.load(i64, field[STATE_REFILL_CYCLES], 8, "state.refill.cycles"));
+      Value trials0 = b.relaxed(b.load(i64, field[STATE_TRIALS], 8, "state.trials"));
+      Value saved0 = b.min(b.relaxed(b.load(i64, field[STATE_SAVED_LEVEL], 8, "state.saved")), b.constInt(i64, maxLevel), true, "");
+      b.br(loop);
+
+      b.atEnd(loop);
+      Value i = b.phi(sizeT, "i");
+      Value pos = b.phi(i64, "trial.pos");
+      Value left = b.phi(i64, "trial.left");
+      Value level = b.phi(i64, "backoff.level");
+      Value choice = b.phi(ctx.i1(), "refill.chosen");
+      Value pCyc = b.phi(i64, "plain.cycles");
+      Value rCyc = b.phi(i64, "refill.cycles");
+      Value trials = b.phi(i64, "trials");
+      Value saved = b.phi(i64, "backoff.saved");
+      // positions 0, 1, 2: the timed chunks (plain, refill, plain); 3: the run of the chosen body until the next trial
+      Value atRun = b.icmpEq(pos, b.constInt(i64, 3), "run");
+      Value atRefill = b.icmpEq(pos, b.constInt(i64, 1), "measure.refill");
+      Value atDecide = b.icmpEq(pos, b.constInt(i64, 2), "measure.plain2");
+      Value fresh = b.icmpEq(left, b.constInt(i64, 0), "position.start");
+      // the run until the next trial: 2^level epochs less the trial, jittered to between half and 1.5 times that by the
+      // cycle counter's low bits, so that the trials do not keep sampling the same place of an input that repeats
+      // (an image of a whole number of epochs, called again and again)
+      Value base = b.binop(Opcode.SHL, b.constInt(i64, (long) epoch * w), level, "run.base");
+      Value noise = b.and(b.call(clock, List.of(), "jitter.clock"), b.constInt(i64, 1023), "jitter");
+      Value jittered = b.add(b.binop(Opcode.LSHR, base, b.constInt(i64, 1), ""),
+          b.binop(Opcode.LSHR, b.mul(base, noise, ""), b.constInt(i64, 10), ""), "run.jittered");
+      Value span = b.sub(b.max(jittered, b.constInt(i64, trialLen + w), true, ""), b.constInt(i64, trialLen), "run.span");
+      Value full = b.select(atRun, span, b.select(atRefill, b.constInt(i64, (long) refillP * w), b.constInt(i64, (long) plainP * w), ""),
+          "position.size");
+      Value todo = b.select(fresh, full, left, "position.left");
+      Value rest = b.sub(n, i, "rest");
+      Value rest64 = sizeT.intWidth() == 64 ? rest : b.cast(Opcode.ZEXT, rest, i64, "");
+      Value cnt = b.min(rest64, todo, true, "chunk.n");
+      Value chunk = sizeT.intWidth() == 64 ? cnt : b.cast(Opcode.TRUNC, cnt, sizeT, "");
+      Value useRefill = b.or(atRefill, b.and(atRun, choice, ""), "use.refill");
+      List<Value> args = chunkArgs(b, ctx, driver, kinds, types, rt, sizeT, i, chunk);
+      Block callPlain = driver.appendBlock("plain");
+      Block callRefill = driver.appendBlock("refill");
+      Block after = driver.appendBlock("measured");
+      Value dt = timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after);
+      Value zero = b.constInt(i64, 0);
+      // at the start of a trial the sums of the earlier ones count half per epoch since the last trial (2^level epochs;
+      // every trial adds the same elements to each sum, so the sums' elements stay in the ratio of one trial's,
+      // 2·plain : refill): a trial in the next epoch weighs as much as all earlier ones, one 4 epochs later 1/16
+      Value trialStart = b.and(b.icmpEq(pos, zero, ""), fresh, "trial.start");
+      Value decay = b.min(b.binop(Opcode.SHL, b.constInt(i64, 1), level, ""), b.constInt(i64, 63), true, "decay");
+      Value pBase = b.select(trialStart, b.binop(Opcode.LSHR, pCyc, decay, ""), pCyc, "");
+      Value rBase = b.select(trialStart, b.binop(Opcode.LSHR, rCyc, decay, ""), rCyc, "");
+      Value pCyc1 = b.select(b.or(atRun, atRefill, ""), pBase, b.add(pBase, dt, ""), "plain.cycles.next");
+      Value rCyc1 = b.select(atRefill, b.add(rBase, dt, ""), rBase, "refill.cycles.next");
+      Value left1 = b.sub(todo, cnt, "trial.left.next");
+      Value posDone = b.icmpEq(left1, zero, "position.done");
+      Value decide = b.and(atDecide, posDone, "decide");
+      // refill per element (its chunk's elements: refillP·W) against plain per element (2·plainP·W), cross-multiplied in
+      // 128 bits; the body not in use must be cheaper by more than 1/2^HYSTERESIS
+      Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.constInt(i128, 2L * plainP * w), "refill.cost");
+      Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.constInt(i128, (long) refillP * w), "plain.cost");
+      Value sh = b.constInt(i128, ADAPTIVE_HYSTERESIS_SHIFT);
+      Value lhsS = b.binop(Opcode.SHL, lhs, sh, "");
+      Value rhsS = b.binop(Opcode.SHL, rhs, sh, "");
+      // in use plain: refill chosen when lhs < rhs·(1 - 1/2^s); in use refill: kept unless rhs < lhs·(1 - 1/2^s)
+      Value switchToRefill = b.icmpUlt(lhsS, b.sub(rhsS, rhs, ""), "");
+      Value keepRefill = b.not(b.icmpUlt(rhsS, b.sub(lhsS, lhs, ""), ""), "");
+      Value cheaper = b.select(choice, keepRefill, switchToRefill, "refill.cheaper");
+      // decisive: the body kept is cheaper by more than 1/2^DECISIVE; only then does the back-off grow (a narrow win,
+      // which the place of the trial on the input may have decided, keeps the spacing)
+      Value dsh = b.constInt(i128, ADAPTIVE_DECISIVE_SHIFT);
+      Value refillClear = b.icmpUlt(b.binop(Opcode.SHL, lhs, dsh, ""), b.sub(b.binop(Opcode.SHL, rhs, dsh, ""), rhs, ""), "");
+      Value plainClear = b.icmpUlt(b.binop(Opcode.SHL, rhs, dsh, ""), b.sub(b.binop(Opcode.SHL, lhs, dsh, ""), lhs, ""), "");
+      Value decisive = b.select(cheaper, refillClear, plainClear, "decisive");
+      // the same body: the next trial after twice as many epochs; the other one: after backing off (level > 0), a trial
+      // in the next epoch first (one stretch of the input where the other body wins does not switch); at level 0, switch
+      // (the level backed off from is saved; when the trial in the next epoch keeps the body, the back-off resumes there)
+      Value same = b.icmpEq(cheaper, choice, "choice.kept");
+      Value resumed = b.max(level, saved, true, "");
+      Value up = b.select(decisive, b.min(b.add(resumed, b.constInt(i64, 1), ""), b.constInt(i64, maxLevel), true, ""), resumed, "");
+      Value atZero = b.icmpEq(level, zero, "backoff.none");
+      Value level1 = b.select(decide, b.select(same, up, zero, ""), level, "backoff.level.next");
+      Value saved1 = b.select(decide, b.select(same, zero, level, ""), saved, "backoff.saved.next");
+      Value choice1 = b.select(b.and(decide, atZero, ""), cheaper, choice, "refill.chosen.next");
+      Value trials1 = b.add(trials, b.cast(Opcode.ZEXT, decide, i64, ""), "trials.next");
+      Value pos1 = b.select(posDone, b.and(b.add(pos, b.constInt(i64, 1), ""), b.constInt(i64, 3), ""), pos, "trial.pos.next");
+      Value i1 = b.add(i, chunk, "i.next");
+      b.condBr(b.icmpUlt(i1, n, "more"), loop, done);
+      i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(start, after));
+      pos.addIncoming(List.of(pos0, pos1), List.of(start, after));
+      left.addIncoming(List.of(left0, left1), List.of(start, after));
+      level.addIncoming(List.of(level0, level1), List.of(start, after));
+      choice.addIncoming(List.of(choice0, choice1), List.of(start, after));
+      pCyc.addIncoming(List.of(pCyc0, pCyc1), List.of(start, after));
+      rCyc.addIncoming(List.of(rCyc0, rCyc1), List.of(start, after));
+      trials.addIncoming(List.of(trials0, trials1), List.of(start, after));
+      saved.addIncoming(List.of(saved0, saved1), List.of(start, after));
+
+      b.atEnd(done);
+      b.relaxed(b.store(pos1, field[STATE_POS], 8));
+      b.relaxed(b.store(left1, field[STATE_LEFT], 8));
+      b.relaxed(b.store(level1, field[STATE_LEVEL], 8));
+      b.relaxed(b.store(b.cast(Opcode.ZEXT, choice1, i64, ""), field[STATE_CHOICE], 8));
+      b.relaxed(b.store(pCyc1, field[STATE_PLAIN_CYCLES], 8));
+      b.relaxed(b.store(rCyc1, field[STATE_REFILL_CYCLES], 8));
+      b.relaxed(b.store(trials1, field[STATE_TRIALS], 8));
+      b.relaxed(b.store(saved1, field[STATE_SAVED_LEVEL], 8));
+      b.br(exit);
       b.atEnd(exit);
       b.retVoid();
     }

@@ -252,6 +252,12 @@ public final class IrBuilder implements AutoCloseable {
     return s;
   }
 
+  /** {@code loadOrStore} made atomic with monotonic (relaxed) ordering: no data race between threads, no fence. */
+  public Value relaxed(Value loadOrStore) {
+    LLVMSetOrdering(loadOrStore.ref(), LLVMAtomicOrderingMonotonic);
+    return loadOrStore;
+  }
+
   public Value gep(Type sourceElementType, Value ptr, List<Value> indices, boolean inBounds, String n) {
     if (Ffm.on) return Value.of(Ffm.value(Ffm.buildGep2(ba(), sourceElementType.id(), ptr.id(), Ffm.addresses(indices), indices.size(), inBounds, n)));
     PointerPointer<LLVMValueRef> pp = operands(indices);

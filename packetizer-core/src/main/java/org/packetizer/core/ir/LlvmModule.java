@@ -136,6 +136,20 @@ public final class LlvmModule implements AutoCloseable {
   }
 
   /**
+   * A zero-initialized mutable array of {@code count} 64-bit integers aligned to {@code align}, named {@code name},
+   * with external linkage (state a generated function keeps between its calls): the existing one when the module has it.
+   */
+  public Value i64State(String name, int count, int align) {
+    Optional<Value> old = global(name);
+    if (old.isPresent()) return old.get();
+    LLVMTypeRef t = LLVMArrayType2(LLVMInt64TypeInContext(LLVMGetModuleContext(ref())), count);
+    LLVMValueRef g = LLVMAddGlobal(ref(), t, name);
+    LLVMSetInitializer(g, LLVMConstNull(t));
+    LLVMSetAlignment(g, align);
+    return new Value(g);
+  }
+
+  /**
    * A private constant array of 32-bit integers ({@code values}) aligned to {@code align}, named {@code name}:
    * the existing one when the module has it, else a new one (a lookup table).
    */

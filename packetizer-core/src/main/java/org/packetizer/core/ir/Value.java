@@ -289,6 +289,18 @@ public class Value {
   /** Whether this global value has extern_weak linkage (its address may be null). */
   public boolean hasExternalWeakLinkage() { return isGlobalValue() && LLVMGetLinkage(ref) == LLVMExternalWeakLinkage; }
 
+  /**
+   * Whether this global value's definition here is the one the program uses: external, internal,
+   * private, available_externally or an ODR linkage (not weak, linkonce, common or extern_weak, whose
+   * definition another module may replace with different contents).
+   */
+  public boolean hasExactDefinition() {
+    if (!isGlobalValue()) return false;
+    int l = LLVMGetLinkage(ref);
+    return l == LLVMExternalLinkage || l == LLVMInternalLinkage || l == LLVMPrivateLinkage || l == LLVMAvailableExternallyLinkage
+        || l == LLVMLinkOnceODRLinkage || l == LLVMWeakODRLinkage;
+  }
+
   /** A global variable's initializer. */
   public Optional<Value> initializer() { return isGlobalVariable() ? Optional.ofNullable(Value.ofNullable(LLVMGetInitializer(ref))) : Optional.empty(); }
 

@@ -35,13 +35,15 @@ public final class RefillBenchMain {
     String march = "znver4";
     int batch = 0;
     int ric = 0;
+    int side = 256;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--root")) root = Path.of(args[++i]);
       else if (args[i].equals("--march")) march = args[++i];
       else if (args[i].equals("--refill-batch")) batch = Integer.parseInt(args[++i]);
       else if (args[i].equals("--refill-interleave")) ric = Integer.parseInt(args[++i]);
+      else if (args[i].equals("--side")) side = Integer.parseInt(args[++i]);
       else throw new IllegalArgumentException("unknown argument " + args[i] + " (--march CPU, --refill-batch LANES,"
-          + " --refill-interleave 0|1|2|4)");
+          + " --refill-interleave 0|1|2|4, --side S)");
     }
     int refillBatch = batch;
     int refillIc = ric;
@@ -88,14 +90,14 @@ public final class RefillBenchMain {
     check(clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic", "-mcpu=" + march, "-align-all-functions=6",
         dir.resolve("k.packet.bc").toString(), "-o", dir.resolve("k.o").toString()), dir), "llc");
     String cc = Files.isExecutable(Path.of("/usr/bin/gcc")) ? "/usr/bin/gcc" : null;
-    List<String> opts = List.of("-O2", "-std=c11", "-mavx2", "-mfma", "-mavx512f", "-mavx512vl", "bench_refill.c", "k.o", "-o", "bench");
+    List<String> opts = List.of("-O2", "-DSIDE=" + side, "-std=c11", "-mavx2", "-mfma", "-mavx512f", "-mavx512vl", "bench_refill.c", "k.o", "-o", "bench");
     if (cc != null) {
       List<String> cmd = new ArrayList<>(List.of(cc));
       cmd.addAll(opts);
       check(clang.run(cmd, dir), "gcc");
     } else {
       clang.linkExecutable(List.of(dir.resolve("bench_refill.c"), dir.resolve("k.o")), dir.resolve("bench"),
-          List.of("-O2", "-std=c11", "-mavx2", "-mfma", "-mavx512f", "-mavx512vl"));
+          List.of("-O2", "-DSIDE=" + side, "-std=c11", "-mavx2", "-mfma", "-mavx512f", "-mavx512vl"));
     }
     System.out.println("bench-refill: -march=" + march + ", caller compiled by " + (cc != null ? "gcc" : "the bundled clang")
         + "; " + Files.readString(Path.of("/proc/loadavg")).strip() + " (load average)");

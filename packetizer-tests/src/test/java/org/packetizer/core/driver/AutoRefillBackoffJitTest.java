@@ -1,0 +1,146 @@
+package org.packetizer.core.driver;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.Refill;
+import org.packetizer.core.api.Remark;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.jit.Jit;
+import org.packetizer.core.toolchain.Manifest;
+
+/**
+ * The {@code --refill=auto} driver's exponential back-off and its state between calls ({@code NAME.state}, issue 17):
+ * the bundled mandelbrot, retargeted to AVX-512 and to AVX2, W 8 and 16, with the default trial (8, 128 and 8 packets
+ * timed) and short epochs (160 packets) so that an input crosses many epochs. Every element of every call is compared
+ * with the scalar function, and nothing after the output may be written. The driver's decisions are read from its
+ * state: on random points (refill about 3x faster than the plain body, a margin no load on the host closes) the trials
+ * must back off (with a trial in every epoch, 64 epochs would take 64 trials) and the body must be refill; an input
+ * that turns from coherent to random halfway, and a state set to "plain, fully backed off", must end with refill.
+ */
+class AutoRefillBackoffJitTest {
+  static final int EPOCH = 160, EPOCHS = 64;
+
+  @ParameterizedTest(name = "W={0} avx512={1}")
+  @CsvSource({"8,true", "16,true", "8,false", "16,false"})
+  void theTrialsBackOffAndTheChoiceFollowsTheInput(int w, boolean avx512) throws Throwable {
+    if (avx512) Assumptions.assumeTrue(RefillDriverJitTest.hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the auto driver's back-off did not run");
+    else Assumptions.assumeTrue(RefillDriverJitTest.hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the auto driver's back-off did not run");
+    Manifest mf = Manifest.load();
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require("mandelbrot")), "mandelbrot.bc")) {
+      RefillDriverJitTest.retarget(m, "mandelbrot", avx512 ? "skylake-avx512" : "haswell",
+          avx512 ? RefillDriverJitTest.AVX512_FEATURES : "+avx2,+avx,+fma,+sse4.2");
+      System.setProperty("packetizer.refill.autoEpoch", String.valueOf(EPOCH));
+      try {
+        new Packetizer(PacketizerOptions.builder().width(w).params("vvu").verifyEachPhase(true).arrayDriver("*_map")
+            .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, "mandelbrot", "mandelbrot_v" + w);
+      } finally {
+        System.clearProperty("packetizer.refill.autoEpoch");
+      }
+      assertTrue(remarks.stream().anyMatch(r -> r.message().contains("--refill=auto: the driver runs epochs of " + EPOCH + "·W")
+          && r.message().contains("exponential back-off")), remarks.toString());
+      assertTrue(m.global("mandelbrot_map" + RefillDriver.STATE_SUFFIX).isPresent(), "the state global");
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        MethodHandle scalar = RefillDriverJitTest.C.downcallHandle(MemorySegment.ofAddress(jit.lookup("mandelbrot")),
+            FunctionDescriptor.of(JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_INT));
+        MethodHandle driver = RefillDriverJitTest.C.downcallHandle(MemorySegment.ofAddress(jit.lookup("mandelbrot_map")),
+            FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+        MemorySegment state = MemorySegment.ofAddress(jit.lookup("mandelbrot_map" + RefillDriver.STATE_SUFFIX))
+            .reinterpret(8L * RefillDriver.STATE_FIELDS);
+        long e = (long) EPOCH * w;
+        long n = EPOCHS * e;
+        Random rnd = new Random(w * 7919L + (avx512 ? 1 : 0));
+
+        // 1. random points, 64 epochs in 32 calls of 2 epochs: the trials back off across the calls (the state carries
+        // over: without it every call would start at level 0 and reach at most level 2)
+        Points rp = new Points(arena, n, 0, rnd);
+        long t0 = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS);
+        run(driver, scalar, arena, rp, 0, n, 2 * e, "random");
+        long trials = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS) - t0;
+        String st = describe(state);
+        assertTrue(trials >= 3 && trials <= 16, "W=" + w + ": " + trials + " trials in " + EPOCHS + " epochs of random points"
+            + " (a trial in every epoch: " + EPOCHS + "; back-off to 2^" + RefillDriver.ADAPTIVE_MAX_LEVEL + " epochs: about 8); " + st);
+        assertEquals(1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE), "refill on random points; " + st);
+        assertTrue(Math.max(state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL),
+            state.getAtIndex(JAVA_LONG, RefillDriver.STATE_SAVED_LEVEL)) >= 3, "backed off over the calls; " + st);
+
+        // 2. from a fresh state: an image in scan order for 64 epochs, then random points for 64 (calls that end inside
+        // the trials' chunks and the runs), and the body at the end is refill
+        state.fill((byte) 0);
+        Points half = new Points(arena, 2 * n, n, rnd);
+        run(driver, scalar, arena, half, 0, 2 * n, 7 * e + 3 * w + 5, "coherent, then random");
+        assertEquals(1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE), "refill after the input turned random; " + describe(state));
+
+        // 3. the state of a long coherent input settled on the plain body (fully backed off, the next trial in
+        // 8 epochs): random points make the driver switch to refill
+        state.fill((byte) 0);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, 3);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT, 8 * e);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL, RefillDriver.ADAPTIVE_MAX_LEVEL);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS, 100);
+        run(driver, scalar, arena, rp, 0, n, n / 4 + 1, "random after plain");
+        assertEquals(1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE), "switched to refill; " + describe(state));
+        assertTrue(state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS) >= 102, "at least two trials; " + describe(state));
+      }
+    }
+  }
+
+  static String describe(MemorySegment state) {
+    StringBuilder sb = new StringBuilder("state {pos, left, level, refill, plain cycles, refill cycles, trials, saved} =");
+    for (int k = 0; k < RefillDriver.STATE_FIELDS; k++) sb.append(' ').append(state.getAtIndex(JAVA_LONG, k));
+    return sb.toString();
+  }
+
+  /** The points: the first {@code coherent} an image in scan order 64 points wide, the rest random; one int past the output. */
+  record Points(MemorySegment x, MemorySegment y, MemorySegment out, long n) {
+    Points(Arena arena, long n, long coherent, Random rnd) {
+      this(arena.allocate(JAVA_FLOAT, n), arena.allocate(JAVA_FLOAT, n), arena.allocate(JAVA_INT, n + 1), n);
+      for (long i = 0; i < n; i++) {
+        double u, v;
+        if (i < coherent) {
+          u = (i % 64 + 0.5) / 64;
+          v = ((i / 64) % 64 + 0.5) / 64;
+        } else {
+          u = rnd.nextDouble();
+          v = rnd.nextDouble();
+        }
+        x.setAtIndex(JAVA_FLOAT, i, (float) (-2 + 3 * u));
+        y.setAtIndex(JAVA_FLOAT, i, (float) (-1.5 + 3 * v));
+      }
+    }
+  }
+
+  /** Calls the driver on elements [from, to) in calls of {@code per} elements and checks every element. */
+  static void run(MethodHandle driver, MethodHandle scalar, Arena arena, Points p, long from, long to, long per, String what)
+      throws Throwable {
+    p.out().fill((byte) 0x5A);
+    for (long i = from; i < to; i += per) {
+      long c = Math.min(per, to - i);
+      driver.invokeExact(p.x().asSlice(4 * i), p.y().asSlice(4 * i), 150, p.out().asSlice(4 * i), c);
+    }
+    for (long i = from; i < to; i++) {
+      int want = (int) scalar.invokeExact(p.x().getAtIndex(JAVA_FLOAT, i), p.y().getAtIndex(JAVA_FLOAT, i), 150);
+      int got = p.out().getAtIndex(JAVA_INT, i);
+      if (want != got) fail(what + ": element " + i + " of " + (to - from) + ": " + got + ", the scalar function " + want);
+    }
+    assertEquals(0x5A5A5A5A, p.out().getAtIndex(JAVA_INT, p.n()), what + ": written after the output");
+  }
+}
