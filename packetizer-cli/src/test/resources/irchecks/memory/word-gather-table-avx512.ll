@@ -1,8 +1,10 @@
-; The byte lookup of word-gather-table.ll on a target with fast gathers (znver4, W16): the words are
+; The byte lookup of word-gather-table.ll on a target with fast gathers (skylake-avx512, W16; on znver4,
+; which has AVX-512 VBMI, this constant byte table is looked up by byte permutes instead:
+; permute-lookup-vbmi.ll): the words are
 ; gathered with llvm.masked.gather of i32 from the table (aligned to 16) plus the word offsets, which
 ; LLVM lowers to one vpgatherdd; then the shift and the truncation. A byte has no gather instruction:
 ; before, this was 16 scalar loads.
-; RUN: packetize -f f -w 16 --params vv --target-cpu=znver4 --remarks
+; RUN: packetize -f f -w 16 --params vv --target-cpu=skylake-avx512 --remarks
 ; CHECK-LABEL: define <16 x i32> @f_simd16(<16 x i32> %k, <16 x i32> %c)
 ; CHECK:       %word.offs = and <16 x i32> %offs.bounded, splat (i32 60)
 ; CHECK:       [[P:%[\w.]+]] = getelementptr i8, ptr @tab, <16 x i64> {{%[\w.]+}}

@@ -28,6 +28,7 @@ import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
 import org.packetizer.core.ir.LlvmException;
+import org.packetizer.core.ir.Llvm;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.legality.Legality;
@@ -85,6 +86,8 @@ final class Pipeline {
    * rejection is reported as a remark.
    */
   static PacketizationResult run(PacketizerOptions options, LlvmModule module, String scalarName, String simdName) {
+    // (the ir facade's java.lang.foreign binding pays back its set-up once enough code was packetized)
+    module.function(scalarName).ifPresent(f -> Llvm.notePacketizing(f.instructionCount()));
     Set<String> before = new HashSet<>();
     for (Function f : module.functions()) before.add(f.name());
     // a vector-function-ABI variant named for another ISA than the scalar function's is emitted for that
@@ -254,6 +257,7 @@ final class Pipeline {
       Function packet = packetFunction(request);
       emit(state, packet);
       cleanUp(request, packet);
+      alignLoops(packet);
       return publish(request, state, packet);
     } catch (RuntimeException e) {
       rollback(module, functionsBefore);
@@ -407,6 +411,29 @@ final class Pipeline {
     phase("cleanup");
     if (options.verifyEachPhase()) verify(packet, "after clean-up");
     phase("verify");
+  }
+
+  /**
+   * The packet function's innermost loops start on a {@link #loopAlignment()}-byte boundary ({@code
+   * llvm.loop.align}, {@link org.packetizer.core.ir.LoopAlign}): their speed no longer depends on where
+   * the code before them ends (issue 16, binomial). Knob {@code -Dpacketizer.loopAlign=0} leaves LLVM's
+   * default (16 bytes on x86); read at each use.
+   */
+  private void alignLoops(Function packet) {
+    int bytes = loopAlignment();
+    if (bytes > 0) org.packetizer.core.ir.LoopAlign.alignInnermostLoops(packet, bytes);
+    phase("cleanup");
+  }
+
+  /** Knob: {@code -Dpacketizer.loopAlign=N} (a power of two, 0 = LLVM's default); 64 by default. */
+  static int loopAlignment() {
+    String v = System.getProperty("packetizer.loopAlign", "64");
+    try {
+      int n = Integer.parseInt(v.trim());
+      return n > 0 && Integer.bitCount(n) == 1 ? n : 0;
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   /** The packet function takes its name (and a declared prototype's place), is published, and described. */

@@ -32,8 +32,9 @@ public final class Benchmark {
       "packetizer.gathers", "packetizer.expansionBudget", "packetizer.dynamicVariants", "packetizer.dynamicVariants.keepImpossible", "packetizer.gatherOutsideLoops",
       "packetizer.narrowCompares", "packetizer.maskBitsPhis", "packetizer.vectorCounters",
       "packetizer.allActiveLaneLoads", "packetizer.libmLanes", "packetizer.fmodPow2",
-      "packetizer.mathHelpers", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups",
-      "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.byteWindows.laneOrder");
+      "packetizer.mathHelpers", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups", "packetizer.permuteLookups",
+      "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.byteWindows.laneOrder", "packetizer.ffm", "packetizer.ffm.after",
+      "packetizer.splitLatchExits", "packetizer.loopAlign");
 
   private Benchmark() {}
 

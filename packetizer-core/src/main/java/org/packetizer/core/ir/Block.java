@@ -24,6 +24,7 @@ public final class Block {
   public long id() { return ref.address(); }
 
   public String name() {
+    if (Ffm.on) return Ffm.string(Ffm.getBasicBlockName(ref.address()));
     var p = LLVMGetBasicBlockName(ref);
     return p == null || p.isNull() ? "" : p.getString();
   }
@@ -40,17 +41,27 @@ public final class Block {
     return "<block>";
   }
 
-  public Function parent() { return new Function(LLVMGetBasicBlockParent(ref)); }
+  public Function parent() { return new Function(Ffm.on ? Ffm.value(Ffm.getBasicBlockParent(ref.address())) : LLVMGetBasicBlockParent(ref)); }
 
   public List<Value> instructions() {
     List<Value> out = new ArrayList<>();
+    if (Ffm.on) {
+      for (long i = Ffm.getFirstInstruction(ref.address()); i != 0; i = Ffm.getNextInstruction(i)) out.add(new Value(Ffm.value(i)));
+      return out;
+    }
     for (LLVMValueRef i = LLVMGetFirstInstruction(ref); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) {
       out.add(new Value(i));
     }
     return out;
   }
 
-  public Value firstInstruction() { return Value.ofNullable(LLVMGetFirstInstruction(ref)); }
+  public Value firstInstruction() {
+    if (Ffm.on) {
+      long a = Ffm.getFirstInstruction(ref.address());
+      return a == 0 ? null : new Value(Ffm.value(a));
+    }
+    return Value.ofNullable(LLVMGetFirstInstruction(ref));
+  }
 
   /** The first instruction that is not a phi. */
   public Value firstNonPhi() {
@@ -61,12 +72,18 @@ public final class Block {
 
   /** The next block of the function, or null after the last. */
   public Block next() {
-    LLVMBasicBlockRef n = LLVMGetNextBasicBlock(ref);
+    LLVMBasicBlockRef n = Ffm.on ? Ffm.block(Ffm.getNextBasicBlock(ref.address())) : LLVMGetNextBasicBlock(ref);
     return n == null || n.isNull() ? null : new Block(n);
   }
 
   /** The terminator, or null for a block under construction. */
-  public Value terminator() { return Value.ofNullable(LLVMGetBasicBlockTerminator(ref)); }
+  public Value terminator() {
+    if (Ffm.on) {
+      long a = Ffm.getBasicBlockTerminator(ref.address());
+      return a == 0 ? null : new Value(Ffm.value(a));
+    }
+    return Value.ofNullable(LLVMGetBasicBlockTerminator(ref));
+  }
 
   /** Successors in terminator order (duplicates kept). */
   public List<Block> successors() {

@@ -19,7 +19,7 @@ public final class Function extends Value {
   public static Function of(org.bytedeco.llvm.LLVM.LLVMValueRef ref) { return new Function(ref); }
 
   /** The function's type (not the pointer type of the global). */
-  public Type functionType() { return new Type(LLVMGlobalGetValueType(ref)); }
+  public Type functionType() { return new Type(Ffm.on ? Ffm.type(Ffm.globalGetValueType(ref.address())) : LLVMGlobalGetValueType(ref)); }
 
   public Type returnType() { return functionType().returnType(); }
 
@@ -27,9 +27,9 @@ public final class Function extends Value {
 
   public boolean isVarArg() { return functionType().isVarArg(); }
 
-  public int paramCount() { return LLVMCountParams(ref); }
+  public int paramCount() { return Ffm.on ? Ffm.countParams(ref.address()) : LLVMCountParams(ref); }
 
-  public Value param(int i) { return new Value(LLVMGetParam(ref, i)); }
+  public Value param(int i) { return new Value(Ffm.on ? Ffm.value(Ffm.getParam(ref.address(), i)) : LLVMGetParam(ref, i)); }
 
   public List<Value> params() {
     int n = paramCount();
@@ -40,13 +40,17 @@ public final class Function extends Value {
 
   public List<Block> blocks() {
     List<Block> out = new ArrayList<>();
+    if (Ffm.on) {
+      for (long b = Ffm.getFirstBasicBlock(ref.address()); b != 0; b = Ffm.getNextBasicBlock(b)) out.add(new Block(Ffm.block(b)));
+      return out;
+    }
     for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(ref); b != null && !b.isNull(); b = LLVMGetNextBasicBlock(b)) {
       out.add(new Block(b));
     }
     return out;
   }
 
-  public Block entry() { return new Block(LLVMGetEntryBasicBlock(ref)); }
+  public Block entry() { return new Block(Ffm.on ? Ffm.block(Ffm.getEntryBasicBlock(ref.address())) : LLVMGetEntryBasicBlock(ref)); }
 
   /** The module the function lives in (borrowed: closing it does nothing). */
   public LlvmModule module() { return LlvmModule.borrow(LLVMGetGlobalParent(ref)); }
@@ -61,6 +65,12 @@ public final class Function extends Value {
 
   public int instructionCount() {
     int n = 0;
+    if (Ffm.on) {
+      for (long b = Ffm.getFirstBasicBlock(ref.address()); b != 0; b = Ffm.getNextBasicBlock(b)) {
+        for (long i = Ffm.getFirstInstruction(b); i != 0; i = Ffm.getNextInstruction(i)) n++;
+      }
+      return n;
+    }
     for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(ref); b != null && !b.isNull(); b = LLVMGetNextBasicBlock(b)) {
       for (LLVMValueRef i = LLVMGetFirstInstruction(b); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) n++;
     }
@@ -73,7 +83,7 @@ public final class Function extends Value {
 
   public void setLinkage(int linkage) { LLVMSetLinkage(ref, linkage); }
 
-  public int callingConvention() { return LLVMGetFunctionCallConv(ref); }
+  public int callingConvention() { return Ffm.on ? Ffm.getFunctionCallConv(ref.address()) : LLVMGetFunctionCallConv(ref); }
 
   public void setCallingConvention(int cc) { LLVMSetFunctionCallConv(ref, cc); }
 

@@ -47,6 +47,17 @@ public final class Llvm {
     org.bytedeco.llvm.global.LLVM.LLVMParseCommandLineOptions(args.length + 1, argv, new BytePointer(""));
   }
 
+  /**
+   * Tells the facade that a function of {@code scalarInstructions} instructions is about to be
+   * packetized. By default (auto) the facade sets up its {@code java.lang.foreign} binding of the hot
+   * LLVM calls once the process has packetized {@code -Dpacketizer.ffm.after} (30,000) instructions, and
+   * uses javacpp's calls before; {@code -Dpacketizer.ffm=true} sets it up at once, {@code false} never.
+   */
+  public static void notePacketizing(int scalarInstructions) { Ffm.noteWork(scalarInstructions); }
+
+  /** Whether the facade calls LLVM through its {@code java.lang.foreign} binding now, or why not. */
+  public static String foreignBinding() { return Ffm.status(); }
+
   /** Copies an LLVM-allocated message and disposes it; null gives "". */
   public static String takeMessage(BytePointer p) {
     if (p == null || p.isNull()) return "";

@@ -26,8 +26,11 @@ public final class Type {
 
   public LLVMTypeRef ref() { return ref; }
 
+  /** A key identifying the native type (equal for equal types). */
+  public long id() { return ref.address(); }
+
   public Kind kind() {
-    int k = LLVMGetTypeKind(ref);
+    int k = Ffm.on ? Ffm.getTypeKind(ref.address()) : LLVMGetTypeKind(ref);
     if (k == LLVMVoidTypeKind) return Kind.VOID;
     if (k == LLVMHalfTypeKind) return Kind.HALF;
     if (k == LLVMFloatTypeKind) return Kind.FLOAT;
@@ -73,20 +76,20 @@ public final class Type {
     return k == Kind.INTEGER || k == Kind.FLOAT || k == Kind.DOUBLE || k == Kind.POINTER || k == Kind.HALF || k == Kind.BFLOAT;
   }
 
-  public int intWidth() { return LLVMGetIntTypeWidth(ref); }
+  public int intWidth() { return Ffm.on ? Ffm.getIntTypeWidth(ref.address()) : LLVMGetIntTypeWidth(ref); }
 
   /** Element type of a vector or array. */
-  public Type elementType() { return new Type(LLVMGetElementType(ref)); }
+  public Type elementType() { return new Type(Ffm.on ? Ffm.type(Ffm.getElementType(ref.address())) : LLVMGetElementType(ref)); }
 
-  public int vectorSize() { return LLVMGetVectorSize(ref); }
+  public int vectorSize() { return Ffm.on ? Ffm.getVectorSize(ref.address()) : LLVMGetVectorSize(ref); }
 
   public long arrayLength() { return LLVMGetArrayLength2(ref); }
 
   /** A fixed vector of {@code n} elements of this type. */
   /** The poison value of this type. */
-  public Value poison() { return Value.of(LLVMGetPoison(ref)); }
+  public Value poison() { return Value.of(Ffm.on ? Ffm.value(Ffm.getPoison(ref.address())) : LLVMGetPoison(ref)); }
 
-  public Type vectorOf(int n) { return new Type(LLVMVectorType(ref, n)); }
+  public Type vectorOf(int n) { return new Type(Ffm.on ? Ffm.type(Ffm.vectorType(ref.address(), n)) : LLVMVectorType(ref, n)); }
 
   /** A scalable vector of {@code vscale × n} elements of this type ({@code <vscale x n x T>}). */
   public Type scalableVectorOf(int n) { return new Type(LLVMScalableVectorType(ref, n)); }

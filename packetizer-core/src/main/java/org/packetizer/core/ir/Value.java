@@ -30,11 +30,12 @@ public class Value {
   /** A key identifying the native value (equal for equal values), for maps keyed by identity. */
   public long id() { return ref.address(); }
 
-  public Type type() { return new Type(LLVMTypeOf(ref)); }
+  public Type type() { return new Type(Ffm.on ? Ffm.type(Ffm.typeOf(ref.address())) : LLVMTypeOf(ref)); }
 
   public String name() {
     // (LLVMGetValueName2 needs a length out-parameter: a native allocation per call, which javacpp
     // accounts for; names are NUL-terminated, so the one-argument form reads the same string)
+    if (Ffm.on) return Ffm.string(Ffm.getValueName(ref.address()));
     var p = LLVMGetValueName(ref);
     return p == null || p.isNull() ? "" : p.getString();
   }
@@ -57,15 +58,15 @@ public class Value {
   // (the value's kind is one JNI call returning an int; the LLVMIsA* casts return a javacpp Pointer,
   // an object allocated through JNI per call, only to be tested for null: issue 16's profile)
   /** LLVM's value kind ({@code LLVMGetValueKind}: one of the {@code LLVM...ValueKind} constants). */
-  public int valueKind() { return LLVMGetValueKind(ref); }
+  public int valueKind() { return Ffm.on ? Ffm.getValueKind(ref.address()) : LLVMGetValueKind(ref); }
 
   public boolean isInstruction() { return valueKind() == LLVMInstructionValueKind; }
   public boolean isArgument() { return valueKind() == LLVMArgumentValueKind; }
-  public boolean isConstant() { return LLVMIsConstant(ref) != 0; }
+  public boolean isConstant() { return (Ffm.on ? Ffm.isConstant(ref.address()) : LLVMIsConstant(ref)) != 0; }
   public boolean isConstantInt() { return valueKind() == LLVMConstantIntValueKind; }
   public boolean isConstantFP() { return valueKind() == LLVMConstantFPValueKind; }
-  public boolean isUndef() { return LLVMIsUndef(ref) != 0; }
-  public boolean isPoison() { return LLVMIsPoison(ref) != 0; }
+  public boolean isUndef() { return (Ffm.on ? Ffm.isUndef(ref.address()) : LLVMIsUndef(ref)) != 0; }
+  public boolean isPoison() { return (Ffm.on ? Ffm.isPoison(ref.address()) : LLVMIsPoison(ref)) != 0; }
   public boolean isGlobalValue() {
     int k = valueKind();
     return k == LLVMFunctionValueKind || k == LLVMGlobalVariableValueKind || k == LLVMGlobalAliasValueKind || k == LLVMGlobalIFuncValueKind;
@@ -75,12 +76,12 @@ public class Value {
   public boolean isConstantExpr() { return valueKind() == LLVMConstantExprValueKind; }
   public boolean isInlineAsm() { return valueKind() == LLVMInlineAsmValueKind; }
   public boolean isMetadataAsValue() { return valueKind() == LLVMMetadataAsValueValueKind; }
-  public boolean isBasicBlockValue() { return LLVMValueIsBasicBlock(ref) != 0; }
+  public boolean isBasicBlockValue() { return (Ffm.on ? Ffm.valueIsBasicBlock(ref.address()) : LLVMValueIsBasicBlock(ref)) != 0; }
 
   private static boolean isNonNull(LLVMValueRef r) { return r != null && !r.isNull(); }
 
-  public long constIntSExt() { return LLVMConstIntGetSExtValue(ref); }
-  public long constIntZExt() { return LLVMConstIntGetZExtValue(ref); }
+  public long constIntSExt() { return Ffm.on ? Ffm.constIntGetSExtValue(ref.address()) : LLVMConstIntGetSExtValue(ref); }
+  public long constIntZExt() { return Ffm.on ? Ffm.constIntGetZExtValue(ref.address()) : LLVMConstIntGetZExtValue(ref); }
   public double constReal() {
     try (var lossy = new org.bytedeco.javacpp.IntPointer(1)) {
       return LLVMConstRealGetDouble(ref, lossy);
@@ -91,14 +92,20 @@ public class Value {
 
   public Opcode opcode() {
     int k = valueKind();
-    if (k == LLVMInstructionValueKind) return Opcode.of(LLVMGetInstructionOpcode(ref));
-    if (k == LLVMConstantExprValueKind) return Opcode.of(LLVMGetConstOpcode(ref));
+    if (k == LLVMInstructionValueKind) return Opcode.of(Ffm.on ? Ffm.getInstructionOpcode(ref.address()) : LLVMGetInstructionOpcode(ref));
+    if (k == LLVMConstantExprValueKind) return Opcode.of(Ffm.on ? Ffm.getConstOpcode(ref.address()) : LLVMGetConstOpcode(ref));
     return Opcode.UNKNOWN;
   }
 
-  public int numOperands() { return LLVMGetNumOperands(ref); }
+  public int numOperands() { return Ffm.on ? Ffm.getNumOperands(ref.address()) : LLVMGetNumOperands(ref); }
 
-  public Value operand(int i) { return Value.ofNullable(LLVMGetOperand(ref, i)); }
+  public Value operand(int i) {
+    if (Ffm.on) {
+      long a = Ffm.getOperand(ref.address(), i);
+      return a == 0 ? null : new Value(Ffm.value(a));
+    }
+    return Value.ofNullable(LLVMGetOperand(ref, i));
+  }
 
   public List<Value> operands() {
     int n = numOperands();
@@ -107,18 +114,25 @@ public class Value {
     return out;
   }
 
-  public void setOperand(int i, Value v) { LLVMSetOperand(ref, i, v.ref); }
+  public void setOperand(int i, Value v) {
+    if (Ffm.on) Ffm.setOperand(ref.address(), i, v.ref.address());
+    else LLVMSetOperand(ref, i, v.ref);
+  }
 
   /** The instruction's block, if it is an instruction in a block. */
   public Optional<Block> block() {
     if (!isInstruction()) return Optional.empty();
-    LLVMBasicBlockRef b = LLVMGetInstructionParent(ref);
+    LLVMBasicBlockRef b = Ffm.on ? Ffm.block(Ffm.getInstructionParent(ref.address())) : LLVMGetInstructionParent(ref);
     return b == null || b.isNull() ? Optional.empty() : Optional.of(new Block(b));
   }
 
   /** Users of this value (each user once per use, in use-list order). */
   public List<Value> users() {
     List<Value> out = new ArrayList<>();
+    if (Ffm.on) {
+      for (long u = Ffm.getFirstUse(ref.address()); u != 0; u = Ffm.getNextUse(u)) out.add(new Value(Ffm.value(Ffm.getUser(u))));
+      return out;
+    }
     for (LLVMUseRef u = LLVMGetFirstUse(ref); u != null && !u.isNull(); u = LLVMGetNextUse(u)) {
       out.add(new Value(LLVMGetUser(u)));
     }
@@ -126,15 +140,28 @@ public class Value {
   }
 
   public boolean hasUses() {
+    if (Ffm.on) return Ffm.getFirstUse(ref.address()) != 0;
     LLVMUseRef u = LLVMGetFirstUse(ref);
     return u != null && !u.isNull();
   }
 
-  public void replaceAllUsesWith(Value v) { LLVMReplaceAllUsesWith(ref, v.ref); }
+  public void replaceAllUsesWith(Value v) {
+    if (Ffm.on) Ffm.replaceAllUsesWith(ref.address(), v.ref.address());
+    else LLVMReplaceAllUsesWith(ref, v.ref);
+  }
 
-  public void eraseFromParent() { LLVMInstructionEraseFromParent(ref); }
+  public void eraseFromParent() {
+    if (Ffm.on) Ffm.instructionEraseFromParent(ref.address());
+    else LLVMInstructionEraseFromParent(ref);
+  }
 
-  public Value nextInstruction() { return Value.ofNullable(LLVMGetNextInstruction(ref)); }
+  public Value nextInstruction() {
+    if (Ffm.on) {
+      long a = Ffm.getNextInstruction(ref.address());
+      return a == 0 ? null : new Value(Ffm.value(a));
+    }
+    return Value.ofNullable(LLVMGetNextInstruction(ref));
+  }
 
   /** Takes the instruction out of its block without deleting it (put it back with {@link IrBuilder#insert}). */
   public void removeFromParent() { LLVMInstructionRemoveFromParent(ref); }
@@ -148,7 +175,8 @@ public class Value {
   /** The index of the first operand that is {@code v}. */
   public int operandIndexOf(Value v) {
     int n = numOperands();
-    for (int k = 0; k < n; k++) if (LLVMGetOperand(ref, k).address() == v.ref.address()) return k;
+    long target = v.ref.address();
+    for (int k = 0; k < n; k++) if ((Ffm.on ? Ffm.getOperand(ref.address(), k) : LLVMGetOperand(ref, k).address()) == target) return k;
     throw new IllegalStateException("operand not found");
   }
 
@@ -192,11 +220,17 @@ public class Value {
   public boolean nneg() { return LLVMGetNNeg(ref) != 0; }
   public void setNneg(boolean v) { LLVMSetNNeg(ref, v ? 1 : 0); }
   /** Alignment of a load, store, alloca or global. */
-  public void setAlignment(int bytes) { LLVMSetAlignment(ref, bytes); }
+  public void setAlignment(int bytes) {
+    if (Ffm.on) Ffm.setAlignment(ref.address(), bytes);
+    else LLVMSetAlignment(ref, bytes);
+  }
 
   // calls
   public int instructionCallConv() { return LLVMGetInstructionCallConv(ref); }
-  public void setInstructionCallConv(int cc) { LLVMSetInstructionCallConv(ref, cc); }
+  public void setInstructionCallConv(int cc) {
+    if (Ffm.on) Ffm.setInstructionCallConv(ref.address(), cc);
+    else LLVMSetInstructionCallConv(ref, cc);
+  }
 
   /** One entry of clang's {@code !tbaa.struct} on a memory intrinsic: a field's offset, size and TBAA scalar type name. */
   public record TbaaField(long offset, long size, String typeName) { }
@@ -255,6 +289,18 @@ public class Value {
   /** Whether this global value has extern_weak linkage (its address may be null). */
   public boolean hasExternalWeakLinkage() { return isGlobalValue() && LLVMGetLinkage(ref) == LLVMExternalWeakLinkage; }
 
+  /**
+   * Whether this global value's definition here is the one the program uses: external, internal,
+   * private, available_externally or an ODR linkage (not weak, linkonce, common or extern_weak, whose
+   * definition another module may replace with different contents).
+   */
+  public boolean hasExactDefinition() {
+    if (!isGlobalValue()) return false;
+    int l = LLVMGetLinkage(ref);
+    return l == LLVMExternalLinkage || l == LLVMInternalLinkage || l == LLVMPrivateLinkage || l == LLVMAvailableExternallyLinkage
+        || l == LLVMLinkOnceODRLinkage || l == LLVMWeakODRLinkage;
+  }
+
   /** A global variable's initializer. */
   public Optional<Value> initializer() { return isGlobalVariable() ? Optional.ofNullable(Value.ofNullable(LLVMGetInitializer(ref))) : Optional.empty(); }
 
@@ -277,33 +323,40 @@ public class Value {
   }
 
   // phi
-  public int incomingCount() { return LLVMCountIncoming(ref); }
-  public Value incomingValue(int i) { return new Value(LLVMGetIncomingValue(ref, i)); }
-  public Block incomingBlock(int i) { return new Block(LLVMGetIncomingBlock(ref, i)); }
+  public int incomingCount() { return Ffm.on ? Ffm.countIncoming(ref.address()) : LLVMCountIncoming(ref); }
+  public Value incomingValue(int i) { return new Value(Ffm.on ? Ffm.value(Ffm.getIncomingValue(ref.address(), i)) : LLVMGetIncomingValue(ref, i)); }
+  public Block incomingBlock(int i) { return new Block(Ffm.on ? Ffm.block(Ffm.getIncomingBlock(ref.address(), i)) : LLVMGetIncomingBlock(ref, i)); }
   /** Adds the incoming pairs (values.get(k), blocks.get(k)) to this phi at once. */
   public void addIncoming(List<Value> values, List<Block> blocks) {
     // (LLVMAddIncoming adds the pairs one by one in order: a call per pair through the native stack
     // costs less than two native arrays allocated and freed per phi)
     int k = values.size();
     if (blocks.size() != k) throw new IllegalArgumentException(k + " incoming values but " + blocks.size() + " blocks");
+    if (Ffm.on) {
+      // (one call: heap arrays of the addresses, read in place by the critical downcall)
+      if (k > 0) Ffm.addIncoming(ref.address(), Ffm.addresses(values), Ffm.blockAddresses(blocks), k);
+      return;
+    }
     for (int j = 0; j < k; j++) LLVMAddIncoming(ref, values.get(j).ref, blocks.get(j).ref(), 1);
   }
 
   public void addIncoming(Value v, Block b) {
     // (the by-pointer-pointer overload passes one pair through the native stack: no two native
     // arrays allocated and freed per incoming edge)
-    LLVMAddIncoming(ref, v.ref, b.ref(), 1);
+    if (Ffm.on) Ffm.addIncoming(ref.address(), java.lang.foreign.MemorySegment.ofArray(new long[] {v.ref.address()}),
+        java.lang.foreign.MemorySegment.ofArray(new long[] {b.id()}), 1);
+    else LLVMAddIncoming(ref, v.ref, b.ref(), 1);
   }
 
   // terminators
-  public boolean isConditional() { return LLVMIsConditional(ref) != 0; }
-  public Value condition() { return new Value(LLVMGetCondition(ref)); }
-  public int numSuccessors() { return LLVMGetNumSuccessors(ref); }
-  public Block successor(int i) { return new Block(LLVMGetSuccessor(ref, i)); }
+  public boolean isConditional() { return (Ffm.on ? Ffm.isConditional(ref.address()) : LLVMIsConditional(ref)) != 0; }
+  public Value condition() { return new Value(Ffm.on ? Ffm.value(Ffm.getCondition(ref.address())) : LLVMGetCondition(ref)); }
+  public int numSuccessors() { return Ffm.on ? Ffm.getNumSuccessors(ref.address()) : LLVMGetNumSuccessors(ref); }
+  public Block successor(int i) { return new Block(Ffm.on ? Ffm.block(Ffm.getSuccessor(ref.address(), i)) : LLVMGetSuccessor(ref, i)); }
   public void setSuccessor(int i, Block b) { LLVMSetSuccessor(ref, i, b.ref()); }
 
   // compares
-  public int icmpPredicate() { return LLVMGetICmpPredicate(ref); }
+  public int icmpPredicate() { return Ffm.on ? Ffm.getICmpPredicate(ref.address()) : LLVMGetICmpPredicate(ref); }
 
   /** Whether this integer compare is {@code eq} / {@code ne}. */
   public boolean isICmpEq() { return icmpPredicate() == LLVMIntEQ; }
@@ -318,11 +371,11 @@ public class Value {
   }
 
   /** The type of the value a global variable or function holds (its "value type"). */
-  public Type globalValueType() { return new Type(LLVMGlobalGetValueType(ref)); }
+  public Type globalValueType() { return new Type(Ffm.on ? Ffm.type(Ffm.globalGetValueType(ref.address())) : LLVMGlobalGetValueType(ref)); }
 
   /** Deletes a global variable (no uses left). */
   public void deleteGlobal() { LLVMDeleteGlobal(ref); }
-  public int fcmpPredicate() { return LLVMGetFCmpPredicate(ref); }
+  public int fcmpPredicate() { return Ffm.on ? Ffm.getFCmpPredicate(ref.address()) : LLVMGetFCmpPredicate(ref); }
 
   // memory
   public Type allocatedType() { return new Type(LLVMGetAllocatedType(ref)); }

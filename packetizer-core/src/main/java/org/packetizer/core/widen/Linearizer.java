@@ -377,6 +377,14 @@ final class Linearizer extends EmissionPhase {
           emitUniformLatchExit(sb, term, latchOf.get().header());
           return;
         }
+        if (!uniformCond && partial && latchOf.isPresent() && s1.equals(latchOf.get().header()) != s2.equals(latchOf.get().header())
+            && st.schedule().isScheduled(s1) && st.schedule().isScheduled(s2)) {
+          Optional<SplitExit> split = splitExit(c, !s1.equals(latchOf.get().header()));
+          if (split.isPresent()) {
+            emitSplitLatchExit(sb, term, latchOf.get().header(), split.get());
+            return;
+          }
+        }
         if (uniformCond && !partial && !s1.equals(s2)) {
           // a kept uniform branch: each successor's masks and blends on its own edge, so the way not
           // taken costs nothing (before, both were computed under a mask that was empty for one)
@@ -459,6 +467,104 @@ final class Linearizer extends EmissionPhase {
     b.atEnd(stay);
     e.maskGenerator.contribute(sb, header, mask());
     b.condBr(masks.any(mask(), "continue." + sb.name()), head.get(header), afterLoop(header));
+  }
+
+  /**
+   * A latch condition made of a varying part and a uniform part that decides alone when it holds: {@code
+   * c | u} or {@code c & u} ({@code or}/{@code and} of i1, or clang's {@code select c, true, u} and {@code
+   * select c, u, false}, either operand order), where {@code u == forcing} makes the whole condition
+   * {@code forcing} whatever c is, and otherwise the condition is c. {@code i < maxSteps && !hit}.
+   */
+  record SplitExit(Value varying, Value uniform, boolean forcing) {}
+
+  /**
+   * The split of a divergent latch's condition {@code cond} when its uniform part forces the exit
+   * ({@code exitOnTrue}: the true successor leaves the loop), else empty. Only with the knob {@code
+   * -Dpacketizer.splitLatchExits=true} (read at each use); by default the whole condition is in the mask.
+   */
+  Optional<SplitExit> splitExit(Value cond, boolean exitOnTrue) {
+    if (!splitLatchExits() || !cond.isInstruction()) return Optional.empty();
+    Value a;
+    Value u;
+    boolean isOr;
+    switch (st.ssa().opcode(cond)) {
+      case OR, AND -> {
+        a = cond.operand(0);
+        u = cond.operand(1);
+        isOr = st.ssa().opcode(cond) == Opcode.OR;
+      }
+      case SELECT -> {
+        Value t = cond.operand(1);
+        Value f = cond.operand(2);
+        a = cond.operand(0);
+        if (t.isConstantInt() && t.constIntZExt() == 1) {
+          u = f;
+          isOr = true;
+        } else if (f.isConstantInt() && f.constIntZExt() == 0) {
+          u = t;
+          isOr = false;
+        } else {
+          return Optional.empty();
+        }
+      }
+      default -> {
+        return Optional.empty();
+      }
+    }
+    if (!a.type().isInteger(1) || !u.type().isInteger(1)) return Optional.empty();
+    boolean ua = uniform(a);
+    if (ua == uniform(u)) return Optional.empty();
+    // (or: u true makes it true; and: u false makes it false) only a forced exit is split
+    if (isOr != exitOnTrue) return Optional.empty();
+    return Optional.of(ua ? new SplitExit(u, a, isOr) : new SplitExit(a, u, isOr));
+  }
+
+  /**
+   * Knob: {@code -Dpacketizer.splitLatchExits=true} splits a divergent latch's uniform limit off into a
+   * branch; off by default: measured 4-6 % slower on march at W8/AVX2 in the JIT's code model and no
+   * faster elsewhere (docs/performance.md, tenth round).
+   */
+  static boolean splitLatchExits() {
+    return "true".equalsIgnoreCase(System.getProperty("packetizer.splitLatchExits", "false"));
+  }
+
+  /**
+   * The latch of a divergent loop whose exit condition has a uniform part that decides alone ({@link
+   * #splitExit}): the uniform part is a real branch, as in {@link #emitUniformLatchExit} (when it says
+   * "exit", every lane still in the loop leaves, the exit's blends only on the way out), and only the
+   * varying part goes into the lane masks, on the way that stays. Before, the uniform part was
+   * broadcast and or-ed into the exit mask, the exit's blends ran in every iteration, and the limit
+   * rode on the loop's any-lane test.
+   */
+  private void emitSplitLatchExit(Block sb, Value term, Block header, SplitExit split) {
+    Block s1 = term.successor(0);
+    Block s2 = term.successor(1);
+    boolean exitOnTrue = !s1.equals(header);
+    Block exitSucc = exitOnTrue ? s1 : s2;
+    Block here = b.currentBlock();
+    Block leave = packet.appendBlock(sb.name() + ".leave");
+    Block stay = packet.appendBlock(sb.name() + ".stay");
+    leave.moveAfter(here);
+    stay.moveAfter(leave);
+    // (frozen, as in emitUniformLatchExit: the latch may run with no lane active)
+    Value u = masks.frozen(scal(split.uniform()), sb.name() + ".limit");
+    b.condBr(u, split.forcing() ? leave : stay, split.forcing() ? stay : leave);
+    st.stats().keptBranches++;
+    st.stats().linearizedBranches++;
+    st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform part of a divergent loop's exit condition kept as a branch; "
+        + "the varying part in the lane mask: " + st.divergence().reason(split.varying())
+        + " (-Dpacketizer.splitLatchExits=true)");
+    Caches before = saveCaches();
+    b.atEnd(leave);
+    e.maskGenerator.contribute(sb, exitSucc, mask());
+    b.br(afterLoop(header));
+    restoreCaches(before);
+    b.atEnd(stay);
+    Value[] edges = e.maskGenerator.edgeMasks(sb, split.varying(), s1, s2);
+    e.maskGenerator.contribute(sb, s1, edges[0]);
+    e.maskGenerator.contribute(sb, s2, edges[1]);
+    Value back = exitOnTrue ? edges[1] : edges[0];
+    b.condBr(masks.any(back, "continue." + sb.name()), head.get(header), afterLoop(header));
   }
 
   /**

@@ -202,6 +202,8 @@ final class MemoryWidener extends EmissionPhase {
     }
     // (scalable packets: a span of (W-1)*F+1 elements and per-lane extracts depend on the lane count)
     if (st.options().memoryStrategy() == MemoryStrategy.GATHER && !st.options().scalable() && !st.options().lanesMayBeRetyped()) {
+      Value permuted = permuteLookup(inst, t, ptr);
+      if (permuted != null) return permuted;
       Value bytes = byteWindow(inst, t, vt, ptr);
       if (bytes != null) return bytes;
       Value dynamic = dynamicVariants(inst, t, ptr);
@@ -503,6 +505,86 @@ final class MemoryWidener extends EmissionPhase {
     Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
     Value m = full ? b.allOnes(mask().type()) : mask();
     return b.call(f, List.of(ptrs, b.i32(align), m, b.poison(vt)), inst.name());
+  }
+
+  /** Tables already analysed for {@link #permuteLookup} (null-valued when unfit). */
+  private final Map<Value, PermuteLookup.Table> permuteTables = new HashMap<>();
+  private Boolean permuteTarget;
+
+  /**
+   * A lookup in a small constant table of byte-sized values, {@code t[i]} with a varying index, as byte
+   * permutes in registers on AVX-512 VBMI targets ({@link PermuteLookup}): no memory access, so under
+   * any mask. Tried before the gather routes (and before pairing: two permute lookups are cheaper than
+   * one paired gather, docs/performance.md). Null when not applicable.
+   */
+  private Value permuteLookup(Value inst, Type t, Value ptr) {
+    if (!PermuteLookup.enabled() || !ptr.isInstruction() || st.ssa().opcode(ptr) != Opcode.GEP || st.soa().isDerived(ptr)
+        || ptr.type().isVector() || !t.isInteger()) return null;
+    Type elem = tableElement(ptr);
+    if (elem == null) return null;
+    Value base = ptr.operand(0);
+    if (!base.isGlobalVariable()) return null;
+    Value idx = ptr.operand(ptr.numOperands() - 1);
+    if (idx.type().isVector() || !idx.type().isInteger() || uniform(idx)) return null;
+    if (permuteTarget == null) permuteTarget = permuteTarget();
+    if (!permuteTarget) return null;
+    PermuteLookup.Table table;
+    if (permuteTables.containsKey(base)) {
+      table = permuteTables.get(base);
+    } else {
+      table = PermuteLookup.analyze(st.module(), base, elem, t);
+      permuteTables.put(base, table);
+    }
+    if (table == null || !elem.equals(t)) return null;
+    // the index as 32 bits: an extension's operand when at hand (only its low 9 bits matter: an active
+    // lane's index is within the table)
+    Type i32 = st.context().i32();
+    Value offs = null;
+    if (idx.isInstruction() && (st.ssa().opcode(idx) == Opcode.SEXT || st.ssa().opcode(idx) == Opcode.ZEXT)
+        && idx.operand(0).type().isInteger() && idx.operand(0).type().intWidth() <= 32 && available(idx.operand(0))
+        && !uniform(idx.operand(0))) {
+      offs = vec(idx.operand(0));
+    } else if (available(idx)) {
+      offs = vec(idx);
+    }
+    if (offs == null) return null;
+    int k = offs.type().elementType().intWidth();
+    if (k > 32) offs = b.cast(Opcode.TRUNC, offs, i32.vectorOf(w), "");
+    else if (k < 32) offs = b.cast(Opcode.ZEXT, offs, i32.vectorOf(w), "");
+    boolean full = MaskOps.isAllTrue(mask());
+    // (an inactive lane's index may be poison: frozen, so that it stays that lane's own garbage)
+    if (!full) offs = b.freeze(offs, "pidx.frozen");
+    // (512-bit vectors must be legal in the packet function, whatever its signature's widths: the
+    // attribute changes no argument's passing, vectors of up to 256 bits go in one register either way)
+    org.packetizer.core.mapping.SignatureAbi.raise(packet, 512);
+    Value r = PermuteLookup.emit(b, st.module(), table, offs, w, t, inst.name());
+    st.stats().tableLookups++;
+    int n = table.permutes();
+    st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup in " + table.describe(base.name(), elem) + " became " + n
+        + " byte permute" + (n > 1 ? "s" : "") + " in registers (AVX-512 VBMI vpermi2b" + (n > 1 ? ", " + (n - 1) + " blend" + (n > 2 ? "s" : "") + " on index bits" : "")
+        + "): no memory access" + (full ? "" : ", so no mask") + " (-Dpacketizer.permuteLookups=false: the gather routes)");
+    return r;
+  }
+
+  /**
+   * Whether the packet function is compiled for an AVX-512 VBMI target, by the rule of {@link #wordRoute}:
+   * the options' CPU and features (the CLI sets them on the packet function), else its own attributes,
+   * and its own attributes, where it has any, must allow VBMI too (a library user's JIT compiles by
+   * them: an x86 intrinsic the target lacks would not compile); with neither, the detected host.
+   */
+  private boolean permuteTarget() {
+    if (st.options().scalable() || st.options().lanesMayBeRetyped()
+        || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) {
+      return false;
+    }
+    String aCpu = packet.stringAttribute("target-cpu").orElse(null), aFeatures = packet.stringAttribute("target-features").orElse(null);
+    String oCpu = st.options().targetCpu().orElse(null), oFeatures = st.options().targetFeatures().orElse(null);
+    boolean attributes = aCpu != null || aFeatures != null;
+    if (!attributes && oCpu == null && oFeatures == null) {
+      return PermuteLookup.vbmi(org.packetizer.core.ir.Llvm.hostCpuName(), org.packetizer.core.ir.Llvm.hostCpuFeatures());
+    }
+    if (attributes && !PermuteLookup.vbmi(aCpu, aFeatures)) return false;
+    return PermuteLookup.vbmi(oCpu != null ? oCpu : aCpu, oFeatures != null ? oFeatures : aFeatures);
   }
 
   /** Packets of the upper halves of paired lookups ({@link #pairedLookup}), emitted with their lower half. */
