@@ -1282,17 +1282,7 @@ final class MemoryWidener extends EmissionPhase {
     for (int j = 0; j < 4; j++) {
       List<Value> parts = new ArrayList<>();
       for (int c = 0; c < w / 4; c++) parts.add(rows.get(4 * c + j));
-      while (parts.size() > 1) {
-        List<Value> next = new ArrayList<>();
-        for (int i = 0; i < parts.size(); i += 2) {
-          int n = 2 * parts.get(i).type().vectorSize();
-          List<Value> idx = new ArrayList<>();
-          for (int q = 0; q < n; q++) idx.add(b.i32(q));
-          next.add(b.shuffle(parts.get(i), parts.get(i + 1), b.constVector(idx), ""));
-        }
-        parts = next;
-      }
-      y.add(parts.get(0));
+      y.add(VectorParts.concat(b, parts));
     }
     Value t0 = chunkShuffle(y.get(0), y.get(1), new int[] {0, -4, 1, -3});
     Value t1 = chunkShuffle(y.get(0), y.get(1), new int[] {2, -2, 3, -1});
@@ -1853,10 +1843,10 @@ final class MemoryWidener extends EmissionPhase {
       Function g = st.module().intrinsic("llvm.x86.avx2.gather.q.d.256");
       List<Value> parts = new ArrayList<>();
       for (int c = 0; c < w; c += 4) {
-        Value idx = slice(wa, c, 4), mk = slice(m32, c, 4);
+        Value idx = VectorParts.slice(b, wa, c, 4), mk = VectorParts.slice(b, m32, c, 4);
         parts.add(b.call(g, List.of(b.constNull(i32x4), b.constNull(st.context().ptrType()), idx, mk, b.constInt(st.context().i8(), 1)), ""));
       }
-      words = concat(parts);
+      words = VectorParts.concat(b, parts);
     }
     return wordResult(inst, t, vt, words, shift, route, what);
   }
@@ -1902,10 +1892,10 @@ final class MemoryWidener extends EmissionPhase {
       Function g = st.module().intrinsic(n == 4 ? "llvm.x86.avx2.gather.d.d" : "llvm.x86.avx2.gather.d.d.256");
       List<Value> parts = new ArrayList<>();
       for (int c = 0; c < w; c += n) {
-        Value ix = slice(idx, c, n), mk = slice(m32, c, n);
+        Value ix = VectorParts.slice(b, idx, c, n), mk = VectorParts.slice(b, m32, c, n);
         parts.add(b.call(g, List.of(b.constNull(part), wbase, ix, mk, b.constInt(st.context().i8(), 1)), ""));
       }
-      words = concat(parts);
+      words = VectorParts.concat(b, parts);
     }
     return wordResult(inst, t, vt, words, shift, route, what);
   }
@@ -1923,30 +1913,6 @@ final class MemoryWidener extends EmissionPhase {
         + " exactly where the element would; inactive lanes are off in the gather's mask; -Dpacketizer.wordGathers=false"
         + " turns this off): " + wordRouteReason);
     return r;
-  }
-
-  /** Elements [from, from + n) of vector v. */
-  private Value slice(Value v, int from, int n) {
-    if (from == 0 && n == v.type().vectorSize()) return v;
-    List<Value> ix = new ArrayList<>();
-    for (int i = 0; i < n; i++) ix.add(b.i32(from + i));
-    return b.shuffle(v, b.poison(v.type()), b.constVector(ix), "");
-  }
-
-  /** The parts (equal vectors, a power-of-two count) side by side in one vector. */
-  private Value concat(List<Value> parts) {
-    List<Value> cur = parts;
-    while (cur.size() > 1) {
-      List<Value> next = new ArrayList<>();
-      for (int i = 0; i < cur.size(); i += 2) {
-        int n = cur.get(i).type().vectorSize();
-        List<Value> ix = new ArrayList<>();
-        for (int k = 0; k < 2 * n; k++) ix.add(b.i32(k));
-        next.add(b.shuffle(cur.get(i), cur.get(i + 1), b.constVector(ix), ""));
-      }
-      cur = next;
-    }
-    return cur.get(0);
   }
 
   /** How a table lookup is loaded ({@link #gatherLowering}). */

@@ -158,7 +158,7 @@ public final class PermuteLookup {
     }
     List<Value> parts = new ArrayList<>();
     for (int p = 0; p < lanes / CHUNK_LANES; p++) {
-      Value part = slice(b, all, p * CHUNK_LANES, CHUNK_LANES);
+      Value part = VectorParts.slice(b, all, p * CHUNK_LANES, CHUNK_LANES);
       Value bytesIdx = b.cast(Opcode.BITCAST, part, i8.vectorOf(64), name + ".pidx");
       List<Value> r = new ArrayList<>();
       for (int c = 0; c < chunks; c++) {
@@ -180,34 +180,12 @@ public final class PermuteLookup {
       Value dw = b.cast(Opcode.BITCAST, r.get(0), i32.vectorOf(CHUNK_LANES), "");
       parts.add(b.cast(Opcode.TRUNC, dw, i8.vectorOf(CHUNK_LANES), ""));
     }
-    Value bytes = parts.size() == 1 ? parts.get(0) : concat(b, parts);
-    if (lanes != w) bytes = slice(b, bytes, 0, w);
+    Value bytes = parts.size() == 1 ? parts.get(0) : VectorParts.concat(b, parts);
+    if (lanes != w) bytes = VectorParts.slice(b, bytes, 0, w);
     if (elem.intWidth() == 8) {
       if (bytes.isInstruction()) bytes.setName(name);
       return bytes;
     }
     return b.cast(t.signed() ? Opcode.SEXT : Opcode.ZEXT, bytes, elem.vectorOf(w), name);
-  }
-
-  private static Value slice(IrBuilder b, Value v, int from, int n) {
-    if (from == 0 && n == v.type().vectorSize()) return v;
-    List<Value> ix = new ArrayList<>();
-    for (int i = 0; i < n; i++) ix.add(b.i32(from + i));
-    return b.shuffle(v, b.poison(v.type()), b.constVector(ix), "");
-  }
-
-  private static Value concat(IrBuilder b, List<Value> parts) {
-    List<Value> cur = parts;
-    while (cur.size() > 1) {
-      List<Value> next = new ArrayList<>();
-      for (int i = 0; i < cur.size(); i += 2) {
-        int n = cur.get(i).type().vectorSize();
-        List<Value> ix = new ArrayList<>();
-        for (int k = 0; k < 2 * n; k++) ix.add(b.i32(k));
-        next.add(b.shuffle(cur.get(i), cur.get(i + 1), b.constVector(ix), ""));
-      }
-      cur = next;
-    }
-    return cur.get(0);
   }
 }
