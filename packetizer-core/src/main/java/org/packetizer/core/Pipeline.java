@@ -99,6 +99,10 @@ final class Pipeline {
       PacketizationResult r = new Pipeline(options, module, scalarName, null).run(simdName);
       if (options.arrayDriver().isPresent()) {
         r = ArrayDriver.build(module, r, options, (o, f, s) -> new Pipeline(o, module, f, null).run(s));
+        int bytes = loopAlignment();
+        if (bytes > 0 && r.driver().isPresent()) {
+          module.function(r.driver().get().name()).ifPresent(d -> org.packetizer.core.ir.LoopAlign.alignInnermostLoops(d, bytes));
+        }
       }
       return r;
     } catch (RuntimeException | Error e) {
