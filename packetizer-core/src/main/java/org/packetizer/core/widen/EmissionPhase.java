@@ -279,6 +279,21 @@ abstract class EmissionPhase {
   }
 
   /**
+   * New blocks named {@code pre}'s name plus each suffix, created in that order and laid out right after
+   * {@code pre} in that order.
+   */
+  Block[] blocksAfter(Block pre, String... suffixes) {
+    Block[] out = new Block[suffixes.length];
+    for (int k = 0; k < suffixes.length; k++) out[k] = packet.appendBlock(pre.name() + suffixes[k]);
+    Block last = pre;
+    for (Block x : out) {
+      x.moveAfter(last);
+      last = x;
+    }
+    return out;
+  }
+
+  /**
    * {@link #perLaneGuarded} as a loop over lane numbers 0 .. vscale × W - 1 ({@code llvm.vscale}
    * survives the re-typing): lane i runs {@code body} when bit i of the mask is set, its result goes
    * into lane i ({@code extractelement}/{@code insertelement} at the variable lane, which have scalable
@@ -288,14 +303,8 @@ abstract class EmissionPhase {
     Type i32 = st.context().i32();
     Value n = b.mul(b.call(st.module().intrinsic("llvm.vscale", i32), List.of(), "vscale"), b.i32(w), "lanes.n");
     Block pre = b.currentBlock();
-    Block head = packet.appendBlock(pre.name() + ".lane");
-    Block on = packet.appendBlock(pre.name() + ".lane.on");
-    Block next = packet.appendBlock(pre.name() + ".lane.next");
-    Block done = packet.appendBlock(pre.name() + ".lanes.done");
-    head.moveAfter(pre);
-    on.moveAfter(head);
-    next.moveAfter(on);
-    done.moveAfter(next);
+    Block[] bs = blocksAfter(pre, ".lane", ".lane.on", ".lane.next", ".lanes.done");
+    Block head = bs[0], on = bs[1], next = bs[2], done = bs[3];
     b.br(head);
     b.atEnd(head);
     Value i = b.phi(i32, "lane");
@@ -346,10 +355,8 @@ abstract class EmissionPhase {
     Type iw = st.context().intType(w);
     Value bits0 = b.cast(Opcode.BITCAST, mask(), iw, "");
     Block pre = b.currentBlock();
-    Block loop = packet.appendBlock(pre.name() + ".lanes");
-    Block done = packet.appendBlock(pre.name() + ".lanes.done");
-    loop.moveAfter(pre);
-    done.moveAfter(loop);
+    Block[] bs = blocksAfter(pre, ".lanes", ".lanes.done");
+    Block loop = bs[0], done = bs[1];
     b.condBr(b.icmpNe(bits0, b.constInt(iw, 0), "any.lane"), loop, done);
     b.atEnd(loop);
     Value bits = b.phi(iw, "lanes.left");
@@ -395,10 +402,8 @@ abstract class EmissionPhase {
   Value whenAnyLaneActive(String bodySuffix, String joinSuffix, String anyName, java.util.function.Supplier<Value> body,
       String phiName) {
     Block pre = b.currentBlock();
-    Block then = packet.appendBlock(pre.name() + bodySuffix);
-    Block join = packet.appendBlock(pre.name() + joinSuffix);
-    then.moveAfter(pre);
-    join.moveAfter(then);
+    Block[] bs = blocksAfter(pre, bodySuffix, joinSuffix);
+    Block then = bs[0], join = bs[1];
     b.condBr(masks.any(mask(), anyName), then, join);
     b.atEnd(then);
     Value r = body.get();

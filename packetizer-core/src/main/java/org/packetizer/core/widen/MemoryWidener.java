@@ -1367,12 +1367,8 @@ final class MemoryWidener extends EmissionPhase {
     for (int k = 0; k < w; k++) roots.add(lanePtr.root().apply(k));
     Value all = b.icmpEq(bits, b.constInt(bits.type(), -1), "all.lanes");
     Block pre = b.currentBlock();
-    Block fast = packet.appendBlock(pre.name() + ".all");
-    Block some = packet.appendBlock(pre.name() + ".some");
-    Block join = packet.appendBlock(pre.name() + ".loaded");
-    fast.moveAfter(pre);
-    some.moveAfter(fast);
-    join.moveAfter(some);
+    Block[] bs = blocksAfter(pre, ".all", ".some", ".loaded");
+    Block fast = bs[0], some = bs[1], join = bs[2];
     b.condBr(all, fast, some);
     b.atEnd(fast);
     Value accAll = b.poison(vt);
@@ -1478,14 +1474,8 @@ final class MemoryWidener extends EmissionPhase {
     Value j = vars().read(used, n + ".used");
     Value win = vars().read(window, n + ".window");
     Block pre = b.currentBlock();
-    Block reload = packet.appendBlock(pre.name() + ".reload");
-    Block fast = packet.appendBlock(pre.name() + ".window");
-    Block slow = packet.appendBlock(pre.name() + ".bytes");
-    Block join = packet.appendBlock(pre.name() + ".loaded");
-    reload.moveAfter(pre);
-    fast.moveAfter(reload);
-    slow.moveAfter(fast);
-    join.moveAfter(slow);
+    Block[] bs = blocksAfter(pre, ".reload", ".window", ".bytes", ".loaded");
+    Block reload = bs[0], fast = bs[1], slow = bs[2], join = bs[3];
     Value jPlus = b.add(j, b.i64(1), "");
     b.condBr(b.icmpUlt(j, b.i64(WINDOW_BYTES), n + ".left"), join, reload);
     // reload: the 8 bytes of each active lane when none of them crosses a page
