@@ -100,7 +100,7 @@ final class CallWidener extends EmissionPhase {
       // C99 <math.h>: exact vector IR, libmvec or SLEEF, two-type intrinsics (issue 16)
       Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> math = org.packetizer.core.mapping.VectorMathCalls.emit(
           b, st.module(), packet, inst, callee, this::vec, MaskOps.isAllTrue(mask()) ? null : mask(), w, st.options().vectorMath(),
-          call -> skipWhenNoLaneActive(call, inst.name()));
+          optimizeForSize(), call -> skipWhenNoLaneActive(call, inst.name()));
       if (math.isPresent()) {
         packetType(inst, rt);
         st.stats().vectorCalls++;
@@ -119,7 +119,7 @@ final class CallWidener extends EmissionPhase {
       Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
       if (viaLib.isPresent()) return viaLib;
       if (LIBM_PER_LANE.contains(mm.get().intrinsic()) && laneLoopsAllowed()
-          && (!MaskOps.isAllTrue(mask()) || !UNROLLED_LIBM && !fusedSinCos(inst, mm.get().intrinsic()))) {
+          && (!MaskOps.isAllTrue(mask()) || !UNROLLED_LIBM && (optimizeForSize() || !fusedSinCos(inst, mm.get().intrinsic())))) {
         // the back end lowers the vector intrinsic to one libm call per lane, inactive lanes included,
         // unrolled: W calls, each with its lane's extract, insert and the spills around a call (at W16
         // some 100 machine instructions per call site). A loop over the active lanes calls the scalar
@@ -135,7 +135,8 @@ final class CallWidener extends EmissionPhase {
         st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " became " + mm.get().intrinsic()
             + " on each active lane (a loop over the mask's set lanes: the back end has no vector instruction for it and"
             + " calls libm per lane, unrolled; the loop keeps the code from growing with W"
-            + (MaskOps.isAllTrue(mask()) ? ")" : "; under a partial mask the inactive lanes are skipped)"));
+            + (MaskOps.isAllTrue(mask()) ? ")" : "; under a partial mask the inactive lanes are skipped)")
+            + (optimizeForSize() ? "; optimizing for size" : ""));
         return Optional.of(r);
       }
       Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
@@ -202,6 +203,15 @@ final class CallWidener extends EmissionPhase {
     k.addIncoming(next, loop);
     b.atEnd(done);
     return b.load(vt, out, inst.name());
+  }
+
+  /**
+   * Optimizing for size (PacketizerOptions.Optimize.SIZE): math calls loop over the lanes calling libm
+   * (no exact vector helpers), a sine and a cosine of one argument too (two loops, not the back end's
+   * W unrolled sincosf calls, some 30 machine instructions per lane).
+   */
+  private boolean optimizeForSize() {
+    return st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE;
   }
 
   /**
