@@ -126,7 +126,8 @@ final class CallWidener extends EmissionPhase {
         // intrinsic as often as the scalar code does, in code that does not grow with W.
         Function sf = st.module().intrinsic(mm.get().intrinsic(), rt);
         List<Value> packed = args;
-        Value r = MaskOps.isAllTrue(mask()) ? laneLoopThroughMemory(inst, sf, packed, vt) : activeLanesLoop(k -> {
+        Value r = MaskOps.isAllTrue(mask()) ? laneLoopThroughMemory(inst, sf, packed, vt)
+            : optimizeForSize() ? activeLanesThroughMemory(inst, sf, packed, vt) : activeLanesLoop(k -> {
           List<Value> la = new ArrayList<>();
           for (Value p : packed) la.add(b.extractElement(p, k, ""));
           return e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
@@ -201,6 +202,54 @@ final class CallWidener extends EmissionPhase {
     b.condBr(b.icmpNe(next, b.i64(w), ""), loop, done);
     k.addIncoming(b.i64(0), pre);
     k.addIncoming(next, loop);
+    b.atEnd(done);
+    return b.load(vt, out, inst.name());
+  }
+
+  /**
+   * {@code sf} on the active lanes of the mask, optimizing for size: as {@link #laneLoopThroughMemory},
+   * the arguments stored once and the result loaded once, but over the mask's set bits (skipped when
+   * none is set; the inactive lanes' results are undefined). Half the machine code of
+   * {@link #activeLanesLoop}'s insert at a variable lane (a broadcast, compare and blend per lane).
+   */
+  private Value activeLanesThroughMemory(Value inst, Function sf, List<Value> args, Type vt) {
+    Type iw = st.context().intType(w);
+    List<Value> slots = new ArrayList<>();
+    Value bits0 = b.cast(Opcode.BITCAST, mask(), iw, "");
+    Value out = entryB.alloca(vt, inst.name() + ".out");
+    Block pre = b.currentBlock();
+    Block[] bs = blocksAfter(pre, ".lanes", ".lanes.done");
+    Block loop = bs[0], done = bs[1];
+    for (Value a : args) {
+      if (!a.type().isVector()) {
+        slots.add(a);
+        continue;
+      }
+      Value slot = entryB.alloca(a.type(), inst.name() + ".arg");
+      b.store(a, slot);
+      slots.add(slot);
+    }
+    b.condBr(b.icmpNe(bits0, b.constInt(iw, 0), "any.lane"), loop, done);
+    b.atEnd(loop);
+    Value bits = b.phi(iw, "lanes.left");
+    Value tz = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(true)), "");
+    Value k = w < 64 ? b.cast(Opcode.ZEXT, tz, st.context().i64(), "lane") : w == 64 ? tz : b.cast(Opcode.TRUNC, tz, st.context().i64(), "lane");
+    List<Value> la = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      Value a = args.get(i);
+      if (!a.type().isVector()) {
+        la.add(a);
+        continue;
+      }
+      la.add(b.load(a.type().elementType(), b.gep(a.type(), slots.get(i), List.of(b.i64(0), k), true, ""), ""));
+    }
+    Value r = e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
+    b.store(r, b.gep(vt, out, List.of(b.i64(0), k), true, ""));
+    Value bitsNext = b.and(bits, b.sub(bits, b.constInt(iw, 1), ""), "");
+    Block latch = b.currentBlock();
+    b.condBr(b.icmpNe(bitsNext, b.constInt(iw, 0), ""), loop, done);
+    bits.addIncoming(bits0, pre);
+    bits.addIncoming(bitsNext, latch);
     b.atEnd(done);
     return b.load(vt, out, inst.name());
   }
