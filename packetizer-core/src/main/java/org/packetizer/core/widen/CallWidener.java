@@ -118,6 +118,10 @@ final class CallWidener extends EmissionPhase {
       }
       Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
       if (viaLib.isPresent()) return viaLib;
+      if (LIBM_PER_LANE.contains(mm.get().intrinsic()) && laneLoopsAllowed() && optimizeForSize() && !UNROLLED_LIBM) {
+        Optional<Value> pair = sinCosPair(inst, mm.get().intrinsic(), rt, vt, args.get(0));
+        if (pair.isPresent()) return pair;
+      }
       if (LIBM_PER_LANE.contains(mm.get().intrinsic()) && laneLoopsAllowed()
           && (!MaskOps.isAllTrue(mask()) || !UNROLLED_LIBM && (optimizeForSize() || !fusedSinCos(inst, mm.get().intrinsic())))) {
         // the back end lowers the vector intrinsic to one libm call per lane, inactive lanes included,
@@ -204,6 +208,70 @@ final class CallWidener extends EmissionPhase {
     k.addIncoming(next, loop);
     b.atEnd(done);
     return b.load(vt, out, inst.name());
+  }
+
+  /** Optimizing for size: the packet of a sine's or cosine's partner, computed in the partner's lane loop. */
+  private final java.util.Map<Value, Value> sinCosDone = new java.util.HashMap<>();
+
+  /**
+   * Optimizing for size, a sine and a cosine of one argument later in the same block (the same mask):
+   * ONE loop over the lanes calling both on each lane, which the back end fuses into one
+   * {@code sincosf} call per lane as it does in the scalar function (two loops would call libm twice
+   * per lane: aobench at W8 1.58x scalar that way). The partner's packet is kept for when its turn
+   * comes. Empty when {@code inst} has no such partner.
+   */
+  private Optional<Value> sinCosPair(Value inst, String intrinsic, Type rt, Type vt, Value arg) {
+    Value done = sinCosDone.remove(inst);
+    if (done != null) {
+      st.stats().vectorCalls++;
+      st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + inst.calledFunction().map(Function::name).orElse("?")
+          + " computed in the lane loop of its partner of the same argument (optimizing for size)");
+      return Optional.of(done);
+    }
+    String other = intrinsic.equals("llvm.sin") ? "llvm.cos" : intrinsic.equals("llvm.cos") ? "llvm.sin" : null;
+    if (other == null) return Optional.empty();
+    Value partner = null;
+    for (Value i = inst.nextInstruction(); i != null && partner == null; i = i.nextInstruction()) {
+      if (i.opcode() != Opcode.CALL || !i.operand(0).equals(inst.operand(0)) || i.numArgOperands() != 1) continue;
+      Optional<Function> f = i.calledFunction();
+      if (f.isEmpty() || !i.type().equals(rt)) continue;
+      Optional<MathMappings.Mapping> m = MathMappings.forCallee(f.get().name());
+      if (m.isPresent() && m.get().intrinsic().equals(other)) partner = i;
+    }
+    if (partner == null) return Optional.empty();
+    Type iw = st.context().intType(w);
+    Value bits0 = MaskOps.isAllTrue(mask()) ? b.constInt(iw, -1) : b.cast(Opcode.BITCAST, mask(), iw, "");
+    Value slot = entryB.alloca(vt, inst.name() + ".arg");
+    Value out1 = entryB.alloca(vt, inst.name() + ".out");
+    Value out2 = entryB.alloca(vt, partner.name() + ".out");
+    b.store(arg, slot);
+    Block pre = b.currentBlock();
+    Block[] bs = blocksAfter(pre, ".lanes", ".lanes.done");
+    b.condBr(b.icmpNe(bits0, b.constInt(iw, 0), "any.lane"), bs[0], bs[1]);
+    b.atEnd(bs[0]);
+    Value bits = b.phi(iw, "lanes.left");
+    Value tz = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(true)), "");
+    Value k = w < 64 ? b.cast(Opcode.ZEXT, tz, st.context().i64(), "lane") : w == 64 ? tz : b.cast(Opcode.TRUNC, tz, st.context().i64(), "lane");
+    Value x = b.load(rt, b.gep(vt, slot, List.of(b.i64(0), k), true, ""), "");
+    Value r1 = e.arithmetic.copyFlags(inst, b.call(st.module().intrinsic(intrinsic, rt), List.of(x), ""));
+    Value r2 = e.arithmetic.copyFlags(partner, b.call(st.module().intrinsic(other, rt), List.of(x), ""));
+    b.store(r1, b.gep(vt, out1, List.of(b.i64(0), k), true, ""));
+    b.store(r2, b.gep(vt, out2, List.of(b.i64(0), k), true, ""));
+    Value bitsNext = b.and(bits, b.sub(bits, b.constInt(iw, 1), ""), "");
+    Block latch = b.currentBlock();
+    b.condBr(b.icmpNe(bitsNext, b.constInt(iw, 0), ""), bs[0], bs[1]);
+    bits.addIncoming(bits0, pre);
+    bits.addIncoming(bitsNext, latch);
+    b.atEnd(bs[1]);
+    Value v1 = b.load(vt, out1, inst.name());
+    sinCosDone.put(partner, b.load(vt, out2, partner.name()));
+    packetType(inst, rt);
+    st.stats().vectorCalls++;
+    st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + inst.calledFunction().map(Function::name).orElse("?") + " and its partner "
+        + partner.calledFunction().map(Function::name).orElse("?") + " of the same argument became one loop over the "
+        + (MaskOps.isAllTrue(mask()) ? "lanes" : "mask's set lanes") + " calling " + intrinsic + " and " + other
+        + " (one sincosf per lane, as the scalar code; optimizing for size)");
+    return Optional.of(v1);
   }
 
   /**

@@ -59,10 +59,9 @@ class OptimizeForSizeGrowthTest {
   }
 
   /**
-   * price and tree (their scalar bodies do more than call libm) meet the 2.5 goal under SIZE; ray, whose
-   * scalar body is little more than its four libm calls (31 instructions at W8), does not (each call
-   * site's lane loop is about ten instructions against one call; docs/performance.md) but is still
-   * smaller than under SPEED, as every function is.
+   * Every function meets the 2.5 goal under SIZE (W8: price 78 / 35, tree 61 / 33, ray 63 / 31; for speed
+   * 428, 520 and 406) and is smaller than under SPEED. ray, whose scalar body is little more than its
+   * libm calls, needs its sine and cosine of one argument in one lane loop (two loops: 85, 2.74 times).
    */
   @Test
   void sizeModeMeetsTheCodeGrowthGoal() throws IOException {
@@ -75,7 +74,7 @@ class OptimizeForSizeGrowthTest {
         String what = wc + " " + fn + ": " + size[1] + " machine instructions with the functions it calls optimized for size, " + speed[1]
             + " for speed, vs " + size[0] + " scalar";
         assertTrue(size[1] < speed[1], what);
-        if (!fn.equals("ray")) assertTrue(size[1] <= 2.5 * size[0], what);
+        assertTrue(size[1] <= 2.5 * size[0], what);
       }
     }
   }
