@@ -181,6 +181,14 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " With --refill: IC independent refill states per step (auto: up to 4).")
   String interleave;
 
+  @Option(names = "--optimize", paramLabel = "speed|size",
+      description = "What the packet function's code is optimized for, as a C compiler's -O2 and -Os. speed (the default):"
+          + " the fastest code measured. size: machine code near the scalar function's (at most about 2.5 times): math"
+          + " calls that speed turns into the module's bit-exact vector helpers (expf, logf, exp2f, log2f, powf, sinf, cosf"
+          + " with --vector-math intrinsics) loop over the lanes calling libm instead (still bit-identical), and loads from"
+          + " one varying pointer get no dynamic variants; the measured speed cost: docs/performance.md.")
+  String optimize;
+
   @Option(names = "--header", paramLabel = "FILE",
       description = "With --array-driver: write a C header declaring the drivers (plain C types, no vector types).")
   Path header;
@@ -538,6 +546,11 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       case "libmvec" -> PacketizerOptions.VectorMath.LIBMVEC;
       default -> throw CliException.usage("--vector-math " + vectorMath + ": expected intrinsics or libmvec");
     };
+    PacketizerOptions.Optimize opt = optimize == null ? null : switch (optimize.toLowerCase(Locale.ROOT)) {
+      case "speed" -> PacketizerOptions.Optimize.SPEED;
+      case "size" -> PacketizerOptions.Optimize.SIZE;
+      default -> throw CliException.usage("--optimize " + optimize + ": expected speed or size");
+    };
     List<FunctionSpec> fns = new ArrayList<>();
     Map<String, String> simdNames = new HashMap<>();
     for (String f : functions) {
@@ -629,7 +642,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
     }
     return new Settings(List.copyOf(fns), width, hardwareWidth, wrapperMode, vectorAbi, declaredVariants, cAbi, scalable, targetTriple, targetCpu, targetFeatures, vectorBits, List.copyOf(kinds), masked, mem, im, vm, verifyEach,
         textual, Optional.ofNullable(check), seed, rs, bs, checkTimeout, dot, inputs.size() > 1, remarks != null, yaml, printShapes, quiet, debug,
-        arrayDriver, header, refillMode, refillBatch == null ? 0 : refillBatch, interleaveCount);
+        arrayDriver, header, refillMode, refillBatch == null ? 0 : refillBatch, interleaveCount, opt);
   }
 
   static void checkWidth(String what, int w) {

@@ -28,6 +28,7 @@ import org.packetizer.core.api.WrapperMode;
  * @param arrayDriver    --array-driver name pattern, or null
  * @param refill         --refill (lane refill in the array driver)
  * @param header         --header FILE, or null
+ * @param optimize       --optimize speed|size, or null: the core's default (-Dpacketizer.optimize, else speed)
  */
 record Settings(
     List<FunctionSpec> functions,
@@ -65,7 +66,8 @@ record Settings(
     Path header,
     org.packetizer.core.api.Refill refill,
     int refillBatch,
-    int interleave) {
+    int interleave,
+    PacketizerOptions.Optimize optimize) {
 
   /**
    * The SIMD name passed to the core for {@code f}: the given or default one, or null with
@@ -93,6 +95,7 @@ record Settings(
         .refill(refill)
         .refillBatch(refillBatch)
         .interleave(interleave);
+    if (optimize != null) b.optimize(optimize);
     if (hardwareWidth != null) b.hardwareWidth(hardwareWidth);
     if (targetCpu != null) b.targetCpu(targetCpu);
     if (targetFeatures != null) b.targetFeatures(targetFeatures);

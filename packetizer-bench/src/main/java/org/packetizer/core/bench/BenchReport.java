@@ -331,6 +331,10 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     }
     if (!scaling.isEmpty()) sb.append('\n').append(ScalingBench.table(scaling));
     for (String n : notes) sb.append("note: ").append(n).append('\n');
+    if (!results.isEmpty() && org.packetizer.core.api.PacketizerOptions.Optimize.fromProperty() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) {
+      sb.append("note: packet functions optimized for size (-Dpacketizer.optimize=size: math calls loop over the lanes calling libm,"
+          + " no dynamic variants); without the knob, for speed\n");
+    }
     if (results.isEmpty() && failures.isEmpty()) {
       sb.append(String.format(Locale.ROOT, "%nhost %s, %d cores, load average %.2f; %.0f s%n", host.cpu(), host.cores(), host.loadAverage(),
           seconds));

@@ -63,6 +63,9 @@ import java.util.function.Consumer;
  * @param refillBatch     with refill: how many lanes must be free before the driver leaves the loop's
  *                        iterations to refill them, 1 to W (0, the default: W/2, the measured best;
  *                        docs/performance.md)
+ * @param optimize        what the packet function's code is optimized for: {@link Optimize#SPEED} (the
+ *                        default) or {@link Optimize#SIZE} (machine-code growth over the scalar function
+ *                        first; see {@link Optimize})
  */
 public record PacketizerOptions(
     int width,
@@ -88,7 +91,8 @@ public record PacketizerOptions(
     Optional<String> arrayDriver,
     Refill refill,
     int refillBatch,
-    int interleave) {
+    int interleave,
+    Optimize optimize) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -103,6 +107,7 @@ public record PacketizerOptions(
     Objects.requireNonNull(wrapperMode);
     Objects.requireNonNull(arrayDriver);
     Objects.requireNonNull(refill);
+    Objects.requireNonNull(optimize);
     if (interleave != 0 && interleave != 1 && interleave != 2 && interleave != 4) {
       throw new IllegalArgumentException("interleave count " + interleave + " (0 means automatic; else 1, 2 or 4)");
     }
@@ -130,6 +135,31 @@ public record PacketizerOptions(
      * {@code check.VectorMathReference} to compare such packet functions bit-exactly.
      */
     LIBMVEC
+  }
+
+  /**
+   * What the packet function is optimized for, as a C compiler's {@code -O2} / {@code -Os}. SIZE keeps the
+   * machine code near the scalar function's (issue 16's code-growth goal, at most 2.5 times): math calls
+   * that SPEED routes to the module's bit-exact vector helpers (glibc's expf, logf, exp2f, log2f, powf,
+   * sinf, cosf as vector IR, with their run-time probe, first-call path and per-lane fallback: 100 to 300
+   * machine instructions each) become one loop over the lanes calling the scalar libm function
+   * (bit-identical too, and code that does not grow with W), a sine and a cosine of one argument
+   * included. The measured speed cost is in docs/performance.md ("code growth: a size mode").
+   * The default is SPEED, or SIZE when the system property {@code packetizer.optimize} is {@code size}
+   * (the benchmark's knob).
+   */
+  public enum Optimize {
+    SPEED, SIZE;
+
+    /** The default: {@code -Dpacketizer.optimize=size|speed}, else SPEED. */
+    public static Optimize fromProperty() {
+      String v = System.getProperty("packetizer.optimize", "speed");
+      return switch (v) {
+        case "size" -> SIZE;
+        case "speed" -> SPEED;
+        default -> throw new IllegalArgumentException("-Dpacketizer.optimize=" + v + ": expected size or speed");
+      };
+    }
   }
 
   public static Builder builder() { return new Builder(); }
@@ -160,6 +190,7 @@ public record PacketizerOptions(
     b.refill = refill;
     b.refillBatch = refillBatch;
     b.interleave = interleave;
+    b.optimize = optimize;
     return b;
   }
 
@@ -189,6 +220,7 @@ public record PacketizerOptions(
     private Refill refill = Refill.OFF;
     private int refillBatch;
     private int interleave;
+    private Optimize optimize = Optimize.fromProperty();
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -249,11 +281,14 @@ public record PacketizerOptions(
      */
     public Builder interleave(int ic) { this.interleave = ic; return this; }
 
+    /** What the packet function's code is optimized for (default SPEED; see {@link Optimize}). */
+    public Builder optimize(Optimize o) { this.optimize = Objects.requireNonNull(o); return this; }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
           Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi, scalable, lanesMayBeRetyped,
-          Optional.ofNullable(arrayDriver), refill, refillBatch, interleave);
+          Optional.ofNullable(arrayDriver), refill, refillBatch, interleave, optimize);
     }
   }
 }

@@ -40,6 +40,18 @@ public final class VectorMathCalls {
    */
   public static Optional<Emitted> emit(IrBuilder b, LlvmModule module, Function packet, Value call, Function callee,
       UnaryOperator<Value> vec, Value mask, int w, VectorMath mode, java.util.function.Function<java.util.function.Supplier<Value>, Value> guard) {
+    return emit(b, module, packet, call, callee, vec, mask, w, mode, false, guard);
+  }
+
+  /**
+   * {@link #emit(IrBuilder, LlvmModule, Function, Value, Function, UnaryOperator, Value, int, VectorMath,
+   * java.util.function.Function)}, optimizing for size when {@code size} (PacketizerOptions.Optimize.SIZE):
+   * no glibc-exact helper (expf, logf, exp2f, log2f, powf) and no exact sinf/cosf; such calls are left to
+   * the caller (empty), which loops over the lanes calling libm, bit-identical and small.
+   */
+  public static Optional<Emitted> emit(IrBuilder b, LlvmModule module, Function packet, Value call, Function callee,
+      UnaryOperator<Value> vec, Value mask, int w, VectorMath mode, boolean size,
+      java.util.function.Function<java.util.function.Supplier<Value>, Value> guard) {
     String name = callee.name();
     Optional<VectorMathRoutes.Call> c;
     if (name.startsWith("llvm.ldexp.")) {
@@ -71,8 +83,10 @@ public final class VectorMathCalls {
       // verified against glibc's x86-64 builds only: elsewhere the intrinsic's per-lane calls, as before
       r = new Route.Intrinsic(fn.intrinsic());
     }
+    // optimizing for size: the caller's loop over the lanes instead of a helper of 100-300 instructions
+    if (size && r instanceof Route.GlibcExact) r = new Route.Intrinsic(fn.intrinsic());
     List<Value> args = new ArrayList<>();
-    if (targetMode == VectorMath.INTRINSICS && ExactTrig.emits(fn.name(), dbl) && ExactTrig.worthwhile(features)
+    if (!size && targetMode == VectorMath.INTRINSICS && ExactTrig.emits(fn.name(), dbl) && ExactTrig.worthwhile(features)
         && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
       // bit-exact sinf/cosf: glibc's scheme on vectors, libm for the lanes outside its fast range
       Value x = vec.apply(call.operand(0));

@@ -100,7 +100,7 @@ final class CallWidener extends EmissionPhase {
       // C99 <math.h>: exact vector IR, libmvec or SLEEF, two-type intrinsics (issue 16)
       Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> math = org.packetizer.core.mapping.VectorMathCalls.emit(
           b, st.module(), packet, inst, callee, this::vec, MaskOps.isAllTrue(mask()) ? null : mask(), w, st.options().vectorMath(),
-          call -> skipWhenNoLaneActive(call, inst.name()));
+          optimizeForSize(), call -> skipWhenNoLaneActive(call, inst.name()));
       if (math.isPresent()) {
         packetType(inst, rt);
         st.stats().vectorCalls++;
@@ -118,15 +118,20 @@ final class CallWidener extends EmissionPhase {
       }
       Optional<Value> viaLib = libmvecCall(inst, mm.get().intrinsic(), vt, args);
       if (viaLib.isPresent()) return viaLib;
+      if (LIBM_PER_LANE.contains(mm.get().intrinsic()) && laneLoopsAllowed() && optimizeForSize() && !UNROLLED_LIBM) {
+        Optional<Value> pair = sinCosPair(inst, mm.get().intrinsic(), rt, vt, args.get(0));
+        if (pair.isPresent()) return pair;
+      }
       if (LIBM_PER_LANE.contains(mm.get().intrinsic()) && laneLoopsAllowed()
-          && (!MaskOps.isAllTrue(mask()) || !UNROLLED_LIBM && !fusedSinCos(inst, mm.get().intrinsic()))) {
+          && (!MaskOps.isAllTrue(mask()) || !UNROLLED_LIBM && (optimizeForSize() || !fusedSinCos(inst, mm.get().intrinsic())))) {
         // the back end lowers the vector intrinsic to one libm call per lane, inactive lanes included,
         // unrolled: W calls, each with its lane's extract, insert and the spills around a call (at W16
         // some 100 machine instructions per call site). A loop over the active lanes calls the scalar
         // intrinsic as often as the scalar code does, in code that does not grow with W.
         Function sf = st.module().intrinsic(mm.get().intrinsic(), rt);
         List<Value> packed = args;
-        Value r = MaskOps.isAllTrue(mask()) ? laneLoopThroughMemory(inst, sf, packed, vt) : activeLanesLoop(k -> {
+        Value r = MaskOps.isAllTrue(mask()) ? laneLoopThroughMemory(inst, sf, packed, vt)
+            : optimizeForSize() ? activeLanesThroughMemory(inst, sf, packed, vt) : activeLanesLoop(k -> {
           List<Value> la = new ArrayList<>();
           for (Value p : packed) la.add(b.extractElement(p, k, ""));
           return e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
@@ -135,7 +140,8 @@ final class CallWidener extends EmissionPhase {
         st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " became " + mm.get().intrinsic()
             + " on each active lane (a loop over the mask's set lanes: the back end has no vector instruction for it and"
             + " calls libm per lane, unrolled; the loop keeps the code from growing with W"
-            + (MaskOps.isAllTrue(mask()) ? ")" : "; under a partial mask the inactive lanes are skipped)"));
+            + (MaskOps.isAllTrue(mask()) ? ")" : "; under a partial mask the inactive lanes are skipped)")
+            + (optimizeForSize() ? "; optimizing for size" : ""));
         return Optional.of(r);
       }
       Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
@@ -202,6 +208,127 @@ final class CallWidener extends EmissionPhase {
     k.addIncoming(next, loop);
     b.atEnd(done);
     return b.load(vt, out, inst.name());
+  }
+
+  /** Optimizing for size: the packet of a sine's or cosine's partner, computed in the partner's lane loop. */
+  private final java.util.Map<Value, Value> sinCosDone = new java.util.HashMap<>();
+
+  /**
+   * Optimizing for size, a sine and a cosine of one argument later in the same block (the same mask):
+   * ONE loop over the lanes calling both on each lane, which the back end fuses into one
+   * {@code sincosf} call per lane as it does in the scalar function (two loops would call libm twice
+   * per lane: aobench at W8 1.58x scalar that way). The partner's packet is kept for when its turn
+   * comes. Empty when {@code inst} has no such partner.
+   */
+  private Optional<Value> sinCosPair(Value inst, String intrinsic, Type rt, Type vt, Value arg) {
+    Value done = sinCosDone.remove(inst);
+    if (done != null) {
+      st.stats().vectorCalls++;
+      st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + inst.calledFunction().map(Function::name).orElse("?")
+          + " computed in the lane loop of its partner of the same argument (optimizing for size)");
+      return Optional.of(done);
+    }
+    String other = intrinsic.equals("llvm.sin") ? "llvm.cos" : intrinsic.equals("llvm.cos") ? "llvm.sin" : null;
+    if (other == null) return Optional.empty();
+    Value partner = null;
+    for (Value i = inst.nextInstruction(); i != null && partner == null; i = i.nextInstruction()) {
+      if (i.opcode() != Opcode.CALL || !i.operand(0).equals(inst.operand(0)) || i.numArgOperands() != 1) continue;
+      Optional<Function> f = i.calledFunction();
+      if (f.isEmpty() || !i.type().equals(rt)) continue;
+      Optional<MathMappings.Mapping> m = MathMappings.forCallee(f.get().name());
+      if (m.isPresent() && m.get().intrinsic().equals(other)) partner = i;
+    }
+    if (partner == null) return Optional.empty();
+    Type iw = st.context().intType(w);
+    Value bits0 = MaskOps.isAllTrue(mask()) ? b.constInt(iw, -1) : b.cast(Opcode.BITCAST, mask(), iw, "");
+    Value slot = entryB.alloca(vt, inst.name() + ".arg");
+    Value out1 = entryB.alloca(vt, inst.name() + ".out");
+    Value out2 = entryB.alloca(vt, partner.name() + ".out");
+    b.store(arg, slot);
+    Block pre = b.currentBlock();
+    Block[] bs = blocksAfter(pre, ".lanes", ".lanes.done");
+    b.condBr(b.icmpNe(bits0, b.constInt(iw, 0), "any.lane"), bs[0], bs[1]);
+    b.atEnd(bs[0]);
+    Value bits = b.phi(iw, "lanes.left");
+    Value tz = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(true)), "");
+    Value k = w < 64 ? b.cast(Opcode.ZEXT, tz, st.context().i64(), "lane") : w == 64 ? tz : b.cast(Opcode.TRUNC, tz, st.context().i64(), "lane");
+    Value x = b.load(rt, b.gep(vt, slot, List.of(b.i64(0), k), true, ""), "");
+    Value r1 = e.arithmetic.copyFlags(inst, b.call(st.module().intrinsic(intrinsic, rt), List.of(x), ""));
+    Value r2 = e.arithmetic.copyFlags(partner, b.call(st.module().intrinsic(other, rt), List.of(x), ""));
+    b.store(r1, b.gep(vt, out1, List.of(b.i64(0), k), true, ""));
+    b.store(r2, b.gep(vt, out2, List.of(b.i64(0), k), true, ""));
+    Value bitsNext = b.and(bits, b.sub(bits, b.constInt(iw, 1), ""), "");
+    Block latch = b.currentBlock();
+    b.condBr(b.icmpNe(bitsNext, b.constInt(iw, 0), ""), bs[0], bs[1]);
+    bits.addIncoming(bits0, pre);
+    bits.addIncoming(bitsNext, latch);
+    b.atEnd(bs[1]);
+    Value v1 = b.load(vt, out1, inst.name());
+    sinCosDone.put(partner, b.load(vt, out2, partner.name()));
+    packetType(inst, rt);
+    st.stats().vectorCalls++;
+    st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + inst.calledFunction().map(Function::name).orElse("?") + " and its partner "
+        + partner.calledFunction().map(Function::name).orElse("?") + " of the same argument became one loop over the "
+        + (MaskOps.isAllTrue(mask()) ? "lanes" : "mask's set lanes") + " calling " + intrinsic + " and " + other
+        + " (one sincosf per lane, as the scalar code; optimizing for size)");
+    return Optional.of(v1);
+  }
+
+  /**
+   * {@code sf} on the active lanes of the mask, optimizing for size: as {@link #laneLoopThroughMemory},
+   * the arguments stored once and the result loaded once, but over the mask's set bits (skipped when
+   * none is set; the inactive lanes' results are undefined). Half the machine code of
+   * {@link #activeLanesLoop}'s insert at a variable lane (a broadcast, compare and blend per lane).
+   */
+  private Value activeLanesThroughMemory(Value inst, Function sf, List<Value> args, Type vt) {
+    Type iw = st.context().intType(w);
+    List<Value> slots = new ArrayList<>();
+    Value bits0 = b.cast(Opcode.BITCAST, mask(), iw, "");
+    Value out = entryB.alloca(vt, inst.name() + ".out");
+    Block pre = b.currentBlock();
+    Block[] bs = blocksAfter(pre, ".lanes", ".lanes.done");
+    Block loop = bs[0], done = bs[1];
+    for (Value a : args) {
+      if (!a.type().isVector()) {
+        slots.add(a);
+        continue;
+      }
+      Value slot = entryB.alloca(a.type(), inst.name() + ".arg");
+      b.store(a, slot);
+      slots.add(slot);
+    }
+    b.condBr(b.icmpNe(bits0, b.constInt(iw, 0), "any.lane"), loop, done);
+    b.atEnd(loop);
+    Value bits = b.phi(iw, "lanes.left");
+    Value tz = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(true)), "");
+    Value k = w < 64 ? b.cast(Opcode.ZEXT, tz, st.context().i64(), "lane") : w == 64 ? tz : b.cast(Opcode.TRUNC, tz, st.context().i64(), "lane");
+    List<Value> la = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      Value a = args.get(i);
+      if (!a.type().isVector()) {
+        la.add(a);
+        continue;
+      }
+      la.add(b.load(a.type().elementType(), b.gep(a.type(), slots.get(i), List.of(b.i64(0), k), true, ""), ""));
+    }
+    Value r = e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
+    b.store(r, b.gep(vt, out, List.of(b.i64(0), k), true, ""));
+    Value bitsNext = b.and(bits, b.sub(bits, b.constInt(iw, 1), ""), "");
+    Block latch = b.currentBlock();
+    b.condBr(b.icmpNe(bitsNext, b.constInt(iw, 0), ""), loop, done);
+    bits.addIncoming(bits0, pre);
+    bits.addIncoming(bitsNext, latch);
+    b.atEnd(done);
+    return b.load(vt, out, inst.name());
+  }
+
+  /**
+   * Optimizing for size (PacketizerOptions.Optimize.SIZE): math calls loop over the lanes calling libm
+   * (no exact vector helpers), a sine and a cosine of one argument too (two loops, not the back end's
+   * W unrolled sincosf calls, some 30 machine instructions per lane).
+   */
+  private boolean optimizeForSize() {
+    return st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE;
   }
 
   /**

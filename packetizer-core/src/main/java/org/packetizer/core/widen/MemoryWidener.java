@@ -1062,6 +1062,14 @@ final class MemoryWidener extends EmissionPhase {
       if (dynamicMember(i) && root.equals(windowRoot(i.operand(0)))) group.add(i);
     }
     dynamicConsidered.addAll(group);
+    if (st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) {
+      // optimizing for size: not a second and third copy of the group's loads and the test
+      if (group.size() > 1) {
+        st.remark(Remark.Kind.MEMORY, current(), inst, "no dynamic variants for the " + group.size() + " loads at constant offsets from "
+            + root.describe() + ": optimizing for size");
+      }
+      return null;
+    }
     org.packetizer.core.wrapper.HardwareWidth.Target target = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
         st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
     int registerBytes = 4 * Math.max(1, target.width());

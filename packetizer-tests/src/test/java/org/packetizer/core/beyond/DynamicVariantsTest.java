@@ -98,10 +98,16 @@ class DynamicVariantsTest {
    */
   static void check(LlvmModule m, String fn, int w, String cpu, String kinds, ParamSpec buffer, int count, int elemBytes, long lo, long hi,
       long seed) {
+    check(m, fn, w, cpu, kinds, buffer, count, elemBytes, lo, hi, seed, PacketizerOptions.Optimize.SPEED);
+  }
+
+  /** {@link #check} with the packet function optimized for {@code optimize} (OptimizeForSizeTest: SIZE). */
+  static void check(LlvmModule m, String fn, int w, String cpu, String kinds, ParamSpec buffer, int count, int elemBytes, long lo, long hi,
+      long seed, PacketizerOptions.Optimize optimize) {
     for (boolean masked : new boolean[] {false, true}) {
       String simd = fn + "_" + cpu.replace('-', '_') + (masked ? "_m" : "_v") + w;
-      new Packetizer(PacketizerOptions.builder().width(w).params(kinds).masked(masked).targetCpu(cpu).verifyEachPhase(true).build())
-          .run(m, fn, simd);
+      new Packetizer(PacketizerOptions.builder().width(w).params(kinds).masked(masked).targetCpu(cpu).verifyEachPhase(true).optimize(optimize)
+          .build()).run(m, fn, simd);
       List<ParamSpec> ps = new ArrayList<>(List.of(buffer, ParamSpec.varying(ValueDomain.ints(-100000, 100000))));
       boolean loop = fn.equals("window_loop");
       if (loop) ps.add(ParamSpec.varying(ValueDomain.ints(0, 7)));
