@@ -26,9 +26,7 @@ final class BlendGenerator extends EmissionPhase {
       SlotSsa.Var v = vars().newVar(slotType(p), p.name());
       // (undefined before the first edge blends into it, as at the function's entry; or the constant
       // that a divergent loop's exiting edges bring, which then need no blend: exitConstant)
-      Value start = exitConstant(p).map(c -> b.splat(c, w, "")).orElse(null);
-      Value init = start != null && start.type().equals(slotType(p)) ? start : b.poison(slotType(p));
-      if (start != null && init != start) exitConstants.put(p, Optional.empty());
+      Value init = exitConstant(p).map(c -> b.splat(c, w, "")).orElse(b.poison(slotType(p)));
       st.ssa().blockOf(p).ifPresent(pb -> vars().init(v, head.get(e.maskGenerator.initAnchor(pb)), init));
       return v;
     });
@@ -59,6 +57,23 @@ final class BlendGenerator extends EmissionPhase {
     return exitConstants.computeIfAbsent(phi, this::findExitConstant);
   }
 
+  /**
+   * Whether the edge from {@code from} to {@code to} writes no phi of {@code to}: every phi's value on
+   * that edge is its {@link #exitConstant} (or to has no phis). A uniform latch exit's leave arm is then
+   * an empty block (Linearizer's automatic split).
+   */
+  boolean writesNothing(Block from, Block to) {
+    for (Value phi : st.ssa().instructions(to)) {
+      if (st.ssa().opcode(phi) != Opcode.PHI) break;
+      for (int i = 0; i < phi.incomingCount(); i++) {
+        if (!phi.incomingBlock(i).equals(from)) continue;
+        Value in = phi.incomingValue(i);
+        if (!exitConstant(phi).map(in::equals).orElse(false)) return false;
+      }
+    }
+    return true;
+  }
+
   private Optional<Value> findExitConstant(Value phi) {
     if (!exitConstantsEnabled() || uniform(phi) || st.soa().lanePointerFieldSize(phi).isPresent()) return Optional.empty();
     if (CompositePackets.isComposite(phi.type()) || phi.type().isPointer() || phi.type().isInteger(1)) return Optional.empty();
@@ -80,6 +95,8 @@ final class BlendGenerator extends EmissionPhase {
       if (found == null && in.isConstant() && !in.isConstantExpr() && !in.isPoison() && !in.isUndef()) found = in;
     }
     if (found == null || exited == null || !st.divergence().isDivergentLoop(exited)) return Optional.empty();
+    // (the variable holds the phi's packet: a splat of the constant of that type)
+    if (!b.splat(found, w, "").type().equals(slotType(phi))) return Optional.empty();
     // every predecessor, including any the phi does not list, is in that loop
     for (Block p : st.cfg().cfg().predecessors(pb.get())) if (!exited.contains(p)) return Optional.empty();
     return Optional.of(found);

@@ -2,11 +2,14 @@ package org.packetizer.core.beyond;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.Remark;
 import org.packetizer.core.check.ParamSpec;
 import org.packetizer.core.check.ValueDomain;
 import org.packetizer.core.ir.LlvmContext;
@@ -51,6 +54,28 @@ class ExitConstantTest {
           assertEquals(on ? 0 : 1, blends, () -> "knob " + on + ":\n" + ir);
         }
       });
+    }
+  }
+
+  /**
+   * The uniform step limit is split off into a branch by default only where the leaving arm writes
+   * nothing: march's -1.0 (an exit constant), not bounded_sum's or collatz_limited's value, which the
+   * leaving lanes compute in their last iteration ({@code split_exit.c}).
+   */
+  @Test
+  void theLimitIsSplitByDefaultOnlyWhereTheLeavingArmWritesNothing() {
+    String split = "uniform part of a divergent loop's exit condition kept as a branch";
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule a = PlainC.compile(ctx, "exit_constants.c", "-O2");
+        LlvmModule b = PlainC.compile(ctx, "split_exit.c", "-O2")) {
+      record Case(LlvmModule m, String fn, String params, int splits) {}
+      for (Case c : List.of(new Case(a, "march_miss", "vvu", 1), new Case(b, "march_limited", "vvu", 1),
+          new Case(b, "bounded_sum", "vvu", 0), new Case(b, "collatz_limited", "vu", 0))) {
+        List<Remark> remarks = new ArrayList<>();
+        new Packetizer(PacketizerOptions.builder().width(8).params(c.params()).targetCpu("haswell").remarks(remarks::add).build())
+            .run(c.m(), c.fn(), c.fn() + "_d8");
+        String ir = c.m().function(c.fn() + "_d8").orElseThrow().print();
+        assertEquals(c.splits(), (int) remarks.stream().filter(r -> r.message().startsWith(split)).count(), () -> c.fn() + ":\n" + ir);
+      }
     }
   }
 }
