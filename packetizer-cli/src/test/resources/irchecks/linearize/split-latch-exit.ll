@@ -4,7 +4,10 @@
 ; goes into the lane masks on the arm that stays (opt-in by the knob). Fails with the knob at false,
 ; the default (the limit broadcast and or-ed into the exit mask: no .leave/.stay arms, no scalar
 ; branch on %last).
+; (With exit constants, the default since the eleventh round, -1.0 needs no blend and the leave arm is
+; empty: split-latch-exit-auto.ll. Here they are off, so the leave arm keeps its blend.)
 ; SET: packetizer.splitLatchExits=true
+; SET: packetizer.exitConstants=false
 ; RUN: packetize -f f -w 8 --params v --target-cpu=haswell --remarks
 ; SHAPES:      uniform part of a divergent loop's exit condition kept as a branch
 ; CHECK-LABEL: define <8 x float> @f_simd8(<8 x float> %d)

@@ -6,6 +6,8 @@ public final class Stats {
   public int keptBranches;
   public int linearizedBranches;
   public int selects;
+  /** Exiting edges of divergent loops whose constant live-out value needed no blend (BlendGenerator.exitConstant). */
+  public int exitConstants;
   public int vectorLoads;
   public int vectorStores;
   public int gathers;

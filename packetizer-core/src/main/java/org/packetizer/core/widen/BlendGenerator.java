@@ -1,5 +1,8 @@
 package org.packetizer.core.widen;
 
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Value;
@@ -21,10 +24,82 @@ final class BlendGenerator extends EmissionPhase {
   SlotSsa.Var phiSlot(Value phi) {
     return phiSlot.computeIfAbsent(phi, p -> {
       SlotSsa.Var v = vars().newVar(slotType(p), p.name());
-      // (undefined before the first edge blends into it, as at the function's entry)
-      st.ssa().blockOf(p).ifPresent(pb -> vars().init(v, head.get(e.maskGenerator.initAnchor(pb)), b.poison(slotType(p))));
+      // (undefined before the first edge blends into it, as at the function's entry; or the constant
+      // that a divergent loop's exiting edges bring, which then need no blend: exitConstant)
+      Value init = exitConstant(p).map(c -> b.splat(c, w, "")).orElse(b.poison(slotType(p)));
+      st.ssa().blockOf(p).ifPresent(pb -> vars().init(v, head.get(e.maskGenerator.initAnchor(pb)), init));
       return v;
     });
+  }
+
+  private final Map<Value, Optional<Value>> exitConstants = new HashMap<>();
+
+  /**
+   * Knob: {@code -Dpacketizer.exitConstants=false} blends a divergent loop's constant live-out values
+   * in every iteration, as before this round (issue 16, eleventh round); on by default.
+   */
+  static boolean exitConstantsEnabled() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.exitConstants", "true"));
+  }
+
+  /**
+   * The constant that an LCSSA phi of a divergent loop's exit block takes on some of its exiting edges
+   * ({@code return -1.0f} after {@code if (t > 40) break;}), or empty. The phi's variable then starts
+   * with that constant where it is reset on every entry into the loop ({@link MaskGenerator#initAnchor}:
+   * outside the loop, inside every loop that holds the exit block), and those edges write nothing: each
+   * lane leaves the loop once, by one edge, and the other edges' blends touch only the lanes that take
+   * them, so a lane that leaves by a constant edge still holds the constant. Before, every such edge was
+   * a blend in every iteration (with its exit mask, and the uniform parts of that mask broadcast) whose
+   * value was known before the loop. Only for a phi whose block's predecessors are all in the one
+   * divergent loop (a dedicated exit) and a constant that is not an expression, a pointer or a poison.
+   */
+  Optional<Value> exitConstant(Value phi) {
+    return exitConstants.computeIfAbsent(phi, this::findExitConstant);
+  }
+
+  /**
+   * Whether the edge from {@code from} to {@code to} writes no phi of {@code to}: every phi's value on
+   * that edge is its {@link #exitConstant} (or to has no phis). A uniform latch exit's leave arm is then
+   * an empty block (Linearizer's automatic split).
+   */
+  boolean writesNothing(Block from, Block to) {
+    for (Value phi : st.ssa().instructions(to)) {
+      if (st.ssa().opcode(phi) != Opcode.PHI) break;
+      for (int i = 0; i < phi.incomingCount(); i++) {
+        if (!phi.incomingBlock(i).equals(from)) continue;
+        Value in = phi.incomingValue(i);
+        if (!exitConstant(phi).map(in::equals).orElse(false)) return false;
+      }
+    }
+    return true;
+  }
+
+  private Optional<Value> findExitConstant(Value phi) {
+    if (!exitConstantsEnabled() || uniform(phi) || st.soa().lanePointerFieldSize(phi).isPresent()) return Optional.empty();
+    if (CompositePackets.isComposite(phi.type()) || phi.type().isPointer() || phi.type().isInteger(1)) return Optional.empty();
+    var pb = st.ssa().blockOf(phi);
+    if (pb.isEmpty()) return Optional.empty();
+    var loops = st.cfg().loops();
+    Value found = null;
+    org.packetizer.analysis.cfg.LoopForest.Loop<Block> exited = null;
+    for (int i = 0; i < phi.incomingCount(); i++) {
+      Block from = phi.incomingBlock(i);
+      // the outermost loop that holds the edge's source and not the phi
+      var l = loops.loopOf(from);
+      if (l.isEmpty() || l.get().contains(pb.get())) return Optional.empty();
+      var loop = l.get();
+      while (loop.parent().isPresent() && !loop.parent().get().contains(pb.get())) loop = loop.parent().get();
+      if (exited == null) exited = loop;
+      else if (!exited.equals(loop)) return Optional.empty();
+      Value in = phi.incomingValue(i);
+      if (found == null && in.isConstant() && !in.isConstantExpr() && !in.isPoison() && !in.isUndef()) found = in;
+    }
+    if (found == null || exited == null || !st.divergence().isDivergentLoop(exited)) return Optional.empty();
+    // (the variable holds the phi's packet: a splat of the constant of that type)
+    if (!b.splat(found, w, "").type().equals(slotType(phi))) return Optional.empty();
+    // every predecessor, including any the phi does not list, is in that loop
+    for (Block p : st.cfg().cfg().predecessors(pb.get())) if (!exited.contains(p)) return Optional.empty();
+    return Optional.of(found);
   }
 
   /**
@@ -52,6 +127,11 @@ final class BlendGenerator extends EmissionPhase {
       }
       if (in == null) continue;
       SlotSsa.Var ps = phiSlot(phi);
+      // (the variable starts with this edge's constant on every entry into the loop: nothing to write)
+      if (!backEdge && exitConstant(phi).map(in::equals).orElse(false)) {
+        st.stats().exitConstants++;
+        continue;
+      }
       Value cur = vars().read(ps, "");
       Value nv;
       // (no earlier edge wrote the phi's variable since its poison initial value: the blend would be

@@ -379,7 +379,9 @@ final class Linearizer extends EmissionPhase {
         }
         if (!uniformCond && partial && latchOf.isPresent() && s1.equals(latchOf.get().header()) != s2.equals(latchOf.get().header())
             && st.schedule().isScheduled(s1) && st.schedule().isScheduled(s2)) {
-          Optional<SplitExit> split = splitExit(c, !s1.equals(latchOf.get().header()));
+          boolean exitOnTrue = !s1.equals(latchOf.get().header());
+          Optional<SplitExit> split = splitExit(c, exitOnTrue)
+              .filter(x -> !splitLatchExitsAuto() || e.blends.writesNothing(sb, exitOnTrue ? s1 : s2));
           if (split.isPresent()) {
             emitSplitLatchExit(sb, term, latchOf.get().header(), split.get());
             return;
@@ -479,8 +481,9 @@ final class Linearizer extends EmissionPhase {
 
   /**
    * The split of a divergent latch's condition {@code cond} when its uniform part forces the exit
-   * ({@code exitOnTrue}: the true successor leaves the loop), else empty. Only with the knob {@code
-   * -Dpacketizer.splitLatchExits=true} (read at each use); by default the whole condition is in the mask.
+   * ({@code exitOnTrue}: the true successor leaves the loop), else empty. Not with the knob {@code
+   * -Dpacketizer.splitLatchExits=false} (read at each use); with its default, auto, the caller also asks
+   * that the leave arm write nothing.
    */
   Optional<SplitExit> splitExit(Value cond, boolean exitOnTrue) {
     if (!splitLatchExits() || !cond.isInstruction()) return Optional.empty();
@@ -520,12 +523,23 @@ final class Linearizer extends EmissionPhase {
   }
 
   /**
-   * Knob: {@code -Dpacketizer.splitLatchExits=true} splits a divergent latch's uniform limit off into a
-   * branch; off by default: measured 4-6 % slower on march at W8/AVX2 in the JIT's code model and no
-   * faster elsewhere (docs/performance.md, tenth round).
+   * Knob: {@code -Dpacketizer.splitLatchExits=true} splits every divergent latch's uniform limit off into
+   * a branch, {@code false} none; {@code auto} (the default) only where the leave arm writes nothing
+   * ({@link #splitLatchExitsAuto}). Splitting with blends on the leave arm measured 4-6 % slower on march
+   * at W8/AVX2 in the JIT's code model and no faster elsewhere (docs/performance.md, tenth round).
    */
   static boolean splitLatchExits() {
-    return "true".equalsIgnoreCase(System.getProperty("packetizer.splitLatchExits", "false"));
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.splitLatchExits", "auto"));
+  }
+
+  /**
+   * The knob's default, {@code auto} (issue 16, eleventh round): split only where the arm that leaves
+   * writes no value ({@link BlendGenerator#writesNothing}: march's {@code return -1.0f} after the limit
+   * is an exit constant), so the leave arm is an empty block and the loop keeps one back-edge test;
+   * measured on march at W8 and W16 against the split's arm with blends (docs/performance.md).
+   */
+  static boolean splitLatchExitsAuto() {
+    return !"true".equalsIgnoreCase(System.getProperty("packetizer.splitLatchExits", "auto"));
   }
 
   /**
@@ -553,7 +567,7 @@ final class Linearizer extends EmissionPhase {
     st.stats().linearizedBranches++;
     st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform part of a divergent loop's exit condition kept as a branch; "
         + "the varying part in the lane mask: " + st.divergence().reason(split.varying())
-        + " (-Dpacketizer.splitLatchExits=true)");
+        + " (-Dpacketizer.splitLatchExits=" + System.getProperty("packetizer.splitLatchExits", "auto") + ")");
     Caches before = saveCaches();
     b.atEnd(leave);
     e.maskGenerator.contribute(sb, exitSucc, mask());
