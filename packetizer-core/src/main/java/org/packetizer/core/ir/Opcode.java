@@ -2,7 +2,6 @@ package org.packetizer.core.ir;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
-
 /** LLVM instruction opcodes (LLVMOpcode), with a few predicates the pipeline needs. */
 public enum Opcode {
   RET(LLVMRet), BR(LLVMBr), SWITCH(LLVMSwitch), INDIRECTBR(LLVMIndirectBr), INVOKE(LLVMInvoke),
