@@ -394,6 +394,14 @@ final class Pipeline {
     rawInstructions = packet.instructionCount();
     phase("emit");
     verify(packet, "after emitting the packet function");
+    if (options.verifyEachPhase()) {
+      // the analyses' view of the scalar copy caches its instructions, opcodes and operand lists
+      List<String> changed = state.ssa().changes();
+      if (!changed.isEmpty()) {
+        throw new IllegalStateException("internal error: the scalar copy of " + scalarName
+            + " changed after its analysis: " + String.join("; ", changed));
+      }
+    }
     phase("verify");
   }
 

@@ -27,8 +27,16 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
   private final LlvmModule module;
   private final Cfg<Block> cfg;
   private final Map<Block, List<Value>> instructions = new HashMap<>();
-  private final Map<Value, Block> blockOf = new HashMap<>();
-  private final Map<Value, Opcode> opcodes = new HashMap<>();
+  /**
+   * Dense numbering of the function's instructions (block order, then instruction order): one hash
+   * lookup per question, then arrays (issue 16, eleventh round: two maps keyed by the same values
+   * before, and every operand walk made again per question).
+   */
+  private final Map<Value, Integer> index;
+  private final Block[] blockAt;
+  private final Opcode[] opcodeAt;
+  private final List<Value>[] operandsAt;
+  private final OpKind[] kindAt;
   private final BiFunction<Value, Function<Value, Shape>, Optional<Shape>> custom;
   private final java.util.function.Predicate<Value> pureCall;
 
@@ -42,16 +50,84 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
     Graph<Block, DefaultEdge> g = Cfg.newGraph();
     List<Block> blocks = fn.blocks();
     for (Block b : blocks) g.addVertex(b);
+    List<Value> all = new ArrayList<>();
+    List<Block> allBlocks = new ArrayList<>();
     for (Block b : blocks) {
       List<Value> insts = b.instructions();
       instructions.put(b, insts);
       for (Value v : insts) {
-        blockOf.put(v, b);
-        opcodes.put(v, v.opcode());
+        all.add(v);
+        allBlocks.add(b);
       }
       for (Block s : b.successors()) g.addEdge(b, s);
     }
+    int n = all.size();
+    index = HashMap.newHashMap(n);
+    blockAt = allBlocks.toArray(new Block[0]);
+    opcodeAt = new Opcode[n];
+    @SuppressWarnings("unchecked")
+    List<Value>[] ops = new List[n];
+    operandsAt = ops;
+    kindAt = new OpKind[n];
+    for (int i = 0; i < n; i++) {
+      Value v = all.get(i);
+      index.put(v, i);
+      opcodeAt[i] = v.opcode();
+    }
     this.cfg = Cfg.of(g, fn.entry());
+  }
+
+  /**
+   * The instruction's number in this function (0 .. {@link #instructionCount()} - 1, block order then
+   * instruction order, as at construction), or -1 for anything else (parameters, constants, other
+   * functions' values).
+   */
+  public int index(Value v) {
+    Integer i = index.get(v);
+    return i == null ? -1 : i;
+  }
+
+  /** How many instructions the function had at construction (the numbers {@link #index} hands out). */
+  public int instructionCount() { return blockAt.length; }
+
+  /** The block of instruction number {@code i} ({@link #index}). */
+  public Block blockAt(int i) { return blockAt[i]; }
+
+  /** The opcode of instruction number {@code i} ({@link #index}). */
+  public Opcode opcodeAt(int i) { return opcodeAt[i]; }
+
+  /**
+   * What changed in the function since construction, as far as this view's cached facts go: the
+   * instructions and their order, each one's block and opcode, and
+   * the operand lists and kinds handed out so far.
+   * Empty when the cached answers still hold (the pipeline checks it after emission with {@code
+   * verifyEachPhase}: nothing may edit the scalar copy once it is analysed). At most 20 lines.
+   */
+  public List<String> changes() {
+    List<String> out = new ArrayList<>();
+    int i = 0;
+    for (Block b : fn.blocks()) {
+      for (Value v = b.firstInstruction(); v != null; v = v.nextInstruction(), i++) {
+        if (out.size() >= 20) return out;
+        Integer at = index.get(v);
+        if (at == null || at != i) {
+          out.add("instruction " + i + " (" + v.opcode() + " in " + b.describe() + ") was "
+              + (at == null ? "not numbered" : "number " + at));
+          continue;
+        }
+        if (!blockAt[i].equals(b)) out.add("instruction " + i + " moved from " + blockAt[i].describe() + " to " + b.describe());
+        Opcode op = v.opcode();
+        if (op != opcodeAt[i]) out.add("instruction " + i + " was " + opcodeAt[i] + ", is " + op);
+        if (operandsAt[i] != null && !operandsAt[i].equals(operandsOf(v, op))) {
+          out.add("instruction " + i + " (" + op + " in " + b.describe() + ") has other operands than when first asked");
+        }
+        if (kindAt[i] != null && kindAt[i] != instructionKind(v, op)) {
+          out.add("instruction " + i + " (" + op + " in " + b.describe() + ") is no longer of kind " + kindAt[i]);
+        }
+      }
+    }
+    if (i != blockAt.length && out.size() < 20) out.add(blockAt.length + " instructions numbered, " + i + " now");
+    return out;
   }
 
   public org.packetizer.core.ir.Function function() { return fn; }
@@ -62,23 +138,36 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
 
   @Override public List<Value> instructions(Block block) { return instructions.get(block); }
 
-  @Override public Optional<Block> blockOf(Value value) { return Optional.ofNullable(blockOf.get(value)); }
+  @Override public Optional<Block> blockOf(Value value) {
+    Integer i = index.get(value);
+    return i == null ? Optional.empty() : Optional.of(blockAt[i]);
+  }
 
   /** The opcode of an instruction of this function (cached). */
   public Opcode opcode(Value v) {
-    Opcode o = opcodes.get(v);
-    return o != null ? o : v.opcode();
+    Integer i = index.get(v);
+    return i != null ? opcodeAt[i] : v.opcode();
   }
 
   @Override
   public OpKind kind(Value v) {
-    // (opcodes holds exactly this function's instructions, as blockOf does: one lookup)
-    Opcode op = opcodes.get(v);
-    if (op == null) {
+    // (the numbering holds exactly this function's instructions: one lookup; an instruction's kind is
+    // worked out once, the analyses ask again on every visit)
+    Integer i = index.get(v);
+    if (i == null) {
       if (v.isArgument()) return OpKind.PARAMETER;
       if (v.isConstantInt()) return OpKind.CONSTANT_INT;
       return OpKind.CONSTANT_OTHER;
     }
+    OpKind k = kindAt[i];
+    if (k == null) {
+      k = instructionKind(v, opcodeAt[i]);
+      kindAt[i] = k;
+    }
+    return k;
+  }
+
+  private static OpKind instructionKind(Value v, Opcode op) {
     if (op != Opcode.PHI && op != Opcode.SELECT && op != Opcode.LOAD && op != Opcode.CALL && op != Opcode.ALLOCA
         && involvesComposite(v)) {
       // strides are per lane of a scalar; a vector or aggregate (or a bit cast from one) is uniform or varying
@@ -116,12 +205,28 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
 
   private static boolean isComposite(Type t) { return t.isVector() || t.isStruct() || t.isArray(); }
 
+  /**
+   * The value operands (a phi's incoming values; no blocks, no metadata). An instruction of this
+   * function walks its operands once and keeps the (unmodifiable) list: the analyses and the emitter
+   * ask again for the same instructions.
+   */
   @Override
   public List<Value> operands(Value v) {
-    Opcode op = opcode(v);
+    Integer i = index.get(v);
+    if (i == null) return operandsOf(v, v.opcode());
+    List<Value> ops = operandsAt[i];
+    if (ops == null) {
+      ops = java.util.Collections.unmodifiableList(operandsOf(v, opcodeAt[i]));
+      operandsAt[i] = ops;
+    }
+    return ops;
+  }
+
+  private static List<Value> operandsOf(Value v, Opcode op) {
     if (op == Opcode.PHI) {
-      List<Value> out = new ArrayList<>();
-      for (int i = 0; i < v.incomingCount(); i++) out.add(v.incomingValue(i));
+      int k = v.incomingCount();
+      List<Value> out = new ArrayList<>(k);
+      for (int i = 0; i < k; i++) out.add(v.incomingValue(i));
       return out;
     }
     List<Value> out = new ArrayList<>();

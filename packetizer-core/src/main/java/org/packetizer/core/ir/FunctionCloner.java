@@ -41,8 +41,7 @@ public final class FunctionCloner {
           if (inst.opcode() == Opcode.PHI) {
             copy = builder.phi(inst.type(), inst.name());
           } else {
-            copy = Value.of(LLVMInstructionClone(inst.ref()));
-            LLVMInsertIntoBuilderWithName(builderRef(builder), copy.ref(), inst.name());
+            copy = builder.insertClone(inst, inst.name());  // (through Ffm when it is on)
           }
           vmap.put(inst, copy);
         }
@@ -68,9 +67,5 @@ public final class FunctionCloner {
       }
     }
     return g;
-  }
-
-  private static org.bytedeco.llvm.LLVM.LLVMBuilderRef builderRef(IrBuilder b) {
-    return b.rawRef();
   }
 }

@@ -2,9 +2,6 @@ package org.packetizer.core.ir;
 
 import static org.bytedeco.llvm.global.LLVM.*;
 
-import java.util.HashMap;
-import java.util.Map;
-
 /** LLVM instruction opcodes (LLVMOpcode), with a few predicates the pipeline needs. */
 public enum Opcode {
   RET(LLVMRet), BR(LLVMBr), SWITCH(LLVMSwitch), INDIRECTBR(LLVMIndirectBr), INVOKE(LLVMInvoke),
@@ -25,17 +22,22 @@ public enum Opcode {
   UNKNOWN(-1);
 
   private final int code;
-  private static final Map<Integer, Opcode> BY_CODE = new HashMap<>();
+  /** Opcode by LLVM code (dense: the codes are small; a HashMap lookup boxed the code and hashed it per call). */
+  private static final Opcode[] BY_CODE;
 
   static {
-    for (Opcode o : values()) BY_CODE.put(o.code, o);
+    int max = 0;
+    for (Opcode o : values()) max = Math.max(max, o.code);
+    BY_CODE = new Opcode[max + 1];
+    java.util.Arrays.fill(BY_CODE, UNKNOWN);
+    for (Opcode o : values()) if (o.code >= 0) BY_CODE[o.code] = o;
   }
 
   Opcode(int code) { this.code = code; }
 
   public int code() { return code; }
 
-  public static Opcode of(int code) { return BY_CODE.getOrDefault(code, UNKNOWN); }
+  public static Opcode of(int code) { return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : UNKNOWN; }
 
   public boolean isBinary() { return code >= LLVMAdd && code <= LLVMXor; }
 

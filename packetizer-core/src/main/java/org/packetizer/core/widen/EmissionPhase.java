@@ -7,6 +7,7 @@ import java.util.Optional;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.core.api.PacketizationException;
 import org.packetizer.core.api.Rejection;
+import org.packetizer.core.adapt.LlvmSsaFunction;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrBuilder;
@@ -106,11 +107,15 @@ abstract class EmissionPhase {
 
   boolean needsValueSlot(Value inst) {
     Block def = current();
+    LlvmSsaFunction ssa = st.ssa();
     for (Value u : inst.users()) {
-      if (!u.isInstruction()) continue;
-      if (u.opcode() == Opcode.PHI) return true;
-      Optional<Block> ub = st.ssa().blockOf(u);
-      if (ub.isEmpty() || !ub.get().equals(def)) return true;
+      // (one lookup in the scalar function's numbering instead of two LLVM calls and a map lookup)
+      int i = ssa.index(u);
+      if (i < 0) {
+        if (u.isInstruction()) return true;  // not an instruction of the scalar function
+        continue;
+      }
+      if (ssa.opcodeAt(i) == Opcode.PHI || !ssa.blockAt(i).equals(def)) return true;
     }
     return false;
   }
