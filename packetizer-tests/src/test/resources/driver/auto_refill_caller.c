@@ -96,6 +96,23 @@ int main(void) {
   expect(auto_state[TRIALS] >= 3 && auto_state[TRIALS] <= 20, "back-off: 3 to 20 trials in 64 epochs (one per epoch: 64)");
   expect(refill_seen, "back-off: refill on random points");
 
+  /* the watch: the plain body in use, fully backed off, in a run longer than the input (as after a long coherent
+     stretch), and a reference of the refill body's cost per element from the trials. (a) A reference far below what the
+     plain body costs here (1 cycle for one trial's refill chunk): the first timed piece of the plain run ends it, the
+     trials come, and on random points they pick refill within 16 epochs. (b) A reference far above it: no piece ends
+     the run, no trial, the plain body throughout, the run shorter by exactly the elements computed. (The reference
+     is the decayed sum of the trials' refill cycles, RCYC, over their weight, POS bits 8 and up: 1024 per trial.) */
+  for (int k = 0; k < 2; k++) {
+    long long before = auto_state[TRIALS];
+    auto_state[POS] = (1024LL << 8) | 3; auto_state[LEFT] = 256 * (long long)E; auto_state[LEVEL] = 5; auto_state[CHOICE] = 0;
+    auto_state[SAVED] = 0; auto_state[RCYC] = k == 0 ? 1 : 1LL << 50;
+    refill_seen = 0;
+    run(k == 0 ? "watch (fires)" : "watch (quiet)", 16 * (size_t)E, 0, 4 * (size_t)E + W + 3);
+    if (k == 0) expect(refill_seen && auto_state[TRIALS] - before >= 2, "watch: a plain run slower than the reference ended at once; refill");
+    else expect(!refill_seen && auto_state[CHOICE] == 0 && auto_state[TRIALS] == before && auto_state[LEFT] == 240 * (long long)E,
+                "watch: a plain run cheaper than the reference continued");
+  }
+
   /* coherent, then random halfway: calls that end inside the trials' chunks and the runs */
   memset(auto_state, 0, sizeof auto_state);
   refill_seen = 0;

@@ -57,6 +57,35 @@ class RefillCliTest {
     assertFalse(r.err().contains("lane refill"), r.err());
   }
 
+  /**
+   * Scalable packets (vscale × W lanes, the count known only at run time) have no refill driver: {@code --refill} is
+   * refused with an error naming the way out and nothing is written; {@code --refill=auto} keeps the scalable plain driver
+   * and says so.
+   */
+  @Test
+  void scalableDriversRefuseRefillAndAutoKeepsThePlainOne() throws Exception {
+    Path in = Cli.bundled(dir, "mandelbrot");
+    Path out = dir.resolve("s.ll");
+    Cli.Run r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "4", "--target-triple", "aarch64-linux-gnu",
+        "--target-features", "+sve", "--scalable", "--array-driver", "--refill", "--remarks", "-S", "-o", out.toString());
+    assertNotEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("lane refill (--refill) is not built for scalable packets (--scalable)")
+        && r.err().contains("--vector-bits N") && r.err().contains("mandelbrot"), r::toString);
+    assertFalse(java.nio.file.Files.exists(out), "nothing written");
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "4", "--target-triple", "aarch64-linux-gnu",
+        "--target-features", "+sve", "--scalable", "--array-driver", "--refill=auto", "--remarks", "-S", "-o", out.toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("lane refill not chosen (--refill=auto): scalable packets"), r::toString);
+    String ir = java.nio.file.Files.readString(out);
+    assertTrue(ir.contains("define void @mandelbrot_map(") && ir.contains("@llvm.get.active.lane.mask.nxv4i1.i64"), ir);
+    // with the vector length given, the refill driver is built (SVE compact)
+    Path fixed = dir.resolve("f.ll");
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "16", "--target-triple", "aarch64-linux-gnu",
+        "--target-features", "+sve", "--vector-bits", "512", "--array-driver", "--refill", "--remarks", "-S", "-o", fixed.toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("lane refill (--refill) at the loop at %") && r.err().contains("SVE compact"), r::toString);
+  }
+
   @Test
   void usageErrors() throws Exception {
     Path in = Cli.bundled(dir, "mandelbrot");

@@ -122,6 +122,13 @@ final class Pipeline {
     }
   }
 
+  /** Why {@code --scalable --array-driver --refill} is refused (docs/drivers.md, "Scalable packets"). */
+  public static final String SCALABLE_REFILL_REFUSAL = "lane refill (--refill) is not built for scalable packets"
+      + " (--scalable): the refill driver's rounds are built for a lane count known when the driver is built, and a scalable"
+      + " driver's is vscale x W, known only at run time; for SVE give the vector length instead (--vector-bits N, as clang's"
+      + " -msve-vector-bits=N: the refill driver then compacts with SVE compact), or drop --refill (the scalable plain driver),"
+      + " or use --refill=auto (which keeps the scalable plain driver)";
+
   /**
    * {@link PacketizerOptions#scalable}: the masked W-wide packet function, re-typed to vscale × W lanes
    * by {@link org.packetizer.core.scalable.ScalablePackets} (lane-wise code only).
@@ -131,6 +138,10 @@ final class Pipeline {
     if (options.cAbi()) {
       throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "scalable packets are published as LLVM functions,"
           + " SVE vector-function-ABI variants (--vector-abi) and array drivers: not in the C form (--c-abi)", scalarName);
+    }
+    if (options.arrayDriver().isPresent() && options.refill() == org.packetizer.core.api.Refill.ON) {
+      // (issue 17: refused, not ignored; the refill rounds are built for a lane count known when the driver is built)
+      throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, SCALABLE_REFILL_REFUSAL, scalarName);
     }
     boolean sveAbi = options.vectorAbi();
     if (sveAbi) {
@@ -217,6 +228,12 @@ final class Pipeline {
         + (sveAbi ? "; SVE vector-function-ABI variant @" + published + " (svbool_t predicate)" : ""));
     options.remarks().accept(note);
     PacketizationResult result = fixed.withPacketFunction(published).withRemark(note);
+    if (options.arrayDriver().isPresent() && options.refill() == org.packetizer.core.api.Refill.AUTO) {
+      Remark plain = new Remark(Remark.Kind.NOTE, scalarName, null, null, "lane refill not chosen (--refill=auto): scalable"
+          + " packets (the vector length known only at run time) have no refill driver; plain scalable driver");
+      options.remarks().accept(plain);
+      result = result.withRemark(plain);
+    }
     if (options.arrayDriver().isPresent()) result = ArrayDriver.buildScalable(module, result, simdName, options);
     return result;
   }

@@ -71,19 +71,21 @@ public final class Interleave {
 
   /** The estimate for one loop. */
   public record LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
-      int registersNeeded, int registers, int choice, boolean refill) {
+      int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill) {
     /** The estimate of a plain driver's loop. */
     public LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
         int registersNeeded, int registers, int choice) {
-      this(header, latency, throughput, dataDependentExit, liveValues, registersNeeded, registers, choice, false);
+      this(header, latency, throughput, dataDependentExit, liveValues, registersNeeded, registers, choice, false, false);
     }
 
     /** One line for a remark. */
     public String describe() {
       return String.format(Locale.ROOT, "loop at %%%s: recurrence latency %.1f cycles, throughput %.1f cycles per iteration%s,"
-          + " %d live values%s (%d of %d vector registers at IC " + Math.max(2, choice) + ") -> IC %d", header, latency, throughput,
+          + " %d live values%s (%d of %d vector registers at IC " + Math.max(2, choice) + ")%s -> IC %d", header, latency, throughput,
           !dataDependentExit ? "" : refill ? " (data-dependent exit; no charge: refill gives finished lanes new elements)"
-              : " (data-dependent exit)", liveValues, refill ? " and the lane's result" : "", registersNeeded, registers, choice);
+              : " (data-dependent exit)", liveValues, refill ? " and the lane's result" : "", registersNeeded, registers,
+          avx2Refill ? "; AVX2 refill rule: spills not charged, at most " + AVX2_REFILL_REGS + " registers per value over the states"
+              : "", choice);
     }
   }
 
@@ -308,6 +310,23 @@ public final class Interleave {
     double gain = two <= 0 ? 1 : one / two;
     if (dataExit && !refill) gain /= DIVERGENCE_PENALTY;
     int choice = gain >= MIN_GAIN && needed <= 2 * registers ? 2 : 1;
+    if (refill && avx2RefillRule() && !arm && registers == 16 && regBits == 256 && latency > 0) {
+      // AVX2 (16 registers of 256 bits): the refill states' spills are not charged and do not veto (a state's
+      // values wait on the long recurrence, the reloads fit in its latency), but the states together hold at most
+      // AVX2_REFILL_REGS registers per value; IC 2 or 4 where the recurrence latency over IC chains still beats the
+      // throughput by MIN_GAIN against half as many chains (measured on bench-refill --march haswell:
+      // docs/performance.md "AVX2 refill interleave count")
+      int best = 1;
+      for (int ic = 2; ic <= 4 && ic * regsPerValue <= AVX2_REFILL_REGS; ic *= 2) {
+        double fewer = Math.max(latency / (ic / 2), throughput);
+        double more = Math.max(latency / ic, throughput);
+        if (fewer / more >= MIN_GAIN) best = ic;
+        else break;
+      }
+      int neededAt = (Math.max(2, best) * (live.size() + 1 - shared) + shared) * regsPerValue;
+      return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(), neededAt, registers, best, true,
+          true);
+    }
     if (refill && choice == 2) {
       // the refill body may take 4 chains: the same estimate at IC 4 against IC 2 (measured: docs/performance.md)
       int needed4 = (4 * (live.size() + 1 - shared) + shared) * regsPerValue;
@@ -318,8 +337,18 @@ public final class Interleave {
       }
     }
     return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(),
-        needed, registers, choice, refill);
+        needed, registers, choice, refill, false);
   }
+
+  /** The AVX2 refill states hold at most this many registers per value together (IC × registers per W-lane value). */
+  public static final int AVX2_REFILL_REGS = 4;
+
+  /**
+   * {@code -Dpacketizer.refill.avx2Ic=false} (read when a driver is built; a measuring switch): the refill body on AVX2
+   * takes the general rule's interleave count (spills charged, vetoed beyond twice the registers), as before the AVX2
+   * rule.
+   */
+  static boolean avx2RefillRule() { return !"false".equals(System.getProperty("packetizer.refill.avx2Ic")); }
 
   /**
    * Whether an address is the same in every lane in each iteration: computed from uniform parameters,

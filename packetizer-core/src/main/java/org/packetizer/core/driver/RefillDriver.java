@@ -424,7 +424,8 @@ public final class RefillDriver {
    * position (0, 1, 2: the timed chunks plain, refill, plain; 3: the run), the elements left in it (0: not started),
    * the back-off level, the body in use (1: refill), the cycles of the two plain chunks and of the refill chunk of
    * the trial under way, the number of trials decided (statistics), and the level to return to when a trial in the
-   * next epoch (after one that favoured the other body) keeps the body.
+   * next epoch (after one that favoured the other body) keeps the body. The position word's bits 8 and up hold the
+   * trials' weight in the decayed sums ({@link #WATCH_UNIT} per trial) for the watch.
    */
   public static final int STATE_POS = 0, STATE_LEFT = 1, STATE_LEVEL = 2, STATE_CHOICE = 3, STATE_PLAIN_CYCLES = 4,
       STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_FIELDS = 8;
@@ -437,6 +438,31 @@ public final class RefillDriver {
    * read when a driver is built.
    */
   public static boolean adaptiveBackoff() { return !"false".equals(System.getProperty("packetizer.refill.autoBackoff")); }
+
+  /**
+   * The watch fires when the plain body's piece costs more than WATCH_FACTOR_NUM / WATCH_FACTOR_DEN (3/2) times refill's
+   * cost per element at the trials (random inputs: plain 2.6-3.8× refill in bin/bench-refill, about 2× in the tests'
+   * mandelbrot at 150 iterations; 9/8 fired on local stretches of coherent images and cost julia W8 3 %).
+   */
+  public static final int WATCH_FACTOR_NUM = 3, WATCH_FACTOR_DEN = 2;
+  /** One trial's weight in the watch's count of the trials in the decayed sums (bits 8 and up of {@link #STATE_POS}). */
+  public static final long WATCH_UNIT = 1024;
+
+  /**
+   * Whether the back-off driver watches the plain body's runs ({@code -Dpacketizer.refill.autoWatch=false}: it does not,
+   * for measurement), read when a driver is built: a run of the plain body goes in pieces of an epoch, each timed, and a
+   * piece whose cycles per element exceed 3/2 times the refill body's at the trials brings the next
+   * trial at once (an input that turned from coherent to random ran the plain body, 2.6-3.8× slower than refill, for up
+   * to 1.5·2^level epochs: docs/performance.md "The watch").
+   */
+  public static boolean adaptiveWatch() { return !"false".equals(System.getProperty("packetizer.refill.autoWatch")); }
+
+  /**
+   * Whether the back-off also grows after a trial in which the two bodies are close (neither cheaper by more than
+   * 1/2^{@link #ADAPTIVE_HYSTERESIS_SHIFT}; {@code -Dpacketizer.refill.autoCloseBackoff=false}: only after a decisive win,
+   * as before; for measurement), read when a driver is built.
+   */
+  public static boolean adaptiveCloseBackoff() { return !"false".equals(System.getProperty("packetizer.refill.autoCloseBackoff")); }
 
   /** The back-off's highest level ({@code -Dpacketizer.refill.autoMaxLevel}), read when a driver is built; for measurement. */
   static int adaptiveMaxLevel() {
@@ -489,11 +515,15 @@ public final class RefillDriver {
           + " picks the body that took fewer cycles per element (the"
           + " other one only when it is cheaper by more than 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT) + "), which then runs"
           + " until the next trial in one call; exponential back-off: after a trial that keeps the body in use the next one"
-          + " comes after twice as many epochs when it won by more than 1/" + (1 << ADAPTIVE_DECISIVE_SHIFT) + " (up to "
+          + " comes after twice as many epochs when it won by more than 1/" + (1 << ADAPTIVE_DECISIVE_SHIFT)
+          + (adaptiveCloseBackoff() ? " or the bodies were within 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT) + " of each other" : "")
+          + " (up to "
           + (1 << adaptiveMaxLevel()) + "; a narrower win keeps the spacing; each spacing jittered by ±1/2 from"
           + " the cycle counter); after one that favours the other body, the next one comes in the next epoch, and the body"
-          + " changes when two trials in a row favour it (else the back-off resumes); the trial position, sums and back-off"
-          + " persist between calls in NAME" + STATE_SUFFIX;
+          + " changes when two trials in a row favour it (else the back-off resumes)"
+          + (adaptiveWatch() ? "; a run of the plain body goes in timed pieces of an epoch, and a piece that costs more than 3/2"
+              + " times refill's cycles per element at the trials brings the next trial at once" : "")
+          + "; the trial position, sums and back-off persist between calls in NAME" + STATE_SUFFIX;
     }
     return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; each starts with three"
         + " timed chunks, " + adaptivePlain() + "·W elements with the plain body, " + adaptiveRefill() + "·W with the refill"
@@ -757,6 +787,7 @@ public final class RefillDriver {
     int refillP = adaptiveRefill();
     int maxLevel = adaptiveMaxLevel();
     long trialLen = (2L * plainP + refillP) * w;
+    boolean watch = adaptiveWatch();
     Value state = module.i64State(driver.name() + STATE_SUFFIX, STATE_FIELDS, 64);
     try (IrBuilder b = new IrBuilder(ctx)) {
       Block entry = driver.appendBlock("entry");
@@ -769,7 +800,10 @@ public final class RefillDriver {
       b.atEnd(start);
       Value[] field = new Value[STATE_FIELDS];
       for (int k = 0; k < STATE_FIELDS; k++) field[k] = b.gep(i64, state, List.of(b.constInt(i64, k)), true, "state." + k);
-      Value pos0 = b.and(b.relaxed(b.load(i64, field[STATE_POS], 8, "state.pos")), b.constInt(i64, 3), "");
+      Value posWord = b.relaxed(b.load(i64, field[STATE_POS], 8, "state.pos"));
+      Value pos0 = b.and(posWord, b.constInt(i64, 3), "");
+      // (bits 8 and up of the position word: the trials' weight in the sums, WATCH_UNIT per trial, decayed as they are)
+      Value weight0 = b.binop(Opcode.LSHR, posWord, b.constInt(i64, 8), "state.weight");
       Value left0 = b.relaxed(b.load(i64, field[STATE_LEFT], 8, "state.left"));
       Value level0 = b.min(b.relaxed(b.load(i64, field[STATE_LEVEL], 8, "state.level")), b.constInt(i64, maxLevel), true, "");
       Value choice0 = b.icmpEq(b.and(b.relaxed(b.load(i64, field[STATE_CHOICE], 8, "state.choice")), b.constInt(i64, 1), ""),
@@ -783,6 +817,7 @@ public final class RefillDriver {
       b.atEnd(loop);
       Value i = b.phi(sizeT, "i");
       Value pos = b.phi(i64, "trial.pos");
+      Value weight = b.phi(i64, "trials.weight");
       Value left = b.phi(i64, "trial.left");
       Value level = b.phi(i64, "backoff.level");
       Value choice = b.phi(ctx.i1(), "refill.chosen");
@@ -808,7 +843,10 @@ public final class RefillDriver {
       Value todo = b.select(fresh, full, left, "position.left");
       Value rest = b.sub(n, i, "rest");
       Value rest64 = sizeT.intWidth() == 64 ? rest : b.cast(Opcode.ZEXT, rest, i64, "");
+      // the watch (adaptiveWatch): a run of the plain body goes in pieces of at most an epoch, each timed
+      Value plainRun = watch ? b.and(atRun, b.not(choice, ""), "run.plain") : null;
       Value cnt = b.min(rest64, todo, true, "chunk.n");
+      if (watch) cnt = b.min(cnt, b.select(plainRun, b.constInt(i64, (long) epoch * w), cnt, ""), true, "chunk.piece");
       Value chunk = sizeT.intWidth() == 64 ? cnt : b.cast(Opcode.TRUNC, cnt, sizeT, "");
       Value useRefill = b.or(atRefill, b.and(atRun, choice, ""), "use.refill");
       List<Value> args = chunkArgs(b, ctx, driver, kinds, types, rt, sizeT, i, chunk);
@@ -824,9 +862,29 @@ public final class RefillDriver {
       Value decay = b.min(b.binop(Opcode.SHL, b.constInt(i64, 1), level, ""), b.constInt(i64, 63), true, "decay");
       Value pBase = b.select(trialStart, b.binop(Opcode.LSHR, pCyc, decay, ""), pCyc, "");
       Value rBase = b.select(trialStart, b.binop(Opcode.LSHR, rCyc, decay, ""), rCyc, "");
+      Value weight1 = b.select(trialStart, b.add(b.binop(Opcode.LSHR, weight, decay, ""), b.constInt(i64, WATCH_UNIT), ""), weight,
+          "trials.weight.next");
       Value pCyc1 = b.select(b.or(atRun, atRefill, ""), pBase, b.add(pBase, dt, ""), "plain.cycles.next");
       Value rCyc1 = b.select(atRefill, b.add(rBase, dt, ""), rBase, "refill.cycles.next");
       Value left1 = b.sub(todo, cnt, "trial.left.next");
+      if (watch) {
+        // a piece of the plain body's run that took more than 3/2 times the cycles per element the refill body
+        // took at the trials ends the run: the next trial comes
+        // now, not after up to 1.5·2^level epochs (an input that turned from coherent to random: the plain body 3-4×
+        // slower). Pieces shorter than a timed plain chunk are not judged (a call's last few elements); no trial yet
+        // (rCyc = 0): nothing to compare with
+        // refill per element at the trials: rCyc / (weight / WATCH_UNIT trials × refillP·W elements); the piece's plain
+        // cycles per element against 3/2 times that, cross-multiplied in 128 bits
+        Value plainCost = b.mul(b.mul(b.cast(Opcode.ZEXT, dt, i128, ""), b.cast(Opcode.ZEXT, weight, i128, ""), ""),
+            b.constInt(i128, (long) refillP * w * WATCH_FACTOR_DEN), "watch.plain");
+        Value refillCost = b.mul(b.mul(b.cast(Opcode.ZEXT, rCyc, i128, ""), b.cast(Opcode.ZEXT, cnt, i128, ""), ""),
+            b.constInt(i128, (long) WATCH_FACTOR_NUM * WATCH_UNIT), "watch.refill");
+        Value slower = b.icmpUlt(refillCost, plainCost, "watch.slower");
+        Value judged = b.and(b.not(b.icmpUlt(cnt, b.constInt(i64, (long) plainP * w), ""), ""),
+            b.icmpNe(weight, zero, ""), "");
+        Value alarm = b.and(b.and(plainRun, judged, ""), slower, "watch.alarm");
+        left1 = b.select(alarm, zero, left1, "trial.left.watched");
+      }
       Value posDone = b.icmpEq(left1, zero, "position.done");
       Value decide = b.and(atDecide, posDone, "decide");
       // refill per element (its chunk's elements: refillP·W) against plain per element (2·plainP·W), cross-multiplied in
@@ -846,6 +904,14 @@ public final class RefillDriver {
       Value refillClear = b.icmpUlt(b.binop(Opcode.SHL, lhs, dsh, ""), b.sub(b.binop(Opcode.SHL, rhs, dsh, ""), rhs, ""), "");
       Value plainClear = b.icmpUlt(b.binop(Opcode.SHL, rhs, dsh, ""), b.sub(b.binop(Opcode.SHL, lhs, dsh, ""), lhs, ""), "");
       Value decisive = b.select(cheaper, refillClear, plainClear, "decisive");
+      if (adaptiveCloseBackoff()) {
+        // close (adaptiveCloseBackoff): neither body cheaper than the other by more than 1/2^HYSTERESIS; which one runs
+        // matters little, so the back-off grows as after a decisive win (more trials there cost their refill chunk's
+        // drain and follow local stretches of the input)
+        Value refillBy = b.icmpUlt(lhsS, b.sub(rhsS, rhs, ""), "");
+        Value plainBy = b.icmpUlt(rhsS, b.sub(lhsS, lhs, ""), "");
+        decisive = b.or(decisive, b.not(b.or(refillBy, plainBy, ""), ""), "decisive.or.close");
+      }
       // the same body: the next trial after twice as many epochs; the other one: after backing off (level > 0), a trial
       // in the next epoch first (one stretch of the input where the other body wins does not switch); at level 0, switch
       // (the level backed off from is saved; when the trial in the next epoch keeps the body, the back-off resumes there)
@@ -862,6 +928,7 @@ public final class RefillDriver {
       b.condBr(b.icmpUlt(i1, n, "more"), loop, done);
       i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(start, after));
       pos.addIncoming(List.of(pos0, pos1), List.of(start, after));
+      weight.addIncoming(List.of(weight0, weight1), List.of(start, after));
       left.addIncoming(List.of(left0, left1), List.of(start, after));
       level.addIncoming(List.of(level0, level1), List.of(start, after));
       choice.addIncoming(List.of(choice0, choice1), List.of(start, after));
@@ -871,7 +938,7 @@ public final class RefillDriver {
       saved.addIncoming(List.of(saved0, saved1), List.of(start, after));
 
       b.atEnd(done);
-      b.relaxed(b.store(pos1, field[STATE_POS], 8));
+      b.relaxed(b.store(b.or(pos1, b.binop(Opcode.SHL, weight1, b.constInt(i64, 8), ""), ""), field[STATE_POS], 8));
       b.relaxed(b.store(left1, field[STATE_LEFT], 8));
       b.relaxed(b.store(level1, field[STATE_LEVEL], 8));
       b.relaxed(b.store(b.cast(Opcode.ZEXT, choice1, i64, ""), field[STATE_CHOICE], 8));

@@ -85,6 +85,31 @@ class AutoRefillBackoffJitTest {
         // timed trial may favour the plain body for a while (two noisy trials in a row switch back)
         assertTrue(seen, "refill on random points; " + st);
 
+        // 1b. the watch: the plain body in use, fully backed off, in a run longer than the input (as after a long coherent
+        // stretch), and a reference of refill's cost per element from the trials (the decayed sum of their refill cycles
+        // over their weight, 1024 per trial in the position word's bits 8 and up). A reference far below the plain body's
+        // cost (1 cycle): the first timed piece ends the run, and the trials on random points pick refill within 16 epochs
+        // (without the watch: no trial, the plain body throughout). A reference far above it: no trial, the run shorter by
+        // exactly the elements computed (a watch that fires regardless fails here)
+        for (boolean fires : new boolean[] {true, false}) {
+          long t1 = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, (RefillDriver.WATCH_UNIT << 8) | 3);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT, 4 * n);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL, RefillDriver.ADAPTIVE_MAX_LEVEL);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, 0);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SAVED_LEVEL, 0);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, fires ? 1 : 1L << 50);
+          boolean switched = run(driver, scalar, arena, rp, 0, 16 * e, 4 * e + w + 3, "random after a plain run (the watch)", state, 0);
+          if (fires) {
+            assertTrue(switched, "the watch switched to refill; " + describe(state));
+            assertTrue(state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS) - t1 >= 2, "two trials; " + describe(state));
+          } else {
+            assertFalse(switched, "the plain body kept; " + describe(state));
+            assertEquals(t1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "no trial; " + describe(state));
+            assertEquals(4 * n - 16 * e, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT), "the run went on; " + describe(state));
+          }
+        }
+
         // 2. from a fresh state: an image in scan order for 64 epochs, then random points for 64 (calls that end inside
         // the trials' chunks and the runs), and the body at the end is refill
         state.fill((byte) 0);
