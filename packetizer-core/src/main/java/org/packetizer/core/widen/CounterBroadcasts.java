@@ -25,7 +25,8 @@ import org.packetizer.core.ir.Value;
  * above K: both are K), and every value is below 2^N, so the truncation commutes. Without the clamp,
  * truncation commutes with the addition modulo 2^N. Runs after the clean-up (InstCombine would
  * scalarize a vector add of a broadcast back). Measurement knob
- * {@code -Dpacketizer.vectorCounters=false} (the bench passes it to its workers).
+ * {@code -Dpacketizer.vectorCounters=false} (the bench passes it to its workers). The clamp is applied
+ * by a select on the scalar counter rather than a vector {@code umin} ({@link #scalarClamp}).
  */
 public final class CounterBroadcasts {
   private CounterBroadcasts() {}
@@ -33,13 +34,40 @@ public final class CounterBroadcasts {
   /** Whether the rewrite runs ({@code -Dpacketizer.vectorCounters=false} turns it off). */
   static final boolean ENABLED = !"false".equals(System.getProperty("packetizer.vectorCounters"));
 
+  /**
+   * How the clamped counter {@code umin(P + C, K)} is stepped on the vector: {@code scalar} (the default)
+   * selects between the stepped vector and {@code splat(K)} on the scalar test {@code P + C <= K}
+   * (a compare of the scalar counter and a select the back end makes a never-taken branch); {@code vector}
+   * applies {@code umin} to the vector every iteration. Measured on strhash W8/AVX2 (docs/performance.md,
+   * issue 16, eleventh round): the vector {@code umin} and the reload of its constant are two of the 17
+   * instructions of the loop, and the loop runs about 9% faster without them. Knob
+   * {@code -Dpacketizer.vectorCounters.clamp=scalar|vector}, read at each use.
+   */
+  static boolean scalarClamp() {
+    return !"vector".equals(System.getProperty("packetizer.vectorCounters.clamp", "scalar"));
+  }
+
   /** Rewrites the counter broadcasts of {@code f}; returns how many. */
   public static int run(Function f, int w) {
+    return run(f, w, false);
+  }
+
+  /**
+   * Rewrites only the clamped counters ({@code splat(trunc(umin(P + C, K)))}: the narrowed loop-exit
+   * compares of {@code ArithmeticWidener.narrowCounterCompares}) of {@code f}, on targets with mask
+   * registers, where {@link #run} does not run; returns how many.
+   */
+  public static int runClamped(Function f, int w) {
+    return run(f, w, true);
+  }
+
+  private static int run(Function f, int w, boolean clampedOnly) {
     if (!ENABLED) return 0;
     List<Value> splats = new ArrayList<>();
     for (Block bb : f.blocks()) {
       for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
-        if (match(i) != null) splats.add(i);
+        Shape m = match(i);
+        if (m != null && (!clampedOnly || m.umin() != null)) splats.add(i);
       }
     }
     if (splats.isEmpty()) return 0;
@@ -103,8 +131,16 @@ public final class CounterBroadcasts {
     // the step, where the broadcast was
     b.before(s);
     Value next = b.add(vp, b.splat(b.constInt(et, m.c()), w, ""), "");
-    Function umin = m.umin() == null ? null : f.module().intrinsic("llvm.umin", vt);
-    if (umin != null) next = b.call(umin, List.of(next, b.splat(b.constInt(et, m.k()), w, "")), "");
+    boolean clamped = m.umin() != null;
+    if (clamped && scalarClamp()) {
+      // umin(P + C, K) is P + C while the scalar P + C is at most K (then P <= K too, and the vector
+      // before the step is trunc(P)); else K. One scalar compare (the counter is there anyway) in place
+      // of the vector umin and its constant on the loop-carried counter
+      Value in = b.icmpUlt(m.add(), b.constInt(m.add().type(), m.k() + 1), "counter.unclamped");
+      next = b.select(in, next, b.splat(b.constInt(et, m.k()), w, ""), "");
+    } else if (clamped) {
+      next = b.call(f.module().intrinsic("llvm.umin", vt), List.of(next, b.splat(b.constInt(et, m.k()), w, "")), "");
+    }
     List<Value> vals = new ArrayList<>(cnt);
     List<Block> bbs = new ArrayList<>(cnt);
     for (int i = 0; i < cnt; i++) {
@@ -116,11 +152,11 @@ public final class CounterBroadcasts {
         b.before(from.terminator());
         if (v.isConstantInt()) {
           // (a constant start, folded here: the builder does not fold intrinsic calls)
-          long x = umin != null && Long.compareUnsigned(v.constIntZExt(), m.k()) > 0 ? m.k() : v.constIntZExt();
+          long x = clamped && Long.compareUnsigned(v.constIntZExt(), m.k()) > 0 ? m.k() : v.constIntZExt();
           vals.add(b.splat(b.constInt(et, x), w, ""));
         } else {
           Value x = v;
-          if (umin != null) x = b.call(f.module().intrinsic("llvm.umin", v.type()), List.of(x, b.constInt(v.type(), m.k())), "");
+          if (clamped) x = b.call(f.module().intrinsic("llvm.umin", v.type()), List.of(x, b.constInt(v.type(), m.k())), "");
           vals.add(b.splat(b.cast(Opcode.TRUNC, x, et, ""), w, ""));
         }
       }
