@@ -4,21 +4,16 @@
 ; to 2^31 (one <8 x i32> compare instead of two <4 x i64> ones and a pack); with mask registers
 ; (integer-masks/avx512 targets) it stays 64-bit: narrow-64bit-compare-avx512.ll.
 ; The clamped counter, trunc(umin(iv.next, 2^31)) broadcast to every lane, is then carried as a
-; vector phi stepped by add on the vector (CounterBroadcasts): no scalar clamp, move and broadcast in
-; the loop (-Dpacketizer.vectorCounters=false keeps them). The clamp is a select between the stepped
-; vector and splat(2^31) on the scalar counter's own compare, not a vector umin on the loop-carried
-; counter (-Dpacketizer.vectorCounters.clamp=vector keeps the umin; issue 16, eleventh round).
+; vector phi stepped by add and umin on the vector (CounterBroadcasts): no scalar clamp, move and
+; broadcast in the loop (-Dpacketizer.vectorCounters=false keeps them).
 ; RUN: packetize -f f -w 8 --params uv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x i32> @f_simd8(ptr %s, <8 x i32> %len)
 ; CHECK:       body:
 ; CHECK-NEXT:  [[C:%[a-z0-9.]+]] = phi <8 x i32> [ zeroinitializer, %entry ], [ [[N:%[a-z0-9.]+]], %body ]
 ; CHECK-NOT:   @llvm.umin.i64
-; CHECK:       %iv.next = add nuw nsw i64 %{{[a-z0-9.]+}}, 1
-; CHECK-NEXT:  [[S:%[a-z0-9.]+]] = add <8 x i32> [[C]], splat (i32 1)
-; CHECK-NEXT:  [[U:%[a-z0-9.]+]] = icmp ult i64 %iv.next, 2147483649
-; CHECK-NEXT:  [[N]] = select i1 [[U]], <8 x i32> [[S]], <8 x i32> splat (i32 -2147483648)
+; CHECK:       [[S:%[a-z0-9.]+]] = add <8 x i32> [[C]], splat (i32 1)
+; CHECK-NEXT:  [[N]] = call <8 x i32> @llvm.umin.v8i32(<8 x i32> [[S]], <8 x i32> splat (i32 -2147483648))
 ; CHECK-NEXT:  icmp eq <8 x i32> [[N]], %len
-; CHECK-NOT:   call <8 x i32> @llvm.umin
 ; CHECK-NOT:   icmp {{.*}} <8 x i64>
 ; SHAPES:      compare of 64-bit values done in 32 bits: %n is the non-negative extension of a 32-bit value and %iv.next is uniform (clamped to 2^31)
 define i32 @f(ptr %s, i32 %len) {

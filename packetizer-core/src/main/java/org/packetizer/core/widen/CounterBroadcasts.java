@@ -35,16 +35,19 @@ public final class CounterBroadcasts {
   static final boolean ENABLED = !"false".equals(System.getProperty("packetizer.vectorCounters"));
 
   /**
-   * How the clamped counter {@code umin(P + C, K)} is stepped on the vector: {@code scalar} (the default)
-   * selects between the stepped vector and {@code splat(K)} on the scalar test {@code P + C <= K}
-   * (a compare of the scalar counter and a select the back end makes a never-taken branch); {@code vector}
-   * applies {@code umin} to the vector every iteration. Measured on strhash W8/AVX2 (docs/performance.md,
-   * issue 16, eleventh round): the vector {@code umin} and the reload of its constant are two of the 17
-   * instructions of the loop, and the loop runs about 9% faster without them. Knob
-   * {@code -Dpacketizer.vectorCounters.clamp=scalar|vector}, read at each use.
+   * How the clamped counter {@code umin(P + C, K)} is stepped on the vector: {@code scalar} selects
+   * between the stepped vector and {@code splat(K)} on the scalar test {@code P + C <= K} (a compare of
+   * the scalar counter and a select the back end makes a never-taken branch); {@code vector} applies
+   * {@code umin} to the vector every iteration; {@code auto} (the default) the select on targets with
+   * mask registers ({@link #runClamped}: strhash W16/AVX-512 with the narrowed counter), the {@code umin}
+   * elsewhere. Measured on strhash W8/AVX2 (docs/performance.md, issue 16, eleventh round): the select
+   * was 10% faster at load 20 and 0-3% slower at load 7-9, with 23 more machine instructions (tail
+   * duplication of the branch), so not the default there. Knob
+   * {@code -Dpacketizer.vectorCounters.clamp=auto|scalar|vector}, read at each use.
    */
-  static boolean scalarClamp() {
-    return !"vector".equals(System.getProperty("packetizer.vectorCounters.clamp", "scalar"));
+  static boolean scalarClamp(boolean maskRegisters) {
+    String v = System.getProperty("packetizer.vectorCounters.clamp", "auto");
+    return v.equals("scalar") || v.equals("auto") && maskRegisters;
   }
 
   /** Rewrites the counter broadcasts of {@code f}; returns how many. */
@@ -76,7 +79,7 @@ public final class CounterBroadcasts {
     try (IrBuilder b = new IrBuilder(ctx)) {
       for (Value s : splats) {
         Shape m = match(s);
-        if (m == null || !rewrite(b, f, s, m, w)) continue;
+        if (m == null || !rewrite(b, f, s, m, w, clampedOnly)) continue;
         n++;
       }
     }
@@ -117,7 +120,7 @@ public final class CounterBroadcasts {
     return new Shape(ins, tr, umin, x, p, c, k);
   }
 
-  static boolean rewrite(IrBuilder b, Function f, Value s, Shape m, int w) {
+  static boolean rewrite(IrBuilder b, Function f, Value s, Shape m, int w, boolean maskRegisters) {
     Block h = m.phi().block().orElseThrow();
     Block sb = s.block().orElseThrow();
     int cnt = m.phi().incomingCount();
@@ -132,7 +135,7 @@ public final class CounterBroadcasts {
     b.before(s);
     Value next = b.add(vp, b.splat(b.constInt(et, m.c()), w, ""), "");
     boolean clamped = m.umin() != null;
-    if (clamped && scalarClamp()) {
+    if (clamped && scalarClamp(maskRegisters)) {
       // umin(P + C, K) is P + C while the scalar P + C is at most K (then P <= K too, and the vector
       // before the step is trunc(P)); else K. One scalar compare (the counter is there anyway) in place
       // of the vector umin and its constant on the loop-carried counter
