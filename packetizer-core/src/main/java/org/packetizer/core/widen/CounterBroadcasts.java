@@ -25,8 +25,9 @@ import org.packetizer.core.ir.Value;
  * above K: both are K), and every value is below 2^N, so the truncation commutes. Without the clamp,
  * truncation commutes with the addition modulo 2^N. Runs after the clean-up (InstCombine would
  * scalarize a vector add of a broadcast back). Measurement knob
- * {@code -Dpacketizer.vectorCounters=false} (the bench passes it to its workers). The clamp is applied
- * by a select on the scalar counter rather than a vector {@code umin} ({@link #scalarClamp}).
+ * {@code -Dpacketizer.vectorCounters=false} (the bench passes it to its workers). On targets with mask
+ * registers the clamp is applied by a select on the scalar counter rather than a vector {@code umin}
+ * ({@link #scalarClamp}).
  */
 public final class CounterBroadcasts {
   private CounterBroadcasts() {}
