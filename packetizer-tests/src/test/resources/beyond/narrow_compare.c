@@ -24,3 +24,21 @@ int hash_to(const unsigned char *s, int n) {
   }
   return (int)h;
 }
+
+/* the loop shape with a uniform start (issue 16, eleventh round: the clamped vector counter stepped
+ * without a vector umin): a 64-bit counter from a uniform start on both sides of 2^31 and 2^32,
+ * against each lane's bound; the counter passes 2^31 (where the clamp starts to hold) and 2^32 while
+ * lanes are active, and a lane whose bound lies below the start leaves by the uniform limit only */
+static const unsigned long starts[8] = {0ul, 3ul, 0x7ffffffdul, 0x7ffffffeul, 0xfffffffdul, 0xfffffffeul, 0xfffffffful,
+                                        0x100000000ul};
+int scan_from(const unsigned char *s, int sel, int n) {
+  if (n < 0) return -1;
+  unsigned long start = starts[sel & 7];
+  unsigned long limit = start + 24;
+  unsigned h = 2166136261u;
+  for (unsigned long k = start; k < limit; ++k) {
+    h = (h ^ s[k - start]) * 16777619u;
+    if (k + 1 == (unsigned long)n) break;
+  }
+  return (int)h;
+}

@@ -435,6 +435,9 @@ final class Pipeline {
     if (intMasks) {
       MaskDemotion.run(packet, w);
       org.packetizer.core.widen.CounterBroadcasts.run(packet, w);
+    } else if (MaskDemotion.hasMaskRegisters(packet, options.targetCpu().orElse(null), options.targetFeatures().orElse(null))) {
+      // (mask registers: only the clamped counters of the loop-exit compares narrowed for them)
+      org.packetizer.core.widen.CounterBroadcasts.runClamped(packet, w);
     }
     requireReturnsLikeScalar(module, r.scalar(), packet, "the packet function", scalarName);
     phase("cleanup");

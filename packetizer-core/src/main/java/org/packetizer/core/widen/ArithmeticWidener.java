@@ -67,16 +67,21 @@ final class ArithmeticWidener extends EmissionPhase {
    * (AVX-512): there the 64-bit compares write mask registers directly, nothing is packed, and LLVM
    * folds the narrow compare and the loop's mask into one masked compare, which puts the compare's
    * latency on the loop-carried mask (measured: strhash W16/AVX-512 1.63x over scalar before, 1.47x
-   * narrowed; W4/SSE4.2 1.10x -> 1.15x, W8/AVX2 1.44x -> 1.53x). Measurement knob:
-   * {@code -Dpacketizer.narrowCompares=always|never}.
+   * narrowed; W4/SSE4.2 1.10x -> 1.15x, W8/AVX2 1.44x -> 1.53x). Except there a loop counter's
+   * exit compare, whose clamped counter {@link CounterBroadcasts} then carries as a 32-bit vector
+   * ({@link #narrowCounterCompares}: no broadcast in the loop, strhash W16 1.77x -> 2.34x). Measurement
+   * knob: {@code -Dpacketizer.narrowCompares=always|never}.
    */
   private Value emitIcmp(Value inst) {
     Value a = inst.operand(0), c = inst.operand(1);
     Type t = a.type();
-    if (!t.isVector() && t.isInteger() && t.intWidth() > 32 && inst.isICmpEqualityOrUnsigned() && narrowCompares()) {
+    boolean maskRegs = !t.isVector() && t.isInteger() && t.intWidth() > 32 && inst.isICmpEqualityOrUnsigned() && !narrowCompares()
+        && narrowCounterCompares();
+    if (!t.isVector() && t.isInteger() && t.intWidth() > 32 && inst.isICmpEqualityOrUnsigned() && (narrowCompares() || maskRegs)) {
       for (int side = 0; side < 2; side++) {
         Value x = side == 0 ? a : c, u = side == 0 ? c : a;
         if (!uniform(u) || uniform(x) || !x.isInstruction() || st.ssa().opcode(x) != Opcode.ZEXT || !x.nneg()) continue;
+        if (maskRegs && !counterStep(u)) continue;
         Value n = x.operand(0);
         Type nt = n.type();
         if (nt.isVector() || !nt.isInteger() || nt.intWidth() > 32 || nt.intWidth() < 2 || uniform(n) || !available(n)) continue;
@@ -95,6 +100,43 @@ final class ArithmeticWidener extends EmissionPhase {
   }
 
   private Boolean narrowCompares;
+
+  /**
+   * On targets with mask registers (AVX-512), where {@link #narrowCompares} is off, whether a compare
+   * of a loop counter's step ({@link #counterStep}) is narrowed all the same: there the clamped counter
+   * becomes a 32-bit vector phi stepped on the vector ({@link CounterBroadcasts}, which the pipeline
+   * runs on such targets for this shape), so the 64-bit compare's broadcast of the counter and its two
+   * to four 64-bit compares and mask concatenations per packet become one 32-bit compare of a vector
+   * register. Measured on strhash W16/AVX-512 (docs/performance.md, issue 16, eleventh round): the
+   * fourth round's narrowing, which kept the scalar clamp and broadcast, was slower there; with the
+   * vector counter the loop runs faster. Knob {@code -Dpacketizer.narrowCounterCompares=false}, read
+   * once per widener.
+   */
+  private Boolean narrowCounterCompares;
+
+  private boolean narrowCounterCompares() {
+    if (narrowCounterCompares == null) {
+      narrowCounterCompares = !"false".equals(System.getProperty("packetizer.narrowCounterCompares"))
+          && "auto".equals(System.getProperty("packetizer.narrowCompares", "auto")) && CounterBroadcasts.ENABLED
+          && MaskDemotion.hasMaskRegisters(st.scalar(), st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    }
+    return narrowCounterCompares;
+  }
+
+  /**
+   * Whether u is a loop counter's step as {@link CounterBroadcasts} carries it on the vector: {@code
+   * add nuw P, C} with C a non-negative constant and P a phi that takes u on some edge (its loop's
+   * back edge).
+   */
+  private static boolean counterStep(Value u) {
+    if (!u.isInstruction() || u.opcode() != Opcode.ADD || !u.nuw() || !u.operand(1).isConstantInt() || u.operand(1).constIntSExt() < 0) {
+      return false;
+    }
+    Value p = u.operand(0);
+    if (!p.isInstruction() || p.opcode() != Opcode.PHI) return false;
+    for (int i = 0; i < p.incomingCount(); i++) if (p.incomingValue(i).equals(u)) return true;
+    return false;
+  }
 
   private boolean narrowCompares() {
     if (narrowCompares == null) {

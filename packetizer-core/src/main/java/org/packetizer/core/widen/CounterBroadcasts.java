@@ -25,7 +25,9 @@ import org.packetizer.core.ir.Value;
  * above K: both are K), and every value is below 2^N, so the truncation commutes. Without the clamp,
  * truncation commutes with the addition modulo 2^N. Runs after the clean-up (InstCombine would
  * scalarize a vector add of a broadcast back). Measurement knob
- * {@code -Dpacketizer.vectorCounters=false} (the bench passes it to its workers).
+ * {@code -Dpacketizer.vectorCounters=false} (the bench passes it to its workers). On targets with mask
+ * registers the clamp is applied by a select on the scalar counter rather than a vector {@code umin}
+ * ({@link #scalarClamp}).
  */
 public final class CounterBroadcasts {
   private CounterBroadcasts() {}
@@ -33,13 +35,43 @@ public final class CounterBroadcasts {
   /** Whether the rewrite runs ({@code -Dpacketizer.vectorCounters=false} turns it off). */
   static final boolean ENABLED = !"false".equals(System.getProperty("packetizer.vectorCounters"));
 
+  /**
+   * How the clamped counter {@code umin(P + C, K)} is stepped on the vector: {@code scalar} selects
+   * between the stepped vector and {@code splat(K)} on the scalar test {@code P + C <= K} (a compare of
+   * the scalar counter and a select the back end makes a never-taken branch); {@code vector} applies
+   * {@code umin} to the vector every iteration; {@code auto} (the default) the select on targets with
+   * mask registers ({@link #runClamped}: strhash W16/AVX-512 with the narrowed counter), the {@code umin}
+   * elsewhere. Measured on strhash W8/AVX2 (docs/performance.md, issue 16, eleventh round): the select
+   * was 10% faster at load 20 and 0-3% slower at load 7-9, with 23 more machine instructions (tail
+   * duplication of the branch), so not the default there. Knob
+   * {@code -Dpacketizer.vectorCounters.clamp=auto|scalar|vector}, read at each use.
+   */
+  static boolean scalarClamp(boolean maskRegisters) {
+    String v = System.getProperty("packetizer.vectorCounters.clamp", "auto");
+    return v.equals("scalar") || v.equals("auto") && maskRegisters;
+  }
+
   /** Rewrites the counter broadcasts of {@code f}; returns how many. */
   public static int run(Function f, int w) {
+    return run(f, w, false);
+  }
+
+  /**
+   * Rewrites only the clamped counters ({@code splat(trunc(umin(P + C, K)))}: the narrowed loop-exit
+   * compares of {@code ArithmeticWidener.narrowCounterCompares}) of {@code f}, on targets with mask
+   * registers, where {@link #run} does not run; returns how many.
+   */
+  public static int runClamped(Function f, int w) {
+    return run(f, w, true);
+  }
+
+  private static int run(Function f, int w, boolean clampedOnly) {
     if (!ENABLED) return 0;
     List<Value> splats = new ArrayList<>();
     for (Block bb : f.blocks()) {
       for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
-        if (match(i) != null) splats.add(i);
+        Shape m = match(i);
+        if (m != null && (!clampedOnly || m.umin() != null)) splats.add(i);
       }
     }
     if (splats.isEmpty()) return 0;
@@ -48,7 +80,7 @@ public final class CounterBroadcasts {
     try (IrBuilder b = new IrBuilder(ctx)) {
       for (Value s : splats) {
         Shape m = match(s);
-        if (m == null || !rewrite(b, f, s, m, w)) continue;
+        if (m == null || !rewrite(b, f, s, m, w, clampedOnly)) continue;
         n++;
       }
     }
@@ -89,7 +121,7 @@ public final class CounterBroadcasts {
     return new Shape(ins, tr, umin, x, p, c, k);
   }
 
-  static boolean rewrite(IrBuilder b, Function f, Value s, Shape m, int w) {
+  static boolean rewrite(IrBuilder b, Function f, Value s, Shape m, int w, boolean maskRegisters) {
     Block h = m.phi().block().orElseThrow();
     Block sb = s.block().orElseThrow();
     int cnt = m.phi().incomingCount();
@@ -103,8 +135,16 @@ public final class CounterBroadcasts {
     // the step, where the broadcast was
     b.before(s);
     Value next = b.add(vp, b.splat(b.constInt(et, m.c()), w, ""), "");
-    Function umin = m.umin() == null ? null : f.module().intrinsic("llvm.umin", vt);
-    if (umin != null) next = b.call(umin, List.of(next, b.splat(b.constInt(et, m.k()), w, "")), "");
+    boolean clamped = m.umin() != null;
+    if (clamped && scalarClamp(maskRegisters)) {
+      // umin(P + C, K) is P + C while the scalar P + C is at most K (then P <= K too, and the vector
+      // before the step is trunc(P)); else K. One scalar compare (the counter is there anyway) in place
+      // of the vector umin and its constant on the loop-carried counter
+      Value in = b.icmpUlt(m.add(), b.constInt(m.add().type(), m.k() + 1), "counter.unclamped");
+      next = b.select(in, next, b.splat(b.constInt(et, m.k()), w, ""), "");
+    } else if (clamped) {
+      next = b.call(f.module().intrinsic("llvm.umin", vt), List.of(next, b.splat(b.constInt(et, m.k()), w, "")), "");
+    }
     List<Value> vals = new ArrayList<>(cnt);
     List<Block> bbs = new ArrayList<>(cnt);
     for (int i = 0; i < cnt; i++) {
@@ -116,11 +156,11 @@ public final class CounterBroadcasts {
         b.before(from.terminator());
         if (v.isConstantInt()) {
           // (a constant start, folded here: the builder does not fold intrinsic calls)
-          long x = umin != null && Long.compareUnsigned(v.constIntZExt(), m.k()) > 0 ? m.k() : v.constIntZExt();
+          long x = clamped && Long.compareUnsigned(v.constIntZExt(), m.k()) > 0 ? m.k() : v.constIntZExt();
           vals.add(b.splat(b.constInt(et, x), w, ""));
         } else {
           Value x = v;
-          if (umin != null) x = b.call(f.module().intrinsic("llvm.umin", v.type()), List.of(x, b.constInt(v.type(), m.k())), "");
+          if (clamped) x = b.call(f.module().intrinsic("llvm.umin", v.type()), List.of(x, b.constInt(v.type(), m.k())), "");
           vals.add(b.splat(b.cast(Opcode.TRUNC, x, et, ""), w, ""));
         }
       }

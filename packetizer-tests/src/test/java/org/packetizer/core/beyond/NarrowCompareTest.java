@@ -21,7 +21,9 @@ import org.packetizer.core.ir.LlvmModule;
  * without mask registers. Differential at W=4, 8, 16, unmasked and masked, on x86-64-v2, haswell and
  * znver4 (not narrowed there), with uniform values on both sides of 2^31 and 2^32 and varying ones up
  * to 2^31 - 1. Structure: on haswell a remark for each, and no {@code <8 x i64>} compare left where
- * every compare has the shape; none on znver4.
+ * every compare has the shape; on znver4 only a loop counter's compare ({@code hash_to}), carried as a
+ * 32-bit vector counter (issue 16, eleventh round). {@code scan_from}: a counter from a uniform start
+ * near 2^31 and 2^32, whose clamped vector counter is a select on the scalar counter.
  */
 class NarrowCompareTest {
   @ParameterizedTest(name = "W={0} {1} {2}")
@@ -32,6 +34,35 @@ class NarrowCompareTest {
           ParamSpec.varying(ValueDomain.ints(-4, 40)));
       TableLookupTest.check(m, "hash_to", w, cpu, "uv", 20 + w, ParamSpec.uniformPtr(ctx.i8(), 64, Direction.IN),
           ParamSpec.varying(ValueDomain.ints(-100, 100)));
+      // a counter from a uniform start near 2^31 and 2^32 (the clamped vector counter's select, both arms)
+      TableLookupTest.check(m, "scan_from", w, cpu, "uuv", 30 + w, ParamSpec.uniformPtr(ctx.i8(), 32, Direction.IN),
+          ParamSpec.uniform(ValueDomain.ints(0, 7)), ParamSpec.varying(ValueDomain.ints(-2, 30)));
+    }
+  }
+
+  /**
+   * The clamped counter of {@code scan_from} (a uniform start) is a vector phi stepped by an add and a
+   * select on the scalar counter's compare with 2^31 (CounterBroadcasts.scalarClamp), no vector umin;
+   * with {@code -Dpacketizer.vectorCounters.clamp=vector} the umin stays.
+   */
+  @Test
+  void clampedCounterIsASelectOnTheScalarCounter() {
+    for (String opt : List.of("-O1", "-O2")) {
+      for (String clamp : List.of("scalar", "vector")) {
+        String before = System.getProperty("packetizer.vectorCounters.clamp");
+        System.setProperty("packetizer.vectorCounters.clamp", clamp);
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "narrow_compare.c", opt)) {
+          new Packetizer(PacketizerOptions.builder().width(8).params("uuv").targetCpu("haswell").build()).run(m, "scan_from", "scan_h8");
+          String ir = m.function("scan_h8").orElseThrow().print();
+          boolean select = ir.matches("(?s).*= select i1 %[\\w.]+, <8 x i32> %[\\w.]+, <8 x i32> splat \\(i32 -2147483648\\).*");
+          boolean umin = ir.contains("@llvm.umin.v8i32(");
+          assertEquals(clamp.equals("scalar"), select, () -> clamp + " " + opt + " " + ir);
+          assertEquals(clamp.equals("vector"), umin, () -> clamp + " " + opt + " " + ir);
+        } finally {
+          if (before == null) System.clearProperty("packetizer.vectorCounters.clamp");
+          else System.setProperty("packetizer.vectorCounters.clamp", before);
+        }
+      }
     }
   }
 
@@ -49,9 +80,15 @@ class NarrowCompareTest {
               + TableLookupTest.count(ir, "icmp ugt <8 x i64>"), () -> opt + " " + ir);
           assertTrue(r.remarks().stream().anyMatch(k -> k.message().startsWith("compare of 64-bit values done in 32 bits")),
               () -> opt + " " + r.remarks());
-          // mask registers (znver4): the 64-bit compares stay
+          // mask registers (znver4): the 64-bit compares of cmp_wide stay; hash_to's loop counter is
+          // narrowed and carried as a 32-bit vector (ArithmeticWidener.narrowCounterCompares)
           var z = new Packetizer(PacketizerOptions.builder().width(8).params("uv").targetCpu("znver4").build()).run(m, fn, fn + "_z8");
-          assertTrue(z.remarks().stream().noneMatch(k -> k.message().startsWith("compare of 64-bit values")), () -> z.remarks().toString());
+          boolean counter = fn.equals("hash_to");
+          assertEquals(counter, z.remarks().stream().anyMatch(k -> k.message().startsWith("compare of 64-bit values")), () -> z.remarks().toString());
+          String zir = m.function(fn + "_z8").orElseThrow().print();
+          assertEquals(counter ? 0 : 1, Math.min(1, TableLookupTest.count(zir, "icmp eq <8 x i64>") + TableLookupTest.count(zir, "icmp ult <8 x i64>")
+              + TableLookupTest.count(zir, "icmp ugt <8 x i64>") + TableLookupTest.count(zir, "icmp ne <8 x i64>")), () -> zir);
+          if (counter) assertTrue(zir.contains("icmp eq <8 x i32>"), () -> zir);
         }
       }
     }
