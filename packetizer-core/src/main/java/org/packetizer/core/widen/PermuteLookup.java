@@ -58,16 +58,17 @@ public final class PermuteLookup {
   }
 
   /**
-   * Largest table, in entries after its period is removed, for the AVX2 and SSE4.1 routes;
-   * {@code -Dpacketizer.permuteLookupEntries=N} (at most {@value #MAX_ENTRIES}) moves it for
-   * measurements. The default, {@value #SMALL_ENTRIES}, is where the permutes were measured to pay
-   * (docs/performance.md, eleventh round): volume's 64 bytes at W8 (2 {@code vpermd}, 1 blend) in
-   * place of a word gather, where noise3's 256-entry table (8 {@code vpermd}, 7 blends per lookup)
-   * was slower than its paired gathers.
+   * Largest table, in entries after its period is removed, for the AVX2 ({@code isa} AVX2) and SSE4.1
+   * routes; {@code -Dpacketizer.permuteLookupEntries=N} (at most {@value #MAX_ENTRIES}) sets both for
+   * measurements. The defaults are where the permutes were measured to pay (docs/performance.md,
+   * eleventh round; znver4 host): on AVX2 {@value #AVX2_ENTRIES}, noise3's 256-entry table (8
+   * {@code vpermd} and 7 blends per lookup) ran 8% faster than its paired gathers at W8; on SSE4.1
+   * {@value #SSE41_ENTRIES}, volume's 64 bytes (4 {@code pshufb}, 3 blends) 1.3x faster than scalar
+   * loads at W4, where noise3's 256 entries (16 {@code pshufb}) ran at half the speed.
    */
-  static int smallEntries() {
+  static int smallEntries(Isa isa) {
     String s = System.getProperty("packetizer.permuteLookupEntries", "").strip();
-    if (s.isEmpty()) return SMALL_ENTRIES;
+    if (s.isEmpty()) return isa == Isa.AVX2 ? AVX2_ENTRIES : SSE41_ENTRIES;
     try {
       return Math.max(0, Math.min(MAX_ENTRIES, Integer.parseInt(s)));
     } catch (NumberFormatException e) {
@@ -75,8 +76,8 @@ public final class PermuteLookup {
     }
   }
 
-  /** The default of {@link #smallEntries}. */
-  static final int SMALL_ENTRIES = 64;
+  /** The defaults of {@link #smallEntries}. */
+  static final int AVX2_ENTRIES = 256, SSE41_ENTRIES = 64;
 
   /** LLVM CPU names that have AVX512-VBMI (LLVM 20's X86 processor table). */
   private static final Set<String> VBMI_CPUS = Set.of("cannonlake", "icelake-client", "icelake-server", "tigerlake", "rocketlake",
@@ -188,15 +189,15 @@ public final class PermuteLookup {
   /**
    * The route for {@code t} on a target of level {@code isa}, or null: VBMI and AVX-512F up to
    * {@value #MAX_ENTRIES} entries; AVX2 {@code vpshufb} up to 16 entries and {@code vpermd} up to
-   * {@link #smallEntries}; SSE4.1 {@code pshufb} up to {@link #smallEntries}.
+   * {@link #smallEntries} (256); SSE4.1 {@code pshufb} up to {@link #smallEntries} (64).
    */
   static Route route(Isa isa, Table t) {
     if (isa == Isa.VBMI) return Route.VBMI;
     if (vbmiOnly()) return null;
     return switch (isa) {
       case AVX512 -> Route.DWORD512;
-      case AVX2 -> t.entries() <= 16 ? Route.BYTE256 : t.entries() <= smallEntries() ? Route.DWORD256 : null;
-      case SSE41 -> t.entries() <= smallEntries() ? Route.BYTE128 : null;
+      case AVX2 -> t.entries() <= 16 ? Route.BYTE256 : t.entries() <= smallEntries(isa) ? Route.DWORD256 : null;
+      case SSE41 -> t.entries() <= smallEntries(isa) ? Route.BYTE128 : null;
       default -> null;
     };
   }

@@ -63,7 +63,10 @@ class PermuteLookupTest {
     }
   }
 
-  /** The 128-entry table through the AVX2 route (4 vpermd, 3 blends) and the SSE4.1 one (8 pshufb), by the size knob. */
+  /**
+   * Larger tables by the size knob ({@code -Dpacketizer.permuteLookupEntries=256}): on SSE4.1 128
+   * entries as 8 {@code pshufb} and Perlin's 256 as 16; on AVX2 (256 by default) the same routes.
+   */
   @ParameterizedTest(name = "W={0} {1}")
   @org.junit.jupiter.params.provider.CsvSource({"4,x86-64-v2", "8,x86-64-v2", "8,haswell", "16,haswell"})
   void largerTablesByTheSizeKnob(int w, String cpu) {
@@ -145,14 +148,22 @@ class PermuteLookupTest {
           rs.clear();
           packetize(m, "p16_lookup", "v", w, cpu, rs);
           assertEquals(2, routeRemarks(rs, "(256 x i8, values 0..255, period 16) became 1 "), what + "\n" + rs);
-          // 128 entries: only AVX-512 by default; Perlin's 256-entry table: 2 vpermi2d on AVX-512
+          // 128 entries: AVX2 (4 vpermd) and AVX-512 (1 vpermi2d), not SSE4.1; Perlin's 256-entry table: 8 vpermd
+          // on AVX2 (its paired gathers no more), 2 vpermi2d on AVX-512, the scalar loads on SSE4.1
           rs.clear();
-          String u = packetize(m, "u128_lookup", "v", w, cpu, rs);
-          assertEquals(cpu.equals("skylake-avx512") ? 2 : 0, routeRemarks(rs, "(128 x i8, values 0..255) became"), what + "\n" + rs);
+          packetize(m, "u128_lookup", "v", w, cpu, rs);
+          assertEquals(cpu.equals("x86-64-v2") ? 0 : 2, routeRemarks(rs, "(128 x i8, values 0..255) became " + (cpu.equals("haswell") ? "4" : "1")),
+              what + "\n" + rs);
           rs.clear();
           String p = packetize(m, "perm_hash", "vvv", w, cpu, rs);
-          assertEquals(cpu.equals("skylake-avx512") ? 14 : 0, routeRemarks(rs, "(512 x i32, values 0..255, period 256) became 2 dword permutes in registers (AVX-512 vpermi2d"),
-              what + "\n" + rs);
+          assertEquals(cpu.equals("x86-64-v2") ? 0 : 14, routeRemarks(rs, "(512 x i32, values 0..255, period 256) became "
+              + (cpu.equals("haswell") ? "8 dword permutes in registers (AVX2 vpermd, 4 entries per dword, a variable shift, 7 blends"
+                  : "2 dword permutes in registers (AVX-512 vpermi2d, 4 entries per dword, a variable shift, 1 blend")), what + "\n" + rs);
+          if (!cpu.equals("x86-64-v2")) assertEquals(0, count(p, "gather") + count(p, "load i32"), what + "\n" + p);
+          // 512 ints without a period: not on AVX2 (above 256 entries), 4 vpermi2d on AVX-512
+          rs.clear();
+          packetize(m, "int_table", "v", w, cpu, rs);
+          assertEquals(cpu.equals("skylake-avx512") ? 2 : 0, routeRemarks(rs, "(512 x i32, values 0..255) became 4 dword permutes"), what + "\n" + rs);
           assertEquals(0, permuteRemarks(rs), what);
         }
       }
