@@ -22,6 +22,11 @@ import org.packetizer.core.ir.Value;
  * gather is one {@code vpgatherdd} of 16 elements (on Zen 4/5 many micro-operations and a long
  * latency) or, paired, {@code vpgatherqq} and shuffles.
  *
+ * <p>Without VBMI (eleventh round, {@link Route}): four entries per dword, permuted by
+ * {@code vpermi2d} (AVX-512F, 128 entries) or {@code vpermd} (AVX2, 32 entries) and the entry's byte
+ * shifted down per lane; up to 16 entries {@code vpshufb} (AVX2) and, on SSE4.1, {@code pshufb} per 16
+ * entries. The route follows the target's level ({@link #isa}) and the table's size.
+ *
  * <p>No memory is read, so the mask does not matter: an inactive lane's index may be anything (it is
  * frozen) and its result is never used. An active lane's index is within the table: its scalar load
  * reads the table's element at that index, and a load outside the global would be undefined
