@@ -21,6 +21,9 @@ enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED };
 
 #define G 64
 static int bad, calls;
+/* set when the driver's state says "refill" after any call of a run: a timed trial on a loaded host may later favour
+   the other body for a while, so the decision is judged by whether the switch happened, not by the state at the end */
+static int refill_seen;
 static unsigned long long rng = 88172645463325252ULL;
 
 static double uniform(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return (double)(rng >> 11) / 9007199254740992.0; }
@@ -57,7 +60,9 @@ static void run(const char *what, size_t n, size_t coherent, size_t per) {
   memset(g, 0xA5, G + n * sizeof(int32_t));
   int32_t *out = (int32_t *)(g + G);
   points(x, y, n, coherent);
-  for (size_t i = 0; i < n; i += per) { mandelbrot_auto(x + i, y + i, 150, out + i, n - i < per ? n - i : per); calls++; }
+  for (size_t i = 0; i < n; i += per) { mandelbrot_auto(x + i, y + i, 150, out + i, n - i < per ? n - i : per); calls++;
+    if (auto_state[CHOICE] == 1 && i + per > coherent) refill_seen = 1; /* after a call that reached the random points */
+  }
   if (n == 0) { mandelbrot_auto(x, y, 150, out, 0); calls++; }
   for (size_t i = 0; i < n; i++) {
     int32_t want = mandelbrot(x[i], y[i], 150);
@@ -84,22 +89,25 @@ int main(void) {
 
   /* back-off: random points, 64 epochs in 32 calls */
   memset(auto_state, 0, sizeof auto_state);
+  refill_seen = 0;
   run("back-off", 64 * (size_t)E, 0, 2 * (size_t)E);
   /* the trial count is the back-off's evidence (one per epoch: 64; a level not kept between calls: 28 to 31); the
      level reached at the end depends on how decisive each timed trial was on a loaded host, so it is not checked */
   expect(auto_state[TRIALS] >= 3 && auto_state[TRIALS] <= 20, "back-off: 3 to 20 trials in 64 epochs (one per epoch: 64)");
-  expect(auto_state[CHOICE] == 1, "back-off: refill on random points");
+  expect(refill_seen, "back-off: refill on random points");
 
   /* coherent, then random halfway: calls that end inside the trials' chunks and the runs */
   memset(auto_state, 0, sizeof auto_state);
+  refill_seen = 0;
   run("coherent then random", 128 * (size_t)E, 64 * (size_t)E, 7 * (size_t)E + 3 * W + 5);
-  expect(auto_state[CHOICE] == 1, "coherent then random: refill at the end");
+  expect(refill_seen, "coherent then random: refill once the input is random");
 
   /* plain, fully backed off (next trial in 8 epochs), then random points: switches to refill */
   memset(auto_state, 0, sizeof auto_state);
   auto_state[POS] = 3; auto_state[LEFT] = 8 * (long long)E; auto_state[LEVEL] = 5; auto_state[TRIALS] = 100;
+  refill_seen = 0;
   run("plain, then random", 64 * (size_t)E, 0, 16 * (size_t)E + 1);
-  expect(auto_state[CHOICE] == 1 && auto_state[TRIALS] >= 102, "plain, then random: switched to refill after two trials");
+  expect(refill_seen && auto_state[TRIALS] >= 102, "plain, then random: switched to refill after two trials");
 
   printf("W=%d E=%d: %d driver calls checked, %d differences\n", W, E, calls, bad);
   return bad != 0;
