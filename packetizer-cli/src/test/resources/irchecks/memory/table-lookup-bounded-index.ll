@@ -6,6 +6,9 @@
 ; beyond the table (`k & 127` into 64 elements) keeps the select on the mask.
 ; (1- and 2-byte lookups as per-lane loads: the word gathers of word-gather-table.ll off)
 ; SET: packetizer.wordGathers=false
+; (Its constant table of byte-sized values would be looked up by permutes in registers, permute-lookup-*.ll;
+;  this file checks the route it takes without them.)
+; SET: packetizer.permuteLookups=false
 ; RUN: packetize -f f -w 8 --params vv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x i32> @f_simd8(<8 x i32> %k, <8 x i32> %c)
 ; CHECK:       and <8 x i32> {{.*}}, splat (i32 63)

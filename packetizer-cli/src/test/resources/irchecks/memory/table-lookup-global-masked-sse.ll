@@ -3,6 +3,9 @@
 ; select, no dummy slot).
 ; (The index is a shift the packetizer does not bound; a bounded one, `k & 63`, needs no select at
 ; all: table-lookup-bounded-index.ll.)
+; (Its constant table of byte-sized values would be looked up by permutes in registers, permute-lookup-*.ll;
+;  this file checks the route it takes without them.)
+; SET: packetizer.permuteLookups=false
 ; RUN: packetize -f f -w 4 --params vv --target-cpu=x86-64-v2 --remarks
 ; CHECK-LABEL: define <4 x i32> @f_simd4(<4 x i32> %k, <4 x i32> %c)
 ; CHECK:       %offs.active = select <4 x i1>

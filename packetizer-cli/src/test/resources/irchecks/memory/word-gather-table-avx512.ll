@@ -4,6 +4,9 @@
 ; gathered with llvm.masked.gather of i32 from the table (aligned to 16) plus the word offsets, which
 ; LLVM lowers to one vpgatherdd; then the shift and the truncation. A byte has no gather instruction:
 ; before, this was 16 scalar loads.
+; (Its constant table of byte-sized values would be looked up by permutes in registers, permute-lookup-*.ll;
+;  this file checks the route it takes without them.)
+; SET: packetizer.permuteLookups=false
 ; RUN: packetize -f f -w 16 --params vv --target-cpu=skylake-avx512 --remarks
 ; CHECK-LABEL: define <16 x i32> @f_simd16(<16 x i32> %k, <16 x i32> %c)
 ; CHECK:       %word.offs = and <16 x i32> %offs.bounded, splat (i32 60)

@@ -5,6 +5,9 @@
 ; truncation (which the clean-up folds into the extension that follows). The tables are aligned to 16, so the word offsets are the byte offsets rounded down; an
 ; aligned word never crosses a page. The offsets are bounded within the tables (urem 61 into 61
 ; bytes, and 15 into 29 shorts), so inactive lanes read the tables too and the gathers are unmasked.
+; (Its constant table of byte-sized values would be looked up by permutes in registers, permute-lookup-*.ll;
+;  this file checks the route it takes without them.)
+; SET: packetizer.permuteLookups=false
 ; RUN: packetize -f f -w 8 --params vv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x i32> @f_simd8(<8 x i32> %k, <8 x i32> %c)
 ; CHECK:       call <8 x i32> @llvm.umin.v8i32({{.*}}, <8 x i32> splat (i32 60))

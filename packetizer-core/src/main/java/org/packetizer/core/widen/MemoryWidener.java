@@ -509,12 +509,13 @@ final class MemoryWidener extends EmissionPhase {
 
   /** Tables already analysed for {@link #permuteLookup} (null-valued when unfit). */
   private final Map<Value, PermuteLookup.Table> permuteTables = new HashMap<>();
-  private Boolean permuteTarget;
+  private PermuteLookup.Isa permuteTarget;
 
   /**
-   * A lookup in a small constant table of byte-sized values, {@code t[i]} with a varying index, as byte
-   * permutes in registers on AVX-512 VBMI targets ({@link PermuteLookup}): no memory access, so under
-   * any mask. Tried before the gather routes (and before pairing: two permute lookups are cheaper than
+   * A lookup in a small constant table of byte-sized values, {@code t[i]} with a varying index, as
+   * permutes in registers ({@link PermuteLookup}: {@code vpermi2b} on AVX-512 VBMI, {@code vpermi2d} on
+   * other AVX-512, {@code vpermd} or {@code vpshufb} on AVX2, {@code pshufb} on SSE4.1, by table size):
+   * no memory access, so under any mask. Tried before the gather routes (and before pairing: two permute lookups are cheaper than
    * one paired gather, docs/performance.md). Null when not applicable.
    */
   private Value permuteLookup(Value inst, Type t, Value ptr) {
@@ -527,7 +528,7 @@ final class MemoryWidener extends EmissionPhase {
     Value idx = ptr.operand(ptr.numOperands() - 1);
     if (idx.type().isVector() || !idx.type().isInteger() || uniform(idx)) return null;
     if (permuteTarget == null) permuteTarget = permuteTarget();
-    if (!permuteTarget) return null;
+    if (permuteTarget == PermuteLookup.Isa.NONE) return null;
     PermuteLookup.Table table;
     if (permuteTables.containsKey(base)) {
       table = permuteTables.get(base);
@@ -536,6 +537,8 @@ final class MemoryWidener extends EmissionPhase {
       permuteTables.put(base, table);
     }
     if (table == null || !elem.equals(t)) return null;
+    PermuteLookup.Route route = PermuteLookup.route(permuteTarget, table);
+    if (route == null) return null;
     // the index as 32 bits: an extension's operand when at hand (only its low 9 bits matter: an active
     // lane's index is within the table)
     Type i32 = st.context().i32();
@@ -556,35 +559,39 @@ final class MemoryWidener extends EmissionPhase {
     if (!full) offs = b.freeze(offs, "pidx.frozen");
     // (512-bit vectors must be legal in the packet function, whatever its signature's widths: the
     // attribute changes no argument's passing, vectors of up to 256 bits go in one register either way)
-    org.packetizer.core.mapping.SignatureAbi.raise(packet, 512);
-    Value r = PermuteLookup.emit(b, st.module(), table, offs, w, t, inst.name());
+    if (route.lanes == 16) org.packetizer.core.mapping.SignatureAbi.raise(packet, 512);
+    Value r = PermuteLookup.emit(b, st.module(), table, offs, w, t, inst.name(), route);
     st.stats().tableLookups++;
-    int n = table.permutes();
+    int n = table.permutes(route);
     st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup in " + table.describe(base.name(), elem) + " became " + n
-        + " byte permute" + (n > 1 ? "s" : "") + " in registers (AVX-512 VBMI vpermi2b" + (n > 1 ? ", " + (n - 1) + " blend" + (n > 2 ? "s" : "") + " on index bits" : "")
-        + "): no memory access" + (full ? "" : ", so no mask") + " (-Dpacketizer.permuteLookups=false: the gather routes)");
+        + " " + route.noun + (n > 1 ? "s" : "") + " in registers (" + route.describe(table) + (n > 1 ? ", " + (n - 1) + " blend" + (n > 2 ? "s" : "") + " on index bits" : "")
+        + "): no memory access" + (full ? "" : ", so no mask") + " (-Dpacketizer.permuteLookups=false: the gather routes"
+        + (route == PermuteLookup.Route.VBMI ? "" : "; =vbmi: only AVX-512 VBMI's") + ")");
     return r;
   }
 
   /**
-   * Whether the packet function is compiled for an AVX-512 VBMI target, by the rule of {@link #wordRoute}:
-   * the options' CPU and features (the CLI sets them on the packet function), else its own attributes,
-   * and its own attributes, where it has any, must allow VBMI too (a library user's JIT compiles by
-   * them: an x86 intrinsic the target lacks would not compile); with neither, the detected host.
+   * The x86 level the packet function is compiled for ({@link PermuteLookup#isa}), by the rule of
+   * {@link #wordRoute}: the options' CPU and features (the CLI sets them on the packet function), else
+   * its own attributes, and its own attributes, where it has any, must allow that level too (a library
+   * user's JIT compiles by them: an x86 intrinsic the target lacks would not compile); with neither,
+   * the detected host.
    */
-  private boolean permuteTarget() {
+  private PermuteLookup.Isa permuteTarget() {
     if (st.options().scalable() || st.options().lanesMayBeRetyped()
         || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) {
-      return false;
+      return PermuteLookup.Isa.NONE;
     }
     String aCpu = packet.stringAttribute("target-cpu").orElse(null), aFeatures = packet.stringAttribute("target-features").orElse(null);
     String oCpu = st.options().targetCpu().orElse(null), oFeatures = st.options().targetFeatures().orElse(null);
     boolean attributes = aCpu != null || aFeatures != null;
     if (!attributes && oCpu == null && oFeatures == null) {
-      return PermuteLookup.vbmi(org.packetizer.core.ir.Llvm.hostCpuName(), org.packetizer.core.ir.Llvm.hostCpuFeatures());
+      return PermuteLookup.isa(org.packetizer.core.ir.Llvm.hostCpuName(), org.packetizer.core.ir.Llvm.hostCpuFeatures());
     }
-    if (attributes && !PermuteLookup.vbmi(aCpu, aFeatures)) return false;
-    return PermuteLookup.vbmi(oCpu != null ? oCpu : aCpu, oFeatures != null ? oFeatures : aFeatures);
+    PermuteLookup.Isa chosen = PermuteLookup.isa(oCpu != null ? oCpu : aCpu, oFeatures != null ? oFeatures : aFeatures);
+    if (!attributes) return chosen;
+    PermuteLookup.Isa own = PermuteLookup.isa(aCpu, aFeatures);
+    return own.compareTo(chosen) < 0 ? own : chosen;
   }
 
   /** Packets of the upper halves of paired lookups ({@link #pairedLookup}), emitted with their lower half. */

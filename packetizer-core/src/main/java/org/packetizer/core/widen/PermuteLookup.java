@@ -22,6 +22,11 @@ import org.packetizer.core.ir.Value;
  * gather is one {@code vpgatherdd} of 16 elements (on Zen 4/5 many micro-operations and a long
  * latency) or, paired, {@code vpgatherqq} and shuffles.
  *
+ * <p>Without VBMI (eleventh round, {@link Route}): four entries per dword, permuted by
+ * {@code vpermi2d} (AVX-512F, 128 entries) or {@code vpermd} (AVX2, 32 entries) and the entry's byte
+ * shifted down per lane; up to 16 entries {@code vpshufb} (AVX2) and, on SSE4.1, {@code pshufb} per 16
+ * entries. The route follows the target's level ({@link #isa}) and the table's size.
+ *
  * <p>No memory is read, so the mask does not matter: an inactive lane's index may be anything (it is
  * frozen) and its result is never used. An active lane's index is within the table: its scalar load
  * reads the table's element at that index, and a load outside the global would be undefined
@@ -43,14 +48,94 @@ public final class PermuteLookup {
   /** Lanes per 512-bit permute (32-bit lanes: one index byte each). */
   static final int CHUNK_LANES = 16;
 
-  /** Knob: {@code -Dpacketizer.permuteLookups=false} turns the route off; read at each use. */
+  /**
+   * Knob: {@code -Dpacketizer.permuteLookups=false} turns the routes off, {@code =vbmi} keeps only the
+   * AVX-512 VBMI route of the tenth round (the side-by-side baseline of the AVX2, SSE4.1 and AVX-512F
+   * routes); read at each use.
+   */
   static boolean enabled() {
     return !"false".equalsIgnoreCase(System.getProperty("packetizer.permuteLookups", "true"));
   }
 
+  /** Whether only the VBMI route is on ({@code -Dpacketizer.permuteLookups=vbmi}). */
+  static boolean vbmiOnly() {
+    return "vbmi".equalsIgnoreCase(System.getProperty("packetizer.permuteLookups", "true").strip());
+  }
+
+  /**
+   * Largest table, in entries after its period is removed, for the AVX2 ({@code isa} AVX2) and SSE4.1
+   * routes; {@code -Dpacketizer.permuteLookupEntries=N} (at most {@value #MAX_ENTRIES}) sets both for
+   * measurements. The defaults are where the permutes were measured to pay (docs/performance.md,
+   * eleventh round; znver4 host): on AVX2 {@value #AVX2_ENTRIES}, noise3's 256-entry table (8
+   * {@code vpermd} and 7 blends per lookup) ran 8% faster than its paired gathers at W8; on SSE4.1
+   * {@value #SSE41_ENTRIES}, volume's 64 bytes (4 {@code pshufb}, 3 blends) 1.3x faster than scalar
+   * loads at W4, where noise3's 256 entries (16 {@code pshufb}) ran at half the speed.
+   */
+  static int smallEntries(Isa isa) {
+    String s = System.getProperty("packetizer.permuteLookupEntries", "").strip();
+    if (s.isEmpty()) return isa == Isa.AVX2 ? AVX2_ENTRIES : SSE41_ENTRIES;
+    try {
+      return Math.max(0, Math.min(MAX_ENTRIES, Integer.parseInt(s)));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("-Dpacketizer.permuteLookupEntries=" + s + ": expected a number of table entries");
+    }
+  }
+
+  /** The defaults of {@link #smallEntries}. */
+  static final int AVX2_ENTRIES = 256, SSE41_ENTRIES = 64;
+
   /** LLVM CPU names that have AVX512-VBMI (LLVM 20's X86 processor table). */
   private static final Set<String> VBMI_CPUS = Set.of("cannonlake", "icelake-client", "icelake-server", "tigerlake", "rocketlake",
       "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d", "diamondrapids", "znver4", "znver5");
+
+  /** LLVM CPU names with AVX-512F and 512-bit vectors but no VBMI. */
+  private static final Set<String> AVX512_CPUS = Set.of("knl", "knm", "skylake-avx512", "skx", "cascadelake", "cooperlake", "x86-64-v4");
+
+  /** LLVM CPU names without SSE4.1 (and the empty name: no CPU named, the generic x86-64 baseline). */
+  private static final Set<String> NO_SSE41_CPUS = Set.of("", "x86-64", "generic", "k8", "k8-sse3", "opteron", "opteron-sse3",
+      "athlon64", "athlon64-sse3", "athlon-fx", "amdfam10", "barcelona", "nocona", "core2", "pentium4", "prescott", "i686", "i586",
+      "i386", "pentium-m", "atom", "bonnell", "btver1");
+
+  /** The x86 vector level the permute routes are chosen by. */
+  public enum Isa {
+    NONE, SSE41, AVX2, AVX512, VBMI
+  }
+
+  /**
+   * The level of code compiled for {@code cpu} with {@code features}: the CPU's own, raised by the
+   * feature string's {@code +} entries and capped by its {@code -} entries (an explicit {@code -avx2}
+   * leaves SSE4.1, {@code -avx512f} AVX2, {@code -avx512vbmi} AVX-512F).
+   */
+  public static Isa isa(String cpu, String features) {
+    String c = cpu == null ? "" : cpu.strip().toLowerCase(java.util.Locale.ROOT);
+    Isa level = VBMI_CPUS.contains(c) ? Isa.VBMI : AVX512_CPUS.contains(c) ? Isa.AVX512
+        : MemoryWidener.avx2(c, null) ? Isa.AVX2 : NO_SSE41_CPUS.contains(c) ? Isa.NONE : Isa.SSE41;
+    Isa cap = Isa.VBMI;
+    if (features != null) {
+      for (String f : features.split(",")) {
+        String g = f.strip();
+        Isa up = switch (g) {
+          case "+avx512vbmi" -> Isa.VBMI;
+          case "+avx512f" -> Isa.AVX512;
+          case "+avx2" -> Isa.AVX2;
+          case "+sse4.1", "+sse4.2" -> Isa.SSE41;
+          default -> Isa.NONE;
+        };
+        if (up.compareTo(level) > 0) level = up;
+        Isa down = switch (g) {
+          case "-avx512vbmi" -> Isa.AVX512;
+          case "-avx512f", "-avx512bw", "-evex512" -> Isa.AVX2;
+          case "-avx2", "-avx" -> Isa.SSE41;
+          case "-sse4.1", "-ssse3", "-sse3", "-sse2" -> Isa.NONE;
+          default -> Isa.VBMI;
+        };
+        if (down.compareTo(cap) < 0) cap = down;
+      }
+    }
+    // (VBMI needs AVX-512F and BW too: "+avx512vbmi" alone on a CPU without them is not enough)
+    if (level == Isa.VBMI && !VBMI_CPUS.contains(c) && (features == null || !features.contains("+avx512f")) && !AVX512_CPUS.contains(c)) level = Isa.AVX2;
+    return level.compareTo(cap) < 0 ? level : cap;
+  }
 
   /**
    * Whether the target runs {@code vpermi2b} on zmm: the feature string names {@code +avx512vbmi} (and
@@ -70,6 +155,59 @@ public final class PermuteLookup {
   }
 
   /**
+   * How a lookup is done in registers. The byte permutes take the low byte of each 32-bit index lane
+   * as the index; the dword permutes hold four entries per dword (entry e at dword e mod P, byte
+   * (e / P) mod 4 of a P-dword register) and shift the chosen byte down by a per-lane amount.
+   */
+  public enum Route {
+    /** AVX-512 VBMI: {@code vpermi2b}, 128 entries per permute, 16 lanes (the tenth round). */
+    VBMI(16, 128, "byte permute", "AVX-512 VBMI vpermi2b"),
+    /** AVX-512F without VBMI: {@code vpermi2d} of 32 dwords, 128 entries per permute, 16 lanes. */
+    DWORD512(16, 128, "dword permute", "AVX-512 vpermi2d, 4 entries per dword"),
+    /** AVX2: {@code vpermd} of 8 dwords, 32 entries per permute, 8 lanes. */
+    DWORD256(8, 32, "dword permute", "AVX2 vpermd, 4 entries per dword"),
+    /** AVX2: {@code vpshufb} of 16 bytes repeated in both 128-bit halves, 16 entries, 8 lanes. */
+    BYTE256(8, 16, "byte shuffle", "AVX2 vpshufb"),
+    /** SSE4.1: {@code pshufb} of 16 bytes, 16 entries per shuffle, 4 lanes. */
+    BYTE128(4, 16, "byte shuffle", "SSSE3 pshufb, SSE4.1 blends");
+
+    /** Lanes per permute. */
+    final int lanes;
+    /** Table entries per permute. */
+    final int entries;
+    final String noun, instruction;
+
+    Route(int lanes, int entries, String noun, String instruction) {
+      this.lanes = lanes;
+      this.entries = entries;
+      this.noun = noun;
+      this.instruction = instruction;
+    }
+
+    /** Whether the entry is a byte of a dword chosen by index bits, shifted down per lane. */
+    boolean shifts(Table t) { return (this == DWORD512 || this == DWORD256) && t.entries() > entries / 4; }
+
+    /** Words for a remark: the instructions, and the variable shift where there is one. */
+    String describe(Table t) { return instruction + (shifts(t) ? ", a variable shift" : ""); }
+  }
+
+  /**
+   * The route for {@code t} on a target of level {@code isa}, or null: VBMI and AVX-512F up to
+   * {@value #MAX_ENTRIES} entries; AVX2 {@code vpshufb} up to 16 entries and {@code vpermd} up to
+   * {@link #smallEntries} (256); SSE4.1 {@code pshufb} up to {@link #smallEntries} (64).
+   */
+  static Route route(Isa isa, Table t) {
+    if (isa == Isa.VBMI) return Route.VBMI;
+    if (vbmiOnly()) return null;
+    return switch (isa) {
+      case AVX512 -> Route.DWORD512;
+      case AVX2 -> t.entries() <= 16 ? Route.BYTE256 : t.entries() <= smallEntries(isa) ? Route.DWORD256 : null;
+      case SSE41 -> t.entries() <= smallEntries(isa) ? Route.BYTE128 : null;
+      default -> null;
+    };
+  }
+
+  /**
    * A table fit for the route.
    *
    * @param bytes   the entries as bytes, one period ({@code entries} of them)
@@ -79,10 +217,10 @@ public final class PermuteLookup {
    */
   record Table(byte[] bytes, boolean signed, long length, int entries) {
     /** 128-byte permutes per 16 lanes: 1, 2 or 4. */
-    int permutes() {
-      int c = (entries + 127) / 128;
-      return c <= 1 ? 1 : c <= 2 ? 2 : 4;
-    }
+    int permutes() { return permutes(Route.VBMI); }
+
+    /** Permutes per {@code r.lanes} lanes: a power of two. */
+    int permutes(Route r) { return Integer.highestOneBit(Math.max(1, (entries + r.entries - 1) / r.entries) * 2 - 1); }
 
     String describe(String name, Type elem) {
       return "constant @" + name + " (" + length + " x i" + elem.intWidth() + ", values " + (signed ? "-128..127" : "0..255")
@@ -130,12 +268,13 @@ public final class PermuteLookup {
   }
 
   /**
-   * {@code table[idx]} for every lane of {@code idx} ({@code <W x i32>}, any W): as {@code <W x elem>}.
-   * The index is padded to a power of two of at least 16 lanes and looked up 16 lanes at a time.
+   * {@code table[idx]} for every lane of {@code idx} ({@code <W x i32>}, any W): as {@code <W x elem>},
+   * by route {@code r}. The index is padded to a power of two of at least {@code r.lanes} lanes and
+   * looked up {@code r.lanes} lanes at a time.
    */
-  static Value emit(IrBuilder b, LlvmModule m, Table t, Value idx, int w, Type elem, String name) {
-    Type i8 = m.context().i8(), i32 = m.context().i32();
-    int lanes = CHUNK_LANES;
+  static Value emit(IrBuilder b, LlvmModule m, Table t, Value idx, int w, Type elem, String name, Route r) {
+    Type i8 = m.context().i8();
+    int lanes = r.lanes;
     while (lanes < w) lanes <<= 1;
     Value all = idx;
     if (lanes != w) {
@@ -143,42 +282,11 @@ public final class PermuteLookup {
       for (int i = 0; i < lanes; i++) ix.add(i < w ? b.i32(i) : b.i32(0));
       all = b.shuffle(idx, b.poison(idx.type()), b.constVector(ix), "");
     }
-    Function perm = m.intrinsic("llvm.x86.avx512.vpermi2var.qi.512");
-    int chunks = t.permutes();
-    // the table's 128-byte chunks as pairs of 64-byte constants (entries past the period repeat it)
-    List<Value[]> halves = new ArrayList<>();
-    for (int c = 0; c < chunks; c++) {
-      Value[] pair = new Value[2];
-      for (int h = 0; h < 2; h++) {
-        List<Value> bs = new ArrayList<>();
-        for (int j = 0; j < 64; j++) bs.add(b.constInt(i8, t.bytes()[(c * 128 + h * 64 + j) % t.entries()]));
-        pair[h] = b.constVector(bs);
-      }
-      halves.add(pair);
-    }
+    List<Value[]> tables = tables(b, m, t, r);
     List<Value> parts = new ArrayList<>();
-    for (int p = 0; p < lanes / CHUNK_LANES; p++) {
-      Value part = VectorParts.slice(b, all, p * CHUNK_LANES, CHUNK_LANES);
-      Value bytesIdx = b.cast(Opcode.BITCAST, part, i8.vectorOf(64), name + ".pidx");
-      List<Value> r = new ArrayList<>();
-      for (int c = 0; c < chunks; c++) {
-        r.add(b.call(perm, List.of(halves.get(c)[0], bytesIdx, halves.get(c)[1]), name + ".perm"));
-      }
-      // chunks chosen by index bits 7 (and 8), dword by dword
-      int bit = 128;
-      while (r.size() > 1) {
-        Value sel = b.icmpNe(b.and(part, b.splat(b.i32(bit), CHUNK_LANES, ""), ""), b.constNull(part.type()), "");
-        List<Value> next = new ArrayList<>();
-        for (int i = 0; i < r.size(); i += 2) {
-          Value lo = b.cast(Opcode.BITCAST, r.get(i), i32.vectorOf(CHUNK_LANES), "");
-          Value hi = b.cast(Opcode.BITCAST, r.get(i + 1), i32.vectorOf(CHUNK_LANES), "");
-          next.add(b.cast(Opcode.BITCAST, b.select(sel, hi, lo, ""), i8.vectorOf(64), ""));
-        }
-        r = next;
-        bit <<= 1;
-      }
-      Value dw = b.cast(Opcode.BITCAST, r.get(0), i32.vectorOf(CHUNK_LANES), "");
-      parts.add(b.cast(Opcode.TRUNC, dw, i8.vectorOf(CHUNK_LANES), ""));
+    for (int p = 0; p < lanes / r.lanes; p++) {
+      Value part = VectorParts.slice(b, all, p * r.lanes, r.lanes);
+      parts.add(b.cast(Opcode.TRUNC, lookup(b, m, t, r, tables, part, name), i8.vectorOf(r.lanes), ""));
     }
     Value bytes = parts.size() == 1 ? parts.get(0) : VectorParts.concat(b, parts);
     if (lanes != w) bytes = VectorParts.slice(b, bytes, 0, w);
@@ -187,5 +295,102 @@ public final class PermuteLookup {
       return bytes;
     }
     return b.cast(t.signed() ? Opcode.SEXT : Opcode.ZEXT, bytes, elem.vectorOf(w), name);
+  }
+
+  /**
+   * The table's registers for route {@code r}, one array per permute: the two 64-byte halves of a
+   * {@code vpermi2b}, the two 16-dword halves of a {@code vpermi2d}, one 8-dword {@code vpermd}
+   * register, or one {@code pshufb} register (16 bytes, repeated per 128-bit lane). Entries past the
+   * period repeat it; past a table without one they are its first entries again, which no active lane
+   * reads.
+   */
+  private static List<Value[]> tables(IrBuilder b, LlvmModule m, Table t, Route r) {
+    Type i8 = m.context().i8(), i32 = m.context().i32();
+    int e = t.entries();
+    List<Value[]> out = new ArrayList<>();
+    for (int c = 0; c < t.permutes(r); c++) {
+      int base = c * r.entries;
+      switch (r) {
+        case VBMI -> {
+          Value[] pair = new Value[2];
+          for (int h = 0; h < 2; h++) {
+            List<Value> bs = new ArrayList<>();
+            for (int j = 0; j < 64; j++) bs.add(b.constInt(i8, t.bytes()[(base + h * 64 + j) % e]));
+            pair[h] = b.constVector(bs);
+          }
+          out.add(pair);
+        }
+        case DWORD512, DWORD256 -> {
+          int dwords = r.entries / 4;
+          int[] packed = new int[dwords];
+          for (int d = 0; d < dwords; d++)
+            for (int j = 0; j < 4; j++) packed[d] |= (t.bytes()[(base + j * dwords + d) % e] & 0xff) << (8 * j);
+          int per = Math.min(dwords, 16);
+          Value[] regs = new Value[dwords / per];
+          for (int h = 0; h < regs.length; h++) {
+            List<Value> ds = new ArrayList<>();
+            for (int d = 0; d < per; d++) ds.add(b.constInt(i32, packed[h * per + d]));
+            regs[h] = b.constVector(ds);
+          }
+          out.add(regs);
+        }
+        case BYTE256, BYTE128 -> {
+          List<Value> bs = new ArrayList<>();
+          for (int j = 0; j < 4 * r.lanes; j++) bs.add(b.constInt(i8, t.bytes()[(base + j % 16) % e]));
+          out.add(new Value[] {b.constVector(bs)});
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The lookup of one part ({@code <r.lanes x i32>} indices): {@code <r.lanes x i32>} whose low bytes
+   * are the entries. The permutes read the index's low bits; the table's blocks are chosen by the
+   * next bits, a select each (on AVX2 and SSE4.1 the bit is shifted to the sign, so the select is a
+   * {@code blendvps} on it; on AVX-512 a bit test into a mask register).
+   */
+  private static Value lookup(IrBuilder b, LlvmModule m, Table t, Route r, List<Value[]> tables, Value part, String name) {
+    Type i8 = m.context().i8(), i32 = m.context().i32();
+    Type dv = i32.vectorOf(r.lanes);
+    Value bytesIdx = null;
+    if (r == Route.VBMI || r == Route.BYTE256 || r == Route.BYTE128) {
+      Value ix = part;
+      // pshufb gives zero where an index byte's bit 7 is set: an active lane's index is below 128 unless
+      // the table (or its repetitions) is longer
+      if (r != Route.VBMI && t.length() > 128) ix = b.and(part, b.splat(b.i32(15), r.lanes, ""), "");
+      bytesIdx = b.cast(Opcode.BITCAST, ix, i8.vectorOf(4 * r.lanes), name + ".pidx");
+    }
+    List<Value> got = new ArrayList<>();
+    for (Value[] regs : tables) {
+      Value v = switch (r) {
+        case VBMI -> b.call(m.intrinsic("llvm.x86.avx512.vpermi2var.qi.512"), List.of(regs[0], bytesIdx, regs[1]), name + ".perm");
+        case DWORD512 -> b.call(m.intrinsic("llvm.x86.avx512.vpermi2var.d.512"), List.of(regs[0], part, regs[1]), name + ".perm");
+        case DWORD256 -> b.call(m.intrinsic("llvm.x86.avx2.permd"), List.of(regs[0], part), name + ".perm");
+        case BYTE256 -> b.call(m.intrinsic("llvm.x86.avx2.pshuf.b"), List.of(regs[0], bytesIdx), name + ".perm");
+        case BYTE128 -> b.call(m.intrinsic("llvm.x86.ssse3.pshuf.b.128"), List.of(regs[0], bytesIdx), name + ".perm");
+      };
+      got.add(b.cast(Opcode.BITCAST, v, dv, ""));
+    }
+    // blocks chosen by the index bits above a permute's entries, dword by dword
+    int bit = Integer.numberOfTrailingZeros(r.entries);
+    boolean avx512 = r == Route.VBMI || r == Route.DWORD512;
+    while (got.size() > 1) {
+      Value sel = avx512 ? b.icmpNe(b.and(part, b.splat(b.i32(1 << bit), r.lanes, ""), ""), b.constNull(dv), "")
+          : b.icmpSlt(b.binop(Opcode.SHL, part, b.splat(b.i32(31 - bit), r.lanes, ""), ""), b.constNull(dv), "");
+      List<Value> next = new ArrayList<>();
+      for (int i = 0; i < got.size(); i += 2) next.add(b.select(sel, got.get(i + 1), got.get(i), ""));
+      got = next;
+      bit++;
+    }
+    Value v = got.get(0);
+    if (r.shifts(t)) {
+      // the entry's byte within its dword: index bits log2(P) and log2(P)+1, times 8
+      int dwordBits = Integer.numberOfTrailingZeros(r.entries / 4);
+      Value at = dwordBits == 3 ? part : b.binop(Opcode.LSHR, part, b.splat(b.i32(dwordBits - 3), r.lanes, ""), "");
+      Value amount = b.and(at, b.splat(b.i32(24), r.lanes, ""), name + ".byte");
+      v = b.binop(Opcode.LSHR, v, amount, "");
+    }
+    return v;
   }
 }

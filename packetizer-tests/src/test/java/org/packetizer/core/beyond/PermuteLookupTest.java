@@ -14,6 +14,8 @@ import org.packetizer.core.check.ParamSpec;
 import org.packetizer.core.check.ValueDomain;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.widen.PermuteLookup;
+import org.packetizer.core.widen.PermuteLookup.Isa;
 
 /**
  * Lookups in small constant tables of byte-sized values as byte permutes in registers (issue 16,
@@ -27,8 +29,19 @@ import org.packetizer.core.ir.LlvmModule;
  * with an entry of 256 and a writable table keep their gathers.
  */
 class PermuteLookupTest {
+  /** W 4, 8, 16 on SSE4.2 (x86-64-v2), AVX2 (haswell), AVX-512 without VBMI (skylake-avx512) and with it (znver4), at -O1 and -O2. */
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> cases() {
+    List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) for (String cpu : CPUS) for (String o : new String[] {"-O1", "-O2"}) {
+      out.add(org.junit.jupiter.params.provider.Arguments.of(w, cpu, o));
+    }
+    return out.stream();
+  }
+
+  private static final List<String> CPUS = List.of("x86-64-v2", "haswell", "skylake-avx512", "znver4");
+
   @ParameterizedTest(name = "W={0} {1} {2}")
-  @MethodSource("org.packetizer.core.beyond.PlainC#widthCpuOptCases")
+  @MethodSource("cases")
   void agreesWithScalar(int w, String cpu, String opt) {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "permute_lookup.c", opt, "-march=" + cpu)) {
       ParamSpec x = ParamSpec.varying(ValueDomain.ints(-100000, 100000));
@@ -39,7 +52,160 @@ class PermuteLookupTest {
       TableLookupTest.check(m, "int_table", w, cpu, "v", 70 + w, any);
       TableLookupTest.check(m, "signed_shorts", w, cpu, "v", 90 + w, any);
       TableLookupTest.check(m, "not_permuted", w, cpu, "v", 80 + w, any);
+      // the small tables of the AVX2, SSE4.1 and AVX-512F routes
+      ParamSpec near = ParamSpec.varying(ValueDomain.ints(-24, 40));
+      TableLookupTest.check(m, "perm64_chain", w, cpu, "vvv", 200 + w, x, x, x);
+      TableLookupTest.check(m, "s16_under_branch", w, cpu, "vv", 210 + w, near, x);
+      TableLookupTest.check(m, "sh40_ends", w, cpu, "v", 220 + w, any);
+      TableLookupTest.check(m, "u8ints_lookup", w, cpu, "v", 230 + w, any);
+      TableLookupTest.check(m, "p16_lookup", w, cpu, "v", 240 + w, any);
+      TableLookupTest.check(m, "u128_lookup", w, cpu, "v", 250 + w, any);
     }
+  }
+
+  /**
+   * Larger tables by the size knob ({@code -Dpacketizer.permuteLookupEntries=256}): on SSE4.1 128
+   * entries as 8 {@code pshufb} and Perlin's 256 as 16; on AVX2 (256 by default) the same routes.
+   */
+  @ParameterizedTest(name = "W={0} {1}")
+  @org.junit.jupiter.params.provider.CsvSource({"4,x86-64-v2", "8,x86-64-v2", "8,haswell", "16,haswell"})
+  void largerTablesByTheSizeKnob(int w, String cpu) {
+    String saved = System.setProperty("packetizer.permuteLookupEntries", "256");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "permute_lookup.c", "-O2", "-march=" + cpu)) {
+      ParamSpec x = ParamSpec.varying(ValueDomain.ints(-100000, 100000));
+      ParamSpec any = ParamSpec.varying(ValueDomain.ints(Integer.MIN_VALUE, Integer.MAX_VALUE));
+      TableLookupTest.check(m, "u128_lookup", w, cpu, "v", 260 + w, any);
+      TableLookupTest.check(m, "perm_hash", w, cpu, "vvv", 270 + w, x, x, x);
+      TableLookupTest.check(m, "signed_under_branch", w, cpu, "vv", 280 + w, x, x);
+      List<Remark> rs = new ArrayList<>();
+      String u = packetize(m, "u128_lookup", "v", w, cpu, rs);
+      assertEquals(2, routeRemarks(rs, cpu.equals("haswell") ? "4 dword permutes in registers (AVX2 vpermd" : "8 byte shuffles in registers (SSSE3 pshufb"), rs::toString);
+      assertEquals(0, count(u, "@llvm.masked.gather") + count(u, "gather.d.d"), u);
+    } finally {
+      restore("packetizer.permuteLookupEntries", saved);
+    }
+  }
+
+  private static void restore(String key, String saved) {
+    if (saved == null) System.clearProperty(key);
+    else System.setProperty(key, saved);
+  }
+
+  private static long routeRemarks(List<Remark> rs, String text) {
+    return rs.stream().filter(r -> r.kind() == Remark.Kind.MEMORY && r.message().contains(text)).count();
+  }
+
+  /**
+   * The route per target and table size: AVX2 {@code vpshufb} up to 16 entries and {@code vpermd} up to
+   * 64, SSE4.1 {@code pshufb} up to 64, AVX-512F {@code vpermi2d} up to 512; no gather and no scalar
+   * load where a route applies; larger tables keep the earlier routes on AVX2 and SSE4.1.
+   */
+  @Test
+  void smallTablesArePermutedOnAvx2Sse41AndAvx512() {
+    for (String opt : List.of("-O1", "-O2")) {
+      for (String cpu : List.of("x86-64-v2", "haswell", "skylake-avx512")) {
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "permute_lookup.c", opt, "-march=" + cpu)) {
+          int w = cpu.equals("x86-64-v2") ? 4 : cpu.equals("haswell") ? 8 : 16;
+          String what = opt + " " + cpu;
+          String perm = switch (cpu) {
+            case "haswell" -> "call <8 x i32> @llvm.x86.avx2.permd(";
+            case "x86-64-v2" -> "call <16 x i8> @llvm.x86.ssse3.pshuf.b.128(";
+            default -> "call <16 x i32> @llvm.x86.avx512.vpermi2var.d.512(";
+          };
+          // volume's chain: three lookups in 64 bytes, 2 vpermd (1 blend) / 4 pshufb (3 blends) / 1 vpermi2d each
+          List<Remark> rs = new ArrayList<>();
+          String c = packetize(m, "perm64_chain", "vvv", w, cpu, rs);
+          String route = switch (cpu) {
+            case "haswell" -> "(64 x i8, values 0..255) became 2 dword permutes in registers (AVX2 vpermd, 4 entries per dword, a variable shift, 1 blend on index bits)";
+            case "x86-64-v2" -> "(64 x i8, values 0..255) became 4 byte shuffles in registers (SSSE3 pshufb, SSE4.1 blends, 3 blends on index bits)";
+            default -> "(64 x i8, values 0..255) became 1 dword permute in registers (AVX-512 vpermi2d, 4 entries per dword, a variable shift)";
+          };
+          assertEquals(3, routeRemarks(rs, route), what + "\n" + rs + "\n" + c);
+          assertEquals(cpu.equals("haswell") ? 6 : cpu.equals("x86-64-v2") ? 12 : 3, count(c, perm), what + "\n" + c);
+          assertEquals(0, count(c, "load i8") + count(c, "gather"), what + "\n" + c);
+          // 16 signed bytes under a branch: one vpshufb on AVX2, a sign extension, no mask
+          rs.clear();
+          String s = packetize(m, "s16_under_branch", "vv", w, cpu, rs);
+          assertEquals(1, routeRemarks(rs, cpu.equals("haswell") ? "became 1 byte shuffle in registers (AVX2 vpshufb): no memory access, so no mask"
+              : cpu.equals("x86-64-v2") ? "became 1 byte shuffle in registers (SSSE3 pshufb, SSE4.1 blends): no memory access, so no mask"
+              : "became 1 dword permute in registers (AVX-512 vpermi2d, 4 entries per dword): no memory access, so no mask"), what + "\n" + rs);
+          assertTrue(s.contains("sext <" + w + " x i8>") || s.contains("ashr exact <" + w + " x i32>") || s.contains("ashr <" + w + " x i32>"), what + "\n" + s);
+          assertEquals(0, count(s, "load i8") + count(s, "gather"), what + "\n" + s);
+          // up to 32 entries one vpermi2d needs no byte shift
+          if (cpu.equals("skylake-avx512")) assertEquals(0, count(s, "lshr <16 x i32>"), what + "\n" + s);
+          // the 40 signed shorts: two vpermd; 8 ints: one vpshufb
+          rs.clear();
+          packetize(m, "sh40_ends", "v", w, cpu, rs);
+          assertEquals(3, routeRemarks(rs, "(40 x i16, values -128..127) became"), what + "\n" + rs);
+          if (cpu.equals("haswell")) {
+            assertEquals(3, routeRemarks(rs, "became 2 dword permutes"), what + "\n" + rs);
+            rs.clear();
+            String u = packetize(m, "u8ints_lookup", "v", w, cpu, rs);
+            assertEquals(2, routeRemarks(rs, "(8 x i32, values 0..255) became 1 byte shuffle in registers (AVX2 vpshufb)"), what + "\n" + rs);
+            assertEquals(2, count(u, "call <32 x i8> @llvm.x86.avx2.pshuf.b("), what + "\n" + u);
+          }
+          // the periodic 256 bytes: 16 entries
+          rs.clear();
+          packetize(m, "p16_lookup", "v", w, cpu, rs);
+          assertEquals(2, routeRemarks(rs, "(256 x i8, values 0..255, period 16) became 1 "), what + "\n" + rs);
+          // 128 entries: AVX2 (4 vpermd) and AVX-512 (1 vpermi2d), not SSE4.1; Perlin's 256-entry table: 8 vpermd
+          // on AVX2 (its paired gathers no more), 2 vpermi2d on AVX-512, the scalar loads on SSE4.1
+          rs.clear();
+          packetize(m, "u128_lookup", "v", w, cpu, rs);
+          assertEquals(cpu.equals("x86-64-v2") ? 0 : 2, routeRemarks(rs, "(128 x i8, values 0..255) became " + (cpu.equals("haswell") ? "4" : "1")),
+              what + "\n" + rs);
+          rs.clear();
+          String p = packetize(m, "perm_hash", "vvv", w, cpu, rs);
+          assertEquals(cpu.equals("x86-64-v2") ? 0 : 14, routeRemarks(rs, "(512 x i32, values 0..255, period 256) became "
+              + (cpu.equals("haswell") ? "8 dword permutes in registers (AVX2 vpermd, 4 entries per dword, a variable shift, 7 blends"
+                  : "2 dword permutes in registers (AVX-512 vpermi2d, 4 entries per dword, a variable shift, 1 blend")), what + "\n" + rs);
+          if (!cpu.equals("x86-64-v2")) assertEquals(0, count(p, "gather") + count(p, "load i32"), what + "\n" + p);
+          // 512 ints without a period: not on AVX2 (above 256 entries), 4 vpermi2d on AVX-512
+          rs.clear();
+          packetize(m, "int_table", "v", w, cpu, rs);
+          assertEquals(cpu.equals("skylake-avx512") ? 2 : 0, routeRemarks(rs, "(512 x i32, values 0..255) became 4 dword permutes"), what + "\n" + rs);
+          assertEquals(0, permuteRemarks(rs), what);
+        }
+      }
+    }
+  }
+
+  /** {@code -Dpacketizer.permuteLookups=vbmi}: only the tenth round's VBMI route; the small tables keep their gathers and loads. */
+  @Test
+  void vbmiOnlyKnobKeepsTheEarlierRoutesElsewhere() {
+    String saved = System.setProperty("packetizer.permuteLookups", "vbmi");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "permute_lookup.c", "-O2", "-march=haswell");
+        LlvmModule z = PlainC.compile(ctx, "permute_lookup.c", "-O2", "-march=znver4")) {
+      for (String cpu : List.of("haswell", "x86-64-v2", "skylake-avx512")) {
+        List<Remark> rs = new ArrayList<>();
+        String c = packetize(m, "perm64_chain", "vvv", 8, cpu, rs);
+        assertEquals(0, routeRemarks(rs, "in registers ("), cpu + "\n" + rs);
+        assertEquals(0, count(c, "permd") + count(c, "pshuf.b") + count(c, "vpermi2var"), c);
+      }
+      List<Remark> rs = new ArrayList<>();
+      packetize(z, "perm64_chain", "vvv", 16, "znver4", rs);
+      assertEquals(3, permuteRemarks(rs), rs::toString);
+    } finally {
+      restore("packetizer.permuteLookups", saved);
+    }
+  }
+
+  @Test
+  void isaLevels() {
+    assertEquals(Isa.VBMI, PermuteLookup.isa("znver4", null));
+    assertEquals(Isa.AVX512, PermuteLookup.isa("znver4", "-avx512vbmi"));
+    assertEquals(Isa.AVX512, PermuteLookup.isa("skylake-avx512", ""));
+    assertEquals(Isa.AVX2, PermuteLookup.isa("skylake-avx512", "-evex512"));
+    assertEquals(Isa.AVX2, PermuteLookup.isa("haswell", "+avx,+avx2,+sse4.1"));
+    assertEquals(Isa.AVX2, PermuteLookup.isa("x86-64", "+avx2,+sse4.1"));
+    assertEquals(Isa.AVX2, PermuteLookup.isa("haswell", "+avx512vbmi"));
+    assertEquals(Isa.SSE41, PermuteLookup.isa("x86-64-v2", null));
+    assertEquals(Isa.SSE41, PermuteLookup.isa("haswell", "-avx2"));
+    assertEquals(Isa.SSE41, PermuteLookup.isa("sandybridge", ""));
+    assertEquals(Isa.NONE, PermuteLookup.isa("x86-64", "+cmov,+cx8,+fxsr,+mmx,+sse,+sse2,+x87"));
+    assertEquals(Isa.NONE, PermuteLookup.isa("core2", null));
+    assertEquals(Isa.NONE, PermuteLookup.isa(null, null));
+    assertEquals(Isa.NONE, PermuteLookup.isa("haswell", "-ssse3"));
   }
 
   /** W32 (two 16-lane permute groups, concatenated) and W2 (padded) on znver4. */
@@ -121,13 +287,15 @@ class PermuteLookupTest {
         String n = packetize(m, "not_permuted", "v", 16, "znver4", rs);
         assertEquals(0, permuteRemarks(rs), n);
         assertEquals(0, count(n, PERMUTE), n);
-        // no VBMI: haswell (AVX2), skylake-avx512 (AVX-512 without VBMI); and code whose own attributes
+        // no VBMI: haswell (AVX2), skylake-avx512 (AVX-512 without VBMI; their routes are checked by
+        // smallTablesArePermutedOnAvx2Sse41AndAvx512); and code whose own attributes
         // say x86-64 (a JIT compiles it by them) although the options name znver4
         for (var c : List.of(java.util.Map.entry("haswell", hw), java.util.Map.entry("skylake-avx512", skx), java.util.Map.entry("znver4", generic))) {
           rs.clear();
           String o = packetize(c.getValue(), "perm_hash", "vvv", c.getKey().equals("haswell") ? 8 : 16, c.getKey(), rs);
           assertEquals(0, permuteRemarks(rs), c.getKey() + "\n" + o);
           assertEquals(0, count(o, "vpermi2var.qi"), o);
+          if (c.getValue() == generic) assertEquals(0, routeRemarks(rs, "in registers ("), o);
         }
       }
     }
