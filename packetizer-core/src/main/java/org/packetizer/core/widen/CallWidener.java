@@ -162,15 +162,8 @@ final class CallWidener extends EmissionPhase {
     return Optional.empty();
   }
 
-  /**
-   * {@code sf} on every lane, under a full mask, as a counted loop through stack arrays: the argument
-   * packets stored once, lane k's arguments loaded, the call, its result stored at k, the result
-   * packet loaded once after the loop. (A loop carrying the packet in a register and inserting at a
-   * variable index spills it around every call and stalls on store forwarding: bs_call at W16 ran at
-   * 0.73x scalar that way.)
-   */
-  private Value laneLoopThroughMemory(Value inst, Function sf, List<Value> args, Type vt) {
-    Type i64 = st.context().i64();
+  /** The arguments of a lane loop through memory: each packet stored once into an entry-block slot, uniform ones as they are. */
+  private List<Value> argumentSlots(Value inst, List<Value> args) {
     List<Value> slots = new ArrayList<>();
     for (Value a : args) {
       if (!a.type().isVector()) {
@@ -181,6 +174,19 @@ final class CallWidener extends EmissionPhase {
       b.store(a, slot);
       slots.add(slot);
     }
+    return slots;
+  }
+
+  /**
+   * {@code sf} on every lane, under a full mask, as a counted loop through stack arrays: the argument
+   * packets stored once, lane k's arguments loaded, the call, its result stored at k, the result
+   * packet loaded once after the loop. (A loop carrying the packet in a register and inserting at a
+   * variable index spills it around every call and stalls on store forwarding: bs_call at W16 ran at
+   * 0.73x scalar that way.)
+   */
+  private Value laneLoopThroughMemory(Value inst, Function sf, List<Value> args, Type vt) {
+    Type i64 = st.context().i64();
+    List<Value> slots = argumentSlots(inst, args);
     Value out = entryB.alloca(vt, inst.name() + ".out");
     Block pre = b.currentBlock();
     Block loop = packet.appendBlock(pre.name() + ".lanes");
@@ -282,21 +288,12 @@ final class CallWidener extends EmissionPhase {
    */
   private Value activeLanesThroughMemory(Value inst, Function sf, List<Value> args, Type vt) {
     Type iw = st.context().intType(w);
-    List<Value> slots = new ArrayList<>();
     Value bits0 = b.cast(Opcode.BITCAST, mask(), iw, "");
     Value out = entryB.alloca(vt, inst.name() + ".out");
     Block pre = b.currentBlock();
     Block[] bs = blocksAfter(pre, ".lanes", ".lanes.done");
     Block loop = bs[0], done = bs[1];
-    for (Value a : args) {
-      if (!a.type().isVector()) {
-        slots.add(a);
-        continue;
-      }
-      Value slot = entryB.alloca(a.type(), inst.name() + ".arg");
-      b.store(a, slot);
-      slots.add(slot);
-    }
+    List<Value> slots = argumentSlots(inst, args);
     b.condBr(b.icmpNe(bits0, b.constInt(iw, 0), "any.lane"), loop, done);
     b.atEnd(loop);
     Value bits = b.phi(iw, "lanes.left");
