@@ -162,6 +162,20 @@ final class CallWidener extends EmissionPhase {
     return Optional.empty();
   }
 
+  /** Lane {@code k}'s arguments from {@link #argumentSlots}: each packet's element loaded, uniform ones as they are. */
+  private List<Value> laneArguments(List<Value> args, List<Value> slots, Value k) {
+    List<Value> la = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      Value a = args.get(i);
+      if (!a.type().isVector()) {
+        la.add(a);
+        continue;
+      }
+      la.add(b.load(a.type().elementType(), b.gep(a.type(), slots.get(i), List.of(b.i64(0), k), true, ""), ""));
+    }
+    return la;
+  }
+
   /** The arguments of a lane loop through memory: each packet stored once into an entry-block slot, uniform ones as they are. */
   private List<Value> argumentSlots(Value inst, List<Value> args) {
     List<Value> slots = new ArrayList<>();
@@ -196,16 +210,7 @@ final class CallWidener extends EmissionPhase {
     b.br(loop);
     b.atEnd(loop);
     Value k = b.phi(i64, "lane");
-    List<Value> la = new ArrayList<>();
-    for (int i = 0; i < args.size(); i++) {
-      Value a = args.get(i);
-      if (!a.type().isVector()) {
-        la.add(a);
-        continue;
-      }
-      Value p = b.gep(a.type(), slots.get(i), List.of(b.i64(0), k), true, "");
-      la.add(b.load(a.type().elementType(), p, ""));
-    }
+    List<Value> la = laneArguments(args, slots, k);
     Value r = e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
     b.store(r, b.gep(vt, out, List.of(b.i64(0), k), true, ""));
     Value next = b.add(k, b.i64(1), "");
@@ -299,15 +304,7 @@ final class CallWidener extends EmissionPhase {
     Value bits = b.phi(iw, "lanes.left");
     Value tz = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(true)), "");
     Value k = w < 64 ? b.cast(Opcode.ZEXT, tz, st.context().i64(), "lane") : w == 64 ? tz : b.cast(Opcode.TRUNC, tz, st.context().i64(), "lane");
-    List<Value> la = new ArrayList<>();
-    for (int i = 0; i < args.size(); i++) {
-      Value a = args.get(i);
-      if (!a.type().isVector()) {
-        la.add(a);
-        continue;
-      }
-      la.add(b.load(a.type().elementType(), b.gep(a.type(), slots.get(i), List.of(b.i64(0), k), true, ""), ""));
-    }
+    List<Value> la = laneArguments(args, slots, k);
     Value r = e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
     b.store(r, b.gep(vt, out, List.of(b.i64(0), k), true, ""));
     Value bitsNext = b.and(bits, b.sub(bits, b.constInt(iw, 1), ""), "");
