@@ -2,7 +2,7 @@
 ; machine code however its loads are routed (five loads at constant offsets from one per-lane pointer:
 ; per-lane loads, about two instructions per load and lane) becomes a loop over the 8 lanes running the
 ; scalar code (ScalarLanes): the varying arguments stored once, lane k's loaded, the scalar body inlined,
-; its result stored at k and the result packet loaded once. The remark gives both sizes. With
+; its result inserted at lane k of the packet the loop carries. The remark gives both sizes. With
 ; -Dpacketizer.sizeScalarLanes=false, or without --optimize size, the per-lane loads of
 ; memory/dynamic-variants-size.ll stay.
 ; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --optimize size --remarks
@@ -17,11 +17,11 @@
 ; CHECK:       load float, ptr
 ; CHECK:       load float, ptr
 ; CHECK-NOT:   load float, ptr
-; CHECK:       store float
+; CHECK:       %result.lane = insertelement <8 x float> %result.lanes, float
+; CHECK-SAME:  i64 %lane
 ; CHECK:       icmp ne i64 [[NEXT]], 8
 ; CHECK:       lanes.done:
-; CHECK-NEXT:  %result = load <8 x float>, ptr %result.lanes
-; CHECK-NEXT:  ret <8 x float> %result
+; CHECK-NEXT:  ret <8 x float> %result.lane
 ; CHECK-NOT:   <8 x ptr>
 ; SHAPES:      remark: f: note: optimizing for size: the packet function would be
 ; SHAPES-SAME: times the scalar function's

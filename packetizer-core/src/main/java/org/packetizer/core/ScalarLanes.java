@@ -21,8 +21,8 @@ import org.packetizer.core.pipeline.PureCalls;
 /**
  * Optimizing for size ({@link PacketizerOptions.Optimize#SIZE}), the packet function of last resort: a
  * counted loop over the W lanes running a private copy of the scalar function on each lane's
- * arguments (the varying arguments stored once and lane k's loaded, the result stored at k, the result
- * packet loaded once). Its machine code is the scalar function's plus about 15 instructions, at every
+ * arguments (the varying arguments stored once and lane k's loaded, the result inserted at lane k of a packet
+ * carried through the loop). Its machine code is the scalar function's plus about 15 instructions, at every
  * width; its speed is about the scalar function's. It replaces the packetized body when that is larger
  * than {@link #budget()} times the scalar function in machine instructions (each counted with the
  * module's functions it calls, as the benchmark's {@code asm} column counts them): the code-growth goal of issue 16 as a rule of
@@ -145,7 +145,8 @@ final class ScalarLanes {
 
   /**
    * The body of the new, empty {@code packet}: the loop over the lanes running the scalar function's
-   * body (a private copy, {@code __packetizer.lanes.NAME}, called and inlined, then deleted).
+   * body (a private copy, {@code __packetizer.lanes.NAME}, called and inlined, then deleted), the result
+   * packet carried in a register.
    */
   static void emit(LlvmModule module, Function scalar, Function packet, List<ParamKind> kinds, int w) {
     Function copy = FunctionCloner.cloneInModule(module, scalar, "__packetizer.lanes." + scalar.name());
@@ -175,10 +176,12 @@ final class ScalarLanes {
           slots.add(null);
         }
       }
-      Value out = rt.isVoid() ? null : b.alloca(rt.vectorOf(w), "result.lanes");
       b.br(loop);
       b.atEnd(loop);
       Value k = b.phi(i64, "lane");
+      // (the result packet in a register, lane k inserted at the variable index: a broadcast, a compare and a
+      // blend per lane; stored lane by lane and loaded as a vector it failed store forwarding once per call)
+      Value acc = rt.isVoid() ? null : b.phi(rt.vectorOf(w), "result.lanes");
       List<Value> args = new ArrayList<>();
       for (int i = 0; i < scalar.paramCount(); i++) {
         Value p = packet.param(i);
@@ -186,14 +189,19 @@ final class ScalarLanes {
         args.add(s == null ? p : b.load(scalar.param(i).type(), b.gep(p.type(), s, List.of(b.i64(0), k), true, ""), ""));
       }
       Value r = b.call(copy, args, "");
-      if (out != null) b.store(r, b.gep(rt.vectorOf(w), out, List.of(b.i64(0), k), true, ""));
+      Value accNext = acc == null ? null : b.insertElement(acc, r, k, "result.lane");
       Value next = b.add(k, b.i64(1), "");
       b.condBr(b.icmpNe(next, b.i64(w), ""), loop, done);
+      Block latch = b.currentBlock();
       k.addIncoming(b.i64(0), entry);
-      k.addIncoming(next, loop);
+      k.addIncoming(next, latch);
+      if (acc != null) {
+        acc.addIncoming(b.poison(rt.vectorOf(w)), entry);
+        acc.addIncoming(accNext, latch);
+      }
       b.atEnd(done);
-      if (out == null) b.retVoid();
-      else b.ret(b.load(rt.vectorOf(w), out, "result"));
+      if (acc == null) b.retVoid();
+      else b.ret(accNext);
     }
     // the copy's body in the loop (a call would cost a call's spills and vzeroupper per lane)
     String name = copy.name();
