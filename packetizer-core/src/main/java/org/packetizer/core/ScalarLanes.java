@@ -126,21 +126,10 @@ final class ScalarLanes {
           return Optional.of("it writes memory or synchronizes");
         }
         if (op == Opcode.ALLOCA) return Optional.of("it has private variables");
-        if (op == Opcode.CALL && !pure.test(i) && !readOnlyIntrinsic(i)) return Optional.of("it calls a function that may write memory");
+        if (op == Opcode.CALL && !pure.test(i) && !PureCalls.readOnlyIntrinsic(i.calledFunction().map(Function::name).orElse(""))) return Optional.of("it calls a function that may write memory");
       }
     }
     return Optional.empty();
-  }
-
-  private static boolean readOnlyIntrinsic(Value call) {
-    Optional<Function> f = call.calledFunction();
-    if (f.isEmpty()) return false;
-    String n = f.get().name();
-    return n.startsWith("llvm.") && (n.startsWith("llvm.umin.") || n.startsWith("llvm.umax.") || n.startsWith("llvm.smin.")
-        || n.startsWith("llvm.smax.") || n.startsWith("llvm.abs.") || n.startsWith("llvm.ctpop.") || n.startsWith("llvm.ctlz.")
-        || n.startsWith("llvm.cttz.") || n.startsWith("llvm.bswap.") || n.startsWith("llvm.fshl.") || n.startsWith("llvm.fshr.")
-        || n.startsWith("llvm.assume") || n.startsWith("llvm.lifetime.") || n.startsWith("llvm.dbg.")
-        || n.startsWith("llvm.uadd.sat.") || n.startsWith("llvm.usub.sat.") || n.startsWith("llvm.sadd.sat.") || n.startsWith("llvm.ssub.sat."));
   }
 
   /**
