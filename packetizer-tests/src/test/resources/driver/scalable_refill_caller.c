@@ -75,13 +75,15 @@ static void guard(const char *what, size_t n, const unsigned char *g) {
 
 static void run(size_t n) {
   cur_n = n;
-  { IN(float, x, -2, 1) IN(float, y, -1.5, 1.5) OUT(int32_t, o) OUT(int32_t, o2)
+  { IN(float, x, -2, 1) IN(float, y, -1.5, 1.5) OUT(int32_t, o) OUT(int32_t, o2) OUT(int32_t, o3)
     escape_map(x, y, 150, o, n); calls++;
     escape_w2(x, y, 150, o2, n); calls++;
+    escape_batch(x, y, 150, o3, n); calls++;
     for (size_t i = 0; i < n; i++) SAME("escape", o[i], (int32_t)escape(x[i], y[i], 150));
     for (size_t i = 0; i < n; i++) SAME("escape (W=2)", o2[i], (int32_t)escape(x[i], y[i], 150));
-    guard("escape", n, o_g); guard("escape (W=2)", n, o2_g);
-    FREE(float, x) FREE(float, y) FREE_OUT(int32_t, o) FREE_OUT(int32_t, o2) }
+    for (size_t i = 0; i < n; i++) SAME("escape (batch)", o3[i], (int32_t)escape(x[i], y[i], 150));
+    guard("escape", n, o_g); guard("escape (W=2)", n, o2_g); guard("escape (batch)", n, o3_g);
+    FREE(float, x) FREE(float, y) FREE_OUT(int32_t, o) FREE_OUT(int32_t, o2) FREE_OUT(int32_t, o3) }
   { IN(int64_t, v, 1, 3000) OUT(int64_t, o) OUT(int64_t, o2)
     collatz_map(v, o, n); calls++;
     collatz_w2(v, o2, n); calls++;

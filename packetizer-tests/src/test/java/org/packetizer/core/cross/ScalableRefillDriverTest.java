@@ -29,8 +29,8 @@ import org.packetizer.core.toolchain.ProcessResult;
 /**
  * Lane refill for scalable packets ({@code --scalable --array-driver --refill}, issue 17): the kernels of
  * {@code driver/scalable_refill_kernels.c} compiled by the bundled clang at -O2 for armv8-a+sve (no
- * -msve-vector-bits: the vector length is known only at run time) get scalable refill drivers at W = 4 (all) and
- * W = 2 (escape, collatz); emitted by LLVM's AArch64 back end (compact, splice, cntp, whilelo and a scatter in
+ * -msve-vector-bits: the vector length is known only at run time) get scalable refill drivers at W = 4 (all; escape also with the batch
+ * rule) and W = 2 (escape, collatz); emitted by LLVM's AArch64 back end (compact, splice, cntp, whilelo and a scatter in
  * the object), linked with {@code driver/scalable_refill_caller.c} — its own translation unit, only the generated
  * header — compiled by the bundled clang and by {@code aarch64-linux-gnu-gcc}, and each binary run under qemu at SVE
  * 128, 512 and 2048 bits (one binary, the length chosen by {@code -cpu max,sve-default-vector-length=BYTES} — {@code max,sve2048=on}
@@ -61,6 +61,12 @@ class ScalableRefillDriverTest {
       for (String k : List.of("escape", "collatz")) {
         drivers.add(build(m, k, k.equals("escape") ? "vvu" : "v", 2, "*_w2", ""));
       }
+      // the batch rule instead of the counted blocks (--refill-batch 2: leave the iterations when 2·vscale lanes are free)
+      List<String> remarks = new ArrayList<>();
+      drivers.add(new Packetizer(PacketizerOptions.builder().width(4).params("vvu").scalable(true).arrayDriver("*_batch")
+          .refill(Refill.ON).refillBatch(2).remarks(x -> remarks.add(x.message())).build()).run(m, "escape", "escape_b4")
+          .driver().orElseThrow());
+      assertTrue(remarks.stream().anyMatch(x -> x.contains("a refill round when 2 of every 4 lanes are free")), remarks.toString());
       assertTrue(m.verify().isEmpty(), () -> m.verify().get());
       try (TargetMachine tm = spec.targetMachine()) {
         TargetObject.emitModule(m, tm, dir.resolve("kernels.o"));
@@ -83,7 +89,7 @@ class ScalableRefillDriverTest {
     run(clang, clangCompile);
     run(clang, List.of(t.gcc(), "-o", "caller.clang", "caller.clang.o", "kernels.o", "-lm"));
     run(clang, List.of(t.gcc(), "-O2", "-std=c11", "-Wall", "-Werror", "caller.c", "kernels.o", "-lm", "-o", "caller.gcc"));
-    int calls = 2 * (3 * 64 + 2 + 2) * (KERNELS.size() + 2);
+    int calls = 2 * (3 * 64 + 2 + 2) * (KERNELS.size() + 3);
     for (String exe : List.of("caller.clang", "caller.gcc")) {
       for (int bits : List.of(128, 512, 2048)) {
         ProcessBuilder pb = new ProcessBuilder(t.qemuPath().toString(), "-cpu", "max,sve-default-vector-length=" + bits / 8,
