@@ -318,7 +318,7 @@ public final class RefillDriver {
    * condition depends on a lane's value other than the mask: an unused lane's value may be poison), or
    * empty.
    */
-  private static Optional<String> branchOnLanes(Function iterPacket) {
+  static Optional<String> branchOnLanes(Function iterPacket) {
     Value mask = iterPacket.param(iterPacket.paramCount() - 1);
     for (Block b : iterPacket.blocks()) {
       Value t = b.terminator();
