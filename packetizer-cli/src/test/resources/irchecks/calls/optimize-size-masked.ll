@@ -3,7 +3,10 @@
 ; calling expf and storing its result at k, the result packet loaded once after the loop; no insert at a
 ; variable lane (insertelement ... i32 %lane, a broadcast, compare and blend per lane in machine code),
 ; no glibc-exact helper.
+; (This function is small enough that the size mode's last resort, a loop over the lanes running the scalar
+; code, would take it over (memory/size-scalar-lanes.ll); the knob keeps this file's subject.)
 ; RUN: packetize -f f -w 8 --params v --vector-math=intrinsics --optimize size
+; SET: packetizer.sizeScalarLanes=false
 ; CHECK-LABEL: define <8 x float> @f_simd8(<8 x float> %x)
 ; CHECK:       store <8 x float>
 ; CHECK:       .lanes:

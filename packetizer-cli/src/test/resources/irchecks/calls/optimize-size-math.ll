@@ -3,7 +3,10 @@
 ; path and per-lane fallback) but one counted loop over the lanes each, calling the scalar function
 ; (bit-identical, code that does not grow with W); no helper is linked into the module. Without
 ; --optimize size the same input calls @__packetizer_glibc_expf_v8_... (calls/libm-glibc-exact.ll).
+; (This function is small enough that the size mode's last resort, a loop over the lanes running the scalar
+; code, would take it over (memory/size-scalar-lanes.ll); the knob keeps this file's subject.)
 ; RUN: packetize -f f -w 8 --params vv --vector-math=intrinsics --optimize size --remarks
+; SET: packetizer.sizeScalarLanes=false
 ; CHECK-LABEL: define <8 x float> @f_simd8(<8 x float> %x, <8 x float> %y)
 ; CHECK-NOT:   @__packetizer_glibc
 ; CHECK:       .lanes:

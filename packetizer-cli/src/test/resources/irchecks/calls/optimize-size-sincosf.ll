@@ -4,7 +4,10 @@
 ; unrolled sincosf calls, but ONE loop over the lanes calling both on each lane's argument (which the
 ; back end fuses into one sincosf call per lane, as in the scalar function), each result stored at the
 ; lane and loaded as a packet after the loop; bit-identical.
+; (This function is small enough that the size mode's last resort, a loop over the lanes running the scalar
+; code, would take it over (memory/size-scalar-lanes.ll); the knob keeps this file's subject.)
 ; RUN: packetize -f f -w 8 --params v --vector-math intrinsics --optimize=size --remarks
+; SET: packetizer.sizeScalarLanes=false
 ; CHECK-LABEL: define <8 x float> @f_simd8(<8 x float> %x)
 ; CHECK-NOT:   @__packetizer_
 ; CHECK:       .lanes:

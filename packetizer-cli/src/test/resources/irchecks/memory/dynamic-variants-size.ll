@@ -1,7 +1,10 @@
 ; --optimize size (issue 16, code growth): the four loads at constant offsets from one per-lane pointer
 ; of memory/dynamic-variants.ll get no dynamic variants (no run-time test, no all-equal and consecutive
 ; copies of the loads): the per-lane loads alone, and a remark says why.
+; (This function is small enough that the size mode's last resort, a loop over the lanes running the scalar
+; code, would take it over (memory/size-scalar-lanes.ll); the knob keeps this file's subject.)
 ; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --optimize size --remarks
+; SET: packetizer.sizeScalarLanes=false
 ; CHECK-LABEL: define <8 x float> @f_simd8(ptr %g, <8 x i32> %x, <8 x i32> %y)
 ; CHECK-NOT:   dyn.span
 ; CHECK-NOT:   .dyntest

@@ -273,6 +273,7 @@ final class Pipeline {
       Function packet = packetFunction(request);
       emit(state, packet);
       cleanUp(request, packet);
+      packet = scalarLanesForSize(request, state, packet);
       alignLoops(packet);
       return publish(request, state, packet);
     } catch (RuntimeException e) {
@@ -438,6 +439,39 @@ final class Pipeline {
     phase("cleanup");
     if (options.verifyEachPhase()) verify(packet, "after clean-up");
     phase("verify");
+  }
+
+  /**
+   * Optimizing for size ({@link ScalarLanes}): a packet function whose machine code (with the module's
+   * functions it calls, compiled for the target as the benchmark's {@code asm} column counts it) is more
+   * than the budget times the scalar function's (times W over the target's 32-bit lanes per register where
+   * W is wider) is replaced by a loop over the lanes running the scalar code, where that is exact, with a remark.
+   */
+  private Function scalarLanesForSize(Legality.Request r, PacketizationState state, Function packet) {
+    if (!ScalarLanes.enabled(options) || !topLevel) return packet;
+    Function scalar = r.scalar();
+    // (a packet function within half the budget in IR instructions is not compiled to be measured: on the
+    // 17 benchmark kernels machine code is within 0.7 to 1.25 times the IR ratio)
+    if (ScalarLanes.size(packet, scalar) <= ScalarLanes.budget() / 2 * ScalarLanes.size(scalar, null)) return packet;
+    Optional<String> no = ScalarLanes.refusal(options, scalar, packet, r.kinds(), w);
+    if (no.isPresent()) return packet;
+    int[] n = ScalarLanes.machineInstructions(module, options, scalar, packet);
+    // (a packet wider than the target's registers is several register-wide packets, as the benchmark's and the
+    // array drivers' interleaved ic*W-lane functions are: the budget is per register-wide packet)
+    int hw = org.packetizer.core.wrapper.HardwareWidth.resolve(scalar, options.targetCpu().orElse(null),
+        options.targetFeatures().orElse(null)).width();
+    double budget = ScalarLanes.budget() * Math.max(1.0, (double) w / Math.max(1, hw));
+    String ratio = String.format(java.util.Locale.ROOT, "%.2f", (double) n[1] / Math.max(1, n[0]));
+    if (n[0] <= 0 || n[1] <= budget * n[0]) return packet;
+    packet.delete();
+    Function lanes = packetFunction(r);
+    ScalarLanes.emit(module, scalar, lanes, r.kinds(), w);
+    state.remark(Remark.Kind.NOTE, null, null, "optimizing for size: the packet function would be " + n[1] + " machine instructions, "
+        + ratio + " times the scalar function's " + n[0] + " (budget " + budget + "): a loop over the " + w
+        + " lanes calling a copy of the scalar function instead");
+    verify(lanes, "after the size mode's lane loop");
+    phase("cleanup");
+    return lanes;
   }
 
   /**

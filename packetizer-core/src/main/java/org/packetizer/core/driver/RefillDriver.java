@@ -367,7 +367,7 @@ public final class RefillDriver {
    * Inlines the calls of {@code fns} (LLVM's always-inline pass; other functions' {@code alwaysinline}
    * attributes are taken off during the pass and put back, so that nothing else changes).
    */
-  static void inline(LlvmModule module, List<Function> fns) {
+  public static void inline(LlvmModule module, List<Function> fns) {
     List<Function> others = new ArrayList<>();
     for (Function f : module.functions()) {
       if (f.hasEnumAttribute("alwaysinline") && !fns.contains(f)) {

@@ -1,5 +1,6 @@
 package org.packetizer.core.pipeline;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
 import org.packetizer.core.ir.Function;
@@ -23,5 +24,21 @@ public final class PureCalls implements Predicate<Value> {
     long mem = f.get().memoryEffects();
     boolean readNone = mem == 0;
     return readNone && f.get().hasEnumAttribute("willreturn") && f.get().hasEnumAttribute("nounwind");
+  }
+
+  /**
+   * Intrinsics (name prefixes) that write no memory (MemoryWidener's byte windows, ScalarLanes' test
+   * that a function only reads memory).
+   */
+  public static final List<String> READ_ONLY_INTRINSICS = List.of("llvm.umin.", "llvm.umax.", "llvm.smin.", "llvm.smax.",
+      "llvm.abs.", "llvm.ctpop.", "llvm.ctlz.", "llvm.cttz.", "llvm.bswap.", "llvm.bitreverse.", "llvm.fshl.", "llvm.fshr.",
+      "llvm.sadd.with.overflow.", "llvm.uadd.with.overflow.", "llvm.ssub.with.overflow.", "llvm.usub.with.overflow.",
+      "llvm.smul.with.overflow.", "llvm.umul.with.overflow.", "llvm.assume", "llvm.expect.", "llvm.lifetime.",
+      "llvm.fabs.", "llvm.fma.", "llvm.fmuladd.", "llvm.minnum.", "llvm.maxnum.", "llvm.sqrt.", "llvm.floor.", "llvm.ceil.",
+      "llvm.trunc.", "llvm.rint.", "llvm.nearbyint.", "llvm.round.", "llvm.copysign.");
+
+  /** Whether {@code name} is an intrinsic of {@link #READ_ONLY_INTRINSICS}. */
+  public static boolean readOnlyIntrinsic(String name) {
+    return name.startsWith("llvm.") && READ_ONLY_INTRINSICS.stream().anyMatch(name::startsWith);
   }
 }

@@ -1613,12 +1613,7 @@ final class MemoryWidener extends EmissionPhase {
   }
 
   /** Intrinsics (name prefixes) that write no memory, for {@link #mayWrite}. */
-  private static final List<String> READ_ONLY_INTRINSICS = List.of("llvm.umin.", "llvm.umax.", "llvm.smin.", "llvm.smax.",
-      "llvm.abs.", "llvm.ctpop.", "llvm.ctlz.", "llvm.cttz.", "llvm.bswap.", "llvm.bitreverse.", "llvm.fshl.", "llvm.fshr.",
-      "llvm.sadd.with.overflow.", "llvm.uadd.with.overflow.", "llvm.ssub.with.overflow.", "llvm.usub.with.overflow.",
-      "llvm.smul.with.overflow.", "llvm.umul.with.overflow.", "llvm.assume", "llvm.expect.", "llvm.lifetime.",
-      "llvm.fabs.", "llvm.fma.", "llvm.fmuladd.", "llvm.minnum.", "llvm.maxnum.", "llvm.sqrt.", "llvm.floor.", "llvm.ceil.",
-      "llvm.trunc.", "llvm.rint.", "llvm.nearbyint.", "llvm.round.", "llvm.copysign.");
+  private static final List<String> READ_ONLY_INTRINSICS = org.packetizer.core.pipeline.PureCalls.READ_ONLY_INTRINSICS;
 
   /**
    * Whether pointer {@code p} (of the scalar function) is one byte further on in each iteration of
