@@ -1,11 +1,12 @@
 /* A C program calling the --refill=auto driver of mandelbrot through the generated header only, compiled in its own
  * translation unit by clang and by GCC (AutoRefillCallerTest). W: the packet width; E: the driver's epoch in elements
- * (the test builds it with short epochs). Every element of every call is compared with the scalar
+ * (the test builds it with short epochs); T: the paired trial's elements (RefillDriver.ADAPTIVE_REFILL_PACKETS·W). Every element of every call is compared with the scalar
  * function; every array ends at a PROT_NONE page, every output has G guard bytes in front. The driver's decisions are
  * read from its state (mandelbrot_auto.state: trial position, elements left, back-off level, refill in use, the
  * trial's cycles, trials decided, saved level): on random points (refill about 3x faster) the trials back off over
  * many calls, an input that turns from coherent to random ends with refill, and so does a state set to "plain, fully
- * backed off" followed by random points. */
+ * backed off" followed by random points; one trial takes T elements (both bodies on the same ones), and the trial's
+ * close trials (neither body cheaper by more than 1/32) settle on the plain body. */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -125,6 +126,45 @@ int main(void) {
   refill_seen = 0;
   run("plain, then random", 64 * (size_t)E, 0, 16 * (size_t)E + 1);
   expect(refill_seen && auto_state[TRIALS] >= 102, "plain, then random: switched to refill after two trials");
+
+  /* the paired trial (mandelbrot writes no memory: both bodies run the same T elements, each timed, the second run's
+     results going to the driver's stack): from a fresh state one call of exactly T elements holds one whole trial, decided,
+     and ends at the run (with the trial of three chunks, 8W plain, 128W refill, 8W plain, T elements end inside the
+     refill chunk, undecided) */
+  memset(auto_state, 0, sizeof auto_state);
+  run("paired trial", T, 0, T);
+  expect(auto_state[TRIALS] == 1 && (auto_state[POS] & 3) == 3, "paired trial: decided after T elements, then the run");
+
+  /* close trials settle on plain: sums preset so large (2^50 cycles, halved at the trial's start) that the trial's own
+     cycles do not matter, level 0 (one trial decides). Neither body cheaper than the other by more than 1/32: plain,
+     whichever ran (keeping the body in use there kept refill at +1.6 % on mandelbrot W8 coherent after random inputs);
+     refill cheaper by 1/16: refill kept, or chosen when a second trial agrees. (The first case backed off: a close trial
+     switches at once there too.) */
+  {
+    static const struct { long long choice, rcyc, pcyc, want, trials; const char *what; } band[] = {
+        {1, 1LL << 50, 1LL << 50, 0, 1, "close, backed off (level 3): refill in use, equal: plain at once"},
+        {1, 1LL << 50, (1LL << 50) - (1LL << 44), 0, 1, "close: refill in use, plain cheaper by 1/64: plain"},
+        {1, (1LL << 50) - (1LL << 44), 1LL << 50, 0, 1, "close: refill in use, refill cheaper by 1/64: plain"},
+        {1, (1LL << 50) - (1LL << 46), 1LL << 50, 1, 1, "clear: refill in use, refill cheaper by 1/16: refill kept"},
+        {0, (1LL << 50) - (1LL << 44), 1LL << 50, 0, 1, "close: plain in use, refill cheaper by 1/64: plain kept"},
+        {0, (1LL << 50) - (1LL << 46), 1LL << 50, 1, 2, "clear: plain in use, refill cheaper by 1/16: refill after a second trial"}};
+    for (int k = 0; k < 6; k++) {
+      memset(auto_state, 0, sizeof auto_state);
+      if (k == 0) auto_state[LEVEL] = 3;
+      auto_state[CHOICE] = band[k].choice; auto_state[RCYC] = band[k].rcyc; auto_state[PCYC] = band[k].pcyc;
+      run(band[k].what, T, 0, T);
+      if (band[k].trials == 2) {
+        /* beyond the margin: the switch waits for a second trial to agree (pending: POS bit 2), at level 0 too; the next
+           trial at once (position 0, nothing of it done) instead of after the run of an epoch */
+        expect(auto_state[TRIALS] == 1 && auto_state[CHOICE] == band[k].choice && (auto_state[POS] & 4), band[k].what);
+        auto_state[POS] &= ~3LL; auto_state[LEFT] = 0;
+        run(band[k].what, T, 0, T);
+        expect(auto_state[TRIALS] == 2 && auto_state[CHOICE] == band[k].want, band[k].what);
+      } else {
+        expect(auto_state[TRIALS] == 1 && auto_state[CHOICE] == band[k].want, band[k].what);
+      }
+    }
+  }
 
   printf("W=%d E=%d: %d driver calls checked, %d differences\n", W, E, calls, bad);
   return bad != 0;
