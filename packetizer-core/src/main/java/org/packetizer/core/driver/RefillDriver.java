@@ -445,6 +445,12 @@ public final class RefillDriver {
    * mandelbrot at 150 iterations; 9/8 fired on local stretches of coherent images and cost julia W8 3 %).
    */
   public static final int WATCH_FACTOR_NUM = 3, WATCH_FACTOR_DEN = 2;
+  /**
+   * A paired trial whose refill/plain ratio differs from the earlier trials' by more than this factor either way is
+   * disturbed: it starts again on the next elements (once). On this host a disturbed trial read 3× off, a preempted run
+   * 30-100×; random inputs after coherent ones change the ratio 3-4× (taken at the restart).
+   */
+  public static final int DISTURBED_FACTOR = 2;
   /** One trial's weight in the watch's count of the trials in the decayed sums (bits 8 and up of {@link #STATE_POS}). */
   public static final long WATCH_UNIT = 1024;
 
@@ -488,18 +494,25 @@ public final class RefillDriver {
   /**
    * Whether a trial that favours the other body by more than the margin switches only when the trial before it did too,
    * at every level ({@code -Dpacketizer.refill.autoConfirm=false}: at level 0, right after a switch or at the start, one
-   * trial switches, as before; for measurement), read when a driver is built. The flag is bit 2 of {@link #STATE_POS}.
+   * trial switches, as before, and a switch starts the back-off over at level 0; for measurement), read when a driver is
+   * built. A confirmed switch keeps the spacing the first of the two trials came from. The flag is bit 2 of
+   * {@link #STATE_POS}.
    */
   public static boolean adaptiveConfirm() { return !"false".equals(System.getProperty("packetizer.refill.autoConfirm")); }
 
   /**
    * Whether the back-off driver of a function may time both bodies on the same elements: it writes no memory (LLVM's
    * {@code memory} attribute without a write: running it twice on an element changes nothing but the output, and the
-   * second run writes into a scratch array on the driver's stack) and returns a value.
+   * second run writes into a scratch array on the driver's stack) and returns a value, on AVX-512 (compaction in
+   * registers). On AVX2 the refill body of a paired trial, a call of 128·W elements, pays its drain at a cost the long
+   * runs do not: random mandelbrot points at 150 iterations read refill as dear as plain at W16 in 1 of 16 test runs
+   * (AutoRefillBackoffJitTest), so AVX2 keeps the trial of three chunks.
    */
-  static boolean pairedTrial(Function scalar) {
+  static boolean pairedTrial(Function scalar, PacketizerOptions options) {
     long mem = scalar.memoryEffects();
-    return adaptivePaired() && !scalar.returnType().isVoid() && mem >= 0 && (mem & 0xAAAAAAAAL) == 0;
+    String feats = targetFeatures(scalar, options);
+    return adaptivePaired() && !scalar.returnType().isVoid() && mem >= 0 && (mem & 0xAAAAAAAAL) == 0
+        && feats.contains("+avx512f") && feats.contains("+avx512vl");
   }
 
   /** The back-off's highest level ({@code -Dpacketizer.refill.autoMaxLevel}), read when a driver is built; for measurement. */
@@ -567,7 +580,7 @@ public final class RefillDriver {
           + (1 << adaptiveMaxLevel()) + "; a narrower win keeps the spacing; each spacing jittered by ±1/2 from"
           + " the cycle counter); after one that favours the other body, the next one comes in the next epoch, and the body"
           + " changes when two trials in a row favour it (else the back-off resumes)" + (adaptiveConfirm() ? ", also right after a"
-              + " switch and at the start" : "; right after a switch and at the start one trial changes it")
+              + " switch and at the start, and keeps the spacing" : "; right after a switch and at the start one trial changes it")
           + (adaptiveWatch() ? "; a run of the plain body goes in timed pieces of an epoch, and a piece that costs more than 3/2"
               + " times refill's cycles per element at the trials brings the next trial at once" : "")
           + "; the trial position, sums and back-off persist between calls in NAME" + STATE_SUFFIX;
@@ -858,6 +871,8 @@ public final class RefillDriver {
       Value weight0 = b.binop(Opcode.LSHR, posWord, b.constInt(i64, 8), "state.weight");
       // (bit 2: a trial favoured the other body by more than the margin and waits for the next one to confirm: confirm)
       Value pending0 = b.icmpNe(b.and(posWord, b.constInt(i64, 4), ""), b.constInt(i64, 0), "state.pending");
+      // (bit 3: the paired trial under way is a restart of a disturbed one, which is not judged again)
+      Value restarted0 = b.icmpNe(b.and(posWord, b.constInt(i64, 8), ""), b.constInt(i64, 0), "state.restarted");
       Value left0 = b.relaxed(b.load(i64, field[STATE_LEFT], 8, "state.left"));
       Value level0 = b.min(b.relaxed(b.load(i64, field[STATE_LEVEL], 8, "state.level")), b.constInt(i64, maxLevel), true, "");
       Value choice0 = b.icmpEq(b.and(b.relaxed(b.load(i64, field[STATE_CHOICE], 8, "state.choice")), b.constInt(i64, 1), ""),
@@ -880,6 +895,7 @@ public final class RefillDriver {
       Value trials = b.phi(i64, "trials");
       Value saved = b.phi(i64, "backoff.saved");
       Value pending = b.phi(ctx.i1(), "switch.pending");
+      Value restarted = b.phi(ctx.i1(), "trial.restarted");
       // positions 0, 1, 2: the timed chunks (plain, refill, plain); 3: the run of the chosen body until the next trial
       Value atRun = b.icmpEq(pos, b.constInt(i64, 3), "run");
       Value atRefill = b.icmpEq(pos, b.constInt(i64, 1), "measure.refill");
@@ -980,8 +996,31 @@ public final class RefillDriver {
         Value alarm = b.and(b.and(plainRun, judged, ""), slower, "watch.alarm");
         left1 = b.select(alarm, zero, left1, "trial.left.watched");
       }
-      Value posDone = b.icmpEq(left1, zero, "position.done");
+      Value disturbed = b.i1(false);
+      if (paired) {
+        // a disturbed trial: its refill/plain ratio differs from the earlier trials' (their sums, the same elements for both
+        // bodies) by more than DISTURBED_FACTOR either way — the host took the core during one of the two runs (a trial
+        // on random points read refill 1.67× dearer than plain where the trials before read 0.56×; a run preempted for a
+        // millisecond reads 30-100× dearer), or the input changed (coherent to random). Its cycles are not added and the
+        // trial starts again on the next elements; a restart is not judged again (a changed input is then taken). Pieces
+        // shorter than a timed plain chunk are not judged (a call's last few elements)
+        Value f = b.constInt(i128, DISTURBED_FACTOR);
+        Value rNow = b.mul(b.cast(Opcode.ZEXT, dtRefill, i128, ""), b.cast(Opcode.ZEXT, pCyc, i128, ""), "trial.refill.now");
+        Value rWas = b.mul(b.cast(Opcode.ZEXT, dtPlain, i128, ""), b.cast(Opcode.ZEXT, rCyc, i128, ""), "trial.refill.was");
+        Value plainOff = b.icmpUlt(b.mul(rNow, f, ""), rWas, "trial.plain.off");
+        Value refillOff = b.icmpUlt(b.mul(rWas, f, ""), rNow, "trial.refill.off");
+        // (earlier trials: their weight in the sums, bits 8 and up of the position word, is not 0)
+        Value judgedStep = b.and(b.and(pairedStep, b.icmpNe(weight, zero, ""), ""),
+            b.and(b.not(restarted, ""), b.not(b.icmpUlt(cnt, b.constInt(i64, (long) plainP * w), ""), ""), ""), "");
+        disturbed = b.and(judgedStep, b.or(plainOff, refillOff, ""), "trial.disturbed");
+        pCyc1 = b.select(disturbed, pCyc, pCyc1, "plain.cycles.kept");
+        rCyc1 = b.select(disturbed, rCyc, rCyc1, "refill.cycles.kept");
+        weight1 = b.select(disturbed, weight, weight1, "trials.weight.kept");
+        left1 = b.select(disturbed, zero, left1, "trial.left.restart");
+      }
+      Value posDone = b.and(b.icmpEq(left1, zero, ""), b.not(disturbed, ""), "position.done");
       Value decide = b.and(paired ? pairedStep : atDecide, posDone, "decide");
+      Value restarted1 = b.select(disturbed, b.i1(true), b.select(decide, b.i1(false), restarted, ""), "trial.restarted.next");
       // refill per element (its chunk's elements: refillP·W) against plain per element (2·plainP·W; paired: the same
       // refillP·W), cross-multiplied in 128 bits; the body not in use must be cheaper by more than 1/2^HYSTERESIS
       Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.constInt(i128, paired ? 1 : 2L * plainP * w), "refill.cost");
@@ -1018,7 +1057,12 @@ public final class RefillDriver {
       Value resumed = b.max(level, saved, true, "");
       Value up = b.select(decisive, b.min(b.add(resumed, b.constInt(i64, 1), ""), b.constInt(i64, maxLevel), true, ""), resumed, "");
       Value atZero = b.icmpEq(level, zero, "backoff.none");
-      Value level1 = b.select(decide, b.select(same, up, zero, ""), level, "backoff.level.next");
+      // confirm: a confirmed switch keeps the spacing the first contrary trial came from (saved): the trials' cost is
+      // amortized over as long a run as before the switch (with level 0 after every switch, two nearly equal bodies whose
+      // better one changes along the input switched back and forth with a trial in almost every epoch: march W8 coherent
+      // 32-39 trials in 15 calls of 4 epochs)
+      Value contrary = confirm ? b.select(pending, resumed, zero, "") : zero;
+      Value level1 = b.select(decide, b.select(same, up, contrary, ""), level, "backoff.level.next");
       // confirm: a trial favouring the other body switches only when the trial before it did too, at any level (without:
       // at level 0 one trial switches, so that one trial disturbed by the host, or two nearly equal bodies, flip the body
       // and keep the trials in every epoch); the level it came from is saved while the switch waits
@@ -1046,9 +1090,11 @@ public final class RefillDriver {
       trials.addIncoming(List.of(trials0, trials1), List.of(start, latch));
       saved.addIncoming(List.of(saved0, saved1), List.of(start, latch));
       pending.addIncoming(List.of(pending0, pending1), List.of(start, latch));
+      restarted.addIncoming(List.of(restarted0, restarted1), List.of(start, latch));
 
       b.atEnd(done);
-      b.relaxed(b.store(b.or(b.or(pos1, b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, pending1, i64, ""), b.constInt(i64, 2), ""), ""),
+      b.relaxed(b.store(b.or(b.or(b.or(pos1, b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, pending1, i64, ""), b.constInt(i64, 2), ""), ""),
+          b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, restarted1, i64, ""), b.constInt(i64, 3), ""), ""),
           b.binop(Opcode.SHL, weight1, b.constInt(i64, 8), ""), ""), field[STATE_POS], 8));
       b.relaxed(b.store(left1, field[STATE_LEFT], 8));
       b.relaxed(b.store(level1, field[STATE_LEVEL], 8));
