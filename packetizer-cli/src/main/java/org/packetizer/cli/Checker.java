@@ -322,7 +322,7 @@ final class Checker {
    */
   static Outcome runInProcess(LlvmModule module, String scalar, String simd, int width, CheckPlan plan, int runs, long seed,
       int timeoutSeconds, PacketizerOptions.VectorMath math) {
-    scalar = org.packetizer.core.check.VectorMathReference.referenceFor(module, scalar, width, math);
+    scalar = org.packetizer.core.check.VectorMathReference.referenceFor(module, scalar, simd, width, math);
     DifferentialCheck check = DifferentialCheck.builder(module, scalar, simd, width).params(plan.specs()).ulps(plan.ulps()).build();
     long start = System.nanoTime();
     java.util.concurrent.CompletableFuture<CheckResult> f = new java.util.concurrent.CompletableFuture<>();
@@ -363,7 +363,7 @@ final class Checker {
       if (isScalable(packetFn)) return runScalable(req, m, scalar, kernel, progress);
       CheckPlan plan = CheckPlan.build(m, scalar, req.kinds(), req.masked(), req.width(), kernel, req.ranges(), req.buffers());
       // with libmvec the reference uses the same vector math variants, so the comparison stays bit-exact
-      String ref = org.packetizer.core.check.VectorMathReference.referenceFor(m, req.scalar(), req.width(), req.math());
+      String ref = org.packetizer.core.check.VectorMathReference.referenceFor(m, req.scalar(), req.simd(), req.width(), req.math());
       DifferentialCheck.Builder b = DifferentialCheck.builder(m, ref, req.simd(), req.width()).params(plan.specs()).ulps(plan.ulps())
           .progress(progress);
       Optional<org.packetizer.core.check.CrossTarget> cross = crossTarget(m, req);

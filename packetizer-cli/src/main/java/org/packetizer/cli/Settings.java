@@ -87,6 +87,8 @@ record Settings(
         .vectorMath(vectorMath)
         .verifyEachPhase(verifyEachPhase)
         .remarks(sink)
+        // the remarks' instruction texts only when they are shown (a race warning keeps its own)
+        .remarkInstructions(remarks || remarksYaml)
         .wrapperMode(wrapperMode)
         .vectorAbi(vectorAbi)
         .cAbi(cAbi)

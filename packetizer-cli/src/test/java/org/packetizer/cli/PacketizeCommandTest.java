@@ -222,6 +222,20 @@ class PacketizeCommandTest {
     fails(2, Cli.run(p("single.ll"), "-w", "8", "--hardware-width", "3"), "invalid hardware width 3");
   }
 
+  @Test
+  void checkThroughTheLoopWrapperComparesAgainstTheLibmvecVariantsTheNarrowFunctionCalls() {
+    // an AVX2 function: the 16-wide route would be _ZGVdN8v_*, the 4-wide function calls _ZGVbN4v_*,
+    // the 8-wide one _ZGVdN8v_*; --check compares against the same variants, bit for bit (no ulps)
+    for (String n : List.of("4", "8")) {
+      Cli.Run r = Cli.run(p("loop_math.ll"), "-f", "f", "-w", "16", "--hardware-width", n, "--range", "-20:20", "--check=200", "-S",
+          "-o", "-");
+      ok(r);
+      String v = n.equals("4") ? "_ZGVbN4v_" : "_ZGVdN8v_";
+      assertTrue(r.out().contains("@" + v + "expf") && r.out().contains("@" + v + "sinf"), r.out());
+      assertTrue(r.err().contains("all equal") && !r.err().contains("ulps"), r.err());
+    }
+  }
+
   // ---- wrapper (thesis 4.6) and vector function ABI ----
 
   /** The defined functions of an output and the IR line that defines {@code name} (or null). */

@@ -58,32 +58,80 @@ class RefillCliTest {
   }
 
   /**
-   * Scalable packets (vscale × W lanes, the count known only at run time) have no refill driver: {@code --refill} is
-   * refused with an error naming the way out and nothing is written; {@code --refill=auto} keeps the scalable plain driver
-   * and says so.
+   * Scalable packets (vscale × W lanes, the count known only at run time): {@code --refill} builds the scalable refill
+   * driver (SVE compact, cntp, splice for the 64-bit element indices at W = 4); what it is not built for — a width other
+   * than 2 or 4, a target without SVE (RISC-V V), an interleave count — is refused with an error naming the way out and
+   * nothing is written; {@code --refill=auto} keeps the scalable plain driver and says why; with the vector length given
+   * the fixed-length refill driver is built.
    */
   @Test
-  void scalableDriversRefuseRefillAndAutoKeepsThePlainOne() throws Exception {
+  void scalableDriversBuildRefillAndRefuseWhatIsNotSupported() throws Exception {
     Path in = Cli.bundled(dir, "mandelbrot");
     Path out = dir.resolve("s.ll");
     Cli.Run r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "4", "--target-triple", "aarch64-linux-gnu",
         "--target-features", "+sve", "--scalable", "--array-driver", "--refill", "--remarks", "-S", "-o", out.toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("lane refill (--refill) at the loop at %") && r.err().contains("vscale x 4 lanes (the vector length"
+        + " read at run time)") && r.err().contains("SVE compact"), r::toString);
+    String ir = java.nio.file.Files.readString(out);
+    assertTrue(ir.contains("define void @mandelbrot_map(") && ir.contains("@llvm.aarch64.sve.compact.nxv4i32")
+        && ir.contains("@llvm.aarch64.sve.splice.nxv2i64") && ir.contains("@llvm.aarch64.sve.cntp.nxv4i1")
+        && !ir.contains("@llvm.get.active.lane.mask.nxv4i1.i64(i64 %i, i64 %n)"), ir);
+    // not supported: refused, nothing written
+    String[][] refused = {
+        {"8", "aarch64-linux-gnu", "+sve", "it is built for widths 2 and 4 (-w 8 given)"},
+        {"4", "riscv64-linux-gnu", "+v", "it is built for AArch64 with SVE only"},
+        {"4", "aarch64-linux-gnu", "+neon", "is not compiled with +sve"}};
+    for (String[] c : refused) {
+      Path o = dir.resolve("refused-" + c[0] + c[2] + ".ll");
+      r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", c[0], "--target-triple", c[1], "--target-features",
+          c[2], "--scalable", "--array-driver", "--refill", "--remarks", "-S", "-o", o.toString());
+      assertNotEquals(0, r.code(), r::toString);
+      assertTrue(r.err().contains("lane refill (--refill) for scalable packets (--scalable): ") && r.err().contains(c[3])
+          && r.err().contains("mandelbrot"), r::toString);
+      assertFalse(java.nio.file.Files.exists(o), "nothing written");
+    }
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "4", "--target-triple", "aarch64-linux-gnu",
+        "--target-features", "+sve", "--scalable", "--array-driver", "--refill", "--interleave", "2", "--remarks", "-S", "-o",
+        dir.resolve("ic.ll").toString());
     assertNotEquals(0, r.code(), r::toString);
-    assertTrue(r.err().contains("lane refill (--refill) is not built for scalable packets (--scalable)")
-        && r.err().contains("--vector-bits N") && r.err().contains("mandelbrot"), r::toString);
-    assertFalse(java.nio.file.Files.exists(out), "nothing written");
+    assertTrue(r.err().contains("it runs one set of lanes (--interleave 2 given"), r::toString);
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "4", "--target-triple", "aarch64-linux-gnu",
         "--target-features", "+sve", "--scalable", "--array-driver", "--refill=auto", "--remarks", "-S", "-o", out.toString());
     assertEquals(0, r.code(), r::toString);
-    assertTrue(r.err().contains("lane refill not chosen (--refill=auto): scalable packets"), r::toString);
-    String ir = java.nio.file.Files.readString(out);
-    assertTrue(ir.contains("define void @mandelbrot_map(") && ir.contains("@llvm.get.active.lane.mask.nxv4i1.i64"), ir);
-    // with the vector length given, the refill driver is built (SVE compact)
+    assertTrue(r.err().contains("lane refill not chosen (--refill=auto): the rule chooses refill only where it was measured"),
+        r::toString);
+    ir = java.nio.file.Files.readString(out);
+    assertTrue(ir.contains("define void @mandelbrot_map(") && ir.contains("@llvm.get.active.lane.mask.nxv4i1.i64")
+        && !ir.contains("sve.compact"), ir);
+    // with the vector length given, the fixed-length refill driver is built (SVE compact)
     Path fixed = dir.resolve("f.ll");
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "16", "--target-triple", "aarch64-linux-gnu",
         "--target-features", "+sve", "--vector-bits", "512", "--array-driver", "--refill", "--remarks", "-S", "-o", fixed.toString());
     assertEquals(0, r.code(), r::toString);
-    assertTrue(r.err().contains("lane refill (--refill) at the loop at %") && r.err().contains("SVE compact"), r::toString);
+    assertTrue(r.err().contains("lane refill (--refill) at the loop at %") && r.err().contains("SVE compact, 512-bit"), r::toString);
+  }
+
+  /** A scalable function whose refill cannot be built (no loop) gets the plain scalable driver with a remark. */
+  @Test
+  void scalableRefillOfAFunctionWithoutLoopKeepsThePlainDriver() throws Exception {
+    Path src = dir.resolve("k.ll");
+    java.nio.file.Files.writeString(src, """
+        target triple = "aarch64-unknown-linux-gnu"
+        define float @axpy(float %x, float %y) #0 {
+          %m = fmul float %x, 2.5
+          %r = fadd float %m, %y
+          ret float %r
+        }
+        attributes #0 = { "target-features"="+sve" }
+        """);
+    Path out = dir.resolve("k.out.ll");
+    Cli.Run r = Cli.run(src.toString(), "-f", "axpy", "--params", "vv", "-w", "4", "--scalable", "--array-driver", "--refill",
+        "--remarks", "-S", "-o", out.toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("lane refill not used (--refill): ") && r.err().contains("plain scalable driver"), r::toString);
+    String ir = java.nio.file.Files.readString(out);
+    assertTrue(ir.contains("define void @axpy_map(") && ir.contains("@llvm.get.active.lane.mask.nxv4i1.i64"), ir);
   }
 
   @Test

@@ -122,13 +122,6 @@ final class Pipeline {
     }
   }
 
-  /** Why {@code --scalable --array-driver --refill} is refused (docs/drivers.md, "Scalable packets"). */
-  public static final String SCALABLE_REFILL_REFUSAL = "lane refill (--refill) is not built for scalable packets"
-      + " (--scalable): the refill driver's rounds are built for a lane count known when the driver is built, and a scalable"
-      + " driver's is vscale x W, known only at run time; for SVE give the vector length instead (--vector-bits N, as clang's"
-      + " -msve-vector-bits=N: the refill driver then compacts with SVE compact), or drop --refill (the scalable plain driver),"
-      + " or use --refill=auto (which keeps the scalable plain driver)";
-
   /**
    * {@link PacketizerOptions#scalable}: the masked W-wide packet function, re-typed to vscale × W lanes
    * by {@link org.packetizer.core.scalable.ScalablePackets} (lane-wise code only).
@@ -138,10 +131,6 @@ final class Pipeline {
     if (options.cAbi()) {
       throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, "scalable packets are published as LLVM functions,"
           + " SVE vector-function-ABI variants (--vector-abi) and array drivers: not in the C form (--c-abi)", scalarName);
-    }
-    if (options.arrayDriver().isPresent() && options.refill() == org.packetizer.core.api.Refill.ON) {
-      // (issue 17: refused, not ignored; the refill rounds are built for a lane count known when the driver is built)
-      throw PacketizationException.invalid(Rejection.CONFLICTING_OPTIONS, SCALABLE_REFILL_REFUSAL, scalarName);
     }
     boolean sveAbi = options.vectorAbi();
     if (sveAbi) {
@@ -229,10 +218,16 @@ final class Pipeline {
     options.remarks().accept(note);
     PacketizationResult result = fixed.withPacketFunction(published).withRemark(note);
     if (options.arrayDriver().isPresent() && options.refill() == org.packetizer.core.api.Refill.AUTO) {
-      Remark plain = new Remark(Remark.Kind.NOTE, scalarName, null, null, "lane refill not chosen (--refill=auto): scalable"
-          + " packets (the vector length known only at run time) have no refill driver; plain scalable driver");
+      Remark plain = new Remark(Remark.Kind.NOTE, scalarName, null, null, "lane refill not chosen (--refill=auto): the rule"
+          + " chooses refill only where it was measured (x86 with AVX2 or AVX-512), and the scalable SVE refill driver has been"
+          + " run under qemu only, not timed on SVE hardware (--refill builds it); plain scalable driver");
       options.remarks().accept(plain);
       result = result.withRemark(plain);
+    }
+    if (options.arrayDriver().isPresent() && options.refill() == org.packetizer.core.api.Refill.ON) {
+      // lane refill for vscale × W lanes (issue 17; docs/drivers.md "Scalable packets")
+      return org.packetizer.core.driver.ScalableRefillDriver.build(module, result, simdName, options,
+          (o, f, s) -> runScalable(o, module, f, s));
     }
     if (options.arrayDriver().isPresent()) result = ArrayDriver.buildScalable(module, result, simdName, options);
     return result;

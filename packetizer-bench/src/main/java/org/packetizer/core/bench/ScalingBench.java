@@ -228,8 +228,15 @@ public final class ScalingBench {
     }
   }
 
+  /**
+   * Packetizes as the {@code packetize} command does without {@code --remarks}: the remarks carry no
+   * instruction text ({@code -Dpacketizer.remarkInstructions=true} measures the library's default, which
+   * prints the scalar function once for them).
+   */
   private static PacketizationResult packetize(LlvmModule m, int width) {
-    return new Packetizer(PacketizerOptions.builder().width(width).params("vvu").build()).run(m, "big", "big_simd" + width);
+    boolean texts = Boolean.parseBoolean(System.getProperty("packetizer.remarkInstructions", "false"));
+    return new Packetizer(PacketizerOptions.builder().width(width).params("vvu").remarkInstructions(texts).build())
+        .run(m, "big", "big_simd" + width);
   }
 
   /** [instructions, blocks] of {@code big}. */

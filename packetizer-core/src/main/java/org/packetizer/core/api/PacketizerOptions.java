@@ -66,6 +66,13 @@ import java.util.function.Consumer;
  * @param optimize        what the packet function's code is optimized for: {@link Optimize#SPEED} (the
  *                        default) or {@link Optimize#SIZE} (machine-code growth over the scalar function
  *                        first; see {@link Optimize})
+ * @param remarkInstructions whether remarks carry their scalar instruction's text
+ *                        ({@link Remark#instruction()}; default true, or the system property
+ *                        {@code packetizer.remarkInstructions}). The text comes from a printout of the
+ *                        scalar function, about 5 % of a packetization's CPU time; a caller that never
+ *                        reads it (the {@code packetize} command without {@code --remarks}) sets false
+ *                        and gets null instead. Cross-lane-race remarks keep their text either way (they
+ *                        are warnings that name the instruction).
  */
 public record PacketizerOptions(
     int width,
@@ -92,7 +99,8 @@ public record PacketizerOptions(
     Refill refill,
     int refillBatch,
     int interleave,
-    Optimize optimize) {
+    Optimize optimize,
+    boolean remarkInstructions) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -162,6 +170,16 @@ public record PacketizerOptions(
     }
   }
 
+  /** The default of {@link Builder#remarkInstructions}: {@code -Dpacketizer.remarkInstructions=true|false}, else true. */
+  public static boolean remarkInstructionsFromProperty() {
+    String v = System.getProperty("packetizer.remarkInstructions", "true");
+    return switch (v) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException("-Dpacketizer.remarkInstructions=" + v + ": expected true or false");
+    };
+  }
+
   public static Builder builder() { return new Builder(); }
 
   public Builder toBuilder() {
@@ -191,6 +209,7 @@ public record PacketizerOptions(
     b.refillBatch = refillBatch;
     b.interleave = interleave;
     b.optimize = optimize;
+    b.remarkInstructions = remarkInstructions;
     return b;
   }
 
@@ -221,6 +240,7 @@ public record PacketizerOptions(
     private int refillBatch;
     private int interleave;
     private Optimize optimize = Optimize.fromProperty();
+    private boolean remarkInstructions = remarkInstructionsFromProperty();
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -284,11 +304,18 @@ public record PacketizerOptions(
     /** What the packet function's code is optimized for (default SPEED; see {@link Optimize}). */
     public Builder optimize(Optimize o) { this.optimize = Objects.requireNonNull(o); return this; }
 
+    /**
+     * Whether remarks carry their scalar instruction's text (default true; see
+     * {@link PacketizerOptions#remarkInstructions()}): false saves a printout of the scalar function.
+     */
+    public Builder remarkInstructions(boolean v) { this.remarkInstructions = v; return this; }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
           Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi, scalable, lanesMayBeRetyped,
-          Optional.ofNullable(arrayDriver), refill, refillBatch, interleave, optimize);
+          Optional.ofNullable(arrayDriver), refill, refillBatch, interleave, optimize,
+          remarkInstructions);
     }
   }
 }

@@ -373,12 +373,12 @@ public final class ArrayDriver {
 
   private static LlvmContext ctx(LlvmModule m) { return m.context(); }
 
-  private static String nxv(int w, Type t) {
+  static String nxv(int w, Type t) {
     String e = t.isFloat() ? "f32" : t.isDouble() ? "f64" : t.isPointer() ? "p0" : "i" + t.intWidth();
     return "nxv" + w + e;
   }
 
-  private static String quoteName(String name) {
+  static String quoteName(String name) {
     return name.matches("[A-Za-z$._][\\w$.]*") ? name : "\"" + name.replace("\"", "\\22") + "\"";
   }
 
@@ -424,7 +424,7 @@ public final class ArrayDriver {
       "private", "public", "protected", "operator", "namespace", "using", "virtual", "friend", "throw", "try", "catch");
 
   /** Parameter names for the driver (and its C prototype): the scalar names where they are C identifiers. */
-  private static List<String> cNames(Function scalar, boolean hasOut) {
+  static List<String> cNames(Function scalar, boolean hasOut) {
     List<String> out = new ArrayList<>();
     Set<String> used = new HashSet<>();
     for (int i = 0; i < scalar.paramCount(); i++) {
@@ -441,7 +441,7 @@ public final class ArrayDriver {
     return out;
   }
 
-  private static String cDeclaration(String name, List<ParamKind> kinds, List<Type> types, Type rt, List<String> names) {
+  static String cDeclaration(String name, List<ParamKind> kinds, List<Type> types, Type rt, List<String> names) {
     List<String> ps = new ArrayList<>();
     for (int i = 0; i < kinds.size(); i++) {
       String t = cType(types.get(i));

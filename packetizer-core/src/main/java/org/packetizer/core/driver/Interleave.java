@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
@@ -47,7 +48,10 @@ import org.packetizer.core.wrapper.HardwareWidth;
  *       registers is never interleaved;</li>
  *   <li>IC = 2 where the gain is at least {@value #MIN_GAIN} and registers allow, else 1. The
  *       function's IC is the smallest over its innermost loops (no loop made slower); a function
- *       without loops gets 1 (independent driver steps already overlap in the out-of-order core).</li>
+ *       without loops gets 1 (independent driver steps already overlap in the out-of-order core),
+ *       unless it calls a float exp/log/pow/sin/cos ({@link #MATH_CHAINS}), one packet value fits
+ *       one register and 2W ≤ 16 lanes (measured at W4 and W8): those vector calls are long dependent chains, and a packet of them is more
+ *       than the out-of-order window overlaps, so it gets 2 (knob {@code -Dpacketizer.interleaveMath}).</li>
  * </ul>
  */
 public final class Interleave {
@@ -90,14 +94,19 @@ public final class Interleave {
   }
 
   /** The choice for a function: {@code factor} and the per-loop estimates behind it. */
-  public record Choice(int factor, boolean forced, List<LoopEstimate> loops) {
+  public record Choice(int factor, boolean forced, List<LoopEstimate> loops, String straightLine) {
+    /** A choice by the loop rule (or forced). */
+    public Choice(int factor, boolean forced, List<LoopEstimate> loops) {
+      this(factor, forced, loops, null);
+    }
+
     /** The remark text (without the function name). */
     public String describe(int w) {
       StringBuilder sb = new StringBuilder("interleave count " + factor + " (" + factor * w + " elements per step as "
           + (factor == 1 ? "one chain" : factor + " chains") + " of " + w + " lanes)");
       if (forced) sb.append(", forced by the interleave option");
       if (loops.isEmpty()) {
-        sb.append(forced ? "" : ": no loops, so no loop-carried chain to hide");
+        sb.append(forced ? "" : straightLine != null ? ": " + straightLine : ": no loops, so no loop-carried chain to hide");
       } else {
         sb.append(forced ? "; the automatic rule's estimates: " : ": ");
         sb.append(String.join("; ", loops.stream().map(LoopEstimate::describe).toList()));
@@ -168,8 +177,45 @@ public final class Interleave {
       loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, uniformArgs, refill));
     }
     if (forced > 0) return new Choice(forced, true, loops);
+    if (loops.isEmpty() && !refill && w * 32 <= regBits && 2 * w <= MAX_MATH_LANES && straightLineMathRule()) {
+      Optional<String> math = mathChain(scalar);
+      if (math.isPresent()) {
+        return new Choice(2, false, loops, "no loops, but calls " + math.get() + " (a long dependent chain per packet, beyond"
+            + " what the out-of-order window overlaps across steps): two packets per step");
+      }
+    }
     int ic = loops.isEmpty() ? 1 : loops.stream().mapToInt(LoopEstimate::choice).min().orElse(1);
     return new Choice(ic, false, loops);
+  }
+
+  /** The widest interleaved packet the straight-line math rule makes (W4 and W8 measured; W16 × 2 not). */
+  static final int MAX_MATH_LANES = 16;
+
+  /** The float functions whose vector forms are long dependent chains (glibc-exact helpers, libmvec). */
+  static final Set<String> MATH_CHAINS = Set.of("expf", "logf", "exp2f", "log2f", "powf", "sinf", "cosf", "llvm.exp.f32",
+      "llvm.log.f32", "llvm.exp2.f32", "llvm.log2.f32", "llvm.pow.f32", "llvm.sin.f32", "llvm.cos.f32");
+
+  /**
+   * Knob {@code -Dpacketizer.interleaveMath=false}: a function without loops gets IC 1 even when it calls
+   * the exp/log/pow/sin/cos family (the rule before the twelfth round); read at each use.
+   */
+  static boolean straightLineMathRule() { return !"false".equals(System.getProperty("packetizer.interleaveMath", "true").strip()); }
+
+  /**
+   * The first call of {@code scalar} to a function of {@link #MATH_CHAINS}, for the remark: a function
+   * without loops that calls one gets IC 2. Measured (docs/performance.md, twelfth round): bs_call and
+   * shade gain with two packets per step, straight-line kernels without such calls (intersect,
+   * checker, noise3, stencil) lose, so those keep IC 1.
+   */
+  static Optional<String> mathChain(Function scalar) {
+    for (Block bl : scalar.blocks()) {
+      for (Value inst : bl.instructions()) {
+        if (inst.opcode() != org.packetizer.core.ir.Opcode.CALL) continue;
+        Optional<Function> callee = inst.calledFunction();
+        if (callee.isPresent() && MATH_CHAINS.contains(callee.get().name())) return Optional.of(callee.get().name());
+      }
+    }
+    return Optional.empty();
   }
 
   // ---- loops

@@ -318,7 +318,7 @@ public final class RefillDriver {
    * condition depends on a lane's value other than the mask: an unused lane's value may be poison), or
    * empty.
    */
-  private static Optional<String> branchOnLanes(Function iterPacket) {
+  static Optional<String> branchOnLanes(Function iterPacket) {
     Value mask = iterPacket.param(iterPacket.paramCount() - 1);
     for (Block b : iterPacket.blocks()) {
       Value t = b.terminator();
@@ -367,7 +367,7 @@ public final class RefillDriver {
    * Inlines the calls of {@code fns} (LLVM's always-inline pass; other functions' {@code alwaysinline}
    * attributes are taken off during the pass and put back, so that nothing else changes).
    */
-  private static void inline(LlvmModule module, List<Function> fns) {
+  static void inline(LlvmModule module, List<Function> fns) {
     List<Function> others = new ArrayList<>();
     for (Function f : module.functions()) {
       if (f.hasEnumAttribute("alwaysinline") && !fns.contains(f)) {

@@ -258,6 +258,23 @@ final class Ffm {
     private static final MethodHandle BUILD_BR = h("LLVMBuildBr", P, P, P);
     private static final MethodHandle BUILD_COND_BR = h("LLVMBuildCondBr", P, P, P, P, P);
 
+    /**
+     * The whole address space as one segment, made once: reading a C string through it needs no
+     * {@code reinterpret} per call (a restricted method: each call checked the caller's native access,
+     * about 2 % of a packetization's CPU samples when names are read).
+     */
+    static final MemorySegment ALL = all();
+
+    private static MemorySegment all() {
+      if (LIB.equals(MemorySegment.NULL) || failure != null) return MemorySegment.NULL;
+      try {
+        return MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+      } catch (Throwable t) {
+        failure = "reinterpret: " + t;
+        return MemorySegment.NULL;
+      }
+    }
+
     static String why() { return failure != null ? failure : STATUS; }
 
     /** Whether every handle was made. */
@@ -309,7 +326,7 @@ final class Ffm {
 
   /** A C string LLVM owns, read as UTF-8 ("" for null). */
   static String string(long p) {
-    return p == 0 ? "" : MemorySegment.ofAddress(p).reinterpret(Long.MAX_VALUE).getString(0, StandardCharsets.UTF_8);
+    return p == 0 ? "" : H.ALL.getString(p, StandardCharsets.UTF_8);
   }
 
   // ---- the calls (addresses in and out) ----

@@ -17,6 +17,8 @@ final class BinaryLibmGuard {
 
   static String helper(String name, String libm, int w, long[] probeX, long[] probeY) {
     if (probeX.length != probeY.length) throw new IllegalArgumentException("one y per probe x");
+    probeX = LibmGuard.padded(probeX, w);
+    probeY = LibmGuard.padded(probeY, w);
     int n = probeX.length;
     if (n % w != 0) throw new IllegalArgumentException(n + " probes are not a multiple of W=" + w);
     String vt = "<" + w + " x float>";

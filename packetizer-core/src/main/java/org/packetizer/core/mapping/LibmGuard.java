@@ -166,6 +166,7 @@ public final class LibmGuard {
    * path does not cover) from {@code %x}, defining only names starting with {@code %sp.}.
    */
   public static String unaryHelper(String name, String libm, String t, int w, long[] probeBits, String special) {
+    probeBits = padded(probeBits, w);
     if (inlinedLayout()) return unaryHelperInlined(name, libm, t, w, probeBits, special);
     String vt = "<" + w + " x " + t + ">";
     String m = "<" + w + " x i1>";
@@ -253,7 +254,20 @@ public final class LibmGuard {
    * it) and {@code special}: instructions that define {@code %special} ({@code <W x i1>}, the lanes
    * the fast path does not cover) from {@code %x}, defining only names starting with {@code %sp.}.
    */
+  /**
+   * The probe inputs filled up to a multiple of W with the last one (the probe runs them W at a time):
+   * 16 probes and a 32-wide helper (-w 32, or W16 interleaved twice) made an internal error before.
+   */
+  static long[] padded(long[] probes, int w) {
+    int k = (probes.length + w - 1) / w * w;
+    if (k == probes.length) return probes;
+    long[] p = java.util.Arrays.copyOf(probes, k);
+    for (int j = probes.length; j < k; j++) p[j] = probes[probes.length - 1];
+    return p;
+  }
+
   static String unaryHelperInlined(String name, String libm, String t, int w, long[] probeBits, String special) {
+    probeBits = padded(probeBits, w);
     String vt = "<" + w + " x " + t + ">";
     String m = "<" + w + " x i1>";
     String iw = "i" + w;

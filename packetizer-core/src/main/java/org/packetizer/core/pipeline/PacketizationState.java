@@ -203,13 +203,13 @@ public final class PacketizationState {
     Map<Value, String> texts = new HashMap<>();
     Set<Long> printed = new HashSet<>();
     for (Pending p : batch) {
-      if (p.inst() == null || texts.containsKey(p.inst())) continue;
+      if (!wantsText(p) || texts.containsKey(p.inst())) continue;
       Optional<Function> fn = p.inst().isInstruction() ? p.inst().block().map(Block::parent) : Optional.empty();
       if (fn.isPresent() && printed.add(fn.get().ref().address())) texts.putAll(instructionTexts(fn.get()));
     }
     for (Pending p : batch) {
       String text = null;
-      if (p.inst() != null) {
+      if (wantsText(p)) {
         text = texts.get(p.inst());
         if (text == null) text = p.inst().print();
       }
@@ -217,6 +217,15 @@ public final class PacketizationState {
       remarks.add(r);
       options.remarks().accept(r);
     }
+  }
+
+  /**
+   * Whether a held remark gets its instruction's text: when it names one and the options ask for the
+   * texts; a cross-lane race always (a warning that names the instruction, see
+   * {@link org.packetizer.core.api.PacketizerOptions#remarkInstructions()}).
+   */
+  private boolean wantsText(Pending p) {
+    return p.inst() != null && (options.remarkInstructions() || p.kind() == Remark.Kind.CROSS_LANE_RACE);
   }
 
   /**

@@ -377,7 +377,7 @@ public final class ScalablePackets {
   }
 
   private static void requirePacketType(Type t, int w, String fn, String bl, String what) {
-    if (t.isAggregate() && containsVector(t)) {
+    if (t.isAggregate() && containsVector(t) && !(what.startsWith("return type") && flatPacketStruct(t, w))) {
       throw PacketizationException.unsupported("scalable packets: " + what + " holds packets inside an aggregate (a scalable"
           + " vector has no size in memory)", fn, bl, null);
     }
@@ -385,6 +385,15 @@ public final class ScalablePackets {
       throw PacketizationException.unsupported("scalable packets: " + what + " is a vector of " + t.vectorSize()
           + " lanes, not " + w, fn, bl, null);
     }
+  }
+
+  /** A struct (not an array) whose elements are packets of w lanes or scalars: no aggregate inside. */
+  private static boolean flatPacketStruct(Type t, int w) {
+    if (!t.isStruct()) return false;
+    for (Type e : t.structElements()) {
+      if (e.isAggregate() || (e.isVector() && e.vectorSize() != w)) return false;
+    }
+    return true;
   }
 
   private static boolean containsVector(Type t) {
@@ -402,11 +411,17 @@ public final class ScalablePackets {
   static String whyNotLaneWise(Value inst, int w, java.util.function.Predicate<Value> convertibleCallee) {
     Type t = inst.type();
     if (t.isVector() && t.vectorSize() != w) return "a vector of " + t.vectorSize() + " lanes (not " + w + ")";
-    if (t.isAggregate() && containsVector(t)) return "an aggregate holding packets";
     Opcode op = inst.opcode();
+    // a flat struct of packets and scalars in registers (a function's several results: the refill driver's split
+    // functions return {at loop header, state..., result}) is re-typed as it is; in memory it would have no size
+    boolean inRegisters = op == Opcode.INSERTVALUE || op == Opcode.EXTRACTVALUE || op == Opcode.RET || op == Opcode.PHI
+        || op == Opcode.SELECT;
+    if (t.isAggregate() && containsVector(t) && !(inRegisters && flatPacketStruct(t, w))) return "an aggregate holding packets";
     if (t.isVector() && t.elementType().isInteger() && t.elementType().intWidth() > 64) return "a packet of " + t.elementType();
     for (Value o : inst.operands()) {
-      if (o != null && o.type().isAggregate() && containsVector(o.type())) return "an aggregate holding packets";
+      if (o != null && o.type().isAggregate() && containsVector(o.type()) && !(inRegisters && flatPacketStruct(o.type(), w))) {
+        return "an aggregate holding packets";
+      }
     }
     if (op == Opcode.GEP && containsVector(inst.gepSourceElementType())) {
       return "an address inside packets in memory (struct-of-arrays layout: where a lane's value lies depends on the"

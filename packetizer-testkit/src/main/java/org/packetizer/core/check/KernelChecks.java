@@ -98,31 +98,14 @@ public final class KernelChecks {
   public static DifferentialCheck.Builder checkBuilder(Manifest.Entry e, LlvmModule m, String packetFn, int width) {
     // a packet function that uses libmvec is compared against a reference using the same variants
     boolean libmvec = callsLibmvec(m, packetFn);
-    String scalar = libmvec ? VectorMathReference.referenceFor(m, e.function(), width,
+    String scalar = libmvec ? VectorMathReference.referenceFor(m, e.function(), packetFn, width,
         org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) : e.function();
     return checkBuilder(e, m, scalar, packetFn, width);
   }
 
-  /** Whether the function (or a packet version it calls) calls a libmvec {@code _ZGV} function. */
+  /** Whether the function (or a packet version it calls) calls a libmvec {@code _ZGV} (or SLEEF) function. */
   static boolean callsLibmvec(LlvmModule m, String fn) {
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    java.util.ArrayDeque<String> work = new java.util.ArrayDeque<>(List.of(fn));
-    while (!work.isEmpty()) {
-      String name = work.poll();
-      if (!seen.add(name)) continue;
-      var f = m.function(name);
-      if (f.isEmpty() || f.get().isDeclaration()) continue;
-      for (var bl : f.get().blocks()) {
-        for (var inst : bl.instructions()) {
-          if (inst.opcode() != org.packetizer.core.ir.Opcode.CALL) continue;
-          var callee = inst.calledFunction();
-          if (callee.isEmpty()) continue;
-          if (callee.get().name().startsWith("_ZGV") || callee.get().name().startsWith("Sleef_")) return true;
-          work.add(callee.get().name());
-        }
-      }
-    }
-    return false;
+    return !VectorMathReference.librarySymbolsReached(m, fn).isEmpty();
   }
 
   /** The same with another scalar reference function of the same signature (e.g. a libmvec reference). */

@@ -1,8 +1,11 @@
 package org.packetizer.core.check;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.FunctionCloner;
@@ -37,7 +40,49 @@ public final class VectorMathReference {
     String refName = scalarName + ".libmvec.ref";
     if (m.function(refName).isPresent()) return refName;
     String features = m.function(scalarName).map(VectorMathRoutes::effectiveFeatures).orElse("");
-    return create(m, scalarName, refName, width, features) == 0 ? scalarName : refName;
+    return create(m, scalarName, refName, width, features, Set.of()) == 0 ? scalarName : refName;
+  }
+
+  /**
+   * The same for the packet function {@code packetFn}: the reference calls the library variants that
+   * {@code packetFn} (or a function it calls) really calls. A W-wide packet function does not always
+   * call the W-wide route's variant: the LOOP wrapper's W-wide function calls an N-wide one
+   * ({@code --hardware-width N}), whose math takes the N-wide route (e.g. {@code _ZGVbN4v_sinf} where
+   * the 16-wide route is {@code _ZGVeN16v_sinf}), and libmvec's variants of one function differ from
+   * each other in the last bits. For each math call the reference takes the widest route of at most
+   * {@code width} lanes whose variant {@code packetFn} reaches, else the {@code width} route.
+   */
+  public static String referenceFor(LlvmModule m, String scalarName, String packetFn, int width,
+      org.packetizer.core.api.PacketizerOptions.VectorMath math) {
+    if (math != org.packetizer.core.api.PacketizerOptions.VectorMath.LIBMVEC) return scalarName;
+    String refName = scalarName + ".libmvec.ref." + packetFn;
+    if (m.function(refName).isPresent()) return refName;
+    String features = m.function(scalarName).map(VectorMathRoutes::effectiveFeatures).orElse("");
+    return create(m, scalarName, refName, width, features, librarySymbolsReached(m, packetFn)) == 0 ? scalarName : refName;
+  }
+
+  /** The vector library symbols ({@code _ZGV...}, {@code Sleef_...}) that {@code fn} or a function it calls calls. */
+  public static Set<String> librarySymbolsReached(LlvmModule m, String fn) {
+    Set<String> symbols = new HashSet<>();
+    Set<String> seen = new HashSet<>();
+    ArrayDeque<String> work = new ArrayDeque<>(List.of(fn));
+    while (!work.isEmpty()) {
+      String name = work.poll();
+      if (!seen.add(name)) continue;
+      Optional<Function> f = m.function(name);
+      if (f.isEmpty() || f.get().isDeclaration()) continue;
+      for (Block bl : f.get().blocks()) {
+        for (Value inst : bl.instructions()) {
+          if (inst.opcode() != Opcode.CALL) continue;
+          Optional<Function> callee = inst.calledFunction();
+          if (callee.isEmpty()) continue;
+          String c = callee.get().name();
+          if (c.startsWith("_ZGV") || c.startsWith("Sleef_")) symbols.add(c);
+          else work.add(c);
+        }
+      }
+    }
+    return symbols;
   }
 
   /**
@@ -45,6 +90,15 @@ public final class VectorMathReference {
    * {@code width} and the given target features. Returns how many calls were replaced.
    */
   public static int create(LlvmModule m, String scalarName, String refName, int width, String features) {
+    return create(m, scalarName, refName, width, features, Set.of());
+  }
+
+  /**
+   * The same, preferring for each call the widest variant of at most {@code width} lanes that is in
+   * {@code reached} (the symbols the packet function calls; empty: the {@code width} route's).
+   */
+  public static int create(LlvmModule m, String scalarName, String refName, int width, String features,
+      Set<String> reached) {
     Function f = m.function(scalarName).orElseThrow(() -> new IllegalArgumentException("no function @" + scalarName));
     // the vector libraries (libmvec, SLEEF) are x86-64's; other targets' packet functions use none
     if (org.packetizer.core.ir.TargetArch.of(m.targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return 0;
@@ -69,7 +123,11 @@ public final class VectorMathReference {
           if (callee.isEmpty()) continue;
           Type t = inst.type();
           if (!(t.isFloat() || t.isDouble())) continue;
-          Optional<Libmvec.Variant> v = libraryVariant(callee.get(), t.isDouble(), features, width);
+          Optional<Libmvec.Variant> v = Optional.empty();
+          for (int w = width; w >= 1 && v.isEmpty() && !reached.isEmpty(); w /= 2) {
+            v = libraryVariant(callee.get(), t.isDouble(), features, w).filter(x -> reached.contains(x.symbol()));
+          }
+          if (v.isEmpty()) v = libraryVariant(callee.get(), t.isDouble(), features, width);
           if (v.isEmpty() || v.get().arity() != inst.numArgOperands() || width % v.get().lanes() != 0) continue;
           int lanes = v.get().lanes();
           Type vt = t.vectorOf(lanes);

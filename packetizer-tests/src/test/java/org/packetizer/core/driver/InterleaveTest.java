@@ -280,6 +280,77 @@ class InterleaveTest {
     }
   }
 
+  /** Straight-line code around exp and log (a Black-Scholes-like price): no loop, long math chains. */
+  static final String PRICE = """
+      float expf(float); float logf(float);
+      float price(float s, float k, float t) {
+        float d = (logf(s / k) + 0.02f * t) / (0.3f * t + 1.0f);
+        return s * expf(-0.5f * d * d) - k * expf(-0.02f * t);
+      }
+      """;
+
+  /**
+   * A function without loops that calls expf/logf gets two packets per step where one packet value fits one
+   * register and 2W is at most 16 lanes (twelfth round: bs_call 17-21 % faster at W4 and W8, measured; the
+   * W16 × 2 helpers not measured), 1 otherwise and with the knob off; the loop-free {@code line} without
+   * math keeps 1. The driver with the rule's choice, bit-exact math, equals the scalar function bit for bit
+   * for every n from 0 to 3·IC·W+1, with guard elements after the output.
+   */
+  @ParameterizedTest(name = "W={0}")
+  @CsvSource({"4", "8"})
+  void straightLineMathGetsTwoPacketsPerStep(int w) throws Throwable {
+    try (LlvmContext ctx = LlvmContext.create();
+         LlvmModule m = ctx.parseBitcode(BundledClang.locate().compileToBitcode(PRICE + SOURCE, "price.c", List.of("-O2",
+             "-march=haswell")), "price")) {
+      Interleave.Choice c = choose(m, "price", w, w == 4 ? 128 : 256, 16);
+      assertEquals(2, c.factor(), c.describe(w));
+      assertTrue(c.describe(w).contains("no loops, but calls "), c.describe(w));
+      assertEquals(1, choose(m, "price", 16, 512, 32).factor(), "W16 x 2 is not measured");
+      assertEquals(1, choose(m, "line", w, 256, 16).factor());
+      System.setProperty("packetizer.interleaveMath", "false");
+      try {
+        assertEquals(1, choose(m, "price", w, 256, 16).factor(), "knob off");
+      } finally {
+        System.clearProperty("packetizer.interleaveMath");
+      }
+      List<Remark> remarks = new ArrayList<>();
+      PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params("vvv").arrayDriver(true)
+          .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).verifyEachPhase(true).remarks(remarks::add).build())
+          .run(m, "price", "price_v" + w);
+      assertTrue(r.driver().orElseThrow().maskedFunction().contains(".x2."), remarks.toString());
+      assertTrue(remarks.stream().anyMatch(x -> x.message().startsWith("interleave count 2") && x.message().contains("no loops, but calls")),
+          remarks.toString());
+      int step = 2 * w;
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        MethodHandle map = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("price_map")),
+            FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
+        MethodHandle f = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("price")),
+            FunctionDescriptor.of(JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT, JAVA_FLOAT));
+        Random rnd = new Random(77 + w);
+        for (int n = 0; n <= 3 * step + 1; n++) {
+          MemorySegment[] in = new MemorySegment[3];
+          for (int a = 0; a < 3; a++) in[a] = arena.allocate(JAVA_FLOAT, Math.max(1, n));
+          MemorySegment out = arena.allocate(JAVA_FLOAT, n + step);
+          out.fill((byte) 0x5a);
+          for (int i = 0; i < n; i++) {
+            in[0].setAtIndex(JAVA_FLOAT, i, 10 + 90 * rnd.nextFloat());
+            in[1].setAtIndex(JAVA_FLOAT, i, 10 + 90 * rnd.nextFloat());
+            // every few elements outside expf's fast path (a huge t: the libm call of the lane)
+            in[2].setAtIndex(JAVA_FLOAT, i, i % 7 == 3 ? 1e4f : 0.1f + 5 * rnd.nextFloat());
+          }
+          map.invokeExact(in[0], in[1], in[2], out, (long) n);
+          for (int i = 0; i < n; i++) {
+            float want = (float) f.invokeExact(in[0].getAtIndex(JAVA_FLOAT, i), in[1].getAtIndex(JAVA_FLOAT, i),
+                in[2].getAtIndex(JAVA_FLOAT, i));
+            assertEquals(Float.floatToRawIntBits(want), Float.floatToRawIntBits(out.getAtIndex(JAVA_FLOAT, i)), "n=" + n + " element " + i);
+          }
+          for (int i = n; i < n + step; i++) assertEquals(0x5a5a5a5a, out.getAtIndex(JAVA_INT, i), "n=" + n + ": guard " + i);
+        }
+      }
+    }
+  }
+
   /** A sphere tracer: a long recurrence (two square roots, min/max chains) and eight live values. */
   static final String TRACER = """
       static float len3(float x, float y, float z) { return __builtin_sqrtf(x * x + y * y + z * z); }

@@ -92,9 +92,11 @@ class GlibcExactMathTest {
   }
 
   static Stream<Arguments> isas() {
-    // plus W16 on AVX2: two 8-lane parts of the AVX2 table lookup (TableLookup.Route.HALVES)
+    // plus W16 on AVX2: two 8-lane parts of the AVX2 table lookup (TableLookup.Route.HALVES); W32 on AVX2:
+    // more lanes than the guard's 16 probes (an internal error before the twelfth round)
     return Stream.concat(MathSources.ISAS.stream().flatMap(i -> Stream.of(Arguments.of(i.width(), i.march(), "-O2"),
-        Arguments.of(i.width(), i.march(), "-O2 -fno-math-errno"))), Stream.of(Arguments.of(16, "haswell", "-O2")));
+        Arguments.of(i.width(), i.march(), "-O2 -fno-math-errno"))), Stream.of(Arguments.of(16, "haswell", "-O2"),
+        Arguments.of(32, "haswell", "-O2")));
   }
 
   static LlvmModule compile(LlvmContext ctx, String march, String flags) {

@@ -74,7 +74,8 @@ class GlibcPowTest {
       """;
 
   static Stream<Arguments> widths() {
-    return MathSources.ISAS.stream().map(i -> Arguments.of(i.width(), i.march()));
+    // plus W32 on AVX2: more lanes than the guards' 16 probes (an internal error before the twelfth round)
+    return Stream.concat(MathSources.ISAS.stream().map(i -> Arguments.of(i.width(), i.march())), Stream.of(Arguments.of(32, "haswell")));
   }
 
   static boolean hostRuns(String march) { return GlibcExactMathTest.hostRuns(march); }
@@ -232,6 +233,7 @@ class GlibcPowTest {
             MethodHandle scalar = C.downcallHandle(MemorySegment.ofAddress(jit.lookup(stand)), fd);
             MethodHandle real = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("k_" + fn)), fd);
             int probes = bin ? GlibcPow.POW_PROBES_X.length : fn.equals("exp2f") ? GlibcPow.EXP2_PROBES.length : GlibcPow.LOG2_PROBES.length;
+            probes = (probes + w - 1) / w * w; // filled up to a multiple of W (LibmGuard.padded)
             SplittableRandom rnd = new SplittableRandom(7);
             for (int run = 0; run < 50; run++) {
               float[] x = new float[w], y = new float[w];

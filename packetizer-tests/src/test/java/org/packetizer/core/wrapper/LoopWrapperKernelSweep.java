@@ -24,6 +24,8 @@ import org.packetizer.core.toolchain.Manifest;
  * parameters also S = 64 over N = 4), checked lane by lane against the scalar function. A few minutes, so opt-in:
  * {@code mvn -o -pl packetizer-tests test -Dtest=LoopWrapperKernelSweep} (its name keeps it out of the default run; it is a long sweep, not skipped). Kernels whose struct-of-arrays parameters are
  * accessed at offsets that are not constants are expected to be rejected by LOOP (and are skipped).
+ * Math takes the default route (libmvec), so the reference is the scalar function calling the very
+ * libmvec variants the N-wide function calls ({@link org.packetizer.core.check.VectorMathReference}).
  */
 class LoopWrapperKernelSweep {
   @TestFactory
@@ -51,7 +53,7 @@ class LoopWrapperKernelSweep {
         throw ex;
       }
       assertTrue(m.function(simd + ".n" + n).isPresent());
-      try (DifferentialCheck c = KernelChecks.checkBuilder(e, m, e.function(), simd, s).build()) {
+      try (DifferentialCheck c = KernelChecks.checkBuilder(e, m, simd, s).build()) {
         for (Inputs in : KernelChecks.sampleInputs(e, s)) {
           CheckResult res = c.run(in);
           assertTrue(res.passed(), () -> e + " S=" + s + " samples:\n" + res.report() + "\n" + r.summary());

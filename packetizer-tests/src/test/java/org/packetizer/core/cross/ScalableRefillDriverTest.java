@@ -1,0 +1,132 @@
+package org.packetizer.core.cross;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.packetizer.core.Packetizer;
+import org.packetizer.core.api.PacketizationResult;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.api.Refill;
+import org.packetizer.core.api.TargetSpec;
+import org.packetizer.core.check.CrossTarget;
+import org.packetizer.core.driver.ArrayDriver;
+import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.ir.TargetMachine;
+import org.packetizer.core.jit.TargetObject;
+import org.packetizer.core.toolchain.BundledClang;
+import org.packetizer.core.toolchain.ProcessResult;
+
+/**
+ * Lane refill for scalable packets ({@code --scalable --array-driver --refill}, issue 17): the kernels of
+ * {@code driver/scalable_refill_kernels.c} compiled by the bundled clang at -O2 for armv8-a+sve (no
+ * -msve-vector-bits: the vector length is known only at run time) get scalable refill drivers at W = 4 (all; escape also with the batch
+ * rule) and W = 2 (escape, collatz); emitted by LLVM's AArch64 back end (compact, splice, cntp, whilelo and a scatter in
+ * the object), linked with {@code driver/scalable_refill_caller.c} — its own translation unit, only the generated
+ * header — compiled by the bundled clang and by {@code aarch64-linux-gnu-gcc}, and each binary run under qemu at SVE
+ * 128, 512 and 2048 bits (one binary, the length chosen by {@code -cpu max,sve-default-vector-length=BYTES} — {@code max,sve2048=on}
+ * alone runs at 512 bits, qemu's default length — and checked by the caller's report of {@code PR_SVE_GET_VL}). Every element of every n from 0 to 193 and of 1000 and 4099, random and coherent
+ * inputs, compared byte for byte with the scalar function; guard bytes before every output, a PROT_NONE page
+ * after every array.
+ */
+class ScalableRefillDriverTest {
+  @TempDir Path dir;
+
+  static final List<String[]> KERNELS = List.of(new String[] {"escape", "vvu"}, new String[] {"collatz", "v"},
+      new String[] {"multi_exit", "vu"}, new String[] {"guarded", "v"}, new String[] {"damp", "vu"}, new String[] {"gcd", "vv"},
+      new String[] {"nested", "vu"});
+
+  @Test
+  void scalableRefillDriversMatchTheScalarFunctionAtSeveralVectorLengths() throws Exception {
+    CrossTarget t = CrossTests.require(CrossTarget.sve(512));
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("kernels.c"), resource("scalable_refill_kernels.c"));
+    clang.compileToBitcode(dir, Path.of("kernels.c"), Path.of("kernels.bc"),
+        List.of("--target=aarch64-linux-gnu", "-march=armv8-a+sve", "-O2", "-fno-math-errno"));
+    List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
+    TargetSpec spec = new TargetSpec("aarch64-linux-gnu", "", "+neon,+sve", 0);
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
+      spec.applyTo(m);
+      for (String[] k : KERNELS) drivers.add(build(m, k[0], k[1], 4, "*_map", k[0].equals("gcd") ? "iterations masked (it divides"
+          : k[0].equals("escape") ? "iterations unmasked" : ""));
+      for (String k : List.of("escape", "collatz")) {
+        drivers.add(build(m, k, k.equals("escape") ? "vvu" : "v", 2, "*_w2", ""));
+      }
+      // the batch rule instead of the counted blocks (--refill-batch 2: leave the iterations when 2·vscale lanes are free)
+      List<String> remarks = new ArrayList<>();
+      drivers.add(new Packetizer(PacketizerOptions.builder().width(4).params("vvu").scalable(true).arrayDriver("*_batch")
+          .refill(Refill.ON).refillBatch(2).remarks(x -> remarks.add(x.message())).build()).run(m, "escape", "escape_b4")
+          .driver().orElseThrow());
+      assertTrue(remarks.stream().anyMatch(x -> x.contains("a refill round when 2 of every 4 lanes are free")), remarks.toString());
+      assertTrue(m.verify().isEmpty(), () -> m.verify().get());
+      try (TargetMachine tm = spec.targetMachine()) {
+        TargetObject.emitModule(m, tm, dir.resolve("kernels.o"));
+      }
+    }
+    // the rounds are SVE's own instructions, in the drivers as emitted by LLVM's AArch64 back end
+    ProcessResult dis = clang.run(List.of("llvm-objdump", "-d", "--mattr=+sve", "kernels.o"), dir);
+    assertEquals(0, dis.exitCode(), dis.stderr());
+    String asm = dis.stdoutText();
+    for (String insn : List.of("compact\tz", "splice\tz", "cntp\tx", "whilelo\tp", "st1w\t{ z", "st1d\t{ z", "ld1w\t{ z")) {
+      assertTrue(asm.contains(insn), "no " + insn + " in kernels.o");
+    }
+    String header = ArrayDriver.header(drivers, "drivers.h", null);
+    assertFalse(header.contains("svfloat") || header.contains("__SV") || header.contains("vector_size"), header);
+    Files.writeString(dir.resolve("drivers.h"), header);
+    Files.writeString(dir.resolve("caller.c"), resource("scalable_refill_caller.c"));
+    List<String> clangCompile = new ArrayList<>(List.of("clang"));
+    clangCompile.addAll(t.clangTarget());
+    clangCompile.addAll(List.of("-O1", "-std=c11", "-Wall", "-Werror", "-c", "caller.c", "-o", "caller.clang.o"));
+    run(clang, clangCompile);
+    run(clang, List.of(t.gcc(), "-o", "caller.clang", "caller.clang.o", "kernels.o", "-lm"));
+    run(clang, List.of(t.gcc(), "-O2", "-std=c11", "-Wall", "-Werror", "caller.c", "kernels.o", "-lm", "-o", "caller.gcc"));
+    int calls = 2 * (3 * 64 + 2 + 2) * (KERNELS.size() + 3);
+    for (String exe : List.of("caller.clang", "caller.gcc")) {
+      for (int bits : List.of(128, 512, 2048)) {
+        ProcessBuilder pb = new ProcessBuilder(t.qemuPath().toString(), "-cpu", "max,sve-default-vector-length=" + bits / 8,
+            dir.resolve(exe).toString()).redirectErrorStream(true);
+        pb.environment().put("QEMU_LD_PREFIX", t.sysroot().toString());
+        pb.directory(dir.toFile());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        int code = p.waitFor();
+        assertEquals(0, code, () -> exe + " under " + t.qemuDescription() + " at SVE " + bits + " bits: elements differ from the"
+            + " scalar function (exit " + code + "; 139 is a fault: an access outside the arrays):\n" + out);
+        assertTrue(out.contains("SVE " + bits + " bits: " + calls + " driver calls checked, 0 differences"), out);
+      }
+    }
+  }
+
+  private static PacketizationResult.DriverInfo build(LlvmModule m, String fn, String params, int w, String pattern,
+      String expected) {
+    List<String> remarks = new ArrayList<>();
+    PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(params).scalable(true).verifyEachPhase(true)
+        .arrayDriver(pattern).refill(Refill.ON).remarks(x -> remarks.add(x.message())).build()).run(m, fn, fn + "_vl" + w);
+    assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at") && x.contains("vscale x " + w + " lanes")
+        && x.contains("SVE compact") && x.contains(expected)), fn + ": " + remarks);
+    return r.driver().orElseThrow();
+  }
+
+  static String resource(String name) {
+    try (InputStream in = ScalableRefillDriverTest.class.getResourceAsStream("/driver/" + name)) {
+      if (in == null) throw new IllegalArgumentException("no test resource driver/" + name);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void run(BundledClang clang, List<String> cmd) {
+    ProcessResult r = clang.run(new ArrayList<>(cmd), dir);
+    assertEquals(0, r.exitCode(), () -> String.join(" ", cmd) + ":\n" + r.stderr());
+  }
+}

@@ -1,0 +1,126 @@
+/* A C program calling scalable lane-refill drivers (--scalable --array-driver --refill, SVE, the vector
+ * length known only at run time) through the generated header only (no vector types), compiled in its own
+ * translation unit by clang and by GCC (ScalableRefillDriverTest), one binary run under qemu at several SVE
+ * vector lengths. For every n from 0 to 3·64+1 (64: the most lanes, W = 4 at 2048 bits) and a few larger n,
+ * random and coherent inputs, it calls each driver once and compares every element, byte for byte, with the
+ * scalar function called once per element here. Every array ends at a PROT_NONE page, and every output has
+ * G guard bytes in front and the bytes of a partial page up to the guard page behind it untouched. */
+#define _DEFAULT_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "drivers.h"
+
+int escape(float x0, float y0, int maxIter);
+long collatz(long v);
+int multi_exit(float x, int limit);
+double guarded(double x);
+float damp(float x, int limit);
+int gcd(int a, int b);
+int nested(int seed, int rounds);
+
+#define G 64
+static int bad, calls;
+static unsigned long long rng = 88172645463325252ULL;
+static int coherent;
+static size_t cur_n;
+
+static double gen(double lo, double hi, size_t i) {
+  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+  if (coherent) return lo + (hi - lo) * (0.4 + 0.05 * (cur_n <= 1 ? 0.5 : (double)i / (double)(cur_n - 1)));
+  return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void *at_page_end(size_t bytes) {
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  size_t span = (bytes + pg - 1) / pg * pg;
+  if (span == 0) span = pg;
+  char *base = mmap(NULL, span + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) { perror("mmap"); exit(2); }
+  if (mprotect(base + span, pg, PROT_NONE) != 0) { perror("mprotect"); exit(2); }
+  return base + span - bytes;
+}
+static void release(void *p, size_t bytes) {
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  size_t span = (bytes + pg - 1) / pg * pg;
+  if (span == 0) span = pg;
+  munmap((char *)p + bytes - span, span + pg);
+}
+
+static void fail(const char *what, size_t n, long i) {
+  if (bad++ < 30) {
+    if (i < 0) printf("%s: n=%zu%s: guard bytes in front of the output overwritten\n", what, n, coherent ? " coherent" : "");
+    else printf("%s: n=%zu%s: element %ld differs from the scalar function\n", what, n, coherent ? " coherent" : "", i);
+  }
+}
+static void guard(const char *what, size_t n, const unsigned char *g) {
+  for (int k = 0; k < G; k++) if (g[k] != 0xA5) { fail(what, n, -1); return; }
+}
+
+#define IN(T, name, lo, hi) \
+  T *name = at_page_end(n * sizeof(T)); \
+  for (size_t i_ = 0; i_ < n; i_++) name[i_] = (T)gen(lo, hi, i_);
+#define OUT(T, name) \
+  unsigned char *name##_g = at_page_end(G + n * sizeof(T)); \
+  memset(name##_g, 0xA5, G + n * sizeof(T)); \
+  T *name = (T *)(name##_g + G);
+#define SAME(what, got, want) \
+  do { __typeof__(want) w_ = (want); if (memcmp(&(got), &w_, sizeof w_) != 0) fail(what, n, (long)i); } while (0)
+#define FREE(T, name) release(name, n * sizeof(T));
+#define FREE_OUT(T, name) release(name##_g, G + n * sizeof(T));
+
+static void run(size_t n) {
+  cur_n = n;
+  { IN(float, x, -2, 1) IN(float, y, -1.5, 1.5) OUT(int32_t, o) OUT(int32_t, o2) OUT(int32_t, o3)
+    escape_map(x, y, 150, o, n); calls++;
+    escape_w2(x, y, 150, o2, n); calls++;
+    escape_batch(x, y, 150, o3, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("escape", o[i], (int32_t)escape(x[i], y[i], 150));
+    for (size_t i = 0; i < n; i++) SAME("escape (W=2)", o2[i], (int32_t)escape(x[i], y[i], 150));
+    for (size_t i = 0; i < n; i++) SAME("escape (batch)", o3[i], (int32_t)escape(x[i], y[i], 150));
+    guard("escape", n, o_g); guard("escape (W=2)", n, o2_g); guard("escape (batch)", n, o3_g);
+    FREE(float, x) FREE(float, y) FREE_OUT(int32_t, o) FREE_OUT(int32_t, o2) FREE_OUT(int32_t, o3) }
+  { IN(int64_t, v, 1, 3000) OUT(int64_t, o) OUT(int64_t, o2)
+    collatz_map(v, o, n); calls++;
+    collatz_w2(v, o2, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("collatz", o[i], (int64_t)collatz(v[i]));
+    for (size_t i = 0; i < n; i++) SAME("collatz (W=2)", o2[i], (int64_t)collatz(v[i]));
+    guard("collatz", n, o_g); guard("collatz (W=2)", n, o2_g);
+    FREE(int64_t, v) FREE_OUT(int64_t, o) FREE_OUT(int64_t, o2) }
+  { IN(float, x, -3, 3) OUT(int32_t, o)
+    multi_exit_map(x, 40, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("multi_exit", o[i], (int32_t)multi_exit(x[i], 40));
+    guard("multi_exit", n, o_g); FREE(float, x) FREE_OUT(int32_t, o) }
+  { IN(double, x, -1, 3) OUT(double, o)
+    guarded_map(x, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("guarded", o[i], guarded(x[i]));
+    guard("guarded", n, o_g); FREE(double, x) FREE_OUT(double, o) }
+  { IN(float, x, -3, 3) OUT(float, o)
+    damp_map(x, 70, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("damp", o[i], damp(x[i], 70));
+    guard("damp", n, o_g); FREE(float, x) FREE_OUT(float, o) }
+  { IN(int32_t, a, -1000, 1000) IN(int32_t, c, -1000, 1000) OUT(int32_t, o)
+    gcd_map(a, c, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("gcd", o[i], (int32_t)gcd(a[i], c[i]));
+    guard("gcd", n, o_g); FREE(int32_t, a) FREE(int32_t, c) FREE_OUT(int32_t, o) }
+  { IN(int32_t, s, -1000, 1000) OUT(int32_t, o)
+    nested_map(s, 5, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("nested", o[i], (int32_t)nested(s[i], 5));
+    guard("nested", n, o_g); FREE(int32_t, s) FREE_OUT(int32_t, o) }
+}
+
+int main(void) {
+  /* the vector length this run has (qemu -cpu max,svebits=on), from the kernel: the caller has no SVE code */
+  int vl = prctl(51 /* PR_SVE_GET_VL */, 0, 0, 0, 0);
+  for (coherent = 0; coherent < 2; coherent++) {
+    for (size_t n = 0; n <= 3 * 64 + 1; n++) run(n);
+    run(1000);
+    run(4099);
+  }
+  printf("SVE %d bits: %d driver calls checked, %d differences\n", vl < 0 ? -1 : (vl & 0xffff) * 8, calls, bad);
+  return bad != 0;
+}

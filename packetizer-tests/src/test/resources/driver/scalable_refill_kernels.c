@@ -1,0 +1,90 @@
+/* Scalar kernels for the scalable refill drivers (ScalableRefillDriverTest: --scalable --array-driver --refill
+ * on AArch64 SVE, the vector length known only at run time). Compiled by the bundled clang at -O2 for
+ * armv8-a+sve without -msve-vector-bits. Per-lane trip counts in the shapes the rounds must get right:
+ * 32-bit float state, 64-bit integer state (two SVE registers at W = 4: two compacts and a splice), a
+ * double result, a float result, an int result, masked iterations, a nested loop. */
+
+/* escape time (mandelbrot): float state, int result (vvu) */
+int escape(float x0, float y0, int maxIter) {
+  float x = 0.0f, y = 0.0f;
+  int i = 0;
+  while (i < maxIter && x * x + y * y <= 4.0f) {
+    float xt = x * x - y * y + x0;
+    y = 2.0f * x * y + y0;
+    x = xt;
+    ++i;
+  }
+  return i;
+}
+
+/* 64-bit state and a 64-bit result (v) */
+long collatz(long v) {
+  long steps = 0;
+  while (v > 1) {
+    v = (v & 1) ? 3 * v + 1 : v / 2;
+    steps++;
+  }
+  return steps;
+}
+
+/* several exits, an int result (vu) */
+int multi_exit(float x, int limit) {
+  float s = x;
+  int i = 0;
+  for (; i < limit; i++) {
+    s = s * 1.37f - 0.61f * (float)i;
+    if (s > 1000.0f) return 10000 + i;
+    if (s < -50.0f) break;
+    if ((i & 3) == 3 && s * s < 0.01f) return -i;
+  }
+  return i * 2 + (s > 0.0f);
+}
+
+/* work before the loop, the loop in a branch, a double result (v) */
+double guarded(double x) {
+  double y = x * x - 2.0;
+  if (x > 0.25) {
+    double t = y;
+    int i = 0;
+    while (t > 1e-3 && i < 60) { t = t * 0.7 - 0.01 * x; i++; }
+    y = t + i;
+  } else {
+    y = -y;
+  }
+  return y * 3.0 + 1.0;
+}
+
+/* a float result, a float and an int in the state (vu) */
+float damp(float x, int limit) {
+  float v = x;
+  int k = 0;
+  while (k < limit && (v > 0.01f || v < -0.01f)) {
+    v = v * -0.61f + 0.001f * (float)k;
+    k++;
+  }
+  return v + (float)k;
+}
+
+/* a remainder by a value of the state: the iterations stay masked (vv) */
+int gcd(int a, int b) {
+  while (b != 0) {
+    int t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
+/* nested loops: refill at the outer one (vu) */
+int nested(int seed, int rounds) {
+  int acc = 0;
+  unsigned v = (unsigned)seed * 2654435761u;
+  for (int r = 0; r < rounds + (seed & 7); r++) {
+    int k = 0;
+    while ((v & 15) != 0 && k < 40) { v = v * 1103515245u + 12345u; v ^= v >> 11; k++; }
+    acc += k * (r + 1);
+    v += (unsigned)r + 1;
+    if (acc > 5000) break;
+  }
+  return acc ^ (int)(v & 255);
+}
