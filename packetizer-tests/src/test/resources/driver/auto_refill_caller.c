@@ -1,11 +1,12 @@
 /* A C program calling the --refill=auto driver of mandelbrot through the generated header only, compiled in its own
  * translation unit by clang and by GCC (AutoRefillCallerTest). W: the packet width; E: the driver's epoch in elements
- * (the test builds it with short epochs). Every element of every call is compared with the scalar
+ * (the test builds it with short epochs); T: the paired trial's elements (RefillDriver.ADAPTIVE_REFILL_PACKETS·W); PAIRED: 1 for the AVX-512 driver (paired trials). Every element of every call is compared with the scalar
  * function; every array ends at a PROT_NONE page, every output has G guard bytes in front. The driver's decisions are
  * read from its state (mandelbrot_auto.state: trial position, elements left, back-off level, refill in use, the
  * trial's cycles, trials decided, saved level): on random points (refill about 3x faster) the trials back off over
  * many calls, an input that turns from coherent to random ends with refill, and so does a state set to "plain, fully
- * backed off" followed by random points. */
+ * backed off" followed by random points; one trial takes T elements (both bodies on the same ones), and the trial's
+ * close trials (neither body cheaper by more than 1/32) settle on the plain body. */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -106,6 +107,7 @@ int main(void) {
     long long before = auto_state[TRIALS];
     auto_state[POS] = (1024LL << 8) | 3; auto_state[LEFT] = 256 * (long long)E; auto_state[LEVEL] = 5; auto_state[CHOICE] = 0;
     auto_state[SAVED] = 0; auto_state[RCYC] = k == 0 ? 1 : 1LL << 50;
+    auto_state[PCYC] = k == 0 ? 2 : 1LL << 51; /* plain twice refill: a ratio like random points' (not a disturbed trial) */
     refill_seen = 0;
     run(k == 0 ? "watch (fires)" : "watch (quiet)", 16 * (size_t)E, 0, 4 * (size_t)E + W + 3);
     if (k == 0) expect(refill_seen && auto_state[TRIALS] - before >= 2, "watch: a plain run slower than the reference ended at once; refill");
@@ -125,6 +127,58 @@ int main(void) {
   refill_seen = 0;
   run("plain, then random", 64 * (size_t)E, 0, 16 * (size_t)E + 1);
   expect(refill_seen && auto_state[TRIALS] >= 102, "plain, then random: switched to refill after two trials");
+
+#if PAIRED /* the AVX-512 driver: paired trials; the AVX2 one keeps the trial of three chunks */
+  /* the paired trial (mandelbrot writes no memory: both bodies run the same T elements, each timed, the second run's
+     results going to the driver's stack): from a fresh state one call of exactly T elements holds one whole trial, decided,
+     and ends at the run (with the trial of three chunks, 8W plain, 128W refill, 8W plain, T elements end inside the
+     refill chunk, undecided) */
+  memset(auto_state, 0, sizeof auto_state);
+  run("paired trial", T, 0, T);
+  expect(auto_state[TRIALS] == 1 && (auto_state[POS] & 3) == 3, "paired trial: decided after T elements, then the run");
+
+  /* a disturbed trial (its refill/plain ratio far from the earlier trials': sums preset with refill 2^20 times cheaper)
+     starts again on the next elements, once (POS bit 3): no decision after T elements, one after 2T */
+  memset(auto_state, 0, sizeof auto_state);
+  auto_state[POS] = 1024LL << 8; auto_state[PCYC] = 1LL << 20; auto_state[RCYC] = 1;
+  run("disturbed trial", T, 0, T);
+  expect(auto_state[TRIALS] == 0 && (auto_state[POS] & 15) == 8, "disturbed trial: started again");
+  run("disturbed trial, restarted", T, 0, T);
+  expect(auto_state[TRIALS] == 1 && (auto_state[POS] & 8) == 0, "disturbed trial: the restart decided");
+
+  /* close trials settle on plain: sums preset so large (2^50 cycles, halved at the trial's start) that the trial's own
+     cycles do not matter, level 0 (one trial decides). Neither body cheaper than the other by more than 1/32: plain,
+     whichever ran (keeping the body in use there kept refill at +1.6 % on mandelbrot W8 coherent after random inputs);
+     refill cheaper by 1/16: refill kept, or chosen when a second trial agrees, keeping the back-off level the first came
+     from. (The first and the last case backed off: a close trial switches at once there too.) */
+  {
+    static const struct { long long choice, rcyc, pcyc, want, trials; const char *what; } band[] = {
+        {1, 1LL << 50, 1LL << 50, 0, 1, "close, backed off (level 3): refill in use, equal: plain at once"},
+        {1, 1LL << 50, (1LL << 50) - (1LL << 44), 0, 1, "close: refill in use, plain cheaper by 1/64: plain"},
+        {1, (1LL << 50) - (1LL << 44), 1LL << 50, 0, 1, "close: refill in use, refill cheaper by 1/64: plain"},
+        {1, (1LL << 50) - (1LL << 46), 1LL << 50, 1, 1, "clear: refill in use, refill cheaper by 1/16: refill kept"},
+        {0, (1LL << 50) - (1LL << 44), 1LL << 50, 0, 1, "close: plain in use, refill cheaper by 1/64: plain kept"},
+        {0, (1LL << 50) - (1LL << 46), 1LL << 50, 1, 2, "clear: plain in use, refill cheaper by 1/16: refill after a second trial"},
+        {0, (1LL << 50) - (1LL << 46), 1LL << 50, 1, 2, "clear, backed off (level 3): refill after a second trial, level 3 kept"}};
+    for (int k = 0; k < 7; k++) {
+      memset(auto_state, 0, sizeof auto_state);
+      if (k == 0 || k == 6) auto_state[LEVEL] = 3;
+      auto_state[CHOICE] = band[k].choice; auto_state[RCYC] = band[k].rcyc; auto_state[PCYC] = band[k].pcyc;
+      run(band[k].what, T, 0, T);
+      if (band[k].trials == 2) {
+        /* beyond the margin: the switch waits for a second trial to agree (pending: POS bit 2), at level 0 too; the next
+           trial at once (position 0, nothing of it done) instead of after the run of an epoch */
+        expect(auto_state[TRIALS] == 1 && auto_state[CHOICE] == band[k].choice && (auto_state[POS] & 4), band[k].what);
+        auto_state[POS] &= 4; auto_state[LEFT] = 0; /* pending kept; no trials' weight: the preset sums are no history */
+        run(band[k].what, T, 0, T);
+        expect(auto_state[TRIALS] == 2 && auto_state[CHOICE] == band[k].want && auto_state[LEVEL] == (k == 6 ? 3 : 0), band[k].what);
+      } else {
+        expect(auto_state[TRIALS] == 1 && auto_state[CHOICE] == band[k].want, band[k].what);
+      }
+    }
+  }
+
+#endif
 
   printf("W=%d E=%d: %d driver calls checked, %d differences\n", W, E, calls, bad);
   return bad != 0;

@@ -201,7 +201,7 @@ public final class ArrayDriver {
       driver.setInternalLinkage();
       Function dispatcher = newDriver(module, scalar, name, driverParams, rt, fn);
       RefillDriver.emitAdaptive(module, dispatcher, driver, module.function(name + ".refill").orElseThrow(), probe, ic * w,
-          kinds, scalarParams, rt, sizeT, result.width());
+          kinds, scalarParams, rt, sizeT, result.width(), RefillDriver.pairedTrial(scalar, options));
     }
     // caller and callees pass the packets in the same registers
     SignatureAbi.fitCallers(unmasked);
@@ -214,7 +214,7 @@ public final class ArrayDriver {
     Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays: "
         + "full packets call @" + unmasked.name() + (ic > 1 ? " (" + ic + " x " + w + " lanes)" : "")
         + ", the remainder one masked @" + masked.name()
-        + (adaptive ? "; --refill=auto: " + RefillDriver.adaptiveDescription() : ""));
+        + (adaptive ? "; --refill=auto: " + RefillDriver.adaptiveDescription(RefillDriver.pairedTrial(scalar, options)) : ""));
     options.remarks().accept(note);
     PacketizationResult r0 = refillNote == null ? result : result.withRemark(refillNote);
     if (refillIcNote != null) r0 = r0.withRemark(refillIcNote);

@@ -445,6 +445,12 @@ public final class RefillDriver {
    * mandelbrot at 150 iterations; 9/8 fired on local stretches of coherent images and cost julia W8 3 %).
    */
   public static final int WATCH_FACTOR_NUM = 3, WATCH_FACTOR_DEN = 2;
+  /**
+   * A paired trial whose refill/plain ratio differs from the earlier trials' by more than this factor either way is
+   * disturbed: it starts again on the next elements (once). On this host a disturbed trial read 3× off, a preempted run
+   * 30-100×; random inputs after coherent ones change the ratio 3-4× (taken at the restart).
+   */
+  public static final int DISTURBED_FACTOR = 2;
   /** One trial's weight in the watch's count of the trials in the decayed sums (bits 8 and up of {@link #STATE_POS}). */
   public static final long WATCH_UNIT = 1024;
 
@@ -463,6 +469,51 @@ public final class RefillDriver {
    * as before; for measurement), read when a driver is built.
    */
   public static boolean adaptiveCloseBackoff() { return !"false".equals(System.getProperty("packetizer.refill.autoCloseBackoff")); }
+
+  /**
+   * Whether the back-off driver's trial runs both bodies on the same elements when the scalar function writes no memory
+   * ({@link #pairedTrial}; {@code -Dpacketizer.refill.autoPaired=false}: the trial of three chunks on neighbouring
+   * elements, for measurement), read when a driver is built. On an image in scan order the work per element changes
+   * within a row, so chunks of 8·W plain elements beside 128·W refill elements sampled different work: single trials on
+   * mandelbrot W8 coherent ranged over refill/plain 0.55-5 while the two bodies differ by 1.6 % (docs/performance.md
+   * "Paired trials").
+   */
+  public static boolean adaptivePaired() { return !"false".equals(System.getProperty("packetizer.refill.autoPaired")); }
+
+  /**
+   * Whether a close trial settles on the plain body: when neither body is cheaper than the other by more than
+   * 1/2^{@link #ADAPTIVE_HYSTERESIS_SHIFT}, the plain body runs from then on whichever ran before, and the back-off grows
+   * as after a trial that kept the body; a trial beyond the margin decides as before (to refill after two in a row when
+   * backed off). {@code -Dpacketizer.refill.autoPreferPlain=false}: the body in use is kept unless the other one is cheaper
+   * by the margin, for measurement. Read when a driver is built. An input that was random before (the driver on refill)
+   * no longer keeps refill at +1.6 % on mandelbrot W8 coherent, and two nearly equal bodies no longer reset the back-off by
+   * flipping at every trial (march W8 coherent: 27-42 trials in 15 calls with a band of [-1/32, 0) around equal cost).
+   */
+  public static boolean adaptivePreferPlain() { return !"false".equals(System.getProperty("packetizer.refill.autoPreferPlain")); }
+
+  /**
+   * Whether a trial that favours the other body by more than the margin switches only when the trial before it did too,
+   * at every level ({@code -Dpacketizer.refill.autoConfirm=false}: at level 0, right after a switch or at the start, one
+   * trial switches, as before, and a switch starts the back-off over at level 0; for measurement), read when a driver is
+   * built. A confirmed switch keeps the spacing the first of the two trials came from. The flag is bit 2 of
+   * {@link #STATE_POS}.
+   */
+  public static boolean adaptiveConfirm() { return !"false".equals(System.getProperty("packetizer.refill.autoConfirm")); }
+
+  /**
+   * Whether the back-off driver of a function may time both bodies on the same elements: it writes no memory (LLVM's
+   * {@code memory} attribute without a write: running it twice on an element changes nothing but the output, and the
+   * second run writes into a scratch array on the driver's stack) and returns a value, on AVX-512 (compaction in
+   * registers). On AVX2 the refill body of a paired trial, a call of 128·W elements, pays its drain at a cost the long
+   * runs do not: random mandelbrot points at 150 iterations read refill as dear as plain at W16 in 1 of 16 test runs
+   * (AutoRefillBackoffJitTest), so AVX2 keeps the trial of three chunks.
+   */
+  static boolean pairedTrial(Function scalar, PacketizerOptions options) {
+    long mem = scalar.memoryEffects();
+    String feats = targetFeatures(scalar, options);
+    return adaptivePaired() && !scalar.returnType().isVoid() && mem >= 0 && (mem & 0xAAAAAAAAL) == 0
+        && feats.contains("+avx512f") && feats.contains("+avx512vl");
+  }
 
   /** The back-off's highest level ({@code -Dpacketizer.refill.autoMaxLevel}), read when a driver is built; for measurement. */
   static int adaptiveMaxLevel() {
@@ -506,21 +557,30 @@ public final class RefillDriver {
   /** The timed refill chunk ({@code -Dpacketizer.refill.autoRefill}, in packets), read when a driver is built; for measurement. */
   static int adaptiveRefill() { return Math.max(1, Integer.getInteger("packetizer.refill.autoRefill", ADAPTIVE_REFILL_PACKETS)); }
 
-  static String adaptiveDescription() {
+  static String adaptiveDescription(boolean paired) {
     if (adaptiveBackoff() && !adaptiveProbe()) {
-      return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; a trial of three timed chunks, " + adaptivePlain()
-          + "·W elements with the plain body, " + adaptiveRefill() + "·W with the refill body, " + adaptivePlain() + "·W with the"
-          + " plain body (the cycle counter; the refill chunk is compared with the two around it, so that work growing or"
-          + " shrinking along the input does not bias the choice; the earlier trials' sums count half per epoch since),"
-          + " picks the body that took fewer cycles per element (the"
-          + " other one only when it is cheaper by more than 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT) + "), which then runs"
+      String trial = paired
+          ? "a paired trial: " + adaptiveRefill() + "·W elements run by both bodies, the plain and the refill one, each timed"
+              + " (the cycle counter; the same elements, so the input's changing work does not bias the choice: the function"
+              + " writes no memory, and the second run's results go to a scratch array on the stack; which body runs first"
+              + " alternates; the earlier trials' sums count half per epoch since)"
+          : "a trial of three timed chunks, " + adaptivePlain()
+              + "·W elements with the plain body, " + adaptiveRefill() + "·W with the refill body, " + adaptivePlain() + "·W with the"
+              + " plain body (the cycle counter; the refill chunk is compared with the two around it, so that work growing or"
+              + " shrinking along the input does not bias the choice; the earlier trials' sums count half per epoch since)";
+      return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; " + trial + ","
+          + " picks the body that took fewer cycles per element (" + (adaptivePreferPlain()
+              ? "the refill one only when it is cheaper by more than 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT) + "; when neither is"
+                  + " cheaper by that much, the plain one at once"
+              : "the other one only when it is cheaper by more than 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT)) + "), which then runs"
           + " until the next trial in one call; exponential back-off: after a trial that keeps the body in use the next one"
           + " comes after twice as many epochs when it won by more than 1/" + (1 << ADAPTIVE_DECISIVE_SHIFT)
           + (adaptiveCloseBackoff() ? " or the bodies were within 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT) + " of each other" : "")
           + " (up to "
           + (1 << adaptiveMaxLevel()) + "; a narrower win keeps the spacing; each spacing jittered by ±1/2 from"
           + " the cycle counter); after one that favours the other body, the next one comes in the next epoch, and the body"
-          + " changes when two trials in a row favour it (else the back-off resumes)"
+          + " changes when two trials in a row favour it (else the back-off resumes)" + (adaptiveConfirm() ? ", also right after a"
+              + " switch and at the start, and keeps the spacing" : "; right after a switch and at the start one trial changes it")
           + (adaptiveWatch() ? "; a run of the plain body goes in timed pieces of an epoch, and a piece that costs more than 3/2"
               + " times refill's cycles per element at the trials brings the next trial at once" : "")
           + "; the trial position, sums and back-off persist between calls in NAME" + STATE_SUFFIX;
@@ -545,8 +605,8 @@ public final class RefillDriver {
    * signature) on chunks; see {@link #adaptiveDescription}.
    */
   static void emitAdaptive(LlvmModule module, Function driver, Function plain, Function refill, Function probe, int lanes,
-      List<ParamKind> kinds, List<Type> types, Type rt, Type sizeT, int w) {
-    if (probe == null && adaptiveBackoff()) emitAdaptiveBackoff(module, driver, plain, refill, kinds, types, rt, sizeT, w);
+      List<ParamKind> kinds, List<Type> types, Type rt, Type sizeT, int w, boolean paired) {
+    if (probe == null && adaptiveBackoff()) emitAdaptiveBackoff(module, driver, plain, refill, kinds, types, rt, sizeT, w, paired);
     else if (probe == null) emitAdaptiveTimed(module, driver, plain, refill, kinds, types, rt, sizeT, w);
     else emitAdaptiveProbed(module, driver, plain, refill, probe, lanes, kinds, types, rt, sizeT, w);
   }
@@ -776,7 +836,7 @@ public final class RefillDriver {
    * change, the trials' share of the work goes to zero with the calls instead of staying at one per epoch.
    */
   private static void emitAdaptiveBackoff(LlvmModule module, Function driver, Function plain, Function refill,
-      List<ParamKind> kinds, List<Type> types, Type rt, Type sizeT, int w) {
+      List<ParamKind> kinds, List<Type> types, Type rt, Type sizeT, int w, boolean paired) {
     LlvmContext ctx = module.context();
     Type i64 = ctx.i64();
     Type i128 = ctx.intType(128);
@@ -786,8 +846,11 @@ public final class RefillDriver {
     int plainP = adaptivePlain();
     int refillP = adaptiveRefill();
     int maxLevel = adaptiveMaxLevel();
-    long trialLen = (2L * plainP + refillP) * w;
+    // paired (pairedTrial): one position, both bodies on the same refillP·W elements; else three chunks on neighbouring ones
+    long trialLen = paired ? (long) refillP * w : (2L * plainP + refillP) * w;
     boolean watch = adaptiveWatch();
+    boolean preferPlain = adaptivePreferPlain();
+    boolean confirm = adaptiveConfirm();
     Value state = module.i64State(driver.name() + STATE_SUFFIX, STATE_FIELDS, 64);
     try (IrBuilder b = new IrBuilder(ctx)) {
       Block entry = driver.appendBlock("entry");
@@ -796,6 +859,8 @@ public final class RefillDriver {
       Block done = driver.appendBlock("state.store");
       Block exit = driver.appendBlock("exit");
       b.atEnd(entry);
+      // the paired trial's second run writes its results here (refillP·W elements; the first run's go to the output)
+      Value scratch = paired ? b.alloca((rt.isInteger(1) ? ctx.i8() : rt).arrayOf((long) refillP * w), "trial.scratch") : null;
       b.condBr(b.icmpEq(n, b.constInt(sizeT, 0), "empty"), exit, start);
       b.atEnd(start);
       Value[] field = new Value[STATE_FIELDS];
@@ -804,6 +869,10 @@ public final class RefillDriver {
       Value pos0 = b.and(posWord, b.constInt(i64, 3), "");
       // (bits 8 and up of the position word: the trials' weight in the sums, WATCH_UNIT per trial, decayed as they are)
       Value weight0 = b.binop(Opcode.LSHR, posWord, b.constInt(i64, 8), "state.weight");
+      // (bit 2: a trial favoured the other body by more than the margin and waits for the next one to confirm: confirm)
+      Value pending0 = b.icmpNe(b.and(posWord, b.constInt(i64, 4), ""), b.constInt(i64, 0), "state.pending");
+      // (bit 3: the paired trial under way is a restart of a disturbed one, which is not judged again)
+      Value restarted0 = b.icmpNe(b.and(posWord, b.constInt(i64, 8), ""), b.constInt(i64, 0), "state.restarted");
       Value left0 = b.relaxed(b.load(i64, field[STATE_LEFT], 8, "state.left"));
       Value level0 = b.min(b.relaxed(b.load(i64, field[STATE_LEVEL], 8, "state.level")), b.constInt(i64, maxLevel), true, "");
       Value choice0 = b.icmpEq(b.and(b.relaxed(b.load(i64, field[STATE_CHOICE], 8, "state.choice")), b.constInt(i64, 1), ""),
@@ -825,6 +894,8 @@ public final class RefillDriver {
       Value rCyc = b.phi(i64, "refill.cycles");
       Value trials = b.phi(i64, "trials");
       Value saved = b.phi(i64, "backoff.saved");
+      Value pending = b.phi(ctx.i1(), "switch.pending");
+      Value restarted = b.phi(ctx.i1(), "trial.restarted");
       // positions 0, 1, 2: the timed chunks (plain, refill, plain); 3: the run of the chosen body until the next trial
       Value atRun = b.icmpEq(pos, b.constInt(i64, 3), "run");
       Value atRefill = b.icmpEq(pos, b.constInt(i64, 1), "measure.refill");
@@ -838,8 +909,9 @@ public final class RefillDriver {
       Value jittered = b.add(b.binop(Opcode.LSHR, base, b.constInt(i64, 1), ""),
           b.binop(Opcode.LSHR, b.mul(base, noise, ""), b.constInt(i64, 10), ""), "run.jittered");
       Value span = b.sub(b.max(jittered, b.constInt(i64, trialLen + w), true, ""), b.constInt(i64, trialLen), "run.span");
-      Value full = b.select(atRun, span, b.select(atRefill, b.constInt(i64, (long) refillP * w), b.constInt(i64, (long) plainP * w), ""),
-          "position.size");
+      Value pairedStep = paired ? b.icmpEq(pos, b.constInt(i64, 0), "trial.paired") : null;
+      Value full = b.select(atRun, span, paired ? b.constInt(i64, (long) refillP * w)
+          : b.select(atRefill, b.constInt(i64, (long) refillP * w), b.constInt(i64, (long) plainP * w), ""), "position.size");
       Value todo = b.select(fresh, full, left, "position.left");
       Value rest = b.sub(n, i, "rest");
       Value rest64 = sizeT.intWidth() == 64 ? rest : b.cast(Opcode.ZEXT, rest, i64, "");
@@ -847,13 +919,52 @@ public final class RefillDriver {
       Value plainRun = watch ? b.and(atRun, b.not(choice, ""), "run.plain") : null;
       Value cnt = b.min(rest64, todo, true, "chunk.n");
       if (watch) cnt = b.min(cnt, b.select(plainRun, b.constInt(i64, (long) epoch * w), cnt, ""), true, "chunk.piece");
+      // (the scratch array's size bounds a paired step whatever a program wrote into the state)
+      if (paired) cnt = b.min(cnt, b.select(pairedStep, b.constInt(i64, (long) refillP * w), cnt, ""), true, "chunk.paired");
       Value chunk = sizeT.intWidth() == 64 ? cnt : b.cast(Opcode.TRUNC, cnt, sizeT, "");
       Value useRefill = b.or(atRefill, b.and(atRun, choice, ""), "use.refill");
       List<Value> args = chunkArgs(b, ctx, driver, kinds, types, rt, sizeT, i, chunk);
       Block callPlain = driver.appendBlock("plain");
       Block callRefill = driver.appendBlock("refill");
       Block after = driver.appendBlock("measured");
-      Value dt = timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after);
+      Value dt;
+      Value dtPlain;
+      Value dtRefill;
+      Block latch;
+      if (paired) {
+        Block single = driver.appendBlock("timed");
+        Block pair = driver.appendBlock("paired");
+        b.condBr(pairedStep, pair, single);
+        b.atEnd(single);
+        dt = timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after);
+        Block joined = driver.appendBlock("trial.joined");
+        b.br(joined);
+        b.atEnd(pair);
+        // both bodies on the same elements, the first into the output, the second into the scratch array; which one runs
+        // first alternates with the trials (the first run brings the inputs into the cache)
+        Value refillFirst = b.cast(Opcode.TRUNC, trials, ctx.i1(), "trial.refill.first");
+        List<Value> scratchArgs = new ArrayList<>(args);
+        scratchArgs.set(scratchArgs.size() - 2, scratch);
+        Value first = timedCall(b, clock, refillFirst, plain, refill, args, driver.appendBlock("paired.plain1"),
+            driver.appendBlock("paired.refill1"), driver.appendBlock("paired.first"));
+        Block pairEnd = driver.appendBlock("paired.second");
+        Value second = timedCall(b, clock, b.not(refillFirst, ""), plain, refill, scratchArgs, driver.appendBlock("paired.plain2"),
+            driver.appendBlock("paired.refill2"), pairEnd);
+        Value pairPlain = b.select(refillFirst, second, first, "paired.plain.cycles");
+        Value pairRefill = b.select(refillFirst, first, second, "paired.refill.cycles");
+        b.br(joined);
+        b.atEnd(joined);
+        dtPlain = b.phi(i64, "plain.dt");
+        dtPlain.addIncoming(List.of(dt, pairPlain), List.of(after, pairEnd));
+        dtRefill = b.phi(i64, "refill.dt");
+        dtRefill.addIncoming(List.of(dt, pairRefill), List.of(after, pairEnd));
+        latch = joined;
+      } else {
+        dt = timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after);
+        dtPlain = dt;
+        dtRefill = dt;
+        latch = after;
+      }
       Value zero = b.constInt(i64, 0);
       // at the start of a trial the sums of the earlier ones count half per epoch since the last trial (2^level epochs;
       // every trial adds the same elements to each sum, so the sums' elements stay in the ratio of one trial's,
@@ -864,8 +975,8 @@ public final class RefillDriver {
       Value rBase = b.select(trialStart, b.binop(Opcode.LSHR, rCyc, decay, ""), rCyc, "");
       Value weight1 = b.select(trialStart, b.add(b.binop(Opcode.LSHR, weight, decay, ""), b.constInt(i64, WATCH_UNIT), ""), weight,
           "trials.weight.next");
-      Value pCyc1 = b.select(b.or(atRun, atRefill, ""), pBase, b.add(pBase, dt, ""), "plain.cycles.next");
-      Value rCyc1 = b.select(atRefill, b.add(rBase, dt, ""), rBase, "refill.cycles.next");
+      Value pCyc1 = b.select(b.or(atRun, atRefill, ""), pBase, b.add(pBase, dtPlain, ""), "plain.cycles.next");
+      Value rCyc1 = b.select(paired ? pairedStep : atRefill, b.add(rBase, dtRefill, ""), rBase, "refill.cycles.next");
       Value left1 = b.sub(todo, cnt, "trial.left.next");
       if (watch) {
         // a piece of the plain body's run that took more than 3/2 times the cycles per element the refill body
@@ -875,7 +986,7 @@ public final class RefillDriver {
         // (rCyc = 0): nothing to compare with
         // refill per element at the trials: rCyc / (weight / WATCH_UNIT trials × refillP·W elements); the piece's plain
         // cycles per element against 3/2 times that, cross-multiplied in 128 bits
-        Value plainCost = b.mul(b.mul(b.cast(Opcode.ZEXT, dt, i128, ""), b.cast(Opcode.ZEXT, weight, i128, ""), ""),
+        Value plainCost = b.mul(b.mul(b.cast(Opcode.ZEXT, dtPlain, i128, ""), b.cast(Opcode.ZEXT, weight, i128, ""), ""),
             b.constInt(i128, (long) refillP * w * WATCH_FACTOR_DEN), "watch.plain");
         Value refillCost = b.mul(b.mul(b.cast(Opcode.ZEXT, rCyc, i128, ""), b.cast(Opcode.ZEXT, cnt, i128, ""), ""),
             b.constInt(i128, (long) WATCH_FACTOR_NUM * WATCH_UNIT), "watch.refill");
@@ -885,19 +996,47 @@ public final class RefillDriver {
         Value alarm = b.and(b.and(plainRun, judged, ""), slower, "watch.alarm");
         left1 = b.select(alarm, zero, left1, "trial.left.watched");
       }
-      Value posDone = b.icmpEq(left1, zero, "position.done");
-      Value decide = b.and(atDecide, posDone, "decide");
-      // refill per element (its chunk's elements: refillP·W) against plain per element (2·plainP·W), cross-multiplied in
-      // 128 bits; the body not in use must be cheaper by more than 1/2^HYSTERESIS
-      Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.constInt(i128, 2L * plainP * w), "refill.cost");
-      Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.constInt(i128, (long) refillP * w), "plain.cost");
+      Value disturbed = b.i1(false);
+      if (paired) {
+        // a disturbed trial: its refill/plain ratio differs from the earlier trials' (their sums, the same elements for both
+        // bodies) by more than DISTURBED_FACTOR either way — the host took the core during one of the two runs (a trial
+        // on random points read refill 1.67× dearer than plain where the trials before read 0.56×; a run preempted for a
+        // millisecond reads 30-100× dearer), or the input changed (coherent to random). Its cycles are not added and the
+        // trial starts again on the next elements; a restart is not judged again (a changed input is then taken). Pieces
+        // shorter than a timed plain chunk are not judged (a call's last few elements)
+        Value f = b.constInt(i128, DISTURBED_FACTOR);
+        Value rNow = b.mul(b.cast(Opcode.ZEXT, dtRefill, i128, ""), b.cast(Opcode.ZEXT, pCyc, i128, ""), "trial.refill.now");
+        Value rWas = b.mul(b.cast(Opcode.ZEXT, dtPlain, i128, ""), b.cast(Opcode.ZEXT, rCyc, i128, ""), "trial.refill.was");
+        Value plainOff = b.icmpUlt(b.mul(rNow, f, ""), rWas, "trial.plain.off");
+        Value refillOff = b.icmpUlt(b.mul(rWas, f, ""), rNow, "trial.refill.off");
+        // (earlier trials: their weight in the sums, bits 8 and up of the position word, is not 0)
+        Value judgedStep = b.and(b.and(pairedStep, b.icmpNe(weight, zero, ""), ""),
+            b.and(b.not(restarted, ""), b.not(b.icmpUlt(cnt, b.constInt(i64, (long) plainP * w), ""), ""), ""), "");
+        disturbed = b.and(judgedStep, b.or(plainOff, refillOff, ""), "trial.disturbed");
+        pCyc1 = b.select(disturbed, pCyc, pCyc1, "plain.cycles.kept");
+        rCyc1 = b.select(disturbed, rCyc, rCyc1, "refill.cycles.kept");
+        weight1 = b.select(disturbed, weight, weight1, "trials.weight.kept");
+        left1 = b.select(disturbed, zero, left1, "trial.left.restart");
+      }
+      Value posDone = b.and(b.icmpEq(left1, zero, ""), b.not(disturbed, ""), "position.done");
+      Value decide = b.and(paired ? pairedStep : atDecide, posDone, "decide");
+      Value restarted1 = b.select(disturbed, b.i1(true), b.select(decide, b.i1(false), restarted, ""), "trial.restarted.next");
+      // refill per element (its chunk's elements: refillP·W) against plain per element (2·plainP·W; paired: the same
+      // refillP·W), cross-multiplied in 128 bits; the body not in use must be cheaper by more than 1/2^HYSTERESIS
+      Value lhs = b.mul(b.cast(Opcode.ZEXT, rCyc1, i128, ""), b.constInt(i128, paired ? 1 : 2L * plainP * w), "refill.cost");
+      Value rhs = b.mul(b.cast(Opcode.ZEXT, pCyc1, i128, ""), b.constInt(i128, paired ? 1 : (long) refillP * w), "plain.cost");
       Value sh = b.constInt(i128, ADAPTIVE_HYSTERESIS_SHIFT);
       Value lhsS = b.binop(Opcode.SHL, lhs, sh, "");
       Value rhsS = b.binop(Opcode.SHL, rhs, sh, "");
       // in use plain: refill chosen when lhs < rhs·(1 - 1/2^s); in use refill: kept unless rhs < lhs·(1 - 1/2^s)
       Value switchToRefill = b.icmpUlt(lhsS, b.sub(rhsS, rhs, ""), "");
       Value keepRefill = b.not(b.icmpUlt(rhsS, b.sub(lhsS, lhs, ""), ""), "");
-      Value cheaper = b.select(choice, keepRefill, switchToRefill, "refill.cheaper");
+      Value refillBy = b.icmpUlt(lhsS, b.sub(rhsS, rhs, ""), "refill.by.margin");
+      Value plainBy = b.icmpUlt(rhsS, b.sub(lhsS, lhs, ""), "plain.by.margin");
+      Value close = b.not(b.or(refillBy, plainBy, ""), "close");
+      // preferPlain: a close trial (neither body cheaper by more than 1/2^HYSTERESIS) settles on the plain body at once,
+      // whichever runs now, and the back-off grows; a trial beyond the margin decides as before
+      Value cheaper = preferPlain ? refillBy : b.select(choice, keepRefill, switchToRefill, "refill.cheaper");
       // decisive: the body kept is cheaper by more than 1/2^DECISIVE; only then does the back-off grow (a narrow win,
       // which the place of the trial on the input may have decided, keeps the spacing)
       Value dsh = b.constInt(i128, ADAPTIVE_DECISIVE_SHIFT);
@@ -908,37 +1047,55 @@ public final class RefillDriver {
         // close (adaptiveCloseBackoff): neither body cheaper than the other by more than 1/2^HYSTERESIS; which one runs
         // matters little, so the back-off grows as after a decisive win (more trials there cost their refill chunk's
         // drain and follow local stretches of the input)
-        Value refillBy = b.icmpUlt(lhsS, b.sub(rhsS, rhs, ""), "");
-        Value plainBy = b.icmpUlt(rhsS, b.sub(lhsS, lhs, ""), "");
-        decisive = b.or(decisive, b.not(b.or(refillBy, plainBy, ""), ""), "decisive.or.close");
+        decisive = b.or(decisive, close, "decisive.or.close");
       }
       // the same body: the next trial after twice as many epochs; the other one: after backing off (level > 0), a trial
       // in the next epoch first (one stretch of the input where the other body wins does not switch); at level 0, switch
       // (the level backed off from is saved; when the trial in the next epoch keeps the body, the back-off resumes there)
       Value same = b.icmpEq(cheaper, choice, "choice.kept");
+      if (preferPlain) same = b.or(same, close, "choice.kept.or.close");
       Value resumed = b.max(level, saved, true, "");
       Value up = b.select(decisive, b.min(b.add(resumed, b.constInt(i64, 1), ""), b.constInt(i64, maxLevel), true, ""), resumed, "");
       Value atZero = b.icmpEq(level, zero, "backoff.none");
-      Value level1 = b.select(decide, b.select(same, up, zero, ""), level, "backoff.level.next");
-      Value saved1 = b.select(decide, b.select(same, zero, level, ""), saved, "backoff.saved.next");
-      Value choice1 = b.select(b.and(decide, atZero, ""), cheaper, choice, "refill.chosen.next");
+      // confirm: a confirmed switch keeps the spacing the first contrary trial came from (saved): the trials' cost is
+      // amortized over as long a run as before the switch (with level 0 after every switch, two nearly equal bodies whose
+      // better one changes along the input switched back and forth with a trial in almost every epoch: march W8 coherent
+      // 32-39 trials in 15 calls of 4 epochs)
+      Value contrary = confirm ? b.select(pending, resumed, zero, "") : zero;
+      Value level1 = b.select(decide, b.select(same, up, contrary, ""), level, "backoff.level.next");
+      // confirm: a trial favouring the other body switches only when the trial before it did too, at any level (without:
+      // at level 0 one trial switches, so that one trial disturbed by the host, or two nearly equal bodies, flip the body
+      // and keep the trials in every epoch); the level it came from is saved while the switch waits
+      Value switchNow = confirm ? pending : atZero;
+      Value saved1 = b.select(decide, b.select(same, zero, confirm ? b.select(pending, zero, level, "") : level, ""), saved,
+          "backoff.saved.next");
+      Value pending1 = confirm ? b.select(decide, b.and(b.not(same, ""), b.not(pending, ""), ""), pending, "switch.pending.next")
+          : b.i1(false);
+      Value choice1 = b.select(b.and(decide, preferPlain ? b.or(switchNow, close, "") : switchNow, ""), cheaper, choice,
+          "refill.chosen.next");
       Value trials1 = b.add(trials, b.cast(Opcode.ZEXT, decide, i64, ""), "trials.next");
-      Value pos1 = b.select(posDone, b.and(b.add(pos, b.constInt(i64, 1), ""), b.constInt(i64, 3), ""), pos, "trial.pos.next");
+      // paired: 0 (the trial) and 3 (the run) alternate
+      Value pos1 = b.select(posDone, paired ? b.xor(pos, b.constInt(i64, 3), "")
+          : b.and(b.add(pos, b.constInt(i64, 1), ""), b.constInt(i64, 3), ""), pos, "trial.pos.next");
       Value i1 = b.add(i, chunk, "i.next");
       b.condBr(b.icmpUlt(i1, n, "more"), loop, done);
-      i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(start, after));
-      pos.addIncoming(List.of(pos0, pos1), List.of(start, after));
-      weight.addIncoming(List.of(weight0, weight1), List.of(start, after));
-      left.addIncoming(List.of(left0, left1), List.of(start, after));
-      level.addIncoming(List.of(level0, level1), List.of(start, after));
-      choice.addIncoming(List.of(choice0, choice1), List.of(start, after));
-      pCyc.addIncoming(List.of(pCyc0, pCyc1), List.of(start, after));
-      rCyc.addIncoming(List.of(rCyc0, rCyc1), List.of(start, after));
-      trials.addIncoming(List.of(trials0, trials1), List.of(start, after));
-      saved.addIncoming(List.of(saved0, saved1), List.of(start, after));
+      i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(start, latch));
+      pos.addIncoming(List.of(pos0, pos1), List.of(start, latch));
+      weight.addIncoming(List.of(weight0, weight1), List.of(start, latch));
+      left.addIncoming(List.of(left0, left1), List.of(start, latch));
+      level.addIncoming(List.of(level0, level1), List.of(start, latch));
+      choice.addIncoming(List.of(choice0, choice1), List.of(start, latch));
+      pCyc.addIncoming(List.of(pCyc0, pCyc1), List.of(start, latch));
+      rCyc.addIncoming(List.of(rCyc0, rCyc1), List.of(start, latch));
+      trials.addIncoming(List.of(trials0, trials1), List.of(start, latch));
+      saved.addIncoming(List.of(saved0, saved1), List.of(start, latch));
+      pending.addIncoming(List.of(pending0, pending1), List.of(start, latch));
+      restarted.addIncoming(List.of(restarted0, restarted1), List.of(start, latch));
 
       b.atEnd(done);
-      b.relaxed(b.store(b.or(pos1, b.binop(Opcode.SHL, weight1, b.constInt(i64, 8), ""), ""), field[STATE_POS], 8));
+      b.relaxed(b.store(b.or(b.or(b.or(pos1, b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, pending1, i64, ""), b.constInt(i64, 2), ""), ""),
+          b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, restarted1, i64, ""), b.constInt(i64, 3), ""), ""),
+          b.binop(Opcode.SHL, weight1, b.constInt(i64, 8), ""), ""), field[STATE_POS], 8));
       b.relaxed(b.store(left1, field[STATE_LEFT], 8));
       b.relaxed(b.store(level1, field[STATE_LEVEL], 8));
       b.relaxed(b.store(b.cast(Opcode.ZEXT, choice1, i64, ""), field[STATE_CHOICE], 8));

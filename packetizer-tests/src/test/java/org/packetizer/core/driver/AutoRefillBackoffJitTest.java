@@ -99,6 +99,8 @@ class AutoRefillBackoffJitTest {
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, 0);
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SAVED_LEVEL, 0);
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, fires ? 1 : 1L << 50);
+          // (plain twice refill in the sums: a ratio like random points', so that the first trial is not taken as disturbed)
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, fires ? 2 : 1L << 51);
           boolean switched = run(driver, scalar, arena, rp, 0, 16 * e, 4 * e + w + 3, "random after a plain run (the watch)", state, 0);
           if (fires) {
             assertTrue(switched, "the watch switched to refill; " + describe(state));
@@ -127,6 +129,91 @@ class AutoRefillBackoffJitTest {
         seen = run(driver, scalar, arena, rp, 0, n, n / 4 + 1, "random after plain", state, 0);
         assertTrue(seen, "switched to refill; " + describe(state));
         assertTrue(state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS) >= 102, "at least two trials; " + describe(state));
+      }
+    }
+  }
+
+  /**
+   * The paired trial and the band (mandelbrot writes no memory): a trial runs both bodies on the same
+   * {@link RefillDriver#ADAPTIVE_REFILL_PACKETS}·W elements, so from a fresh state one call of exactly that many holds
+   * one whole trial, decided, and ends at the run (the trial of three chunks is still inside its refill chunk there). The
+   * decision, from sums preset so large (2^50 cycles, halved at the trial's start) that the trial's own cycles do not
+   * matter, at level 0: a trial in which neither body is cheaper than the other by more than 1/32 settles on the plain
+   * body whichever ran (at once, backed off too); refill cheaper by 1/16 keeps refill, and chooses it when a second trial
+   * agrees (the switch pending in between: bit 2 of the position word). A trial whose refill/plain ratio is far from the earlier
+   * trials' (sums preset to 2^-20) starts again once (bit 3) and decides the second time.
+   */
+  @ParameterizedTest(name = "W={0} avx512={1}")
+  @CsvSource({"8,true", "16,true"})
+  void aTrialTimesBothBodiesOnTheSameElementsAndCloseTrialsSettleOnPlain(int w, boolean avx512) throws Throwable {
+    if (avx512) Assumptions.assumeTrue(RefillDriverJitTest.hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the paired trial did not run");
+    else Assumptions.assumeTrue(RefillDriverJitTest.hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the paired trial did not run");
+    Manifest mf = Manifest.load();
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require("mandelbrot")), "mandelbrot.bc")) {
+      RefillDriverJitTest.retarget(m, "mandelbrot", avx512 ? "skylake-avx512" : "haswell",
+          avx512 ? RefillDriverJitTest.AVX512_FEATURES : "+avx2,+avx,+fma,+sse4.2");
+      new Packetizer(PacketizerOptions.builder().width(w).params("vvu").verifyEachPhase(true).arrayDriver("*_map")
+          .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, "mandelbrot", "mandelbrot_v" + w);
+      assertTrue(remarks.stream().anyMatch(r -> r.message().contains("a paired trial: " + RefillDriver.ADAPTIVE_REFILL_PACKETS
+          + "·W elements run by both bodies")), remarks.toString());
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        MethodHandle scalar = RefillDriverJitTest.C.downcallHandle(MemorySegment.ofAddress(jit.lookup("mandelbrot")),
+            FunctionDescriptor.of(JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_INT));
+        MethodHandle driver = RefillDriverJitTest.C.downcallHandle(MemorySegment.ofAddress(jit.lookup("mandelbrot_map")),
+            FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+        MemorySegment state = MemorySegment.ofAddress(jit.lookup("mandelbrot_map" + RefillDriver.STATE_SUFFIX))
+            .reinterpret(8L * RefillDriver.STATE_FIELDS);
+        long t = (long) RefillDriver.ADAPTIVE_REFILL_PACKETS * w;
+        Points p = new Points(arena, t, t / 2, new Random(w));
+        state.fill((byte) 0);
+        run(driver, scalar, arena, p, 0, t, t, "paired trial", state, t);
+        assertEquals(1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "one trial decided; " + describe(state));
+        assertEquals(3, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 3, "at the run; " + describe(state));
+        // a disturbed trial (its refill/plain ratio far from the earlier trials': preset sums with refill 2^20 times cheaper)
+        // starts again on the next elements, once: no decision after T elements, then one after 2T
+        state.fill((byte) 0);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, RefillDriver.WATCH_UNIT << 8);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, 1L << 20);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, 1);
+        run(driver, scalar, arena, p, 0, t, t, "disturbed trial", state, t);
+        assertEquals(0, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "disturbed: not decided; " + describe(state));
+        assertEquals(8, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 0xF, "disturbed: a restart at position 0; " + describe(state));
+        run(driver, scalar, arena, p, 0, t, t, "disturbed trial, restarted", state, t);
+        assertEquals(1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "the restart decided; " + describe(state));
+        assertEquals(0, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 8, "the restart flag cleared; " + describe(state));
+
+        long big = 1L << 50, less64 = big - (big >> 6), less16 = big - (big >> 4);
+        // {body in use (1 refill), refill cycles, plain cycles, body wanted, back-off level, trials}: a switch beyond the margin
+        // waits for a second trial to agree, at level 0 too, and then keeps the level it came from; a close trial switches
+        // to plain at once, backed off too
+        long[][] band = {{1, big, less64, 0, 0, 1}, {1, less64, big, 0, 0, 1}, {1, less16, big, 1, 0, 1}, {0, less64, big, 0, 0, 1},
+            {0, less16, big, 1, 0, 2}, {1, big, big, 0, 3, 1}, {0, less16, big, 1, 3, 2}};
+        for (long[] c : band) {
+          state.fill((byte) 0);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL, c[4]);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, c[0]);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, c[1]);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, c[2]);
+          String what = (c[0] == 1 ? "refill" : "plain") + " in use, refill/plain " + (double) c[1] / c[2] + ", level " + c[4];
+          run(driver, scalar, arena, p, 0, t, t, what, state, t);
+          assertEquals(1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), what + ": one trial; " + describe(state));
+          if (c[5] == 2) {
+            assertEquals(c[0], state.getAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE), what + ": waits for a second trial; " + describe(state));
+            assertEquals(4, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 4, what + ": the switch pending; " + describe(state));
+            // the next trial at once (instead of after the run of an epoch): position 0, nothing of it done yet
+            // (the pending bit kept; the weight of the trials cleared: the preset sums are no history to judge a disturbed
+            // trial against)
+            state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 4L);
+            state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT, 0);
+            run(driver, scalar, arena, p, 0, t, t, what + " (second trial)", state, t);
+            assertEquals(2, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), what + ": two trials; " + describe(state));
+            // the confirmed switch keeps the spacing the first trial came from
+            assertEquals(c[4], state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL), what + ": the spacing kept; " + describe(state));
+          }
+          assertEquals(c[3], state.getAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE), what + ": the body; " + describe(state));
+        }
       }
     }
   }
