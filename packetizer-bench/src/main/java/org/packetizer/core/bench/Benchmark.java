@@ -35,7 +35,8 @@ public final class Benchmark {
       "packetizer.mathHelpers", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups", "packetizer.permuteLookups", "packetizer.permuteLookupEntries",
       "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.byteWindows.laneOrder", "packetizer.ffm", "packetizer.ffm.after",
       "packetizer.splitLatchExits", "packetizer.loopAlign", "packetizer.optimize", "packetizer.exitConstants",
-      "packetizer.refill.avx2Ic", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff");
+      "packetizer.refill.avx2Ic", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
+      "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills");
 
   private Benchmark() {}
 
