@@ -43,10 +43,13 @@ import org.packetizer.core.wrapper.HardwareWidth;
  *   <li>register pressure: the loop's live values (header phis and values from outside the loop
  *       used inside; those computed from uniform parameters only are shared by the chains) × IC ×
  *       registers per value, against the target's vector registers (16 on SSE/AVX2, 32 on AVX-512
- *       and AArch64): each register beyond them is a spill, a store and a reload per iteration,
- *       charged as {@value #SPILL_CYCLES} cycles to the IC chains' throughput; more than twice the
- *       registers is never interleaved;</li>
- *   <li>IC = 2 where the gain is at least {@value #MIN_GAIN} and registers allow, else 1. The
+ *       and AArch64): each register beyond them that the loop-carried values need is a spill, a store
+ *       and a reload per iteration, charged as {@value #SPILL_CYCLES} cycles to the IC chains'
+ *       throughput (values from outside the loop are spilled first, once before it, and read back as
+ *       memory operands: not charged, {@link #invariantSpillsFree}); more than twice the registers is
+ *       never interleaved;</li>
+ *   <li>IC = 2 where the gain is at least {@link #minGain} (1.0: two chains not estimated slower;
+ *       {@value #MIN_GAIN} for the refill variant) and registers allow, else 1. The
  *       function's IC is the smallest over its innermost loops (no loop made slower); a function
  *       without loops gets 1 (independent driver steps already overlap in the out-of-order core),
  *       unless it calls a float exp/log/pow/sin/cos ({@link #MATH_CHAINS}), one packet value fits
@@ -173,8 +176,12 @@ public final class Interleave {
       }
     }
     List<LoopEstimate> loops = new ArrayList<>();
+    // the plain rule's lower threshold (minGain) where 2W lanes of every call are known to packetize: up to 16
+    // lanes, or a function calling no more than the intrinsics that are one instruction per register (the exact
+    // math helpers' start-up probes come in multiples of 16 lanes: at W16 x2 they fail; issue 16, twelfth round)
+    boolean lowThreshold = 2 * w <= 16 || onlyCheapCalls(scalar);
     for (Map.Entry<Block, Set<Block>> e : innermostLoops(scalar).entrySet()) {
-      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, uniformArgs, refill));
+      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, uniformArgs, refill, lowThreshold));
     }
     if (forced > 0) return new Choice(forced, true, loops);
     if (loops.isEmpty() && !refill && w * 32 <= regBits && 2 * w <= MAX_MATH_LANES && straightLineMathRule()) {
@@ -285,8 +292,27 @@ public final class Interleave {
     return inner;
   }
 
+  /** Intrinsics that are one operation per register on every target the rule serves. */
+  private static final List<String> CHEAP_INTRINSICS = List.of("llvm.sqrt.", "llvm.fabs.", "llvm.fma.", "llvm.fmuladd.",
+      "llvm.minnum.", "llvm.maxnum.", "llvm.minimum.", "llvm.maximum.", "llvm.copysign.", "llvm.floor.", "llvm.ceil.",
+      "llvm.trunc.", "llvm.rint.", "llvm.nearbyint.", "llvm.round.", "llvm.roundeven.", "llvm.smin.", "llvm.smax.",
+      "llvm.umin.", "llvm.umax.", "llvm.abs.", "llvm.fshl.", "llvm.fshr.", "llvm.ctpop.", "llvm.lifetime.", "llvm.assume",
+      "llvm.dbg.", "llvm.experimental.noalias.scope.decl");
+
+  /** Whether every call in {@code f} is one of {@link #CHEAP_INTRINSICS}. */
+  static boolean onlyCheapCalls(Function f) {
+    for (Block b : f.blocks()) {
+      for (Value v : b.instructions()) {
+        if (v.opcode() != Opcode.CALL) continue;
+        String callee = v.calledFunction().map(Function::name).orElse("");
+        if (CHEAP_INTRINSICS.stream().noneMatch(callee::startsWith)) return false;
+      }
+    }
+    return true;
+  }
+
   private static LoopEstimate estimate(Block header, Set<Block> body, int w, int regBits, int registers, boolean arm,
-      Set<Long> uniformArgs, boolean refill) {
+      Set<Long> uniformArgs, boolean refill, boolean lowThreshold) {
     Set<Long> inLoop = new HashSet<>();
     for (Block b : body) inLoop.add(b.id());
     Map<Long, Value> instrs = new HashMap<>();
@@ -349,13 +375,22 @@ public final class Interleave {
     int needed = (2 * (live.size() + (refill ? 1 : 0) - shared) + shared) * regsPerValue;
     boolean dataExit = dataDependentExit(body, inLoop, instrs, uniformArgs);
     // registers beyond the target's are spilled: a store and a reload per iteration each, charged to
-    // the two chains' throughput at SPILL_CYCLES per spilled register; beyond twice the registers, no
-    double spill = Math.max(0, needed - registers) * SPILL_CYCLES;
+    // the two chains' throughput at SPILL_CYCLES per spilled register; beyond twice the registers, no.
+    // The plain rule (not the refill variant) charges only what the loop-carried values cannot hold:
+    // values from outside the loop are spilled first, once before the loop, and read back as memory
+    // operands of the instructions that use them (invariantSpillsFree)
+    int excess = Math.max(0, needed - registers);
+    if (!refill && invariantSpillsFree()) {
+      int invariantRegs = (2 * (live.size() - header.phis().size() - shared) + shared) * regsPerValue;
+      excess = Math.max(0, excess - invariantRegs);
+    }
+    double spill = excess * SPILL_CYCLES;
     double one = Math.max(latency, throughput);
     double two = Math.max(latency, 2 * throughput + spill) / 2;
     double gain = two <= 0 ? 1 : one / two;
     if (dataExit && !refill) gain /= DIVERGENCE_PENALTY;
-    int choice = gain >= MIN_GAIN && needed <= 2 * registers ? 2 : 1;
+    double threshold = refill ? MIN_GAIN : lowThreshold ? minGain() : Math.max(minGain(), MIN_GAIN);
+    int choice = gain >= threshold && needed <= 2 * registers ? 2 : 1;
     if (refill && avx2RefillRule() && !arm && registers == 16 && regBits == 256 && latency > 0) {
       // AVX2 (16 registers of 256 bits): the refill states' spills are not charged and do not veto (a state's
       // values wait on the long recurrence, the reloads fit in its latency), but the states together hold at most
@@ -384,6 +419,37 @@ public final class Interleave {
     }
     return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(),
         needed, registers, choice, refill, false);
+  }
+
+  /**
+   * The smallest estimated gain that makes the plain driver interleave ({@code -Dpacketizer.interleave.minGain=G}, read
+   * when a driver is built; default {@value #PLAIN_MIN_GAIN}: interleave unless the estimate says two chains are
+   * slower). Measured on all 17 benchmark kernels (docs/performance.md, "Register pressure and the interleave count",
+   * twelfth round): two chains were faster for every kernel whose loops the estimate puts at 1.0 to 1.2 (ao,
+   * aobench, nbody even), the spills of the second chain included; the refill variant keeps {@link #MIN_GAIN}.
+   */
+  static double minGain() {
+    String v = System.getProperty("packetizer.interleave.minGain");
+    if (v == null || v.isBlank()) return PLAIN_MIN_GAIN;
+    try {
+      return Double.parseDouble(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("packetizer.interleave.minGain: not a number: " + v, e);
+    }
+  }
+
+  /** The plain driver's default threshold ({@link #minGain}). */
+  public static final double PLAIN_MIN_GAIN = 1.0;
+
+  /**
+   * {@code -Dpacketizer.interleave.invariantSpills=charged} (read when a driver is built; default {@code free}): the
+   * plain rule charges every register beyond the target's as a store and a reload per iteration, as before the
+   * twelfth round. By default the values from outside the loop are not charged: the register allocator spills them
+   * first, once before the loop, and the loop reads them as memory operands (the dumped x2 loops of march, mandelbrot
+   * and aobench: every invariant beyond the registers a folded reload, no store in the loop).
+   */
+  static boolean invariantSpillsFree() {
+    return !"charged".equals(System.getProperty("packetizer.interleave.invariantSpills"));
   }
 
   /** The AVX2 refill states hold at most this many registers per value together (IC × registers per W-lane value). */

@@ -152,10 +152,18 @@ class InterleaveTest {
       assertTrue(note.startsWith("interleave count 2 (16 elements per step as 2 chains of 8 lanes): loop "), note);
       assertTrue(note.matches(".*recurrence latency [0-9.]+ cycles, throughput [0-9.]+ cycles per iteration.*-> IC 2"), note);
       assertEquals("escape_v8.x2.masked", r.driver().orElseThrow().maskedFunction());
+      // per-lane byte loads and per-lane trip counts: two chains estimated slower, one chain
+      remarks.clear();
+      new Packetizer(PacketizerOptions.builder().width(8).params("vv").arrayDriver(true).remarks(remarks::add).build())
+          .run(m, "bytehash", "bytehash_v8");
+      assertTrue(remarks.stream().anyMatch(x -> x.message().startsWith("interleave count 1") && x.message().endsWith("-> IC 1")),
+          remarks.toString());
+      // a throughput-bound loop (two chains estimated at no loss): two since the twelfth round, one under the earlier
+      // threshold (InterleaveRegisterPressureTest)
       remarks.clear();
       new Packetizer(PacketizerOptions.builder().width(8).params("uvu").arrayDriver(true).remarks(remarks::add).build())
           .run(m, "polysum", "polysum_v8");
-      assertTrue(remarks.stream().anyMatch(x -> x.message().startsWith("interleave count 1") && x.message().endsWith("-> IC 1")),
+      assertTrue(remarks.stream().anyMatch(x -> x.message().startsWith("interleave count 2") && x.message().endsWith("-> IC 2")),
           remarks.toString());
       // refill drivers follow the rule's refill variant: no charge for the data-dependent exit (lanes are refilled),
       // the lane's result counted as one more live value; two refill states per step
