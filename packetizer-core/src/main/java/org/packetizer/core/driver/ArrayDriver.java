@@ -345,7 +345,26 @@ public final class ArrayDriver {
     }
     text.append("  %next = add i64 %i, %step\n  %more = icmp ult i64 %next, %n\n  br i1 %more, label %packet, label %done\n")
         .append("done:\n  ret void\n}\n");
-    LlvmModule parsed = ctx(module).parseIr(text.toString(), "scalable-driver:" + name);
+    linkDriverText(module, scalar, name, text.toString(), "scalable-driver:" + name, cNames);
+    module.verify().ifPresent(msg -> {
+      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the scalable array driver is"
+          + " invalid: " + msg, fn);
+    });
+    String decl = cDeclaration(name, kinds, scalarParams, rt, cNames);
+    Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays"
+        + " vscale x " + w + " elements per call of @" + scalableName + ", the predicate from llvm.get.active.lane.mask");
+    options.remarks().accept(note);
+    return result.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, scalableName));
+  }
+
+  /**
+   * Parses a driver written as IR text, gives its function {@code name} the module's triple and data layout, the
+   * scalar function's string attributes (not its {@code _ZGV} variant names), {@code nounwind} and the C parameter
+   * names, and links it into {@code module}. The parsed module is closed on failure and consumed by the link.
+   */
+  static void linkDriverText(LlvmModule module, Function scalar, String name, String text, String source,
+      List<String> cNames) {
+    LlvmModule parsed = module.context().parseIr(text, source);
     try {
       parsed.setTargetTriple(module.targetTriple());
       parsed.setDataLayout(module.dataLayoutString());
@@ -360,18 +379,7 @@ public final class ArrayDriver {
       throw e;
     }
     module.linkIn(parsed);
-    module.verify().ifPresent(msg -> {
-      throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the scalable array driver is"
-          + " invalid: " + msg, fn);
-    });
-    String decl = cDeclaration(name, kinds, scalarParams, rt, cNames);
-    Remark note = new Remark(Remark.Kind.NOTE, fn, null, null, "array driver " + decl + " maps @" + fn + " over arrays"
-        + " vscale x " + w + " elements per call of @" + scalableName + ", the predicate from llvm.get.active.lane.mask");
-    options.remarks().accept(note);
-    return result.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, scalableName));
   }
-
-  private static LlvmContext ctx(LlvmModule m) { return m.context(); }
 
   static String nxv(int w, Type t) {
     String e = t.isFloat() ? "f32" : t.isDouble() ? "f64" : t.isPointer() ? "p0" : "i" + t.intWidth();

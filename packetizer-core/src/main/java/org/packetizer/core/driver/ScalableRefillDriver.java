@@ -111,22 +111,8 @@ public final class ScalableRefillDriver {
     // the batch rule: iterate until this many of every W lanes are free (times vscale)
     int minFree = RefillDriver.minFree(w, options);
     String text = new Text(module, scalar, name, kinds, split, pre, iter, w, whyMasked.isEmpty(), blocks, minFree).emit();
-    LlvmModule parsed = module.context().parseIr(text, "scalable-refill-driver:" + name);
-    try {
-      parsed.setTargetTriple(module.targetTriple());
-      parsed.setDataLayout(module.dataLayoutString());
-      Function d = parsed.function(name).orElseThrow();
-      for (var e : scalar.stringAttributes().entrySet()) {
-        if (!e.getKey().startsWith("_ZGV")) d.setStringAttribute(e.getKey(), e.getValue());
-      }
-      d.addEnumAttribute("nounwind");
-      List<String> cNames = ArrayDriver.cNames(scalar, !scalar.returnType().isVoid());
-      for (int i = 0; i < cNames.size(); i++) d.param(i).setName(cNames.get(i));
-    } catch (RuntimeException e) {
-      parsed.close();
-      throw e;
-    }
-    module.linkIn(parsed);
+    ArrayDriver.linkDriverText(module, scalar, name, text, "scalable-refill-driver:" + name,
+        ArrayDriver.cNames(scalar, !scalar.returnType().isVoid()));
     Function driver = module.function(name).orElseThrow();
     driver.verify().ifPresent(msg -> {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the scalable refill driver @"
