@@ -109,7 +109,10 @@ int main(void) {
     auto_state[SAVED] = 0; auto_state[RCYC] = k == 0 ? 1 : 1LL << 50;
     auto_state[PCYC] = k == 0 ? 2 : 1LL << 51; /* plain twice refill: a ratio like random points' (not a disturbed trial) */
     refill_seen = 0;
-    run(k == 0 ? "watch (fires)" : "watch (quiet)", 16 * (size_t)E, 0, 4 * (size_t)E + W + 3);
+    /* the firing case runs 64 epochs, the quiet one 16: under load a timed trial can be disturbed and a switch needs two
+       agreeing trials, so the firing case gets room for several (still shorter than the run of 256 epochs it starts in,
+       so without the watch no trial comes at all) */
+    run(k == 0 ? "watch (fires)" : "watch (quiet)", (k == 0 ? 64 : 16) * (size_t)E, 0, 4 * (size_t)E + W + 3);
     if (k == 0) expect(refill_seen && auto_state[TRIALS] - before >= 2, "watch: a plain run slower than the reference ended at once; refill");
     else expect(!refill_seen && auto_state[CHOICE] == 0 && auto_state[TRIALS] == before && auto_state[LEFT] == 240 * (long long)E,
                 "watch: a plain run cheaper than the reference continued");

@@ -88,7 +88,7 @@ class AutoRefillBackoffJitTest {
         // 1b. the watch: the plain body in use, fully backed off, in a run longer than the input (as after a long coherent
         // stretch), and a reference of refill's cost per element from the trials (the decayed sum of their refill cycles
         // over their weight, 1024 per trial in the position word's bits 8 and up). A reference far below the plain body's
-        // cost (1 cycle): the first timed piece ends the run, and the trials on random points pick refill within 16 epochs
+        // cost (1 cycle): the first timed piece ends the run, and the trials on random points pick refill within 64 epochs
         // (without the watch: no trial, the plain body throughout). A reference far above it: no trial, the run shorter by
         // exactly the elements computed (a watch that fires regardless fails here)
         for (boolean fires : new boolean[] {true, false}) {
@@ -101,7 +101,10 @@ class AutoRefillBackoffJitTest {
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, fires ? 1 : 1L << 50);
           // (plain twice refill in the sums: a ratio like random points', so that the first trial is not taken as disturbed)
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, fires ? 2 : 1L << 51);
-          boolean switched = run(driver, scalar, arena, rp, 0, 16 * e, 4 * e + w + 3, "random after a plain run (the watch)", state, 0);
+          // the firing case runs all 64 epochs (a switch needs two agreeing timed trials, and under load one can be
+          // disturbed), the quiet one 16; both start in a run of 4n = 256 epochs, so without the watch no trial comes
+          boolean switched = run(driver, scalar, arena, rp, 0, fires ? n : 16 * e, 4 * e + w + 3,
+              "random after a plain run (the watch)", state, 0);
           if (fires) {
             assertTrue(switched, "the watch switched to refill; " + describe(state));
             assertTrue(state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS) - t1 >= 2, "two trials; " + describe(state));
