@@ -176,9 +176,10 @@ public final class Interleave {
       }
     }
     List<LoopEstimate> loops = new ArrayList<>();
-    // the plain rule's lower threshold (minGain) where 2W lanes of every call are known to packetize: up to 16
-    // lanes, or a function calling no more than the intrinsics that are one instruction per register (the exact
-    // math helpers' start-up probes come in multiples of 16 lanes: at W16 x2 they fail; issue 16, twelfth round)
+    // the plain rule's lower threshold (minGain) where two chains were measured: up to 16 lanes, or a function
+    // calling no more than the intrinsics that are one instruction per register. (Found with this rule: the exact
+    // math helpers at 2 x 16 lanes were an internal error, since fixed by LibmGuard.padded; two chains of 16 lanes
+    // around those helpers were never timed, so they keep the old threshold; issue 16, twelfth round)
     boolean lowThreshold = 2 * w <= 16 || onlyCheapCalls(scalar);
     for (Map.Entry<Block, Set<Block>> e : innermostLoops(scalar).entrySet()) {
       loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, uniformArgs, refill, lowThreshold));
@@ -215,14 +216,18 @@ public final class Interleave {
    * checker, noise3, stencil) lose, so those keep IC 1.
    */
   static Optional<String> mathChain(Function scalar) {
-    for (Block bl : scalar.blocks()) {
-      for (Value inst : bl.instructions()) {
-        if (inst.opcode() != org.packetizer.core.ir.Opcode.CALL) continue;
-        Optional<Function> callee = inst.calledFunction();
-        if (callee.isPresent() && MATH_CHAINS.contains(callee.get().name())) return Optional.of(callee.get().name());
+    return calleeNames(scalar).stream().filter(MATH_CHAINS::contains).findFirst();
+  }
+
+  /** The names of the functions {@code f} calls, in instruction order ("" for an indirect call). */
+  private static List<String> calleeNames(Function f) {
+    List<String> names = new ArrayList<>();
+    for (Block b : f.blocks()) {
+      for (Value v : b.instructions()) {
+        if (v.opcode() == Opcode.CALL) names.add(v.calledFunction().map(Function::name).orElse(""));
       }
     }
-    return Optional.empty();
+    return names;
   }
 
   // ---- loops
@@ -301,14 +306,7 @@ public final class Interleave {
 
   /** Whether every call in {@code f} is one of {@link #CHEAP_INTRINSICS}. */
   static boolean onlyCheapCalls(Function f) {
-    for (Block b : f.blocks()) {
-      for (Value v : b.instructions()) {
-        if (v.opcode() != Opcode.CALL) continue;
-        String callee = v.calledFunction().map(Function::name).orElse("");
-        if (CHEAP_INTRINSICS.stream().noneMatch(callee::startsWith)) return false;
-      }
-    }
-    return true;
+    return calleeNames(f).stream().allMatch(callee -> CHEAP_INTRINSICS.stream().anyMatch(callee::startsWith));
   }
 
   private static LoopEstimate estimate(Block header, Set<Block> body, int w, int regBits, int registers, boolean arm,
