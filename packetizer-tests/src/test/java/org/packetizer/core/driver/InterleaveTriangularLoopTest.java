@@ -121,6 +121,79 @@ class InterleaveTriangularLoopTest {
     }
   }
 
+  /** Bounds that look like counters but differ between lanes (IR, since clang folds such joins into selects). */
+  static final String NOT_COUNTERS = """
+      define float @joined(float %s) {
+      entry:
+        %pos = fcmp ogt float %s, 0.0
+        br i1 %pos, label %a, label %b
+      a:
+        br label %pre
+      b:
+        br label %pre
+      pre:
+        %k = phi i32 [ 4, %a ], [ 9, %b ]
+        br label %loop
+      loop:
+        %j = phi i32 [ 0, %pre ], [ %j.next, %loop ]
+        %acc = phi float [ %s, %pre ], [ %acc.next, %loop ]
+        %fj = sitofp i32 %j to float
+        %t = fmul float %fj, %s
+        %acc.next = fadd float %acc, %t
+        %j.next = add i32 %j, 1
+        %more = icmp slt i32 %j.next, %k
+        br i1 %more, label %loop, label %done
+      done:
+        ret float %acc.next
+      }
+      define float @twosteps(float %s) {
+      entry:
+        br label %outer
+      outer:
+        %i = phi i32 [ 8, %entry ], [ %i.one, %by1 ], [ %i.two, %by2 ]
+        %acc.o = phi float [ %s, %entry ], [ %acc.last, %by1 ], [ %acc.last, %by2 ]
+        br label %inner
+      inner:
+        %j = phi i32 [ 0, %outer ], [ %j.next, %inner ]
+        %acc = phi float [ %acc.o, %outer ], [ %acc.next, %inner ]
+        %fj = sitofp i32 %j to float
+        %t = fmul float %fj, %s
+        %acc.next = fadd float %acc, %t
+        %j.next = add i32 %j, 1
+        %more = icmp slt i32 %j.next, %i
+        br i1 %more, label %inner, label %latch
+      latch:
+        %acc.last = phi float [ %acc.next, %inner ]
+        %big = fcmp ogt float %acc.last, 100.0
+        br i1 %big, label %by2, label %by1
+      by1:
+        %i.one = add i32 %i, -1
+        %go1 = icmp sgt i32 %i.one, 0
+        br i1 %go1, label %outer, label %done
+      by2:
+        %i.two = add i32 %i, -2
+        %go2 = icmp sgt i32 %i.two, 0
+        br i1 %go2, label %outer, label %done
+      done:
+        %r = phi float [ %acc.last, %by1 ], [ %acc.last, %by2 ]
+        ret float %r
+      }
+      """;
+
+  /**
+   * A bound joined from two constants by a varying branch, and an outer counter whose step a varying branch chooses, are
+   * still data-dependent exits.
+   */
+  @org.junit.jupiter.api.Test
+  void boundsThatDifferBetweenLanesStayDataDependent() {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(NOT_COUNTERS, "notcounters")) {
+      for (String fn : List.of("joined", "twosteps")) {
+        Interleave.Choice c = choose(null, null, m, fn, 8, List.of(new ParamKind.Varying()));
+        assertTrue(c.loops().stream().anyMatch(Interleave.LoopEstimate::dataDependentExit), fn + ": " + c.describe(8));
+      }
+    }
+  }
+
   /**
    * A throughput-bound loop around expf gets two chains of 16 lanes by default, one with
    * {@code -Dpacketizer.interleave.sixteenLaneLimit=true}, and its W16 driver is the interleaved one.
