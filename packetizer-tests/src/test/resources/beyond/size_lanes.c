@@ -46,3 +46,10 @@ unsigned byte_classes(const unsigned char *s, int start, int len) {
   for (int i = 0; i < 8; ++i) h = (h ^ counts[i]) * 16777619u;
   return h;
 }
+
+/* the nine neighbours in double precision from a 64-bit column and a 16-bit row: other argument and
+ * result types in the lane loop's argument and result packets */
+double grid9d(const double *g, long x, short y) {
+  const double *c = g + (2 + (y & 15)) * 24 + 2 + (x & 15);
+  return 0.5 * c[0] + 0.1 * (c[-1] + c[1] + c[-24] + c[24]) - 0.025 * (c[-2] + c[2] + c[-48] + c[48]);
+}

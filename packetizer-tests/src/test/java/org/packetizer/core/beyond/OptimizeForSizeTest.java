@@ -109,6 +109,8 @@ class OptimizeForSizeTest {
       lanes(m, "fnv_bytes", w, cpu, "uvv", true, true, 70 + w, ParamSpec.uniformPtr(ctx.i8(), 64, Direction.IN),
           ParamSpec.varying(ValueDomain.ints(0, 63)), ParamSpec.varying(ValueDomain.ints(0, 80)));
       lanes(m, "grid9_to", w, cpu, "vuvv", false, false, 80 + w, ParamSpec.varyingPtr(ctx.floatType(), 1, Direction.OUT), grid, x, x);
+      lanes(m, "grid9d", w, cpu, "uvv", true, !cpu.equals("znver4"), 100 + w, ParamSpec.uniformPtr(ctx.doubleType(), 24 * 24, Direction.IN),
+          ParamSpec.varying(ValueDomain.ints(-100000, 100000)), ParamSpec.varying(ValueDomain.ints(-30000, 30000)));
       lanes(m, "byte_classes", w, cpu, "uvv", true, true, 90 + w, ParamSpec.uniformPtr(ctx.i8(), 64, Direction.IN),
           ParamSpec.varying(ValueDomain.ints(0, 63)), ParamSpec.varying(ValueDomain.ints(0, 80)));
     }
