@@ -429,8 +429,8 @@ public final class ScalableRefillDriver {
     private void count(String r, String m) {
       if (isa == Isa.RVV) {
         // VL = -1: VLMAX, the whole mask (vsetvli zero)
-        line(r + " = call i64 @llvm.riscv.vcpop.i64.nxv" + w + "i1(" + mT + " " + m + ", i64 -1)");
-        decls.putIfAbsent("vcpop", "declare i64 @llvm.riscv.vcpop.i64.nxv" + w + "i1(" + mT + ", i64)");
+        line(r + " = call i64 @llvm.riscv.vcpop.nxv" + w + "i1.i64(" + mT + " " + m + ", i64 -1)");
+        decls.putIfAbsent("vcpop", "declare i64 @llvm.riscv.vcpop.nxv" + w + "i1.i64(" + mT + ", i64)");
       } else {
         line(r + " = call i64 @llvm.aarch64.sve.cntp.nxv" + w + "i1(" + mT + " splat (i1 true), " + mT + " " + m + ")");
         decls.putIfAbsent("cntp", "declare i64 @llvm.aarch64.sve.cntp.nxv" + w + "i1(" + mT + ", " + mT + ")");
