@@ -22,17 +22,17 @@ import org.packetizer.core.ir.TargetArch;
 /**
  * The refill driver of scalable packets ({@code --scalable --array-driver --refill}, issue 17; docs/drivers.md
  * "Scalable packets"): the lane refill of {@link RefillDriver} for L = vscale × W lanes, L known only at run
- * time, on AArch64 SVE. The scalar function is split as for the fixed-length driver ({@link RefillSplit}), and
+ * time, on AArch64 SVE and RISC-V V. The scalar function is split as for the fixed-length driver ({@link RefillSplit}), and
  * {@code pre} and {@code iter} are made scalable packet functions ({@code <vscale x W x T>} values,
  * a {@code <vscale x W x i1>} predicate). The driver is written as IR text like {@link ArrayDriver#buildScalable}:
  *
  * <pre>
  * round:
  *   lanes done: masked scatter of their results to out[idx] (SVE st1w/st1d with vector offsets)
- *   c = cntp(active) (the lanes in the loop); while input remains and c &lt; L:
+ *   c = cntp(active) (RVV: vcpop; the lanes in the loop); while input remains and c &lt; L:
  *     the state and the element indices compacted by SVE compact (the lanes in the loop move to the front,
  *       in order); 64-bit values at W = 4 (two registers) as two compacts of their halves joined by two
- *       SVE splices at the first half's count
+ *       SVE splices at the first half's count; RVV: one vcompress per value over its register group
  *     take = whilelo(0, c + taken) &amp; ~whilelo(0, c), taken = min(L - c, n - next)
  *     inputs: one masked contiguous load per array at &amp;a[next - c] under take (lanes c.. get next, next+1, ...)
  *     pre on take; its lanes enter the loop or are done
@@ -40,8 +40,9 @@ import org.packetizer.core.ir.TargetArch;
  *     L read from vscale), or until half the lanes are free ({@code --refill-batch}, or block scale 0)
  * </pre>
  *
- * One set of lanes (no interleaving). Supported: W = 2 and 4 (an element index is 64 bits: at W = 4 two
- * registers, at W = 8 four, which the compaction does not join); other widths and non-SVE targets are refused
+ * One set of lanes (no interleaving). Supported: on SVE W = 2 and 4 (an element index is 64 bits: at W = 4 two
+ * registers, at W = 8 four, which the compaction does not join), on RVV W = 2, 4 and 8 (LMUL = W for the index);
+ * the target pieces are {@link Isa}'s; other widths and other targets are refused
  * ({@code CONFLICTING_OPTIONS}); a function the split cannot cut, or whose state is not integers, floats,
  * doubles or pointers, gets the plain scalable driver with a remark.
  */

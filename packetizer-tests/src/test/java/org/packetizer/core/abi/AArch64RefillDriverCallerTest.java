@@ -33,7 +33,8 @@ import org.packetizer.core.toolchain.ProcessResult;
  * {@code -O2}, and the bundled escape-time kernels (mandelbrot, julia, the sphere tracer) made AArch64
  * modules, get refill drivers at W = 4, 8, 16 (NEON: no gathers, no scatters, no compress: elements
  * move one by one through stack buffers) and at W = 16 for SVE used at 512 bits (compaction by SVE
- * {@code compact}, checked in the disassembly); emitted by LLVM's
+ * {@code compact}, checked in the disassembly); and on RISC-V V of a known length (VLEN 256,
+ * {@code -mrvv-vector-bits=256}) at W = 8 and 16 (scalar moves too), run under qemu-riscv64; emitted by LLVM's
  * AArch64 back end and linked with {@code driver/refill_caller.c} — its own translation unit, only the
  * generated header — compiled by the bundled clang and by Debian's {@code aarch64-linux-gnu-gcc}. Every
  * element of every n from 0 to 3W+1 compared with the scalar function, random and coherent inputs,

@@ -27,7 +27,9 @@ import org.packetizer.core.toolchain.BundledClang;
 import org.packetizer.core.toolchain.ProcessResult;
 
 /**
- * Lane refill for scalable packets ({@code --scalable --array-driver --refill}, issue 17): the kernels of
+ * Lane refill for scalable packets ({@code --scalable --array-driver --refill}, issue 17). On RISC-V V the same
+ * check runs with the kernels compiled for rv64gcv (no -mrvv-vector-bits), W = 2, 4 and 8, at VLEN 128, 256 and
+ * 512 (below). On SVE: the kernels of
  * {@code driver/scalable_refill_kernels.c} compiled by the bundled clang at -O2 for armv8-a+sve (no
  * -msve-vector-bits: the vector length is known only at run time) get scalable refill drivers at W = 4 (all; escape also with the batch
  * rule) and W = 2 (escape, collatz); emitted by LLVM's AArch64 back end (compact, splice, cntp, whilelo and a scatter in
