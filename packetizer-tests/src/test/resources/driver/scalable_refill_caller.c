@@ -30,6 +30,20 @@ int gcd(int a, int b);
 int nested(int seed, int rounds);
 int trail(int id, float *slots, float x);
 int narrow(int seed);
+struct node { struct node *next; int v; };
+int walk(const struct node *p);
+
+/* lists for walk: node j's successor is another node or none (1 in 8), chains of varied length, some cycles */
+#define POOL 4096
+static struct node pool[POOL];
+static void make_pool(void) {
+  unsigned s = 12345;
+  for (int j = 0; j < POOL; j++) {
+    s = s * 1103515245u + 12345u;
+    pool[j].v = (int)(s >> 20) - 2048;
+    pool[j].next = (s >> 9) % 8 == 0 ? NULL : &pool[(j * 7 + 3 + (int)((s >> 4) % 5)) % POOL];
+  }
+}
 
 #define G 64
 static int bad, calls;
@@ -136,6 +150,14 @@ static void run(size_t n) {
     narrow_map(s, o, n); calls++;
     for (size_t i = 0; i < n; i++) SAME("narrow", o[i], (int32_t)narrow(s[i]));
     guard("narrow", n, o_g); FREE(int32_t, s) FREE_OUT(int32_t, o) }
+  { const struct node **p = at_page_end(n * sizeof(struct node *)); OUT(int32_t, o)
+    for (size_t i = 0; i < n; i++) {
+      size_t j = coherent ? i % POOL : (size_t)(gen(0, POOL, i)) % POOL;
+      p[i] = !coherent && j % 13 == 0 ? NULL : &pool[j];
+    }
+    walk_map((void *const *)p, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("walk", o[i], (int32_t)walk(p[i]));
+    guard("walk", n, o_g); release(p, n * sizeof(struct node *)); FREE_OUT(int32_t, o) }
 #ifdef W8_DRIVERS
   /* W = 8 (RISC-V V: the 64-bit index and state are register groups of 8) */
   { IN(float, x, -2, 1) IN(float, y, -1.5, 1.5) OUT(int32_t, o)
@@ -169,6 +191,7 @@ static int vector_bits(void) {
 
 int main(void) {
   int bits = vector_bits();
+  make_pool();
   for (coherent = 0; coherent < 2; coherent++) {
     for (size_t n = 0; n <= 3 * 64 + 1; n++) run(n);
     run(1000);

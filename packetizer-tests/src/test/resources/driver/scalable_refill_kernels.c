@@ -4,7 +4,7 @@
  * the shapes the rounds must get right: 32-bit float state, 64-bit integer state (two SVE registers at W = 4:
  * two compacts and a splice; one RVV register group), a double result, a float result, an int result, masked
  * iterations, a nested loop, stores in the loop (each element's in its order), narrow state (bytes, shorts,
- * a flag). */
+ * a flag), pointer state (a linked-list walk). */
 
 /* escape time (mandelbrot): float state, int result (vvu) */
 int escape(float x0, float y0, int maxIter) {
@@ -119,4 +119,16 @@ int narrow(int seed) {
     i++;
   }
   return i * 1000 + (h & 255) + up;
+}
+
+/* pointer state: a walk along a linked list, loads through the lane's own pointer (v) */
+struct node { struct node *next; int v; };
+int walk(const struct node *p) {
+  int s = 0, k = 0;
+  while (p && k < 40) {
+    s += p->v;
+    p = p->next;
+    k++;
+  }
+  return s * 64 + k;
 }

@@ -45,7 +45,7 @@ class ScalableRefillDriverTest {
 
   static final List<String[]> KERNELS = List.of(new String[] {"escape", "vvu"}, new String[] {"collatz", "v"},
       new String[] {"multi_exit", "vu"}, new String[] {"guarded", "v"}, new String[] {"damp", "vu"}, new String[] {"gcd", "vv"},
-      new String[] {"nested", "vu"}, new String[] {"trail", "vuv"}, new String[] {"narrow", "v"});
+      new String[] {"nested", "vu"}, new String[] {"trail", "vuv"}, new String[] {"narrow", "v"}, new String[] {"walk", "v"});
 
   /** The kernels also built at W = 8 on RISC-V V (the 64-bit index and state as register groups of 8). */
   static final List<String[]> W8_KERNELS = List.of(new String[] {"escape", "vvu"}, new String[] {"collatz", "v"},
