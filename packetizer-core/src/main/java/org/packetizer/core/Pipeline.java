@@ -419,6 +419,10 @@ final class Pipeline {
     phase("verify");
   }
 
+  private static boolean x86(Function f) {
+    return org.packetizer.core.ir.TargetArch.of(f.module().targetTriple()) == org.packetizer.core.ir.TargetArch.X86;
+  }
+
   /** Clean-up: LLVM's scalar optimizations on the packet function, then integer masks where they pay. */
   private void cleanUp(Legality.Request r, Function packet) {
     if (!options.cleanup()) return;
@@ -435,6 +439,8 @@ final class Pipeline {
     } else if (MaskDemotion.hasMaskRegisters(packet, options.targetCpu().orElse(null), options.targetFeatures().orElse(null))) {
       // (mask registers: only the clamped counters of the loop-exit compares narrowed for them)
       org.packetizer.core.widen.CounterBroadcasts.runClamped(packet, w);
+      // (AVX-512F for the options' target and for the function's own: rounded conversions by one instruction)
+      org.packetizer.core.widen.RoundedConversions.run(packet, x86(packet) && MaskDemotion.hasMaskRegisters(packet));
     }
     requireReturnsLikeScalar(module, r.scalar(), packet, "the packet function", scalarName);
     phase("cleanup");

@@ -144,6 +144,48 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     return results.stream().filter(r -> r.kernel().equals(kernel) && r.label().equals(label)).findFirst();
   }
 
+  /**
+   * The W16 goal's figure (W16 speed-up over scalar / W8 speed-up over scalar, geomeans) split into
+   * its two factors, over the kernels measured at both {@link #T8} and {@link #T16}: how much faster
+   * the packet loop runs per element at W16 than at W8 (the width gain of the emitted code), and how
+   * much faster the scalar loop runs, the same C compiled for the W16 target's CPU instead of the W8
+   * one's. The ratio is {@code packetGain / scalarGain}. On a Zen 4 host the W16 scalar loop is
+   * compiled for znver4 (AVX-512 mask registers give branch-free scalar selects) and the W8 one for
+   * haswell, so a kernel can miss the W16 goal with a packet loop several times faster per element.
+   *
+   * @param kernels      kernels measured at both targets
+   * @param packetGain   geomean of W8 packet ns per element / W16 packet ns per element
+   * @param scalarGain   geomean of W8 scalar ns per element / W16 scalar ns per element
+   * @param scalarMoved  kernels whose scalar loop is at least {@link #SCALAR_MOVED} times faster at W16,
+   *                     with both factors ("noise3: scalar 4.30x, packet 2.35x")
+   */
+  public record WidthSplit(int kernels, double packetGain, double scalarGain, List<String> scalarMoved) {
+    public double speedupRatio() { return packetGain / scalarGain; }
+  }
+
+  /** The scalar loop's W8/W16 time ratio from which {@link WidthSplit#scalarMoved} names a kernel. */
+  public static final double SCALAR_MOVED = 1.25;
+
+  /** The split of the W16 figure, where some kernel is measured at both W8 and W16. */
+  public Optional<WidthSplit> widthSplit() {
+    List<KernelResult[]> pairs = new ArrayList<>();
+    for (String k : kernelNames()) {
+      if (!familyOf(k).equals(MEASURED_FAMILY)) continue;
+      Optional<KernelResult> a = result(k, T8), b = result(k, T16);
+      if (a.isPresent() && b.isPresent()) pairs.add(new KernelResult[] {a.get(), b.get()});
+    }
+    if (pairs.isEmpty()) return Optional.empty();
+    double lp = 0, ls = 0;
+    List<String> moved = new ArrayList<>();
+    for (KernelResult[] pr : pairs) {
+      double packet = pr[0].packetNsPerElem() / pr[1].packetNsPerElem(), scalar = pr[0].scalarNsPerElem() / pr[1].scalarNsPerElem();
+      lp += Math.log(packet);
+      ls += Math.log(scalar);
+      if (scalar >= SCALAR_MOVED) moved.add(pr[0].kernel() + ": scalar " + fmt(scalar) + "x, packet " + fmt(packet) + "x");
+    }
+    return Optional.of(new WidthSplit(pairs.size(), Math.exp(lp / pairs.size()), Math.exp(ls / pairs.size()), moved));
+  }
+
   // ---------------------------------------------------------------------------------------------
   // goals
 
@@ -320,6 +362,12 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
             g.actual() == null ? "not measured" : fmt(g.actual())));
         for (String m : g.misses()) sb.append("         misses: ").append(m).append('\n');
       }
+      widthSplit().ifPresent(w -> {
+        sb.append(String.format(Locale.ROOT, "%s over %s, per element (%d kernels): packet loop %.2fx faster, scalar loop %.2fx faster;"
+            + " the W16 figure is %.2f / %.2f = %.2f%n", T16, T8, w.kernels(), w.packetGain(), w.scalarGain(), w.packetGain(), w.scalarGain(),
+            w.speedupRatio()));
+        for (String m : w.scalarMoved()) sb.append("         scalar loop faster at W16: ").append(m).append('\n');
+      });
       if (!failures.isEmpty()) {
         sb.append('\n').append("Not reported:\n");
         for (KernelFailure f : failures) {
@@ -366,6 +414,15 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     root.set("failures", m.valueToTree(failures));
     root.set("geomeans", m.valueToTree(geomeans()));
     root.set("goals", m.valueToTree(goals()));
+    widthSplit().ifPresent(w -> {
+      ObjectNode ws = root.putObject("w16_over_w8");
+      ws.put("kernels", w.kernels());
+      ws.put("packet_gain", w.packetGain());
+      ws.put("scalar_gain", w.scalarGain());
+      ws.put("speedup_ratio", w.speedupRatio());
+      ArrayNode mv = ws.putArray("scalar_moved");
+      w.scalarMoved().forEach(mv::add);
+    });
     if (!scaling.isEmpty()) {
       ObjectNode sc = root.putObject("scaling");
       sc.set("points", m.valueToTree(scaling));

@@ -38,7 +38,7 @@ public final class Benchmark {
       "packetizer.refill.avx2Ic", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
-      "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit");
+      "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions");
 
   private Benchmark() {}
 

@@ -225,6 +225,39 @@ class BenchHarnessTest {
     }
   }
 
+  /**
+   * The W16 figure split into its two factors, per element: noise3's scalar loop 4x faster at W16
+   * (compiled for the W16 CPU) and its packet loop 2x faster; mandelbrot's scalar loop the same at both
+   * and its packet loop 1.5x faster. Over the two kernels the packet gain is sqrt(2 x 1.5), the scalar
+   * gain sqrt(4 x 1) = 2, and their quotient is the W16 goal's figure; a kernel of another family
+   * does not count, and noise3 is named as the kernel whose scalar loop moved.
+   */
+  @Test
+  void w16FigureSplitsIntoThePacketAndTheScalarLoopsGains() {
+    BenchOptions o = BenchOptions.defaults().withTargets(List.of(new BenchTarget(8, Isa.AVX2), new BenchTarget(16, Isa.AVX512_ZNVER4)));
+    List<KernelResult> rs = List.of(result("noise3", 8, "AVX2", 100, 10, 8, 20, 20), result("noise3", 16, "AVX-512", 25, 10, 4, 20, 20),
+        result("mandelbrot", 8, "AVX2", 60, 60, 6, 20, 20), result("mandelbrot", 16, "AVX-512", 60, 60, 4, 20, 20),
+        result("fig3", 8, "AVX2", 10, 10, 1, 20, 20), result("fig3", 16, "AVX-512", 1, 10, 10, 20, 20));
+    BenchReport.Host plain = new BenchReport.Host("test", 1, "25", false, 0);
+    BenchReport r = new BenchReport(o, plain, rs, List.of(), List.of(), List.of(), 1);
+    BenchReport.WidthSplit w = r.widthSplit().orElseThrow();
+    assertEquals(2, w.kernels());
+    assertEquals(Math.sqrt(2.0 * 1.5), w.packetGain(), 1e-9);
+    assertEquals(2.0, w.scalarGain(), 1e-9);
+    BenchReport.Goal g = r.goals().get(2);
+    assertEquals(BenchReport.GOAL_W16_OVER_W8, g.required(), 0, g.toString());
+    assertEquals(g.actual(), w.speedupRatio(), 1e-9);
+    assertEquals(Math.sqrt(0.75), w.speedupRatio(), 1e-9);
+    assertEquals(List.of("noise3: scalar 4.00x, packet 2.00x"), w.scalarMoved());
+    assertTrue(r.table().contains("packet loop 1.73x faster, scalar loop 2.00x faster; the W16 figure is 1.73 / 2.00 = 0.87"), r.table());
+    assertTrue(r.table().contains("scalar loop faster at W16: noise3: scalar 4.00x, packet 2.00x"), r.table());
+    assertTrue(r.json().contains("\"w16_over_w8\""), r.json());
+    // only one of the two targets measured: no split
+    BenchReport only8 = new BenchReport(o, plain, rs.stream().filter(k -> k.width() == 8).toList(), List.of(), List.of(), List.of(), 1);
+    assertTrue(only8.widthSplit().isEmpty());
+    assertFalse(only8.table().contains("per element ("), only8.table());
+  }
+
   /** The probe module is valid IR with both loops; on an AVX-512 host the probe runs and gives a positive ratio. */
   @Test
   void widthProbeRunsOnAvx512Hosts() {
