@@ -1,8 +1,10 @@
 /* Scalar kernels for the scalable refill drivers (ScalableRefillDriverTest: --scalable --array-driver --refill
- * on AArch64 SVE, the vector length known only at run time). Compiled by the bundled clang at -O2 for
- * armv8-a+sve without -msve-vector-bits. Per-lane trip counts in the shapes the rounds must get right:
- * 32-bit float state, 64-bit integer state (two SVE registers at W = 4: two compacts and a splice), a
- * double result, a float result, an int result, masked iterations, a nested loop. */
+ * on AArch64 SVE and RISC-V V, the vector length known only at run time). Compiled by the bundled clang at -O2
+ * for armv8-a+sve without -msve-vector-bits, and for rv64gcv without -mrvv-vector-bits. Per-lane trip counts in
+ * the shapes the rounds must get right: 32-bit float state, 64-bit integer state (two SVE registers at W = 4:
+ * two compacts and a splice; one RVV register group), a double result, a float result, an int result, masked
+ * iterations, a nested loop, stores in the loop (each element's in its order), narrow state (bytes, shorts,
+ * a flag), pointer state (a linked-list walk). */
 
 /* escape time (mandelbrot): float state, int result (vvu) */
 int escape(float x0, float y0, int maxIter) {
@@ -87,4 +89,46 @@ int nested(int seed, int rounds) {
     if (acc > 5000) break;
   }
   return acc ^ (int)(v & 255);
+}
+
+/* side effects: stores in the loop into the element's own 8 slots, the same slot written again every 4
+ * iterations, so the slots end as they do only when each element's stores come in its own order (vuv) */
+int trail(int id, float *slots, float x) {
+  int i = 0;
+  float s = x;
+  slots[id * 8 + 4] = x;
+  while (s > 0.5f && i < 30) {
+    slots[id * 8 + (i & 3)] = s;
+    s = s * 0.8f - 0.05f;
+    i++;
+  }
+  slots[id * 8 + 5] = (float)i;
+  return i;
+}
+
+/* narrow state: a byte, a short and a flag live across the loop (v) */
+int narrow(int seed) {
+  unsigned char b = (unsigned char)seed;
+  short h = (short)(seed >> 3);
+  _Bool up = seed & 1;
+  int i = 0;
+  while (b != 7 && i < 50) {
+    b = (unsigned char)(b * 13 + (up ? 5 : 3));
+    h = (short)(h * 3 - b);
+    up = h > 0;
+    i++;
+  }
+  return i * 1000 + (h & 255) + up;
+}
+
+/* pointer state: a walk along a linked list, loads through the lane's own pointer (v) */
+struct node { struct node *next; int v; };
+int walk(const struct node *p) {
+  int s = 0, k = 0;
+  while (p && k < 40) {
+    s += p->v;
+    p = p->next;
+    k++;
+  }
+  return s * 64 + k;
 }

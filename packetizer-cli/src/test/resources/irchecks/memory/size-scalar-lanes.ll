@@ -1,24 +1,35 @@
 ; --optimize size (issue 16, code growth): a function whose packetized body stays above 2.5 times its
-; machine code however its loads are routed (five loads at constant offsets from one per-lane pointer:
+; machine code however its loads are routed (five loads at constant offsets from one per-lane point:
 ; per-lane loads, about two instructions per load and lane) becomes a loop over the 8 lanes running the
-; scalar code (ScalarLanes): the varying arguments stored once, lane k's loaded, the scalar body inlined,
-; its result inserted at lane k of the packet the loop carries. The remark gives both sizes. With
+; scalar code (ScalarLanes). Lane k's arguments come from the argument packets carried through the loop
+; (lane 0 extracted, the packet moved down one lane: no stack slot, whose vector store the lanes' narrow
+; loads would wait for), the scalar body is inlined, and its result enters the top of the result packet
+; as the packet moves down one lane (a shuffle, no variable-index insert). The remark gives both sizes.
+; With -Dpacketizer.sizeLanesArgs=memory the arguments go through the stack (store <8 x i32> %x),
+; with -Dpacketizer.sizeLanesResult=insert the result is inserted at %lane; with
 ; -Dpacketizer.sizeScalarLanes=false, or without --optimize size, the per-lane loads of
 ; memory/dynamic-variants-size.ll stay.
 ; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --optimize size --remarks
 ; CHECK-LABEL: define <8 x float> @f_simd8(ptr %g, <8 x i32> %x, <8 x i32> %y)
-; CHECK:       store <8 x i32> %x, ptr %x.lanes
-; CHECK:       store <8 x i32> %y, ptr %y.lanes
+; CHECK-NOT:   store
 ; CHECK:       lanes:
 ; CHECK-NEXT:  %lane = phi i64 [ 0, %entry ], [ [[NEXT:%[0-9a-z.]+]], %lanes ]
+; CHECK-NEXT:  %x.rest = phi <8 x i32> [ %x, %entry ], [ %x.next, %lanes ]
+; CHECK-NEXT:  %y.rest = phi <8 x i32> [ %y, %entry ], [ %y.next, %lanes ]
+; CHECK-NEXT:  %result.lanes = phi <8 x float> [ poison, %entry ], [ %result.lane, %lanes ]
+; CHECK-NEXT:  %x.lane = extractelement <8 x i32> %x.rest, i32 0
+; CHECK-NEXT:  %y.lane = extractelement <8 x i32> %y.rest, i32 0
+; CHECK-NEXT:  %x.next = shufflevector <8 x i32> %x.rest, <8 x i32> poison, <8 x i32> <i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 poison>
+; CHECK-NEXT:  %y.next = shufflevector <8 x i32> %y.rest, <8 x i32> poison, <8 x i32> <i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 poison>
+; CHECK:       mul nsw i32 %y.lane, 24
 ; CHECK:       load float, ptr
 ; CHECK:       load float, ptr
 ; CHECK:       load float, ptr
 ; CHECK:       load float, ptr
 ; CHECK:       load float, ptr
 ; CHECK-NOT:   load float, ptr
-; CHECK:       %result.lane = insertelement <8 x float> %result.lanes, float
-; CHECK-SAME:  i64 %lane
+; CHECK:       [[R:%[0-9]+]] = insertelement <8 x float> poison, float %r.i, i32 0
+; CHECK-NEXT:  %result.lane = shufflevector <8 x float> %result.lanes, <8 x float> [[R]], <8 x i32> <i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8>
 ; CHECK:       icmp ne i64 [[NEXT]], 8
 ; CHECK:       lanes.done:
 ; CHECK-NEXT:  ret <8 x float> %result.lane

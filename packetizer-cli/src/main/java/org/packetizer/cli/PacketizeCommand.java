@@ -186,7 +186,8 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
           + " the fastest code measured. size: machine code near the scalar function's (at most about 2.5 times): math"
           + " calls that speed turns into the module's bit-exact vector helpers (expf, logf, exp2f, log2f, powf, sinf, cosf"
           + " with --vector-math intrinsics) loop over the lanes calling libm instead (still bit-identical); loads from"
-          + " one varying pointer get no dynamic variants; and a function that only reads memory whose packet code would"
+          + " one varying pointer get no dynamic variants; and a function that writes at most its own local variables"
+          + " (masked or not) whose packet code would"
           + " still be more than 2.5 times the scalar code (measured by compiling both) becomes a loop over the lanes"
           + " running the scalar code; the measured speed cost: docs/performance.md.")
   String optimize;

@@ -59,9 +59,10 @@ class RefillCliTest {
 
   /**
    * Scalable packets (vscale × W lanes, the count known only at run time): {@code --refill} builds the scalable refill
-   * driver (SVE compact, cntp, splice for the 64-bit element indices at W = 4); what it is not built for — a width other
-   * than 2 or 4, a target without SVE (RISC-V V), an interleave count — is refused with an error naming the way out and
-   * nothing is written; {@code --refill=auto} keeps the scalable plain driver and says why; with the vector length given
+   * driver (SVE compact, cntp, splice for the 64-bit element indices at W = 4; on RISC-V V vcompress and vcpop at W = 2,
+   * 4, 8); what it is not built for — on SVE a width other than 2 or 4, on RVV one above 8, a function without SVE or V,
+   * another target, an interleave count — is refused with an error naming the way out and nothing is written;
+   * {@code --refill=auto} keeps the scalable plain driver and says why (on SVE and on RVV); with the vector length given
    * the fixed-length refill driver is built.
    */
   @Test
@@ -80,7 +81,7 @@ class RefillCliTest {
     // not supported: refused, nothing written
     String[][] refused = {
         {"8", "aarch64-linux-gnu", "+sve", "it is built for widths 2 and 4 (-w 8 given)"},
-        {"4", "riscv64-linux-gnu", "+v", "it is built for AArch64 with SVE only"},
+        {"16", "riscv64-linux-gnu", "+v", "on RISC-V V it is built for widths 2, 4 and 8 (-w 16 given)"},
         {"4", "aarch64-linux-gnu", "+neon", "is not compiled with +sve"}};
     for (String[] c : refused) {
       Path o = dir.resolve("refused-" + c[0] + c[2] + ".ll");
@@ -96,6 +97,23 @@ class RefillCliTest {
         dir.resolve("ic.ll").toString());
     assertNotEquals(0, r.code(), r::toString);
     assertTrue(r.err().contains("it runs one set of lanes (--interleave 2 given"), r::toString);
+    // RISC-V V: vcompress (one per value at its own width: the 64-bit index of W = 8 is one register group) and vcpop
+    Path rv = dir.resolve("rv.ll");
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--target-triple", "riscv64-linux-gnu",
+        "--target-features", "+v", "--scalable", "--array-driver", "--refill", "--remarks", "-S", "-o", rv.toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("lane refill (--refill) at the loop at %") && r.err().contains("vscale x 8 lanes")
+        && r.err().contains("RVV vcompress, the count by vcpop"), r::toString);
+    ir = java.nio.file.Files.readString(rv);
+    assertTrue(ir.contains("define void @mandelbrot_map(") && ir.contains("@llvm.experimental.vector.compress.nxv8i64")
+        && ir.contains("@llvm.experimental.vector.compress.nxv8f32") && ir.contains("@llvm.riscv.vcpop.nxv8i1.i64")
+        && !ir.contains("aarch64"), ir);
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--target-triple", "riscv64-linux-gnu",
+        "--target-features", "+v", "--scalable", "--array-driver", "--refill=auto", "--remarks", "-S", "-o", rv.toString());
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.err().contains("lane refill not chosen (--refill=auto): ") && r.err().contains("not timed on RISC-V V hardware"),
+        r::toString);
+    assertFalse(java.nio.file.Files.readString(rv).contains("vector.compress"), "the plain scalable driver");
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "4", "--target-triple", "aarch64-linux-gnu",
         "--target-features", "+sve", "--scalable", "--array-driver", "--refill=auto", "--remarks", "-S", "-o", out.toString());
     assertEquals(0, r.code(), r::toString);

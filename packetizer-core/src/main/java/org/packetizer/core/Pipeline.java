@@ -219,8 +219,9 @@ final class Pipeline {
     PacketizationResult result = fixed.withPacketFunction(published).withRemark(note);
     if (options.arrayDriver().isPresent() && options.refill() == org.packetizer.core.api.Refill.AUTO) {
       Remark plain = new Remark(Remark.Kind.NOTE, scalarName, null, null, "lane refill not chosen (--refill=auto): the rule"
-          + " chooses refill only where it was measured (x86 with AVX2 or AVX-512), and the scalable SVE refill driver has been"
-          + " run under qemu only, not timed on SVE hardware (--refill builds it); plain scalable driver");
+          + " chooses refill only where it was measured (x86 with AVX2 or AVX-512), and the scalable refill driver (SVE, RISC-V V)"
+          + " has been run under qemu only, not timed on " + (org.packetizer.core.ir.TargetArch.of(module.targetTriple())
+          == org.packetizer.core.ir.TargetArch.RISCV64 ? "RISC-V V" : "SVE") + " hardware (--refill builds it); plain scalable driver");
       options.remarks().accept(plain);
       result = result.withRemark(plain);
     }

@@ -21,19 +21,28 @@ import org.packetizer.core.pipeline.PureCalls;
 /**
  * Optimizing for size ({@link PacketizerOptions.Optimize#SIZE}), the packet function of last resort: a
  * counted loop over the W lanes running a private copy of the scalar function on each lane's
- * arguments (the varying arguments stored once and lane k's loaded, the result inserted at lane k of a packet
- * carried through the loop). Its machine code is the scalar function's plus about 15 instructions, at every
- * width; its speed is about the scalar function's. It replaces the packetized body when that is larger
- * than {@link #budget()} times the scalar function in machine instructions (each counted with the
- * module's functions it calls, as the benchmark's {@code asm} column counts them): the code-growth goal of issue 16 as a rule of
- * the size mode, as a C compiler's {@code -Os} leaves a loop unvectorized when vectorizing grows it.
+ * arguments. Its machine code is the scalar function's plus about 12-15 instructions, at every width; its speed
+ * is about the scalar function's. It replaces the packetized body when that is larger than {@link #budget()}
+ * times the scalar function in machine instructions (each counted with the module's functions it calls, as the
+ * benchmark's {@code asm} column counts them): the code-growth goal of issue 16 as a rule of the size mode, as a
+ * C compiler's {@code -Os} leaves a loop unvectorized when vectorizing grows it.
+ *
+ * <p>The loop's layout ({@link #emit}, thirteenth round): lane k's varying arguments come from the argument
+ * packets carried through the loop (lane 0 extracted, the packet moved down one lane), not from a stack slot
+ * (a vector store that the narrow per-lane loads wait for: a store-forwarding stall per call); the result
+ * enters the top of a result packet that moves down one lane per iteration (one shuffle, no variable-index
+ * insert). Knobs {@code -Dpacketizer.sizeLanesArgs=rotate|memory}, {@code -Dpacketizer.sizeLanesResult=shift|memory|insert}
+ * keep the earlier layouts measurable.
  *
  * <p>Exact: each lane runs the scalar function on its own arguments, as the packet function's contract
- * says. Only for functions that do not write memory (no store, no call that may write; reads only), so
- * that running the lanes one after another cannot differ from running them side by side, with
- * uniform and varying parameters of scalar types and a scalar or void result, and no mask, scalable
- * packets, array driver or lane refill. Knob {@code -Dpacketizer.sizeScalarLanes=false} keeps the
- * packetized body whatever its size; {@code -Dpacketizer.sizeBudget=X} sets the budget (default 2.5).
+ * says. Only for functions whose only writes go to their own static private variables (none at all with
+ * {@code -Dpacketizer.sizeLanesLocals=false}): no store through any other pointer and no call that may write,
+ * so that running the lanes one after another cannot differ from running them side by side, with uniform and
+ * varying parameters of scalar types and a scalar or void result, and no scalable packets, array driver or
+ * lane refill. A masked packet function tests lane k's mask bit and skips an inactive lane (knob {@code
+ * -Dpacketizer.sizeLanesMasked=false}: masked functions keep their packetized body). Knob {@code
+ * -Dpacketizer.sizeScalarLanes=false} keeps the packetized body whatever its size; {@code
+ * -Dpacketizer.sizeBudget=X} sets the budget (default 2.5).
  */
 final class ScalarLanes {
   private ScalarLanes() {}
@@ -44,6 +53,37 @@ final class ScalarLanes {
       return Double.parseDouble(System.getProperty("packetizer.sizeBudget", "2.5"));
     } catch (NumberFormatException e) {
       return 2.5;
+    }
+  }
+
+  /** How the lane loop gets lane k's varying arguments and gathers the results ({@link #emit}). */
+  enum Layout {
+    /** Arguments: each varying packet carried through the loop, lane 0 extracted and the packet rotated down by one lane. */
+    ROTATE_ARGS,
+    /** Arguments: each varying packet stored to the stack once, lane k loaded (the twelfth round's layout). */
+    MEMORY_ARGS;
+
+    /** Knob {@code -Dpacketizer.sizeLanesArgs=rotate|memory} (default rotate); read at each use. */
+    static Layout args() {
+      return "memory".equalsIgnoreCase(System.getProperty("packetizer.sizeLanesArgs", "rotate").trim()) ? MEMORY_ARGS : ROTATE_ARGS;
+    }
+  }
+
+  /** Where lane k's result goes: knob {@code -Dpacketizer.sizeLanesResult=shift|memory|insert} (default shift). */
+  enum Result {
+    /** The result packet carried through the loop, shifted down by one lane with lane k's result entering at the top. */
+    SHIFT,
+    /** Each lane's result stored to its slot of a stack array, the packet loaded once after the loop. */
+    MEMORY,
+    /** Inserted at lane k (a variable index) of a packet carried through the loop (the twelfth round's layout). */
+    INSERT;
+
+    static Result knob() {
+      return switch (System.getProperty("packetizer.sizeLanesResult", "shift").trim().toLowerCase(java.util.Locale.ROOT)) {
+        case "memory" -> MEMORY;
+        case "insert" -> INSERT;
+        default -> SHIFT;
+      };
     }
   }
 
@@ -96,13 +136,23 @@ final class ScalarLanes {
     }
   }
 
+  /** The module's ABI alignment of a scalar type in bytes, for element-aligned lane slots. */
+  private static int elementAlign(LlvmModule module, Type t) {
+    return Math.max(1, module.abiAlignment(t));
+  }
+
   /** Why the rule cannot apply to {@code scalar} with these options and kinds, or empty when it can. */
   static Optional<String> refusal(PacketizerOptions o, Function scalar, Function packet, List<ParamKind> kinds, int w) {
-    if (o.scalable() || o.lanesMayBeRetyped() || o.masked() || o.arrayDriver().isPresent() || w < 2) {
+    if (o.scalable() || o.lanesMayBeRetyped() || (o.masked() && !maskedLanes()) || o.arrayDriver().isPresent() || w < 2 || w > 64) {
       return Optional.of("scalable, masked or driven packet function");
     }
     Type ft = packet.functionType();
-    if (packet.paramCount() != scalar.paramCount() || kinds.size() != scalar.paramCount()) return Optional.of("signature");
+    int extra = o.masked() ? 1 : 0;
+    if (packet.paramCount() != scalar.paramCount() + extra || kinds.size() != scalar.paramCount()) return Optional.of("signature");
+    if (extra == 1) {
+      Type mt = packet.param(scalar.paramCount()).type();
+      if (!mt.isVector() || mt.vectorSize() != w || !mt.elementType().isInteger(1)) return Optional.of("the mask is not <W x i1>");
+    }
     for (int i = 0; i < scalar.paramCount(); i++) {
       Type st = scalar.param(i).type();
       Type pt = packet.param(i).type();
@@ -118,24 +168,88 @@ final class ScalarLanes {
       return Optional.of("the result is not a scalar");
     }
     PureCalls pure = new PureCalls();
+    boolean locals = privateVariables();
+    Block first = scalar.entry();
     for (Block bl : scalar.blocks()) {
       for (Value i : bl.instructions()) {
         Opcode op = i.opcode();
+        if (op == Opcode.STORE && locals && !i.isVolatile() && !i.isAtomic() && writesOnlyPrivateVariables(i.operand(1), first)) continue;
         if (op == Opcode.STORE || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG || op == Opcode.FENCE || op == Opcode.VAARG
             || op == Opcode.INVOKE || op == Opcode.CALLBR || (op == Opcode.LOAD && (i.isVolatile() || i.isAtomic()))) {
           return Optional.of("it writes memory or synchronizes");
         }
-        if (op == Opcode.ALLOCA) return Optional.of("it has private variables");
-        if (op == Opcode.CALL && !pure.test(i) && !PureCalls.readOnlyIntrinsic(i.calledFunction().map(Function::name).orElse(""))) return Optional.of("it calls a function that may write memory");
+        if (op == Opcode.ALLOCA && !(locals && bl.equals(first) && i.operand(0).isConstant())) return Optional.of("it has private variables");
+        if (op != Opcode.CALL || pure.test(i)) continue;
+        String callee = i.calledFunction().map(Function::name).orElse("");
+        if (PureCalls.readOnlyIntrinsic(callee)) continue;
+        // memset / memcpy / memmove into the function's own variables (clang initializes local arrays so)
+        if (locals && (callee.startsWith("llvm.memset.") || callee.startsWith("llvm.memcpy.") || callee.startsWith("llvm.memmove."))
+            && i.numOperands() >= 5 && i.operand(3).isConstantInt() && i.operand(3).constIntZExt() == 0
+            && writesOnlyPrivateVariables(i.operand(0), first)) {
+          continue;
+        }
+        return Optional.of("it calls a function that may write memory");
       }
     }
     return Optional.empty();
   }
 
   /**
+   * Knob {@code -Dpacketizer.sizeLanesMasked=false}: masked packet functions keep their packetized body however
+   * large; by default they take the lane loop too, an inactive lane skipping the scalar code (its result lane 0).
+   * Read at each use.
+   */
+  static boolean maskedLanes() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.sizeLanesMasked", "true").trim());
+  }
+
+  /** Knob {@code -Dpacketizer.sizeLanesLocals=false}: see {@link #writesOnlyPrivateVariables}. Read at each use. */
+  static boolean privateVariables() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.sizeLanesLocals", "true").trim());
+  }
+
+  /**
+   * Whether every address {@code ptr} can be is inside a static {@code alloca}: with knob {@code
+   * -Dpacketizer.sizeLanesLocals=false} only functions that do not write memory at all take the lane loop; by
+   * default also functions whose only writes are to their own static private variables, which running the lanes
+   * one after the other cannot make differ (a lane that reads one before writing it reads an undefined value in
+   * the scalar function too).
+   *
+   * <p>Whether every address {@code ptr} can be is inside a static {@code alloca} of the function's entry block
+   * {@code entry}: through GEPs, casts, phis and selects to allocas only.
+   */
+  static boolean writesOnlyPrivateVariables(Value ptr, Block entry) {
+    ArrayDeque<Value> todo = new ArrayDeque<>(List.of(ptr));
+    Set<Value> seen = new HashSet<>();
+    while (!todo.isEmpty()) {
+      Value v = todo.pop();
+      if (!seen.add(v)) continue;
+      if (!v.isInstruction()) return false;
+      switch (v.opcode()) {
+        case ALLOCA -> {
+          if (!v.block().map(entry::equals).orElse(false) || !v.operand(0).isConstant()) return false;
+        }
+        case GEP, BITCAST, ADDRSPACECAST -> todo.push(v.operand(0));
+        case SELECT -> {
+          todo.push(v.operand(1));
+          todo.push(v.operand(2));
+        }
+        case PHI -> {
+          for (int k = 0; k < v.numOperands(); k++) todo.push(v.operand(k));
+        }
+        default -> {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
    * The body of the new, empty {@code packet}: the loop over the lanes running the scalar function's
-   * body (a private copy, {@code __packetizer.lanes.NAME}, called and inlined, then deleted), the result
-   * packet carried in a register.
+   * body (a private copy, {@code __packetizer.lanes.NAME}, called and inlined, then deleted), the argument
+   * and result packets carried in registers ({@link Layout}, {@link Result}); with a mask parameter (the last),
+   * lane k's bit decides whether lane k runs.
    */
   static void emit(LlvmModule module, Function scalar, Function packet, List<ParamKind> kinds, int w) {
     Function copy = FunctionCloner.cloneInModule(module, scalar, "__packetizer.lanes." + scalar.name());
@@ -153,44 +267,126 @@ final class ScalarLanes {
       Block loop = packet.appendBlock("lanes");
       Block done = packet.appendBlock("lanes.done");
       b.atEnd(entry);
+      Layout layout = Layout.args();
+      Result result = rt.isVoid() ? null : Result.knob();
       List<Value> slots = new ArrayList<>();
       for (int i = 0; i < scalar.paramCount(); i++) {
         Value p = packet.param(i);
         p.setName(scalar.param(i).name());
-        if (kinds.get(i) instanceof ParamKind.Varying) {
+        if (kinds.get(i) instanceof ParamKind.Varying && layout == Layout.MEMORY_ARGS) {
           Value slot = b.alloca(p.type(), p.name() + ".lanes");
-          b.store(p, slot);
+          // (element-aligned: a vector-aligned slot makes the function realign its stack frame)
+          slot.setAlignment(elementAlign(module, scalar.param(i).type()));
+          b.store(p, slot, elementAlign(module, scalar.param(i).type()));
           slots.add(slot);
         } else {
           slots.add(null);
         }
       }
+      Value results = null;
+      if (result == Result.MEMORY) {
+        results = b.alloca(rt.vectorOf(w), "result.lanes");
+        results.setAlignment(elementAlign(module, rt));
+      }
+      // <1, 2, ..., W-1, W>: a packet's lanes moved down by one, the top lane taken from the second operand's lane 0
+      List<Value> down = new ArrayList<>();
+      for (int j = 1; j <= w; j++) down.add(b.i32(j));
+      Value shiftIn = b.constVector(down);
+      down.set(w - 1, b.poison(ctx.i32()));
+      Value shiftDown = b.constVector(down);
+      // masked: the mask's bits as an integer, lane k's bit tested in the loop
+      boolean masked = packet.paramCount() == scalar.paramCount() + 1;
+      Value maskBits = null;
+      if (masked) {
+        Value m = packet.param(scalar.paramCount());
+        m.setName("mask");
+        maskBits = b.cast(Opcode.ZEXT, b.cast(Opcode.BITCAST, m, ctx.intType(w), "mask.bits"), i64, "");
+      }
       b.br(loop);
       b.atEnd(loop);
       Value k = b.phi(i64, "lane");
-      // (the result packet in a register, lane k inserted at the variable index: a broadcast, a compare and a
-      // blend per lane; stored lane by lane and loaded as a vector it failed store forwarding once per call)
-      Value acc = rt.isVoid() ? null : b.phi(rt.vectorOf(w), "result.lanes");
+      // Arguments: the stack slot (stored once, lane k loaded) is a store-forwarding stall per call on CPUs that do
+      // not forward a vector store to narrower loads at an offset (znver4: 2.32 against 1.72 ns per lane in a C model
+      // of stencil's loop); rotating the packet costs one shuffle per lane and argument and no memory.
+      // Results: inserted at a variable index, a broadcast, a compare and a blend per lane; stored to a stack array,
+      // one store per lane and a reload whose forwarding fails once per call; shifted in, one shuffle per lane.
+      // (the phis first: the packets carried through the loop)
+      List<Value> carried = new ArrayList<>();
+      for (int i = 0; i < scalar.paramCount(); i++) {
+        boolean rotated = kinds.get(i) instanceof ParamKind.Varying && slots.get(i) == null;
+        carried.add(rotated ? b.phi(packet.param(i).type(), packet.param(i).name() + ".rest") : null);
+      }
+      Value acc = result == Result.SHIFT || result == Result.INSERT ? b.phi(rt.vectorOf(w), "result.lanes") : null;
       List<Value> args = new ArrayList<>();
       for (int i = 0; i < scalar.paramCount(); i++) {
         Value p = packet.param(i);
         Value s = slots.get(i);
-        args.add(s == null ? p : b.load(scalar.param(i).type(), b.gep(p.type(), s, List.of(b.i64(0), k), true, ""), ""));
+        Value rot = carried.get(i);
+        if (rot != null) args.add(b.extractElement(rot, 0, p.name() + ".lane"));
+        else if (s != null) args.add(b.load(scalar.param(i).type(), b.gep(p.type(), s, List.of(b.i64(0), k), true, ""), ""));
+        else args.add(p);
       }
-      Value r = b.call(copy, args, "");
-      Value accNext = acc == null ? null : b.insertElement(acc, r, k, "result.lane");
+      List<Value> rotNext = new ArrayList<>();
+      for (int i = 0; i < scalar.paramCount(); i++) {
+        Value rot = carried.get(i);
+        rotNext.add(rot == null ? null : b.shuffle(rot, b.poison(rot.type()), shiftDown, packet.param(i).name() + ".next"));
+      }
+      Value r;
+      if (maskBits == null) {
+        r = b.call(copy, args, "");
+      } else {
+        // masked: an inactive lane does not run the scalar code (its result lane is zero)
+        Block run = packet.appendBlock("lane.active");
+        Block latchBlock = packet.appendBlock("lane.next");
+        Value bit = b.cast(Opcode.TRUNC, b.binop(Opcode.LSHR, maskBits, k, ""), ctx.i1(), "lane.on");
+        b.condBr(bit, run, latchBlock);
+        Block header = b.currentBlock();
+        b.atEnd(run);
+        Value called = b.call(copy, args, "");
+        b.br(latchBlock);
+        Block ran = b.currentBlock();
+        b.atEnd(latchBlock);
+        if (rt.isVoid()) {
+          r = null;
+        } else {
+          r = b.phi(rt, "lane.result");
+          r.addIncoming(called, ran);
+          r.addIncoming(b.constNull(rt), header);
+        }
+      }
+      Value accNext = null;
+      if (result == Result.INSERT) {
+        accNext = b.insertElement(acc, r, k, "result.lane");
+      } else if (result == Result.SHIFT) {
+        accNext = b.shuffle(acc, b.insertElement(b.poison(rt.vectorOf(w)), r, 0, ""), shiftIn, "result.lane");
+      } else if (result == Result.MEMORY) {
+        b.store(r, b.gep(rt.vectorOf(w), results, List.of(b.i64(0), k), true, ""), elementAlign(module, rt));
+      }
       Value next = b.add(k, b.i64(1), "");
       b.condBr(b.icmpNe(next, b.i64(w), ""), loop, done);
       Block latch = b.currentBlock();
       k.addIncoming(b.i64(0), entry);
       k.addIncoming(next, latch);
+      for (int i = 0; i < scalar.paramCount(); i++) {
+        Value rot = carried.get(i);
+        if (rot == null) continue;
+        rot.addIncoming(packet.param(i), entry);
+        rot.addIncoming(rotNext.get(i), latch);
+      }
       if (acc != null) {
         acc.addIncoming(b.poison(rt.vectorOf(w)), entry);
         acc.addIncoming(accNext, latch);
       }
       b.atEnd(done);
-      if (acc == null) b.retVoid();
-      else b.ret(accNext);
+      if (rt.isVoid()) {
+        b.retVoid();
+      } else if (result == Result.MEMORY) {
+        Value all = b.load(rt.vectorOf(w), results, "result");
+        all.setAlignment(elementAlign(module, rt));
+        b.ret(all);
+      } else {
+        b.ret(accNext);
+      }
     }
     // the copy's body in the loop (a call would cost a call's spills and vzeroupper per lane)
     String name = copy.name();

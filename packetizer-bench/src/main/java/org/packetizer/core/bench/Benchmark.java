@@ -34,7 +34,7 @@ public final class Benchmark {
       "packetizer.allActiveLaneLoads", "packetizer.libmLanes", "packetizer.fmodPow2",
       "packetizer.mathHelpers", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups", "packetizer.permuteLookups", "packetizer.permuteLookupEntries",
       "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.byteWindows.laneOrder", "packetizer.ffm", "packetizer.ffm.after",
-      "packetizer.splitLatchExits", "packetizer.loopAlign", "packetizer.optimize", "packetizer.sizeScalarLanes", "packetizer.sizeBudget", "packetizer.exitConstants",
+      "packetizer.splitLatchExits", "packetizer.loopAlign", "packetizer.optimize", "packetizer.sizeScalarLanes", "packetizer.sizeBudget", "packetizer.sizeLanesResult", "packetizer.sizeLanesArgs", "packetizer.sizeLanesLocals", "packetizer.sizeLanesMasked", "packetizer.exitConstants",
       "packetizer.refill.avx2Ic", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",

@@ -153,7 +153,8 @@ public record PacketizerOptions(
    * machine instructions each) become one loop over the lanes calling the scalar libm function
    * (bit-identical too, and code that does not grow with W), a sine and a cosine of one argument
    * included; loads from one varying pointer get no dynamic variants; and a packet function still more
-   * than 2.5 times the scalar function's machine code, if the function only reads memory, becomes a loop
+   * than 2.5 times the scalar function's machine code, if the function writes at most its own local
+   * variables (masked or not), becomes a loop
    * over the lanes running the scalar code ({@code ScalarLanes}). The measured speed cost is in
    * docs/performance.md ("code growth: a size mode", "the size mode's last resort").
    * The default is SPEED, or SIZE when the system property {@code packetizer.optimize} is {@code size}

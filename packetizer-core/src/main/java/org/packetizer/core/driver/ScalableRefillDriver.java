@@ -22,17 +22,17 @@ import org.packetizer.core.ir.TargetArch;
 /**
  * The refill driver of scalable packets ({@code --scalable --array-driver --refill}, issue 17; docs/drivers.md
  * "Scalable packets"): the lane refill of {@link RefillDriver} for L = vscale × W lanes, L known only at run
- * time, on AArch64 SVE. The scalar function is split as for the fixed-length driver ({@link RefillSplit}), and
+ * time, on AArch64 SVE and RISC-V V. The scalar function is split as for the fixed-length driver ({@link RefillSplit}), and
  * {@code pre} and {@code iter} are made scalable packet functions ({@code <vscale x W x T>} values,
  * a {@code <vscale x W x i1>} predicate). The driver is written as IR text like {@link ArrayDriver#buildScalable}:
  *
  * <pre>
  * round:
  *   lanes done: masked scatter of their results to out[idx] (SVE st1w/st1d with vector offsets)
- *   c = cntp(active) (the lanes in the loop); while input remains and c &lt; L:
+ *   c = cntp(active) (RVV: vcpop; the lanes in the loop); while input remains and c &lt; L:
  *     the state and the element indices compacted by SVE compact (the lanes in the loop move to the front,
  *       in order); 64-bit values at W = 4 (two registers) as two compacts of their halves joined by two
- *       SVE splices at the first half's count
+ *       SVE splices at the first half's count; RVV: one vcompress per value over its register group
  *     take = whilelo(0, c + taken) &amp; ~whilelo(0, c), taken = min(L - c, n - next)
  *     inputs: one masked contiguous load per array at &amp;a[next - c] under take (lanes c.. get next, next+1, ...)
  *     pre on take; its lanes enter the loop or are done
@@ -40,16 +40,46 @@ import org.packetizer.core.ir.TargetArch;
  *     L read from vscale), or until half the lanes are free ({@code --refill-batch}, or block scale 0)
  * </pre>
  *
- * One set of lanes (no interleaving). Supported: W = 2 and 4 (an element index is 64 bits: at W = 4 two
- * registers, at W = 8 four, which the compaction does not join); other widths and non-SVE targets are refused
+ * One set of lanes (no interleaving). Supported: on SVE W = 2 and 4 (an element index is 64 bits: at W = 4 two
+ * registers, at W = 8 four, which the compaction does not join), on RVV W = 2, 4 and 8 (LMUL = W for the index);
+ * the target pieces are {@link Isa}'s; other widths and other targets are refused
  * ({@code CONFLICTING_OPTIONS}); a function the split cannot cut, or whose state is not integers, floats,
  * doubles or pointers, gets the plain scalable driver with a remark.
  */
 public final class ScalableRefillDriver {
   private ScalableRefillDriver() {}
 
-  /** The widths the scalable refill driver is built for. */
+  /** The widths the scalable refill driver is built for on SVE. */
   public static final List<Integer> WIDTHS = List.of(2, 4);
+
+  /**
+   * The widths it is built for on RISC-V V: a 64-bit element index of W lanes is a register group of LMUL = W
+   * (vscale = VLEN / 64), and RVV groups at most 8 registers.
+   */
+  public static final List<Integer> RVV_WIDTHS = List.of(2, 4, 8);
+
+  /**
+   * The target's compaction pieces; everything else in the driver (rounds, take mask, loads, scatter, blocks) is
+   * target-independent IR. SVE: {@code cntp}, {@code compact} on 32/64-bit lanes (a 64-bit value at W = 4 as two
+   * compacts joined by splices); RVV: {@code vcpop} and one {@code vcompress} per value at its own width (a
+   * register group compacts as one, so no splice).
+   */
+  enum Isa {
+    SVE("SVE compact", "cntp", "whilelo"),
+    RVV("RVV vcompress", "vcpop", "a mask (vle under v0.t)");
+
+    final String compact;
+    final String count;
+    final String loadMask;
+
+    Isa(String compact, String count, String loadMask) {
+      this.compact = compact;
+      this.count = count;
+      this.loadMask = loadMask;
+    }
+
+    static Isa of(LlvmModule module) { return TargetArch.of(module.targetTriple()) == TargetArch.RISCV64 ? RVV : SVE; }
+  }
 
   /**
    * Builds the scalable refill driver for {@code result} (the scalable packet function {@code scalableName} is
@@ -110,7 +140,8 @@ public final class ScalableRefillDriver {
     boolean blocks = options.refillBatch() == 0 && RefillDriver.BLOCK_SCALE > 0;
     // the batch rule: iterate until this many of every W lanes are free (times vscale)
     int minFree = RefillDriver.minFree(w, options);
-    String text = new Text(module, scalar, name, kinds, split, pre, iter, w, whyMasked.isEmpty(), blocks, minFree).emit();
+    Isa isa = Isa.of(module);
+    String text = new Text(module, scalar, name, kinds, split, pre, iter, w, whyMasked.isEmpty(), blocks, minFree, isa).emit();
     ArrayDriver.linkDriverText(module, scalar, name, text, "scalable-refill-driver:" + name,
         ArrayDriver.cNames(scalar, !scalar.returnType().isVoid()));
     Function driver = module.function(name).orElseThrow();
@@ -145,10 +176,10 @@ public final class ScalableRefillDriver {
         + (blocks ? "a refill round every k iterations, k = ⌊√(" + RefillDriver.BLOCK_SCALE + "·T)⌋ (1 to " + RefillDriver.MAX_BLOCK
             + "), T the measured iterations per element, adapted at every round; "
             : "a refill round when " + minFree + " of every " + w + " lanes are free; ")
-        + "free lanes take the next elements by compaction: the lanes still in the loop move to the front (SVE compact"
-        + (w == 4 ? "; 64-bit values as two compacts joined by SVE splice" : "") + ", the count by cntp), the next elements"
-        + " follow them by one masked contiguous load per array at &a[next - in loop] under whilelo, finished ones scatter"
-        + " their results; one set of lanes (no interleaving); "
+        + "free lanes take the next elements by compaction: the lanes still in the loop move to the front (" + isa.compact
+        + (isa == Isa.SVE && w == 4 ? "; 64-bit values as two compacts joined by SVE splice" : "") + ", the count by "
+        + isa.count + "), the next elements follow them by one masked contiguous load per array at &a[next - in loop] under "
+        + isa.loadMask + ", finished ones scatter their results; one set of lanes (no interleaving); "
         + whyMasked.map(y -> "iterations masked (" + y + ")")
             .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)"));
     options.remarks().accept(note);
@@ -217,9 +248,21 @@ public final class ScalableRefillDriver {
   /** Refuses what the scalable refill driver is not built for (the options, not the function). */
   private static void requireSupported(LlvmModule module, Function scalar, int w, PacketizerOptions options, String fn) {
     String why = null;
-    if (TargetArch.of(module.targetTriple()) != TargetArch.AARCH64) {
-      why = "the module's target is " + module.targetTriple() + "; it is built for AArch64 with SVE only (its rounds use SVE"
-          + " compact, splice and cntp; RISC-V V has vcompress, not used yet): drop --refill for the plain scalable driver";
+    TargetArch arch = TargetArch.of(module.targetTriple());
+    if (arch == TargetArch.RISCV64) {
+      String features = scalar.stringAttribute("target-features").orElse(options.targetFeatures().orElse(""));
+      boolean v = false;
+      for (String f : features.split(",")) v |= f.strip().equals("+v") || f.strip().startsWith("+zve64");
+      if (!v) {
+        why = "@" + fn + " is not compiled with +v (target-features \"" + features + "\"; add --target-features +v)";
+      } else if (!RVV_WIDTHS.contains(w)) {
+        why = "on RISC-V V it is built for widths 2, 4 and 8 (-w " + w + " given): an element index is 64 bits, a register"
+            + " group of LMUL = W, and RVV groups at most 8 registers; use -w 8 or less, or give the vector length"
+            + " (--vector-bits N without --scalable: the fixed-length refill driver), or drop --refill";
+      }
+    } else if (arch != TargetArch.AARCH64) {
+      why = "the module's target is " + module.targetTriple() + "; it is built for AArch64 with SVE (compact, splice, cntp)"
+          + " and RISC-V V (vcompress, vcpop) only: drop --refill for the plain scalable driver";
     } else {
       String features = scalar.stringAttribute("target-features").orElse(options.targetFeatures().orElse(""));
       boolean sve = false;
@@ -261,6 +304,7 @@ public final class ScalableRefillDriver {
     private final boolean unmasked;
     private final boolean blocks;
     private final int minFree;
+    private final Isa isa;
     private final Map<String, String> decls = new LinkedHashMap<>();
     private final StringBuilder sb = new StringBuilder();
     private int tmp;
@@ -269,7 +313,7 @@ public final class ScalableRefillDriver {
     private final String trueM;
 
     Text(LlvmModule module, Function scalar, String name, List<ParamKind> kinds, RefillSplit.Split split, Function pre,
-        Function iter, int w, boolean unmasked, boolean blocks, int minFree) {
+        Function iter, int w, boolean unmasked, boolean blocks, int minFree, Isa isa) {
       this.module = module;
       this.scalar = scalar;
       this.name = name;
@@ -281,6 +325,7 @@ public final class ScalableRefillDriver {
       this.unmasked = unmasked;
       this.blocks = blocks;
       this.minFree = minFree;
+      this.isa = isa;
       this.mT = nx("i1");
       this.idxT = nx("i64");
       this.trueM = "splat (i1 true)";
@@ -375,9 +420,48 @@ public final class ScalableRefillDriver {
 
     /**
      * The lanes {@code active} of {@code v} (type {@code t}, a {@code <vscale x W x E>}) moved to the front in lane
-     * order (SVE compact; the other lanes: zero or anything).
+     * order (SVE compact, RVV vcompress; the other lanes: zero or anything).
      */
     private String compact(String v, Type t, String active) {
+      return isa == Isa.RVV ? vcompress(v, t, active) : sveCompact(v, t, active);
+    }
+
+    /** {@code r} = the number of lanes of mask {@code m} (SVE cntp, RVV vcpop over the whole register group). */
+    private void count(String r, String m) {
+      if (isa == Isa.RVV) {
+        // VL = -1: VLMAX, the whole mask (vsetvli zero)
+        line(r + " = call i64 @llvm.riscv.vcpop.nxv" + w + "i1.i64(" + mT + " " + m + ", i64 -1)");
+        decls.putIfAbsent("vcpop", "declare i64 @llvm.riscv.vcpop.nxv" + w + "i1.i64(" + mT + ", i64)");
+      } else {
+        line(r + " = call i64 @llvm.aarch64.sve.cntp.nxv" + w + "i1(" + mT + " splat (i1 true), " + mT + " " + m + ")");
+        decls.putIfAbsent("cntp", "declare i64 @llvm.aarch64.sve.cntp.nxv" + w + "i1(" + mT + ", " + mT + ")");
+      }
+    }
+
+    /**
+     * RVV: one {@code vcompress.vm} per value at its own element width ({@code llvm.experimental.vector.compress},
+     * which LLVM 20's RISC-V back end selects as vcompress over the register group); pointers as 64-bit integers,
+     * {@code i1} state as bytes (vcompress moves elements, not mask bits).
+     */
+    private String vcompress(String v, Type t, String active) {
+      Type e = elem(t);
+      String x = v;
+      String ct = t.toString();
+      if (e.isPointer() || e.isInteger(1)) {
+        ct = nx(e.isPointer() ? "i64" : "i8");
+        x = t();
+        line(x + " = " + (e.isPointer() ? "ptrtoint " : "zext ") + t + " " + v + " to " + ct);
+      }
+      String suffix = "nxv" + w + (e.isPointer() ? "i64" : e.isInteger(1) ? "i8" : typeName(e));
+      String c = call(ct, "llvm.experimental.vector.compress." + suffix, ct, x, mT, active, ct, "poison");
+      if (ct.equals(t.toString())) return c;
+      String r = t();
+      line(r + " = " + (e.isPointer() ? "inttoptr " : "trunc ") + ct + " " + c + " to " + t);
+      return r;
+    }
+
+    /** SVE compact on 32- or 64-bit lanes (see {@link #compact}). */
+    private String sveCompact(String v, Type t, String active) {
       Type e = elem(t);
       int bits = e.isFloat() ? 32 : e.isDouble() || e.isPointer() ? 64 : e.intWidth();
       int unit = bits <= 32 && w == 4 ? 32 : 64;
@@ -499,8 +583,7 @@ public final class ScalableRefillDriver {
       line("br label %refill.check");
 
       label("refill.check");
-      line("%in.loop = call i64 @llvm.aarch64.sve.cntp.nxv" + w + "i1(" + mT + " splat (i1 true), " + mT + " %active)");
-      decls.putIfAbsent("cntp", "declare i64 @llvm.aarch64.sve.cntp.nxv" + w + "i1(" + mT + ", " + mT + ")");
+      count("%in.loop", "%active");
       line("%has.free = icmp ult i64 %in.loop, %lanes");
       line("%input.left = icmp ult i64 %next, %n");
       line("%can.refill = and i1 %has.free, %input.left");
@@ -651,7 +734,7 @@ public final class ScalableRefillDriver {
         line("%in.block = or i1 %in.count, %drain");
         line("%keep = and i1 " + still + ", %in.block");
       } else {
-        line("%busy = call i64 @llvm.aarch64.sve.cntp.nxv" + w + "i1(" + mT + " splat (i1 true), " + mT + " %active.next)");
+        count("%busy", "%active.next");
         line("%keep = icmp ult i64 %threshold, %busy");
       }
       line("br i1 %keep, label %iterate, label %iterate.exit");

@@ -33,7 +33,8 @@ import org.packetizer.core.toolchain.ProcessResult;
  * {@code -O2}, and the bundled escape-time kernels (mandelbrot, julia, the sphere tracer) made AArch64
  * modules, get refill drivers at W = 4, 8, 16 (NEON: no gathers, no scatters, no compress: elements
  * move one by one through stack buffers) and at W = 16 for SVE used at 512 bits (compaction by SVE
- * {@code compact}, checked in the disassembly); emitted by LLVM's
+ * {@code compact}, checked in the disassembly); and on RISC-V V of a known length (VLEN 256,
+ * {@code -mrvv-vector-bits=256}) at W = 8 and 16 (scalar moves too), run under qemu-riscv64; emitted by LLVM's
  * AArch64 back end and linked with {@code driver/refill_caller.c} — its own translation unit, only the
  * generated header — compiled by the bundled clang and by Debian's {@code aarch64-linux-gnu-gcc}. Every
  * element of every n from 0 to 3W+1 compared with the scalar function, random and coherent inputs,
@@ -44,15 +45,18 @@ class AArch64RefillDriverCallerTest {
   @TempDir Path dir;
 
   static Stream<Arguments> cases() {
-    return Stream.of(Arguments.of("neon", 4), Arguments.of("neon", 8), Arguments.of("neon", 16), Arguments.of("sve512", 16));
+    return Stream.of(Arguments.of("neon", 4), Arguments.of("neon", 8), Arguments.of("neon", 16), Arguments.of("sve512", 16),
+        Arguments.of("rvv256", 8), Arguments.of("rvv256", 16));
   }
 
   @ParameterizedTest(name = "{0} W={1}")
   @MethodSource("cases")
   void refillDriversMatchTheScalarFunctionUnderQemu(String targetName, int w) throws Exception {
-    CrossTarget t = targetName.equals("neon") ? CrossTarget.neon() : CrossTarget.sve(512);
+    CrossTarget t = targetName.equals("neon") ? CrossTarget.neon() : targetName.equals("rvv256") ? CrossTarget.rvv(256)
+        : CrossTarget.sve(512);
+    boolean rvv = targetName.startsWith("rvv");
     t.missing().ifPresent(m -> {
-      String msg = "SKIPPED LOUDLY: cannot run AArch64 code here, missing " + m + " (bin/install-test-deps.sh installs it)";
+      String msg = "SKIPPED LOUDLY: cannot run " + t.name() + " code here, missing " + m + " (bin/install-test-deps.sh installs it)";
       System.err.println(msg);
       Assumptions.abort(msg);
     });
@@ -60,14 +64,15 @@ class AArch64RefillDriverCallerTest {
     Files.writeString(dir.resolve("refill_kernels.c"), ArrayDriverCallerTest.resource("refill_kernels.c"));
     List<String> flags = new ArrayList<>(t.clangTarget());
     flags.addAll(List.of("-O2", "-fno-math-errno"));
-    if (t.spec().vectorBits() > 0) flags.add("-msve-vector-bits=" + t.spec().vectorBits());
+    if (t.spec().vectorBits() > 0) flags.add((rvv ? "-mrvv-vector-bits=" : "-msve-vector-bits=") + t.spec().vectorBits());
+    if (rvv) flags.set(flags.indexOf("-march=rv64gc"), "-march=rv64gcv");
     if (t.spec().features().contains("+sve")) flags.set(flags.indexOf("-march=armv8-a"), "-march=armv8-a+sve");
     clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("kernels.bc"), flags);
     List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
     List<String> objects = new ArrayList<>();
     try (TargetMachine tm = t.spec().targetMachine()) {
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
-        assertTrue(m.targetTriple().startsWith("aarch64"), m.targetTriple());
+        assertTrue(m.targetTriple().startsWith(rvv ? "riscv64" : "aarch64"), m.targetTriple());
         for (String[] k : RefillKernels.C) {
           List<String> remarks = new ArrayList<>();
           PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true)

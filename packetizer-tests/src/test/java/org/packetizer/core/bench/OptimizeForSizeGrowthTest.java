@@ -96,7 +96,7 @@ class OptimizeForSizeGrowthTest {
     for (String wc : List.of("4:x86-64-v2", "8:haswell", "16:znver4")) {
       int w = Integer.parseInt(wc.split(":")[0]);
       String cpu = wc.split(":")[1];
-      for (String fn : List.of("grid9", "fnv_bytes")) {
+      for (String fn : List.of("grid9", "fnv_bytes", "byte_classes")) {
         int[] size = counts("size_lanes.c", fn, "uvv", w, cpu, PacketizerOptions.Optimize.SIZE);
         int[] speed = counts("size_lanes.c", fn, "uvv", w, cpu, PacketizerOptions.Optimize.SPEED);
         String what = wc + " " + fn + ": " + size[1] + " machine instructions optimized for size, " + speed[1] + " for speed, vs "
