@@ -214,6 +214,33 @@ int main(void) {
   expect(auto_state[TRIALS] == 1 && auto_state[PCYC] < (1LL << 36) && (auto_state[POS] >> 8) == 1024 && auto_state[SPREAD] == 0,
          "restart drops the history: the sums hold the restart alone, the spread the prior");
 
+  /* the deviation: one trial from a fresh state gives its cycles (P0, R0); then a history of one trial with refill 3/2
+     times dearer than that (within the factor 2 that makes a trial disturbed) and the spread 1/8; the next trial on the
+     same elements adds (p, r) to 7/8 of the sums, read back from them, and the spread must become
+     3/4 * 1/8 + 1/4 * min(1, |r*P - R*p| / P^2). A trial the host disturbed anyway (restart bit) is retried */
+  {
+    int measured = 0;
+    for (int attempt = 0; attempt < 5 && !measured; attempt++) {
+      memset(auto_state, 0, sizeof auto_state);
+      run("deviation: first trial", T, 0, T);
+      long long hp = auto_state[PCYC], hr = auto_state[RCYC] + auto_state[RCYC] / 2;
+      memset(auto_state, 0, sizeof auto_state);
+      auto_state[POS] = 1024LL << 8; auto_state[PCYC] = hp; auto_state[RCYC] = hr; auto_state[SPREAD] = SPREAD_ZERO + (1LL << 13);
+      run("deviation: trial on a history", T, 0, T);
+      if (auto_state[TRIALS] != 1) continue;
+      measured = 1;
+      long long pt = auto_state[PCYC] - (hp - (hp >> 3)), rt = auto_state[RCYC] - (hr - (hr >> 3));
+      double dev = (double)rt * (double)hp - (double)hr * (double)pt;
+      double d = (dev < 0 ? -dev : dev) / ((double)hp * (double)hp);
+      if (d > 1) d = 1;
+      double want = (0.125 * 0.75 + d * 0.25) * 65536.0;
+      double got = (double)(auto_state[SPREAD] - SPREAD_ZERO);
+      expect(d > 0.01 && got > want - 2 && got < want + 2 && (auto_state[POS] >> 8) == 2048 - 128,
+             "deviation: the spread moved by a quarter of the trial's deviation from the history (kept 7/8)");
+    }
+    expect(measured, "deviation: a trial undisturbed in 5 attempts");
+  }
+
 #endif
 
   printf("W=%d E=%d: %d driver calls checked, %d differences\n", W, E, calls, bad);
