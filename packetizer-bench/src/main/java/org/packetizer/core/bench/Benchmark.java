@@ -38,7 +38,8 @@ public final class Benchmark {
       "packetizer.refill.avx2Ic", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
       "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
-      "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills");
+      "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
+      "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit");
 
   private Benchmark() {}
 
