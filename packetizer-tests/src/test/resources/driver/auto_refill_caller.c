@@ -17,8 +17,10 @@
 #include "drivers.h"
 
 int mandelbrot(float x0, float y0, int maxIter);
-extern long long auto_state[8] __asm__("mandelbrot_auto.state");
-enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED };
+extern long long auto_state[9] __asm__("mandelbrot_auto.state");
+enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED, SPREAD };
+/* the spread field holds the spread less the prior 1/4, in units of 2^-16: 0 is the prior, SPREAD_ZERO the spread 0 */
+#define SPREAD_ZERO (-(1LL << 14))
 
 #define G 64
 static int bad, calls;
@@ -77,8 +79,9 @@ static void run(const char *what, size_t n, size_t coherent, size_t per) {
 static void expect(int ok, const char *what) {
   if (!ok) {
     bad++;
-    printf("%s: state {pos %lld, left %lld, level %lld, refill %lld, trials %lld, saved %lld}\n", what, auto_state[POS],
-           auto_state[LEFT], auto_state[LEVEL], auto_state[CHOICE], auto_state[TRIALS], auto_state[SAVED]);
+    printf("%s: state {pos %lld, left %lld, level %lld, refill %lld, plain cycles %lld, refill cycles %lld, trials %lld, saved %lld,"
+           " spread %lld}\n", what, auto_state[POS], auto_state[LEFT], auto_state[LEVEL], auto_state[CHOICE], auto_state[PCYC],
+           auto_state[RCYC], auto_state[TRIALS], auto_state[SAVED], auto_state[SPREAD]);
   }
 }
 
@@ -167,6 +170,7 @@ int main(void) {
       memset(auto_state, 0, sizeof auto_state);
       if (k == 0 || k == 6) auto_state[LEVEL] = 3;
       auto_state[CHOICE] = band[k].choice; auto_state[RCYC] = band[k].rcyc; auto_state[PCYC] = band[k].pcyc;
+      auto_state[SPREAD] = SPREAD_ZERO; /* the margin the fixed 1/32 */
       run(band[k].what, T, 0, T);
       if (band[k].trials == 2) {
         /* beyond the margin: the switch waits for a second trial to agree (pending: POS bit 2), at level 0 too; the next
@@ -179,6 +183,62 @@ int main(void) {
         expect(auto_state[TRIALS] == 1 && auto_state[CHOICE] == band[k].want, band[k].what);
       }
     }
+  }
+
+  /* the margin follows the trials' spread: no earlier trials' weight, so the margin is the spread S itself (2·S / (1 + one
+     trial)); sums preset to 2^50 as above. The prior 1/4 of a fresh state: refill 1/16 cheaper is close (plain at once,
+     also from refill), refill 1/2 cheaper a switch (pending); a spread of 1/8: refill 1/16 cheaper close, 1/4 cheaper kept */
+  {
+    static const struct { long long spread, choice, rcyc, want, pending; const char *what; } sp[] = {
+        {0, 1, (1LL << 50) - (1LL << 46), 0, 0, "spread 1/4 (fresh): refill in use, refill cheaper by 1/16: close, plain"},
+        {0, 0, 1LL << 49, 0, 4, "spread 1/4 (fresh): plain in use, refill cheaper by 1/2: switch pending"},
+        {SPREAD_ZERO + (1LL << 13), 0, (1LL << 50) - (1LL << 46), 0, 0, "spread 1/8: plain in use, refill cheaper by 1/16: close"},
+        {SPREAD_ZERO + (1LL << 13), 1, (1LL << 50) - (1LL << 48), 1, 0, "spread 1/8: refill in use, refill cheaper by 1/4: kept"}};
+    for (int k = 0; k < 4; k++) {
+      memset(auto_state, 0, sizeof auto_state);
+      auto_state[SPREAD] = sp[k].spread; auto_state[CHOICE] = sp[k].choice; auto_state[RCYC] = sp[k].rcyc; auto_state[PCYC] = 1LL << 50;
+      run(sp[k].what, T, 0, T);
+      expect(auto_state[TRIALS] == 1 && auto_state[CHOICE] == sp[k].want && (auto_state[POS] & 4) == sp[k].pending
+             && auto_state[SPREAD] == sp[k].spread, sp[k].what);
+    }
+  }
+
+  /* a restarted trial starts the history over: sums with refill 2^20 times cheaper (plain 2^40 cycles) and one trial's
+     weight make the first trial disturbed; the restart, decided, leaves the sums holding its own cycles alone (not 3/4 of
+     2^40), one trial's weight and the spread at the prior */
+  memset(auto_state, 0, sizeof auto_state);
+  auto_state[POS] = 1024LL << 8; auto_state[PCYC] = 1LL << 40; auto_state[RCYC] = 1LL << 20; auto_state[SPREAD] = SPREAD_ZERO;
+  run("restart drops the history", T, 0, T);
+  expect(auto_state[TRIALS] == 0 && (auto_state[POS] & 15) == 8, "restart drops the history: started again");
+  run("restart drops the history, restarted", T, 0, T);
+  expect(auto_state[TRIALS] == 1 && auto_state[PCYC] < (1LL << 36) && (auto_state[POS] >> 8) == 1024 && auto_state[SPREAD] == 0,
+         "restart drops the history: the sums hold the restart alone, the spread the prior");
+
+  /* the deviation: one trial from a fresh state gives its cycles (P0, R0); then a history of one trial with refill 3/2
+     times dearer than that (within the factor 2 that makes a trial disturbed) and the spread 1/8; the next trial on the
+     same elements adds (p, r) to 7/8 of the sums, read back from them, and the spread must become
+     3/4 * 1/8 + 1/4 * min(1, |r*P - R*p| / P^2). A trial the host disturbed anyway (restart bit) is retried */
+  {
+    int measured = 0;
+    for (int attempt = 0; attempt < 5 && !measured; attempt++) {
+      memset(auto_state, 0, sizeof auto_state);
+      run("deviation: first trial", T, 0, T);
+      long long hp = auto_state[PCYC], hr = auto_state[RCYC] + auto_state[RCYC] / 2;
+      memset(auto_state, 0, sizeof auto_state);
+      auto_state[POS] = 1024LL << 8; auto_state[PCYC] = hp; auto_state[RCYC] = hr; auto_state[SPREAD] = SPREAD_ZERO + (1LL << 13);
+      run("deviation: trial on a history", T, 0, T);
+      if (auto_state[TRIALS] != 1) continue;
+      measured = 1;
+      long long pt = auto_state[PCYC] - (hp - (hp >> 3)), rt = auto_state[RCYC] - (hr - (hr >> 3));
+      double dev = (double)rt * (double)hp - (double)hr * (double)pt;
+      double d = (dev < 0 ? -dev : dev) / ((double)hp * (double)hp);
+      if (d > 1) d = 1;
+      double want = (0.125 * 0.75 + d * 0.25) * 65536.0;
+      double got = (double)(auto_state[SPREAD] - SPREAD_ZERO);
+      expect(d > 0.01 && got > want - 2 && got < want + 2 && (auto_state[POS] >> 8) == 2048 - 128,
+             "deviation: the spread moved by a quarter of the trial's deviation from the history (kept 7/8)");
+    }
+    expect(measured, "deviation: a trial undisturbed in 5 attempts");
   }
 
 #endif

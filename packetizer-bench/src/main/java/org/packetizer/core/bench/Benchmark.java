@@ -37,6 +37,7 @@ public final class Benchmark {
       "packetizer.splitLatchExits", "packetizer.loopAlign", "packetizer.optimize", "packetizer.sizeScalarLanes", "packetizer.sizeBudget", "packetizer.sizeLanesResult", "packetizer.sizeLanesArgs", "packetizer.sizeLanesLocals", "packetizer.sizeLanesMasked", "packetizer.exitConstants",
       "packetizer.refill.avx2Ic", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
+      "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
       "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions");
 

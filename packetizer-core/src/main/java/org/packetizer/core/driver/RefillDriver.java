@@ -428,7 +428,33 @@ public final class RefillDriver {
    * trials' weight in the decayed sums ({@link #WATCH_UNIT} per trial) for the watch.
    */
   public static final int STATE_POS = 0, STATE_LEFT = 1, STATE_LEVEL = 2, STATE_CHOICE = 3, STATE_PLAIN_CYCLES = 4,
-      STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_FIELDS = 8;
+      STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_SPREAD = 8, STATE_FIELDS = 9;
+  /**
+   * The spread of the paired trials ({@link #adaptiveSpread}), in {@link #STATE_SPREAD}: fixed point with
+   * {@link #SPREAD_ONE} for 1, stored less the prior {@link #SPREAD_PRIOR_SHIFT} (so that a state of zeros, the fresh one,
+   * holds the prior; a program that wants the spread 0 writes {@code -(SPREAD_ONE >> SPREAD_PRIOR_SHIFT)}).
+   */
+  public static final long SPREAD_ONE = 1L << 16;
+  /**
+   * The spread before any deviation was measured, and after a restarted trial dropped the history: 1/2^this (1/4: a single
+   * paired trial on an image in scan order read refill/plain 0.7-3.5 where the whole image gives 1.0, bin/bench-refill
+   * mandelbrot W16), so that one or two trials on one region of a coherent input do not decide a switch by a narrow margin.
+   */
+  public static final int SPREAD_PRIOR_SHIFT = 2;
+  /**
+   * The paired trials' memory when the spread decides ({@link #adaptiveSpread}): at the start of a trial the earlier trials'
+   * sums (and their weight) keep 1 - 1/2^this of themselves (7/8: about 15 trials' worth of regions of the input), instead
+   * of half per epoch since the last trial (at the back-off's level 5 that left the last trial alone).
+   */
+  public static final int SPREAD_MEMORY_SHIFT = 3;
+  /** The spread's own memory: it keeps 1 - 1/2^this of itself and takes 1/2^this of a trial's deviation (3/4, 1/4). */
+  public static final int SPREAD_AVERAGE_SHIFT = 2;
+
+  /** The sums' memory ({@code -Dpacketizer.refill.autoSpreadMemory}, 1 to 6), read when a driver is built; for measurement. */
+  static int spreadMemoryShift() {
+    return Math.max(1, Math.min(6, Integer.getInteger("packetizer.refill.autoSpreadMemory", SPREAD_MEMORY_SHIFT)));
+  }
+
   /** The suffix of the adaptive driver's state global ({@link #STATE_POS} …): {@code NAME.state}. */
   public static final String STATE_SUFFIX = ".state";
 
@@ -501,6 +527,20 @@ public final class RefillDriver {
   public static boolean adaptiveConfirm() { return !"false".equals(System.getProperty("packetizer.refill.autoConfirm")); }
 
   /**
+   * Whether the paired trials' margin follows their spread ({@code -Dpacketizer.refill.autoSpread=false}: the fixed 1/32 and
+   * the sums decayed by half per epoch since the last trial, the twelfth round's rule; for measurement), read when a driver
+   * is built; only with paired trials ({@link #pairedTrial}). The trials' sums keep 7/8 per trial
+   * ({@link #SPREAD_MEMORY_SHIFT}); each whole trial measures its deviation from them, |r - ρ·p| / p̄ (its refill cycles
+   * against the sums' ratio ρ times its plain cycles, over the plain cycles of an average trial in the sums: a trial on
+   * cheap elements counts little, as in the sums), at most 1, and the spread S keeps 3/4 of itself and takes 1/4 of that;
+   * the margin is max(1/32, 2·S / (1 + the trials' weight in the sums)), about one standard error of the sums' ratio. A
+   * restarted trial (the input changed, or the host took the core) starts the history over: the sums hold it alone and the
+   * spread is the prior ({@link #SPREAD_PRIOR_SHIFT}). On an image in scan order single trials scatter (refill/plain
+   * 0.7-3.5 on mandelbrot W16 where the image gives 1.0), so two trials on one region decided a switch by 1/32.
+   */
+  public static boolean adaptiveSpread() { return !"false".equals(System.getProperty("packetizer.refill.autoSpread")); }
+
+  /**
    * Whether the back-off driver of a function may time both bodies on the same elements: it writes no memory (LLVM's
    * {@code memory} attribute without a write: running it twice on an element changes nothing but the output, and the
    * second run writes into a scratch array on the driver's stack) and returns a value, on AVX-512 (compaction in
@@ -563,15 +603,19 @@ public final class RefillDriver {
           ? "a paired trial: " + adaptiveRefill() + "·W elements run by both bodies, the plain and the refill one, each timed"
               + " (the cycle counter; the same elements, so the input's changing work does not bias the choice: the function"
               + " writes no memory, and the second run's results go to a scratch array on the stack; which body runs first"
-              + " alternates; the earlier trials' sums count half per epoch since)"
+              + " alternates; " + (adaptiveSpread() ? "the earlier trials' sums keep " + ((1 << spreadMemoryShift()) - 1) + "/"
+                  + (1 << spreadMemoryShift()) + " per trial, and a restarted trial starts them over)" : "the earlier trials' sums count half per epoch since)")
           : "a trial of three timed chunks, " + adaptivePlain()
               + "·W elements with the plain body, " + adaptiveRefill() + "·W with the refill body, " + adaptivePlain() + "·W with the"
               + " plain body (the cycle counter; the refill chunk is compared with the two around it, so that work growing or"
               + " shrinking along the input does not bias the choice; the earlier trials' sums count half per epoch since)";
       return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; " + trial + ","
-          + " picks the body that took fewer cycles per element (" + (adaptivePreferPlain()
-              ? "the refill one only when it is cheaper by more than 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT) + "; when neither is"
-                  + " cheaper by that much, the plain one at once"
+          + " picks the body that took fewer cycles per element (" + (paired && adaptiveSpread() ? "the margin follows the trials'"
+              + " spread: each trial's deviation from the sums, |r - ρ·p| over an average trial's plain cycles, at most 1, kept"
+              + " as S (3/4 old, 1/4 new; 1/4 at the start), and the margin is max(1/32, 2·S / (1 + the trials in the sums)); "
+              : "") + (adaptivePreferPlain()
+              ? "the refill one only when it is cheaper by more than " + (paired && adaptiveSpread() ? "the margin" : "1/"
+                  + (1 << ADAPTIVE_HYSTERESIS_SHIFT)) + "; when neither is cheaper by that much, the plain one at once"
               : "the other one only when it is cheaper by more than 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT)) + "), which then runs"
           + " until the next trial in one call; exponential back-off: after a trial that keeps the body in use the next one"
           + " comes after twice as many epochs when it won by more than 1/" + (1 << ADAPTIVE_DECISIVE_SHIFT)
@@ -851,6 +895,8 @@ public final class RefillDriver {
     boolean watch = adaptiveWatch();
     boolean preferPlain = adaptivePreferPlain();
     boolean confirm = adaptiveConfirm();
+    // the margin tied to the paired trials' spread, and their sums with a memory of trials (adaptiveSpread)
+    boolean spread = paired && adaptiveSpread();
     Value state = module.i64State(driver.name() + STATE_SUFFIX, STATE_FIELDS, 64);
     try (IrBuilder b = new IrBuilder(ctx)) {
       Block entry = driver.appendBlock("entry");
@@ -881,6 +927,8 @@ public final class RefillDriver {
       Value rCyc0 = b.relaxed(b.load(i64, field[STATE_REFILL_CYCLES], 8, "state.refill.cycles"));
       Value trials0 = b.relaxed(b.load(i64, field[STATE_TRIALS], 8, "state.trials"));
       Value saved0 = b.min(b.relaxed(b.load(i64, field[STATE_SAVED_LEVEL], 8, "state.saved")), b.constInt(i64, maxLevel), true, "");
+      // (the spread less its prior, SPREAD_ONE for 1: a fresh state holds the prior)
+      Value spread0 = spread ? b.relaxed(b.load(i64, field[STATE_SPREAD], 8, "state.spread")) : null;
       b.br(loop);
 
       b.atEnd(loop);
@@ -896,6 +944,7 @@ public final class RefillDriver {
       Value saved = b.phi(i64, "backoff.saved");
       Value pending = b.phi(ctx.i1(), "switch.pending");
       Value restarted = b.phi(ctx.i1(), "trial.restarted");
+      Value spreadV = spread ? b.phi(i64, "trials.spread") : null;
       // positions 0, 1, 2: the timed chunks (plain, refill, plain); 3: the run of the chosen body until the next trial
       Value atRun = b.icmpEq(pos, b.constInt(i64, 3), "run");
       Value atRefill = b.icmpEq(pos, b.constInt(i64, 1), "measure.refill");
@@ -971,10 +1020,25 @@ public final class RefillDriver {
       // 2·plain : refill): a trial in the next epoch weighs as much as all earlier ones, one 4 epochs later 1/16
       Value trialStart = b.and(b.icmpEq(pos, zero, ""), fresh, "trial.start");
       Value decay = b.min(b.binop(Opcode.SHL, b.constInt(i64, 1), level, ""), b.constInt(i64, 63), true, "decay");
-      Value pBase = b.select(trialStart, b.binop(Opcode.LSHR, pCyc, decay, ""), pCyc, "");
-      Value rBase = b.select(trialStart, b.binop(Opcode.LSHR, rCyc, decay, ""), rCyc, "");
-      Value weight1 = b.select(trialStart, b.add(b.binop(Opcode.LSHR, weight, decay, ""), b.constInt(i64, WATCH_UNIT), ""), weight,
-          "trials.weight.next");
+      Value pBase;
+      Value rBase;
+      Value weight1;
+      if (spread) {
+        // (adaptiveSpread) the earlier trials keep 7/8 per trial (spreadMemoryShift), whatever the spacing; a restarted trial (bit 3) starts the
+        // history over: the input changed, or the host disturbed the trial before it
+        Value msh = b.constInt(i64, spreadMemoryShift());
+        Value pKept = b.select(restarted, zero, b.sub(pCyc, b.binop(Opcode.LSHR, pCyc, msh, ""), ""), "plain.cycles.kept3of4");
+        Value rKept = b.select(restarted, zero, b.sub(rCyc, b.binop(Opcode.LSHR, rCyc, msh, ""), ""), "refill.cycles.kept3of4");
+        Value wKept = b.select(restarted, zero, b.sub(weight, b.binop(Opcode.LSHR, weight, msh, ""), ""), "trials.weight.kept3of4");
+        pBase = b.select(trialStart, pKept, pCyc, "");
+        rBase = b.select(trialStart, rKept, rCyc, "");
+        weight1 = b.select(trialStart, b.add(wKept, b.constInt(i64, WATCH_UNIT), ""), weight, "trials.weight.next");
+      } else {
+        pBase = b.select(trialStart, b.binop(Opcode.LSHR, pCyc, decay, ""), pCyc, "");
+        rBase = b.select(trialStart, b.binop(Opcode.LSHR, rCyc, decay, ""), rCyc, "");
+        weight1 = b.select(trialStart, b.add(b.binop(Opcode.LSHR, weight, decay, ""), b.constInt(i64, WATCH_UNIT), ""), weight,
+            "trials.weight.next");
+      }
       Value pCyc1 = b.select(b.or(atRun, atRefill, ""), pBase, b.add(pBase, dtPlain, ""), "plain.cycles.next");
       Value rCyc1 = b.select(paired ? pairedStep : atRefill, b.add(rBase, dtRefill, ""), rBase, "refill.cycles.next");
       Value left1 = b.sub(todo, cnt, "trial.left.next");
@@ -1033,6 +1097,45 @@ public final class RefillDriver {
       Value keepRefill = b.not(b.icmpUlt(rhsS, b.sub(lhsS, lhs, ""), ""), "");
       Value refillBy = b.icmpUlt(lhsS, b.sub(rhsS, rhs, ""), "refill.by.margin");
       Value plainBy = b.icmpUlt(rhsS, b.sub(lhsS, lhs, ""), "plain.by.margin");
+      Value spread1 = null;
+      if (spread) {
+        // (adaptiveSpread) a whole trial decided in one step, on top of earlier trials and not a restart, measures its
+        // deviation from them: d = |r·P - R·p| · (weight / WATCH_UNIT) / P² (r, p: its cycles; R, P: the sums before it),
+        // at most 1; the spread keeps 3/4 and takes d/4; the margin is max(1/32, 2·S / (1 + the weight after it))
+        Type f64 = ctx.doubleType();
+        Value one = b.constReal(f64, 1.0);
+        Value pH = b.cast(Opcode.UITOFP, pCyc, f64, "");
+        Value rH = b.cast(Opcode.UITOFP, rCyc, f64, "");
+        Value dev = b.fsub(b.fmul(b.cast(Opcode.UITOFP, dtRefill, f64, ""), pH, ""), b.fmul(rH, b.cast(Opcode.UITOFP, dtPlain, f64, ""), ""),
+            "trial.deviation");
+        Value absDev = b.select(b.fcmp(IrBuilder.FCMP_OGE, dev, b.constReal(f64, 0.0), ""), dev, b.fneg(dev, ""), "");
+        Value wH = b.fmul(b.cast(Opcode.UITOFP, weight, f64, ""), b.constReal(f64, 1.0 / WATCH_UNIT), "");
+        Value dRaw = b.binop(Opcode.FDIV, b.fmul(absDev, wH, ""), b.fmul(pH, pH, ""), "");
+        Value d = b.select(b.fcmp(IrBuilder.FCMP_OGE, dRaw, one, ""), one, dRaw, "trial.spread");
+        Value measured = b.and(b.and(decide, trialStart, ""), b.and(b.and(b.icmpNe(weight, zero, ""), b.icmpNe(pCyc, zero, ""), ""),
+            b.and(b.not(restarted, ""), b.icmpEq(cnt, b.constInt(i64, (long) refillP * w), ""), ""), ""), "trial.spread.measured");
+        long prior = SPREAD_ONE >> SPREAD_PRIOR_SHIFT;
+        Value sOld = b.select(b.and(decide, restarted, ""), b.constReal(f64, 1.0 / (1 << SPREAD_PRIOR_SHIFT)),
+            b.fmul(b.cast(Opcode.SITOFP, b.add(spreadV, b.constInt(i64, prior), ""), f64, ""), b.constReal(f64, 1.0 / SPREAD_ONE), ""),
+            "spread.was");
+        Value keep = b.constReal(f64, 1.0 - 1.0 / (1 << SPREAD_AVERAGE_SHIFT));
+        Value s1 = b.select(measured, b.fadd(b.fmul(sOld, keep, ""), b.fmul(d, b.constReal(f64, 1.0 / (1 << SPREAD_AVERAGE_SHIFT)), ""), ""),
+            sOld, "spread.next");
+        spread1 = b.sub(b.cast(Opcode.FPTOSI, b.fmul(s1, b.constReal(f64, SPREAD_ONE), ""), i64, ""), b.constInt(i64, prior),
+            "spread.stored");
+        Value w1H = b.fmul(b.cast(Opcode.UITOFP, weight1, f64, ""), b.constReal(f64, 1.0 / WATCH_UNIT), "");
+        Value mRaw = b.binop(Opcode.FDIV, b.fmul(b.constReal(f64, 2.0), s1, ""), b.fadd(one, w1H, ""), "");
+        Value floor = b.constReal(f64, 1.0 / (1 << ADAPTIVE_HYSTERESIS_SHIFT));
+        Value margin = b.select(b.fcmp(IrBuilder.FCMP_OGE, mRaw, floor, ""), mRaw, floor, "margin");
+        Value below = b.fsub(one, margin, "");
+        Value r1 = b.cast(Opcode.UITOFP, rCyc1, f64, "");
+        Value p1 = b.cast(Opcode.UITOFP, pCyc1, f64, "");
+        // r1 < p1·(1 - M), p1 < r1·(1 - M)
+        refillBy = b.not(b.fcmp(IrBuilder.FCMP_OGE, r1, b.fmul(p1, below, ""), ""), "refill.by.spread");
+        plainBy = b.not(b.fcmp(IrBuilder.FCMP_OGE, p1, b.fmul(r1, below, ""), ""), "plain.by.spread");
+        switchToRefill = refillBy;
+        keepRefill = b.not(plainBy, "");
+      }
       Value close = b.not(b.or(refillBy, plainBy, ""), "close");
       // preferPlain: a close trial (neither body cheaper by more than 1/2^HYSTERESIS) settles on the plain body at once,
       // whichever runs now, and the back-off grows; a trial beyond the margin decides as before
@@ -1091,6 +1194,7 @@ public final class RefillDriver {
       saved.addIncoming(List.of(saved0, saved1), List.of(start, latch));
       pending.addIncoming(List.of(pending0, pending1), List.of(start, latch));
       restarted.addIncoming(List.of(restarted0, restarted1), List.of(start, latch));
+      if (spread) spreadV.addIncoming(List.of(spread0, spread1), List.of(start, latch));
 
       b.atEnd(done);
       b.relaxed(b.store(b.or(b.or(b.or(pos1, b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, pending1, i64, ""), b.constInt(i64, 2), ""), ""),
@@ -1103,6 +1207,7 @@ public final class RefillDriver {
       b.relaxed(b.store(rCyc1, field[STATE_REFILL_CYCLES], 8));
       b.relaxed(b.store(trials1, field[STATE_TRIALS], 8));
       b.relaxed(b.store(saved1, field[STATE_SAVED_LEVEL], 8));
+      if (spread) b.relaxed(b.store(spread1, field[STATE_SPREAD], 8));
       b.br(exit);
       b.atEnd(exit);
       b.retVoid();

@@ -199,6 +199,8 @@ class AutoRefillBackoffJitTest {
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, c[0]);
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, c[1]);
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, c[2]);
+          // the spread 0: the margin is the fixed 1/32 (the prior 1/4 of a fresh state would make every case here close)
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SPREAD, SPREAD_ZERO);
           String what = (c[0] == 1 ? "refill" : "plain") + " in use, refill/plain " + (double) c[1] / c[2] + ", level " + c[4];
           run(driver, scalar, arena, p, 0, t, t, what, state, t);
           assertEquals(1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), what + ": one trial; " + describe(state));
@@ -221,8 +223,112 @@ class AutoRefillBackoffJitTest {
     }
   }
 
+  /** The state's spread field for the spread 0 (it holds the spread less the prior 1/4). */
+  static final long SPREAD_ZERO = -(RefillDriver.SPREAD_ONE >> RefillDriver.SPREAD_PRIOR_SHIFT);
+
+  /**
+   * The margin tied to the paired trials' spread ({@link RefillDriver#adaptiveSpread}), from sums preset in the state so
+   * large (2^50 cycles) that the trial's own cycles do not matter, and no earlier trials' weight (so the margin is the spread
+   * itself: 2·S / (1 + one trial)): a fresh state's prior 1/4 makes refill 1/16 cheaper a close trial (plain at once, also
+   * from refill), refill 1/2 cheaper still a switch (pending); a spread of 1/8: refill 1/16 cheaper close, 1/4 cheaper kept.
+   * A restarted trial starts the history over: the sums hold it alone and the spread is the prior again. A whole trial on
+   * top of earlier ones moves the spread by a quarter of its deviation from them, computed here from the cycles the trial
+   * added to the sums.
+   */
+  @ParameterizedTest(name = "W={0}")
+  @CsvSource({"8", "16"})
+  void theMarginFollowsTheSpreadOfThePairedTrials(int w) throws Throwable {
+    Assumptions.assumeTrue(RefillDriverJitTest.hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the paired trial did not run");
+    Manifest mf = Manifest.load();
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(mf.require("mandelbrot")), "mandelbrot.bc")) {
+      RefillDriverJitTest.retarget(m, "mandelbrot", "skylake-avx512", RefillDriverJitTest.AVX512_FEATURES);
+      new Packetizer(PacketizerOptions.builder().width(w).params("vvu").verifyEachPhase(true).arrayDriver("*_map")
+          .refill(Refill.AUTO).remarks(remarks::add).build()).run(m, "mandelbrot", "mandelbrot_v" + w);
+      assertTrue(remarks.stream().anyMatch(r -> r.message().contains("the margin follows the trials' spread")), remarks.toString());
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        MethodHandle scalar = RefillDriverJitTest.C.downcallHandle(MemorySegment.ofAddress(jit.lookup("mandelbrot")),
+            FunctionDescriptor.of(JAVA_INT, JAVA_FLOAT, JAVA_FLOAT, JAVA_INT));
+        MethodHandle driver = RefillDriverJitTest.C.downcallHandle(MemorySegment.ofAddress(jit.lookup("mandelbrot_map")),
+            FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+        MemorySegment state = MemorySegment.ofAddress(jit.lookup("mandelbrot_map" + RefillDriver.STATE_SUFFIX))
+            .reinterpret(8L * RefillDriver.STATE_FIELDS);
+        long t = (long) RefillDriver.ADAPTIVE_REFILL_PACKETS * w;
+        Points p = new Points(arena, t, t / 2, new Random(w));
+        long big = 1L << 50, prior = 0, eighth = (RefillDriver.SPREAD_ONE >> 3) + SPREAD_ZERO;
+        // {spread field, body in use (1 refill), refill cycles, plain cycles, body after, switch pending after}
+        long[][] cases = {{prior, 1, big - (big >> 4), big, 0, 0}, {prior, 0, big - (big >> 4), big, 0, 0},
+            {prior, 0, big >> 1, big, 0, 1}, {eighth, 0, big - (big >> 4), big, 0, 0}, {eighth, 1, big - (big >> 2), big, 1, 0},
+            {SPREAD_ZERO, 1, big - (big >> 4), big, 1, 0}};
+        for (long[] c : cases) {
+          state.fill((byte) 0);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SPREAD, c[0]);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, c[1]);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, c[2]);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, c[3]);
+          String what = "spread " + (double) (c[0] - SPREAD_ZERO) / RefillDriver.SPREAD_ONE + ", " + (c[1] == 1 ? "refill" : "plain")
+              + " in use, refill/plain " + (double) c[2] / c[3];
+          run(driver, scalar, arena, p, 0, t, t, what, state, t);
+          assertEquals(1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), what + ": one trial; " + describe(state));
+          assertEquals(c[4], state.getAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE), what + ": the body; " + describe(state));
+          assertEquals(c[5] * 4, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 4, what + ": the switch pending; " + describe(state));
+          // no history to measure a deviation against: the spread unchanged
+          assertEquals(c[0], state.getAtIndex(JAVA_LONG, RefillDriver.STATE_SPREAD), what + ": the spread kept; " + describe(state));
+        }
+
+        // a restarted trial starts the history over: sums with refill 2^20 times cheaper than plain (2^40 cycles) and one
+        // trial's weight make the first trial disturbed; the restart, decided, leaves the sums holding its own cycles
+        // alone (far below the 3/4·2^40 that keeping the history would leave) and the spread at the prior (field 0)
+        state.fill((byte) 0);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, RefillDriver.WATCH_UNIT << 8);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, 1L << 40);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, 1L << 20);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SPREAD, SPREAD_ZERO);
+        run(driver, scalar, arena, p, 0, t, t, "disturbed trial", state, t);
+        assertEquals(8, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 0xF, "disturbed: a restart; " + describe(state));
+        run(driver, scalar, arena, p, 0, t, t, "disturbed trial, restarted", state, t);
+        assertEquals(1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "the restart decided; " + describe(state));
+        assertTrue(state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES) < 1L << 36, "the history dropped; " + describe(state));
+        assertEquals(RefillDriver.WATCH_UNIT, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) >>> 8, "one trial's weight; " + describe(state));
+        assertEquals(0, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_SPREAD), "the spread back at the prior; " + describe(state));
+
+        // the deviation: one trial from a fresh state gives its cycles (P0, R0); then a history of one trial with refill
+        // 3/2 times dearer than that (within the factor 2 that makes a trial disturbed) and the spread 1/8; the next trial on
+        // the same elements adds (p, r) to 3/4 of the sums, read back from them, and the spread must be
+        // 3/4·1/8 + 1/4·min(1, |r·P - R·p| / P²) (the sums keep 7/8 of the history). A trial the host disturbed anyway (restart bit) is retried
+        boolean measured = false;
+        for (int attempt = 0; attempt < 5 && !measured; attempt++) {
+          state.fill((byte) 0);
+          run(driver, scalar, arena, p, 0, t, t, "first trial", state, t);
+          long p0 = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES), r0 = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES);
+          long hp = p0, hr = r0 + r0 / 2;
+          state.fill((byte) 0);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, RefillDriver.WATCH_UNIT << 8);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, hp);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, hr);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SPREAD, eighth);
+          run(driver, scalar, arena, p, 0, t, t, "trial on a history", state, t);
+          if (state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS) != 1) continue;
+          measured = true;
+          int msh = RefillDriver.SPREAD_MEMORY_SHIFT;
+          long pt = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES) - (hp - (hp >> msh));
+          long rt = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES) - (hr - (hr >> msh));
+          double d = Math.min(1.0, Math.abs((double) rt * hp - (double) hr * pt) / ((double) hp * hp));
+          double want = 0.125 * 0.75 + d * 0.25;
+          long got = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_SPREAD) - SPREAD_ZERO;
+          assertTrue(d > 0.01, "a trial 3/2 off its history deviates: d = " + d + "; " + describe(state));
+          assertEquals(want * RefillDriver.SPREAD_ONE, got, 2.0, "the spread after a deviation of " + d + "; " + describe(state));
+          assertEquals(2 * RefillDriver.WATCH_UNIT - (RefillDriver.WATCH_UNIT >> msh), state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) >>> 8,
+              "the history's weight keeps 7/8, plus this trial; " + describe(state));
+        }
+        assertTrue(measured, "a trial undisturbed in 5 attempts; " + describe(state));
+      }
+    }
+  }
+
   static String describe(MemorySegment state) {
-    StringBuilder sb = new StringBuilder("state {pos, left, level, refill, plain cycles, refill cycles, trials, saved} =");
+    StringBuilder sb = new StringBuilder("state {pos, left, level, refill, plain cycles, refill cycles, trials, saved, spread} =");
     for (int k = 0; k < RefillDriver.STATE_FIELDS; k++) sb.append(' ').append(state.getAtIndex(JAVA_LONG, k));
     return sb.toString();
   }
