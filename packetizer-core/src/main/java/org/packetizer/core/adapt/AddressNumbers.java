@@ -12,6 +12,7 @@ final class AddressNumbers {
   private final long[] keys;
   private final int[] numbers;
   private final int mask;
+  private int size;
 
   /** A table for up to {@code n} addresses. */
   AddressNumbers(int n) {
@@ -29,12 +30,16 @@ final class AddressNumbers {
       if (k == 0) {
         keys[i] = address;
         numbers[i] = number;
+        size++;
         return number;
       }
       if (k == address) return numbers[i];
       i = (i + 1) & mask;
     }
   }
+
+  /** How many addresses have a number. */
+  int size() { return size; }
 
   /** The number of {@code address}, or -1. */
   int get(long address) {

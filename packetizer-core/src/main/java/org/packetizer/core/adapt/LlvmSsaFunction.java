@@ -2,7 +2,6 @@ package org.packetizer.core.adapt;
 
 import java.util.AbstractMap;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,7 +25,10 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
   private final org.packetizer.core.ir.Function fn;
   private final LlvmModule module;
   private final Cfg<Block> cfg;
-  private final Map<Block, List<Value>> instructions = new HashMap<>();
+  /** Each block's instructions as first walked, by the block's number in {@link #blockIndex}. */
+  private final List<Value>[] instructions;
+  /** Block address to its position in {@link #fn}'s block list at construction. */
+  private final AddressNumbers blockIndex;
   /**
    * Dense numbering of the function's instructions (block order, then instruction order): one lookup
    * per question, then arrays (issue 16, eleventh round: two maps keyed by the same values before, and
@@ -52,12 +54,16 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
     this.pureCall = pureCall;
     Graph<Block, DefaultEdge> g = Cfg.newGraph();
     List<Block> blocks = fn.blocks();
+    @SuppressWarnings("unchecked")
+    List<Value>[] lists = new List[blocks.size()];
+    instructions = lists;
+    blockIndex = new AddressNumbers(blocks.size());
     for (Block b : blocks) g.addVertex(b);
     List<Value> all = new ArrayList<>();
     List<Block> allBlocks = new ArrayList<>();
     for (Block b : blocks) {
       List<Value> insts = b.instructions();
-      instructions.put(b, insts);
+      instructions[blockIndex.putIfAbsent(b.id(), blockIndex.size())] = insts;
       for (Value v : insts) {
         all.add(v);
         allBlocks.add(b);
@@ -155,7 +161,10 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
 
   @Override public List<Value> parameters() { return fn.params(); }
 
-  @Override public List<Value> instructions(Block block) { return instructions.get(block); }
+  @Override public List<Value> instructions(Block block) {
+    int i = blockIndex.get(block.id());
+    return i < 0 ? null : instructions[i];
+  }
 
   @Override public Optional<Block> blockOf(Value value) {
     int i = index(value);
