@@ -37,7 +37,8 @@ public final class Benchmark {
       "packetizer.splitLatchExits", "packetizer.loopAlign", "packetizer.optimize", "packetizer.sizeScalarLanes", "packetizer.sizeBudget", "packetizer.exitConstants",
       "packetizer.refill.avx2Ic", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.anyLaneBitTest", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
-      "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills");
+      "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
+      "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit");
 
   private Benchmark() {}
 

@@ -39,7 +39,8 @@ import org.packetizer.core.wrapper.HardwareWidth;
  *   <li>the estimated gain of IC chains: time per element of one chain max(L, T) against
  *       max(L, IC·T + spills) / IC for IC interleaved chains; a loop whose exit depends on the data (not a
  *       counted loop) runs until the slowest of IC·W lanes, which we charge as a fixed
- *       {@value #DIVERGENCE_PENALTY} slowdown;</li>
+ *       {@value #DIVERGENCE_PENALTY} slowdown (a bound from an enclosing loop's counter is the same in every lane
+ *       and not charged: {@link #outerCounterExits});</li>
  *   <li>register pressure: the loop's live values (header phis and values from outside the loop
  *       used inside; those computed from uniform parameters only are shared by the chains) × IC ×
  *       registers per value, against the target's vector registers (16 on SSE/AVX2, 32 on AVX-512
@@ -176,11 +177,11 @@ public final class Interleave {
       }
     }
     List<LoopEstimate> loops = new ArrayList<>();
-    // the plain rule's lower threshold (minGain) where two chains were measured: up to 16 lanes, or a function
-    // calling no more than the intrinsics that are one instruction per register. (Found with this rule: the exact
-    // math helpers at 2 x 16 lanes were an internal error, since fixed by LibmGuard.padded; two chains of 16 lanes
-    // around those helpers were never timed, so they keep the old threshold; issue 16, twelfth round)
-    boolean lowThreshold = 2 * w <= 16 || onlyCheapCalls(scalar);
+    // the plain rule's lower threshold (minGain) at every width; under sixteenLaneLimit (the twelfth round's rule) only
+    // up to 16 lanes per step or for a function calling no more than the intrinsics that are one instruction per
+    // register (two chains of 16 lanes around the exact math helpers were then not timed; timed in the thirteenth
+    // round: ao W16 21-22 % and binomial W16 1-7 % faster, docs/performance.md)
+    boolean lowThreshold = 2 * w <= 16 || !sixteenLaneLimit() || onlyCheapCalls(scalar);
     for (Map.Entry<Block, Set<Block>> e : innermostLoops(scalar).entrySet()) {
       loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, uniformArgs, refill, lowThreshold));
     }
@@ -295,6 +296,17 @@ public final class Interleave {
       if (!nested) inner.put(e.getKey(), e.getValue());
     }
     return inner;
+  }
+
+  /**
+   * Knob {@code -Dpacketizer.interleave.sixteenLaneLimit=true} (read when a driver is built; default {@code false}): above
+   * 16 lanes per step the plain rule's lower threshold applies only to functions calling {@link #CHEAP_INTRINSICS}, as in
+   * the twelfth round, when two chains of 16 lanes around the exact math helpers had not been timed. Timed in the
+   * thirteenth round (docs/performance.md, "The interleave rule at 32 lanes and triangular loops"): ao W16 and binomial
+   * W16 faster with two chains, so by default the limit is gone.
+   */
+  static boolean sixteenLaneLimit() {
+    return "true".equals(System.getProperty("packetizer.interleave.sixteenLaneLimit", "false").strip());
   }
 
   /** Intrinsics that are one operation per register on every target the rule serves. */
@@ -582,13 +594,63 @@ public final class Interleave {
         if (!o.isInstruction() || !instrs.containsKey(o.id())) {
           // invariant in the loop; a bound that differs between lanes (a varying length) still gives
           // each lane its own trip count
-          if (!uniform(o, uniformArgs, memo, 0)) return true;
+          if (!uniform(o, uniformArgs, memo, 0) && !(outerCounterExits() && outerCounter(o, uniformArgs, memo))) return true;
           continue;
         }
         if (!counted(o, instrs)) return true;
       }
     }
     return false;
+  }
+
+  /**
+   * Whether {@code v} (from outside the loop) is the same in every lane on each entry of the loop: computed from
+   * uniform parameters, constants and integer counters of enclosing loops that start from such values and step by a
+   * constant (e.g. the triangular {@code for (i = n; i > 0; --i) for (j = 0; j < i; ++j)}: every lane runs the inner
+   * loop i times, so its exit does not wait for the slowest lane).
+   */
+  private static boolean outerCounter(Value v, Set<Long> uniformArgs, Map<Long, Boolean> memo) {
+    return outerCounter(v, uniformArgs, memo, new HashSet<>(), 0);
+  }
+
+  private static boolean outerCounter(Value v, Set<Long> uniformArgs, Map<Long, Boolean> memo, Set<Long> phis, int depth) {
+    if (v.isConstant() || v.isFunction()) return true;
+    if (v.isArgument()) return uniformArgs.contains(v.id());
+    if (!v.isInstruction() || depth > 32) return false;
+    Opcode op = v.opcode();
+    if (op == Opcode.PHI) {
+      // a loop header's counter: every incoming value either one and the same constant step of the phi itself (the back
+      // edges) or, from outside its loop, such a value; a join of values chosen by a branch is not (no step of itself)
+      if (!v.type().isInteger() || !phis.add(v.id())) return false;
+      String step = null;
+      for (int i = 0; i < v.incomingCount(); i++) {
+        Value in = v.incomingValue(i);
+        if (in.isInstruction() && (in.opcode() == Opcode.ADD || in.opcode() == Opcode.SUB)
+            && ((in.operand(0).id() == v.id() && in.operand(1).isConstant())
+                || (in.operand(1).id() == v.id() && in.operand(0).isConstant() && in.opcode() == Opcode.ADD))) {
+          String s = in.opcode() + " " + (in.operand(0).id() == v.id() ? in.operand(1) : in.operand(0)).id();
+          if (step != null && !step.equals(s)) return false;
+          step = s;
+        } else if (!outerCounter(in, uniformArgs, memo, phis, depth + 1)) {
+          return false;
+        }
+      }
+      return step != null;
+    }
+    if (op == Opcode.LOAD || op == Opcode.CALL || op == Opcode.ALLOCA) return false;
+    for (Value o : v.operands()) {
+      if (o == null || o.isBasicBlockValue()) continue;
+      if (!outerCounter(o, uniformArgs, memo, phis, depth + 1)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Knob {@code -Dpacketizer.interleave.outerCounterExits=false}: a loop whose exit compares against an enclosing loop's
+   * counter is charged as a data-dependent exit again (the rule before the thirteenth round); read at each use.
+   */
+  static boolean outerCounterExits() {
+    return !"false".equals(System.getProperty("packetizer.interleave.outerCounterExits", "true").strip());
   }
 
   /** An integer induction: a phi, or a phi plus/minus a constant. */

@@ -152,13 +152,14 @@ class InterleaveRegisterPressureTest {
   }
 
   /**
-   * The lower threshold applies up to 16 lanes per step, or to functions calling only intrinsics that are one instruction
-   * per register: the exact math helpers' start-up probes come in multiples of 16 lanes, and a W16 driver of a loop
-   * around expf at two chains (32 lanes) failed to packetize (an internal error, also with --interleave 2 before this
-   * round). A throughput-bound loop around expf: two chains at W8 (16 lanes), one at W16, whose driver builds.
+   * Under {@code -Dpacketizer.interleave.sixteenLaneLimit=true} (the twelfth round's rule) the lower threshold applies up
+   * to 16 lanes per step, or to functions calling only intrinsics that are one instruction per register: a
+   * throughput-bound loop around expf gets two chains at W8 (16 lanes), one at W16, whose driver builds. By default (the
+   * thirteenth round, two chains of 16 lanes timed) W16 gets two: InterleaveTriangularLoopTest.
    */
   @Test
-  void theLowerThresholdKeepsToSixteenLanesAroundMathCalls() {
+  void theLowerThresholdKeepsToSixteenLanesAroundMathCallsUnderTheLimitKnob() {
+    System.setProperty("packetizer.interleave.sixteenLaneLimit", "true");
     try (LlvmContext ctx = LlvmContext.create();
          LlvmModule m = ctx.parseBitcode(BundledClang.locate().compileToBitcode(HEADER + SOURCE, "pressure.c",
              List.of("-O2", "-march=skylake-avx512")), "pressure")) {
@@ -174,6 +175,8 @@ class InterleaveRegisterPressureTest {
       PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(16).params("uvu").arrayDriver(true)
           .remarks(remarks::add).build()).run(m, "expsum", "expsum_v16");
       assertEquals("expsum_v16.masked", r.driver().orElseThrow().maskedFunction(), remarks.toString());
+    } finally {
+      System.clearProperty("packetizer.interleave.sixteenLaneLimit");
     }
   }
 
