@@ -133,6 +133,11 @@ public final class DivergenceAnalysis {
     final boolean entryMaskPartial;
     /** Dense ids of the instructions of reachable blocks (linearization order). */
     HashMap<V, Integer> ids;
+    /**
+     * The same ids by the function's own numbering ({@link SsaFunction#number}; -1: not analysed), when
+     * it has one: then {@link #ids} stays empty and no lookup hashes (issue 16).
+     */
+    int[] idOfNumber;
     final List<V> insts = new ArrayList<>();
     List<B> blockOfId;
     Shape[] shape; // null = not yet known
@@ -162,12 +167,30 @@ public final class DivergenceAnalysis {
       List<B> blocks = new ArrayList<>();
       int expected = 0;
       for (B b : an.order()) expected += fn.instructions(b).size();
-      ids = new HashMap<>(Math.max(16, expected * 4 / 3 + 1));
-      for (B b : an.order()) {
-        for (V v : fn.instructions(b)) {
-          if (ids.putIfAbsent(v, insts.size()) == null) {
-            insts.add(v);
-            blocks.add(b);
+      int numbers = fn.numberCount();
+      if (numbers > 0) {
+        ids = new HashMap<>();
+        idOfNumber = new int[numbers];
+        java.util.Arrays.fill(idOfNumber, -1);
+        for (B b : an.order()) {
+          for (V v : fn.instructions(b)) {
+            int k = fn.number(v);
+            if (k < 0 || k >= numbers) throw new IllegalStateException("instruction " + v + " has no number (" + k + ")");
+            if (idOfNumber[k] < 0) {
+              idOfNumber[k] = insts.size();
+              insts.add(v);
+              blocks.add(b);
+            }
+          }
+        }
+      } else {
+        ids = new HashMap<>(Math.max(16, expected * 4 / 3 + 1));
+        for (B b : an.order()) {
+          for (V v : fn.instructions(b)) {
+            if (ids.putIfAbsent(v, insts.size()) == null) {
+              insts.add(v);
+              blocks.add(b);
+            }
           }
         }
       }
@@ -183,9 +206,9 @@ public final class DivergenceAnalysis {
         List<V> ops = fn.operands(insts.get(u));
         int[] o = new int[ops.size()];
         for (int k = 0; k < o.length; k++) {
-          Integer i = ids.get(ops.get(k));
-          o[k] = i == null ? -1 : i;
-          if (i != null) cnt[i]++;
+          int i = idOf(ops.get(k));
+          o[k] = i;
+          if (i >= 0) cnt[i]++;
         }
         opIds[u] = o;
       }
@@ -202,8 +225,8 @@ public final class DivergenceAnalysis {
       for (B b : an.order()) {
         Optional<V> c = fn.branchCondition(b);
         if (c.isPresent()) {
-          Integer i = ids.get(c.get());
-          if (i != null) {
+          int i = idOf(c.get());
+          if (i >= 0) {
             if (conditionOf.get(i) == null) conditionOf.set(i, new ArrayList<>(1));
             conditionOf.get(i).add(b);
           }
@@ -237,7 +260,12 @@ public final class DivergenceAnalysis {
       for (int v = 0; v < n; v++) shapes.put(insts.get(v), shape[v]);
       Map<V, String> forced = new LinkedHashMap<>();
       for (int v : forcedOrder) forced.put(insts.get(v), forcedReason[v]);
-      return new DivergenceInfo<>(fn, an, shapes, seeds, forced, divergent, inOrder(partial), entryMaskPartial,
+      Shape[] byNumber = null;
+      if (idOfNumber != null) {
+        byNumber = new Shape[idOfNumber.length];
+        for (int k = 0; k < byNumber.length; k++) if (idOfNumber[k] >= 0) byNumber[k] = shape[idOfNumber[k]];
+      }
+      return new DivergenceInfo<>(fn, an, shapes, byNumber, seeds, forced, divergent, inOrder(partial), entryMaskPartial,
           divLoops, inOrder(joins), inOrder(exits));
     }
 
@@ -292,8 +320,8 @@ public final class DivergenceAnalysis {
         }
         for (B inner : loop.blocks()) {
           for (V v : fn.instructions(inner)) {
-            Integer vi = ids.get(v);
-            if (vi == null) continue;
+            int vi = idOf(v);
+            if (vi < 0) continue;
             for (int u : users[vi]) {
               if (!loop.contains(blockOfId.get(u))) {
                 force(insts.get(u), "live out of divergent loop with header " + h + " (uses " + v + " defined inside)");
@@ -324,15 +352,15 @@ public final class DivergenceAnalysis {
     private boolean sameIncomingDefinedOutside(V phi, LoopForest.Loop<B> loop) {
       if (!sameIncoming(phi)) return false;
       for (Map.Entry<B, V> e : fn.incoming(phi)) {
-        Integer def = ids.get(e.getValue());
-        if (an.isReachable(e.getKey()) && def != null && loop.contains(blockOfId.get(def))) return false;
+        int def = idOf(e.getValue());
+        if (an.isReachable(e.getKey()) && def >= 0 && loop.contains(blockOfId.get(def))) return false;
       }
       return true;
     }
 
     private void force(V value, String reason) {
-      Integer v = ids.get(value);
-      if (v == null || forcedReason[v] != null) return;
+      int v = idOf(value);
+      if (v < 0 || forcedReason[v] != null) return;
       forcedReason[v] = reason;
       forcedOrder.add(v);
       if (!Shape.VARYING.equals(shape[v])) setShape(v, Shape.VARYING);
@@ -369,10 +397,20 @@ public final class DivergenceAnalysis {
       }
     }
 
+    /** The solver's id of an instruction of a reachable block, or -1. */
+    int idOf(V v) {
+      if (idOfNumber != null) {
+        int k = fn.number(v);
+        return k < 0 ? -1 : idOfNumber[k];
+      }
+      Integer i = ids.get(v);
+      return i == null ? -1 : i;
+    }
+
     /** Current shape, or null when not yet known. */
     Shape cur(V o) {
-      Integer i = ids.get(o);
-      if (i != null) return shape[i];
+      int i = idOf(o);
+      if (i >= 0) return shape[i];
       Shape s = leafCache.get(o);
       if (s == null) {
         s = leafShape(fn, o, seeds);

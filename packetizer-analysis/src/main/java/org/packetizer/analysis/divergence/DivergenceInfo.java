@@ -19,6 +19,8 @@ public final class DivergenceInfo<B, V> {
   private final SsaFunction<B, V> fn;
   private final CfgAnalyses<B> cfg;
   private final Map<V, Shape> shapes;
+  /** The shapes of the analysed instructions by {@link SsaFunction#number} (null: fn numbers nothing). */
+  private final Shape[] byNumber;
   private final Map<V, Shape> seeds;
   private final Map<V, String> forced;
   private final Set<B> divergentBranches;
@@ -28,12 +30,13 @@ public final class DivergenceInfo<B, V> {
   private final Set<B> joins;
   private final Set<B> loopExits;
 
-  DivergenceInfo(SsaFunction<B, V> fn, CfgAnalyses<B> cfg, Map<V, Shape> shapes, Map<V, Shape> seeds,
+  DivergenceInfo(SsaFunction<B, V> fn, CfgAnalyses<B> cfg, Map<V, Shape> shapes, Shape[] byNumber, Map<V, Shape> seeds,
       Map<V, String> forced, Set<B> divergentBranches, Set<B> partial, boolean entryMaskPartial,
       IdentityHashMap<LoopForest.Loop<B>, Boolean> divergentLoops, Set<B> joins, Set<B> loopExits) {
     this.fn = fn;
     this.cfg = cfg;
     this.shapes = shapes;
+    this.byNumber = byNumber;
     this.seeds = seeds;
     this.forced = forced;
     this.divergentBranches = Collections.unmodifiableSet(divergentBranches);
@@ -56,7 +59,14 @@ public final class DivergenceInfo<B, V> {
    * and values the analysis never saw are varying.
    */
   public Shape shape(V v) {
-    Shape s = shapes.get(v);
+    Shape s;
+    if (byNumber != null) {
+      // (an instruction: its number, no hashing; the map then holds only what has no number)
+      int k = fn.number(v);
+      s = k >= 0 ? byNumber[k] : shapes.get(v);
+    } else {
+      s = shapes.get(v);
+    }
     if (s != null) return s;
     return DivergenceAnalysis.leafShape(fn, v, seeds);
   }

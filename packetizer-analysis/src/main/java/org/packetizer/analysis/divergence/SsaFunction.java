@@ -58,6 +58,17 @@ public interface SsaFunction<B, V> {
   int bitWidth(V value);
 
   /**
+   * An optional dense numbering of the instructions: {@code 0 <= number(v) < numberCount()} for every
+   * value {@link #instructions} lists, distinct per instruction, and -1 for every other value
+   * (parameters, constants). Results are then kept in arrays indexed by it instead of hash maps. The
+   * default numbers nothing ({@code numberCount() == 0}).
+   */
+  default int number(V value) { return -1; }
+
+  /** How many numbers {@link #number} hands out (0: no numbering). */
+  default int numberCount() { return 0; }
+
+  /**
    * A hook for the implementer: a shape that replaces the built-in transfer rule for this value,
    * given the shapes computed so far (e.g. a load from packetized memory is varying even though its
    * address is uniform). Called during the fixpoint; must be monotone.

@@ -2,7 +2,6 @@ package org.packetizer.core.adapt;
 
 import java.util.AbstractMap;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,13 +25,19 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
   private final org.packetizer.core.ir.Function fn;
   private final LlvmModule module;
   private final Cfg<Block> cfg;
-  private final Map<Block, List<Value>> instructions = new HashMap<>();
+  /** Each block's instructions as first walked, by the block's number in {@link #blockIndex}. */
+  private final List<Value>[] instructions;
+  /** Block address to its position in {@link #fn}'s block list at construction. */
+  private final AddressNumbers blockIndex;
   /**
-   * Dense numbering of the function's instructions (block order, then instruction order): one hash
-   * lookup per question, then arrays (issue 16, eleventh round: two maps keyed by the same values
-   * before, and every operand walk made again per question).
+   * Dense numbering of the function's instructions (block order, then instruction order): one lookup
+   * per question, then arrays (issue 16, eleventh round: two maps keyed by the same values before, and
+   * every operand walk made again per question). The Value objects this view hands out (instructions,
+   * cached operand lists) carry their number ({@link Value#numberIn}), so asking with them hashes
+   * nothing; other objects of the same instructions are looked up by address (thirteenth round).
    */
-  private final Map<Value, Integer> index;
+  private final AddressNumbers index;
+  private final Value[] valueAt;
   private final Block[] blockAt;
   private final Opcode[] opcodeAt;
   private final List<Value>[] operandsAt;
@@ -49,12 +54,16 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
     this.pureCall = pureCall;
     Graph<Block, DefaultEdge> g = Cfg.newGraph();
     List<Block> blocks = fn.blocks();
+    @SuppressWarnings("unchecked")
+    List<Value>[] lists = new List[blocks.size()];
+    instructions = lists;
+    blockIndex = new AddressNumbers(blocks.size());
     for (Block b : blocks) g.addVertex(b);
     List<Value> all = new ArrayList<>();
     List<Block> allBlocks = new ArrayList<>();
     for (Block b : blocks) {
       List<Value> insts = b.instructions();
-      instructions.put(b, insts);
+      instructions[blockIndex.putIfAbsent(b.id(), blockIndex.size())] = insts;
       for (Value v : insts) {
         all.add(v);
         allBlocks.add(b);
@@ -62,7 +71,8 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
       for (Block s : b.successors()) g.addEdge(b, s);
     }
     int n = all.size();
-    index = HashMap.newHashMap(n);
+    index = new AddressNumbers(n);
+    valueAt = all.toArray(new Value[0]);
     blockAt = allBlocks.toArray(new Block[0]);
     opcodeAt = new Opcode[n];
     @SuppressWarnings("unchecked")
@@ -71,7 +81,8 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
     kindAt = new OpKind[n];
     for (int i = 0; i < n; i++) {
       Value v = all.get(i);
-      index.put(v, i);
+      index.putIfAbsent(v.id(), i);
+      v.number(this, i);
       opcodeAt[i] = v.opcode();
     }
     this.cfg = Cfg.of(g, fn.entry());
@@ -83,8 +94,22 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
    * functions' values).
    */
   public int index(Value v) {
-    Integer i = index.get(v);
-    return i == null ? -1 : i;
+    int i = v.numberIn(this);
+    return i >= 0 ? i : index.get(v.id());
+  }
+
+  /** {@link #index}: every instruction {@link #instructions} lists has one. */
+  @Override public int number(Value v) { return index(v); }
+
+  @Override public int numberCount() { return valueAt.length; }
+
+  /** The object this view hands out for instruction number {@code i} ({@link #index}). */
+  public Value valueAt(int i) { return valueAt[i]; }
+
+  /** This view's object for {@code v} when v is one of its instructions (carrying its number), else v. */
+  public Value canonical(Value v) {
+    int i = index(v);
+    return i >= 0 ? valueAt[i] : v;
   }
 
   /** How many instructions the function had at construction (the numbers {@link #index} hands out). */
@@ -109,10 +134,10 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
     for (Block b : fn.blocks()) {
       for (Value v = b.firstInstruction(); v != null; v = v.nextInstruction(), i++) {
         if (out.size() >= 20) return out;
-        Integer at = index.get(v);
-        if (at == null || at != i) {
+        int at = index.get(v.id());
+        if (at != i) {
           out.add("instruction " + i + " (" + v.opcode() + " in " + b.describe() + ") was "
-              + (at == null ? "not numbered" : "number " + at));
+              + (at < 0 ? "not numbered" : "number " + at));
           continue;
         }
         if (!blockAt[i].equals(b)) out.add("instruction " + i + " moved from " + blockAt[i].describe() + " to " + b.describe());
@@ -136,25 +161,28 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
 
   @Override public List<Value> parameters() { return fn.params(); }
 
-  @Override public List<Value> instructions(Block block) { return instructions.get(block); }
+  @Override public List<Value> instructions(Block block) {
+    int i = blockIndex.get(block.id());
+    return i < 0 ? null : instructions[i];
+  }
 
   @Override public Optional<Block> blockOf(Value value) {
-    Integer i = index.get(value);
-    return i == null ? Optional.empty() : Optional.of(blockAt[i]);
+    int i = index(value);
+    return i < 0 ? Optional.empty() : Optional.of(blockAt[i]);
   }
 
   /** The opcode of an instruction of this function (cached). */
   public Opcode opcode(Value v) {
-    Integer i = index.get(v);
-    return i != null ? opcodeAt[i] : v.opcode();
+    int i = index(v);
+    return i >= 0 ? opcodeAt[i] : v.opcode();
   }
 
   @Override
   public OpKind kind(Value v) {
     // (the numbering holds exactly this function's instructions: one lookup; an instruction's kind is
     // worked out once, the analyses ask again on every visit)
-    Integer i = index.get(v);
-    if (i == null) {
+    int i = index(v);
+    if (i < 0) {
       if (v.isArgument()) return OpKind.PARAMETER;
       if (v.isConstantInt()) return OpKind.CONSTANT_INT;
       return OpKind.CONSTANT_OTHER;
@@ -212,11 +240,14 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
    */
   @Override
   public List<Value> operands(Value v) {
-    Integer i = index.get(v);
-    if (i == null) return operandsOf(v, v.opcode());
+    int i = index(v);
+    if (i < 0) return operandsOf(v, v.opcode());
     List<Value> ops = operandsAt[i];
     if (ops == null) {
-      ops = java.util.Collections.unmodifiableList(operandsOf(v, opcodeAt[i]));
+      // (kept with this view's objects for its instructions: later questions about them hash nothing)
+      List<Value> walked = operandsOf(v, opcodeAt[i]);
+      for (int k = 0; k < walked.size(); k++) walked.set(k, canonical(walked.get(k)));
+      ops = java.util.Collections.unmodifiableList(walked);
       operandsAt[i] = ops;
     }
     return ops;

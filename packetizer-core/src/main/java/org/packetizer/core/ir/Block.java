@@ -9,23 +9,40 @@ import org.bytedeco.llvm.LLVM.LLVMValueRef;
 
 /** A basic block. Equality is identity of the native block. */
 public final class Block {
-  private final LLVMBasicBlockRef ref;
+  /** The native block's address (equality, hashing and the FFM calls use it without the javacpp pointer). */
+  final long addr;
+  /** The javacpp pointer, made on first use for blocks the FFM walks found by address. */
+  private LLVMBasicBlockRef ref;
 
   Block(LLVMBasicBlockRef ref) {
     if (ref == null || ref.isNull()) throw new IllegalArgumentException("null block");
     this.ref = ref;
+    this.addr = ref.address();
+  }
+
+  /** A block known by its address only (the FFM walks). */
+  Block(long addr) {
+    if (addr == 0) throw new IllegalArgumentException("null block");
+    this.addr = addr;
   }
 
   public static Block of(LLVMBasicBlockRef ref) { return new Block(ref); }
 
-  public LLVMBasicBlockRef ref() { return ref; }
+  public LLVMBasicBlockRef ref() {
+    LLVMBasicBlockRef r = ref;
+    if (r == null) {
+      r = Ffm.block(addr);
+      ref = r;
+    }
+    return r;
+  }
 
   /** A key identifying the native block (equal for equal blocks), for maps keyed by identity. */
-  public long id() { return ref.address(); }
+  public long id() { return addr; }
 
   public String name() {
-    if (Ffm.on) return Ffm.string(Ffm.getBasicBlockName(ref.address()));
-    var p = LLVMGetBasicBlockName(ref);
+    if (Ffm.on) return Ffm.string(Ffm.getBasicBlockName(addr));
+    var p = LLVMGetBasicBlockName(ref());
     return p == null || p.isNull() ? "" : p.getString();
   }
 
@@ -41,15 +58,15 @@ public final class Block {
     return "<block>";
   }
 
-  public Function parent() { return new Function(Ffm.on ? Ffm.value(Ffm.getBasicBlockParent(ref.address())) : LLVMGetBasicBlockParent(ref)); }
+  public Function parent() { return Ffm.on ? new Function(Ffm.getBasicBlockParent(addr)) : new Function(LLVMGetBasicBlockParent(ref())); }
 
   public List<Value> instructions() {
     List<Value> out = new ArrayList<>();
     if (Ffm.on) {
-      for (long i = Ffm.getFirstInstruction(ref.address()); i != 0; i = Ffm.getNextInstruction(i)) out.add(new Value(Ffm.value(i)));
+      for (long i = Ffm.getFirstInstruction(addr); i != 0; i = Ffm.getNextInstruction(i)) out.add(new Value(i));
       return out;
     }
-    for (LLVMValueRef i = LLVMGetFirstInstruction(ref); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) {
+    for (LLVMValueRef i = LLVMGetFirstInstruction(ref()); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) {
       out.add(new Value(i));
     }
     return out;
@@ -57,10 +74,10 @@ public final class Block {
 
   public Value firstInstruction() {
     if (Ffm.on) {
-      long a = Ffm.getFirstInstruction(ref.address());
-      return a == 0 ? null : new Value(Ffm.value(a));
+      long a = Ffm.getFirstInstruction(addr);
+      return a == 0 ? null : new Value(a);
     }
-    return Value.ofNullable(LLVMGetFirstInstruction(ref));
+    return Value.ofNullable(LLVMGetFirstInstruction(ref()));
   }
 
   /** The first instruction that is not a phi. */
@@ -72,17 +89,21 @@ public final class Block {
 
   /** The next block of the function, or null after the last. */
   public Block next() {
-    LLVMBasicBlockRef n = Ffm.on ? Ffm.block(Ffm.getNextBasicBlock(ref.address())) : LLVMGetNextBasicBlock(ref);
+    if (Ffm.on) {
+      long a = Ffm.getNextBasicBlock(addr);
+      return a == 0 ? null : new Block(a);
+    }
+    LLVMBasicBlockRef n = LLVMGetNextBasicBlock(ref());
     return n == null || n.isNull() ? null : new Block(n);
   }
 
   /** The terminator, or null for a block under construction. */
   public Value terminator() {
     if (Ffm.on) {
-      long a = Ffm.getBasicBlockTerminator(ref.address());
-      return a == 0 ? null : new Value(Ffm.value(a));
+      long a = Ffm.getBasicBlockTerminator(addr);
+      return a == 0 ? null : new Value(a);
     }
-    return Value.ofNullable(LLVMGetBasicBlockTerminator(ref));
+    return Value.ofNullable(LLVMGetBasicBlockTerminator(ref()));
   }
 
   /** Successors in terminator order (duplicates kept). */
@@ -105,13 +126,13 @@ public final class Block {
     return out;
   }
 
-  public Value asValue() { return new Value(LLVMBasicBlockAsValue(ref)); }
+  public Value asValue() { return new Value(LLVMBasicBlockAsValue(ref())); }
 
-  public void delete() { LLVMDeleteBasicBlock(ref); }
+  public void delete() { LLVMDeleteBasicBlock(ref()); }
 
-  public void moveAfter(Block other) { LLVMMoveBasicBlockAfter(ref, other.ref); }
+  public void moveAfter(Block other) { LLVMMoveBasicBlockAfter(ref(), other.ref()); }
 
-  @Override public boolean equals(Object o) { return o instanceof Block b && b.ref.address() == ref.address(); }
-  @Override public int hashCode() { return Llvm.addressHash(ref.address()); }
+  @Override public boolean equals(Object o) { return o instanceof Block b && b.addr == addr; }
+  @Override public int hashCode() { return Llvm.addressHash(addr); }
   @Override public String toString() { return describe(); }
 }

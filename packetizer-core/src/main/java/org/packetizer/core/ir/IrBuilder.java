@@ -34,7 +34,7 @@ public final class IrBuilder implements AutoCloseable {
    */
   public Value insertClone(Value instruction, String name) {
     if (Ffm.on) {
-      Value copy = Value.of(Ffm.value(Ffm.instructionClone(instruction.id())));
+      Value copy = new Value(Ffm.instructionClone(instruction.id()));
       Ffm.insertIntoBuilderWithName(ba(), copy.id(), name);
       return copy;
     }
@@ -69,19 +69,19 @@ public final class IrBuilder implements AutoCloseable {
 
   // ---- constants ----
 
-  public Value constInt(Type t, long v) { return Value.of(Ffm.on ? Ffm.value(Ffm.constInt(t.id(), v, 1)) : LLVMConstInt(t.ref(), v, 1)); }
+  public Value constInt(Type t, long v) { return (Ffm.on ? new Value(Ffm.constInt(t.id(), v, 1)) : Value.of(LLVMConstInt(t.ref(), v, 1))); }
   public Value i1(boolean v) { return constInt(ctx.i1(), v ? 1 : 0); }
   public Value i32(long v) { return constInt(ctx.i32(), v); }
   public Value i64(long v) { return constInt(ctx.i64(), v); }
-  public Value constReal(Type t, double v) { return Value.of(Ffm.on ? Ffm.value(Ffm.constReal(t.id(), v)) : LLVMConstReal(t.ref(), v)); }
-  public Value constNull(Type t) { return Value.of(Ffm.on ? Ffm.value(Ffm.constNull(t.id())) : LLVMConstNull(t.ref())); }
+  public Value constReal(Type t, double v) { return (Ffm.on ? new Value(Ffm.constReal(t.id(), v)) : Value.of(LLVMConstReal(t.ref(), v))); }
+  public Value constNull(Type t) { return (Ffm.on ? new Value(Ffm.constNull(t.id())) : Value.of(LLVMConstNull(t.ref()))); }
   public Value allOnes(Type t) { return Value.of(LLVMConstAllOnes(t.ref())); }
-  public Value undef(Type t) { return Value.of(Ffm.on ? Ffm.value(Ffm.getUndef(t.id())) : LLVMGetUndef(t.ref())); }
-  public Value poison(Type t) { return Value.of(Ffm.on ? Ffm.value(Ffm.getPoison(t.id())) : LLVMGetPoison(t.ref())); }
+  public Value undef(Type t) { return (Ffm.on ? new Value(Ffm.getUndef(t.id())) : Value.of(LLVMGetUndef(t.ref()))); }
+  public Value poison(Type t) { return (Ffm.on ? new Value(Ffm.getPoison(t.id())) : Value.of(LLVMGetPoison(t.ref()))); }
 
   public Value constVector(List<Value> elems) {
     // (the builder's operand array: LLVM copies the elements; a constant is uniqued in the context)
-    if (Ffm.on) return Value.of(Ffm.value(Ffm.constVector(Ffm.addresses(elems), elems.size())));
+    if (Ffm.on) return new Value(Ffm.constVector(Ffm.addresses(elems), elems.size()));
     return Value.of(LLVMConstVector(operands(elems), elems.size()));
   }
 
@@ -112,7 +112,7 @@ public final class IrBuilder implements AutoCloseable {
   // ---- arithmetic ----
 
   public Value binop(Opcode op, Value a, Value c, String name) {
-    if (Ffm.on) return Value.of(Ffm.value(Ffm.buildBinOp(ba(), op.code(), a.id(), c.id(), name)));
+    if (Ffm.on) return new Value(Ffm.buildBinOp(ba(), op.code(), a.id(), c.id(), name));
     return Value.of(LLVMBuildBinOp(b(), op.code(), a.ref(), c.ref(), name));
   }
   public Value add(Value a, Value c, String n) { return binop(Opcode.ADD, a, c, n); }
@@ -124,25 +124,25 @@ public final class IrBuilder implements AutoCloseable {
   public Value fadd(Value a, Value c, String n) { return binop(Opcode.FADD, a, c, n); }
   public Value fsub(Value a, Value c, String n) { return binop(Opcode.FSUB, a, c, n); }
   public Value fmul(Value a, Value c, String n) { return binop(Opcode.FMUL, a, c, n); }
-  public Value not(Value a, String n) { return Value.of(Ffm.on ? Ffm.value(Ffm.buildNot(ba(), a.id(), n)) : LLVMBuildNot(b(), a.ref(), n)); }
-  public Value fneg(Value a, String n) { return Value.of(Ffm.on ? Ffm.value(Ffm.buildFNeg(ba(), a.id(), n)) : LLVMBuildFNeg(b(), a.ref(), n)); }
+  public Value not(Value a, String n) { return (Ffm.on ? new Value(Ffm.buildNot(ba(), a.id(), n)) : Value.of(LLVMBuildNot(b(), a.ref(), n))); }
+  public Value fneg(Value a, String n) { return (Ffm.on ? new Value(Ffm.buildFNeg(ba(), a.id(), n)) : Value.of(LLVMBuildFNeg(b(), a.ref(), n))); }
 
   public Value icmp(int predicate, Value a, Value c, String n) {
-    return Value.of(Ffm.on ? Ffm.value(Ffm.buildICmp(ba(), predicate, a.id(), c.id(), n)) : LLVMBuildICmp(b(), predicate, a.ref(), c.ref(), n));
+    return (Ffm.on ? new Value(Ffm.buildICmp(ba(), predicate, a.id(), c.id(), n)) : Value.of(LLVMBuildICmp(b(), predicate, a.ref(), c.ref(), n)));
   }
   /** LLVM's floating-point predicates, for {@link #fcmp}: ordered greater-or-equal, unordered-or-equal. */
   public static final int FCMP_OGE = LLVMRealOGE, FCMP_UEQ = LLVMRealUEQ;
 
   public Value fcmp(int predicate, Value a, Value c, String n) {
-    return Value.of(Ffm.on ? Ffm.value(Ffm.buildFCmp(ba(), predicate, a.id(), c.id(), n)) : LLVMBuildFCmp(b(), predicate, a.ref(), c.ref(), n));
+    return (Ffm.on ? new Value(Ffm.buildFCmp(ba(), predicate, a.id(), c.id(), n)) : Value.of(LLVMBuildFCmp(b(), predicate, a.ref(), c.ref(), n)));
   }
 
   public Value select(Value cond, Value t, Value f, String n) {
-    return Value.of(Ffm.on ? Ffm.value(Ffm.buildSelect(ba(), cond.id(), t.id(), f.id(), n)) : LLVMBuildSelect(b(), cond.ref(), t.ref(), f.ref(), n));
+    return (Ffm.on ? new Value(Ffm.buildSelect(ba(), cond.id(), t.id(), f.id(), n)) : Value.of(LLVMBuildSelect(b(), cond.ref(), t.ref(), f.ref(), n)));
   }
 
   public Value cast(Opcode op, Value v, Type to, String n) {
-    return Value.of(Ffm.on ? Ffm.value(Ffm.buildCast(ba(), op.code(), v.id(), to.id(), n)) : LLVMBuildCast(b(), op.code(), v.ref(), to.ref(), n));
+    return (Ffm.on ? new Value(Ffm.buildCast(ba(), op.code(), v.id(), to.id(), n)) : Value.of(LLVMBuildCast(b(), op.code(), v.ref(), to.ref(), n)));
   }
 
   public Value freeze(Value v, String n) { return Value.of(LLVMBuildFreeze(b(), v.ref(), n)); }
@@ -177,17 +177,15 @@ public final class IrBuilder implements AutoCloseable {
   // ---- vectors ----
 
   public Value extractElement(Value vec, Value idx, String n) {
-    return Value.of(Ffm.on ? Ffm.value(Ffm.buildExtractElement(ba(), vec.id(), idx.id(), n)) : LLVMBuildExtractElement(b(), vec.ref(), idx.ref(), n));
+    return (Ffm.on ? new Value(Ffm.buildExtractElement(ba(), vec.id(), idx.id(), n)) : Value.of(LLVMBuildExtractElement(b(), vec.ref(), idx.ref(), n)));
   }
   public Value extractElement(Value vec, int idx, String n) { return extractElement(vec, i32(idx), n); }
   public Value insertElement(Value vec, Value elem, Value idx, String n) {
-    return Value.of(Ffm.on ? Ffm.value(Ffm.buildInsertElement(ba(), vec.id(), elem.id(), idx.id(), n))
-        : LLVMBuildInsertElement(b(), vec.ref(), elem.ref(), idx.ref(), n));
+    return (Ffm.on ? new Value(Ffm.buildInsertElement(ba(), vec.id(), elem.id(), idx.id(), n)) : Value.of(LLVMBuildInsertElement(b(), vec.ref(), elem.ref(), idx.ref(), n)));
   }
   public Value insertElement(Value vec, Value elem, int idx, String n) { return insertElement(vec, elem, i32(idx), n); }
   public Value shuffle(Value v1, Value v2, Value mask, String n) {
-    return Value.of(Ffm.on ? Ffm.value(Ffm.buildShuffleVector(ba(), v1.id(), v2.id(), mask.id(), n))
-        : LLVMBuildShuffleVector(b(), v1.ref(), v2.ref(), mask.ref(), n));
+    return (Ffm.on ? new Value(Ffm.buildShuffleVector(ba(), v1.id(), v2.id(), mask.id(), n)) : Value.of(LLVMBuildShuffleVector(b(), v1.ref(), v2.ref(), mask.ref(), n)));
   }
 
   /** Broadcasts a scalar to a {@code width}-lane vector (insertelement + zero shuffle; constants fold). */
@@ -233,7 +231,7 @@ public final class IrBuilder implements AutoCloseable {
   public Value arrayAlloca(Type t, Value count, String n) { return Value.of(LLVMBuildArrayAlloca(b(), t.ref(), count.ref(), n)); }
 
   public Value load(Type t, Value ptr, String n) {
-    return Value.of(Ffm.on ? Ffm.value(Ffm.buildLoad2(ba(), t.id(), ptr.id(), n)) : LLVMBuildLoad2(b(), t.ref(), ptr.ref(), n));
+    return (Ffm.on ? new Value(Ffm.buildLoad2(ba(), t.id(), ptr.id(), n)) : Value.of(LLVMBuildLoad2(b(), t.ref(), ptr.ref(), n)));
   }
 
   public Value load(Type t, Value ptr, int align, String n) {
@@ -243,7 +241,7 @@ public final class IrBuilder implements AutoCloseable {
   }
 
   public Value store(Value v, Value ptr) {
-    return Value.of(Ffm.on ? Ffm.value(Ffm.buildStore(ba(), v.id(), ptr.id())) : LLVMBuildStore(b(), v.ref(), ptr.ref()));
+    return (Ffm.on ? new Value(Ffm.buildStore(ba(), v.id(), ptr.id())) : Value.of(LLVMBuildStore(b(), v.ref(), ptr.ref())));
   }
 
   public Value store(Value v, Value ptr, int align) {
@@ -259,7 +257,7 @@ public final class IrBuilder implements AutoCloseable {
   }
 
   public Value gep(Type sourceElementType, Value ptr, List<Value> indices, boolean inBounds, String n) {
-    if (Ffm.on) return Value.of(Ffm.value(Ffm.buildGep2(ba(), sourceElementType.id(), ptr.id(), Ffm.addresses(indices), indices.size(), inBounds, n)));
+    if (Ffm.on) return new Value(Ffm.buildGep2(ba(), sourceElementType.id(), ptr.id(), Ffm.addresses(indices), indices.size(), inBounds, n));
     PointerPointer<LLVMValueRef> pp = operands(indices);
     return Value.of(inBounds
         ? LLVMBuildInBoundsGEP2(b(), sourceElementType.ref(), ptr.ref(), pp, indices.size(), n)
@@ -268,13 +266,12 @@ public final class IrBuilder implements AutoCloseable {
 
   // ---- control flow ----
 
-  public Value phi(Type t, String n) { return Value.of(Ffm.on ? Ffm.value(Ffm.buildPhi(ba(), t.id(), n)) : LLVMBuildPhi(b(), t.ref(), n)); }
+  public Value phi(Type t, String n) { return (Ffm.on ? new Value(Ffm.buildPhi(ba(), t.id(), n)) : Value.of(LLVMBuildPhi(b(), t.ref(), n))); }
 
-  public Value br(Block target) { return Value.of(Ffm.on ? Ffm.value(Ffm.buildBr(ba(), target.id())) : LLVMBuildBr(b(), target.ref())); }
+  public Value br(Block target) { return (Ffm.on ? new Value(Ffm.buildBr(ba(), target.id())) : Value.of(LLVMBuildBr(b(), target.ref()))); }
 
   public Value condBr(Value cond, Block ifTrue, Block ifFalse) {
-    return Value.of(Ffm.on ? Ffm.value(Ffm.buildCondBr(ba(), cond.id(), ifTrue.id(), ifFalse.id()))
-        : LLVMBuildCondBr(b(), cond.ref(), ifTrue.ref(), ifFalse.ref()));
+    return (Ffm.on ? new Value(Ffm.buildCondBr(ba(), cond.id(), ifTrue.id(), ifFalse.id())) : Value.of(LLVMBuildCondBr(b(), cond.ref(), ifTrue.ref(), ifFalse.ref())));
   }
 
   public Value ret(Value v) { return Value.of(LLVMBuildRet(b(), v.ref())); }
@@ -296,7 +293,7 @@ public final class IrBuilder implements AutoCloseable {
   public Value call(Type fnType, Value callee, List<Value> args, String n) {
     String name = fnType.returnType().isVoid() ? "" : n;
     if (Ffm.on) {
-      Value call = Value.of(Ffm.value(Ffm.buildCall2(ba(), fnType.id(), callee.id(), Ffm.addresses(args), args.size(), name)));
+      Value call = new Value(Ffm.buildCall2(ba(), fnType.id(), callee.id(), Ffm.addresses(args), args.size(), name));
       if (callee.isFunction()) Ffm.setInstructionCallConv(call.id(), Ffm.getFunctionCallConv(callee.id()));
       return call;
     }

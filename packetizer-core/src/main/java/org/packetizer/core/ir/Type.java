@@ -15,22 +15,39 @@ public final class Type {
   public enum Kind { VOID, HALF, FLOAT, DOUBLE, X86_FP80, FP128, PPC_FP128, LABEL, INTEGER, FUNCTION, STRUCT,
     ARRAY, POINTER, VECTOR, METADATA, TOKEN, SCALABLE_VECTOR, BFLOAT, X86_AMX, TARGET_EXT, OTHER }
 
-  private final LLVMTypeRef ref;
+  /** The native type's address (equality, hashing and the FFM calls use it without the javacpp pointer). */
+  final long addr;
+  /** The javacpp pointer, made on first use for types the FFM calls returned by address. */
+  private LLVMTypeRef ref;
 
   Type(LLVMTypeRef ref) {
     if (ref == null || ref.isNull()) throw new IllegalArgumentException("null type");
     this.ref = ref;
+    this.addr = ref.address();
+  }
+
+  /** A type known by its address only (the FFM calls). */
+  Type(long addr) {
+    if (addr == 0) throw new IllegalArgumentException("null type");
+    this.addr = addr;
   }
 
   public static Type of(LLVMTypeRef ref) { return new Type(ref); }
 
-  public LLVMTypeRef ref() { return ref; }
+  public LLVMTypeRef ref() {
+    LLVMTypeRef r = ref;
+    if (r == null) {
+      r = Ffm.type(addr);
+      ref = r;
+    }
+    return r;
+  }
 
   /** A key identifying the native type (equal for equal types). */
-  public long id() { return ref.address(); }
+  public long id() { return addr; }
 
   public Kind kind() {
-    int k = Ffm.on ? Ffm.getTypeKind(ref.address()) : LLVMGetTypeKind(ref);
+    int k = Ffm.on ? Ffm.getTypeKind(addr) : LLVMGetTypeKind(ref());
     if (k == LLVMVoidTypeKind) return Kind.VOID;
     if (k == LLVMHalfTypeKind) return Kind.HALF;
     if (k == LLVMFloatTypeKind) return Kind.FLOAT;
@@ -63,7 +80,7 @@ public final class Type {
   /** half, float or double: the floating-point types that become packets ({@code <W x T>}). */
   public boolean isPacketFloat() { Kind k = kind(); return k == Kind.HALF || k == Kind.FLOAT || k == Kind.DOUBLE; }
   public boolean isFloatingPoint() { Kind k = kind(); return k == Kind.FLOAT || k == Kind.DOUBLE || k == Kind.HALF || k == Kind.BFLOAT || k == Kind.X86_FP80 || k == Kind.FP128 || k == Kind.PPC_FP128; }
-  public boolean isSized() { return LLVMTypeIsSized(ref) != 0; }
+  public boolean isSized() { return LLVMTypeIsSized(ref()) != 0; }
   public boolean isPointer() { return kind() == Kind.POINTER; }
   public boolean isVector() { return kind() == Kind.VECTOR; }
   public boolean isStruct() { return kind() == Kind.STRUCT; }
@@ -76,56 +93,56 @@ public final class Type {
     return k == Kind.INTEGER || k == Kind.FLOAT || k == Kind.DOUBLE || k == Kind.POINTER || k == Kind.HALF || k == Kind.BFLOAT;
   }
 
-  public int intWidth() { return Ffm.on ? Ffm.getIntTypeWidth(ref.address()) : LLVMGetIntTypeWidth(ref); }
+  public int intWidth() { return Ffm.on ? Ffm.getIntTypeWidth(addr) : LLVMGetIntTypeWidth(ref()); }
 
   /** Element type of a vector or array. */
-  public Type elementType() { return new Type(Ffm.on ? Ffm.type(Ffm.getElementType(ref.address())) : LLVMGetElementType(ref)); }
+  public Type elementType() { return (Ffm.on ? new Type(Ffm.getElementType(addr)) : new Type(LLVMGetElementType(ref()))); }
 
-  public int vectorSize() { return Ffm.on ? Ffm.getVectorSize(ref.address()) : LLVMGetVectorSize(ref); }
+  public int vectorSize() { return Ffm.on ? Ffm.getVectorSize(addr) : LLVMGetVectorSize(ref()); }
 
-  public long arrayLength() { return LLVMGetArrayLength2(ref); }
+  public long arrayLength() { return LLVMGetArrayLength2(ref()); }
 
   /** A fixed vector of {@code n} elements of this type. */
   /** The poison value of this type. */
-  public Value poison() { return Value.of(Ffm.on ? Ffm.value(Ffm.getPoison(ref.address())) : LLVMGetPoison(ref)); }
+  public Value poison() { return Value.of(Ffm.on ? Ffm.value(Ffm.getPoison(addr)) : LLVMGetPoison(ref())); }
 
-  public Type vectorOf(int n) { return new Type(Ffm.on ? Ffm.type(Ffm.vectorType(ref.address(), n)) : LLVMVectorType(ref, n)); }
+  public Type vectorOf(int n) { return (Ffm.on ? new Type(Ffm.vectorType(addr, n)) : new Type(LLVMVectorType(ref(), n))); }
 
   /** A scalable vector of {@code vscale × n} elements of this type ({@code <vscale x n x T>}). */
-  public Type scalableVectorOf(int n) { return new Type(LLVMScalableVectorType(ref, n)); }
+  public Type scalableVectorOf(int n) { return new Type(LLVMScalableVectorType(ref(), n)); }
 
   /** An array of {@code n} elements of this type. */
-  public Type arrayOf(long n) { return new Type(LLVMArrayType2(ref, n)); }
+  public Type arrayOf(long n) { return new Type(LLVMArrayType2(ref(), n)); }
 
   /** The scalar element type: for a vector its element, else itself. */
   public Type scalarType() { return isVector() ? elementType() : this; }
 
   public List<Type> structElements() {
-    int n = LLVMCountStructElementTypes(ref);
+    int n = LLVMCountStructElementTypes(ref());
     List<Type> out = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) out.add(new Type(LLVMStructGetTypeAtIndex(ref, i)));
+    for (int i = 0; i < n; i++) out.add(new Type(LLVMStructGetTypeAtIndex(ref(), i)));
     return out;
   }
 
-  public boolean isPackedStruct() { return LLVMIsPackedStruct(ref) != 0; }
+  public boolean isPackedStruct() { return LLVMIsPackedStruct(ref()) != 0; }
 
-  public boolean isLiteralStruct() { return LLVMIsLiteralStruct(ref) != 0; }
+  public boolean isLiteralStruct() { return LLVMIsLiteralStruct(ref()) != 0; }
 
   public String structName() {
-    var p = LLVMGetStructName(ref);
+    var p = LLVMGetStructName(ref());
     return p == null || p.isNull() ? "" : p.getString();
   }
 
-  public Type returnType() { return new Type(LLVMGetReturnType(ref)); }
+  public Type returnType() { return new Type(LLVMGetReturnType(ref())); }
 
-  public boolean isVarArg() { return LLVMIsFunctionVarArg(ref) != 0; }
+  public boolean isVarArg() { return LLVMIsFunctionVarArg(ref()) != 0; }
 
   public List<Type> paramTypes() {
-    int n = LLVMCountParamTypes(ref);
+    int n = LLVMCountParamTypes(ref());
     if (n == 0) return List.of();
     PointerPointer<LLVMTypeRef> pp = new PointerPointer<>(n);
     try {
-      LLVMGetParamTypes(ref, pp);
+      LLVMGetParamTypes(ref(), pp);
       List<Type> out = new ArrayList<>(n);
       for (int i = 0; i < n; i++) out.add(new Type(pp.get(LLVMTypeRef.class, i)));
       return out;
@@ -134,9 +151,9 @@ public final class Type {
     }
   }
 
-  public LlvmContext context() { return LlvmContext.borrowed(LLVMGetTypeContext(ref)); }
+  public LlvmContext context() { return LlvmContext.borrowed(LLVMGetTypeContext(ref())); }
 
-  @Override public boolean equals(Object o) { return o instanceof Type t && t.ref.address() == ref.address(); }
-  @Override public int hashCode() { return Llvm.addressHash(ref.address()); }
-  @Override public String toString() { return Llvm.takeMessage(LLVMPrintTypeToString(ref)); }
+  @Override public boolean equals(Object o) { return o instanceof Type t && t.addr == addr; }
+  @Override public int hashCode() { return Llvm.addressHash(addr); }
+  @Override public String toString() { return Llvm.takeMessage(LLVMPrintTypeToString(ref())); }
 }

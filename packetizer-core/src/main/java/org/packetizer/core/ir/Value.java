@@ -14,33 +14,68 @@ import org.bytedeco.llvm.LLVM.LLVMValueRef;
  * native value. Valid while its module is alive.
  */
 public class Value {
-  protected final LLVMValueRef ref;
+  /** The native value's address (equality, hashing and the FFM calls use it without the javacpp pointer). */
+  final long addr;
+  /** The javacpp pointer, made on first use for values the FFM walks found by address. */
+  private LLVMValueRef ref;
 
   Value(LLVMValueRef ref) {
     if (ref == null || ref.isNull()) throw new IllegalArgumentException("null value");
     this.ref = ref;
+    this.addr = ref.address();
+  }
+
+  /** A value known by its address only (the FFM walks: no javacpp pointer until one is needed). */
+  Value(long addr) {
+    if (addr == 0) throw new IllegalArgumentException("null value");
+    this.addr = addr;
   }
 
   public static Value of(LLVMValueRef ref) { return new Value(ref); }
 
   public static Value ofNullable(LLVMValueRef ref) { return ref == null || ref.isNull() ? null : new Value(ref); }
 
-  public LLVMValueRef ref() { return ref; }
+  public LLVMValueRef ref() {
+    LLVMValueRef r = ref;
+    if (r == null) {
+      r = Ffm.value(addr);
+      ref = r;
+    }
+    return r;
+  }
+
+  /**
+   * A dense number an owner gave this object ({@link #number}), e.g. a function snapshot numbering its
+   * instructions: the owner asks {@link #numberIn} first and hashes only values it did not number
+   * (issue 16: Value objects are not canonical per address, so this is a cache on one object, never
+   * part of equality). Not thread-safe: one packetization owns its snapshot's values.
+   */
+  private Object numberedBy;
+  private int number;
+
+  /** Gives this object the number {@code n} of {@code owner} (replacing any earlier owner's). */
+  public void number(Object owner, int n) {
+    numberedBy = owner;
+    number = n;
+  }
+
+  /** The number {@code owner} gave this object, or -1 when it gave none (another object of the same address may have one). */
+  public int numberIn(Object owner) { return numberedBy == owner ? number : -1; }
 
   /** A key identifying the native value (equal for equal values), for maps keyed by identity. */
-  public long id() { return ref.address(); }
+  public long id() { return addr; }
 
-  public Type type() { return new Type(Ffm.on ? Ffm.type(Ffm.typeOf(ref.address())) : LLVMTypeOf(ref)); }
+  public Type type() { return (Ffm.on ? new Type(Ffm.typeOf(addr)) : new Type(LLVMTypeOf(ref()))); }
 
   public String name() {
     // (LLVMGetValueName2 needs a length out-parameter: a native allocation per call, which javacpp
     // accounts for; names are NUL-terminated, so the one-argument form reads the same string)
-    if (Ffm.on) return Ffm.string(Ffm.getValueName(ref.address()));
-    var p = LLVMGetValueName(ref);
+    if (Ffm.on) return Ffm.string(Ffm.getValueName(addr));
+    var p = LLVMGetValueName(ref());
     return p == null || p.isNull() ? "" : p.getString();
   }
 
-  public void setName(String name) { LLVMSetValueName2(ref, name, name.length()); }
+  public void setName(String name) { LLVMSetValueName2(ref(), name, name.length()); }
 
   /** "%name" or the printed value for unnamed ones; for messages. */
   public String describe() {
@@ -51,22 +86,22 @@ public class Value {
   }
 
   /** The value printed as LLVM assembly (an instruction prints as its whole line). */
-  public String print() { return Llvm.takeMessage(LLVMPrintValueToString(ref)); }
+  public String print() { return Llvm.takeMessage(LLVMPrintValueToString(ref())); }
 
   // ---- classification ----
 
   // (the value's kind is one JNI call returning an int; the LLVMIsA* casts return a javacpp Pointer,
   // an object allocated through JNI per call, only to be tested for null: issue 16's profile)
   /** LLVM's value kind ({@code LLVMGetValueKind}: one of the {@code LLVM...ValueKind} constants). */
-  public int valueKind() { return Ffm.on ? Ffm.getValueKind(ref.address()) : LLVMGetValueKind(ref); }
+  public int valueKind() { return Ffm.on ? Ffm.getValueKind(addr) : LLVMGetValueKind(ref()); }
 
   public boolean isInstruction() { return valueKind() == LLVMInstructionValueKind; }
   public boolean isArgument() { return valueKind() == LLVMArgumentValueKind; }
-  public boolean isConstant() { return (Ffm.on ? Ffm.isConstant(ref.address()) : LLVMIsConstant(ref)) != 0; }
+  public boolean isConstant() { return (Ffm.on ? Ffm.isConstant(addr) : LLVMIsConstant(ref())) != 0; }
   public boolean isConstantInt() { return valueKind() == LLVMConstantIntValueKind; }
   public boolean isConstantFP() { return valueKind() == LLVMConstantFPValueKind; }
-  public boolean isUndef() { return (Ffm.on ? Ffm.isUndef(ref.address()) : LLVMIsUndef(ref)) != 0; }
-  public boolean isPoison() { return (Ffm.on ? Ffm.isPoison(ref.address()) : LLVMIsPoison(ref)) != 0; }
+  public boolean isUndef() { return (Ffm.on ? Ffm.isUndef(addr) : LLVMIsUndef(ref())) != 0; }
+  public boolean isPoison() { return (Ffm.on ? Ffm.isPoison(addr) : LLVMIsPoison(ref())) != 0; }
   public boolean isGlobalValue() {
     int k = valueKind();
     return k == LLVMFunctionValueKind || k == LLVMGlobalVariableValueKind || k == LLVMGlobalAliasValueKind || k == LLVMGlobalIFuncValueKind;
@@ -76,15 +111,15 @@ public class Value {
   public boolean isConstantExpr() { return valueKind() == LLVMConstantExprValueKind; }
   public boolean isInlineAsm() { return valueKind() == LLVMInlineAsmValueKind; }
   public boolean isMetadataAsValue() { return valueKind() == LLVMMetadataAsValueValueKind; }
-  public boolean isBasicBlockValue() { return (Ffm.on ? Ffm.valueIsBasicBlock(ref.address()) : LLVMValueIsBasicBlock(ref)) != 0; }
+  public boolean isBasicBlockValue() { return (Ffm.on ? Ffm.valueIsBasicBlock(addr) : LLVMValueIsBasicBlock(ref())) != 0; }
 
   private static boolean isNonNull(LLVMValueRef r) { return r != null && !r.isNull(); }
 
-  public long constIntSExt() { return Ffm.on ? Ffm.constIntGetSExtValue(ref.address()) : LLVMConstIntGetSExtValue(ref); }
-  public long constIntZExt() { return Ffm.on ? Ffm.constIntGetZExtValue(ref.address()) : LLVMConstIntGetZExtValue(ref); }
+  public long constIntSExt() { return Ffm.on ? Ffm.constIntGetSExtValue(addr) : LLVMConstIntGetSExtValue(ref()); }
+  public long constIntZExt() { return Ffm.on ? Ffm.constIntGetZExtValue(addr) : LLVMConstIntGetZExtValue(ref()); }
   public double constReal() {
     try (var lossy = new org.bytedeco.javacpp.IntPointer(1)) {
-      return LLVMConstRealGetDouble(ref, lossy);
+      return LLVMConstRealGetDouble(ref(), lossy);
     }
   }
 
@@ -92,19 +127,19 @@ public class Value {
 
   public Opcode opcode() {
     int k = valueKind();
-    if (k == LLVMInstructionValueKind) return Opcode.of(Ffm.on ? Ffm.getInstructionOpcode(ref.address()) : LLVMGetInstructionOpcode(ref));
-    if (k == LLVMConstantExprValueKind) return Opcode.of(Ffm.on ? Ffm.getConstOpcode(ref.address()) : LLVMGetConstOpcode(ref));
+    if (k == LLVMInstructionValueKind) return Opcode.of(Ffm.on ? Ffm.getInstructionOpcode(addr) : LLVMGetInstructionOpcode(ref()));
+    if (k == LLVMConstantExprValueKind) return Opcode.of(Ffm.on ? Ffm.getConstOpcode(addr) : LLVMGetConstOpcode(ref()));
     return Opcode.UNKNOWN;
   }
 
-  public int numOperands() { return Ffm.on ? Ffm.getNumOperands(ref.address()) : LLVMGetNumOperands(ref); }
+  public int numOperands() { return Ffm.on ? Ffm.getNumOperands(addr) : LLVMGetNumOperands(ref()); }
 
   public Value operand(int i) {
     if (Ffm.on) {
-      long a = Ffm.getOperand(ref.address(), i);
-      return a == 0 ? null : new Value(Ffm.value(a));
+      long a = Ffm.getOperand(addr, i);
+      return a == 0 ? null : new Value(a);
     }
-    return Value.ofNullable(LLVMGetOperand(ref, i));
+    return Value.ofNullable(LLVMGetOperand(ref(), i));
   }
 
   public List<Value> operands() {
@@ -115,14 +150,18 @@ public class Value {
   }
 
   public void setOperand(int i, Value v) {
-    if (Ffm.on) Ffm.setOperand(ref.address(), i, v.ref.address());
-    else LLVMSetOperand(ref, i, v.ref);
+    if (Ffm.on) Ffm.setOperand(addr, i, v.addr);
+    else LLVMSetOperand(ref(), i, v.ref());
   }
 
   /** The instruction's block, if it is an instruction in a block. */
   public Optional<Block> block() {
     if (!isInstruction()) return Optional.empty();
-    LLVMBasicBlockRef b = Ffm.on ? Ffm.block(Ffm.getInstructionParent(ref.address())) : LLVMGetInstructionParent(ref);
+    if (Ffm.on) {
+      long p = Ffm.getInstructionParent(addr);
+      return p == 0 ? Optional.empty() : Optional.of(new Block(p));
+    }
+    LLVMBasicBlockRef b = LLVMGetInstructionParent(ref());
     return b == null || b.isNull() ? Optional.empty() : Optional.of(new Block(b));
   }
 
@@ -130,41 +169,41 @@ public class Value {
   public List<Value> users() {
     List<Value> out = new ArrayList<>();
     if (Ffm.on) {
-      for (long u = Ffm.getFirstUse(ref.address()); u != 0; u = Ffm.getNextUse(u)) out.add(new Value(Ffm.value(Ffm.getUser(u))));
+      for (long u = Ffm.getFirstUse(addr); u != 0; u = Ffm.getNextUse(u)) out.add(new Value(Ffm.getUser(u)));
       return out;
     }
-    for (LLVMUseRef u = LLVMGetFirstUse(ref); u != null && !u.isNull(); u = LLVMGetNextUse(u)) {
+    for (LLVMUseRef u = LLVMGetFirstUse(ref()); u != null && !u.isNull(); u = LLVMGetNextUse(u)) {
       out.add(new Value(LLVMGetUser(u)));
     }
     return out;
   }
 
   public boolean hasUses() {
-    if (Ffm.on) return Ffm.getFirstUse(ref.address()) != 0;
-    LLVMUseRef u = LLVMGetFirstUse(ref);
+    if (Ffm.on) return Ffm.getFirstUse(addr) != 0;
+    LLVMUseRef u = LLVMGetFirstUse(ref());
     return u != null && !u.isNull();
   }
 
   public void replaceAllUsesWith(Value v) {
-    if (Ffm.on) Ffm.replaceAllUsesWith(ref.address(), v.ref.address());
-    else LLVMReplaceAllUsesWith(ref, v.ref);
+    if (Ffm.on) Ffm.replaceAllUsesWith(addr, v.addr);
+    else LLVMReplaceAllUsesWith(ref(), v.ref());
   }
 
   public void eraseFromParent() {
-    if (Ffm.on) Ffm.instructionEraseFromParent(ref.address());
-    else LLVMInstructionEraseFromParent(ref);
+    if (Ffm.on) Ffm.instructionEraseFromParent(addr);
+    else LLVMInstructionEraseFromParent(ref());
   }
 
   public Value nextInstruction() {
     if (Ffm.on) {
-      long a = Ffm.getNextInstruction(ref.address());
-      return a == 0 ? null : new Value(Ffm.value(a));
+      long a = Ffm.getNextInstruction(addr);
+      return a == 0 ? null : new Value(a);
     }
-    return Value.ofNullable(LLVMGetNextInstruction(ref));
+    return Value.ofNullable(LLVMGetNextInstruction(ref()));
   }
 
   /** Takes the instruction out of its block without deleting it (put it back with {@link IrBuilder#insert}). */
-  public void removeFromParent() { LLVMInstructionRemoveFromParent(ref); }
+  public void removeFromParent() { LLVMInstructionRemoveFromParent(ref()); }
 
   /** Whether this instruction comes later than {@code earlier} in the same block. */
   public boolean comesAfter(Value earlier) {
@@ -175,34 +214,34 @@ public class Value {
   /** The index of the first operand that is {@code v}. */
   public int operandIndexOf(Value v) {
     int n = numOperands();
-    long target = v.ref.address();
-    for (int k = 0; k < n; k++) if ((Ffm.on ? Ffm.getOperand(ref.address(), k) : LLVMGetOperand(ref, k).address()) == target) return k;
+    long target = v.addr;
+    for (int k = 0; k < n; k++) if ((Ffm.on ? Ffm.getOperand(addr, k) : LLVMGetOperand(ref(), k).address()) == target) return k;
     throw new IllegalStateException("operand not found");
   }
 
   // constants
   /** A null constant (zero, zeroinitializer, null pointer). */
-  public boolean isNullValue() { return LLVMIsNull(ref) != 0; }
+  public boolean isNullValue() { return LLVMIsNull(ref()) != 0; }
   /** A constant (not a constant expression) with every bit set, e.g. {@code splat (i1 true)}. */
   public boolean isAllOnesValue() {
-    return isConstant() && !isConstantExpr() && ref.address() == LLVMConstAllOnes(LLVMTypeOf(ref)).address();
+    return isConstant() && !isConstantExpr() && addr == LLVMConstAllOnes(LLVMTypeOf(ref())).address();
   }
   /** Element {@code i} of a constant vector or aggregate, or null when it has none. */
-  public Value aggregateElement(int i) { return Value.ofNullable(LLVMGetAggregateElement(ref, i)); }
+  public Value aggregateElement(int i) { return Value.ofNullable(LLVMGetAggregateElement(ref(), i)); }
 
   // shufflevector / insertelement
-  public boolean isShuffleVector() { return isNonNull(LLVMIsAShuffleVectorInst(ref)); }
-  public boolean isInsertElement() { return isNonNull(LLVMIsAInsertElementInst(ref)); }
+  public boolean isShuffleVector() { return isNonNull(LLVMIsAShuffleVectorInst(ref())); }
+  public boolean isInsertElement() { return isNonNull(LLVMIsAInsertElementInst(ref())); }
   /** The number of elements of a shufflevector's mask; {@link #shuffleMaskValue} reads one. */
-  public int shuffleMaskLength() { return LLVMGetNumMaskElements(ref); }
-  public int shuffleMaskValue(int i) { return LLVMGetMaskValue(ref, i); }
+  public int shuffleMaskLength() { return LLVMGetNumMaskElements(ref()); }
+  public int shuffleMaskValue(int i) { return LLVMGetMaskValue(ref(), i); }
   /** The value {@link #shuffleMaskValue} gives for an undefined (poison) mask element. */
   public static int undefShuffleMaskElement() { return LLVMGetUndefMaskElem(); }
 
   /** The constant index path of an {@code extractvalue} or {@code insertvalue}. */
   public int[] aggregateIndices() {
-    int n = LLVMGetNumIndices(ref);
-    org.bytedeco.javacpp.IntPointer ip = LLVMGetIndices(ref);
+    int n = LLVMGetNumIndices(ref());
+    org.bytedeco.javacpp.IntPointer ip = LLVMGetIndices(ref());
     int[] out = new int[n];
     for (int i = 0; i < n; i++) out[i] = ip.get(i);
     return out;
@@ -213,23 +252,23 @@ public class Value {
   public boolean allowsReassoc() { return canUseFastMathFlags() && (fastMathFlags() & LLVMFastMathAllowReassoc) != 0; }
 
   // instruction flags (the packet instruction keeps the scalar one's)
-  public void setNsw(boolean v) { LLVMSetNSW(ref, v ? 1 : 0); }
-  public void setNuw(boolean v) { LLVMSetNUW(ref, v ? 1 : 0); }
-  public void setExact(boolean v) { LLVMSetExact(ref, v ? 1 : 0); }
-  public void setDisjoint(boolean v) { LLVMSetIsDisjoint(ref, v ? 1 : 0); }
-  public boolean nneg() { return LLVMGetNNeg(ref) != 0; }
-  public void setNneg(boolean v) { LLVMSetNNeg(ref, v ? 1 : 0); }
+  public void setNsw(boolean v) { LLVMSetNSW(ref(), v ? 1 : 0); }
+  public void setNuw(boolean v) { LLVMSetNUW(ref(), v ? 1 : 0); }
+  public void setExact(boolean v) { LLVMSetExact(ref(), v ? 1 : 0); }
+  public void setDisjoint(boolean v) { LLVMSetIsDisjoint(ref(), v ? 1 : 0); }
+  public boolean nneg() { return LLVMGetNNeg(ref()) != 0; }
+  public void setNneg(boolean v) { LLVMSetNNeg(ref(), v ? 1 : 0); }
   /** Alignment of a load, store, alloca or global. */
   public void setAlignment(int bytes) {
-    if (Ffm.on) Ffm.setAlignment(ref.address(), bytes);
-    else LLVMSetAlignment(ref, bytes);
+    if (Ffm.on) Ffm.setAlignment(addr, bytes);
+    else LLVMSetAlignment(ref(), bytes);
   }
 
   // calls
-  public int instructionCallConv() { return LLVMGetInstructionCallConv(ref); }
+  public int instructionCallConv() { return LLVMGetInstructionCallConv(ref()); }
   public void setInstructionCallConv(int cc) {
-    if (Ffm.on) Ffm.setInstructionCallConv(ref.address(), cc);
-    else LLVMSetInstructionCallConv(ref, cc);
+    if (Ffm.on) Ffm.setInstructionCallConv(addr, cc);
+    else LLVMSetInstructionCallConv(ref(), cc);
   }
 
   /** One entry of clang's {@code !tbaa.struct} on a memory intrinsic: a field's offset, size and TBAA scalar type name. */
@@ -242,8 +281,8 @@ public class Value {
   public List<TbaaField> tbaaStruct() {
     List<TbaaField> out = new ArrayList<>();
     String kindName = "tbaa.struct";
-    int kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(ref)), kindName, kindName.length());
-    LLVMValueRef md = LLVMGetMetadata(ref, kind);
+    int kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(ref())), kindName, kindName.length());
+    LLVMValueRef md = LLVMGetMetadata(ref(), kind);
     if (md == null || md.isNull()) return out;
     List<LLVMValueRef> ops = mdOperands(md);
     for (int i = 0; i + 1 < ops.size(); i += 3) {
@@ -284,10 +323,10 @@ public class Value {
   }
 
   /** Whether this global variable is constant. */
-  public boolean isGlobalConstant() { return isGlobalVariable() && LLVMIsGlobalConstant(ref) != 0; }
+  public boolean isGlobalConstant() { return isGlobalVariable() && LLVMIsGlobalConstant(ref()) != 0; }
 
   /** Whether this global value has extern_weak linkage (its address may be null). */
-  public boolean hasExternalWeakLinkage() { return isGlobalValue() && LLVMGetLinkage(ref) == LLVMExternalWeakLinkage; }
+  public boolean hasExternalWeakLinkage() { return isGlobalValue() && LLVMGetLinkage(ref()) == LLVMExternalWeakLinkage; }
 
   /**
    * Whether this global value's definition here is the one the program uses: external, internal,
@@ -296,17 +335,17 @@ public class Value {
    */
   public boolean hasExactDefinition() {
     if (!isGlobalValue()) return false;
-    int l = LLVMGetLinkage(ref);
+    int l = LLVMGetLinkage(ref());
     return l == LLVMExternalLinkage || l == LLVMInternalLinkage || l == LLVMPrivateLinkage || l == LLVMAvailableExternallyLinkage
         || l == LLVMLinkOnceODRLinkage || l == LLVMWeakODRLinkage;
   }
 
   /** A global variable's initializer. */
-  public Optional<Value> initializer() { return isGlobalVariable() ? Optional.ofNullable(Value.ofNullable(LLVMGetInitializer(ref))) : Optional.empty(); }
+  public Optional<Value> initializer() { return isGlobalVariable() ? Optional.ofNullable(Value.ofNullable(LLVMGetInitializer(ref()))) : Optional.empty(); }
 
   /** A call site's function-level string attribute. */
   public Optional<String> callSiteStringAttribute(String key) {
-    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMGetCallSiteStringAttribute(ref, LLVMAttributeFunctionIndex, key, key.length());
+    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMGetCallSiteStringAttribute(ref(), LLVMAttributeFunctionIndex, key, key.length());
     if (a == null || a.isNull()) return Optional.empty();
     try (org.bytedeco.javacpp.IntPointer len = new org.bytedeco.javacpp.IntPointer(1)) {
       org.bytedeco.javacpp.BytePointer p = LLVMGetStringAttributeValue(a, len);
@@ -316,16 +355,16 @@ public class Value {
 
   /** Sets (replaces) a call site's function-level string attribute. */
   public void setCallSiteStringAttribute(String key, String value) {
-    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMCreateStringAttribute(LLVMGetTypeContext(LLVMTypeOf(ref)), key, key.length(),
+    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMCreateStringAttribute(LLVMGetTypeContext(LLVMTypeOf(ref())), key, key.length(),
         value, value.length());
-    LLVMRemoveCallSiteStringAttribute(ref, LLVMAttributeFunctionIndex, key, key.length());
-    LLVMAddCallSiteAttribute(ref, LLVMAttributeFunctionIndex, a);
+    LLVMRemoveCallSiteStringAttribute(ref(), LLVMAttributeFunctionIndex, key, key.length());
+    LLVMAddCallSiteAttribute(ref(), LLVMAttributeFunctionIndex, a);
   }
 
   // phi
-  public int incomingCount() { return Ffm.on ? Ffm.countIncoming(ref.address()) : LLVMCountIncoming(ref); }
-  public Value incomingValue(int i) { return new Value(Ffm.on ? Ffm.value(Ffm.getIncomingValue(ref.address(), i)) : LLVMGetIncomingValue(ref, i)); }
-  public Block incomingBlock(int i) { return new Block(Ffm.on ? Ffm.block(Ffm.getIncomingBlock(ref.address(), i)) : LLVMGetIncomingBlock(ref, i)); }
+  public int incomingCount() { return Ffm.on ? Ffm.countIncoming(addr) : LLVMCountIncoming(ref()); }
+  public Value incomingValue(int i) { return Ffm.on ? new Value(Ffm.getIncomingValue(addr, i)) : new Value(LLVMGetIncomingValue(ref(), i)); }
+  public Block incomingBlock(int i) { return (Ffm.on ? new Block(Ffm.getIncomingBlock(addr, i)) : new Block(LLVMGetIncomingBlock(ref(), i))); }
   /** Adds the incoming pairs (values.get(k), blocks.get(k)) to this phi at once. */
   public void addIncoming(List<Value> values, List<Block> blocks) {
     // (LLVMAddIncoming adds the pairs one by one in order: a call per pair through the native stack
@@ -334,29 +373,29 @@ public class Value {
     if (blocks.size() != k) throw new IllegalArgumentException(k + " incoming values but " + blocks.size() + " blocks");
     if (Ffm.on) {
       // (one call: heap arrays of the addresses, read in place by the critical downcall)
-      if (k > 0) Ffm.addIncoming(ref.address(), Ffm.addresses(values), Ffm.blockAddresses(blocks), k);
+      if (k > 0) Ffm.addIncoming(addr, Ffm.addresses(values), Ffm.blockAddresses(blocks), k);
       return;
     }
-    for (int j = 0; j < k; j++) LLVMAddIncoming(ref, values.get(j).ref, blocks.get(j).ref(), 1);
+    for (int j = 0; j < k; j++) LLVMAddIncoming(ref(), values.get(j).ref(), blocks.get(j).ref(), 1);
   }
 
   public void addIncoming(Value v, Block b) {
     // (the by-pointer-pointer overload passes one pair through the native stack: no two native
     // arrays allocated and freed per incoming edge)
-    if (Ffm.on) Ffm.addIncoming(ref.address(), java.lang.foreign.MemorySegment.ofArray(new long[] {v.ref.address()}),
+    if (Ffm.on) Ffm.addIncoming(addr, java.lang.foreign.MemorySegment.ofArray(new long[] {v.addr}),
         java.lang.foreign.MemorySegment.ofArray(new long[] {b.id()}), 1);
-    else LLVMAddIncoming(ref, v.ref, b.ref(), 1);
+    else LLVMAddIncoming(ref(), v.ref(), b.ref(), 1);
   }
 
   // terminators
-  public boolean isConditional() { return (Ffm.on ? Ffm.isConditional(ref.address()) : LLVMIsConditional(ref)) != 0; }
-  public Value condition() { return new Value(Ffm.on ? Ffm.value(Ffm.getCondition(ref.address())) : LLVMGetCondition(ref)); }
-  public int numSuccessors() { return Ffm.on ? Ffm.getNumSuccessors(ref.address()) : LLVMGetNumSuccessors(ref); }
-  public Block successor(int i) { return new Block(Ffm.on ? Ffm.block(Ffm.getSuccessor(ref.address(), i)) : LLVMGetSuccessor(ref, i)); }
-  public void setSuccessor(int i, Block b) { LLVMSetSuccessor(ref, i, b.ref()); }
+  public boolean isConditional() { return (Ffm.on ? Ffm.isConditional(addr) : LLVMIsConditional(ref())) != 0; }
+  public Value condition() { return Ffm.on ? new Value(Ffm.getCondition(addr)) : new Value(LLVMGetCondition(ref())); }
+  public int numSuccessors() { return Ffm.on ? Ffm.getNumSuccessors(addr) : LLVMGetNumSuccessors(ref()); }
+  public Block successor(int i) { return (Ffm.on ? new Block(Ffm.getSuccessor(addr, i)) : new Block(LLVMGetSuccessor(ref(), i))); }
+  public void setSuccessor(int i, Block b) { LLVMSetSuccessor(ref(), i, b.ref()); }
 
   // compares
-  public int icmpPredicate() { return Ffm.on ? Ffm.getICmpPredicate(ref.address()) : LLVMGetICmpPredicate(ref); }
+  public int icmpPredicate() { return Ffm.on ? Ffm.getICmpPredicate(addr) : LLVMGetICmpPredicate(ref()); }
 
   /** Whether this integer compare is {@code eq} / {@code ne}. */
   public boolean isICmpEq() { return icmpPredicate() == LLVMIntEQ; }
@@ -371,40 +410,40 @@ public class Value {
   }
 
   /** The type of the value a global variable or function holds (its "value type"). */
-  public Type globalValueType() { return new Type(Ffm.on ? Ffm.type(Ffm.globalGetValueType(ref.address())) : LLVMGlobalGetValueType(ref)); }
+  public Type globalValueType() { return (Ffm.on ? new Type(Ffm.globalGetValueType(addr)) : new Type(LLVMGlobalGetValueType(ref()))); }
 
   /** Deletes a global variable (no uses left). */
-  public void deleteGlobal() { LLVMDeleteGlobal(ref); }
-  public int fcmpPredicate() { return Ffm.on ? Ffm.getFCmpPredicate(ref.address()) : LLVMGetFCmpPredicate(ref); }
+  public void deleteGlobal() { LLVMDeleteGlobal(ref()); }
+  public int fcmpPredicate() { return Ffm.on ? Ffm.getFCmpPredicate(addr) : LLVMGetFCmpPredicate(ref()); }
 
   // memory
-  public Type allocatedType() { return new Type(LLVMGetAllocatedType(ref)); }
-  public Type gepSourceElementType() { return new Type(LLVMGetGEPSourceElementType(ref)); }
-  public boolean isInBounds() { return LLVMIsInBounds(ref) != 0; }
-  public int alignment() { return LLVMGetAlignment(ref); }
-  public boolean isVolatile() { return LLVMGetVolatile(ref) != 0; }
-  public boolean isAtomic() { return LLVMIsAtomic(ref) != 0; }
+  public Type allocatedType() { return new Type(LLVMGetAllocatedType(ref())); }
+  public Type gepSourceElementType() { return new Type(LLVMGetGEPSourceElementType(ref())); }
+  public boolean isInBounds() { return LLVMIsInBounds(ref()) != 0; }
+  public int alignment() { return LLVMGetAlignment(ref()); }
+  public boolean isVolatile() { return LLVMGetVolatile(ref()) != 0; }
+  public boolean isAtomic() { return LLVMIsAtomic(ref()) != 0; }
 
   /** The operation of an {@code atomicrmw}. */
-  public AtomicRmwOp atomicRmwOp() { return AtomicRmwOp.of(LLVMGetAtomicRMWBinOp(ref)); }
+  public AtomicRmwOp atomicRmwOp() { return AtomicRmwOp.of(LLVMGetAtomicRMWBinOp(ref())); }
 
   /** The constant indices of an {@code extractvalue} or {@code insertvalue}. */
   public int[] indices() {
-    int n = LLVMGetNumIndices(ref);
-    org.bytedeco.javacpp.IntPointer p = LLVMGetIndices(ref);
+    int n = LLVMGetNumIndices(ref());
+    org.bytedeco.javacpp.IntPointer p = LLVMGetIndices(ref());
     int[] out = new int[n];
     for (int i = 0; i < n; i++) out[i] = p.get(i);
     return out;
   }
 
   // calls
-  public Type calledFunctionType() { return new Type(LLVMGetCalledFunctionType(ref)); }
-  public Value calledOperand() { return new Value(LLVMGetCalledValue(ref)); }
-  public int numArgOperands() { return LLVMGetNumArgOperands(ref); }
+  public Type calledFunctionType() { return new Type(LLVMGetCalledFunctionType(ref())); }
+  public Value calledOperand() { return new Value(LLVMGetCalledValue(ref())); }
+  public int numArgOperands() { return LLVMGetNumArgOperands(ref()); }
   /** The called function when the callee is a function (not a pointer or inline asm). */
   public Optional<Function> calledFunction() {
     Value c = calledOperand();
-    return c.isFunction() ? Optional.of(new Function(c.ref)) : Optional.empty();
+    return c.isFunction() ? Optional.of(new Function(c.addr)) : Optional.empty();
   }
 
   // flags
@@ -413,12 +452,12 @@ public class Value {
     int nargs = from.numArgOperands();
     for (int idx = -1; idx <= nargs; idx++) {
       int at = idx == -1 ? LLVMAttributeFunctionIndex : idx;
-      int n = LLVMGetCallSiteAttributeCount(from.ref, at);
+      int n = LLVMGetCallSiteAttributeCount(from.ref(), at);
       if (n == 0) continue;
       try (org.bytedeco.javacpp.PointerPointer<org.bytedeco.llvm.LLVM.LLVMAttributeRef> attrs =
           new org.bytedeco.javacpp.PointerPointer<>(n)) {
-        LLVMGetCallSiteAttributes(from.ref, at, attrs);
-        for (int i = 0; i < n; i++) LLVMAddCallSiteAttribute(ref, at, new org.bytedeco.llvm.LLVM.LLVMAttributeRef(attrs.get(i)));
+        LLVMGetCallSiteAttributes(from.ref(), at, attrs);
+        for (int i = 0; i < n; i++) LLVMAddCallSiteAttribute(ref(), at, new org.bytedeco.llvm.LLVM.LLVMAttributeRef(attrs.get(i)));
       }
     }
   }
@@ -427,20 +466,20 @@ public class Value {
   public boolean callHasFunctionAttribute(String name) {
     int kind = LLVMGetEnumAttributeKindForName(name, name.length());
     if (kind == 0) return false;
-    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(ref, LLVMAttributeFunctionIndex, kind);
+    org.bytedeco.llvm.LLVM.LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(ref(), LLVMAttributeFunctionIndex, kind);
     if (a != null && !a.isNull()) return true;
     return calledFunction().map(f -> f.hasEnumAttribute(name)).orElse(false);
   }
 
-  public boolean canUseFastMathFlags() { return LLVMCanValueUseFastMathFlags(ref) != 0; }
-  public int fastMathFlags() { return LLVMGetFastMathFlags(ref); }
-  public void setFastMathFlags(int f) { LLVMSetFastMathFlags(ref, f); }
-  public boolean nsw() { return LLVMGetNSW(ref) != 0; }
-  public boolean nuw() { return LLVMGetNUW(ref) != 0; }
-  public boolean isDisjoint() { return LLVMGetIsDisjoint(ref) != 0; }
-  public boolean isExact() { return LLVMGetExact(ref) != 0; }
+  public boolean canUseFastMathFlags() { return LLVMCanValueUseFastMathFlags(ref()) != 0; }
+  public int fastMathFlags() { return LLVMGetFastMathFlags(ref()); }
+  public void setFastMathFlags(int f) { LLVMSetFastMathFlags(ref(), f); }
+  public boolean nsw() { return LLVMGetNSW(ref()) != 0; }
+  public boolean nuw() { return LLVMGetNUW(ref()) != 0; }
+  public boolean isDisjoint() { return LLVMGetIsDisjoint(ref()) != 0; }
+  public boolean isExact() { return LLVMGetExact(ref()) != 0; }
 
-  @Override public boolean equals(Object o) { return o instanceof Value v && v.ref.address() == ref.address(); }
-  @Override public int hashCode() { return Llvm.addressHash(ref.address()); }
+  @Override public boolean equals(Object o) { return o instanceof Value v && v.addr == addr; }
+  @Override public int hashCode() { return Llvm.addressHash(addr); }
   @Override public String toString() { return describe(); }
 }

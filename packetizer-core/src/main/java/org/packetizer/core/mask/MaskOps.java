@@ -16,12 +16,32 @@ public final class MaskOps {
   private final IrBuilder b;
   private final int width;
   private final Type maskType;
+  /** {@link #any} as {@code icmp ne (bitcast m to iW), 0} instead of {@code llvm.vector.reduce.or}. */
+  private final boolean bitTest;
 
-  public MaskOps(LlvmModule module, IrBuilder builder, int width) {
+  public MaskOps(LlvmModule module, IrBuilder builder, int width) { this(module, builder, width, false); }
+
+  /**
+   * With {@code bitTest}, {@link #any} emits the any-lane test in the form InstCombine turns {@code
+   * llvm.vector.reduce.or} of an i1 vector into, so the clean-up does not rewrite it (issue 16). Scalable
+   * packets are re-typed after the clean-up, which has made this form anyway: {@code ScalablePackets}
+   * turns it back into a reduction of the scalable mask.
+   */
+  public MaskOps(LlvmModule module, IrBuilder builder, int width, boolean bitTest) {
     this.module = module;
     this.b = builder;
     this.width = width;
     this.maskType = builder.context().i1().vectorOf(width);
+    this.bitTest = bitTest;
+  }
+
+  /**
+   * Knob: {@code -Dpacketizer.anyLaneBitTest=false} emits every any-lane test as {@code
+   * llvm.vector.reduce.or}, as before the thirteenth round (the clean-up's InstCombine then rewrites it
+   * to the bit test); on by default.
+   */
+  public static boolean bitTestEnabled() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.anyLaneBitTest", "true"));
   }
 
   public Type maskType() { return maskType; }
@@ -81,10 +101,17 @@ public final class MaskOps {
     return b.or(a, c, name);
   }
 
-  /** True when any lane of the mask is set ({@code llvm.vector.reduce.or}). */
+  /**
+   * True when any lane of the mask is set: {@code llvm.vector.reduce.or}, or with {@code bitTest} the
+   * mask's bits as one integer compared with 0 (the compare named, the bit cast not, as InstCombine leaves them).
+   */
   public Value any(Value m, String name) {
     if (isAllTrue(m)) return b.i1(true);
     if (isAllFalse(m)) return b.i1(false);
+    if (bitTest) {
+      Type iw = b.context().intType(width);
+      return b.icmpNe(b.cast(org.packetizer.core.ir.Opcode.BITCAST, m, iw, ""), b.constNull(iw), name);
+    }
     Function f = module.intrinsic("llvm.vector.reduce.or", maskType);
     return b.call(f, java.util.List.of(m), name);
   }

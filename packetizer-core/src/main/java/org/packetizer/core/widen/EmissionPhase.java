@@ -58,7 +58,7 @@ abstract class EmissionPhase {
     this.entryB = st.entryBuilder();
     this.packet = st.packetFunction();
     this.w = st.width();
-    this.masks = new MaskOps(st.module(), b, w);
+    this.masks = new MaskOps(st.module(), b, w, MaskOps.bitTestEnabled());
     this.comp = new CompositePackets(b, st.module(), w);
     this.head = st.heads();
     this.enter = st.loopEnters();
