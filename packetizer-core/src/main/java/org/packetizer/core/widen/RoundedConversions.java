@@ -84,26 +84,11 @@ public final class RoundedConversions {
         b.before(conv);
         List<Value> parts = new ArrayList<>();
         for (int c = 0; c < lanes / LANES; c++) {
-          Value part = x;
-          if (lanes > LANES) {
-            List<Value> idx = new ArrayList<>();
-            for (int k = 0; k < LANES; k++) idx.add(b.i32((long) c * LANES + k));
-            part = b.shuffle(x, b.poison(x.type()), b.constVector(idx), "");
-          }
+          Value part = VectorParts.slice(b, x, c * LANES, LANES);
           parts.add(b.call(cvt, List.of(part, b.poison(v16i32), b.constInt(ctx.intType(16), -1), b.i32(mode)), "rounded.int"));
         }
         // the parts joined again, pairwise (lanes / 16 is a power of two)
-        while (parts.size() > 1) {
-          List<Value> next = new ArrayList<>();
-          for (int p = 0; p < parts.size(); p += 2) {
-            int len = parts.get(p).type().vectorSize();
-            List<Value> idx = new ArrayList<>();
-            for (int k = 0; k < 2 * len; k++) idx.add(b.i32(k));
-            next.add(b.shuffle(parts.get(p), parts.get(p + 1), b.constVector(idx), ""));
-          }
-          parts = next;
-        }
-        conv.replaceAllUsesWith(parts.get(0));
+        conv.replaceAllUsesWith(VectorParts.concat(b, parts));
         conv.eraseFromParent();
         if (call.users().isEmpty()) call.eraseFromParent();
         n++;
