@@ -143,7 +143,6 @@ class ScalableRefillDriverTest {
     ProcessResult dis = clang.run(objdump, dir);
     assertEquals(0, dis.exitCode(), dis.stderr());
     String asm = dis.stdoutText();
-    if (fixed) Files.writeString(Path.of("/tmp/h27v/fixed" + fixedBits + ".dis"), asm);
     for (String insn : insns) assertTrue(asm.contains(insn), "no " + insn + " in kernels.o");
     String header = ArrayDriver.header(drivers, "drivers.h", null);
     assertFalse(header.contains("svfloat") || header.contains("__SV") || header.contains("vector_size")
