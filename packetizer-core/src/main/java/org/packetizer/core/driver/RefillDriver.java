@@ -429,10 +429,13 @@ public final class RefillDriver {
    */
   public static final int STATE_POS = 0, STATE_LEFT = 1, STATE_LEVEL = 2, STATE_CHOICE = 3, STATE_PLAIN_CYCLES = 4,
       STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_SPREAD = 8, STATE_PLAIN_PEAK = 9,
-      STATE_PLAIN_ALARMS = 10, STATE_FIELDS = 11;
+      STATE_PLAIN_LAST = 10, STATE_PLAIN_ALARMS = 11, STATE_FIELDS = 12;
   /**
    * The plain watch's reference ({@link #adaptivePlainWatch}), in {@link #STATE_PLAIN_PEAK}: the dearest recent piece of a
-   * plain run, in cycles per element times 2^this (0: no piece timed yet).
+   * plain run, in cycles per element times 2^this (0: no piece timed yet); {@link #STATE_PLAIN_LAST}: the last piece judged,
+   * the same unit. A piece counts as the lesser of itself and the piece before it, so that one piece the host stretched
+   * by preempting it neither raises an alarm nor the reference (at load 17, with single pieces, the reference stood at a
+   * median 2.4 times the random plain cost after the coherent calls: blind).
    */
   public static final int PLAIN_PEAK_FRACTION_BITS = 8;
   /**
@@ -526,7 +529,8 @@ public final class RefillDriver {
    * Whether the watch also compares a piece of a plain run with the plain body's own recent pieces ({@code
    * -Dpacketizer.refill.autoPlainWatch=false}: only with refill's cost at the trials, the thirteenth round's watch; for
    * measurement), read when a driver is built; only with the watch ({@link #adaptiveWatch}). A piece (at least a quarter
-   * of an epoch) dearer per element than {@link #plainWatchFactor} times the dearest recent piece ({@link #STATE_PLAIN_PEAK},
+   * of an epoch) dearer per element, and the piece before it too, than {@link #plainWatchFactor} times the dearest recent
+   * piece ({@link #STATE_PLAIN_PEAK},
    * {@link #PLAIN_PEAK_DECAY_SHIFT}) ends the run: the next trial comes. An input that turns from coherent to random makes
    * the plain body 3-3.5× dearer per element, while the watch against refill's cost at the trials stays quiet when those
    * trials fell on dear regions of the coherent input (mandelbrot W16: no trial in 15 random calls after the coherent ones
@@ -679,8 +683,9 @@ public final class RefillDriver {
               + " switch and at the start, and keeps the spacing" : "; right after a switch and at the start one trial changes it")
           + (adaptiveWatch() ? "; a run of the plain body goes in timed pieces of an epoch, and a piece that costs more than 3/2"
               + " times refill's cycles per element at the trials brings the next trial at once" + (adaptivePlainWatch()
-                  ? ", as does a piece of at least half an epoch that costs more than " + plainWatchFactor() + " times"
-                      + " the dearest recent piece per element (that reference keeps 15/16 per piece)" : "") : "")
+                  ? ", as does a piece of at least half an epoch that, with the piece before it, costs more than "
+                      + plainWatchFactor() + " times the dearest recent piece per element (that reference keeps 15/16 per piece)"
+                  : "") : "")
           + "; the trial position, sums and back-off persist between calls in NAME" + STATE_SUFFIX;
     }
     return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; each starts with three"
@@ -987,6 +992,7 @@ public final class RefillDriver {
       Value spread0 = spread ? b.relaxed(b.load(i64, field[STATE_SPREAD], 8, "state.spread")) : null;
       Value peak0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_PEAK], 8, "state.plain.peak")) : null;
       Value alarms0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_ALARMS], 8, "state.plain.alarms")) : null;
+      Value last0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_LAST], 8, "state.plain.last")) : null;
       b.br(loop);
 
       b.atEnd(loop);
@@ -1005,8 +1011,10 @@ public final class RefillDriver {
       Value spreadV = spread ? b.phi(i64, "trials.spread") : null;
       Value peakV = plainWatch ? b.phi(i64, "plain.peak") : null;
       Value alarmsV = plainWatch ? b.phi(i64, "plain.alarms") : null;
+      Value lastV = plainWatch ? b.phi(i64, "plain.last") : null;
       Value peak1 = null;
       Value alarms1 = null;
+      Value last1 = null;
       // positions 0, 1, 2: the timed chunks (plain, refill, plain); 3: the run of the chosen body until the next trial
       Value atRun = b.icmpEq(pos, b.constInt(i64, 3), "run");
       Value atRefill = b.icmpEq(pos, b.constInt(i64, 1), "measure.refill");
@@ -1131,14 +1139,17 @@ public final class RefillDriver {
               ""), "plain.piece.judged");
           Value perEl = b.binop(Opcode.UDIV, b.binop(Opcode.SHL, dtPlain, b.constInt(i64, PLAIN_PEAK_FRACTION_BITS), ""),
               b.max(cnt, b.constInt(i64, 1), true, ""), "plain.piece.cost");
+          // (the lesser of this piece and the last one judged, when there is one: a piece stretched by the host counts once)
+          Value sample = b.select(b.icmpNe(lastV, zero, ""), b.min(perEl, lastV, true, ""), perEl, "plain.piece.sample");
           Value cap = b.binop(Opcode.LSHR, b.mul(peakV, b.constInt(i64, fNum), ""), b.constInt(i64, 8), "plain.peak.capped");
           Value known = b.icmpNe(peakV, zero, "plain.peak.known");
-          Value dearer = b.icmpUlt(cap, perEl, "plain.piece.dearer");
+          Value dearer = b.icmpUlt(cap, sample, "plain.piece.dearer");
           Value plainAlarm = b.and(b.and(piece, known, ""), dearer, "plain.watch.alarm");
           Value decayed = b.sub(peakV, b.binop(Opcode.LSHR, peakV, b.constInt(i64, PLAIN_PEAK_DECAY_SHIFT), ""), "plain.peak.decayed");
           Value most = b.mul(peakV, b.constInt(i64, PLAIN_PEAK_TAKE_FACTOR), "plain.peak.most");
-          Value taken = b.select(known, b.min(perEl, most, true, ""), perEl, "plain.piece.taken");
+          Value taken = b.select(known, b.min(sample, most, true, ""), sample, "plain.piece.taken");
           peak1 = b.select(piece, b.max(decayed, taken, true, ""), peakV, "plain.peak.next");
+          last1 = b.select(piece, perEl, lastV, "plain.last.next");
           alarms1 = b.add(alarmsV, b.cast(Opcode.ZEXT, plainAlarm, i64, ""), "plain.alarms.next");
           left1 = b.select(plainAlarm, zero, left1, "trial.left.plain.watched");
         }
@@ -1281,6 +1292,7 @@ public final class RefillDriver {
       if (plainWatch) {
         peakV.addIncoming(List.of(peak0, peak1), List.of(start, latch));
         alarmsV.addIncoming(List.of(alarms0, alarms1), List.of(start, latch));
+        lastV.addIncoming(List.of(last0, last1), List.of(start, latch));
       }
 
       b.atEnd(done);
@@ -1298,6 +1310,7 @@ public final class RefillDriver {
       if (plainWatch) {
         b.relaxed(b.store(peak1, field[STATE_PLAIN_PEAK], 8));
         b.relaxed(b.store(alarms1, field[STATE_PLAIN_ALARMS], 8));
+        b.relaxed(b.store(last1, field[STATE_PLAIN_LAST], 8));
       }
       b.br(exit);
       b.atEnd(exit);

@@ -120,8 +120,10 @@ class AutoRefillBackoffJitTest {
         // 1c. the plain watch, in the state that kept the plain body on random points in the thirteenth round (mandelbrot
         // W16, bin/bench-refill): coherent calls backed off to level 5 on plain, a run longer than the input, and a refill
         // reference from trials on dear regions, far above what the plain body costs on random points (2^50 cycles: the
-        // watch against refill stays quiet, as in 1b). The plain body's dearest recent piece, 1 cycle per element: any
-        // piece of random points is dearer than 3/2 of that, so the first one ends the run, and the trials pick refill.
+        // watch against refill stays quiet, as in 1b). The plain body's dearest recent piece, 1 cycle per element, and the
+        // last piece judged as cheap: a piece counts as the lesser of itself and the one before, so the first piece of
+        // random points raises no alarm (one piece the host stretched counts once), and the second, with the first, is
+        // dearer than 3/2 of the reference: it ends the run, and the trials pick refill.
         // With the reference far above (2^50 per element): no trial, and the reference decays by 1/16 at each piece of at
         // least half an epoch; from a fresh state (0) the first piece sets it without an alarm
         for (long peak : new long[] {1L << RefillDriver.PLAIN_PEAK_FRACTION_BITS, 1L << 50, 0}) {
@@ -130,8 +132,15 @@ class AutoRefillBackoffJitTest {
           long a1 = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_ALARMS);
           stuckOnPlain(state, 4 * n);
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_PEAK, peak);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_LAST, fires ? peak : 0);
           long len = fires ? n : peak == 0 ? e : 16 * e;
           long per = 4 * e + w + 3;
+          if (fires) {
+            run(driver, scalar, arena, rp, 0, e, e, "one dear piece after a cheap one (the plain watch)", state, 0);
+            assertEquals(a1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_ALARMS), "one dear piece: no alarm; " + describe(state));
+            assertEquals(t1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "one dear piece: no trial; " + describe(state));
+            assertEquals(4 * n - e, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT), "one dear piece: the run went on; " + describe(state));
+          }
           boolean switched = run(driver, scalar, arena, rp, 0, len, per, "random after the stuck state (the plain watch)", state, 0);
           long alarms = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_ALARMS) - a1;
           if (fires) {
@@ -146,6 +155,7 @@ class AutoRefillBackoffJitTest {
             long got = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_PEAK);
             if (peak == 0) {
               assertTrue(got > 0, "the first piece set the reference; " + describe(state));
+              assertEquals(got, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_LAST), "and the last piece; " + describe(state));
             } else {
               // the pieces: each call's elements in pieces of at most an epoch; judged from half an epoch
               long want = peak;
@@ -388,7 +398,7 @@ class AutoRefillBackoffJitTest {
 
   static String describe(MemorySegment state) {
     StringBuilder sb = new StringBuilder("state {pos, left, level, refill, plain cycles, refill cycles, trials, saved, spread,"
-        + " plain peak, plain alarms} =");
+        + " plain peak, last plain piece, plain alarms} =");
     for (int k = 0; k < RefillDriver.STATE_FIELDS; k++) sb.append(' ').append(state.getAtIndex(JAVA_LONG, k));
     return sb.toString();
   }
