@@ -425,7 +425,9 @@ public final class RefillDriver {
    * the back-off level, the body in use (1: refill), the cycles of the two plain chunks and of the refill chunk of
    * the trial under way, the number of trials decided (statistics), and the level to return to when a trial in the
    * next epoch (after one that favoured the other body) keeps the body. The position word's bits 8 and up hold the
-   * trials' weight in the decayed sums ({@link #WATCH_UNIT} per trial) for the watch.
+   * trials' weight in the decayed sums ({@link #WATCH_UNIT} per trial) for the watch. Since the thirteenth round also the
+   * paired trials' spread, and since the fourteenth the plain watch's reference, the last plain piece it judged and its
+   * alarms (12 {@code int64_t} in all).
    */
   public static final int STATE_POS = 0, STATE_LEFT = 1, STATE_LEVEL = 2, STATE_CHOICE = 3, STATE_PLAIN_CYCLES = 4,
       STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_SPREAD = 8, STATE_PLAIN_PEAK = 9,
