@@ -420,7 +420,7 @@ public final class RefillDriver {
    */
   public static final int ADAPTIVE_DECISIVE_SHIFT = 3;
   /**
-   * The fields of the adaptive driver's state ({@code NAME.state}, 8 {@code int64_t}, kept between calls): the trial
+   * The fields of the adaptive driver's state ({@code NAME.state}, kept between calls): the trial
    * position (0, 1, 2: the timed chunks plain, refill, plain; 3: the run), the elements left in it (0: not started),
    * the back-off level, the body in use (1: refill), the cycles of the two plain chunks and of the refill chunk of
    * the trial under way, the number of trials decided (statistics), and the level to return to when a trial in the
