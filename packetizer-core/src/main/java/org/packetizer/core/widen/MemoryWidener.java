@@ -1560,10 +1560,10 @@ final class MemoryWidener extends EmissionPhase {
    * Whether {@link #byteWindow}'s rare path (a lane's window would cross into the next page) loads
    * its W bytes in a loop over the lanes ({@link #byteWindowSlowLanes}) instead of W unrolled
    * per-lane loads: {@code -Dpacketizer.byteWindows.slowLanes=loop} (the default) or
-   * {@code unrolled} (the rule before the fourteenth round). The path is taken by at most one reload
-   * in (4096 - 8) / 8 per lane on strings at random offsets; unrolled it was the largest block of
-   * strhash's packet function (W16/AVX-512: 85 of 298 machine instructions). Read at each use, so
-   * that a test can set it.
+   * {@code unrolled} (the rule before the fourteenth round). The path runs only when a lane walks over
+   * a page's end (up to 7 consecutive iterations per lane and 4096 bytes walked); unrolled it was the
+   * second largest block of strhash's packet function (W16/AVX-512: 97 of 298 machine instructions).
+   * Read at each use, so that a test can set it.
    */
   static boolean byteWindowSlowLoop() {
     String v = System.getProperty("packetizer.byteWindows.slowLanes", "loop");
