@@ -5,7 +5,13 @@
 ; lowest byte, and the windows are shifted by a byte for the next one. The bytes used are a loop
 ; variable, 8 on entry (the first iteration reloads). A reload tests the active lanes' page offsets first: a lane within 8 bytes
 ; of its page's end would read into the next page, so that iteration loads its bytes one per lane
-; instead, as before. Inactive lanes read the private dummy slot. On by default from W8
+; instead, as before, in a loop over the active lanes (cttz of the lanes left, an extractelement of
+; the lane's address and an insertelement of its byte at a variable index, in the lane order's
+; position: the rare path costs a few instructions, not W loads; byte-window-unrolled-bytes.ll checks
+; the knob's unrolled form). Inactive lanes read the private dummy slot in the window path and get 0
+; in the loop. The loop over the lanes is not aligned, and the hot loop around it keeps its 64-byte
+; alignment (LoopAlign.COLD_LANE_LOOP: without the mark it would no longer count as innermost). On by
+; default from W8
 ; (byte-window-lane-order.ll checks the W8 lane order, byte-window-avx512.ll W16); the knob here
 ; keeps this check about the route itself.
 ; SET: packetizer.byteWindows=true
@@ -19,7 +25,7 @@
 ; CHECK:       ptrtoint <8 x ptr> {{%[\w.]+}} to <8 x i64>
 ; CHECK:       and <8 x i64> {{%[\w.]+}}, splat (i64 4095)
 ; CHECK:       icmp {{.*}}ugt <8 x i64> {{%[\w.]+}}, splat (i64 4088)
-; CHECK:       br i1 {{%[\w.]+}}, label %[[WINDOW:[\w.]+]], label %[[BYTES:[\w.]+]]
+; CHECK:       br i1 {{%[\w.]+}}, label %[[WINDOW:[\w.]+]], label %[[LANE:[\w.]+]]
 ; CHECK:       [[WINDOW]]:
 ; CHECK:       load i64, ptr {{%[\w.]+}}, align 1
 ; CHECK:       load i64, ptr {{%[\w.]+}}, align 1
@@ -29,19 +35,32 @@
 ; CHECK:       load i64, ptr {{%[\w.]+}}, align 1
 ; CHECK:       load i64, ptr {{%[\w.]+}}, align 1
 ; CHECK:       load i64, ptr {{%[\w.]+}}, align 1
-; CHECK:       [[BYTES]]:
-; CHECK:       load i8, ptr {{%[\w.]+}}, align 1
-; CHECK:       load i8, ptr {{%[\w.]+}}, align 1
-; CHECK:       load i8, ptr {{%[\w.]+}}, align 1
-; CHECK:       load i8, ptr {{%[\w.]+}}, align 1
-; CHECK:       load i8, ptr {{%[\w.]+}}, align 1
-; CHECK:       load i8, ptr {{%[\w.]+}}, align 1
-; CHECK:       load i8, ptr {{%[\w.]+}}, align 1
-; CHECK:       load i8, ptr {{%[\w.]+}}, align 1
+; CHECK:       [[LANE]]:
+; CHECK-NEXT:  [[LEFT:%[\w.]+]] = phi i8 [ [[LEFT1:%[\w.]+]], %[[LANE]] ], [ {{%[\w.]+}}, %[[RELOAD]] ]
+; CHECK-NEXT:  [[ACC:%[\w.]+]] = phi <8 x i8> [ [[ACC1:%[\w.]+]], %[[LANE]] ], [ zeroinitializer, %[[RELOAD]] ]
+; CHECK-NEXT:  [[K:%[\w.]+]] = call {{.*}}i8 @llvm.cttz.i8(i8 [[LEFT]], i1 true)
+; CHECK-NEXT:  [[K32:%[\w.]+]] = zext {{.*}}i8 [[K]] to i32
+; CHECK-NEXT:  [[P:%[\w.]+]] = extractelement <8 x ptr> {{%[\w.]+}}, i32 [[K32]]
+; CHECK-NEXT:  and i32 [[K32]], 1
+; CHECK-NEXT:  shl {{.*}}i32 [[K32]], 1
+; CHECK:       lshr i32 [[K32]], 1
+; CHECK:       [[BYTE:%[\w.]+]] = load i8, ptr [[P]], align 1
+; CHECK-NEXT:  [[ACC1]] = insertelement <8 x i8> [[ACC]], i8 [[BYTE]], i32 {{%[\w.]+}}
+; CHECK-NEXT:  [[DEC:%[\w.]+]] = add i8 [[LEFT]], -1
+; CHECK-NEXT:  [[LEFT1]] = and i8 [[LEFT]], [[DEC]]
+; CHECK-NEXT:  [[NONE:%[\w.]+]] = icmp eq i8 [[LEFT1]], 0
+; CHECK-NEXT:  br i1 [[NONE]], label %[[DONE:[\w.]+]], label %[[LANE]]
+; CHECK-NOT:   llvm.loop
+; CHECK:       [[DONE]]:
+; CHECK-NEXT:  zext <8 x i8> [[ACC1]] to <8 x i64>
+; CHECK-NOT:   load i8
 ; CHECK:       [[JOIN]]:
-; CHECK-NEXT:  phi <8 x i64> [ {{%[\w.]+}}, %loop ], [ {{%[\w.]+}}, %[[WINDOW]] ], [ {{%[\w.]+}}, %[[BYTES]] ]
+; CHECK-NEXT:  phi <8 x i64> [ {{%[\w.]+}}, %loop ], [ {{%[\w.]+}}, %[[WINDOW]] ], [ {{%[\w.]+}}, %[[DONE]] ]
 ; CHECK:       lshr <8 x i64> {{%[\w.]+}}, splat (i64 8)
 ; CHECK-NOT:   gather
+; CHECK:       br i1 {{%[\w.]+}}, label %{{[\w.]+}}, label %loop, !llvm.loop [[ID:![0-9]+]]
+; CHECK:       [[ID]] = distinct !{[[ID]], [[ALIGN:![0-9]+]]}
+; CHECK-NEXT:  [[ALIGN]] = !{!"llvm.loop.align", i32 64}
 ; SHAPES:      each lane reads 8 bytes once every 8 iterations
 define i32 @f(ptr %s, i32 %start, i32 %len) {
 entry:

@@ -62,9 +62,22 @@ public final class LoopAlign {
   }
 
   /**
+   * The mark in a header block's name of a loop over the lanes on a rarely taken path (e.g. the byte
+   * window's page-end path, {@code MemoryWidener}): such a loop is not aligned, and a loop around it
+   * still counts as innermost, so that the hot loop keeps its alignment (the loop over the lanes is not
+   * what runs).
+   */
+  public static final String COLD_LANE_LOOP = ".cold.lanes";
+
+  static boolean isColdLaneLoop(Block header) {
+    return header.name().contains(COLD_LANE_LOOP);
+  }
+
+  /**
    * The latches of the innermost loops of {@code f}: sources of back edges (to a block on the depth-first
    * search stack; the packet functions' control flow is reducible) whose loop body holds no other
-   * loop's header.
+   * loop's header, loops over the lanes on a rarely taken path ({@link #COLD_LANE_LOOP}) not counted
+   * (and not returned).
    */
   static List<Block> innermostLatches(Function f) {
     List<Block> blocks = f.blocks();
@@ -116,8 +129,11 @@ public final class LoopAlign {
         if (!body.add(b)) continue;
         for (Block p : preds.getOrDefault(b, List.of())) if (!body.contains(p)) work.push(p);
       }
+      if (isColdLaneLoop(header)) continue;
       boolean innermost = true;
-      for (Block other : latchesOf.keySet()) if (!other.equals(header) && body.contains(other)) innermost = false;
+      for (Block other : latchesOf.keySet()) {
+        if (!other.equals(header) && body.contains(other) && !isColdLaneLoop(other)) innermost = false;
+      }
       if (innermost) out.addAll(e.getValue());
     }
     return out;

@@ -1512,22 +1512,28 @@ final class MemoryWidener extends EmissionPhase {
     // a lane near the end of its page: this iteration's bytes one per lane (as a window of one byte),
     // and a reload in the next iteration
     b.atEnd(slow);
-    Value single = b.poison(vt);
-    for (int k = 0; k < w; k++) {
-      Value p = laneAddress(root.apply(k), k, bits, dummy);
-      single = b.insertElement(single, b.load(t, p, 1, ""), order == null ? k : order[k], "");
+    Value single;
+    if (byteWindowSlowLoop()) {
+      single = byteWindowSlowLanes(slow, addrs, t, vt, order, bits, n);
+    } else {
+      single = b.poison(vt);
+      for (int k = 0; k < w; k++) {
+        Value p = laneAddress(root.apply(k), k, bits, dummy);
+        single = b.insertElement(single, b.load(t, p, 1, ""), order == null ? k : order[k], "");
+      }
     }
     Value singleWide = b.cast(Opcode.ZEXT, single, wideT, "");
+    Block slowEnd = b.currentBlock();
     b.br(join);
     b.atEnd(join);
     Value winX = b.phi(wideT, n + ".win");
     winX.addIncoming(win, pre);
     winX.addIncoming(fresh, fast);
-    winX.addIncoming(singleWide, slow);
+    winX.addIncoming(singleWide, slowEnd);
     Value next = b.phi(i64, n + ".next");
     next.addIncoming(jPlus, pre);
     next.addIncoming(b.i64(1), fast);
-    next.addIncoming(b.i64(WINDOW_BYTES), slow);
+    next.addIncoming(b.i64(WINDOW_BYTES), slowEnd);
     // this iteration's byte is each window's lowest; the next iteration's window is this one shifted
     // by a byte (a constant shift carried by the loop, not a shift by 8 x the bytes used)
     Value res;
@@ -1548,6 +1554,71 @@ final class MemoryWidener extends EmissionPhase {
         + " load per lane where there were " + WINDOW_BYTES + "), and each iteration takes its byte by a shift; bytes one per"
         + " lane where a lane's window would cross into the next page (knob -Dpacketizer.byteWindows=false)");
     return res;
+  }
+
+  /**
+   * Whether {@link #byteWindow}'s rare path (a lane's window would cross into the next page) loads
+   * its W bytes in a loop over the lanes ({@link #byteWindowSlowLanes}) instead of W unrolled
+   * per-lane loads: {@code -Dpacketizer.byteWindows.slowLanes=loop} (the default) or
+   * {@code unrolled} (the rule before the fourteenth round). The path runs only when a lane walks over
+   * a page's end (up to 7 consecutive iterations per lane and 4096 bytes walked); unrolled it was the
+   * second largest block of strhash's packet function (W16/AVX-512: 97 of 298 machine instructions).
+   * Read at each use, so that a test can set it.
+   */
+  static boolean byteWindowSlowLoop() {
+    String v = System.getProperty("packetizer.byteWindows.slowLanes", "loop");
+    return switch (v) {
+      case "loop" -> true;
+      case "unrolled" -> false;
+      default -> throw new IllegalArgumentException("-Dpacketizer.byteWindows.slowLanes=" + v + ": expected loop or unrolled");
+    };
+  }
+
+  /**
+   * {@link #byteWindow}'s rare path as a loop over the active lanes (the set bits of {@code bits}, every
+   * lane when null), starting at the end of {@code slow}: lane k ({@code cttz} of the lanes left) loads
+   * its byte, which goes into position {@code order[k]} (k in lane order) of a {@code <W x i8>} by an
+   * {@code insertelement} at a variable index; an inactive lane's byte is 0, as the dummy slot the
+   * unrolled loads read holds. The reload reaches here only with an active lane, so the loop runs at
+   * least once. The lane order is computed (bits 1 and 2 of k swapped), not looked up: a constant
+   * vector or the dummy slot's address would be hoisted out of the hot loop around and hold a
+   * register there. Returns the vector; the builder is left at the end of the loop's exit block.
+   */
+  private Value byteWindowSlowLanes(Block slow, Value addrs, Type t, Type vt, int[] order, Value bits, String n) {
+    var ctx = st.context();
+    Type i32 = ctx.i32();
+    Type iw = ctx.intType(w);
+    Value bits0 = bits == null ? b.constInt(iw, -1) : bits;
+    // (the header's name carries LoopAlign's mark: the loop around, the hot one, keeps its alignment)
+    Block[] ls = blocksAfter(slow, org.packetizer.core.ir.LoopAlign.COLD_LANE_LOOP, ".lanes.done");
+    Block head = ls[0], done = ls[1];
+    b.br(head);
+    b.atEnd(head);
+    Value left = b.phi(iw, n + ".lanes.left");
+    Value acc = b.phi(vt, n + ".lanes.acc");
+    Value k = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(left, b.i1(true)), "");
+    Value k32 = w < 32 ? b.cast(Opcode.ZEXT, k, i32, "") : w == 32 ? k : b.cast(Opcode.TRUNC, k, i32, "");
+    Value p = b.extractElement(addrs, k32, "");
+    Value pos = k32;
+    if (order != null) {
+      // windowOrder's positions: k with its bits 1 and 2 swapped
+      for (int j = 0; j < w; j++) {
+        if (order[j] != ((j & ~6) | ((j & 2) << 1) | ((j >> 1) & 2))) throw new IllegalStateException("window order " + java.util.Arrays.toString(order));
+      }
+      Value keep = b.and(k32, b.i32(~6L), "");
+      Value up = b.binop(Opcode.SHL, b.and(k32, b.i32(2), ""), b.i32(1), "");
+      Value down = b.and(b.binop(Opcode.LSHR, k32, b.i32(1), ""), b.i32(2), "");
+      pos = b.binop(Opcode.OR, keep, b.binop(Opcode.OR, up, down, ""), "");
+    }
+    Value accNext = b.insertElement(acc, b.load(t, p, 1, ""), pos, "");
+    Value leftNext = b.and(left, b.sub(left, b.constInt(iw, 1), ""), "");
+    b.condBr(b.icmpNe(leftNext, b.constInt(iw, 0), ""), head, done);
+    left.addIncoming(bits0, slow);
+    left.addIncoming(leftNext, head);
+    acc.addIncoming(b.constNull(vt), slow);
+    acc.addIncoming(accNext, head);
+    b.atEnd(done);
+    return accNext;
   }
 
   /**

@@ -61,7 +61,9 @@ class ByteWindowTest {
    * Strings of every length 0..70 whose last byte lies 0..7 bytes before a PROT_NONE page (so at every
    * alignment of their start and end), and strings starting 0..7 bytes after one: one lane each, W
    * lanes per call, compared lane by lane with the scalar function. A window of 8 bytes read at a
-   * lane's address near the page's end (no page test) faults.
+   * lane's address near the page's end (no page test) faults. The reloads near the page's end take the
+   * rare path, with {@code -Dpacketizer.byteWindows.slowLanes=loop} (the default: a loop over the lane
+   * numbers) and {@code unrolled} (W byte loads); lanes that have left the loop read the dummy slot.
    */
   @Test
   void guardPageRightAfterTheStrings() throws Throwable {
@@ -79,14 +81,18 @@ class ByteWindowTest {
       for (int d = 0; d < 8; d++) for (int len = 0; len <= 70; len++) strings[n++] = new int[] {(int) page - d - len, len};
       for (int a = 0; a < 8; a++) for (int len = 0; len <= 70; len++) strings[n++] = new int[] {a, len};
       for (String wc : List.of("4 x86-64-v2", "8 haswell", "16 znver4")) {
+       for (String slowLanes : List.of("loop", "unrolled")) {
         int w = Integer.parseInt(wc.split(" ")[0]);
         String cpu = wc.split(" ")[1];
-        withKnob("true", () -> {
+        Knobs.with("packetizer.byteWindows.slowLanes", slowLanes, () -> withKnob("true", () -> {
+          java.util.Map<String, String> irs = new java.util.HashMap<>();
           try (LlvmModule m = PlainC.compile(ctx, "byte_windows.c", "-O2", "-march=" + cpu)) {
             for (String fn : FUNCTIONS) {
               new Packetizer(PacketizerOptions.builder().width(w).params("uvv").targetCpu(cpu).verifyEachPhase(true).build())
                   .run(m, fn, fn + "_simd");
-              assertTrue(m.function(fn + "_simd").orElseThrow().print().contains("load i64, ptr"), fn + " W" + w + " has no window");
+              String ir = m.function(fn + "_simd").orElseThrow().print();
+              assertTrue(ir.contains("load i64, ptr"), fn + " W" + w + " has no window");
+              irs.put(fn, ir);
             }
             try (Jit jit = Jit.host()) {
               jit.addModule(m);
@@ -117,10 +123,17 @@ class ByteWindowTest {
                 }
               }
             }
+            // (after the comparisons: the rare path, where a window would cross into the next page, is a loop
+            // over the active lanes or W byte loads)
+            for (String fn : FUNCTIONS) {
+              String ir = irs.get(fn);
+              assertEquals(slowLanes.equals("loop"), ir.contains(".lanes.acc = phi <" + w + " x i8>"), fn + " W" + w + " " + slowLanes + "\n" + ir);
+            }
           } catch (Throwable t) {
             throw new AssertionError(t);
           }
-        });
+        }));
+       }
       }
     } finally {
       WordGatherTest.munmap(map, 3 * page);
@@ -162,6 +175,35 @@ class ByteWindowTest {
         try (LlvmModule m = PlainC.compile(ctx, "mask_bits.c", "-O2", "-march=" + cpu)) {
           new Packetizer(PacketizerOptions.builder().width(w).params("uuvv").targetCpu(cpu).build()).run(m, "copy_bumped", "c_on");
           assertEquals(0, TableLookupTest.count(m.function("c_on").orElseThrow().print(), "load i64, ptr"));
+        }
+      }
+    }
+  }
+
+  /**
+   * Code growth (issue 16): the rare path as a loop over the active lanes (the default) makes the packet
+   * function smaller in machine code than the unrolled form ({@code -Dpacketizer.byteWindows.slowLanes=unrolled},
+   * W byte loads with their address selects and inserts): at W16 on znver4 by more than 2 instructions
+   * per lane, at W8 on haswell smaller (AVX2 has no variable-index insert into a register: the loop
+   * goes through the stack). Counted as the bench counts ({@code MachineCode}, the function with the
+   * module's functions it calls), on fnv_index of byte_windows.c by clang -O1.
+   */
+  @Test
+  void rarePathAsALoopIsSmaller() {
+    try (LlvmContext ctx = LlvmContext.create()) {
+      for (String wc : List.of("8 haswell 0", "16 znver4 2")) {
+        String[] p = wc.split(" ");
+        int w = Integer.parseInt(p[0]), perLane = Integer.parseInt(p[2]);
+        String cpu = p[1];
+        // (-O1: clang -O2 unrolls the loop by 8, and only its remainder loop advances by one byte)
+        try (LlvmModule m = PlainC.compile(ctx, "byte_windows.c", "-O1", "-march=" + cpu)) {
+          for (String slowLanes : List.of("loop", "unrolled")) {
+            Knobs.with("packetizer.byteWindows.slowLanes", slowLanes, () -> new Packetizer(
+                PacketizerOptions.builder().width(w).params("uvv").targetCpu(cpu).build()).run(m, "fnv_index", "fnv_" + slowLanes));
+          }
+          var counts = org.packetizer.core.ir.MachineCode.count(m, cpu, List.of("fnv_loop", "fnv_unrolled"));
+          int loop = counts.get("fnv_loop"), unrolled = counts.get("fnv_unrolled");
+          assertTrue(loop + perLane * w < unrolled, "W" + w + " " + cpu + ": loop " + loop + ", unrolled " + unrolled);
         }
       }
     }
