@@ -72,6 +72,7 @@ public record PacketEstimate(double ops, double path, double divider, int callee
     final boolean arm;
     double divider;
     int callees;
+    final Map<Long, double[]> calleeMemo = new HashMap<>();
 
     Walk(int regBits, boolean arm) {
       this.regBits = regBits;
@@ -149,11 +150,15 @@ public record PacketEstimate(double ops, double path, double divider, int callee
       Function callee = v.calledFunction().orElse(null);
       String name = callee == null ? "" : callee.name();
       if (callee != null && !callee.isDeclaration() && depth < MAX_DEPTH) {
-        double[] args = new double[v.numArgOperands()];
-        for (int i = 0; i < args.length; i++) args[i] = ready.getOrDefault(v.operand(i).id(), 0.0);
+        // each helper walked once (its path from the call, every argument ready when the last one is): linear in the
+        // module's size however often the helpers are called
+        double[] r = calleeMemo.get(callee.id());
+        if (r == null) {
+          r = function(callee, new double[0], depth + 1);
+          calleeMemo.put(callee.id(), r);
+        }
         callees++;
-        double[] r = function(callee, args, depth + 1);
-        return new double[] {Math.max(0, r[0] - t), r[1] + 2};
+        return new double[] {r[0], r[1] + 2};
       }
       if (name.startsWith("llvm.masked.gather") || name.startsWith("llvm.masked.scatter")) {
         int lanes = v.type().isVector() ? v.type().vectorSize() : v.operand(0).type().isVector() ? v.operand(0).type().vectorSize() : 1;
