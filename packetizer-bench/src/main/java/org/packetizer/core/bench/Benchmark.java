@@ -40,7 +40,7 @@ public final class Benchmark {
       "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
       "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions",
-      "packetizer.interleave.straightLine");
+      "packetizer.interleave.straightLine", "packetizer.refill.rvvCompress");
 
   private Benchmark() {}
 
