@@ -174,7 +174,7 @@ final class KernelBench {
       // the interleave count (issue 16): ic independent W-lane packets per step of the packet loop, as
       // one packet function of ic*W lanes compiled for the same W-lane registers (Interleave's rule)
       Interleave.Choice choice = Interleave.choose(km.function(entry.function()).orElseThrow(), w, options.interleave(),
-          org.packetizer.core.api.ParamKind.parseLetters(entry.signature()));
+          org.packetizer.core.api.ParamKind.parseLetters(entry.signature()), km.function(simd).orElse(null));
       int ic = choice.factor();
       if (ic > 1 && options.elements() > 0 && options.elements() % (ic * w) != 0) {
         out.log(entry.name() + " " + t.label() + ": interleave count 1, " + options.elements() + " elements are not a multiple of " + ic * w);

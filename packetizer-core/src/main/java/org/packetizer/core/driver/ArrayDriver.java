@@ -117,10 +117,10 @@ public final class ArrayDriver {
       // IC independent refill states per step where Interleave's rule (its refill variant) says so
       boolean auto = options.refill() == Refill.AUTO;
       Function driver = newDriver(module, scalar, auto ? name + ".refill" : name, driverParams, rt, fn);
-      Ic ric = interleave(scalar, w, options, kinds, true);
+      Ic ric = interleave(scalar, w, options, kinds, true, null);
       // auto: the occupancy probe runs the plain body's IC·W lanes in lock step (a last parameter: its counters)
       if (auto && RefillDriver.adaptiveProbe()) {
-        plainIc = interleave(scalar, w, options, kinds, false);
+        plainIc = interleave(scalar, w, options, kinds, false, module.function(result.packetFunction()).orElse(null));
         List<Type> probeParams = new ArrayList<>(driverParams);
         probeParams.add(ctx.ptrType());
         probe = newDriver(module, scalar, name + ".probe", probeParams, rt, fn);
@@ -159,7 +159,7 @@ public final class ArrayDriver {
     int ic = 1;
     Remark icNote = null;
     if (options.refill() != Refill.ON) {
-      Ic pic = plainIc != null ? plainIc : interleave(scalar, w, options, kinds, false);
+      Ic pic = plainIc != null ? plainIc : interleave(scalar, w, options, kinds, false, module.function(result.packetFunction()).orElse(null));
       ic = pic.factor();
       icNote = new Remark(Remark.Kind.NOTE, fn, null, null, pic.text());
     }
@@ -230,9 +230,10 @@ public final class ArrayDriver {
    * when forced, else {@link Interleave}'s rule (for refill {@link Interleave#chooseForRefill}); for the plain
    * driver 1 automatically when the packet is already wider than the hardware (its halves are independent chains).
    */
-  private static Ic interleave(Function scalar, int w, PacketizerOptions options, List<ParamKind> kinds, boolean refill) {
+  private static Ic interleave(Function scalar, int w, PacketizerOptions options, List<ParamKind> kinds, boolean refill,
+      Function packetFunction) {
     Interleave.Choice choice = refill ? Interleave.chooseForRefill(scalar, w, options.interleave(), kinds)
-        : Interleave.choose(scalar, w, options.interleave(), kinds);
+        : Interleave.choose(scalar, w, options.interleave(), kinds, packetFunction);
     int hw = options.hardwareWidth() > 0 ? options.hardwareWidth()
         : org.packetizer.core.wrapper.HardwareWidth.resolve(scalar, options.targetCpu().orElse(null),
             options.targetFeatures().orElse(null)).width();

@@ -55,7 +55,10 @@ import org.packetizer.core.wrapper.HardwareWidth;
  *       without loops gets 1 (independent driver steps already overlap in the out-of-order core),
  *       unless it calls a float exp/log/pow/sin/cos ({@link #MATH_CHAINS}), one packet value fits
  *       one register and 2W ≤ 16 lanes (measured at W4 and W8): those vector calls are long dependent chains, and a packet of them is more
- *       than the out-of-order window overlaps, so it gets 2 (knob {@code -Dpacketizer.interleaveMath}).</li>
+ *       than the out-of-order window overlaps, so it gets 2 (knob {@code -Dpacketizer.interleaveMath}); any other
+ *       function without loops is judged on its PACKET function when the caller passes it ({@link PacketEstimate}: a
+ *       packet larger than the out-of-order window whose critical path is longer than its issue time gets 2 where the
+ *       estimated gain is at least {@value #MIN_GAIN}; knob {@code -Dpacketizer.interleave.straightLine}).</li>
  * </ul>
  */
 public final class Interleave {
@@ -132,13 +135,22 @@ public final class Interleave {
    * values computed from uniform parameters only are one register for all IC chains.
    */
   public static Choice choose(Function scalar, int w, int forced, List<org.packetizer.core.api.ParamKind> kinds) {
+    return choose(scalar, w, forced, kinds, null);
+  }
+
+  /**
+   * {@link #choose(Function, int, int, List)} with the W-lane packet function of {@code scalar} ({@code null}: not
+   * known): a function without loops is then judged by {@link PacketEstimate} over the packet (knob {@link
+   * #straightLineRule}).
+   */
+  public static Choice choose(Function scalar, int w, int forced, List<org.packetizer.core.api.ParamKind> kinds, Function packet) {
     HardwareWidth.Target t = HardwareWidth.resolve(scalar, null, null);
     String triple = scalar.module().targetTriple();
     boolean arm = triple.startsWith("aarch64") || triple.startsWith("arm64");
     int lanes32 = Math.max(1, t.width());
     int regBits = Math.max(128, lanes32 * 32);
     int registers = arm || t.width() >= 16 ? 32 : 16;
-    return choose(scalar, w, forced, regBits, registers, arm, kinds);
+    return choose(scalar, w, forced, regBits, registers, arm, kinds, false, packet);
   }
 
   /** {@link #choose(Function, int, int)} with the target's register width and count given. */
@@ -170,6 +182,12 @@ public final class Interleave {
   /** The rule with everything given; {@code refill}: the refill body's variant ({@link #chooseForRefill}). */
   public static Choice choose(Function scalar, int w, int forced, int regBits, int registers, boolean arm,
       List<org.packetizer.core.api.ParamKind> kinds, boolean refill) {
+    return choose(scalar, w, forced, regBits, registers, arm, kinds, refill, null);
+  }
+
+  /** The rule with everything given and the packet function ({@code null}: not known; {@link PacketEstimate}). */
+  public static Choice choose(Function scalar, int w, int forced, int regBits, int registers, boolean arm,
+      List<org.packetizer.core.api.ParamKind> kinds, boolean refill, Function packet) {
     Set<Long> uniformArgs = new HashSet<>();
     if (kinds != null) {
       for (int i = 0; i < Math.min(kinds.size(), scalar.paramCount()); i++) {
@@ -193,8 +211,30 @@ public final class Interleave {
             + " what the out-of-order window overlaps across steps): two packets per step");
       }
     }
+    if (loops.isEmpty() && !refill && packet != null && !packet.isDeclaration() && straightLineRule()) {
+      // no loops and no exact-math chain rule: the packet function's own estimate (emulated gathers, blends, the
+      // helpers' bodies), two chains where it says they gain at least MIN_GAIN
+      PacketEstimate est = PacketEstimate.of(packet, regBits, arm);
+      int ic = est.gain() >= MIN_GAIN ? 2 : 1;
+      return new Choice(ic, false, loops, "no loops; " + est.describe() + " -> IC " + ic);
+    }
     int ic = loops.isEmpty() ? 1 : loops.stream().mapToInt(LoopEstimate::choice).min().orElse(1);
     return new Choice(ic, false, loops);
+  }
+
+  /**
+   * Knob {@code -Dpacketizer.interleave.straightLine=packet|off} (read at each use; default {@code packet}): a function
+   * without loops (where the exact-math rule does not apply) is judged by {@link PacketEstimate} over its packet
+   * function; {@code off} keeps one chain (the rule before the fourteenth round). Measured (docs/performance.md,
+   * fourteenth round): of the bench's straight-line rows it interleaves noise3 W4 and shade W16 (both 7-12 % faster in a
+   * four-round forced sweep), keeps checker and stencil at one chain; on C kernels outside the bench every row it
+   * interleaves was 20-38 % faster.
+   */
+  static boolean straightLineRule() {
+    String v = System.getProperty("packetizer.interleave.straightLine", "packet").strip();
+    if (v.equals("packet")) return true;
+    if (v.equals("off")) return false;
+    throw new IllegalArgumentException("packetizer.interleave.straightLine: expected packet or off, not " + v);
   }
 
   /** The widest interleaved packet the straight-line math rule makes (W4 and W8 measured; W16 × 2 not). */
