@@ -40,7 +40,8 @@ public final class Benchmark {
       "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
       "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor",
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
-      "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions");
+      "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions",
+      "packetizer.refill.rvvCompress");
 
   private Benchmark() {}
 
