@@ -17,8 +17,8 @@
 #include "drivers.h"
 
 int mandelbrot(float x0, float y0, int maxIter);
-extern long long auto_state[9] __asm__("mandelbrot_auto.state");
-enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED, SPREAD };
+extern long long auto_state[12] __asm__("mandelbrot_auto.state");
+enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED, SPREAD, PEAK, LAST, ALARMS };
 /* the spread field holds the spread less the prior 1/4, in units of 2^-16: 0 is the prior, SPREAD_ZERO the spread 0 */
 #define SPREAD_ZERO (-(1LL << 14))
 
@@ -80,8 +80,9 @@ static void expect(int ok, const char *what) {
   if (!ok) {
     bad++;
     printf("%s: state {pos %lld, left %lld, level %lld, refill %lld, plain cycles %lld, refill cycles %lld, trials %lld, saved %lld,"
-           " spread %lld}\n", what, auto_state[POS], auto_state[LEFT], auto_state[LEVEL], auto_state[CHOICE], auto_state[PCYC],
-           auto_state[RCYC], auto_state[TRIALS], auto_state[SAVED], auto_state[SPREAD]);
+           " spread %lld, plain peak %lld, last plain piece %lld, plain alarms %lld}\n", what, auto_state[POS], auto_state[LEFT],
+           auto_state[LEVEL], auto_state[CHOICE], auto_state[PCYC], auto_state[RCYC], auto_state[TRIALS], auto_state[SAVED],
+           auto_state[SPREAD], auto_state[PEAK], auto_state[LAST], auto_state[ALARMS]);
   }
 }
 
@@ -111,6 +112,7 @@ int main(void) {
     auto_state[POS] = (1024LL << 8) | 3; auto_state[LEFT] = 256 * (long long)E; auto_state[LEVEL] = 5; auto_state[CHOICE] = 0;
     auto_state[SAVED] = 0; auto_state[RCYC] = k == 0 ? 1 : 1LL << 50;
     auto_state[PCYC] = k == 0 ? 2 : 1LL << 51; /* plain twice refill: a ratio like random points' (not a disturbed trial) */
+    auto_state[PEAK] = 1LL << 50; /* the plain watch's reference far above any piece: quiet in both cases */
     refill_seen = 0;
     /* the firing case runs 64 epochs, the quiet one 16: under load a timed trial can be disturbed and a switch needs two
        agreeing trials, so the firing case gets room for several (still shorter than the run of 256 epochs it starts in,
@@ -119,6 +121,43 @@ int main(void) {
     if (k == 0) expect(refill_seen && auto_state[TRIALS] - before >= 2, "watch: a plain run slower than the reference ended at once; refill");
     else expect(!refill_seen && auto_state[CHOICE] == 0 && auto_state[TRIALS] == before && auto_state[LEFT] == 240 * (long long)E,
                 "watch: a plain run cheaper than the reference continued");
+  }
+
+  /* the plain watch, in the state that kept the plain body on random points (mandelbrot W16 in the thirteenth round): plain
+     at level 5 in a run longer than the input, sums whose refill per element is far above any piece (2^50 cycles for one
+     trial: the watch against refill stays quiet), plain twice refill in them. (a) The plain body's dearest recent piece
+     (PEAK, cycles per element times 256) 1 cycle, and the last piece (LAST) as cheap: the first piece of random points
+     counts as the lesser of itself and that one, so it raises no alarm (a piece the host stretched counts once); the
+     second is dearer than 3/2 of the reference with the first, ends the run, and the trials pick refill. (b) 2^50: no
+     alarm, no trial, the reference decays by 1/16 at each piece of at least half an epoch. (c) 0, a fresh state: the
+     first piece sets it and the last piece, without an alarm */
+  for (int k = 0; k < 3; k++) {
+    static const long long peaks[3] = {256, 1LL << 50, 0};
+    long long before = auto_state[TRIALS], alarms = auto_state[ALARMS];
+    auto_state[POS] = (1024LL << 8) | 3; auto_state[LEFT] = 256 * (long long)E; auto_state[LEVEL] = 5; auto_state[CHOICE] = 0;
+    auto_state[SAVED] = 0; auto_state[RCYC] = 1LL << 50; auto_state[PCYC] = 1LL << 51; auto_state[PEAK] = peaks[k];
+    auto_state[LAST] = k == 0 ? 256 : 0;
+    refill_seen = 0;
+    size_t len = k == 0 ? 64 * (size_t)E : k == 1 ? 16 * (size_t)E : (size_t)E, per = 4 * (size_t)E + W + 3;
+    if (k == 0) {
+      run("plain watch (one dear piece)", E, 0, E);
+      expect(auto_state[ALARMS] == alarms && auto_state[TRIALS] == before && auto_state[LEFT] == 255 * (long long)E
+             && auto_state[LAST] > 256, "plain watch: one dear piece after a cheap one raised no alarm");
+    }
+    run(k == 0 ? "plain watch (fires)" : k == 1 ? "plain watch (quiet)" : "plain watch (fresh)", len, 0, per);
+    if (k == 0) {
+      expect(refill_seen && auto_state[ALARMS] > alarms && auto_state[TRIALS] - before >= 2,
+             "plain watch: a piece dearer than 3/2 of the dearest recent one ended the run; refill");
+    } else {
+      expect(!refill_seen && auto_state[CHOICE] == 0 && auto_state[TRIALS] == before && auto_state[ALARMS] == alarms
+             && auto_state[LEFT] == 256 * (long long)E - (long long)len, "plain watch: no alarm, the run went on");
+      long long want = peaks[k];
+      for (size_t i = 0; i < len; i += per)
+        for (size_t left = len - i < per ? len - i : per; left > 0; left -= left < (size_t)E ? left : (size_t)E)
+          if ((left < (size_t)E ? left : (size_t)E) >= (size_t)E / 2) want -= want >> 4;
+      if (k == 1) expect(auto_state[PEAK] == want, "plain watch: the reference decayed by 1/16 per piece judged");
+      else expect(auto_state[PEAK] > 0 && auto_state[PEAK] == auto_state[LAST], "plain watch: the first piece set the reference");
+    }
   }
 
   /* coherent, then random halfway: calls that end inside the trials' chunks and the runs */

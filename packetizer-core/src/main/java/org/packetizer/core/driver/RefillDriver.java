@@ -118,6 +118,26 @@ public final class RefillDriver {
    * loop over the done lanes, for measurement.
    */
   static boolean x86PermuteStores() { return !"false".equals(System.getProperty("packetizer.refill.permuteStores")); }
+  /**
+   * Fixed-length RISC-V V refill rounds by compaction (one {@code vcompress.vm} per value of the state and the
+   * element indices, from {@code llvm.experimental.vector.compress} on the fixed packet, which LLVM's RISC-V back
+   * end selects as one vcompress over the register group; masked {@code vle} loads, {@code vsoxei} scatter)
+   * instead of scalar moves through a stack buffer: the default; {@code -Dpacketizer.refill.rvvCompress=false}
+   * selects the scalar moves, for measurement (read whenever a driver is built).
+   */
+  static boolean rvvCompressRounds() { return !"false".equals(System.getProperty("packetizer.refill.rvvCompress")); }
+
+  /**
+   * The bits of the widest fixed packet one RVV instruction handles (a register group of LMUL 8: 8 × the least
+   * VLEN the function is compiled for), or 0 when {@code feats} has no {@code +v} or the module is not RISC-V.
+   */
+  static int rvvGroupBits(LlvmModule module, String feats, long vscale) {
+    if (org.packetizer.core.ir.TargetArch.of(module.targetTriple()) != org.packetizer.core.ir.TargetArch.RISCV64) return 0;
+    boolean v = false;
+    for (String f : feats.split(",")) v |= f.strip().equals("+v");
+    if (!v) return 0;
+    return 8 * 32 * org.packetizer.core.wrapper.HardwareWidth.of(module.targetTriple(), "", feats, vscale);
+  }
   /** The permutation table's name: for each 8-bit free mask m and lane l, the rank of l among m's lanes. */
   static final String RANK_TABLE = "__packetizer.refill.rank8";
 
@@ -256,19 +276,23 @@ public final class RefillDriver {
     boolean sve = !avx512 && (feats.contains("+sve") || feats.contains("+sve2"))
         && vscale > 0 && compactable(split, w, (int) (128 * vscale));
     int sveBits = sve ? (int) (128 * vscale) : 0;
+    // fixed-length RISC-V V: compaction by vcompress over a register group (LMUL up to 8)
+    int rvvBits = rvvGroupBits(module, feats, vscale);
+    boolean rvv = !avx512 && !sve && rvvBits > 0 && rvvCompressRounds() && compactable(split, w, rvvBits);
+    if (rvv) sveBits = rvvBits;
     Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
     // AVX2 (no AVX-512): the free lanes take the next elements by masked loads and a vpermd looked up from the free mask
     boolean permute = !avx512 && !sve && feats.contains("+avx2") && x86PermuteRounds()
         && permutable(kinds, scalar.functionType().paramTypes(), w);
-    boolean blocks = blocks(options, sve || x86Compact || permute && x86PermuteBlocks());
+    boolean blocks = blocks(options, sve || rvv || x86Compact || permute && x86PermuteBlocks());
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
-        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, minFree(w, options), sve || x86Compact, sveBits,
-        blocks ? BLOCK_SCALE : 0, ic, permute).emit();
+        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, minFree(w, options), sve || rvv || x86Compact, sveBits,
+        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).emit();
     if (probe != null) {
       // lock step: a round only when all W lanes of every set are free (the batch rule with minFree = W)
       new Emitter(module, probe, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
-          split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, w, sve || x86Compact, sveBits, 0, probeIc, permute)
-          .counting().emit();
+          split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, w, sve || rvv || x86Compact, sveBits, 0, probeIc,
+          permute).rvvCompress(rvv).counting().emit();
     }
     for (Function f : probe == null ? List.of(driver) : List.of(driver, probe)) {
       Optional<String> bad = f.verify();
@@ -298,17 +322,20 @@ public final class RefillDriver {
         + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
             : x86Compact && !x86CompressRounds() ? "one masked contiguous load per array, spread into the free lanes in order by a register"
             + " expand (AVX-512 vpexpand; the lanes in the loop stay where they are), finished ones scatter their results; "
-            : sve || x86Compact ? "compaction: the lanes still in the loop move to the front (" + (sve ? "SVE compact, " + (128 * vscale)
-            + "-bit vectors" : "AVX-512 vpcompress") + "), the next elements follow them by one masked contiguous load per array,"
-            + " finished ones scatter their results; "
+            : sve || rvv || x86Compact ? "compaction: the lanes still in the loop move to the front (" + (sve ? "SVE compact, " + (128 * vscale)
+            + "-bit vectors" : rvv ? "RISC-V V vcompress.vm, one per value over its register group, up to " + rvvBits
+            + " bits" : "AVX-512 vpcompress") + "), the next elements follow them by one masked contiguous load per array,"
+            + " finished ones scatter their results" + (rvv ? " (vsoxei)" : "") + "; "
             : permute ? "one masked contiguous load per array and group of " + Math.min(w, 8) + " lanes (AVX2 vmaskmov), spread"
             + " into the free lanes in order by a permutation looked up from the free-lane mask (a 256-entry table of vpermd"
             + " indices; the lanes in the loop stay where they are), finished ones store theirs "
             + (x86PermuteStores() ? "without a branch per lane (every lane stores: the finished ones at out[idx], the others"
             + " into a stack slot; the target has no AVX-512: no scatter); "
             : "by scalar moves through a stack buffer (the target has no AVX-512: no scatter); ")
-            : "scalar moves through a stack buffer (the target has no AVX-512: LLVM would expand gathers and scatters lane"
-            + " by lane), finished ones store theirs the same way; ")
+            : "scalar moves through a stack buffer (" + (rvvBits == 0 ? "the target has no AVX-512: LLVM would expand gathers and"
+            + " scatters lane by lane" : !rvvCompressRounds() ? "RISC-V V vcompress rounds switched off: -Dpacketizer.refill.rvvCompress=false"
+            : "RISC-V V: a value of the state does not fit vcompress over a register group of " + rvvBits + " bits")
+            + "), finished ones store theirs the same way; ")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
             .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)")));
   }
@@ -420,15 +447,53 @@ public final class RefillDriver {
    */
   public static final int ADAPTIVE_DECISIVE_SHIFT = 3;
   /**
-   * The fields of the adaptive driver's state ({@code NAME.state}, 8 {@code int64_t}, kept between calls): the trial
+   * The fields of the adaptive driver's state ({@code NAME.state}, kept between calls): the trial
    * position (0, 1, 2: the timed chunks plain, refill, plain; 3: the run), the elements left in it (0: not started),
    * the back-off level, the body in use (1: refill), the cycles of the two plain chunks and of the refill chunk of
    * the trial under way, the number of trials decided (statistics), and the level to return to when a trial in the
    * next epoch (after one that favoured the other body) keeps the body. The position word's bits 8 and up hold the
-   * trials' weight in the decayed sums ({@link #WATCH_UNIT} per trial) for the watch.
+   * trials' weight in the decayed sums ({@link #WATCH_UNIT} per trial) for the watch. Since the thirteenth round also the
+   * paired trials' spread, and since the fourteenth the plain watch's reference, the last plain piece it judged and its
+   * alarms (12 {@code int64_t} in all).
    */
   public static final int STATE_POS = 0, STATE_LEFT = 1, STATE_LEVEL = 2, STATE_CHOICE = 3, STATE_PLAIN_CYCLES = 4,
-      STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_SPREAD = 8, STATE_FIELDS = 9;
+      STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_SPREAD = 8, STATE_PLAIN_PEAK = 9,
+      STATE_PLAIN_LAST = 10, STATE_PLAIN_ALARMS = 11, STATE_FIELDS = 12;
+  /**
+   * The plain watch's reference ({@link #adaptivePlainWatch}), in {@link #STATE_PLAIN_PEAK}: the dearest recent piece of a
+   * plain run, in cycles per element times 2^this (0: no piece timed yet); {@link #STATE_PLAIN_LAST}: the last piece judged,
+   * the same unit. A piece counts as the lesser of itself and the piece before it, so that one piece the host stretched
+   * by preempting it neither raises an alarm nor the reference (at load 17, with single pieces, the reference stood at a
+   * median 2.4 times the random plain cost after the coherent calls: blind).
+   */
+  public static final int PLAIN_PEAK_FRACTION_BITS = 8;
+  /**
+   * The plain watch's memory: at each piece it judges, the reference keeps 1 - 1/2^this of itself (15/16: an image whose
+   * dearest stretch comes once per call of 4 pieces is still 0.77 of it when it comes again), or takes the piece when that is
+   * dearer, at most {@link #PLAIN_PEAK_TAKE_FACTOR} times the reference (a piece the host stretched by preempting it does
+   * not blind the watch for long).
+   */
+  public static final int PLAIN_PEAK_DECAY_SHIFT = 4;
+  /**
+   * The most the plain watch's reference grows at one piece, as a factor: above the 3.0-3.5× that random points cost against
+   * the same points in scan order, so that the reference takes such a change at once (capped at the watch's own factor, 3/2,
+   * a fresh state whose first piece fell on a cheap stretch of mandelbrot W8 needed 7 alarms to reach the dear one: 3-5
+   * alarms in 15 calls on the coherent image, bin/bench-refill).
+   */
+  public static final int PLAIN_PEAK_TAKE_FACTOR = 4;
+  /**
+   * The plain watch judges only pieces of at least 1/2^this of an epoch (the last piece of a call may be a few elements,
+   * whose cost on an image in scan order is one row's; a quarter of an epoch, 16 rows of a 256-wide image at W8, still
+   * varies more than the pieces it is compared with).
+   */
+  public static final int PLAIN_PIECE_MIN_SHIFT = 1;
+  /**
+   * The plain watch's factor: a piece dearer per element than this times the reference brings the next trial. On random
+   * points the plain body costs 3.0-3.5× what it costs on the same points in scan order (bin/bench-refill, mandelbrot and
+   * julia), while the dearest quarter of a 256×256 image in scan order costs about 1.9× the image's average (the quarters
+   * of mandelbrot's: 0.12, 1.88, 1.88, 0.12 in max-of-packet iterations).
+   */
+  public static final double PLAIN_WATCH_FACTOR = 1.5;
   /**
    * The spread of the paired trials ({@link #adaptiveSpread}), in {@link #STATE_SPREAD}: fixed point with
    * {@link #SPREAD_ONE} for 1, stored less the prior {@link #SPREAD_PRIOR_SHIFT} (so that a state of zeros, the fresh one,
@@ -488,6 +553,26 @@ public final class RefillDriver {
    * to 1.5·2^level epochs: docs/performance.md "The watch").
    */
   public static boolean adaptiveWatch() { return !"false".equals(System.getProperty("packetizer.refill.autoWatch")); }
+
+  /**
+   * Whether the watch also compares a piece of a plain run with the plain body's own recent pieces ({@code
+   * -Dpacketizer.refill.autoPlainWatch=false}: only with refill's cost at the trials, the thirteenth round's watch; for
+   * measurement), read when a driver is built; only with the watch ({@link #adaptiveWatch}). A piece (at least a quarter
+   * of an epoch) dearer per element, and the piece before it too, than {@link #plainWatchFactor} times the dearest recent
+   * piece ({@link #STATE_PLAIN_PEAK},
+   * {@link #PLAIN_PEAK_DECAY_SHIFT}) ends the run: the next trial comes. An input that turns from coherent to random makes
+   * the plain body 3-3.5× dearer per element, while the watch against refill's cost at the trials stays quiet when those
+   * trials fell on dear regions of the coherent input (mandelbrot W16: no trial in 15 random calls after the coherent ones
+   * backed off to level 5, +5 % against plain; docs/performance.md "The plain watch"). The alarms are counted in
+   * {@link #STATE_PLAIN_ALARMS} (statistics).
+   */
+  public static boolean adaptivePlainWatch() { return !"false".equals(System.getProperty("packetizer.refill.autoPlainWatch")); }
+
+  /** The plain watch's factor ({@code -Dpacketizer.refill.autoPlainWatchFactor}, 1.0625 to 16), read when a driver is built. */
+  static double plainWatchFactor() {
+    double f = Double.parseDouble(System.getProperty("packetizer.refill.autoPlainWatchFactor", String.valueOf(PLAIN_WATCH_FACTOR)));
+    return Math.max(1.0625, Math.min(16, f));
+  }
 
   /**
    * Whether the back-off also grows after a trial in which the two bodies are close (neither cheaper by more than
@@ -626,7 +711,10 @@ public final class RefillDriver {
           + " changes when two trials in a row favour it (else the back-off resumes)" + (adaptiveConfirm() ? ", also right after a"
               + " switch and at the start, and keeps the spacing" : "; right after a switch and at the start one trial changes it")
           + (adaptiveWatch() ? "; a run of the plain body goes in timed pieces of an epoch, and a piece that costs more than 3/2"
-              + " times refill's cycles per element at the trials brings the next trial at once" : "")
+              + " times refill's cycles per element at the trials brings the next trial at once" + (adaptivePlainWatch()
+                  ? ", as does a piece of at least half an epoch that, with the piece before it, costs more than "
+                      + plainWatchFactor() + " times the dearest recent piece per element (that reference keeps 15/16 per piece)"
+                  : "") : "")
           + "; the trial position, sums and back-off persist between calls in NAME" + STATE_SUFFIX;
     }
     return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; each starts with three"
@@ -893,6 +981,8 @@ public final class RefillDriver {
     // paired (pairedTrial): one position, both bodies on the same refillP·W elements; else three chunks on neighbouring ones
     long trialLen = paired ? (long) refillP * w : (2L * plainP + refillP) * w;
     boolean watch = adaptiveWatch();
+    // the plain watch (adaptivePlainWatch): a piece of a plain run against the dearest recent pieces
+    boolean plainWatch = watch && adaptivePlainWatch();
     boolean preferPlain = adaptivePreferPlain();
     boolean confirm = adaptiveConfirm();
     // the margin tied to the paired trials' spread, and their sums with a memory of trials (adaptiveSpread)
@@ -929,6 +1019,9 @@ public final class RefillDriver {
       Value saved0 = b.min(b.relaxed(b.load(i64, field[STATE_SAVED_LEVEL], 8, "state.saved")), b.constInt(i64, maxLevel), true, "");
       // (the spread less its prior, SPREAD_ONE for 1: a fresh state holds the prior)
       Value spread0 = spread ? b.relaxed(b.load(i64, field[STATE_SPREAD], 8, "state.spread")) : null;
+      Value peak0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_PEAK], 8, "state.plain.peak")) : null;
+      Value alarms0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_ALARMS], 8, "state.plain.alarms")) : null;
+      Value last0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_LAST], 8, "state.plain.last")) : null;
       b.br(loop);
 
       b.atEnd(loop);
@@ -945,6 +1038,12 @@ public final class RefillDriver {
       Value pending = b.phi(ctx.i1(), "switch.pending");
       Value restarted = b.phi(ctx.i1(), "trial.restarted");
       Value spreadV = spread ? b.phi(i64, "trials.spread") : null;
+      Value peakV = plainWatch ? b.phi(i64, "plain.peak") : null;
+      Value alarmsV = plainWatch ? b.phi(i64, "plain.alarms") : null;
+      Value lastV = plainWatch ? b.phi(i64, "plain.last") : null;
+      Value peak1 = null;
+      Value alarms1 = null;
+      Value last1 = null;
       // positions 0, 1, 2: the timed chunks (plain, refill, plain); 3: the run of the chosen body until the next trial
       Value atRun = b.icmpEq(pos, b.constInt(i64, 3), "run");
       Value atRefill = b.icmpEq(pos, b.constInt(i64, 1), "measure.refill");
@@ -1027,9 +1126,9 @@ public final class RefillDriver {
         // (adaptiveSpread) the earlier trials keep 7/8 per trial (spreadMemoryShift), whatever the spacing; a restarted trial (bit 3) starts the
         // history over: the input changed, or the host disturbed the trial before it
         Value msh = b.constInt(i64, spreadMemoryShift());
-        Value pKept = b.select(restarted, zero, b.sub(pCyc, b.binop(Opcode.LSHR, pCyc, msh, ""), ""), "plain.cycles.kept3of4");
-        Value rKept = b.select(restarted, zero, b.sub(rCyc, b.binop(Opcode.LSHR, rCyc, msh, ""), ""), "refill.cycles.kept3of4");
-        Value wKept = b.select(restarted, zero, b.sub(weight, b.binop(Opcode.LSHR, weight, msh, ""), ""), "trials.weight.kept3of4");
+        Value pKept = b.select(restarted, zero, b.sub(pCyc, b.binop(Opcode.LSHR, pCyc, msh, ""), ""), "plain.cycles.remembered");
+        Value rKept = b.select(restarted, zero, b.sub(rCyc, b.binop(Opcode.LSHR, rCyc, msh, ""), ""), "refill.cycles.remembered");
+        Value wKept = b.select(restarted, zero, b.sub(weight, b.binop(Opcode.LSHR, weight, msh, ""), ""), "trials.weight.remembered");
         pBase = b.select(trialStart, pKept, pCyc, "");
         rBase = b.select(trialStart, rKept, rCyc, "");
         weight1 = b.select(trialStart, b.add(wKept, b.constInt(i64, WATCH_UNIT), ""), weight, "trials.weight.next");
@@ -1059,6 +1158,30 @@ public final class RefillDriver {
             b.icmpNe(weight, zero, ""), "");
         Value alarm = b.and(b.and(plainRun, judged, ""), slower, "watch.alarm");
         left1 = b.select(alarm, zero, left1, "trial.left.watched");
+        if (plainWatch) {
+          // (adaptivePlainWatch) the piece against the plain body's own dearest recent pieces: its cycles per element
+          // (fixed point, PLAIN_PEAK_FRACTION_BITS) above the factor times the reference end the run; the reference keeps
+          // 15/16 of itself per piece judged, or takes the piece when dearer, at most PLAIN_PEAK_TAKE_FACTOR times itself.
+          // Pieces shorter than half an epoch are not judged; no reference yet (0): the piece sets it
+          long fNum = Math.round(plainWatchFactor() * 256);
+          Value piece = b.and(plainRun, b.not(b.icmpUlt(cnt, b.constInt(i64, Math.max(1L, ((long) epoch * w) >> PLAIN_PIECE_MIN_SHIFT)), ""),
+              ""), "plain.piece.judged");
+          Value perEl = b.binop(Opcode.UDIV, b.binop(Opcode.SHL, dtPlain, b.constInt(i64, PLAIN_PEAK_FRACTION_BITS), ""),
+              b.max(cnt, b.constInt(i64, 1), true, ""), "plain.piece.cost");
+          // (the lesser of this piece and the last one judged, when there is one: a piece stretched by the host counts once)
+          Value sample = b.select(b.icmpNe(lastV, zero, ""), b.min(perEl, lastV, true, ""), perEl, "plain.piece.sample");
+          Value cap = b.binop(Opcode.LSHR, b.mul(peakV, b.constInt(i64, fNum), ""), b.constInt(i64, 8), "plain.peak.capped");
+          Value known = b.icmpNe(peakV, zero, "plain.peak.known");
+          Value dearer = b.icmpUlt(cap, sample, "plain.piece.dearer");
+          Value plainAlarm = b.and(b.and(piece, known, ""), dearer, "plain.watch.alarm");
+          Value decayed = b.sub(peakV, b.binop(Opcode.LSHR, peakV, b.constInt(i64, PLAIN_PEAK_DECAY_SHIFT), ""), "plain.peak.decayed");
+          Value most = b.mul(peakV, b.constInt(i64, PLAIN_PEAK_TAKE_FACTOR), "plain.peak.most");
+          Value taken = b.select(known, b.min(sample, most, true, ""), sample, "plain.piece.taken");
+          peak1 = b.select(piece, b.max(decayed, taken, true, ""), peakV, "plain.peak.next");
+          last1 = b.select(piece, perEl, lastV, "plain.last.next");
+          alarms1 = b.add(alarmsV, b.cast(Opcode.ZEXT, plainAlarm, i64, ""), "plain.alarms.next");
+          left1 = b.select(plainAlarm, zero, left1, "trial.left.plain.watched");
+        }
       }
       Value disturbed = b.i1(false);
       if (paired) {
@@ -1195,6 +1318,11 @@ public final class RefillDriver {
       pending.addIncoming(List.of(pending0, pending1), List.of(start, latch));
       restarted.addIncoming(List.of(restarted0, restarted1), List.of(start, latch));
       if (spread) spreadV.addIncoming(List.of(spread0, spread1), List.of(start, latch));
+      if (plainWatch) {
+        peakV.addIncoming(List.of(peak0, peak1), List.of(start, latch));
+        alarmsV.addIncoming(List.of(alarms0, alarms1), List.of(start, latch));
+        lastV.addIncoming(List.of(last0, last1), List.of(start, latch));
+      }
 
       b.atEnd(done);
       b.relaxed(b.store(b.or(b.or(b.or(pos1, b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, pending1, i64, ""), b.constInt(i64, 2), ""), ""),
@@ -1208,6 +1336,11 @@ public final class RefillDriver {
       b.relaxed(b.store(trials1, field[STATE_TRIALS], 8));
       b.relaxed(b.store(saved1, field[STATE_SAVED_LEVEL], 8));
       if (spread) b.relaxed(b.store(spread1, field[STATE_SPREAD], 8));
+      if (plainWatch) {
+        b.relaxed(b.store(peak1, field[STATE_PLAIN_PEAK], 8));
+        b.relaxed(b.store(alarms1, field[STATE_PLAIN_ALARMS], 8));
+        b.relaxed(b.store(last1, field[STATE_PLAIN_LAST], 8));
+      }
       b.br(exit);
       b.atEnd(exit);
       b.retVoid();
@@ -1330,6 +1463,17 @@ public final class RefillDriver {
 
     Emitter counting() {
       counting = true;
+      return this;
+    }
+
+    /**
+     * Fixed-length RISC-V V compaction: each value by one {@code llvm.experimental.vector.compress} at its own
+     * element type (vcompress.vm over the register group; {@link #compactBits} is the group's width).
+     */
+    private boolean rvv;
+
+    Emitter rvvCompress(boolean on) {
+      rvv = on;
       return this;
     }
 
@@ -1898,6 +2042,10 @@ public final class RefillDriver {
         return b.cast(Opcode.INTTOPTR, c, t, name);
       }
       int bits = e.isFloat() ? 32 : e.isDouble() ? 64 : e.isInteger() ? e.intWidth() : 0;
+      if (rvv && (bits == 8 || bits == 16 || bits == 32 || bits == 64) && bits * w <= compactBits) {
+        // RVV: vcompress at the value's own element width (no widening); the other lanes zero
+        return b.call(module.intrinsic("llvm.experimental.vector.compress", t), List.of(v, mask, b.constNull(t)), name);
+      }
       if ((bits == 32 || bits == 64) && bits * w <= compactBits) return nativeCompress(b, v, mask, name);
       if (bits == 64 && 32 * w <= compactBits) {
         // two compactions of the 32-bit halves
@@ -1907,7 +2055,8 @@ public final class RefillDriver {
         Value c = nativeCompress(b, b.cast(Opcode.ZEXT, v, ctx.i32().vectorOf(w), ""), mask, "");
         return b.cast(Opcode.TRUNC, c, t, name);
       }
-      // (not llvm.experimental.vector.compress: LLVM 20 splits a wide one through a misaligned stack slot)
+      // (not llvm.experimental.vector.compress on x86 and SVE: LLVM 20 splits a wide one through a misaligned stack
+      // slot; RVV above takes it only where the packet fits one register group)
       throw new IllegalStateException("refill compaction: no compress for " + t + " at " + compactBits + " bits");
     }
 

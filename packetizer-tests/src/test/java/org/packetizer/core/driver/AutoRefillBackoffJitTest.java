@@ -101,6 +101,8 @@ class AutoRefillBackoffJitTest {
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, fires ? 1 : 1L << 50);
           // (plain twice refill in the sums: a ratio like random points', so that the first trial is not taken as disturbed)
           state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, fires ? 2 : 1L << 51);
+          // (the plain watch's reference far above any piece: it stays quiet in both cases)
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_PEAK, 1L << 50);
           // the firing case runs all 64 epochs (a switch needs two agreeing timed trials, and under load one can be
           // disturbed), the quiet one 16; both start in a run of 4n = 256 epochs, so without the watch no trial comes
           boolean switched = run(driver, scalar, arena, rp, 0, fires ? n : 16 * e, 4 * e + w + 3,
@@ -112,6 +114,58 @@ class AutoRefillBackoffJitTest {
             assertFalse(switched, "the plain body kept; " + describe(state));
             assertEquals(t1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "no trial; " + describe(state));
             assertEquals(4 * n - 16 * e, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT), "the run went on; " + describe(state));
+          }
+        }
+
+        // 1c. the plain watch, in the state that kept the plain body on random points in the thirteenth round (mandelbrot
+        // W16, bin/bench-refill): coherent calls backed off to level 5 on plain, a run longer than the input, and a refill
+        // reference from trials on dear regions, far above what the plain body costs on random points (2^50 cycles: the
+        // watch against refill stays quiet, as in 1b). The plain body's dearest recent piece, 1 cycle per element, and the
+        // last piece judged as cheap: a piece counts as the lesser of itself and the one before, so the first piece of
+        // random points raises no alarm (one piece the host stretched counts once), and the second, with the first, is
+        // dearer than 3/2 of the reference: it ends the run, and the trials pick refill.
+        // With the reference far above (2^50 per element): no trial, and the reference decays by 1/16 at each piece of at
+        // least half an epoch; from a fresh state (0) the first piece sets it without an alarm
+        for (long peak : new long[] {1L << RefillDriver.PLAIN_PEAK_FRACTION_BITS, 1L << 50, 0}) {
+          boolean fires = peak == 1L << RefillDriver.PLAIN_PEAK_FRACTION_BITS;
+          long t1 = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS);
+          long a1 = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_ALARMS);
+          stuckOnPlain(state, 4 * n);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_PEAK, peak);
+          state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_LAST, fires ? peak : 0);
+          long len = fires ? n : peak == 0 ? e : 16 * e;
+          long per = 4 * e + w + 3;
+          if (fires) {
+            run(driver, scalar, arena, rp, 0, e, e, "one dear piece after a cheap one (the plain watch)", state, 0);
+            assertEquals(a1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_ALARMS), "one dear piece: no alarm; " + describe(state));
+            assertEquals(t1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "one dear piece: no trial; " + describe(state));
+            assertEquals(4 * n - e, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT), "one dear piece: the run went on; " + describe(state));
+          }
+          boolean switched = run(driver, scalar, arena, rp, 0, len, per, "random after the stuck state (the plain watch)", state, 0);
+          long alarms = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_ALARMS) - a1;
+          if (fires) {
+            assertTrue(switched, "the plain watch switched to refill; " + describe(state));
+            assertTrue(alarms >= 1, "the plain watch fired; " + describe(state));
+            assertTrue(state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS) - t1 >= 2, "two trials; " + describe(state));
+          } else {
+            assertFalse(switched, "the plain body kept; " + describe(state));
+            assertEquals(0, alarms, "no alarm; " + describe(state));
+            assertEquals(t1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "no trial; " + describe(state));
+            assertEquals(4 * n - len, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT), "the run went on; " + describe(state));
+            long got = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_PEAK);
+            if (peak == 0) {
+              assertTrue(got > 0, "the first piece set the reference; " + describe(state));
+              assertEquals(got, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_LAST), "and the last piece; " + describe(state));
+            } else {
+              // the pieces: each call's elements in pieces of at most an epoch; judged from half an epoch
+              long want = peak;
+              for (long i = 0; i < len; i += per) {
+                for (long left = Math.min(per, len - i); left > 0; left -= Math.min(left, e)) {
+                  if (Math.min(left, e) >= e >> RefillDriver.PLAIN_PIECE_MIN_SHIFT) want -= want >> RefillDriver.PLAIN_PEAK_DECAY_SHIFT;
+                }
+              }
+              assertEquals(want, got, "the reference decayed by 1/16 per piece judged; " + describe(state));
+            }
           }
         }
 
@@ -327,8 +381,24 @@ class AutoRefillBackoffJitTest {
     }
   }
 
+  /**
+   * The state in which random calls kept the plain body (mandelbrot W16, thirteenth round): the plain body in a run of
+   * {@code left} elements at back-off level 5, one trial's weight in sums whose refill per element is far above any piece
+   * of the plain body (so that the watch against refill stays quiet), plain twice refill in them (not a disturbed trial).
+   */
+  static void stuckOnPlain(MemorySegment state, long left) {
+    state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, (RefillDriver.WATCH_UNIT << 8) | 3);
+    state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT, left);
+    state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL, RefillDriver.ADAPTIVE_MAX_LEVEL);
+    state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, 0);
+    state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SAVED_LEVEL, 0);
+    state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, 1L << 50);
+    state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, 1L << 51);
+  }
+
   static String describe(MemorySegment state) {
-    StringBuilder sb = new StringBuilder("state {pos, left, level, refill, plain cycles, refill cycles, trials, saved, spread} =");
+    StringBuilder sb = new StringBuilder("state {pos, left, level, refill, plain cycles, refill cycles, trials, saved, spread,"
+        + " plain peak, last plain piece, plain alarms} =");
     for (int k = 0; k < RefillDriver.STATE_FIELDS; k++) sb.append(' ').append(state.getAtIndex(JAVA_LONG, k));
     return sb.toString();
   }
