@@ -68,7 +68,8 @@ public final class AddressMap<V> {
       i = (i + 1) & mask;
     }
     V v = make.apply(address);
-    insertAt(i, address, v);
+    // (make may have put entries, even grown the table: find the free slot again)
+    put(address, v);
     return v;
   }
 

@@ -40,8 +40,8 @@ abstract class EmissionPhase {
   // value -> packet, in the shared state
   final Map<Block, Block> head;
   final Map<Block, Block> enter;
-  final Map<Block, SlotSsa.Var> maskSlot;
-  final Map<Value, SlotSsa.Var> phiSlot;
+  final org.packetizer.core.ir.AddressMap<SlotSsa.Var> maskSlot;
+  final org.packetizer.core.ir.AddressMap<SlotSsa.Var> phiSlot;
   final Map<Value, SlotSsa.Var> valueSlot;
   final Map<Block, Block> initAnchor;
   final Map<Value, Value> params;

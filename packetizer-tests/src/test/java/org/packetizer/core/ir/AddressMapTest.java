@@ -71,6 +71,27 @@ class AddressMapTest {
   }
 
   @Test
+  void aValueMadeWhileTheMakerPutsOtherKeysIsKept() {
+    // the emitter's makers of slots ask the same map for other slots (growth on the way)
+    AddressMap<String> m = new AddressMap<>(1);
+    long base = 0x7000_0000L;
+    for (int round = 0; round < 50; round++) {
+      long outer = base + round * 1024L;
+      final int r = round;
+      String v = m.computeIfAbsent(outer, k -> {
+        for (int j = 1; j <= 20; j++) m.put(k + 8L * j, "inner" + r + "." + j);
+        return "outer" + r;
+      });
+      assertEquals("outer" + round, v);
+    }
+    for (int round = 0; round < 50; round++) {
+      assertEquals("outer" + round, m.get(base + round * 1024L));
+      for (int j = 1; j <= 20; j++) assertEquals("inner" + round + "." + j, m.get(base + round * 1024L + 8L * j));
+    }
+    assertEquals(50 * 21, m.size());
+  }
+
+  @Test
   void addressZeroIsNoKey() {
     AddressMap<String> m = new AddressMap<>();
     assertNull(m.get(0));
