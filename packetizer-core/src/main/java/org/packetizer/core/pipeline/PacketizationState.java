@@ -116,7 +116,7 @@ public final class PacketizationState {
   // by native address (the emitter's hottest lookups; issue 16)
   private final org.packetizer.core.ir.AddressMap<SlotSsa.Var> maskSlots = new org.packetizer.core.ir.AddressMap<>(256);
   private final org.packetizer.core.ir.AddressMap<SlotSsa.Var> phiSlots = new org.packetizer.core.ir.AddressMap<>(256);
-  private final Map<Value, SlotSsa.Var> valueSlots = new HashMap<>();
+  private final org.packetizer.core.ir.AddressMap<SlotSsa.Var> valueSlots = new org.packetizer.core.ir.AddressMap<>(1024);
   private final Map<Block, Block> initAnchors = new HashMap<>();
   private final Map<Value, Value> packetParams = new HashMap<>();
   private final Map<Value, Boolean> lanesComputed = new HashMap<>();
@@ -169,7 +169,8 @@ public final class PacketizationState {
   /** Each scalar phi's variable, by the phi's address. */
   public org.packetizer.core.ir.AddressMap<SlotSsa.Var> phiSlots() { return phiSlots; }
   /** Scalar value used outside its block -> its variable. */
-  public Map<Value, SlotSsa.Var> valueSlots() { return valueSlots; }
+  /** The variables of scalar values used in other packet blocks, by the value's address. */
+  public org.packetizer.core.ir.AddressMap<SlotSsa.Var> valueSlots() { return valueSlots; }
   /** Scalar block -> where its incoming state is reset (see the mask generator). */
   public Map<Block, Block> initAnchors() { return initAnchors; }
   /** Scalar parameter -> its packet value. */
