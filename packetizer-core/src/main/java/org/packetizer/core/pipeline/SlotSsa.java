@@ -100,8 +100,8 @@ public final class SlotSsa {
   private final Function fn;
   private final Value nullPtr;
   // by native address (no boxed keys: issue 16)
-  private final org.packetizer.core.ir.AddressMap<BlockEvents> events = new org.packetizer.core.ir.AddressMap<>(256);
-  private final org.packetizer.core.ir.AddressMap<Placeholder> placeholders = new org.packetizer.core.ir.AddressMap<>(1024);
+  private final org.packetizer.core.ir.AddressMap<BlockEvents> events;
+  private final org.packetizer.core.ir.AddressMap<Placeholder> placeholders;
   private final List<Placeholder> placeholderList = new ArrayList<>();
   private final List<Var> vars = new ArrayList<>();
   /** Reads answered through sole predecessors (checked against the resolution). */
@@ -113,9 +113,19 @@ public final class SlotSsa {
   private final Map<Var, Value> curDefs = new IdentityHashMap<>();
 
   public SlotSsa(IrBuilder builder, Function fn, Value nullPtr) {
+    this(builder, fn, nullPtr, 64, 256);
+  }
+
+  /**
+   * With the expected number of packet blocks and of reads (the tables start at that size instead of
+   * growing there; the emitter passes the scalar function's block and instruction counts).
+   */
+  public SlotSsa(IrBuilder builder, Function fn, Value nullPtr, int blocks, int reads) {
     this.b = builder;
     this.fn = fn;
     this.nullPtr = nullPtr;
+    this.events = new org.packetizer.core.ir.AddressMap<>(blocks);
+    this.placeholders = new org.packetizer.core.ir.AddressMap<>(reads);
   }
 
   public Var newVar(Type type, String name) {
