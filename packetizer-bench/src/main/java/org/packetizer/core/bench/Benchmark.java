@@ -39,7 +39,8 @@ public final class Benchmark {
       "packetizer.remarkInstructions", "packetizer.anyLaneBitTest", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
       "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
-      "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions");
+      "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions",
+      "packetizer.refill.rvvCompress");
 
   private Benchmark() {}
 

@@ -118,6 +118,26 @@ public final class RefillDriver {
    * loop over the done lanes, for measurement.
    */
   static boolean x86PermuteStores() { return !"false".equals(System.getProperty("packetizer.refill.permuteStores")); }
+  /**
+   * Fixed-length RISC-V V refill rounds by compaction (one {@code vcompress.vm} per value of the state and the
+   * element indices, from {@code llvm.experimental.vector.compress} on the fixed packet, which LLVM's RISC-V back
+   * end selects as one vcompress over the register group; masked {@code vle} loads, {@code vsoxei} scatter)
+   * instead of scalar moves through a stack buffer: the default; {@code -Dpacketizer.refill.rvvCompress=false}
+   * selects the scalar moves, for measurement (read whenever a driver is built).
+   */
+  static boolean rvvCompressRounds() { return !"false".equals(System.getProperty("packetizer.refill.rvvCompress")); }
+
+  /**
+   * The bits of the widest fixed packet one RVV instruction handles (a register group of LMUL 8: 8 × the least
+   * VLEN the function is compiled for), or 0 when {@code feats} has no {@code +v} or the module is not RISC-V.
+   */
+  static int rvvGroupBits(LlvmModule module, String feats, long vscale) {
+    if (org.packetizer.core.ir.TargetArch.of(module.targetTriple()) != org.packetizer.core.ir.TargetArch.RISCV64) return 0;
+    boolean v = false;
+    for (String f : feats.split(",")) v |= f.strip().equals("+v");
+    if (!v) return 0;
+    return 8 * 32 * org.packetizer.core.wrapper.HardwareWidth.of(module.targetTriple(), "", feats, vscale);
+  }
   /** The permutation table's name: for each 8-bit free mask m and lane l, the rank of l among m's lanes. */
   static final String RANK_TABLE = "__packetizer.refill.rank8";
 
@@ -256,19 +276,23 @@ public final class RefillDriver {
     boolean sve = !avx512 && (feats.contains("+sve") || feats.contains("+sve2"))
         && vscale > 0 && compactable(split, w, (int) (128 * vscale));
     int sveBits = sve ? (int) (128 * vscale) : 0;
+    // fixed-length RISC-V V: compaction by vcompress over a register group (LMUL up to 8)
+    int rvvBits = rvvGroupBits(module, feats, vscale);
+    boolean rvv = !avx512 && !sve && rvvBits > 0 && rvvCompressRounds() && compactable(split, w, rvvBits);
+    if (rvv) sveBits = rvvBits;
     Optional<String> whyMasked = split.whyIterMasked().or(() -> branchOnLanes(iterPacket));
     // AVX2 (no AVX-512): the free lanes take the next elements by masked loads and a vpermd looked up from the free mask
     boolean permute = !avx512 && !sve && feats.contains("+avx2") && x86PermuteRounds()
         && permutable(kinds, scalar.functionType().paramTypes(), w);
-    boolean blocks = blocks(options, sve || x86Compact || permute && x86PermuteBlocks());
+    boolean blocks = blocks(options, sve || rvv || x86Compact || permute && x86PermuteBlocks());
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
-        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, minFree(w, options), sve || x86Compact, sveBits,
-        blocks ? BLOCK_SCALE : 0, ic, permute).emit();
+        split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, minFree(w, options), sve || rvv || x86Compact, sveBits,
+        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).emit();
     if (probe != null) {
       // lock step: a round only when all W lanes of every set are free (the batch rule with minFree = W)
       new Emitter(module, probe, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
-          split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve, w, sve || x86Compact, sveBits, 0, probeIc, permute)
-          .counting().emit();
+          split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, w, sve || rvv || x86Compact, sveBits, 0, probeIc,
+          permute).rvvCompress(rvv).counting().emit();
     }
     for (Function f : probe == null ? List.of(driver) : List.of(driver, probe)) {
       Optional<String> bad = f.verify();
@@ -298,17 +322,20 @@ public final class RefillDriver {
         + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
             : x86Compact && !x86CompressRounds() ? "one masked contiguous load per array, spread into the free lanes in order by a register"
             + " expand (AVX-512 vpexpand; the lanes in the loop stay where they are), finished ones scatter their results; "
-            : sve || x86Compact ? "compaction: the lanes still in the loop move to the front (" + (sve ? "SVE compact, " + (128 * vscale)
-            + "-bit vectors" : "AVX-512 vpcompress") + "), the next elements follow them by one masked contiguous load per array,"
-            + " finished ones scatter their results; "
+            : sve || rvv || x86Compact ? "compaction: the lanes still in the loop move to the front (" + (sve ? "SVE compact, " + (128 * vscale)
+            + "-bit vectors" : rvv ? "RISC-V V vcompress.vm, one per value over its register group, up to " + rvvBits
+            + " bits" : "AVX-512 vpcompress") + "), the next elements follow them by one masked contiguous load per array,"
+            + " finished ones scatter their results" + (rvv ? " (vsoxei)" : "") + "; "
             : permute ? "one masked contiguous load per array and group of " + Math.min(w, 8) + " lanes (AVX2 vmaskmov), spread"
             + " into the free lanes in order by a permutation looked up from the free-lane mask (a 256-entry table of vpermd"
             + " indices; the lanes in the loop stay where they are), finished ones store theirs "
             + (x86PermuteStores() ? "without a branch per lane (every lane stores: the finished ones at out[idx], the others"
             + " into a stack slot; the target has no AVX-512: no scatter); "
             : "by scalar moves through a stack buffer (the target has no AVX-512: no scatter); ")
-            : "scalar moves through a stack buffer (the target has no AVX-512: LLVM would expand gathers and scatters lane"
-            + " by lane), finished ones store theirs the same way; ")
+            : "scalar moves through a stack buffer (" + (rvvBits == 0 ? "the target has no AVX-512: LLVM would expand gathers and"
+            + " scatters lane by lane" : !rvvCompressRounds() ? "RISC-V V vcompress rounds switched off: -Dpacketizer.refill.rvvCompress=false"
+            : "RISC-V V: a value of the state does not fit vcompress over a register group of " + rvvBits + " bits")
+            + "), finished ones store theirs the same way; ")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
             .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)")));
   }
@@ -1333,6 +1360,17 @@ public final class RefillDriver {
       return this;
     }
 
+    /**
+     * Fixed-length RISC-V V compaction: each value by one {@code llvm.experimental.vector.compress} at its own
+     * element type (vcompress.vm over the register group; {@link #compactBits} is the group's width).
+     */
+    private boolean rvv;
+
+    Emitter rvvCompress(boolean on) {
+      rvv = on;
+      return this;
+    }
+
     /** The stack buffers of the scalar moves: one per varying parameter (by index), the results, their indices. */
     private final java.util.Map<Integer, Value> inBuf = new java.util.HashMap<>();
     private Value outBuf, idxBuf;
@@ -1898,6 +1936,10 @@ public final class RefillDriver {
         return b.cast(Opcode.INTTOPTR, c, t, name);
       }
       int bits = e.isFloat() ? 32 : e.isDouble() ? 64 : e.isInteger() ? e.intWidth() : 0;
+      if (rvv && (bits == 8 || bits == 16 || bits == 32 || bits == 64) && bits * w <= compactBits) {
+        // RVV: vcompress at the value's own element width (no widening); the other lanes zero
+        return b.call(module.intrinsic("llvm.experimental.vector.compress", t), List.of(v, mask, b.constNull(t)), name);
+      }
       if ((bits == 32 || bits == 64) && bits * w <= compactBits) return nativeCompress(b, v, mask, name);
       if (bits == 64 && 32 * w <= compactBits) {
         // two compactions of the 32-bit halves
@@ -1907,7 +1949,8 @@ public final class RefillDriver {
         Value c = nativeCompress(b, b.cast(Opcode.ZEXT, v, ctx.i32().vectorOf(w), ""), mask, "");
         return b.cast(Opcode.TRUNC, c, t, name);
       }
-      // (not llvm.experimental.vector.compress: LLVM 20 splits a wide one through a misaligned stack slot)
+      // (not llvm.experimental.vector.compress on x86 and SVE: LLVM 20 splits a wide one through a misaligned stack
+      // slot; RVV above takes it only where the packet fits one register group)
       throw new IllegalStateException("refill compaction: no compress for " + t + " at " + compactBits + " bits");
     }
 

@@ -34,7 +34,8 @@ import org.packetizer.core.toolchain.ProcessResult;
  * modules, get refill drivers at W = 4, 8, 16 (NEON: no gathers, no scatters, no compress: elements
  * move one by one through stack buffers) and at W = 16 for SVE used at 512 bits (compaction by SVE
  * {@code compact}, checked in the disassembly); and on RISC-V V of a known length (VLEN 256,
- * {@code -mrvv-vector-bits=256}) at W = 8 and 16 (scalar moves too), run under qemu-riscv64; emitted by LLVM's
+ * {@code -mrvv-vector-bits=256}) at W = 8 and 16 (compaction by {@code vcompress.vm}, checked in the disassembly; with
+ * {@code -Dpacketizer.refill.rvvCompress=false} at W = 8 the scalar moves), run under qemu-riscv64; emitted by LLVM's
  * AArch64 back end and linked with {@code driver/refill_caller.c} — its own translation unit, only the
  * generated header — compiled by the bundled clang and by Debian's {@code aarch64-linux-gnu-gcc}. Every
  * element of every n from 0 to 3W+1 compared with the scalar function, random and coherent inputs,
@@ -46,15 +47,26 @@ class AArch64RefillDriverCallerTest {
 
   static Stream<Arguments> cases() {
     return Stream.of(Arguments.of("neon", 4), Arguments.of("neon", 8), Arguments.of("neon", 16), Arguments.of("sve512", 16),
-        Arguments.of("rvv256", 8), Arguments.of("rvv256", 16));
+        Arguments.of("rvv256", 8), Arguments.of("rvv256", 16), Arguments.of("rvv256-moves", 8));
   }
 
   @ParameterizedTest(name = "{0} W={1}")
   @MethodSource("cases")
   void refillDriversMatchTheScalarFunctionUnderQemu(String targetName, int w) throws Exception {
-    CrossTarget t = targetName.equals("neon") ? CrossTarget.neon() : targetName.equals("rvv256") ? CrossTarget.rvv(256)
+    CrossTarget t = targetName.equals("neon") ? CrossTarget.neon() : targetName.startsWith("rvv256") ? CrossTarget.rvv(256)
         : CrossTarget.sve(512);
     boolean rvv = targetName.startsWith("rvv");
+    // fixed-length RVV compacts by vcompress.vm; -Dpacketizer.refill.rvvCompress=false keeps the scalar moves (measured side by side)
+    boolean moves = targetName.endsWith("-moves");
+    if (moves) System.setProperty("packetizer.refill.rvvCompress", "false");
+    try {
+      check(t, w, rvv, moves);
+    } finally {
+      if (moves) System.clearProperty("packetizer.refill.rvvCompress");
+    }
+  }
+
+  private void check(CrossTarget t, int w, boolean rvv, boolean moves) throws Exception {
     t.missing().ifPresent(m -> {
       String msg = "SKIPPED LOUDLY: cannot run " + t.name() + " code here, missing " + m + " (bin/install-test-deps.sh installs it)";
       System.err.println(msg);
@@ -77,9 +89,9 @@ class AArch64RefillDriverCallerTest {
           List<String> remarks = new ArrayList<>();
           PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true)
               .arrayDriver(true).refill(Refill.ON).remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_simd" + w);
-          String moves = t.spec().features().contains("+sve") ? "compaction: the lanes still in the loop move to the front (SVE compact, 512-bit"
-              : "scalar moves";
-          assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at") && x.contains(moves)),
+          String how = t.spec().features().contains("+sve") ? "compaction: the lanes still in the loop move to the front (SVE compact, 512-bit"
+              : rvv && !moves ? "compaction: the lanes still in the loop move to the front (RISC-V V vcompress.vm" : "scalar moves";
+          assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at") && x.contains(how)),
               k[0] + ": " + remarks);
           if (k[0].equals("gcd")) assertTrue(remarks.stream().anyMatch(x -> x.contains("iterations masked (it divides")), remarks.toString());
           drivers.add(r.driver().orElseThrow());
@@ -97,7 +109,8 @@ class AArch64RefillDriverCallerTest {
           drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver(true)
               .refill(Refill.ON).remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_simd" + w).driver().orElseThrow());
           assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at") && x.contains("iterations unmasked")
-              && x.contains(t.spec().features().contains("+sve") ? "(SVE compact, 512-bit vectors)" : "scalar moves")), k[0] + ": " + remarks);
+              && x.contains(t.spec().features().contains("+sve") ? "(SVE compact, 512-bit vectors)"
+              : rvv && !moves ? "(RISC-V V vcompress.vm, one per value" : "scalar moves")), k[0] + ": " + remarks);
           if (k[0].equals("mandelbrot")) {
             List<String> auto = new ArrayList<>();
             drivers.add(new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).arrayDriver("*_auto")
@@ -118,6 +131,14 @@ class AArch64RefillDriverCallerTest {
       String asm = dis.stdoutText();
       assertTrue(asm.contains("compact\tz"), "no SVE compact in mandelbrot.o:\n" + asm);
       assertTrue(asm.contains("st1w\t{ z"), "no SVE scatter of the results in mandelbrot.o:\n" + asm);
+    }
+    if (rvv) {
+      // fixed-length RVV: the compaction is vcompress.vm, the results go out by an indexed store (none with the knob off)
+      ProcessResult dis = clang.run(List.of("llvm-objdump", "-d", "mandelbrot.o"), dir);
+      assertEquals(0, dis.exitCode(), dis.stderr());
+      String asm = dis.stdoutText();
+      assertEquals(!moves, asm.contains("vcompress.vm\tv"), "vcompress in mandelbrot.o:\n" + asm);
+      assertEquals(!moves, asm.contains("vsoxei64.v\tv"), "indexed store in mandelbrot.o:\n" + asm);
     }
     String header = ArrayDriver.header(drivers, "drivers.h", null);
     assertFalse(header.contains("vector_size") || header.contains("__m"), "no vector types in the header");

@@ -80,8 +80,36 @@ class ScalableRefillDriverTest {
         (bits, calls) -> "VLEN " + bits + " bits: " + calls + " driver calls checked, 0 differences");
   }
 
+  /**
+   * Fixed-length RISC-V V ({@code --vector-bits}, clang's {@code -mrvv-vector-bits}): the same kernels and caller, the
+   * kernels compiled for each VLEN of 128, 256 and 512 in turn and run at that VLEN; the fixed-width refill driver at
+   * W = 8 (the {@code _map} drivers), 4 ({@code _w2}) and 16 ({@code _w8}: the 64-bit index a register group of 8 at
+   * VLEN 128) compacts by one vcompress.vm per value (bytes, shorts and {@code _Bool} at their own width, pointers as
+   * 64-bit integers) instead of scalar moves; loads under a mask, results by an indexed store.
+   */
+  @Test
+  void fixedLengthRiscvVectorRefillDriversCompactByVcompress() throws Exception {
+    CrossTarget t = CrossTests.require(CrossTarget.rvv(256));
+    for (int bits : List.of(128, 256, 512)) {
+      check(t, new TargetSpec("riscv64-linux-gnu", "", "+v", bits), List.of("--target=riscv64-linux-gnu", "-march=rv64gcv",
+          "-mabi=lp64d", "-mrvv-vector-bits=" + bits), "RISC-V V vcompress.vm, one per value over its register group, up to "
+          + 8 * bits + " bits", true, List.of("vcompress.vm\tv", "vle32.v\tv", "vle64.v\tv", "vsoxei64.v\tv", "v0.t"),
+          List.of(), List.of(bits), b -> "rv64,v=true,vlen=" + b,
+          (b, calls) -> "VLEN " + b + " bits: " + calls + " driver calls checked, 0 differences", bits);
+    }
+  }
+
   private void check(CrossTarget t, TargetSpec spec, List<String> clangTarget, String compaction, boolean w8, List<String> insns,
       List<String> objdumpFlags, List<Integer> lengths, java.util.function.IntFunction<String> cpu, Report report) throws Exception {
+    check(t, spec, clangTarget, compaction, w8, insns, objdumpFlags, lengths, cpu, report, 0);
+  }
+
+  /** As above; {@code fixedBits} > 0: fixed-width drivers (W twice the scalable W) for code of that vector length. */
+  private void check(CrossTarget t, TargetSpec spec, List<String> clangTarget, String compaction, boolean w8, List<String> insns,
+      List<String> objdumpFlags, List<Integer> lengths, java.util.function.IntFunction<String> cpu, Report report, int fixedBits)
+      throws Exception {
+    boolean fixed = fixedBits > 0;
+    int f = fixed ? 2 : 1;
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("kernels.c"), resource("scalable_refill_kernels.c"));
     List<String> flags = new ArrayList<>(clangTarget);
@@ -90,18 +118,19 @@ class ScalableRefillDriverTest {
     List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
       spec.applyTo(m);
-      for (String[] k : KERNELS) drivers.add(build(m, k[0], k[1], 4, "*_map", compaction, k[0].equals("gcd") ? "iterations masked (it divides"
-          : k[0].equals("escape") ? "iterations unmasked" : k[0].equals("trail") ? "iterations masked (it accesses memory" : ""));
+      for (String[] k : KERNELS) drivers.add(build(m, k[0], k[1], 4 * f, "*_map", compaction, k[0].equals("gcd") ? "iterations masked (it divides"
+          : k[0].equals("escape") ? "iterations unmasked" : k[0].equals("trail") ? "iterations masked (it accesses memory" : "", fixed));
       for (String k : List.of("escape", "collatz")) {
-        drivers.add(build(m, k, k.equals("escape") ? "vvu" : "v", 2, "*_w2", compaction, ""));
+        drivers.add(build(m, k, k.equals("escape") ? "vvu" : "v", 2 * f, "*_w2", compaction, "", fixed));
       }
-      if (w8) for (String[] k : W8_KERNELS) drivers.add(build(m, k[0], k[1], 8, "*_w8", compaction, ""));
+      if (w8) for (String[] k : W8_KERNELS) drivers.add(build(m, k[0], k[1], 8 * f, "*_w8", compaction, "", fixed));
       // the batch rule instead of the counted blocks (--refill-batch 2: leave the iterations when 2·vscale lanes are free)
       List<String> remarks = new ArrayList<>();
-      drivers.add(new Packetizer(PacketizerOptions.builder().width(4).params("vvu").scalable(true).arrayDriver("*_batch")
-          .refill(Refill.ON).refillBatch(2).remarks(x -> remarks.add(x.message())).build()).run(m, "escape", "escape_b4")
+      drivers.add(new Packetizer(PacketizerOptions.builder().width(4 * f).params("vvu").scalable(!fixed).arrayDriver("*_batch")
+          .refill(Refill.ON).refillBatch(2 * f).remarks(x -> remarks.add(x.message())).build()).run(m, "escape", "escape_b4")
           .driver().orElseThrow());
-      assertTrue(remarks.stream().anyMatch(x -> x.contains("a refill round when 2 of every 4 lanes are free")), remarks.toString());
+      assertTrue(remarks.stream().anyMatch(x -> x.contains(fixed ? "a refill round when 4 of 8 lanes are free"
+          : "a refill round when 2 of every 4 lanes are free") && x.contains(compaction)), remarks.toString());
       assertTrue(m.verify().isEmpty(), () -> m.verify().get());
       try (TargetMachine tm = spec.targetMachine()) {
         TargetObject.emitModule(m, tm, dir.resolve("kernels.o"));
@@ -149,11 +178,11 @@ class ScalableRefillDriverTest {
   }
 
   private static PacketizationResult.DriverInfo build(LlvmModule m, String fn, String params, int w, String pattern,
-      String compaction, String expected) {
+      String compaction, String expected, boolean fixed) {
     List<String> remarks = new ArrayList<>();
-    PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(params).scalable(true).verifyEachPhase(true)
+    PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params(params).scalable(!fixed).verifyEachPhase(true)
         .arrayDriver(pattern).refill(Refill.ON).remarks(x -> remarks.add(x.message())).build()).run(m, fn, fn + "_vl" + w);
-    assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at") && x.contains("vscale x " + w + " lanes")
+    assertTrue(remarks.stream().anyMatch(x -> x.startsWith("lane refill (--refill) at") && (fixed || x.contains("vscale x " + w + " lanes"))
         && x.contains(compaction) && x.contains(expected)), fn + ": " + remarks);
     return r.driver().orElseThrow();
   }
