@@ -19,18 +19,38 @@ import org.jgrapht.graph.DirectedPseudograph;
 public final class Cfg<B> {
   private final Graph<B, DefaultEdge> graph;
   private final B entry;
+  private final java.util.function.ToIntFunction<B> numbers;
+  private final int numberCount;
 
-  private Cfg(Graph<B, DefaultEdge> graph, B entry) {
+  private Cfg(Graph<B, DefaultEdge> graph, B entry, java.util.function.ToIntFunction<B> numbers, int numberCount) {
     this.graph = graph;
     this.entry = entry;
+    this.numbers = numbers;
+    this.numberCount = numberCount;
   }
 
   /** Wraps a graph (not copied; do not mutate it afterwards). */
   public static <B> Cfg<B> of(Graph<B, DefaultEdge> graph, B entry) {
+    return of(graph, entry, null, 0);
+  }
+
+  /**
+   * Wraps a graph whose blocks have dense numbers: {@code numbers} gives every block of the graph a
+   * distinct number in {@code 0 .. numberCount - 1} and anything else -1, so the analyses find a
+   * block's position through an array instead of a hash map (issue 16). Null: no numbers.
+   */
+  public static <B> Cfg<B> of(Graph<B, DefaultEdge> graph, B entry, java.util.function.ToIntFunction<B> numbers,
+      int numberCount) {
     Objects.requireNonNull(entry, "entry");
     if (!graph.containsVertex(entry)) throw new IllegalArgumentException("entry not in graph: " + entry);
-    return new Cfg<>(graph, entry);
+    return new Cfg<>(graph, entry, numbers, numberCount);
   }
+
+  /** The block's dense number (see {@link #of(Graph, Object, java.util.function.ToIntFunction, int)}), or -1. */
+  int number(B b) { return numbers == null ? -1 : numbers.applyAsInt(b); }
+
+  /** How many numbers {@link #number} hands out; 0 when the blocks have none. */
+  int numberCount() { return numbers == null ? 0 : numberCount; }
 
   /** A new, empty graph suitable for {@link #of}. */
   public static <B> Graph<B, DefaultEdge> newGraph() {

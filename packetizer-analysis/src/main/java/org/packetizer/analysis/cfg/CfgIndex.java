@@ -17,16 +17,19 @@ final class CfgIndex<B> {
   final int n;
   private final List<B> blocks;
   private final Map<B, Integer> ids;
+  /** Id by the graph's block number ({@link Cfg#number}; -1 unreachable), or null when it has none. */
+  private final int[] idByNumber;
   /** Successor ids in edge order (duplicates kept). */
   final int[][] succ;
   /** Distinct reachable predecessor ids in ascending order. */
   final int[][] pred;
 
-  private CfgIndex(Cfg<B> cfg, List<B> blocks, Map<B, Integer> ids, int[][] succ, int[][] pred) {
+  private CfgIndex(Cfg<B> cfg, List<B> blocks, Map<B, Integer> ids, int[] idByNumber, int[][] succ, int[][] pred) {
     this.cfg = cfg;
     this.n = blocks.size();
     this.blocks = blocks;
     this.ids = ids;
+    this.idByNumber = idByNumber;
     this.succ = succ;
     this.pred = pred;
   }
@@ -97,11 +100,28 @@ final class CfgIndex<B> {
         }
       }
     }
-    return new CfgIndex<>(cfg, Collections.unmodifiableList(post), ids, succ, pred);
+    int[] idByNumber = null;
+    int numbers = cfg.numberCount();
+    if (numbers > 0) {
+      idByNumber = new int[numbers];
+      java.util.Arrays.fill(idByNumber, -1);
+      for (int i = 0; i < n; i++) {
+        int k = cfg.number(post.get(i));
+        if (k < 0 || k >= numbers || idByNumber[k] >= 0) {
+          throw new IllegalStateException("block numbers not dense and distinct: " + post.get(i) + " has " + k);
+        }
+        idByNumber[k] = i;
+      }
+    }
+    return new CfgIndex<>(cfg, Collections.unmodifiableList(post), ids, idByNumber, succ, pred);
   }
 
   /** The id of a block, or -1 when it is unreachable or not in the graph. */
   int id(B b) {
+    if (idByNumber != null) {
+      int k = cfg.number(b);
+      return k < 0 || k >= idByNumber.length ? -1 : idByNumber[k];
+    }
     Integer i = ids.get(b);
     return i == null ? -1 : i;
   }

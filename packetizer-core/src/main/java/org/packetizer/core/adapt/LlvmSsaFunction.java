@@ -85,7 +85,8 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
       v.number(this, i);
       opcodeAt[i] = v.opcode();
     }
-    this.cfg = Cfg.of(g, fn.entry());
+    // blocks by their number here: the analyses' block ids through an array, not a HashMap (issue 16)
+    this.cfg = Cfg.of(g, fn.entry(), bl -> blockIndex.get(bl.id()), blocks.size());
   }
 
   /**

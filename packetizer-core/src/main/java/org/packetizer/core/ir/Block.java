@@ -41,7 +41,7 @@ public final class Block {
   public long id() { return addr; }
 
   public String name() {
-    if (Ffm.on) return Ffm.string(Ffm.getBasicBlockName(addr));
+    if (Ffm.on) return Ffm.blockName(addr);
     var p = LLVMGetBasicBlockName(ref());
     return p == null || p.isNull() ? "" : p.getString();
   }

@@ -1,6 +1,7 @@
 package org.packetizer.core.ir;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -193,6 +194,8 @@ final class Ffm {
     private static final MethodHandle IS_POISON = h("LLVMIsPoison", I, P);
     private static final MethodHandle VALUE_IS_BASIC_BLOCK = h("LLVMValueIsBasicBlock", I, P);
     private static final MethodHandle GET_VALUE_NAME = h("LLVMGetValueName", P, P);
+    private static final MethodHandle GET_VALUE_NAME2 = h("LLVMGetValueName2", P, P, A);
+    private static final MethodHandle BASIC_BLOCK_AS_VALUE = h("LLVMBasicBlockAsValue", P, P);
     private static final MethodHandle COUNT_INCOMING = h("LLVMCountIncoming", I, P);
     private static final MethodHandle GET_INCOMING_VALUE = h("LLVMGetIncomingValue", P, P, I);
     private static final MethodHandle GET_INCOMING_BLOCK = h("LLVMGetIncomingBlock", P, P, I);
@@ -327,6 +330,29 @@ final class Ffm {
   /** A C string LLVM owns, read as UTF-8 ("" for null). */
   static String string(long p) {
     return p == 0 ? "" : H.ALL.getString(p, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A value's name, its length told by LLVM ({@code LLVMGetValueName2}) instead of searched for: the
+   * JDK's {@code getString} finds the NUL byte by byte, which was about 2 % of a packetization's CPU
+   * samples (issue 16, fourteenth round; names are read for every emitted copy of a scalar instruction).
+   */
+  static String valueName(long v) {
+    long[] len = new long[1];
+    long p;
+    try { p = (long) H.GET_VALUE_NAME2.invokeExact(v, MemorySegment.ofArray(len)); } catch (Throwable t) { throw fail(t); }
+    int n = (int) len[0];
+    if (p == 0 || n == 0) return "";
+    byte[] bytes = new byte[n];
+    MemorySegment.copy(H.ALL, JAVA_BYTE, p, bytes, 0, n);
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+
+  /** A block's name ({@link #valueName} of the block as a value). */
+  static String blockName(long b) {
+    long v;
+    try { v = (long) H.BASIC_BLOCK_AS_VALUE.invokeExact(b); } catch (Throwable t) { throw fail(t); }
+    return valueName(v);
   }
 
   // ---- the calls (addresses in and out) ----

@@ -70,7 +70,7 @@ public class Value {
   public String name() {
     // (LLVMGetValueName2 needs a length out-parameter: a native allocation per call, which javacpp
     // accounts for; names are NUL-terminated, so the one-argument form reads the same string)
-    if (Ffm.on) return Ffm.string(Ffm.getValueName(addr));
+    if (Ffm.on) return Ffm.valueName(addr);
     var p = LLVMGetValueName(ref());
     return p == null || p.isNull() ? "" : p.getString();
   }

@@ -113,9 +113,10 @@ public final class PacketizationState {
   private Value currentMask;
   private final Map<Block, Block> heads = new HashMap<>();
   private final Map<Block, Block> loopEnters = new HashMap<>();
-  private final Map<Block, SlotSsa.Var> maskSlots = new HashMap<>();
-  private final Map<Value, SlotSsa.Var> phiSlots = new HashMap<>();
-  private final Map<Value, SlotSsa.Var> valueSlots = new HashMap<>();
+  // by native address (the emitter's hottest lookups; issue 16)
+  private final org.packetizer.core.ir.AddressMap<SlotSsa.Var> maskSlots = new org.packetizer.core.ir.AddressMap<>(256);
+  private final org.packetizer.core.ir.AddressMap<SlotSsa.Var> phiSlots = new org.packetizer.core.ir.AddressMap<>(256);
+  private final org.packetizer.core.ir.AddressMap<SlotSsa.Var> valueSlots = new org.packetizer.core.ir.AddressMap<>(1024);
   private final Map<Block, Block> initAnchors = new HashMap<>();
   private final Map<Value, Value> packetParams = new HashMap<>();
   private final Map<Value, Boolean> lanesComputed = new HashMap<>();
@@ -162,11 +163,14 @@ public final class PacketizationState {
   /** Loop header -> the block forward edges enter the loop through (the any-lane test before it). */
   public Map<Block, Block> loopEnters() { return loopEnters; }
   /** Scalar block -> its mask variable (4.2). */
-  public Map<Block, SlotSsa.Var> maskSlots() { return maskSlots; }
+  /** Each scalar block's mask variable, by the block's address. */
+  public org.packetizer.core.ir.AddressMap<SlotSsa.Var> maskSlots() { return maskSlots; }
   /** Scalar phi -> its blended variable (4.3). */
-  public Map<Value, SlotSsa.Var> phiSlots() { return phiSlots; }
+  /** Each scalar phi's variable, by the phi's address. */
+  public org.packetizer.core.ir.AddressMap<SlotSsa.Var> phiSlots() { return phiSlots; }
   /** Scalar value used outside its block -> its variable. */
-  public Map<Value, SlotSsa.Var> valueSlots() { return valueSlots; }
+  /** The variables of scalar values used in other packet blocks, by the value's address. */
+  public org.packetizer.core.ir.AddressMap<SlotSsa.Var> valueSlots() { return valueSlots; }
   /** Scalar block -> where its incoming state is reset (see the mask generator). */
   public Map<Block, Block> initAnchors() { return initAnchors; }
   /** Scalar parameter -> its packet value. */

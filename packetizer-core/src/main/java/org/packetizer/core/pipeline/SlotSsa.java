@@ -99,8 +99,9 @@ public final class SlotSsa {
   private final IrBuilder b;
   private final Function fn;
   private final Value nullPtr;
-  private final Map<Long, BlockEvents> events = new HashMap<>();
-  private final Map<Long, Placeholder> placeholders = new HashMap<>();
+  // by native address (no boxed keys: issue 16)
+  private final org.packetizer.core.ir.AddressMap<BlockEvents> events;
+  private final org.packetizer.core.ir.AddressMap<Placeholder> placeholders;
   private final List<Placeholder> placeholderList = new ArrayList<>();
   private final List<Var> vars = new ArrayList<>();
   /** Reads answered through sole predecessors (checked against the resolution). */
@@ -112,9 +113,19 @@ public final class SlotSsa {
   private final Map<Var, Value> curDefs = new IdentityHashMap<>();
 
   public SlotSsa(IrBuilder builder, Function fn, Value nullPtr) {
+    this(builder, fn, nullPtr, 64, 256);
+  }
+
+  /**
+   * With the expected number of packet blocks and of reads (the tables start at that size instead of
+   * growing there; the emitter passes the scalar function's block and instruction counts).
+   */
+  public SlotSsa(IrBuilder builder, Function fn, Value nullPtr, int blocks, int reads) {
     this.b = builder;
     this.fn = fn;
     this.nullPtr = nullPtr;
+    this.events = new org.packetizer.core.ir.AddressMap<>(blocks);
+    this.placeholders = new org.packetizer.core.ir.AddressMap<>(reads);
   }
 
   public Var newVar(Type type, String name) {
@@ -125,7 +136,7 @@ public final class SlotSsa {
 
   /** Gives {@code var} the value {@code value} at the start of {@code block}. */
   public void init(Var var, Block block, Value value) {
-    BlockEvents ev = events(key(block.id()));
+    BlockEvents ev = events(block.id());
     ev.inits.add(new Event(var, value, null));
     ev.initValues.put(var, value);
   }
@@ -151,8 +162,8 @@ public final class SlotSsa {
    */
   public void predecessorsFinal(Block block, List<Block> preds) {
     BlockEvents[] ps = new BlockEvents[preds.size()];
-    for (int i = 0; i < ps.length; i++) ps[i] = events(key(preds.get(i).id()));
-    events(key(block.id())).preds = ps;
+    for (int i = 0; i < ps.length; i++) ps[i] = events(preds.get(i).id());
+    events(block.id()).preds = ps;
   }
 
   /** Writes {@code var} at the builder's position. */
@@ -191,7 +202,7 @@ public final class SlotSsa {
     }
     Value inst = b.load(var.type, nullPtr, name);
     Placeholder ph = new Placeholder(inst);
-    placeholders.put(key(inst.id()), ph);
+    placeholders.put(inst.id(), ph);
     placeholderList.add(ph);
     curEvents.events.add(new Event(var, null, ph));
     curEvents.touched.add(var);
@@ -229,7 +240,7 @@ public final class SlotSsa {
   }
 
   private void sync() {
-    long blk = key(b.currentBlock().id());
+    long blk = b.currentBlock().id();
     if (blk != curBlock) {
       curBlock = blk;
       curEvents = events(blk);
@@ -237,21 +248,15 @@ public final class SlotSsa {
     }
   }
 
-  /**
-   * The map key of an LLVM object's address: a bijection that spreads the address's bits (Long's own
-   * hash of aligned, closely allocated addresses crowds HashMap bins into trees).
-   */
-  private static long key(long address) { return org.packetizer.core.ir.Llvm.addressKey(address); }
-
   private BlockEvents events(long blk) { return events.computeIfAbsent(blk, k -> new BlockEvents()); }
 
   /** Replaces every placeholder by its value; the function must be complete (all terminators). */
   public void resolve() {
     // the emitted control-flow graph
     List<Block> blocks = new ArrayList<>();
-    Map<Long, Integer> index = new HashMap<>();
+    org.packetizer.core.ir.AddressMap<Integer> index = new org.packetizer.core.ir.AddressMap<>(events.size());
     for (Block bb = fn.entry(); bb != null; bb = bb.next()) {
-      index.put(key(bb.id()), blocks.size());
+      index.put(bb.id(), blocks.size());
       blocks.add(bb);
     }
     int n = blocks.size();
@@ -265,7 +270,7 @@ public final class SlotSsa {
       int k = term.numSuccessors();
       succ[i] = new int[k];
       for (int j = 0; j < k; j++) {
-        succ[i][j] = index.get(key(term.successor(j).id()));
+        succ[i][j] = index.get(term.successor(j).id());
         predCount[succ[i][j]]++;
       }
     }
@@ -294,7 +299,7 @@ public final class SlotSsa {
     int[] seenStamp = new int[nv];        // block + 1 whose scan last touched the variable
     Object[] local = new Object[nv];      // value a read in that block sees
     for (int i = 0; i < n; i++) {
-      BlockEvents ev = events.get(key(blocks.get(i).id()));
+      BlockEvents ev = events.get(blocks.get(i).id());
       if (ev == null) continue;
       int stamp = i + 1;
       for (Event e : ev.inits) writeLocal(e.var.id, i, stamp, e.value, seenStamp, local, defBlk, defVal, defCnt);
@@ -524,7 +529,7 @@ public final class SlotSsa {
       } else if (o instanceof Phi p && p.replacement != null) {
         o = p.replacement;
       } else if (o instanceof Value v) {
-        Placeholder ph = placeholders.get(key(v.id()));
+        Placeholder ph = placeholders.get(v.id());
         if (ph == null) return o;
         o = ph;
       } else {

@@ -22,7 +22,8 @@ final class BlendGenerator extends EmissionPhase {
   BlendGenerator(PacketEmitter e) { super(e.state(), e); }
 
   SlotSsa.Var phiSlot(Value phi) {
-    return phiSlot.computeIfAbsent(phi, p -> {
+    return phiSlot.computeIfAbsent(phi.id(), a -> {
+      Value p = phi;
       SlotSsa.Var v = vars().newVar(slotType(p), p.name());
       // (undefined before the first edge blends into it, as at the function's entry; or the constant
       // that a divergent loop's exiting edges bring, which then need no blend: exitConstant)

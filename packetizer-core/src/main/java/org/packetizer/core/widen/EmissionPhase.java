@@ -40,9 +40,9 @@ abstract class EmissionPhase {
   // value -> packet, in the shared state
   final Map<Block, Block> head;
   final Map<Block, Block> enter;
-  final Map<Block, SlotSsa.Var> maskSlot;
-  final Map<Value, SlotSsa.Var> phiSlot;
-  final Map<Value, SlotSsa.Var> valueSlot;
+  final org.packetizer.core.ir.AddressMap<SlotSsa.Var> maskSlot;
+  final org.packetizer.core.ir.AddressMap<SlotSsa.Var> phiSlot;
+  final org.packetizer.core.ir.AddressMap<SlotSsa.Var> valueSlot;
   final Map<Block, Block> initAnchor;
   final Map<Value, Value> params;
   final Map<Value, Boolean> lanesComputed;
@@ -97,7 +97,8 @@ abstract class EmissionPhase {
   }
 
   SlotSsa.Var valueSlot(Value v) {
-    return valueSlot.computeIfAbsent(v, p -> {
+    return valueSlot.computeIfAbsent(v.id(), a -> {
+      Value p = v;
       SlotSsa.Var var = vars().newVar(slotType(p), p.name());
       // the definition's block head: every use is dominated by it (phi uses through their edges)
       st.ssa().blockOf(p).ifPresent(db -> vars().init(var, head.get(db), b.poison(slotType(p))));
@@ -154,7 +155,7 @@ abstract class EmissionPhase {
    * an emitter that reaches past an instruction's operands to their operands must ask first.)
    */
   boolean available(Value v) {
-    return v.isConstant() || params.containsKey(v) || local.containsKey(v) || valueSlot.containsKey(v);
+    return v.isConstant() || params.containsKey(v) || local.containsKey(v) || valueSlot.get(v.id()) != null;
   }
 
   /** The packet value of a scalar value: a scalar when uniform, else a vector. */
@@ -164,7 +165,7 @@ abstract class EmissionPhase {
     if (p != null) return p;
     Value l = local.get(v);
     if (l != null) return l;
-    SlotSsa.Var slot = valueSlot.get(v);
+    SlotSsa.Var slot = valueSlot.get(v.id());
     if (slot == null) {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL,
           "internal error: " + v.describe() + " is used in block " + current().name() + " before its definition was emitted",

@@ -17,8 +17,8 @@ final class MaskGenerator extends EmissionPhase {
   MaskGenerator(PacketEmitter e) { super(e.state(), e); }
 
   SlotSsa.Var maskSlot(Block sb) {
-    return maskSlot.computeIfAbsent(sb, k -> {
-      SlotSsa.Var slot = vars().newVar(masks.maskType(), "m." + k.name());
+    return maskSlot.computeIfAbsent(sb.id(), a -> {
+      SlotSsa.Var slot = vars().newVar(masks.maskType(), "m." + sb.name());
       // no lane has arrived yet: at the function's entry and (to keep the live range short) again at
       // the head of the block that decides about every way into sb
       vars().init(slot, allocaBlock(), masks.allFalse());

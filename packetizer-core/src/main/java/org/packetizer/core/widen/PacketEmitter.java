@@ -89,8 +89,8 @@ public final class PacketEmitter extends EmissionPhase {
     Function scalar = st.scalar();
     st.setAllocaBlock(packet.appendBlock("entry"));
     entryB.atEnd(allocaBlock());
-    st.setSlots(new SlotSsa(b, packet, b.constNull(st.context().ptrType())));
     List<Block> order = st.schedule().order();
+    st.setSlots(new SlotSsa(b, packet, b.constNull(st.context().ptrType()), 2 * order.size(), st.ssa().instructionCount()));
     for (Block sb : order) {
       String name = sb.name().isEmpty() ? "bb" : sb.name();
       if (st.schedule().loopHeadedBy(sb).isPresent()) enter.put(sb, packet.appendBlock(name + ".enter"));

@@ -87,6 +87,7 @@ class FfmBindingTest {
         assertEquals(LLVMIsPoison(r), Ffm.isPoison(x), what);
         assertEquals(LLVMValueIsBasicBlock(r), Ffm.valueIsBasicBlock(x), what);
         assertEquals(LLVMGetValueName(r).getString(), Ffm.string(Ffm.getValueName(x)), what);
+        assertEquals(LLVMGetValueName(r).getString(), Ffm.valueName(x), what);
         assertEquals(a(LLVMGetFirstUse(r)), Ffm.getFirstUse(x), what);
         for (long u = Ffm.getFirstUse(x); u != 0; u = Ffm.getNextUse(u)) {
           assertEquals(a(LLVMGetNextUse(Ffm.use(u))), Ffm.getNextUse(u), what);
@@ -121,6 +122,7 @@ class FfmBindingTest {
             assertEquals(a(LLVMGetBasicBlockParent(b)), Ffm.getBasicBlockParent(ba), what);
             assertEquals(a(LLVMGetFirstInstruction(b)), Ffm.getFirstInstruction(ba), what);
             assertEquals(LLVMGetBasicBlockName(b).getString(), Ffm.string(Ffm.getBasicBlockName(ba)), what);
+            assertEquals(LLVMGetBasicBlockName(b).getString(), Ffm.blockName(ba), what);
             if (!LLVMGetBasicBlockName(b).getString().isEmpty()) met[4]++;
             for (LLVMValueRef i = LLVMGetFirstInstruction(b); i != null && !i.isNull(); i = LLVMGetNextInstruction(i)) work.add(Value.of(i));
           }
@@ -397,6 +399,35 @@ class FfmBindingTest {
     String viaFfm = build(new Foreign(), "g2.\u00e9");
     assertTrue(viaJavacpp.contains("define i32 @built"), viaJavacpp);
     assertEquals(viaJavacpp, viaFfm);
+  }
+
+  @Test
+  void namesOfEveryLengthAndNonAsciiAgreeWithJavacpp() {
+    // Value.name and Block.name read the length LLVM reports (LLVMGetValueName2), not up to a NUL byte:
+    // empty, one byte, long, multi-byte UTF-8 and quoted names, of values, parameters, blocks and globals
+    String longName = "v" + "x".repeat(300);
+    String ir = "@\"gl\u00f6bal\" = global i32 0\n"
+        + "define i32 @f(i32 %a, i32 %\"p\u00e4r\") {\n"
+        + "e:\n  %0 = add i32 %a, 1\n  %q = add i32 %0, 2\n  %" + longName + " = add i32 %q, 3\n"
+        + "  %\"sp ace\u20ac\" = add i32 %" + longName + ", %\"p\u00e4r\"\n  br label %\"bl\u00f6ck.\u6f22\"\n"
+        + "\"bl\u00f6ck.\u6f22\":\n  ret i32 %\"sp ace\u20ac\"\n}\n";
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(ir, "names")) {
+      List<String> seen = new ArrayList<>();
+      Function f = m.function("f").orElseThrow();
+      for (Value p : f.params()) seen.add(p.name());
+      for (Block b : f.blocks()) {
+        assertEquals(LLVMGetBasicBlockName(b.ref()).getString(), b.name());
+        assertEquals(LLVMGetBasicBlockName(b.ref()).getString(), Ffm.blockName(b.id()));
+        seen.add(b.name());
+        for (Value i : b.instructions()) {
+          assertEquals(LLVMGetValueName(i.ref()).getString(), i.name());
+          assertEquals(LLVMGetValueName(i.ref()).getString(), Ffm.valueName(i.id()));
+          seen.add(i.name());
+        }
+      }
+      for (Value g : m.globals()) seen.add(g.name());
+      assertEquals(List.of("a", "p\u00e4r", "e", "", "q", longName, "sp ace\u20ac", "", "bl\u00f6ck.\u6f22", "", "gl\u00f6bal"), seen);
+    }
   }
 
   @Test
