@@ -59,6 +59,8 @@ class LoopThroughputTest {
     assertEquals(List.of("vaddps\t%ymm0, %ymm1, %ymm1", "jne\t.LBB0_1"),
         LoopThroughput.innermostLoops(ASM, "g").get(0).instructions());
     assertThrows(IllegalArgumentException.class, () -> LoopThroughput.innermostLoops(ASM, "h"));
+    assertEquals(0, inner.calls());
+    assertEquals(1, new Loop(".L", "", List.of("vmulps\t%zmm0, %zmm1, %zmm1", "callq\texpf_v16", "jne\t.L")).calls());
   }
 
   @Test
