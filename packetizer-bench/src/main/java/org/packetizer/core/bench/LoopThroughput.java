@@ -214,7 +214,14 @@ public final class LoopThroughput {
         continue;
       }
       for (Loop loop : loops) {
-        Estimate e = estimate(clang, loop, cpu, 100);
+        Estimate e;
+        try {
+          e = estimate(clang, loop, cpu, 100);
+        } catch (IllegalStateException ex) {
+          System.err.println("mca-loops: " + f.getFileName() + ": " + ex.getMessage());
+          System.exit(1);
+          return;
+        }
         double lanes = (double) width * ic;
         System.out.printf(Locale.ROOT, "%-11s %-4s %-10s %-8s %-3d %-28s %5d %9.1f %9.1f %9.3f %9.3f  %s (%.1f)%s%n",
             m.group(1), "W" + width, m.group(3), cpu, ic, loop.label() + " " + loop.block(), e.instructions(),
