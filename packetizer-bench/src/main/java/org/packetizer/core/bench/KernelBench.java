@@ -398,6 +398,8 @@ final class KernelBench {
         refuseIfDifferent(buf, n, ulps, "warm-up run " + (i + 1));
         for (Loop l : drivers) refuseIfDifferent(buf, l, n, ulps, "warm-up run " + (i + 1));
       }
+      // the auto driver's counters before the timed runs: its trials and alarms during them are what the timed figure paid
+      long[] before = autoState == null ? null : autoState.toArray(ValueLayout.JAVA_LONG);
       int nl = Loop.values().length;
       long[][] times = new long[nl][options.reps()];
       long[][] walls = new long[nl][options.reps()];
@@ -435,7 +437,7 @@ final class KernelBench {
           machine[0], machine[1], pr.nanos() / 1e6,
           pr.gathers(), pr.scatters(), pr.vectorCalls(), pr.scalarizedCalls(), pr.linearizedBranches(), pr.keptBranches(),
           med[Loop.GCC.ordinal()], gccMatches, ic, med[Loop.DRIVER.ordinal()], med[Loop.AUTO.ordinal()], iqrPct[Loop.DRIVER.ordinal()],
-          iqrPct[Loop.AUTO.ordinal()], autoChoice(autoRule, autoState));
+          iqrPct[Loop.AUTO.ordinal()], autoChoice(autoRule, autoState, before));
     }
   }
 
@@ -457,13 +459,15 @@ final class KernelBench {
   /**
    * What the auto rule chose: the packetizer's refill remark when it made the plain driver (no timed
    * bodies), else the body in use after the timed runs, with the trials and plain-watch alarms so far
-   * (the state is kept from the first run on, as between a program's calls).
+   * (the state is kept from the first run on, as between a program's calls) and how many of them fell
+   * in the timed runs ({@code before}: the state before them).
    */
-  static String autoChoice(String rule, MemorySegment state) {
+  static String autoChoice(String rule, MemorySegment state, long[] before) {
     if (state == null) return rule.isEmpty() ? "" : "plain driver (" + rule + ")";
     long[] st = state.toArray(ValueLayout.JAVA_LONG);
-    return (st[STATE_REFILL] == 1 ? "refill" : "plain") + " body in use, " + st[STATE_TRIALS] + " trials, " + st[STATE_ALARMS]
-        + " plain-watch alarms";
+    return (st[STATE_REFILL] == 1 ? "refill" : "plain") + " body in use, " + st[STATE_TRIALS] + " trials ("
+        + (st[STATE_TRIALS] - before[STATE_TRIALS]) + " timed), " + st[STATE_ALARMS] + " plain-watch alarms ("
+        + (st[STATE_ALARMS] - before[STATE_ALARMS]) + " timed)";
   }
 
   /** Wall-clock nanoseconds of the last {@link #run}. */

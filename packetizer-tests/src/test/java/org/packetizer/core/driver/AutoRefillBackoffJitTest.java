@@ -154,6 +154,35 @@ class AutoRefillBackoffJitTest {
         }
       }
 
+      // 1d. the watch against refill's cost takes a piece as the lesser of itself and the last piece judged (fifteenth
+      // round, autoWatchLesser): 1b's firing case with refill's reference at 1 cycle per element (one trial's weight and
+      // refill cycles of one per element of its refill chunk; far below any real piece; the plain watch's reference far
+      // above), and a last piece of 1/256 cycle per element, as cheap as no real one. The first
+      // piece of one epoch counts as that last piece: no alarm, no trial, the run shorter by exactly its elements (a piece
+      // alone, the old rule, ends the run here). The second piece counts as the first one (it became the last): the run
+      // ends at its end, and the next call starts with a trial (position 0, nothing left)
+      {
+        long t1 = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, (RefillDriver.WATCH_UNIT << 8) | 3);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT, 4 * n);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL, RefillDriver.ADAPTIVE_MAX_LEVEL);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, 0);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SAVED_LEVEL, 0);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, (long) RefillDriver.ADAPTIVE_REFILL_PACKETS * w);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, 2L * RefillDriver.ADAPTIVE_REFILL_PACKETS * w);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_PEAK, 1L << 50);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_LAST, 1);
+        run(driver, scalar, arena, rp, 0, e, e, "one piece after a cheap last piece (the watch, lesser of two)", state, 0);
+        assertEquals(t1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "no trial after the first piece; " + describe(state));
+        assertEquals(4 * n - e, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT), "the run went on; " + describe(state));
+        assertEquals(3, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 3, "still in the run; " + describe(state));
+        assertTrue(state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_LAST) > 1, "the piece became the last one; " + describe(state));
+        run(driver, scalar, arena, rp, e, 2 * e, e, "the second piece (the watch, lesser of two)", state, 0);
+        assertEquals(t1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "no trial inside the call; " + describe(state));
+        assertEquals(0, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT), "the second piece ended the run; " + describe(state));
+        assertEquals(0, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 3, "the next trial comes; " + describe(state));
+      }
+
       // 2. from a fresh state: an image in scan order for 64 epochs, then random points for 64 (calls that end inside
       // the trials' chunks and the runs), and the body at the end is refill
       state.fill((byte) 0);
