@@ -157,6 +157,10 @@ class BenchArrayDriverTest {
     assertTrue(misses.get(1).startsWith("floorMiss W8/AVX2: auto +2.0 %"), misses.get(1));
     assertArrayEquals(new double[] {2.0, 2.0}, report.sameCodeDriverBand().orElseThrow(), 1e-12);
     assertEquals("plain driver: no loop", rs.get(5).autoDriverChoiceShort());
+    assertEquals("plain driver: the divergent loop holds 35 % of the instructions (< 50 %)", driverResult("share", 1, 1, 0, 0,
+        "plain driver (lane refill not chosen (--refill=auto): the loop at %for.body (trip count differs between lanes, 35% of the"
+            + " instructions); the rule wants a loop whose trip count differs between lanes holding at least 50% of the instructions,"
+            + " on a target where refill was measured; plain driver)").autoDriverChoiceShort());
     // the geomeans cover the six results with driver columns (auto/plain: 1.1 * 1.1 * 1.005 * 1.02 * 0.5 * 2, sixth root)
     BenchReport.DriverGeomean g = report.driverGeomeans().get(0);
     assertEquals(6, g.kernels());
