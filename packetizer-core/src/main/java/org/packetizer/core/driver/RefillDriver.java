@@ -568,6 +568,18 @@ public final class RefillDriver {
    */
   public static boolean adaptivePlainWatch() { return !"false".equals(System.getProperty("packetizer.refill.autoPlainWatch")); }
 
+  /**
+   * Whether the watch against refill's cost at the trials also takes a piece as the lesser of itself and the last piece
+   * judged, as the plain watch does ({@code -Dpacketizer.refill.autoWatchLesser=false}: the piece alone, as before the
+   * fifteenth round; for measurement), read when a driver is built; only with the plain watch (its state holds the last
+   * piece). The cycle counter counts wall time, so a piece during which the host took the core reads several times dearer:
+   * on volume (refill 1.25× dearer than plain on random inputs, so refill's reference sits near the plain cost) such
+   * pieces ended the plain run at level 5 two to three times per call of 8 epochs on a loaded host, each time with a
+   * trial, and the auto driver ran 1-6 % slower than the plain one (docs/performance.md "The array drivers in the main
+   * benchmark").
+   */
+  public static boolean adaptiveWatchLesser() { return !"false".equals(System.getProperty("packetizer.refill.autoWatchLesser")); }
+
   /** The plain watch's factor ({@code -Dpacketizer.refill.autoPlainWatchFactor}, 1.0625 to 16), read when a driver is built. */
   static double plainWatchFactor() {
     double f = Double.parseDouble(System.getProperty("packetizer.refill.autoPlainWatchFactor", String.valueOf(PLAIN_WATCH_FACTOR)));
@@ -711,7 +723,8 @@ public final class RefillDriver {
           + " changes when two trials in a row favour it (else the back-off resumes)" + (adaptiveConfirm() ? ", also right after a"
               + " switch and at the start, and keeps the spacing" : "; right after a switch and at the start one trial changes it")
           + (adaptiveWatch() ? "; a run of the plain body goes in timed pieces of an epoch, and a piece that costs more than 3/2"
-              + " times refill's cycles per element at the trials brings the next trial at once" + (adaptivePlainWatch()
+              + " times refill's cycles per element at the trials brings the next trial at once"
+              + (adaptivePlainWatch() && adaptiveWatchLesser() ? " (a piece counting as the lesser of itself and the piece before it)" : "") + (adaptivePlainWatch()
                   ? ", as does a piece of at least half an epoch that, with the piece before it, costs more than "
                       + plainWatchFactor() + " times the dearest recent piece per element (that reference keeps 15/16 per piece)"
                   : "") : "")
@@ -1149,10 +1162,22 @@ public final class RefillDriver {
         // (rCyc = 0): nothing to compare with
         // refill per element at the trials: rCyc / (weight / WATCH_UNIT trials × refillP·W elements); the piece's plain
         // cycles per element against 3/2 times that, cross-multiplied in 128 bits
-        Value plainCost = b.mul(b.mul(b.cast(Opcode.ZEXT, dtPlain, i128, ""), b.cast(Opcode.ZEXT, weight, i128, ""), ""),
+        // (adaptiveWatchLesser, with the plain watch's state) the piece counts as the lesser of its cycles per element and
+        // the last piece judged, as for the plain watch: one piece the host stretched by preempting the thread (the cycle
+        // counter counts wall time) does not end the run; the refill side is scaled by the same fixed point
+        boolean lesser = plainWatch && adaptiveWatchLesser();
+        Value perElFirst = null, sampleFirst = null;
+        if (plainWatch) {
+          perElFirst = b.binop(Opcode.UDIV, b.binop(Opcode.SHL, dtPlain, b.constInt(i64, PLAIN_PEAK_FRACTION_BITS), ""),
+              b.max(cnt, b.constInt(i64, 1), true, ""), "plain.piece.cost");
+          sampleFirst = b.select(b.icmpNe(lastV, zero, ""), b.min(perElFirst, lastV, true, ""), perElFirst, "plain.piece.sample");
+        }
+        Value plainPiece = lesser ? b.mul(b.cast(Opcode.ZEXT, sampleFirst, i128, ""), b.cast(Opcode.ZEXT, cnt, i128, ""), "watch.piece.lesser")
+            : b.cast(Opcode.ZEXT, dtPlain, i128, "");
+        Value plainCost = b.mul(b.mul(plainPiece, b.cast(Opcode.ZEXT, weight, i128, ""), ""),
             b.constInt(i128, (long) refillP * w * WATCH_FACTOR_DEN), "watch.plain");
         Value refillCost = b.mul(b.mul(b.cast(Opcode.ZEXT, rCyc, i128, ""), b.cast(Opcode.ZEXT, cnt, i128, ""), ""),
-            b.constInt(i128, (long) WATCH_FACTOR_NUM * WATCH_UNIT), "watch.refill");
+            b.constInt(i128, (long) WATCH_FACTOR_NUM * WATCH_UNIT << (lesser ? PLAIN_PEAK_FRACTION_BITS : 0)), "watch.refill");
         Value slower = b.icmpUlt(refillCost, plainCost, "watch.slower");
         Value judged = b.and(b.not(b.icmpUlt(cnt, b.constInt(i64, (long) plainP * w), ""), ""),
             b.icmpNe(weight, zero, ""), "");
@@ -1166,10 +1191,9 @@ public final class RefillDriver {
           long fNum = Math.round(plainWatchFactor() * 256);
           Value piece = b.and(plainRun, b.not(b.icmpUlt(cnt, b.constInt(i64, Math.max(1L, ((long) epoch * w) >> PLAIN_PIECE_MIN_SHIFT)), ""),
               ""), "plain.piece.judged");
-          Value perEl = b.binop(Opcode.UDIV, b.binop(Opcode.SHL, dtPlain, b.constInt(i64, PLAIN_PEAK_FRACTION_BITS), ""),
-              b.max(cnt, b.constInt(i64, 1), true, ""), "plain.piece.cost");
+          Value perEl = perElFirst;
           // (the lesser of this piece and the last one judged, when there is one: a piece stretched by the host counts once)
-          Value sample = b.select(b.icmpNe(lastV, zero, ""), b.min(perEl, lastV, true, ""), perEl, "plain.piece.sample");
+          Value sample = sampleFirst;
           Value cap = b.binop(Opcode.LSHR, b.mul(peakV, b.constInt(i64, fNum), ""), b.constInt(i64, 8), "plain.peak.capped");
           Value known = b.icmpNe(peakV, zero, "plain.peak.known");
           Value dearer = b.icmpUlt(cap, sample, "plain.piece.dearer");
