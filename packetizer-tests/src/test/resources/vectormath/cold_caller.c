@@ -1,4 +1,4 @@
-/* Calls the packet functions of cold_kernel.c (cold_exp, cold_log, cold_pow) at W4 (x86-64-v2), W8
+/* Calls the packet functions of cold_kernel.c (cold_mix with which = 0: expf, 1: logf, 2: powf) at W4 (x86-64-v2), W8
    (haswell) and W16 (znver4, with -DWIDE), compiled in its own translation unit by GCC or by clang (no
    system headers: GCC vector types), and compares every lane with the scalar function bit for bit on
    hard inputs: NaNs, infinities, zeros, denormals, tiny and huge values, expf's overflow and underflow
@@ -25,10 +25,7 @@ float fake_expf(float x) { return flt(bits(expf(x)) ^ 1u); }
 float fake_logf(float x) { return flt(bits(logf(x)) ^ 1u); }
 float fake_powf(float x, float y) { return flt(bits(powf(x, y)) ^ 1u); }
 
-#define DECL(W, T, S)                         \
-  T cold_exp##W##S(T);                        \
-  T cold_log##W##S(T);                        \
-  T cold_pow##W##S(T, T);
+#define DECL(W, T, S) T cold_mix##W##S(T, T, int);
 DECL(4, v4f, ) DECL(8, v8f, ) DECL(4, v4f, _fake) DECL(8, v8f, _fake)
 #ifdef WIDE
 DECL(16, v16f, ) DECL(16, v16f, _fake)
@@ -84,9 +81,9 @@ static void check(const char *what, int w, int j, float x, float y, float want, 
       T vx, vy, r;                                                             \
       __builtin_memcpy(&vx, x, sizeof x);                                      \
       __builtin_memcpy(&vy, y, sizeof y);                                      \
-      r = cold_exp##W##S(vx); __builtin_memcpy(e, &r, sizeof e);               \
-      r = cold_log##W##S(vx); __builtin_memcpy(l, &r, sizeof l);               \
-      r = cold_pow##W##S(vx, vy); __builtin_memcpy(p, &r, sizeof p);           \
+      r = cold_mix##W##S(vx, vy, 0); __builtin_memcpy(e, &r, sizeof e);        \
+      r = cold_mix##W##S(vx, vy, 1); __builtin_memcpy(l, &r, sizeof l);        \
+      r = cold_mix##W##S(vx, vy, 2); __builtin_memcpy(p, &r, sizeof p);        \
       for (int j = 0; j < W; j++) {                                            \
         check("expf" #S, W, j, x[j], 0, EXP(x[j]), e[j]);                      \
         check("logf" #S, W, j, x[j], 0, LOG(x[j]), l[j]);                      \

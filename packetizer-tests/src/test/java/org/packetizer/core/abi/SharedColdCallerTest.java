@@ -23,8 +23,8 @@ import org.packetizer.core.toolchain.ProcessResult;
 
 /**
  * The glibc-exact helpers' cold pieces shared by the helpers of a module (issue 16, code growth,
- * {@link SharedCold}): three kernels of one translation unit (vectormath/cold_kernel.c: expf, logf, powf
- * under a branch) compiled by the bundled clang with plain -O2, packetized into one module per width
+ * {@link SharedCold}): a kernel (vectormath/cold_kernel.c: expf, logf, and powf under a branch, chosen by
+ * a uniform argument) compiled by the bundled clang with plain -O2, packetized into one module per width
  * (W4 x86-64-v2, W8 haswell, W16 znver4), once as they are and once with the test hook naming fake libm
  * functions (so that the shared probe fails and every active lane goes through the shared per-lane
  * piece); emitted to objects by llc and called by a C caller in its own translation unit, compiled once
@@ -56,17 +56,12 @@ class SharedColdCallerTest {
         String bc = "kernel" + w + suffix + ".bc";
         String tag = w + suffix;
         clang.compileToBitcode(dir, Path.of("cold_kernel.c"), Path.of(bc), List.of("-O2", "-march=" + t[1], "-nostdlibinc",
-            "-Dcold_exp=cold_exp_s" + tag, "-Dcold_log=cold_log_s" + tag, "-Dcold_pow=cold_pow_s" + tag));
+            "-Dcold_mix=cold_mix_s" + tag));
         Map<String, String> hooks = new HashMap<>();
         if (suffix.equals("_fake")) for (String fn : FNS) hooks.put("packetizer.test.libmSymbol." + fn, "fake_" + fn);
         try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve(bc))) {
-          withProperties(hooks, () -> {
-            for (String k : List.of("exp", "log", "pow")) {
-              PacketizerOptions po = PacketizerOptions.builder().width(w).params(k.equals("pow") ? "vv" : "v")
-                  .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).verifyEachPhase(true).build();
-              new Packetizer(po).run(m, "cold_" + k + "_s" + tag, "cold_" + k + w + suffix);
-            }
-          });
+          withProperties(hooks, () -> new Packetizer(PacketizerOptions.builder().width(w).params("vvu")
+              .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).verifyEachPhase(true).build()).run(m, "cold_mix_s" + tag, "cold_mix" + w + suffix));
           assertShared(m, w, w == 4 ? 2 : 3);
           m.write(dir.resolve("kernel" + tag + ".packet.bc"));
         }
@@ -103,13 +98,8 @@ class SharedColdCallerTest {
         String bc = "size" + w + shared + ".bc";
         clang.compileToBitcode(dir, Path.of("cold_kernel.c"), Path.of(bc), List.of("-O2", "-march=" + t[1], "-nostdlibinc"));
         try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve(bc))) {
-          withProperties(Map.of("packetizer.mathHelpers.sharedCold", shared), () -> {
-            for (String k : List.of("exp", "log", "pow")) {
-              PacketizerOptions po = PacketizerOptions.builder().width(w).params(k.equals("pow") ? "vv" : "v")
-                  .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).build();
-              new Packetizer(po).run(m, "cold_" + k, "cold_" + k + w);
-            }
-          });
+          withProperties(Map.of("packetizer.mathHelpers.sharedCold", shared), () -> new Packetizer(PacketizerOptions.builder().width(w)
+              .params("vvu").vectorMath(PacketizerOptions.VectorMath.INTRINSICS).build()).run(m, "cold_mix", "cold_mix" + w));
           if (shared.equals("true")) assertShared(m, w, 3);
           else assertTrue(m.functions().stream().noneMatch(f -> f.name().startsWith(SharedCold.PREFIX)), "knob off: no shared pieces");
           // the module's helpers and their pieces (each counted once, as the bench's asm column counts a module's helpers)
@@ -133,9 +123,15 @@ class SharedColdCallerTest {
       if (f.name().startsWith(SharedCold.PREFIX + w + "_")) cold.add(f.name());
       if (f.name().startsWith("__packetizer_glibc_")) glibc.add(f.name());
     }
-    assertEquals(3, cold.size(), "W" + w + ": one .lanes, .probe and .slow: " + cold);
-    assertEquals(helpers, glibc.size(), "W" + w + ": the helpers' entries only, no pieces of their own: " + glibc);
-    for (String h : glibc) assertTrue(m.global(h + ".desc").isPresent(), h + " has a descriptor");
+    assertEquals(3, cold.size(), "W" + w + ": one .lanes, .verify and .slow: " + cold);
+    List<String> entries = glibc.stream().filter(n -> !n.contains(".")).toList();
+    assertEquals(helpers, entries.size(), "W" + w + ": helpers " + glibc);
+    for (String h : entries) {
+      assertTrue(m.global(h + ".desc").isPresent(), h + " has a descriptor");
+      // no pieces of their own; a unary helper has its two binary-shaped thunks
+      List<String> pieces = glibc.stream().filter(n -> n.startsWith(h + ".")).sorted().toList();
+      assertEquals(h.contains("_powf_") ? List.of() : List.of(h + ".s2", h + ".v2"), pieces, h);
+    }
   }
 
   static void withProperties(Map<String, String> props, Runnable r) {
