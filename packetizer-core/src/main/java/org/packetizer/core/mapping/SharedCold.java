@@ -10,27 +10,30 @@ import org.packetizer.core.ir.LlvmModule;
 
 /**
  * The cold pieces of the guarded glibc-exact helpers ({@link LibmGuard}, {@link BinaryLibmGuard}),
- * shared by every such helper of a module at one width and target (issue 16, code growth, fifteenth
+ * shared by the helpers one packetization adds at one width and target (issue 16, code growth, fifteenth
  * round). Before, each helper carried its own {@code .lanes} (the scalar function on the lanes of a
  * mask), {@code .probe} (the once-per-process comparison with the linked libm) and {@code .slow} (the
  * first call); they differ between helpers only in the functions and globals they name. Here they are
  * three functions per module, width and target, {@code @"__packetizer_cold_v<W>_<hash>.lanes"},
- * {@code .probe} and {@code .slow}, that read what differs from a per-helper descriptor
- * {@code @"NAME.desc"} = {@code { ptr entry, ptr libm, ptr flag, ptr probe xs, ptr probe ys, i64 n }}
- * (ys null for a unary helper) and call the helper's entry and the libm function through its pointers:
+ * {@code .verify} and {@code .slow}, that read what differs from a per-helper descriptor
+ * {@code @"NAME.desc"} = {@code { ptr entry, ptr scalar, ptr flag, ptr probe xs, ptr probe ys, i64 n }}
+ * and call the entry and the scalar function through its pointers. Both have the binary shape
+ * ({@code <W x float>(<W x float> x, <W x float> y, <W x i1> m)} and {@code float(float, float)}): a unary
+ * helper's descriptor names its thunks {@code NAME.v2} (the entry on x and m) and {@code NAME.s2} (libm(x)),
+ * and its probe inputs serve as ys too.
  * <ul>
- *   <li>{@code <W x float> .lanes(<W x float> x, <W x i1> mask, <W x float> acc, ptr desc, <W x float> y)}:
- *       per set lane of the mask, libm(x[k]) or libm(x[k], y[k]) into acc;</li>
- *   <li>{@code i1 .probe(ptr desc)}: the probes W at a time through the entry with no lane active,
- *       then libm on each (inputs read volatile, calls {@code nobuiltin}), the bits compared, the flag
- *       stored (1 verified, 2 differs);</li>
- *   <li>{@code <W x float> .slow(<W x float> x, <W x i1> m, ptr desc, <W x float> y)}: the first call
- *       (the probe, then the entry again) and the calls after a failed probe (every active lane).</li>
+ *   <li>{@code <W x float> .lanes(x, y, <W x i1> mask, <W x float> acc, ptr desc)}: per set lane of the mask,
+ *       scalar(x[k], y[k]) into acc (the arguments in the binary entry's order: its hot path keeps x and y
+ *       where they came);</li>
+ *   <li>{@code i1 .verify(ptr desc)}: while the flag is unknown, the probes W at a time through the entry with
+ *       no lane active, then the scalar function on each (inputs read volatile, calls {@code nobuiltin}), the
+ *       bits compared, the flag stored (1 verified, 2 differs); returns whether the flag is 1;</li>
+ *   <li>{@code <W x float> .slow(x, y, m, ptr desc)}: the entry's cold path, one call with its arguments as
+ *       they came: verify, then the entry again or every active lane by {@code .lanes}.</li>
  * </ul>
- * y comes last so that a unary helper's calls pass it as poison without moving its other arguments.
- * The hot path is the same as with per-helper pieces: the entry's cold edges only pass the
- * descriptor's address in addition. Knob {@code -Dpacketizer.mathHelpers.sharedCold=false}: one set of
- * pieces per helper, as before the fifteenth round (the helpers' names carry the knob).
+ * Shared pieces cost more than one helper's own, so {@link #settle} gives a helper that is alone on its
+ * pieces after a packetization its own layout back. Knob {@code -Dpacketizer.mathHelpers.sharedCold=false}:
+ * one set of pieces per helper always, as before the fifteenth round.
  */
 public final class SharedCold {
   private SharedCold() {}
