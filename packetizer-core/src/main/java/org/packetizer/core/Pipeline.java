@@ -85,7 +85,25 @@ final class Pipeline {
    * run, the pipeline, an array driver when asked; on failure every function made is removed and a
    * rejection is reported as a remark.
    */
+  /** Nesting depth of {@link #run} on this thread (a wrapper's N-wide packetization runs through it too). */
+  private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
+
   static PacketizationResult run(PacketizerOptions options, LlvmModule module, String scalarName, String simdName) {
+    int[] depth = DEPTH.get();
+    depth[0]++;
+    boolean done = false;
+    try {
+      PacketizationResult r = runOnce(options, module, scalarName, simdName);
+      done = true;
+      return r;
+    } finally {
+      depth[0]--;
+      // the glibc-exact helpers' shared cold pieces, where only one helper calls them, back to its own (issue 16)
+      if (done && depth[0] == 0) org.packetizer.core.mapping.SharedCold.settle(module);
+    }
+  }
+
+  private static PacketizationResult runOnce(PacketizerOptions options, LlvmModule module, String scalarName, String simdName) {
     // (the ir facade's java.lang.foreign binding pays back its set-up once enough code was packetized)
     module.function(scalarName).ifPresent(f -> Llvm.notePacketizing(f.instructionCount()));
     Set<String> before = new HashSet<>();
