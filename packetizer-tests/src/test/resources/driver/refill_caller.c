@@ -16,6 +16,7 @@
 
 long collatz(long v);
 int multi_exit(float x, int limit);
+float exit_values(float x, int limit);
 int nested(int seed, int rounds);
 int rows(int seed, int nrows);
 int gcd(int a, int b);
@@ -86,6 +87,10 @@ static void run(size_t n) {
     multi_exit_map(x, 40, o, n); calls++;
     for (size_t i = 0; i < n; i++) SAME("multi_exit", o[i], (int32_t)multi_exit(x[i], 40));
     guard("multi_exit", n, o_g); FREE(float, x) FREE_OUT(int32_t, o) }
+  { IN(float, x, -2.2, 2.2) OUT(float, o)
+    exit_values_map(x, 40, o, n); calls++;
+    for (size_t i = 0; i < n; i++) SAME("exit_values", o[i], exit_values(x[i], 40));
+    guard("exit_values", n, o_g); FREE(float, x) FREE_OUT(float, o) }
   { IN(int32_t, s, -1000, 1000) OUT(int32_t, o)
     nested_map(s, 5, o, n); calls++;
     for (size_t i = 0; i < n; i++) SAME("nested", o[i], (int32_t)nested(s[i], 5));

@@ -26,6 +26,23 @@ int multi_exit(float x, int limit) {
   return i * 2 + (s > 0.0f);                /* exit 4 (limit) and after the break */
 }
 
+/* the code after the loop reads other values at each exit, none of them a counter (vu): the escape reads the
+ * state (s, p) and a value of the exiting iteration (q); the break a value of that iteration only; the count
+ * limit reads t, a live-out no other exit uses. With the result computed at the round (RefillDriver's
+ * resultAtRound) a lane's state must be the one it left with, whichever exit it took. */
+float exit_values(float x, int limit) {
+  float s = x, p = 1.0f, t = 0.0f;
+  for (int i = 0; i < limit; i++) {
+    float q = s * s - 0.75f;
+    if (q > 4.0f) return s * p + q;          /* exit 1 */
+    p = p * 0.5f + q;
+    if (p < -1.2f) { t = p - s; break; }     /* exit 2 */
+    s = q + x * 0.25f;
+    t += s;
+  }
+  return t * 0.5f + (float)limit;            /* exit 3 (limit) and after the break */
+}
+
 /* nested loops: refill at the outer one; the inner trip count differs too (vu) */
 int nested(int seed, int rounds) {
   int acc = 0;

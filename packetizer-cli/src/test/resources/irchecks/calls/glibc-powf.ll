@@ -3,6 +3,7 @@
 ; helper's fast path fuses its multiply-adds (llvm.fma) as glibc's FMA build does, calls powf only for the
 ; lanes outside it (the .lanes loop, two arguments per lane), and its probe runs 16 (x, y) pairs through
 ; the entry with no lane active, then powf on each. Without FMA (x86-64-v2) powf stays per lane.
+; Alone in its packetization, the helper keeps its own cold pieces (shared by several: math-helper-shared-cold.ll).
 ; RUN: packetize -f f -w 8 --params vv --vector-math=intrinsics --remarks
 ; CHECK-LABEL: define <8 x float> @f_simd8(<8 x float> %x, <8 x float> %y)
 ; CHECK:       call <8 x float> @[[H:__packetizer_glibc_powf_v8_[0-9a-z]+]](<8 x float> %x, <8 x float> %y, <8 x i1> %

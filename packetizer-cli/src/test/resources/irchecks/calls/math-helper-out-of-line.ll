@@ -2,6 +2,7 @@
 ; helper: each calls it (a call, not a copy), its fast path is inlined into the helper's entry only
 ; (no .core function left), the first call re-enters the entry after the probe, and the probe reaches
 ; the fast path through the entry with no lane active, in a loop over the probes (issue 16, code growth).
+; Alone in its packetization, the helper keeps its own cold pieces (shared by several: math-helper-shared-cold.ll).
 ; RUN: packetize -f f -f g -w 8 --vector-math=intrinsics
 ; CHECK-LABEL: define <8 x float> @f_simd8(<8 x float> %x)
 ; CHECK:       call <8 x float> @[[H:__packetizer_glibc_expf_v8_[0-9a-f]+]](<8 x float> %x, <8 x i1> splat (i1 true))

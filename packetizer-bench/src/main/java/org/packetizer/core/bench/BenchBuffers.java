@@ -25,8 +25,12 @@ import org.packetizer.core.toolchain.Manifest;
  * <p>Inputs are deterministic: they depend only on the seed, the kernel name and the parameter.
  */
 final class BenchBuffers implements AutoCloseable {
-  /** The loops, in the order of {@link #bufs}. */
-  enum Loop { SCALAR, AUTOVEC, PACKET, GCC }
+  /**
+   * The loops, in the order of {@link #bufs}: DRIVER and AUTO are the generated array drivers (plain, and
+   * with {@code --refill=auto}) called as a C caller calls them; they see array-of-structs memory, as the
+   * scalar loop does (a struct-of-arrays parameter is passed to them as a linear pointer).
+   */
+  enum Loop { SCALAR, AUTOVEC, PACKET, GCC, DRIVER, AUTO }
 
   private static final int LOOPS = Loop.values().length;
 
@@ -92,15 +96,9 @@ final class BenchBuffers implements AutoCloseable {
           if (o.written()) {
             pristineAos[k] = aos;
             pristinePacket[k] = packet;
-            memory[Loop.SCALAR.ordinal()][k] = alloc(bytes);
-            memory[Loop.AUTOVEC.ordinal()][k] = alloc(bytes);
-            memory[Loop.PACKET.ordinal()][k] = alloc(bytes);
-            memory[Loop.GCC.ordinal()][k] = alloc(bytes);
+            for (int l = 0; l < LOOPS; l++) memory[l][k] = alloc(bytes);
           } else {
-            memory[Loop.SCALAR.ordinal()][k] = aos;
-            memory[Loop.AUTOVEC.ordinal()][k] = aos;
-            memory[Loop.PACKET.ordinal()][k] = packet;
-            memory[Loop.GCC.ordinal()][k] = aos;
+            for (int l = 0; l < LOOPS; l++) memory[l][k] = l == Loop.PACKET.ordinal() ? packet : aos;
           }
         }
       }

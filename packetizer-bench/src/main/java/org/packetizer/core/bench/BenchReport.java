@@ -130,6 +130,67 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     return out;
   }
 
+  /**
+   * Geometric means of the array-driver columns over the family "kernel" results of one target that
+   * have them (this run's input kind: {@code options.coherent()}).
+   *
+   * @param kernels               kernels with both drivers timed
+   * @param driverSpeedupVsScalar the plain array driver over the scalar loop
+   * @param autoSpeedupVsScalar   the {@code --refill=auto} driver over the scalar loop
+   * @param driverVsPacketLoop    plain driver time / packet loop time (above 1: the driver is slower)
+   * @param autoVsPlain           auto driver time / plain driver time (above 1: auto is slower)
+   */
+  @JsonPropertyOrder({"target", "kernels", "driver_speedup_vs_scalar", "auto_driver_speedup_vs_scalar", "driver_vs_packet_loop",
+      "auto_vs_plain_driver"})
+  public record DriverGeomean(@JsonProperty("target") String target, @JsonProperty("kernels") int kernels,
+      @JsonProperty("driver_speedup_vs_scalar") double driverSpeedupVsScalar,
+      @JsonProperty("auto_driver_speedup_vs_scalar") double autoSpeedupVsScalar,
+      @JsonProperty("driver_vs_packet_loop") double driverVsPacketLoop, @JsonProperty("auto_vs_plain_driver") double autoVsPlain) {}
+
+  public List<DriverGeomean> driverGeomeans() {
+    List<DriverGeomean> out = new ArrayList<>();
+    for (String label : targetLabels()) {
+      List<KernelResult> rs = results.stream()
+          .filter(r -> r.label().equals(label) && r.family().equals(MEASURED_FAMILY) && r.hasDrivers()).toList();
+      if (rs.isEmpty()) continue;
+      out.add(new DriverGeomean(label, rs.size(), geo(rs, KernelResult::driverSpeedupVsScalar), geo(rs, KernelResult::autoDriverSpeedupVsScalar),
+          geo(rs, KernelResult::driverVsPacketLoop), geo(rs, KernelResult::autoVsPlainDriver)));
+    }
+    return out;
+  }
+
+  /**
+   * Issue 17's "no kernel slower with refill chosen automatically than without", on this run: every
+   * kernel and target (any family) whose auto driver took longer than its plain driver by more than
+   * the run's noise ({@link KernelResult#driverNoise()}: the larger relative interquartile range of
+   * the two drivers' timed runs, at least 1 %), with both figures.
+   */
+  public List<String> autoDriverMisses() {
+    List<String> out = new ArrayList<>();
+    for (KernelResult r : results) {
+      if (!r.autoSlowerBeyondNoise()) continue;
+      out.add(String.format(Locale.ROOT, "%s %s: auto %+.1f %% (%.2f vs %.2f ns/elem; noise %.1f %%; %s)", r.kernel(), r.label(),
+          100 * (r.autoVsPlainDriver() - 1), r.autoDriverNsPerElem(), r.driverNsPerElem(), 100 * r.driverNoise(),
+          r.autoDriverChoiceShort()));
+    }
+    return out;
+  }
+
+  /**
+   * The smallest and largest auto/plain time ratio over the results whose two drivers are the same code
+   * ({@link KernelResult#autoIsPlainDriver()}): the same driver timed twice in this run, i.e. the run's
+   * noise and code placement; empty when there is no such result.
+   */
+  public Optional<double[]> sameCodeDriverBand() {
+    double lo = Double.POSITIVE_INFINITY, hi = Double.NEGATIVE_INFINITY;
+    for (KernelResult r : results) {
+      if (!r.hasDrivers() || !r.autoIsPlainDriver()) continue;
+      lo = Math.min(lo, r.autoVsPlainDriver());
+      hi = Math.max(hi, r.autoVsPlainDriver());
+    }
+    return lo > hi ? Optional.empty() : Optional.of(new double[] {lo, hi});
+  }
+
   public Optional<Geomean> geomean(String label) {
     return geomeans().stream().filter(g -> g.target().equals(label)).findFirst();
   }
@@ -368,6 +429,7 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
             w.speedupRatio()));
         for (String m : w.scalarMoved()) sb.append("         scalar loop faster at W16: ").append(m).append('\n');
       });
+      driverTable(sb);
       if (!failures.isEmpty()) {
         sb.append('\n').append("Not reported:\n");
         for (KernelFailure f : failures) {
@@ -394,6 +456,46 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     return sb.toString();
   }
 
+  /**
+   * The array-driver columns: per kernel and target the plain driver ({@code --array-driver}) and the
+   * {@code --refill=auto} driver, called as a C caller calls them, against the packet loop and each
+   * other; their geomeans; the kernels where auto is slower than plain beyond the run's noise.
+   */
+  private void driverTable(StringBuilder sb) {
+    if (results.stream().noneMatch(KernelResult::hasDrivers)) return;
+    sb.append('\n').append("Array drivers (packetize --array-driver, plain and --refill=auto, called once over the N elements as a C"
+        + " caller calls them;\nthe same run, inputs and timing as the loops above):\n");
+    sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %8s %8s %9s %8s  %s%n", "kernel", "target", "packet", "driver", "auto",
+        "driver", "auto", "driver/", "auto/", "auto rule chose"));
+    sb.append(String.format(Locale.ROOT, "%-11s %-12s %9s %9s %9s %8s %8s %9s %8s%n", "", "", "ns/elem", "ns/elem", "ns/elem", "vs scal",
+        "vs scal", "pkt loop", "plain"));
+    for (String k : kernelNames()) {
+      for (String label : targetLabels()) {
+        Optional<KernelResult> r = result(k, label);
+        if (r.isEmpty() || !r.get().hasDrivers()) continue;
+        KernelResult x = r.get();
+        sb.append(String.format(Locale.ROOT, "%-11s %-12s %9.2f %9.2f %9.2f %7.2fx %7.2fx %9.3f %+7.1f%%  %s%s%n", k, x.labelWithInterleave(),
+            x.packetNsPerElem(), x.driverNsPerElem(), x.autoDriverNsPerElem(), x.driverSpeedupVsScalar(), x.autoDriverSpeedupVsScalar(),
+            x.driverVsPacketLoop(), 100 * (x.autoVsPlainDriver() - 1), x.autoDriverChoiceShort(),
+            x.autoSlowerBeyondNoise() ? "  <- slower" : ""));
+      }
+    }
+    sb.append("Geometric means over family \"").append(MEASURED_FAMILY).append("\" (").append(options.coherent() ? "coherent" : "random")
+        .append(" inputs):\n");
+    for (DriverGeomean g : driverGeomeans()) {
+      sb.append(String.format(Locale.ROOT, "  %-12s %2d kernels  driver %6.2fx vs scalar  auto %6.2fx vs scalar   driver/packet loop %.3f"
+          + "   auto/plain %.3f%n", g.target(), g.kernels(), g.driverSpeedupVsScalar(), g.autoSpeedupVsScalar(), g.driverVsPacketLoop(),
+          g.autoVsPlain()));
+    }
+    List<String> misses = autoDriverMisses();
+    sb.append(String.format(Locale.ROOT, "  [%s] no kernel slower with --refill=auto than with the plain driver, beyond the noise (the"
+        + " larger IQR of the two drivers' runs, at least %.0f %%;%n         rows where auto made the plain driver are the same code"
+        + " and not judged)%n", misses.isEmpty() ? "met " : "MISS", 100 * KernelResult.MIN_NOISE));
+    sameCodeDriverBand().ifPresent(b -> sb.append(String.format(Locale.ROOT, "         the same driver timed twice (rows with a plain auto"
+        + " driver): auto/plain %.3f to %.3f%n", b[0], b[1])));
+    for (String m : misses) sb.append("         misses: ").append(m).append('\n');
+  }
+
   /** Width of the table's rules. */
   private static final int RULE = 141;
 
@@ -414,6 +516,12 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     root.set("failures", m.valueToTree(failures));
     root.set("geomeans", m.valueToTree(geomeans()));
     root.set("goals", m.valueToTree(goals()));
+    if (results.stream().anyMatch(KernelResult::hasDrivers)) {
+      root.set("driver_geomeans", m.valueToTree(driverGeomeans()));
+      ArrayNode dm = root.putArray("auto_driver_misses");
+      autoDriverMisses().forEach(dm::add);
+      sameCodeDriverBand().ifPresent(b -> root.putArray("same_code_driver_band").add(b[0]).add(b[1]));
+    }
     widthSplit().ifPresent(w -> {
       ObjectNode ws = root.putObject("w16_over_w8");
       ws.put("kernels", w.kernels());
@@ -439,13 +547,14 @@ public record BenchReport(BenchOptions options, Host host, List<KernelResult> re
     }
   }
 
-  /** Speed-ups per kernel and target for the chart: kernel -> label -> [packet, autovec] vs scalar. */
+  /** Speed-ups per kernel and target for the chart: kernel -> label -> [packet, autovec, auto array driver (NaN: none)] vs scalar. */
   Map<String, Map<String, double[]>> speedups() {
     Map<String, Map<String, double[]>> out = new LinkedHashMap<>();
     for (String k : kernelNames()) {
       Map<String, double[]> row = new LinkedHashMap<>();
       for (String label : targetLabels()) {
-        result(k, label).ifPresent(r -> row.put(label, new double[] {r.speedupVsScalar(), r.autovecSpeedupVsScalar()}));
+        result(k, label).ifPresent(r -> row.put(label, new double[] {r.speedupVsScalar(), r.autovecSpeedupVsScalar(),
+            r.hasDrivers() ? r.autoDriverSpeedupVsScalar() : Double.NaN}));
       }
       out.put(k, row);
     }

@@ -32,16 +32,17 @@ public final class Benchmark {
       "packetizer.gathers", "packetizer.expansionBudget", "packetizer.dynamicVariants", "packetizer.dynamicVariants.keepImpossible", "packetizer.gatherOutsideLoops",
       "packetizer.narrowCompares", "packetizer.maskBitsPhis", "packetizer.vectorCounters", "packetizer.vectorCounters.clamp", "packetizer.narrowCounterCompares",
       "packetizer.allActiveLaneLoads", "packetizer.libmLanes", "packetizer.fmodPow2",
-      "packetizer.mathHelpers", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups", "packetizer.permuteLookups", "packetizer.permuteLookupEntries",
+      "packetizer.mathHelpers", "packetizer.mathHelpers.sharedCold", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups", "packetizer.permuteLookups", "packetizer.permuteLookupEntries",
       "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.byteWindows.laneOrder", "packetizer.byteWindows.slowLanes", "packetizer.ffm", "packetizer.ffm.after",
       "packetizer.splitLatchExits", "packetizer.loopAlign", "packetizer.optimize", "packetizer.sizeScalarLanes", "packetizer.sizeBudget", "packetizer.sizeLanesResult", "packetizer.sizeLanesArgs", "packetizer.sizeLanesLocals", "packetizer.sizeLanesMasked", "packetizer.exitConstants",
       "packetizer.refill.avx2Ic", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.anyLaneBitTest", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
       "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
-      "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor",
+      "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor", "packetizer.refill.autoWatchLesser",
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
       "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions",
-      "packetizer.interleave.straightLine", "packetizer.refill.rvvCompress");
+      "packetizer.interleave.straightLine", "packetizer.refill.rvvCompress", "packetizer.cleanupPasses",
+      "packetizer.refill.resultAtRound");
 
   private Benchmark() {}
 

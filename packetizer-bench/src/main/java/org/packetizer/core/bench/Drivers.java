@@ -84,6 +84,76 @@ final class Drivers {
     return sb.toString();
   }
 
+  /** The timed calls of the generated array drivers (plain, and {@code --refill=auto}). */
+  static final String DRIVER = "bench_driver", AUTO = "bench_auto";
+
+  /** The names given to the array drivers themselves ({@code --array-driver=NAME}). */
+  static final String DRIVER_MAP = "bench_plain_map", AUTO_MAP = "bench_auto_map";
+
+  /**
+   * The parameter letters a C caller of the array driver uses for {@code signature}: the same, except
+   * that a struct-of-arrays pointer (which the driver refuses: its packet layout is what a driver hides)
+   * becomes a linear pointer stepping one object per element ({@code lN}, N its size in bytes) — an
+   * array of structs, the memory the scalar loop reads.
+   */
+  static String driverSignature(String signature, KernelPlan plan) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("([vus]|ln?[0-9]*)(a[0-9]+)?").matcher(signature);
+    StringBuilder out = new StringBuilder();
+    int k = 0, end = 0;
+    while (m.find()) {
+      if (m.start() != end) throw new IllegalArgumentException("bad parameter letters '" + signature + "'");
+      end = m.end();
+      String kind = m.group(1);
+      if (kind.equals("s")) {
+        if (!(plan.params().get(k) instanceof SoaPointer o)) {
+          throw new IllegalArgumentException("parameter " + k + " of '" + signature + "' is not a struct-of-arrays pointer in the plan");
+        }
+        kind = "l" + o.pointee().size();
+      }
+      out.append(kind).append(m.group(2) == null ? "" : m.group(2));
+      k++;
+    }
+    if (end != signature.length()) throw new IllegalArgumentException("bad parameter letters '" + signature + "'");
+    return out.toString();
+  }
+
+  /**
+   * Adds {@code void @NAME(i64 %n, ptr %bufs)} to {@code m}: loads the pointer table and the uniform
+   * scalars, and calls the array driver {@code driver} ({@code void driver(A0 p0, ..., R *out, size_t
+   * n)}, the platform's C convention) once over all n elements — what a C program calling the driver
+   * does. The call is kept a call (noinline), as a call from another translation unit is.
+   */
+  static Function driverCaller(LlvmModule m, Function driver, KernelPlan plan, String name) {
+    LlvmContext ctx = m.context();
+    Type i64 = ctx.i64();
+    Type ptr = ctx.ptrType();
+    Function f = m.addFunction(name, ctx.functionType(ctx.voidType(), List.of(i64, ptr), false));
+    for (var e : driver.stringAttributes().entrySet()) {
+      if (e.getKey().equals("target-cpu") || e.getKey().equals("target-features")) f.setStringAttribute(e.getKey(), e.getValue());
+    }
+    f.addEnumAttribute("nounwind");
+    Block entry = f.appendBlock("entry");
+    try (IrBuilder b = new IrBuilder(ctx)) {
+      b.atEnd(entry);
+      List<ParamPlan> ps = plan.params();
+      List<Value> args = new ArrayList<>();
+      for (int k = 0; k <= ps.size(); k++) {
+        if (k == ps.size() && !plan.returnsValue()) break;
+        Value slot = b.gep(ptr, f.param(1), List.of(b.i64(k)), true, "slot" + k);
+        Value base = b.load(ptr, slot, 8, k == ps.size() ? "out" : "p" + k);
+        if (k < ps.size() && ps.get(k) instanceof UniformScalar u) args.add(b.load(u.type().llvm(ctx), base, u.type().size, "u" + k));
+        else args.add(base);
+      }
+      args.add(f.param(0));
+      Value call = b.call(driver, args, "");
+      LLVMSetInstructionCallConv(call.ref(), driver.callingConvention());
+      int noinline = LLVMGetEnumAttributeKindForName("noinline", "noinline".length());
+      LLVMAddCallSiteAttribute(call.ref(), LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx.ref(), noinline, 0));
+      b.retVoid();
+    }
+    return f;
+  }
+
   /**
    * Adds {@code void @bench_packet(i64 %n, ptr %bufs)} to {@code m}: loads the pointer table and the
    * uniform scalars once, then for i = 0, W, 2W, ... below n loads W-wide packets of the varying

@@ -54,6 +54,13 @@ final class KernelBench {
   static final int SKIP_THRESHOLD = Integer.getInteger("packetizer.bench.skipThreshold",
       org.packetizer.core.api.PacketizerOptions.builder().build().skipThreshold());
 
+  /**
+   * Whether the benchmark also times the generated array drivers ({@code packetize --array-driver}, plain
+   * and with {@code --refill=auto}) as a C caller calls them: {@code -Dpacketizer.bench.drivers=false}
+   * leaves their columns empty (and saves their packetizations and timed runs).
+   */
+  static final boolean DRIVERS = !"false".equals(System.getProperty("packetizer.bench.drivers"));
+
   static final org.packetizer.core.api.IntegerMasks INT_MASKS =
       org.packetizer.core.api.IntegerMasks.valueOf(System.getProperty("packetizer.bench.integerMasks", "AUTO"));
 
@@ -68,6 +75,12 @@ final class KernelBench {
 
     /** Progress for humans. */
     void log(String message);
+
+    /**
+     * The loops' memory after the last timed run of a target, before it is freed ({@code n} elements;
+     * tests compare the loops' outputs with the scalar loop's themselves).
+     */
+    default void outputs(String kernel, BenchTarget t, int n, BenchBuffers buf) {}
   }
 
   private static final FunctionDescriptor LOOP = FunctionDescriptor.ofVoid(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
@@ -202,7 +215,21 @@ final class KernelBench {
       sources.require(entry);
       LlvmModule sm = ctx.parseBitcode(compileC(entry, plan, Drivers.SCALAR, cpu), "scalar");
       LlvmModule am = ctx.parseBitcode(compileC(entry, plan, Drivers.AUTOVEC, cpu), "autovec");
+      List<DriverModule> drivers = new ArrayList<>();
       try {
+        if (DRIVERS) {
+          // what clang -march=CPU writes into a function's target-features: the array drivers are built as a
+          // user builds them from C compiled for the CPU (the auto rule reads the features)
+          String features = sm.function(Drivers.SCALAR).flatMap(f -> f.stringAttribute("target-features")).orElse("");
+          for (boolean auto : new boolean[] {false, true}) {
+            try {
+              drivers.add(driverModule(ctx, entry, plan, cpu, features, po, auto));
+            } catch (RuntimeException e) {
+              // the other columns are still measured; the driver's are empty, and why is logged
+              out.log(entry.name() + " " + t.label() + ": no " + (auto ? "auto " : "") + "array driver column: " + e.getMessage());
+            }
+          }
+        }
         internalizeAllBut(sm, Drivers.SCALAR);
         internalizeAllBut(am, Drivers.AUTOVEC);
         retarget(sm, cpu);
@@ -225,19 +252,81 @@ final class KernelBench {
             loops[Loop.SCALAR.ordinal()] = handle(jit.lookup(Drivers.SCALAR));
             loops[Loop.AUTOVEC.ordinal()] = handle(jit.lookup(Drivers.AUTOVEC));
             loops[Loop.PACKET.ordinal()] = handle(jit.lookup(Drivers.PACKET));
+            for (DriverModule d : drivers) {
+              jit.addModule(d.module());
+              loops[d.loop().ordinal()] = handle(jit.lookup(d.caller()));
+            }
           } catch (RuntimeException e) {
             throw Stage.of("jit", e);
           }
           out.log(String.format(Locale.ROOT, "%-12s %-12s packetized in %.1f ms, %d -> %d instructions (machine code %d -> %d with the"
               + " functions it calls, %d the packet function alone)",
               entry.name(), t.label(), pr.nanos() / 1e6, pr.scalarInstructions(), pr.packetInstructions(), machine[0], machine[1], machine[2]));
-          KernelResult r = measure(entry, t, plan, pr, machine, loops, tag, ic);
+          MemorySegment autoState = null;
+          for (DriverModule d : drivers) {
+            if (d.loop() == Loop.AUTO && d.module().global(Drivers.AUTO_MAP + org.packetizer.core.driver.RefillDriver.STATE_SUFFIX).isPresent()) {
+              autoState = MemorySegment.ofAddress(jit.lookup(Drivers.AUTO_MAP + org.packetizer.core.driver.RefillDriver.STATE_SUFFIX)).reinterpret(AUTO_STATE_WORDS * 8L);
+            }
+          }
+          String autoRule = drivers.stream().filter(d -> d.loop() == Loop.AUTO).map(DriverModule::rule).findFirst().orElse("");
+          KernelResult r = measure(entry, t, plan, pr, machine, loops, tag, ic, autoState, autoRule);
           out.result(r);
         }
       } finally {
         sm.close();
         am.close();
+        for (DriverModule d : drivers) d.module().close();
       }
+    }
+  }
+
+  /** The auto driver's state words ({@code RefillDriver.STATE_*}). */
+  static final int AUTO_STATE_WORDS = org.packetizer.core.driver.RefillDriver.STATE_FIELDS,
+      STATE_REFILL = org.packetizer.core.driver.RefillDriver.STATE_CHOICE, STATE_TRIALS = org.packetizer.core.driver.RefillDriver.STATE_TRIALS,
+      STATE_ALARMS = org.packetizer.core.driver.RefillDriver.STATE_PLAIN_ALARMS;
+
+  /** An array driver's module, the loop it is timed as, its caller's name and (auto) the packetizer's refill remark. */
+  record DriverModule(LlvmModule module, Loop loop, String caller, String rule) {}
+
+  /**
+   * The kernel packetized as {@code packetize --array-driver} (plain) or with {@code --refill=auto} makes
+   * it, in a module of its own: the same bitcode, compiled for {@code cpu} with clang's features for it,
+   * the bench's packetizer options otherwise (the interleave count the bench's, by default the rule's as
+   * in the CLI), struct-of-arrays parameters as linear pointers ({@link Drivers#driverSignature}); plus
+   * the caller {@link Drivers#driverCaller} the timing calls. Everything but the caller and the auto
+   * driver's state is internal, so the modules share the JIT with the others.
+   */
+  private DriverModule driverModule(LlvmContext ctx, Manifest.Entry entry, KernelPlan plan, String cpu, String features,
+      PacketizerOptions po, boolean auto) {
+    String map = auto ? Drivers.AUTO_MAP : Drivers.DRIVER_MAP, caller = auto ? Drivers.AUTO : Drivers.DRIVER;
+    LlvmModule dm = ctx.load(manifest.bitcode(entry), entry.bitcode());
+    try {
+      retarget(dm, cpu);
+      if (!features.isEmpty()) for (Function f : dm.functions()) if (!f.isDeclaration()) f.setStringAttribute("target-features", features);
+      List<String> rule = new ArrayList<>();
+      PacketizerOptions o = po.toBuilder().params(Drivers.driverSignature(entry.signature(), plan)).interleave(options.interleave())
+          .arrayDriver(map).refill(auto ? org.packetizer.core.api.Refill.AUTO : org.packetizer.core.api.Refill.OFF)
+          .remarks(x -> { if (x.message().contains("refill")) rule.add(x.message()); }).build();
+      try {
+        new Packetizer(o).run(dm, entry.function(), entry.function() + (auto ? "_auto" : "_plain") + po.width());
+      } catch (PacketizationException e) {
+        throw Stage.of("driver", e);
+      }
+      Function drv = dm.function(map).orElseThrow(() -> Stage.of("driver", "no array driver " + map + " was made"));
+      Drivers.driverCaller(dm, drv, plan, caller);
+      for (Function f : dm.functions()) {
+        if (!f.isDeclaration()) f.setLinkage(f.name().equals(caller) ? LLVMExternalLinkage : LLVMInternalLinkage);
+      }
+      for (org.packetizer.core.ir.Value g : dm.globals()) {
+        if (!g.name().equals(map + org.packetizer.core.driver.RefillDriver.STATE_SUFFIX) && org.bytedeco.llvm.global.LLVM.LLVMIsDeclaration(g.ref()) == 0) {
+          org.bytedeco.llvm.global.LLVM.LLVMSetLinkage(g.ref(), LLVMInternalLinkage);
+        }
+      }
+      dm.verify().ifPresent(m -> { throw Stage.of("driver", "the array driver's module is invalid: " + m); });
+      return new DriverModule(dm, auto ? Loop.AUTO : Loop.DRIVER, caller, String.join("; ", rule));
+    } catch (RuntimeException e) {
+      dm.close();
+      throw e;
     }
   }
 
@@ -265,7 +354,7 @@ final class KernelBench {
   }
 
   private KernelResult measure(Manifest.Entry entry, BenchTarget t, KernelPlan plan, PacketizationResult pr, int[] machine,
-      MethodHandle[] loops, String tag, int ic) {
+      MethodHandle[] loops, String tag, int ic, MemorySegment autoState, String autoRule) {
     int w = t.width();
     int cap = options.elements() > 0 ? options.elements() : BenchOptions.MAX_AUTO_ELEMENTS;
     int ulps = entry.ulps();
@@ -292,11 +381,25 @@ final class KernelBench {
         run(loops, buf, Loop.GCC, n, runLimit, tag);
         gccMatches = buf.compareWithScalar(Loop.GCC, n, 0).isEmpty();
       }
-      Loop[] order = gcc ? Loop.values() : new Loop[] {Loop.SCALAR, Loop.AUTOVEC, Loop.PACKET};
+      // the array drivers (plain, auto) where built: checked like the packet loop after every run
+      List<Loop> drivers = new ArrayList<>();
+      for (Loop l : new Loop[] {Loop.DRIVER, Loop.AUTO}) {
+        if (loops[l.ordinal()] == null) continue;
+        drivers.add(l);
+        run(loops, buf, l, n, runLimit, tag);
+        refuseIfDifferent(buf, l, n, ulps, "first run");
+      }
+      List<Loop> orderList = new ArrayList<>(gcc ? List.of(Loop.SCALAR, Loop.AUTOVEC, Loop.PACKET, Loop.GCC)
+          : List.of(Loop.SCALAR, Loop.AUTOVEC, Loop.PACKET));
+      orderList.addAll(drivers);
+      Loop[] order = orderList.toArray(Loop[]::new);
       for (int i = 0; i < options.warmup(); i++) {
         for (Loop l : order) run(loops, buf, l, n, runLimit, tag);
         refuseIfDifferent(buf, n, ulps, "warm-up run " + (i + 1));
+        for (Loop l : drivers) refuseIfDifferent(buf, l, n, ulps, "warm-up run " + (i + 1));
       }
+      // the auto driver's counters before the timed runs: its trials and alarms during them are what the timed figure paid
+      long[] before = autoState == null ? null : autoState.toArray(ValueLayout.JAVA_LONG);
       int nl = Loop.values().length;
       long[][] times = new long[nl][options.reps()];
       long[][] walls = new long[nl][options.reps()];
@@ -305,37 +408,66 @@ final class KernelBench {
           Loop l = order[(rep + j) % order.length];
           times[l.ordinal()][rep] = run(loops, buf, l, n, runLimit, tag);
           walls[l.ordinal()][rep] = lastWall;
-          if (l == Loop.PACKET) refuseIfDifferent(buf, n, ulps, "timed run " + (rep + 1));
+          if (l == Loop.PACKET || drivers.contains(l)) refuseIfDifferent(buf, l, n, ulps, "timed run " + (rep + 1));
           if (l == Loop.AUTOVEC && autovecMatches) autovecMatches = buf.compareWithScalar(Loop.AUTOVEC, n, 0).isEmpty();
         }
       }
       double[] med = new double[nl];
       double[] wall = new double[nl];
-      med[Loop.GCC.ordinal()] = Double.NaN;
+      double[] iqrPct = new double[nl];
+      Arrays.fill(med, Double.NaN);
+      Arrays.fill(iqrPct, Double.NaN);
       double spread = 0;
-      for (int l = 0; l < (gcc ? nl : 3); l++) {
+      for (Loop loop : order) {
+        int l = loop.ordinal();
         long[] ts2 = times[l].clone();
         Arrays.sort(ts2);
         med[l] = median(ts2) / n;
         double iqr = quantile(ts2, 0.75) - quantile(ts2, 0.25);
-        spread = Math.max(spread, 100 * iqr / median(ts2));
+        iqrPct[l] = 100 * iqr / median(ts2);
+        // the spread column stays the scalar, auto-vectorized and packet loops' (and GCC's)
+        if (!drivers.contains(loop)) spread = Math.max(spread, iqrPct[l]);
         long[] w2 = walls[l].clone();
         Arrays.sort(w2);
         wall[l] = median(w2) / n;
       }
+      out.outputs(entry.name(), t, n, buf);
       return new KernelResult(entry.name(), entry.family(), w, t.isa().name(), t.isa().cpu(), n, options.reps(),
           med[0], med[1], med[2], wall[0], wall[1], wall[2], spread, autovecMatches, pr.scalarInstructions(), pr.packetInstructions(),
           machine[0], machine[1], pr.nanos() / 1e6,
           pr.gathers(), pr.scatters(), pr.vectorCalls(), pr.scalarizedCalls(), pr.linearizedBranches(), pr.keptBranches(),
-          med[Loop.GCC.ordinal()], gccMatches, ic);
+          med[Loop.GCC.ordinal()], gccMatches, ic, med[Loop.DRIVER.ordinal()], med[Loop.AUTO.ordinal()], iqrPct[Loop.DRIVER.ordinal()],
+          iqrPct[Loop.AUTO.ordinal()], autoChoice(autoRule, autoState, before));
     }
   }
 
-  private void refuseIfDifferent(BenchBuffers buf, int n, int ulps, String when) {
+  private void refuseIfDifferent(BenchBuffers buf, int n, int ulps, String when) { refuseIfDifferent(buf, Loop.PACKET, n, ulps, when); }
+
+  /** Refuses the target when loop {@code l} (the packet loop or an array driver) computed other outputs than the scalar loop. */
+  private void refuseIfDifferent(BenchBuffers buf, Loop l, int n, int ulps, String when) {
     // libmvec: approximate vector math, compared within a tolerance relative to the output's size
     boolean approximate = options.vectorMath() == PacketizerOptions.VectorMath.LIBMVEC;
-    Optional<String> diff = buf.compareWithScalar(Loop.PACKET, n, ulps, approximate);
-    if (diff.isPresent()) throw Stage.of("mismatch", "packet loop, " + when + ": " + diff.get());
+    Optional<String> diff = buf.compareWithScalar(l, n, ulps, approximate);
+    String what = switch (l) {
+      case DRIVER -> "array driver";
+      case AUTO -> "array driver --refill=auto";
+      default -> "packet loop";
+    };
+    if (diff.isPresent()) throw Stage.of("mismatch", what + ", " + when + ": " + diff.get());
+  }
+
+  /**
+   * What the auto rule chose: the packetizer's refill remark when it made the plain driver (no timed
+   * bodies), else the body in use after the timed runs, with the trials and plain-watch alarms so far
+   * (the state is kept from the first run on, as between a program's calls) and how many of them fell
+   * in the timed runs ({@code before}: the state before them).
+   */
+  static String autoChoice(String rule, MemorySegment state, long[] before) {
+    if (state == null) return rule.isEmpty() ? "" : "plain driver (" + rule + ")";
+    long[] st = state.toArray(ValueLayout.JAVA_LONG);
+    return (st[STATE_REFILL] == 1 ? "refill" : "plain") + " body in use, " + st[STATE_TRIALS] + " trials ("
+        + (st[STATE_TRIALS] - before[STATE_TRIALS]) + " timed), " + st[STATE_ALARMS] + " plain-watch alarms ("
+        + (st[STATE_ALARMS] - before[STATE_ALARMS]) + " timed)";
   }
 
   /** Wall-clock nanoseconds of the last {@link #run}. */

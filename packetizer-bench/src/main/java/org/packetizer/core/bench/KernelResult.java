@@ -42,15 +42,28 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *                           kernel {@code declare simd} in its own file, the loop {@code omp simd} in another); NaN when
  *                           gcc is missing or failed
  * @param gccMatches         whether the GCC loop computed exactly what the scalar loop did
+ * @param interleave         the packet loop's interleave count
+ * @param driverNsPerElem    median CPU ns per element of the generated array driver ({@code packetize --array-driver},
+ *                           the CLI's defaults), called once over all N elements as a C caller calls it; NaN when not
+ *                           measured ({@code -Dpacketizer.bench.drivers=false}, or the driver could not be made)
+ * @param autoDriverNsPerElem the same for the driver made with {@code --refill=auto} (its state kept between the runs,
+ *                           as between a program's calls)
+ * @param driverSpreadPct    interquartile range of the plain driver's CPU times, in percent of their median
+ * @param autoDriverSpreadPct the same for the auto driver
+ * @param autoDriverChoice   what the auto rule chose: "plain driver (REMARK)" when the packetizer made the plain
+ *                           driver, else the body in use after the timed runs with the trials and alarms so far
  */
-@JsonIgnoreProperties(value = {"speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar", "code_growth", "machine_code_growth", "speedup_vs_gcc"},
+@JsonIgnoreProperties(value = {"speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar", "code_growth", "machine_code_growth", "speedup_vs_gcc",
+    "driver_speedup_vs_scalar", "auto_driver_speedup_vs_scalar", "driver_vs_packet_loop", "auto_vs_plain_driver"},
     allowGetters = true)
 @JsonPropertyOrder({"kernel", "family", "width", "isa", "cpu", "elements", "reps", "scalar_ns_per_elem",
     "autovec_ns_per_elem", "packet_ns_per_elem", "speedup_vs_scalar", "speedup_vs_autovec", "autovec_speedup_vs_scalar",
     "scalar_wall_ns_per_elem", "autovec_wall_ns_per_elem", "packet_wall_ns_per_elem", "spread_pct", "autovec_matches", "scalar_instructions", "packet_instructions", "code_growth",
     "scalar_machine_instructions", "packet_machine_instructions", "machine_code_growth", "packetize_ms",
     "gathers", "scatters", "vector_calls", "scalarized_calls", "linearized_branches", "kept_branches", "gcc_ns_per_elem",
-    "speedup_vs_gcc", "gcc_matches"})
+    "speedup_vs_gcc", "gcc_matches", "interleave", "driver_ns_per_elem", "auto_driver_ns_per_elem", "driver_speedup_vs_scalar",
+    "auto_driver_speedup_vs_scalar", "driver_vs_packet_loop", "auto_vs_plain_driver", "driver_spread_pct", "auto_driver_spread_pct",
+    "auto_driver_choice"})
 public record KernelResult(
     @JsonProperty("kernel") String kernel,
     @JsonProperty("family") String family,
@@ -80,7 +93,67 @@ public record KernelResult(
     @JsonProperty("kept_branches") int keptBranches,
     @JsonProperty("gcc_ns_per_elem") double gccNsPerElem,
     @JsonProperty("gcc_matches") boolean gccMatches,
-    @JsonProperty("interleave") int interleave) {
+    @JsonProperty("interleave") int interleave,
+    @JsonProperty("driver_ns_per_elem") double driverNsPerElem,
+    @JsonProperty("auto_driver_ns_per_elem") double autoDriverNsPerElem,
+    @JsonProperty("driver_spread_pct") double driverSpreadPct,
+    @JsonProperty("auto_driver_spread_pct") double autoDriverSpreadPct,
+    @JsonProperty("auto_driver_choice") String autoDriverChoice) {
+
+  /** Whether both array drivers were timed. */
+  public boolean hasDrivers() { return !Double.isNaN(driverNsPerElem) && !Double.isNaN(autoDriverNsPerElem) && driverNsPerElem > 0; }
+
+  /** Scalar time over the plain array driver's time (NaN when not measured). */
+  @JsonProperty("driver_speedup_vs_scalar")
+  public double driverSpeedupVsScalar() { return scalarNsPerElem / driverNsPerElem; }
+
+  /** Scalar time over the auto array driver's time (NaN when not measured). */
+  @JsonProperty("auto_driver_speedup_vs_scalar")
+  public double autoDriverSpeedupVsScalar() { return scalarNsPerElem / autoDriverNsPerElem; }
+
+  /** The plain array driver's time over the packet loop's (above 1: the driver is slower than the bench's own loop). */
+  @JsonProperty("driver_vs_packet_loop")
+  public double driverVsPacketLoop() { return driverNsPerElem / packetNsPerElem; }
+
+  /** The auto driver's time over the plain driver's (above 1: auto is slower). */
+  @JsonProperty("auto_vs_plain_driver")
+  public double autoVsPlainDriver() { return autoDriverNsPerElem / driverNsPerElem; }
+
+  /**
+   * The run's noise for the auto-vs-plain comparison, as a fraction: the larger of the two drivers'
+   * interquartile ranges relative to their medians, at least {@link #MIN_NOISE}.
+   */
+  public double driverNoise() { return Math.max(MIN_NOISE, Math.max(driverSpreadPct, autoDriverSpreadPct) / 100); }
+
+  /** The smallest noise the auto-vs-plain comparison assumes (1 %): with few runs the quartiles can coincide. */
+  public static final double MIN_NOISE = 0.01;
+
+  /**
+   * Whether the packetizer made the plain driver for {@code --refill=auto} (no loop, or its rule did not
+   * choose refill): then both drivers are the same code (the IR differs only in names), and their
+   * difference in time is this run's noise and code placement, not the auto rule.
+   */
+  public boolean autoIsPlainDriver() { return autoDriverChoice != null && autoDriverChoice.startsWith("plain driver"); }
+
+  /**
+   * Whether the auto driver, timing its bodies, is slower than the plain driver by more than
+   * {@link #driverNoise()} (never when {@link #autoIsPlainDriver()}).
+   */
+  public boolean autoSlowerBeyondNoise() { return hasDrivers() && !autoIsPlainDriver() && autoVsPlainDriver() > 1 + driverNoise(); }
+
+  /** The auto rule's choice in a few words: the refill remark's reason shortened, or the timed driver's end state. */
+  public String autoDriverChoiceShort() {
+    String c = autoDriverChoice == null ? "" : autoDriverChoice;
+    if (!autoIsPlainDriver()) return c;
+    if (c.contains("has no loop")) return "plain driver: no loop";
+    if (c.contains("neither AVX-512 nor AVX2")) return "plain driver: no AVX2/AVX-512";
+    if (c.contains("same trip count in every lane")) return "plain driver: same trip count in every lane";
+    java.util.regex.Matcher share = java.util.regex.Pattern.compile("(\\d+)% of the instructions\\); the rule wants").matcher(c);
+    if (share.find()) return "plain driver: the divergent loop holds " + share.group(1) + " % of the instructions (< 50 %)";
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\): (.*?)(; plain driver|$)").matcher(c);
+    String why = m.find() ? m.group(1) : c;
+    return "plain driver: " + (why.length() > 60 ? why.substring(0, 57) + "..." : why);
+  }
 
   /** GCC's SIMD-clone time over packet time (NaN without a GCC loop). */
   @JsonProperty("speedup_vs_gcc")

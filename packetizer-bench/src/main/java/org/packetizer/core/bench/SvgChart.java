@@ -20,7 +20,12 @@ final class SvgChart {
     List<String> labels = report.targetLabels();
     Map<String, Map<String, double[]>> data = new LinkedHashMap<>(report.speedups());
     Map<String, double[]> geo = new LinkedHashMap<>();
-    for (BenchReport.Geomean g : report.geomeans()) geo.put(g.target(), new double[] {g.speedupVsScalar(), g.autovecSpeedupVsScalar()});
+    for (BenchReport.Geomean g : report.geomeans()) geo.put(g.target(), new double[] {g.speedupVsScalar(), g.autovecSpeedupVsScalar(), Double.NaN});
+    for (BenchReport.DriverGeomean g : report.driverGeomeans()) {
+      double[] v = geo.get(g.target());
+      if (v != null) v[2] = g.autoSpeedupVsScalar();
+    }
+    boolean drivers = report.results().stream().anyMatch(KernelResult::hasDrivers);
     if (!geo.isEmpty()) data.put("geomean", geo);
 
     int bar = 14, gap = 18;
@@ -31,7 +36,9 @@ final class SvgChart {
     int height = top + plotH + bottom;
 
     double max = Math.max(BenchReport.GOAL_W8, 1);
-    for (Map<String, double[]> row : data.values()) for (double[] v : row.values()) max = Math.max(max, Math.max(v[0], v[1]));
+    for (Map<String, double[]> row : data.values()) {
+      for (double[] v : row.values()) max = Math.max(max, Math.max(Math.max(v[0], v[1]), Double.isNaN(v[2]) ? 0 : v[2]));
+    }
     double yMax = niceCeil(max * 1.05);
     double step = yMax <= 8 ? 1 : yMax <= 20 ? 2 : yMax <= 50 ? 5 : 10;
 
@@ -53,6 +60,11 @@ final class SvgChart {
     sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"35\" x2=\"%d\" y2=\"35\" stroke=\"black\" stroke-width=\"2\"/>", lx, lx + 12));
     sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"39\">auto-vectorizer (clang -O3)</text>%n", lx + 16));
     lx += 16 + 170;
+    if (drivers) {
+      sb.append(String.format(Locale.ROOT, "<circle cx=\"%d\" cy=\"35\" r=\"3.5\" fill=\"white\" stroke=\"black\" stroke-width=\"1.5\"/>", lx + 4));
+      sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"39\">array driver, --refill=auto</text>%n", lx + 12));
+      lx += 12 + 170;
+    }
     sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"39\" fill=\"#c00\">\u00d7 not reported</text>%n", lx));
 
     // axes and grid
@@ -101,6 +113,12 @@ final class SvgChart {
         double pa = top + plotH - Math.min(v[1], yMax) / yMax * plotH;
         sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"black\" stroke-width=\"2\"/>%n",
             x - 1, pa, x + bar - 1, pa));
+        if (v.length > 2 && !Double.isNaN(v[2])) {
+          double pd = top + plotH - Math.min(v[2], yMax) / yMax * plotH;
+          sb.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"white\" stroke=\"black\" stroke-width=\"1.5\">"
+              + "<title>%s</title></circle>%n", x + (bar - 2) / 2.0, pd, esc(e.getKey() + " " + labels.get(i) + ": array driver --refill=auto "
+              + fmt(v[2]) + "x vs scalar")));
+        }
       }
       int cx = gx + labels.size() * bar / 2;
       sb.append(String.format(Locale.ROOT,

@@ -126,6 +126,22 @@ public final class RefillDriver {
    * selects the scalar moves, for measurement (read whenever a driver is built).
    */
   static boolean rvvCompressRounds() { return !"false".equals(System.getProperty("packetizer.refill.rvvCompress")); }
+  /**
+   * Whether the result is computed at the round, only for the lanes that left (when the iterations are
+   * unmasked, i.e. {@code iter} is pure): in the hot loop a lane's state keeps the values it had at the start of
+   * the iteration it left in (a select under the lanes still in the loop; AVX-512 folds it into the producing
+   * instruction as a merge mask) and no result is carried; after the block, {@code iter} runs once more on that
+   * state and its answer is taken for the lanes that finished in the block. Otherwise (false) the result is
+   * blended under the active mask in every iteration. Measured (docs/performance.md "Results at the round"):
+   * 1-12 % faster on AVX-512, where the select folds into the instruction computing the next value as a merge mask;
+   * up to 18 % slower on AVX2 (a blend per value of the state, 16 registers), so {@code auto}, the default, means
+   * AVX-512 only. {@code -Dpacketizer.refill.resultAtRound=auto|true|false} (true: wherever the iterations are
+   * unmasked; read whenever a driver is built).
+   */
+  static boolean resultAtRound(boolean avx512) {
+    String v = System.getProperty("packetizer.refill.resultAtRound", "auto");
+    return v.equals("true") || !v.equals("false") && avx512;
+  }
 
   /**
    * The bits of the widest fixed packet one RVV instruction handles (a register group of LMUL 8: 8 × the least
@@ -285,14 +301,15 @@ public final class RefillDriver {
     boolean permute = !avx512 && !sve && feats.contains("+avx2") && x86PermuteRounds()
         && permutable(kinds, scalar.functionType().paramTypes(), w);
     boolean blocks = blocks(options, sve || rvv || x86Compact || permute && x86PermuteBlocks());
+    boolean atRound = whyMasked.isEmpty() && !scalar.returnType().isVoid() && resultAtRound(avx512);
     new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, minFree(w, options), sve || rvv || x86Compact, sveBits,
-        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).emit();
+        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).resultAtRound(atRound).emit();
     if (probe != null) {
       // lock step: a round only when all W lanes of every set are free (the batch rule with minFree = W)
       new Emitter(module, probe, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
           split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, w, sve || rvv || x86Compact, sveBits, 0, probeIc,
-          permute).rvvCompress(rvv).counting().emit();
+          permute).rvvCompress(rvv).resultAtRound(atRound).counting().emit();
     }
     for (Function f : probe == null ? List.of(driver) : List.of(driver, probe)) {
       Optional<String> bad = f.verify();
@@ -337,7 +354,9 @@ public final class RefillDriver {
             : "RISC-V V: a value of the state does not fit vcompress over a register group of " + rvvBits + " bits")
             + "), finished ones store theirs the same way; ")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
-            .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)")));
+            .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)"
+                + (atRound ? "; results at the round: a lane that leaves keeps the state it left with, and iter runs once more"
+                + " on the lanes that finished after each block (no result blended in the iterations)" : ""))));
   }
 
   /**
@@ -568,6 +587,18 @@ public final class RefillDriver {
    */
   public static boolean adaptivePlainWatch() { return !"false".equals(System.getProperty("packetizer.refill.autoPlainWatch")); }
 
+  /**
+   * Whether the watch against refill's cost at the trials also takes a piece as the lesser of itself and the last piece
+   * judged, as the plain watch does ({@code -Dpacketizer.refill.autoWatchLesser=false}: the piece alone, as before the
+   * fifteenth round; for measurement), read when a driver is built; only with the plain watch (its state holds the last
+   * piece). The cycle counter counts wall time, so a piece during which the host took the core reads several times dearer:
+   * on volume (refill 1.25× dearer than plain on random inputs, so refill's reference sits near the plain cost) such
+   * pieces ended the plain run at level 5 two to three times per call of 8 epochs on a loaded host, each time with a
+   * trial, and the auto driver ran 1-6 % slower than the plain one (docs/performance.md "The array drivers in the main
+   * benchmark").
+   */
+  public static boolean adaptiveWatchLesser() { return !"false".equals(System.getProperty("packetizer.refill.autoWatchLesser")); }
+
   /** The plain watch's factor ({@code -Dpacketizer.refill.autoPlainWatchFactor}, 1.0625 to 16), read when a driver is built. */
   static double plainWatchFactor() {
     double f = Double.parseDouble(System.getProperty("packetizer.refill.autoPlainWatchFactor", String.valueOf(PLAIN_WATCH_FACTOR)));
@@ -711,7 +742,8 @@ public final class RefillDriver {
           + " changes when two trials in a row favour it (else the back-off resumes)" + (adaptiveConfirm() ? ", also right after a"
               + " switch and at the start, and keeps the spacing" : "; right after a switch and at the start one trial changes it")
           + (adaptiveWatch() ? "; a run of the plain body goes in timed pieces of an epoch, and a piece that costs more than 3/2"
-              + " times refill's cycles per element at the trials brings the next trial at once" + (adaptivePlainWatch()
+              + " times refill's cycles per element at the trials brings the next trial at once"
+              + (adaptivePlainWatch() && adaptiveWatchLesser() ? " (a piece counting as the lesser of itself and the piece before it)" : "") + (adaptivePlainWatch()
                   ? ", as does a piece of at least half an epoch that, with the piece before it, costs more than "
                       + plainWatchFactor() + " times the dearest recent piece per element (that reference keeps 15/16 per piece)"
                   : "") : "")
@@ -1149,10 +1181,22 @@ public final class RefillDriver {
         // (rCyc = 0): nothing to compare with
         // refill per element at the trials: rCyc / (weight / WATCH_UNIT trials × refillP·W elements); the piece's plain
         // cycles per element against 3/2 times that, cross-multiplied in 128 bits
-        Value plainCost = b.mul(b.mul(b.cast(Opcode.ZEXT, dtPlain, i128, ""), b.cast(Opcode.ZEXT, weight, i128, ""), ""),
+        // (adaptiveWatchLesser, with the plain watch's state) the piece counts as the lesser of its cycles per element and
+        // the last piece judged, as for the plain watch: one piece the host stretched by preempting the thread (the cycle
+        // counter counts wall time) does not end the run; the refill side is scaled by the same fixed point
+        boolean lesser = plainWatch && adaptiveWatchLesser();
+        Value perElFirst = null, sampleFirst = null;
+        if (plainWatch) {
+          perElFirst = b.binop(Opcode.UDIV, b.binop(Opcode.SHL, dtPlain, b.constInt(i64, PLAIN_PEAK_FRACTION_BITS), ""),
+              b.max(cnt, b.constInt(i64, 1), true, ""), "plain.piece.cost");
+          sampleFirst = b.select(b.icmpNe(lastV, zero, ""), b.min(perElFirst, lastV, true, ""), perElFirst, "plain.piece.sample");
+        }
+        Value plainPiece = lesser ? b.mul(b.cast(Opcode.ZEXT, sampleFirst, i128, ""), b.cast(Opcode.ZEXT, cnt, i128, ""), "watch.piece.lesser")
+            : b.cast(Opcode.ZEXT, dtPlain, i128, "");
+        Value plainCost = b.mul(b.mul(plainPiece, b.cast(Opcode.ZEXT, weight, i128, ""), ""),
             b.constInt(i128, (long) refillP * w * WATCH_FACTOR_DEN), "watch.plain");
         Value refillCost = b.mul(b.mul(b.cast(Opcode.ZEXT, rCyc, i128, ""), b.cast(Opcode.ZEXT, cnt, i128, ""), ""),
-            b.constInt(i128, (long) WATCH_FACTOR_NUM * WATCH_UNIT), "watch.refill");
+            b.constInt(i128, (long) WATCH_FACTOR_NUM * WATCH_UNIT << (lesser ? PLAIN_PEAK_FRACTION_BITS : 0)), "watch.refill");
         Value slower = b.icmpUlt(refillCost, plainCost, "watch.slower");
         Value judged = b.and(b.not(b.icmpUlt(cnt, b.constInt(i64, (long) plainP * w), ""), ""),
             b.icmpNe(weight, zero, ""), "");
@@ -1166,10 +1210,9 @@ public final class RefillDriver {
           long fNum = Math.round(plainWatchFactor() * 256);
           Value piece = b.and(plainRun, b.not(b.icmpUlt(cnt, b.constInt(i64, Math.max(1L, ((long) epoch * w) >> PLAIN_PIECE_MIN_SHIFT)), ""),
               ""), "plain.piece.judged");
-          Value perEl = b.binop(Opcode.UDIV, b.binop(Opcode.SHL, dtPlain, b.constInt(i64, PLAIN_PEAK_FRACTION_BITS), ""),
-              b.max(cnt, b.constInt(i64, 1), true, ""), "plain.piece.cost");
+          Value perEl = perElFirst;
           // (the lesser of this piece and the last one judged, when there is one: a piece stretched by the host counts once)
-          Value sample = b.select(b.icmpNe(lastV, zero, ""), b.min(perEl, lastV, true, ""), perEl, "plain.piece.sample");
+          Value sample = sampleFirst;
           Value cap = b.binop(Opcode.LSHR, b.mul(peakV, b.constInt(i64, fNum), ""), b.constInt(i64, 8), "plain.peak.capped");
           Value known = b.icmpNe(peakV, zero, "plain.peak.known");
           Value dearer = b.icmpUlt(cap, sample, "plain.piece.dearer");
@@ -1441,6 +1484,14 @@ public final class RefillDriver {
     private final boolean x86Compress;
     /** AVX-512: compact the state by vpcompress instead of spreading the new elements by vpexpand ({@link #x86CompressRounds}). */
     private final boolean compressRounds = x86CompressRounds();
+    /** The result computed at the round for the lanes that left ({@link #resultAtRound}); only with unmasked iterations. */
+    private boolean resultAtRound;
+    private boolean resultAtRoundWanted;
+
+    Emitter resultAtRound(boolean on) {
+      resultAtRoundWanted = on;
+      return this;
+    }
     /** The widest packet one compress handles, in bits (SVE: the vector length; AVX-512: 32·W). */
     private final int compactBits;
     /**
@@ -1525,6 +1576,7 @@ public final class RefillDriver {
       for (int k = 0; k < ns; k++) stateT.add(preRet.structElements().get(1 + k));
       Type resT = rt.isVoid() ? null : preRet.structElements().get(1 + ns);
       Value n = driver.param(driver.paramCount() - (counting ? 2 : 1));
+      resultAtRound = resT != null && unmaskedIter && resultAtRoundWanted;
       try (IrBuilder b = new IrBuilder(ctx)) {
         Block entry = driver.appendBlock("entry");
         Block head = driver.appendBlock("round");
@@ -1652,7 +1704,8 @@ public final class RefillDriver {
           List<Value> sr = new ArrayList<>();
           for (int k = 0; k < ns; k++) sr.add(b.phi(stateT.get(k), "state" + k + ".it" + sfx));
           srs.add(sr);
-          resRs.add(resT == null ? null : b.phi(resT, "result.it" + sfx));
+          // (the result computed at the round: none in the hot loop; the lanes pre finished keep theirs through it)
+          resRs.add(resT == null || resultAtRound ? null : b.phi(resT, "result.it" + sfx));
           activeRs.add(b.phi(mT, "active.it" + sfx));
         }
         Value count = blockScale > 0 ? b.phi(sizeT, "block.count") : null;
@@ -1693,10 +1746,15 @@ public final class RefillDriver {
           Value iterAt = toMask(b, b.extractValue(ir, 0, "iter.at" + sfx));
           List<Value> st3 = new ArrayList<>();
           for (int k = 0; k < ns; k++) st3.add(convert(b, b.extractValue(ir, 1 + k, "state" + k + ".next" + sfx), stateT.get(k)));
-          Value res3 = resT == null ? null
+          Value res3 = resT == null ? null : resultAtRound ? merged.get(s).result()
               : b.select(activeR, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resRs.get(s), "result.next" + sfx);
           // (a select, not an and: an unmasked iter's answer for a lane that is not in the loop may be poison)
           Value active3 = b.select(activeR, iterAt, b.constNull(mT), "active.next" + sfx);
+          if (resultAtRound) {
+            // a lane that leaves keeps the state it left with (the start of this iteration): the round runs
+            // iter once more on it for the result
+            for (int k = 0; k < ns; k++) st3.set(k, b.select(active3, st3.get(k), srs.get(s).get(k), "state" + k + ".kept" + sfx));
+          }
           after.add(new Lanes(null, st3, res3, active3, null));
         }
         Value keep;
@@ -1722,14 +1780,32 @@ public final class RefillDriver {
           Lanes m = merged.get(s);
           Lanes a = after.get(s);
           for (int k = 0; k < ns; k++) srs.get(s).get(k).addIncoming(List.of(m.state().get(k), a.state().get(k)), List.of(runCheck, run));
-          if (resT != null) resRs.get(s).addIncoming(List.of(m.result(), a.result()), List.of(runCheck, run));
+          if (resRs.get(s) != null) resRs.get(s).addIncoming(List.of(m.result(), a.result()), List.of(runCheck, run));
           activeRs.get(s).addIncoming(List.of(m.active(), a.active()), List.of(runCheck, run));
         }
         b.atEnd(runExit);
         List<Value> done3 = new ArrayList<>();
+        List<Value> res4 = new ArrayList<>();
         for (int s = 0; s < ic; s++) {
           Lanes m = merged.get(s);
-          done3.add(b.or(m.done(), b.and(m.active(), b.not(after.get(s).active(), ""), "finished" + sfx(s)), "done.next" + sfx(s)));
+          Lanes a = after.get(s);
+          Value finished = b.and(m.active(), b.not(a.active(), ""), "finished" + sfx(s));
+          done3.add(b.or(m.done(), finished, "done.next" + sfx(s)));
+          if (resultAtRound) {
+            // the result of the lanes that left in the block: iter once more on the state each kept (the start of
+            // the iteration it left in; pure, so running it again is the same iteration), the code after the loop
+            // included; the lanes pre finished keep theirs
+            List<Value> iargs = new ArrayList<>();
+            List<Type> iterParams = iter.functionType().paramTypes();
+            for (int k = 0; k < ns; k++) iargs.add(convert(b, a.state().get(k), iterParams.get(k)));
+            for (int i = 0; i < split.uniformArgs().size(); i++) iargs.add(driver.param(split.uniformArgs().get(i)));
+            iargs.add(maskArg(b, iter, b.allOnes(mT)));
+            Value ir = b.call(iter, iargs, "iter.left" + sfx(s));
+            ir.setInstructionCallConv(iter.callingConvention());
+            res4.add(b.select(finished, convert(b, b.extractValue(ir, 1 + ns, ""), resT), m.result(), "result.left" + sfx(s)));
+          } else {
+            res4.add(a.result());
+          }
         }
         Value total3 = total == null ? null : b.add(total, count1, "iterations.next");
         b.br(head);
@@ -1747,7 +1823,7 @@ public final class RefillDriver {
             l.state().get(k).addIncoming(List.of(b.poison(stateT.get(k)), m.state().get(k), a.state().get(k)),
                 List.of(entry, idle, runExit));
           }
-          if (resT != null) l.result().addIncoming(List.of(b.poison(resT), m.result(), a.result()), List.of(entry, idle, runExit));
+          if (resT != null) l.result().addIncoming(List.of(b.poison(resT), m.result(), res4.get(s)), List.of(entry, idle, runExit));
           l.active().addIncoming(List.of(b.constNull(mT), m.active(), a.active()), List.of(entry, idle, runExit));
           l.done().addIncoming(List.of(b.constNull(mT), m.done(), done3.get(s)), List.of(entry, idle, runExit));
         }

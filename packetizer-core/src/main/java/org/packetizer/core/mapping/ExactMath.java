@@ -67,7 +67,8 @@ public final class ExactMath {
       // the helper's always-inline pieces (a fast path) inlined where the text calls them, here, so that
       // the linked helper has its final shape whatever the user's pipeline runs later
       src.runPasses("always-inline");
-      m.link(src);
+      // a helper declaring the module's shared cold pieces (SharedCold) links against their definitions
+      SharedCold.linkingAgainst(m, () -> m.link(src));
     }
     Function f = m.function(name).orElseThrow(() -> new IllegalStateException("linked helper " + name + " is missing"));
     f.setInternalLinkage(); // defined external in the text: the linker drops unreferenced internal definitions

@@ -167,7 +167,7 @@ public final class GlibcMath {
         sp.append("  %sp.off = sub ").append(i32v).append(" %sp.xb, ").append(sp("i32", "8388608")).append("\n");
         sp.append("  %special = icmp uge ").append(i32v).append(" %sp.off, ").append(sp("i32", "2130706432")).append("\n");
       }
-      s.append(LibmGuard.unaryHelper(name, libm, "float", w, probes, sp.toString()));
+      s.append(LibmGuard.unaryHelper(name, libm, "float", w, probes, sp.toString(), shared));
       s.append(tail());
       return s.toString();
     }

@@ -144,10 +144,10 @@ public final class GlibcPow {
       StringBuilder s = new StringBuilder();
       if (fn.equals("powf")) {
         s.append(powCore());
-        s.append(BinaryLibmGuard.helper(name, libm, w, POW_PROBES_X, POW_PROBES_Y));
+        s.append(BinaryLibmGuard.helper(name, libm, w, POW_PROBES_X, POW_PROBES_Y, shared));
       } else {
         s.append(fn.equals("exp2f") ? exp2Core() : log2Core());
-        s.append(LibmGuard.unaryHelper(name, libm, "float", w, fn.equals("exp2f") ? EXP2_PROBES : LOG2_PROBES, unarySpecial()));
+        s.append(LibmGuard.unaryHelper(name, libm, "float", w, fn.equals("exp2f") ? EXP2_PROBES : LOG2_PROBES, unarySpecial(), shared));
       }
       s.append(tail());
       return globals + s.toString();

@@ -13,6 +13,8 @@ abstract class GlibcTemplate {
   final String fn, name, libm, d, l, f, i32v, m;
   final int w;
   final boolean fma;
+  /** The module's shared cold pieces' stem ({@link SharedCold}), or null for the helper's own. */
+  String shared;
   final TableLookup.Route route;
 
   GlibcTemplate(String fn, int w, String name, boolean fma, String libm, TableLookup.Route route) {
@@ -48,11 +50,21 @@ abstract class GlibcTemplate {
     String cpu = packet.stringAttribute("target-cpu").orElse("");
     String ownFeatures = packet.stringAttribute("target-features").orElse("");
     TableLookup.Route route = GlibcMath.tableRoute(packet, w);
-    String name = "__packetizer_glibc_" + fn + "_v" + w + "_" + Integer.toHexString((cpu + "|" + ownFeatures + "|" + fma + "|" + libm).hashCode())
-        + (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route)) + (LibmGuard.leanGuard() ? "" : "m");
+    boolean shared = SharedCold.enabled();
+    String tail = (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route)) + (LibmGuard.leanGuard() ? "" : "m");
+    String stem = "__packetizer_glibc_" + fn + "_v" + w + "_";
+    String key = cpu + "|" + ownFeatures + "|" + fma + "|" + libm;
+    // the helper with its own cold pieces keeps the name it had before the shared pieces (SharedCold)
+    String own = stem + Integer.toHexString(key.hashCode()) + tail;
+    String name = shared ? stem + Integer.toHexString((key + "|shared").hashCode()) + tail : own;
     Optional<Function> have = m.function(name);
     if (have.isPresent()) return have.get();
-    return ExactMath.linkHelper(m, packet, name, make.make(fn, w, name, fma, libm, route).module(), w);
+    // one in its own layout, from an earlier packetization (SharedCold.settle): used as it is
+    Optional<Function> earlier = m.function(own);
+    if (earlier.isPresent()) return earlier.get();
+    GlibcTemplate t = make.make(fn, w, name, fma, libm, route);
+    if (shared) t.shared = SharedCold.ensure(m, packet, w);
+    return ExactMath.linkHelper(m, packet, name, t.module(), w);
   }
 
   String sp(String type, String v) { return "splat (" + type + " " + v + ")"; }

@@ -166,24 +166,46 @@ public final class LibmGuard {
    * path does not cover) from {@code %x}, defining only names starting with {@code %sp.}.
    */
   public static String unaryHelper(String name, String libm, String t, int w, long[] probeBits, String special) {
+    return unaryHelper(name, libm, t, w, probeBits, special, null);
+  }
+
+  /**
+   * {@link #unaryHelper(String, String, String, int, long[], String)} with the cold pieces shared by the
+   * module's helpers ({@link SharedCold}, stem {@code shared}; float only) instead of its own, when
+   * {@code shared} is not null: the helper keeps its flag and probe inputs and adds the descriptor
+   * {@code @"NAME.desc"}; its entry calls the shared {@code .slow} and {@code .lanes}.
+   */
+  static String unaryHelper(String name, String libm, String t, int w, long[] probeBits, String special, String shared) {
     probeBits = padded(probeBits, w);
     if (inlinedLayout()) return unaryHelperInlined(name, libm, t, w, probeBits, special);
+    if (shared != null && !t.equals("float")) throw new IllegalArgumentException("shared cold pieces are float only");
     String vt = "<" + w + " x " + t + ">";
     String m = "<" + w + " x i1>";
     String iw = "i" + w;
     String q = "@\"" + name;
     StringBuilder s = new StringBuilder();
     s.append(globals(name, t, probeBits));
-    s.append(probe(name, libm, t, w, probeBits.length,
-        "  %y = call " + vt + " " + q + "\"(" + vt + " %xv, " + m + " zeroinitializer)\n"));
-    s.append(lanes(name, libm, t, w));
+    if (shared == null) {
+      s.append(probe(name, libm, t, w, probeBits.length,
+          "  %y = call " + vt + " " + q + "\"(" + vt + " %xv, " + m + " zeroinitializer)\n"));
+      s.append(lanes(name, libm, t, w));
+    } else {
+      s.append(SharedCold.descriptor(name, libm, name + ".probes", null, probeBits.length, w));
+      s.append(SharedCold.declarations(shared, w));
+    }
     // the entry
     s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
     s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %check, !prof !1\n");
     s.append("check:\n  %mi = bitcast ").append(m).append(" %m to ").append(iw).append("\n  %none = icmp eq ").append(iw).append(" %mi, 0\n");
     s.append("  br i1 %none, label %fast, label %cold\n");
-    appendEntryTail(s, q, vt, m, iw, special);
+    appendEntryTail(s, q, vt, m, iw, special, shared, name, w);
+    if (shared != null) {
+      s.append(declarations(libm, t, w));
+      s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
+      s.append("!1 = !{!\"branch_weights\", i32 1000, i32 1}\n");
+      return s.toString();
+    }
     // the first call (probe, then the entry again) and the calls after a failed probe
     s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
@@ -280,7 +302,7 @@ public final class LibmGuard {
     s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
     s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %cold\n");
-    appendEntryTail(s, q, vt, m, iw, special);
+    appendEntryTail(s, q, vt, m, iw, special, null, name, w);
     // the first call (probe) and the calls after a failed probe
     s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
@@ -344,17 +366,22 @@ public final class LibmGuard {
   /** A floating-point constant as LLVM writes it (hexadecimal double bits, also for float). */
   static String fp(double v) { return String.format(Locale.ROOT, "0x%016X", Double.doubleToRawLongBits(v)); }
 
+  /** The entry's call of the per-lane pieces for its special lanes {@code %sm}, defining {@code %ye}. */
+  private static String lanesCall(String q, String vt, String m, String shared, String name, int w) {
+    if (shared != null) return SharedCold.lanesCall("%ye", shared, name, w, "%x", "%sm", "%y", "poison");
+    return "  %ye = call " + vt + " " + q + ".lanes\"(" + vt + " %x, " + m + " %sm, " + vt + " %y)\n";
+  }
+
   /** The entry's blocks after the guard test, the same for every helper: the fast path, the per-lane
    *  calls for its special lanes, the first call's or failed probe's cold path, and the join. */
-  private static void appendEntryTail(StringBuilder s, String q, String vt, String m, String iw, String special) {
+  private static void appendEntryTail(StringBuilder s, String q, String vt, String m, String iw, String special, String shared, String name, int w) {
     s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
     s.append(special);
     if (!leanGuard()) {
       s.append("  %sm = and ").append(m).append(" %special, %m\n");
       s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
       s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-      s.append("edge:\n  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
-          .append(vt).append(" %y)\n  br label %done\n");
+      s.append("edge:\n").append(lanesCall(q, vt, m, shared, name, w)).append("  br label %done\n");
     } else {
     // the hot test is on the special lanes alone (one vmovmskps and a test on AVX); the active-lane
     // mask is applied only on the cold edge (.lanes calls nothing for an empty mask): an inactive
@@ -363,10 +390,14 @@ public final class LibmGuard {
     s.append("  %spi = bitcast ").append(m).append(" %special to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %spi, 0\n");
     s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
     s.append("edge:\n  %sm = and ").append(m).append(" %special, %m\n");
-    s.append("  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %sm, ")
-        .append(vt).append(" %y)\n  br label %done\n");
+    s.append(lanesCall(q, vt, m, shared, name, w)).append("  br label %done\n");
     }
-    s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
-    s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], [ %yc, %cold ]\n  ret ").append(vt).append(" %r\n}\n");
+    if (shared == null) {
+      s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
+    } else {
+      s.append(SharedCold.coldBlocks(shared, name, w, "poison"));
+    }
+    s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], ").append(shared == null ? "[ %yc, %cold ]" : SharedCold.coldIncoming())
+        .append("\n  ret ").append(vt).append(" %r\n}\n");
   }
 }

@@ -35,7 +35,7 @@ import org.packetizer.core.toolchain.ProcessResult;
 class RefillDriverCallerTest {
   @TempDir Path dir;
 
-  static final List<String[]> KERNELS = List.of(new String[] {"collatz", "v"}, new String[] {"multi_exit", "vu"},
+  static final List<String[]> KERNELS = List.of(new String[] {"collatz", "v"}, new String[] {"multi_exit", "vu"}, new String[] {"exit_values", "vu"},
       new String[] {"nested", "vu"}, new String[] {"guarded", "v"}, new String[] {"converges", "v"}, new String[] {"rows", "vu"},
       new String[] {"gcd", "vv"});
 

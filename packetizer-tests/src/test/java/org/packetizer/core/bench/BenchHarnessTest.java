@@ -282,7 +282,7 @@ class BenchHarnessTest {
   private static KernelResult result(String k, int w, String isa, double s, double a, double p, int si, int pi, int sm, int pm) {
     String family = k.startsWith("fig") ? "thesis" : "kernel";
     return new KernelResult(k, family, w, isa, "cpu", 1024, 3, s, a, p, s, a, p, 0, true, si, pi, sm, pm, 1, 0, 0, 0, 0, 0, 0, Double.NaN,
-        false, 1);
+        false, 1, Double.NaN, Double.NaN, Double.NaN, Double.NaN, "");
   }
 
   /**

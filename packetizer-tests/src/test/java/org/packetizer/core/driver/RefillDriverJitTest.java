@@ -62,6 +62,7 @@ class RefillDriverJitTest {
   static final List<K> C_KERNELS = List.of(
       new K("collatz", "v", "l", 'l', 1, 3000),
       new K("multi_exit", "vu", "fi", 'i', -3, 3),
+      new K("exit_values", "vu", "fi", 'f', -2.2, 2.2),
       new K("nested", "vu", "ii", 'i', -1000, 1000),
       new K("guarded", "v", "d", 'd', -1, 3),
       new K("converges", "v", "f", 'b', -2.2, 0.5),
@@ -72,7 +73,7 @@ class RefillDriverJitTest {
    * Kernels whose loop body may run on every lane (no memory access, call, division or inner loop):
    * the driver passes iter an all-true mask; the others keep the active mask.
    */
-  static final List<String> UNMASKED = List.of("collatz", "multi_exit", "guarded", "converges", "mandelbrot", "julia", "march");
+  static final List<String> UNMASKED = List.of("collatz", "multi_exit", "exit_values", "guarded", "converges", "mandelbrot", "julia", "march");
 
   static final List<K> BUNDLED = List.of(
       new K("mandelbrot", "vvu", "ffi", 'i', -2, 1),
@@ -130,6 +131,9 @@ class RefillDriverJitTest {
         String iterations = UNMASKED.contains(k.name()) ? "iterations unmasked" : "iterations masked";
         assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(iterations)),
             k.name() + " wants " + iterations + ": " + remarks);
+        // the result at the round: by default on AVX-512 only, and only with unmasked iterations
+        assertEquals(avx512 && UNMASKED.contains(k.name()), remarks.stream().anyMatch(r -> r.function().equals(k.name())
+            && r.message().contains(AT_ROUND_REMARK)), k.name() + ": " + remarks);
       }
       // the remainder by the state (lanes that are done hold b == 0) and the inner loop keep the mask
       assertTrue(remarks.stream().anyMatch(r -> r.function().equals("gcd") && r.message().contains("iterations masked (it divides integers")),
@@ -587,6 +591,79 @@ class RefillDriverJitTest {
     }
   }
 
+  static final String AT_ROUND_REMARK = "results at the round";
+
+  /**
+   * The result at the round ({@code RefillDriver.resultAtRound}; by default on AVX-512 only) either way on every route:
+   * forced on for AVX2's permutation rounds and for the scalar moves of baseline x86-64, forced off on AVX-512 (the
+   * blend in every iteration), W = 4, 8, 16, IC 1 and 2. The remark names it exactly for the kernels with unmasked
+   * iterations (the others keep the blend: running a masked iteration again would repeat its side effects); every
+   * element of every kernel — several exits with other results (multi_exit, exit_values: a float result from the
+   * state, from the exiting iteration and from a live-out only one exit reads), a counter (mandelbrot), a bool, code
+   * after the loop (guarded), the sphere tracer's float — equal to the scalar function's, random and coherent inputs.
+   */
+  @ParameterizedTest(name = "W={0} route={1} resultAtRound={2}")
+  @MethodSource("atRoundCases")
+  void resultsAtTheRoundOrBlendedMatchTheScalarFunction(int w, String route, String atRound) throws Throwable {
+    if (route.equals("avx512")) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; that route did not run");
+    if (route.equals("haswell")) Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; that route did not run");
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
+    List<String> flags = new ArrayList<>(List.of("-O2"));
+    if (route.equals("avx512")) flags.add("-march=skylake-avx512");
+    if (route.equals("haswell")) flags.add("-march=haswell");
+    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    boolean on = atRound.equals("true");
+    System.setProperty("packetizer.refill.resultAtRound", atRound);
+    try {
+      for (int ic : new int[] {1, 2}) {
+        List<Integer> ns = sizes(ic * w);
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+          List<Remark> remarks = new ArrayList<>();
+          for (K k : C_KERNELS) {
+            new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
+                .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+            boolean want = on && UNMASKED.contains(k.name());
+            assertEquals(want, remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(AT_ROUND_REMARK)),
+                k.name() + ": " + remarks);
+          }
+          try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+            jit.addModule(m);
+            for (K k : C_KERNELS) check(jit, arena, k, w, ns);
+          }
+        }
+        Manifest mf = Manifest.load();
+        for (K k : BUNDLED) {
+          Manifest.Entry e = mf.require(k.name());
+          List<Remark> remarks = new ArrayList<>();
+          try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
+            if (route.equals("avx512")) retarget(m, k.name(), "skylake-avx512", AVX512_FEATURES);
+            if (route.equals("haswell")) retarget(m, k.name(), "haswell", AVX2_FEATURES);
+            new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
+                .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+            assertEquals(on, remarks.stream().anyMatch(r -> r.message().contains(AT_ROUND_REMARK)), remarks.toString());
+            try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+              jit.addModule(m);
+              check(jit, arena, k, w, ns);
+            }
+          }
+        }
+      }
+    } finally {
+      System.clearProperty("packetizer.refill.resultAtRound");
+    }
+  }
+
+  static Stream<Arguments> atRoundCases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) {
+      out.add(Arguments.of(w, "avx512", "false"));
+      out.add(Arguments.of(w, "haswell", "true"));
+      out.add(Arguments.of(w, "baseline", "true"));
+    }
+    return out.stream();
+  }
+
   static final String AVX512_FEATURES = "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2";
 
   /** Compiles {@code fn} of {@code m} for {@code cpu} with {@code features} (the bundled bitcode is for baseline x86-64). */
@@ -791,7 +868,7 @@ class RefillDriverJitTest {
             uniform[j] = switch (k.name()) {
               case "mandelbrot" -> 150;
               case "julia" -> j == 2 ? (Object) (-0.8f) : j == 3 ? (Object) 0.156f : (Object) 120;
-              case "multi_exit" -> 40;
+              case "multi_exit", "exit_values" -> 40;
               case "nested" -> 5;
               case "rows" -> 6;
               case "stack_slot" -> 20;
