@@ -42,6 +42,23 @@ class RefillCliTest {
     assertEquals(0, r.code(), r.err());
     assertTrue(r.err().contains("lane refill (--refill=auto) at the loop at %"), r.err());
     assertTrue(r.err().contains("--refill=auto: the driver runs epochs of 2048·W elements"), r.err());
+    // the generic bitcode compiled for AVX-512 by the command line: the rule reads --target-features (which become the
+    // packet function's attributes), not the function's own generic features
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=auto",
+        "--target-cpu", "skylake-avx512", "--target-features", "+avx512f,+avx512vl,+avx2,+avx,+fma", "--remarks", "-o",
+        out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("lane refill (--refill=auto) at the loop at %"), r.err());
+    assertTrue(r.err().contains("--refill=auto: the driver runs epochs of 2048·W elements"), r.err());
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(out)) {
+      assertEquals("+avx512f,+avx512vl,+avx2,+avx,+fma",
+          m.function("mandelbrot_map").orElseThrow().stringAttribute("target-features").orElse(""));
+    }
+    // and --target-features naming neither AVX-512 nor AVX2 keeps the plain driver for a function compiled for AVX-512
+    r = Cli.run(in512.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=auto",
+        "--target-cpu", "x86-64-v2", "--target-features", "+sse4.2,+sse4.1,+ssse3", "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("lane refill not chosen (--refill=auto)") && r.err().contains("the target has neither AVX-512 nor AVX2"), r.err());
     r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill", "--refill-batch", "3",
         "--remarks", "-o", out.toString());
     assertEquals(0, r.code(), r.err());

@@ -402,11 +402,13 @@ public final class RefillDriver {
   private static Remark note(String fn, String msg) { return new Remark(Remark.Kind.NOTE, fn, null, null, msg); }
 
   /**
-   * The target features the code is generated for: the function's, else the options' (hardware-width
-   * detection's), else the host's (what a JIT without attributes compiles for).
+   * The target features the code is generated for: the options' (what {@link PacketizerOptions#targetFeatures()}
+   * promises: detection uses them instead of the function's; the command line's {@code --target-features} also
+   * becomes the packet function's attribute after packetization), else the function's, else the host's (what a JIT
+   * without attributes compiles for).
    */
-  private static String targetFeatures(Function f, PacketizerOptions options) {
-    return f.stringAttribute("target-features").or(options::targetFeatures).orElseGet(org.packetizer.core.ir.Llvm::hostCpuFeatures);
+  static String targetFeatures(Function f, PacketizerOptions options) {
+    return options.targetFeatures().or(() -> f.stringAttribute("target-features")).orElseGet(org.packetizer.core.ir.Llvm::hostCpuFeatures);
   }
 
   /**

@@ -250,7 +250,7 @@ public final class ScalableRefillDriver {
     String why = null;
     TargetArch arch = TargetArch.of(module.targetTriple());
     if (arch == TargetArch.RISCV64) {
-      String features = scalar.stringAttribute("target-features").orElse(options.targetFeatures().orElse(""));
+      String features = options.targetFeatures().or(() -> scalar.stringAttribute("target-features")).orElse("");
       boolean v = false;
       for (String f : features.split(",")) v |= f.strip().equals("+v") || f.strip().startsWith("+zve64");
       if (!v) {
@@ -264,7 +264,7 @@ public final class ScalableRefillDriver {
       why = "the module's target is " + module.targetTriple() + "; it is built for AArch64 with SVE (compact, splice, cntp)"
           + " and RISC-V V (vcompress, vcpop) only: drop --refill for the plain scalable driver";
     } else {
-      String features = scalar.stringAttribute("target-features").orElse(options.targetFeatures().orElse(""));
+      String features = options.targetFeatures().or(() -> scalar.stringAttribute("target-features")).orElse("");
       boolean sve = false;
       for (String f : features.split(",")) sve |= f.strip().startsWith("+sve");
       if (!sve) {
