@@ -55,6 +55,9 @@ class PortModelTest {
     assertTrue(one / two > 1.15, "two chains: " + one + " -> " + two);
     double oneBig = PortModel.schedule(longChain, 1, withScheduler(hsw, hsw.window()));
     assertTrue(oneBig < one * 0.8, "a scheduler as large as the window overlaps more of the steps: " + oneBig + " vs " + one);
+    // with no scheduler limit the reorder window binds: 192 operations in flight hold 4.8 steps of the 200-cycle chain
+    double oneWindow = PortModel.schedule(longChain, 1, withScheduler(hsw, 1_000_000));
+    assertTrue(oneWindow > 30, "the window limits the overlap of the steps, above the 20 issue cycles: " + oneWindow);
 
     // 200 independent loads on Haswell's two load ports: 100 cycles per packet with one chain or two
     List<PortModel.Op> loads = new ArrayList<>();
