@@ -212,6 +212,15 @@ public final class Interleave {
       }
     }
     if (loops.isEmpty() && !refill && packet != null && !packet.isDeclaration() && straightLineRule()) {
+      if (straightLinePorts()) {
+        // the port model (PortModel): a schedule of driver steps on the target's ports, window and dispatch width
+        String cpu = HardwareWidth.resolve(packet, null, null).cpu();
+        PortModel.Estimate pm = PortModel.of(packet, regBits, cpu, arm);
+        if (pm != null) {
+          int ic = pm.gain() >= PORTS_MIN_GAIN ? 2 : 1;
+          return new Choice(ic, false, loops, "no loops; " + pm.describe() + " -> IC " + ic);
+        }
+      }
       // no loops and no exact-math chain rule: the packet function's own estimate (emulated gathers, blends, the
       // helpers' bodies), two chains where it says they gain at least MIN_GAIN
       PacketEstimate est = PacketEstimate.of(packet, regBits, arm);
@@ -231,11 +240,30 @@ public final class Interleave {
    * interleaves was 20-38 % faster.
    */
   static boolean straightLineRule() {
-    String v = System.getProperty("packetizer.interleave.straightLine", "packet").strip();
-    if (v.equals("packet")) return true;
-    if (v.equals("off")) return false;
-    throw new IllegalArgumentException("packetizer.interleave.straightLine: expected packet or off, not " + v);
+    String v = straightLineMode();
+    return !v.equals("off");
   }
+
+  /** The knob's value, checked: {@code packet}, {@code ports} or {@code off}. */
+  static String straightLineMode() {
+    String v = System.getProperty("packetizer.interleave.straightLine", "packet").strip();
+    if (v.equals("packet") || v.equals("ports") || v.equals("off")) return v;
+    throw new IllegalArgumentException("packetizer.interleave.straightLine: expected packet, ports or off, not " + v);
+  }
+
+  /**
+   * {@code -Dpacketizer.interleave.straightLine=ports}: a function without loops on an x86 target is judged by the port
+   * model ({@link PortModel}: a schedule of driver steps on the target's ports, reorder window and dispatch width);
+   * other targets keep {@link PacketEstimate}.
+   */
+  static boolean straightLinePorts() { return straightLineMode().equals("ports"); }
+
+  /**
+   * The port model's threshold: the smallest modelled gain of two chains that interleaves (lower than {@link
+   * #MIN_GAIN}: the schedule counts what the window estimate cannot, ports and the scheduler's size, so a modelled
+   * 10 % is not the window estimate's rounding).
+   */
+  public static final double PORTS_MIN_GAIN = 1.1;
 
   /** The widest interleaved packet the straight-line math rule makes (W4 and W8 measured; W16 × 2 not). */
   static final int MAX_MATH_LANES = 16;

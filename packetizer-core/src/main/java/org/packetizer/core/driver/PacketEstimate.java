@@ -192,6 +192,9 @@ public record PacketEstimate(double ops, double path, double divider, int callee
     }
   }
 
+  /** Bits of a scalar type (pointers 64). */
+  static int scalarBitsOf(Type t) { return Walk.scalarBits(t); }
+
   /** The blocks reachable from the entry in reverse postorder (a topological order of the forward edges). */
   static List<Block> reversePostorder(Function f) {
     List<Block> post = new ArrayList<>();
