@@ -444,7 +444,9 @@ final class Pipeline {
   /** Clean-up: LLVM's scalar optimizations on the packet function, then integer masks where they pay. */
   private void cleanUp(Legality.Request r, Function packet) {
     if (!options.cleanup()) return;
-    LlvmModule.runPasses(packet, options.prepareOptimize() ? CLEANUP_AFTER_PREPARE : CLEANUP_PIPELINE, null);
+    // (measurement knob -Dpacketizer.cleanupPasses=PIPELINE: another pass list, e.g. one pass left out, read at each use)
+    String passes = System.getProperty("packetizer.cleanupPasses");
+    LlvmModule.runPasses(packet, passes != null ? passes : options.prepareOptimize() ? CLEANUP_AFTER_PREPARE : CLEANUP_PIPELINE, null);
     // (after the clean-up: InstCombine would fold integer masks back to <W x i1>)
     boolean intMasks = switch (options.integerMasks()) {
       case ALWAYS -> true;
@@ -723,7 +725,9 @@ final class Pipeline {
    * Clean-up on the packet function: slots back to SSA, then the usual scalar optimizations, each
    * once (issue 16: InstCombine is most of the clean-up's time; a second InstCombine and GVN after
    * it cost 35-40 % of the clean-up and changed no benchmark kernel's instruction count in total —
-   * early-cse after the one InstCombine catches the redundancy it exposes). No loop
+   * early-cse after the one InstCombine catches the redundancy it exposes: fifteenth round, irchecks
+   * cleanup/loop-test-repeated-after-instcombine.ll; every pass left out makes some dumped module's
+   * machine code larger, docs/performance.md). No loop
    * passes: {@code loop-mssa(licm)} run through LLVMRunPassesOnFunction grew the native heap by
    * 0.3–0.7 MB per packetization in EmbeddedPassExampleTest; codegen's MachineLICM hoists invariants.
    */

@@ -41,7 +41,7 @@ public final class Benchmark {
       "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor",
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
       "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions",
-      "packetizer.interleave.straightLine", "packetizer.refill.rvvCompress");
+      "packetizer.interleave.straightLine", "packetizer.refill.rvvCompress", "packetizer.cleanupPasses");
 
   private Benchmark() {}
 

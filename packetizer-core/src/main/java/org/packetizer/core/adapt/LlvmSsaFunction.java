@@ -14,6 +14,7 @@ import org.packetizer.analysis.cfg.Cfg;
 import org.packetizer.analysis.divergence.OpKind;
 import org.packetizer.analysis.divergence.Shape;
 import org.packetizer.analysis.divergence.SsaFunction;
+import org.packetizer.core.ir.AddressMap;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.Opcode;
@@ -28,7 +29,7 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
   /** Each block's instructions as first walked, by the block's number in {@link #blockIndex}. */
   private final List<Value>[] instructions;
   /** Block address to its position in {@link #fn}'s block list at construction. */
-  private final AddressNumbers blockIndex;
+  private final AddressMap.OfInt blockIndex;
   /**
    * Dense numbering of the function's instructions (block order, then instruction order): one lookup
    * per question, then arrays (issue 16, eleventh round: two maps keyed by the same values before, and
@@ -36,7 +37,7 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
    * cached operand lists) carry their number ({@link Value#numberIn}), so asking with them hashes
    * nothing; other objects of the same instructions are looked up by address (thirteenth round).
    */
-  private final AddressNumbers index;
+  private final AddressMap.OfInt index;
   private final Value[] valueAt;
   private final Block[] blockAt;
   private final Opcode[] opcodeAt;
@@ -57,7 +58,7 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
     @SuppressWarnings("unchecked")
     List<Value>[] lists = new List[blocks.size()];
     instructions = lists;
-    blockIndex = new AddressNumbers(blocks.size());
+    blockIndex = new AddressMap.OfInt(blocks.size());
     for (Block b : blocks) g.addVertex(b);
     List<Value> all = new ArrayList<>();
     List<Block> allBlocks = new ArrayList<>();
@@ -71,7 +72,7 @@ public final class LlvmSsaFunction implements SsaFunction<Block, Value> {
       for (Block s : b.successors()) g.addEdge(b, s);
     }
     int n = all.size();
-    index = new AddressNumbers(n);
+    index = new AddressMap.OfInt(n);
     valueAt = all.toArray(new Value[0]);
     blockAt = allBlocks.toArray(new Block[0]);
     opcodeAt = new Opcode[n];

@@ -8,6 +8,7 @@ import java.util.function.LongFunction;
  * half full. No boxing of the keys, no entry objects, no {@code equals} calls (issue 16: the emitter's
  * {@code SlotSsa} looked its placeholders and blocks up in {@code HashMap<Long, ...>}, a boxed key per
  * lookup). Not iterable: the users keep their own ordered lists, so nothing depends on its order.
+ * {@link OfInt} is the same table with {@code int} values.
  */
 public final class AddressMap<V> {
   private long[] keys;
@@ -17,7 +18,7 @@ public final class AddressMap<V> {
 
   /** A map sized for about {@code expected} entries before it grows. */
   public AddressMap(int expected) {
-    int cap = Integer.highestOneBit(Math.max(8, expected) * 2 - 1) << 1;
+    int cap = capacity(expected);
     keys = new long[cap];
     values = new Object[cap];
     mask = cap - 1;
@@ -29,44 +30,24 @@ public final class AddressMap<V> {
   @SuppressWarnings("unchecked")
   public V get(long address) {
     if (address == 0) return null;
-    int i = slot(address, mask);
-    while (true) {
-      long k = keys[i];
-      if (k == address) return (V) values[i];
-      if (k == 0) return null;
-      i = (i + 1) & mask;
-    }
+    int i = probe(keys, mask, address);
+    return keys[i] == 0 ? null : (V) values[i];
   }
 
   /** Sets the value of {@code address} (non-zero) to {@code value} (non-null). */
   public void put(long address, V value) {
     checkKey(address);
-    int i = slot(address, mask);
-    while (true) {
-      long k = keys[i];
-      if (k == address) {
-        values[i] = value;
-        return;
-      }
-      if (k == 0) {
-        insertAt(i, address, value);
-        return;
-      }
-      i = (i + 1) & mask;
-    }
+    int i = probe(keys, mask, address);
+    if (keys[i] == address) values[i] = value;
+    else insertAt(i, address, value);
   }
 
   /** The value of {@code address} (non-zero); made by {@code make} and kept when it has none. */
   @SuppressWarnings("unchecked")
   public V computeIfAbsent(long address, LongFunction<? extends V> make) {
     checkKey(address);
-    int i = slot(address, mask);
-    while (true) {
-      long k = keys[i];
-      if (k == address) return (V) values[i];
-      if (k == 0) break;
-      i = (i + 1) & mask;
-    }
+    int i = probe(keys, mask, address);
+    if (keys[i] == address) return (V) values[i];
     V v = make.apply(address);
     // (make may have put entries, even grown the table: find the free slot again)
     put(address, v);
@@ -91,8 +72,7 @@ public final class AddressMap<V> {
     for (int j = 0; j < ok.length; j++) {
       long k = ok[j];
       if (k == 0) continue;
-      int i = slot(k, mask);
-      while (keys[i] != 0) i = (i + 1) & mask;
+      int i = probe(keys, mask, k);
       keys[i] = k;
       values[i] = ov[j];
     }
@@ -102,5 +82,77 @@ public final class AddressMap<V> {
     if (address == 0) throw new IllegalArgumentException("address 0 is not a key");
   }
 
-  private static int slot(long address, int mask) { return (int) (Llvm.addressKey(address) >>> 32) & mask; }
+  /** A power of two at least twice {@code expected} (and at least 16): the table stays at most half full. */
+  private static int capacity(int expected) { return Integer.highestOneBit(Math.max(8, expected) * 2 - 1) << 1; }
+
+  /**
+   * Where {@code address} (non-zero) is in {@code keys}, or the free slot where it would go: linear
+   * probing from the slot of its hash ({@link Llvm#addressKey}). The table must have a free slot.
+   */
+  private static int probe(long[] keys, int mask, long address) {
+    int i = (int) (Llvm.addressKey(address) >>> 32) & mask;
+    while (true) {
+      long k = keys[i];
+      if (k == address || k == 0) return i;
+      i = (i + 1) & mask;
+    }
+  }
+
+  /**
+   * The same table with {@code int} values (no boxing): native address to a number, -1 for none. The
+   * analyses' view of a function ({@code core.adapt.LlvmSsaFunction}) numbers its blocks and the
+   * instructions it did not hand out itself through it (issue 16: a {@code HashMap<Value, Integer>} was
+   * the largest single hash-lookup site). Grows at half full, like the map; not iterable.
+   */
+  public static final class OfInt {
+    private long[] keys;
+    private int[] values;
+    private int mask;
+    private int size;
+
+    /** A table sized for about {@code expected} entries before it grows. */
+    public OfInt(int expected) {
+      int cap = capacity(expected);
+      keys = new long[cap];
+      values = new int[cap];
+      mask = cap - 1;
+    }
+
+    /** The number of {@code address}, or -1 (also for address 0). */
+    public int get(long address) {
+      if (address == 0) return -1;
+      int i = probe(keys, mask, address);
+      return keys[i] == 0 ? -1 : values[i];
+    }
+
+    /** Records {@code value} for {@code address} (non-zero) unless it has one; returns the value it has then. */
+    public int putIfAbsent(long address, int value) {
+      checkKey(address);
+      int i = probe(keys, mask, address);
+      if (keys[i] == address) return values[i];
+      keys[i] = address;
+      values[i] = value;
+      if (++size * 2 > keys.length) grow();
+      return value;
+    }
+
+    /** How many addresses have a value. */
+    public int size() { return size; }
+
+    private void grow() {
+      long[] ok = keys;
+      int[] ov = values;
+      int cap = ok.length * 2;
+      keys = new long[cap];
+      values = new int[cap];
+      mask = cap - 1;
+      for (int j = 0; j < ok.length; j++) {
+        long k = ok[j];
+        if (k == 0) continue;
+        int i = probe(keys, mask, k);
+        keys[i] = k;
+        values[i] = ov[j];
+      }
+    }
+  }
 }

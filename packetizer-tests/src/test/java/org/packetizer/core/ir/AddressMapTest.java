@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link AddressMap} (the emitter's SSA construction keys its blocks and placeholders by native address)
- * against a {@code HashMap<Long, ...>}: strided and random addresses, keys that share a slot, growth
- * from the smallest table, and absent keys.
+ * and {@link AddressMap.OfInt} (the analyses' view numbers blocks and instructions by address) against a
+ * {@code HashMap<Long, ...>}: strided and random addresses, keys that share a slot, growth from the
+ * smallest table, and absent keys.
  */
 class AddressMapTest {
 
@@ -97,5 +98,48 @@ class AddressMapTest {
     assertNull(m.get(0));
     assertThrows(IllegalArgumentException.class, () -> m.put(0, "x"));
     assertThrows(IllegalArgumentException.class, () -> m.computeIfAbsent(0, k -> "x"));
+    AddressMap.OfInt n = new AddressMap.OfInt(4);
+    assertEquals(-1, n.get(0));
+    assertThrows(IllegalArgumentException.class, () -> n.putIfAbsent(0, 1));
+  }
+
+  @Test
+  void intValuesAgreeWithAHashMapThroughGrowth() {
+    Random r = new Random(28);
+    for (long stride : new long[] {8, 16, 48, 4096}) {
+      // sized for far fewer than it gets (growth from the smallest table), and sized exactly
+      for (int expected : new int[] {1, 3000}) {
+        AddressMap.OfInt m = new AddressMap.OfInt(expected);
+        Map<Long, Integer> model = new HashMap<>();
+        long base = 0x00007f3a12345670L;
+        List<Long> keys = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+          boolean again = !keys.isEmpty() && r.nextInt(4) == 0;
+          long a = again ? keys.get(r.nextInt(keys.size())) : r.nextInt(4) == 0 ? (r.nextLong() | 1) : base + i * stride;
+          keys.add(a);
+          // the value the table has for a key it has; the new one (numbers from 0, as the users give them) otherwise
+          int next = model.size();
+          int want = model.computeIfAbsent(a, k -> next);
+          assertEquals(want, m.putIfAbsent(a, next), () -> "stride " + stride + ": " + Long.toHexString(a));
+          assertEquals(model.size(), m.size());
+        }
+        for (long a : keys) assertEquals((int) model.get(a), m.get(a), () -> "stride " + stride + ": " + Long.toHexString(a));
+        for (int i = 0; i < 1000; i++) assertEquals(-1, m.get(base + 3000L * stride + i * 8L + 3));  // never put
+      }
+    }
+  }
+
+  @Test
+  void intKeysThatShareASlotAreKeptApart() {
+    List<Long> same = new ArrayList<>();
+    for (long a = 0x1000; same.size() < 7; a += 16) {
+      if (((int) (Llvm.addressKey(a) >>> 32) & 15) == 5) same.add(a);
+    }
+    AddressMap.OfInt m = new AddressMap.OfInt(7);
+    for (long a : same) assertEquals(-1, m.get(a));
+    for (int i = 0; i < same.size(); i++) assertEquals(i, m.putIfAbsent(same.get(i), i));
+    for (int i = 0; i < same.size(); i++) assertEquals(i, m.putIfAbsent(same.get(i), 100 + i), "a second value replaced the first");
+    for (int i = 0; i < same.size(); i++) assertEquals(i, m.get(same.get(i)));
+    assertEquals(same.size(), m.size());
   }
 }
