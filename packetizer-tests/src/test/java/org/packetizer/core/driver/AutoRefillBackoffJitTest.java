@@ -78,11 +78,7 @@ class AutoRefillBackoffJitTest {
       // exactly the elements computed (a watch that fires regardless fails here)
       for (boolean fires : new boolean[] {true, false}) {
         long t1 = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS);
-        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, (RefillDriver.WATCH_UNIT << 8) | 3);
-        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT, 4 * n);
-        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL, RefillDriver.ADAPTIVE_MAX_LEVEL);
-        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, 0);
-        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SAVED_LEVEL, 0);
+        plainRun(state, 4 * n);
         state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, fires ? 1 : 1L << 50);
         // (plain twice refill in the sums: a ratio like random points', so that the first trial is not taken as disturbed)
         state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, fires ? 2 : 1L << 51);
@@ -163,11 +159,7 @@ class AutoRefillBackoffJitTest {
       // ends at its end, and the next call starts with a trial (position 0, nothing left)
       {
         long t1 = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS);
-        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, (RefillDriver.WATCH_UNIT << 8) | 3);
-        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT, 4 * n);
-        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL, RefillDriver.ADAPTIVE_MAX_LEVEL);
-        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, 0);
-        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SAVED_LEVEL, 0);
+        plainRun(state, 4 * n);
         state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, (long) RefillDriver.ADAPTIVE_REFILL_PACKETS * w);
         state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, 2L * RefillDriver.ADAPTIVE_REFILL_PACKETS * w);
         state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_PEAK, 1L << 50);
@@ -425,16 +417,24 @@ class AutoRefillBackoffJitTest {
   }
 
   /**
-   * The state in which random calls kept the plain body (mandelbrot W16, thirteenth round): the plain body in a run of
-   * {@code left} elements at back-off level 5, one trial's weight in sums whose refill per element is far above any piece
-   * of the plain body (so that the watch against refill stays quiet), plain twice refill in them (not a disturbed trial).
+   * The plain body in a run of {@code left} elements at the back-off's top level, no saved level, the position word
+   * {@code (WATCH_UNIT << 8) | 3} (the state the cases below start the watches from).
    */
-  static void stuckOnPlain(MemorySegment state, long left) {
+  static void plainRun(MemorySegment state, long left) {
     state.setAtIndex(JAVA_LONG, RefillDriver.STATE_POS, (RefillDriver.WATCH_UNIT << 8) | 3);
     state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT, left);
     state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL, RefillDriver.ADAPTIVE_MAX_LEVEL);
     state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, 0);
     state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SAVED_LEVEL, 0);
+  }
+
+  /**
+   * The state in which random calls kept the plain body (mandelbrot W16, thirteenth round): the plain body in a run of
+   * {@code left} elements at back-off level 5, one trial's weight in sums whose refill per element is far above any piece
+   * of the plain body (so that the watch against refill stays quiet), plain twice refill in them (not a disturbed trial).
+   */
+  static void stuckOnPlain(MemorySegment state, long left) {
+    plainRun(state, left);
     state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, 1L << 50);
     state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, 1L << 51);
   }

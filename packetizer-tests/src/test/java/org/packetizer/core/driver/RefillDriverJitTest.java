@@ -525,8 +525,7 @@ class RefillDriverJitTest {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
       List<Remark> remarks = new ArrayList<>();
       for (K k : C_KERNELS) {
-        new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
-            .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+        packetizeWithRefill(m, k, w, ic, remarks);
         assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().startsWith("lane refill (--refill) at")
             && r.message().contains(sets)), k.name() + ": " + remarks);
         assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name())
@@ -546,8 +545,7 @@ class RefillDriverJitTest {
         if (avx512) {
           retarget(m, k.name(), "skylake-avx512", AVX512_FEATURES);
         }
-        new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
-            .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+        packetizeWithRefill(m, k, w, ic, remarks);
         assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at") && r.message().contains(sets)
             && r.message().contains("iterations unmasked")), remarks.toString());
         try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
@@ -575,8 +573,7 @@ class RefillDriverJitTest {
         System.setProperty("packetizer.refill.compress", "true");
         try {
           for (K k : C_KERNELS) {
-            new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
-                .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+            packetizeWithRefill(m, k, w, ic, remarks);
             assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains("(AVX-512 vpcompress)")),
                 k.name() + ": " + remarks);
           }
@@ -621,8 +618,7 @@ class RefillDriverJitTest {
         try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
           List<Remark> remarks = new ArrayList<>();
           for (K k : C_KERNELS) {
-            new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
-                .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+            packetizeWithRefill(m, k, w, ic, remarks);
             boolean want = on && UNMASKED.contains(k.name());
             assertEquals(want, remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(AT_ROUND_REMARK)),
                 k.name() + ": " + remarks);
@@ -639,8 +635,7 @@ class RefillDriverJitTest {
           try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
             if (route.equals("avx512")) retarget(m, k.name(), "skylake-avx512", AVX512_FEATURES);
             if (route.equals("haswell")) retarget(m, k.name(), "haswell", AVX2_FEATURES);
-            new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
-                .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+            packetizeWithRefill(m, k, w, ic, remarks);
             assertEquals(on, remarks.stream().anyMatch(r -> r.message().contains(AT_ROUND_REMARK)), remarks.toString());
             try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
               jit.addModule(m);
@@ -708,8 +703,7 @@ class RefillDriverJitTest {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
       List<Remark> remarks = new ArrayList<>();
       for (K k : C_KERNELS) {
-        new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
-            .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+        packetizeWithRefill(m, k, w, ic, remarks);
         assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().startsWith("lane refill (--refill) at")
             && r.message().contains(PERMUTE_REMARK)), k.name() + ": " + remarks);
       }
@@ -724,8 +718,7 @@ class RefillDriverJitTest {
       List<Remark> remarks = new ArrayList<>();
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
         retarget(m, k.name(), "haswell", AVX2_FEATURES);
-        new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
-            .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+        packetizeWithRefill(m, k, w, ic, remarks);
         assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
             && r.message().contains(PERMUTE_REMARK)), remarks.toString());
         try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
@@ -819,6 +812,12 @@ class RefillDriverJitTest {
   }
 
   /** Runs the driver and the scalar function over random and coherent inputs; every element compared byte for byte. */
+  /** Packetizes {@code k} in {@code m} as {@code K_vW} with its refill driver {@code K_map} (refill on, interleave {@code ic}). */
+  static void packetizeWithRefill(LlvmModule m, K k, int w, int ic, List<Remark> remarks) {
+    new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
+        .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
+  }
+
   static void check(Jit jit, Arena arena, K k, int w) throws Throwable {
     check(jit, arena, k, w, sizes(w));
   }
