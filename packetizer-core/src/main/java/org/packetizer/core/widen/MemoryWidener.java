@@ -291,7 +291,7 @@ final class MemoryWidener extends EmissionPhase {
     int n = (int) (((w - 1) * stride + (hi - lo)) / es) + 1;
     Value p0 = laneZero(ptr, stride);
     int columns = (int) ((hi - lo) / es) + 1;
-    String rowsWhy = rowTranspose(t, columns);
+    String rowsWhy = rowTranspose(t, columns, f);
     if (rowsWhy != null) {
       Map<Integer, Value> fields = transposedRows(inst, p0, me.offset(), lo, stride, es, align, group, t);
       for (Member m : group) {
@@ -314,25 +314,28 @@ final class MemoryWidener extends EmissionPhase {
 
   /**
    * Why a load group of {@code columns} consecutive 32-bit columns (from its lowest field to its
-   * highest) is loaded as rows and transposed ({@link #transposedRows}) instead of one span and a
-   * shuffle per field; null to keep the span. Knob {@code -Dpacketizer.memory.rowTranspose=auto|on|off}
-   * (default auto: x86 with AVX or AVX-512 at W8 and W16; on: any target at a width that is a multiple
-   * of 4). Measured by packetizer-bench/microbench/interleave (W8 haswell, W16 znver4: never slower
-   * than the span, W16 stride 14 twelve fields 0.81 vs 1.84 ns per struct; W4 SSE equal, so the span
-   * stays there).
+   * highest) at a stride of {@code f} elements is loaded as rows and transposed
+   * ({@link #transposedRows}) instead of one span and a shuffle per field; null to keep the span. Knob
+   * {@code -Dpacketizer.memory.rowTranspose=auto|on|off} (on: any target at a width that is a multiple
+   * of 4). Default auto, by packetizer-bench/microbench/interleave (ns per struct, best of 15, llc for
+   * the CPU, span vs rows): x86 at W8, W16 and W32 (the interleaved drivers' 2W) — on AVX2 (haswell)
+   * from a stride of 4 (W16 stride 4: 0.43 vs 0.25, stride 14 twelve fields 1.57 vs 0.70), on AVX-512
+   * (znver4) from a stride of 7 (below it equal at W8/W16 and slower at W32: stride 4 0.23 vs 0.27;
+   * stride 8 W32 0.74 vs 0.53, stride 12 1.86 vs 0.79); never at W4 (SSE and AVX2: equal, the span stays).
    */
-  private String rowTranspose(Type t, int columns) {
+  private String rowTranspose(Type t, int columns, int f) {
     if (columns < 4 || w % 4 != 0 || !(t.isFloat() || t.isInteger() && t.intWidth() == 32)) return null;
     String knob = System.getProperty("packetizer.memory.rowTranspose", "auto");
     if (knob.equals("off")) return null;
     if (knob.equals("on")) return "-Dpacketizer.memory.rowTranspose=on";
-    if (w != 8 && w != 16) return null;
+    if (w != 8 && w != 16 && w != 32) return null;
     if (org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return null;
     org.packetizer.core.wrapper.HardwareWidth.Target target = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
         st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
     if (target.width() < org.packetizer.core.wrapper.HardwareWidth.AVX) return null;
-    return "AVX" + (target.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512 ? "-512" : "") + " at W" + w
-        + ": measured faster than the span's shuffles";
+    boolean avx512 = target.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512;
+    if (avx512 && f < 7) return null;
+    return (avx512 ? "AVX-512" : "AVX") + " at W" + w + " and a stride of " + f + ": measured faster than the span's shuffles";
   }
 
   /**
@@ -359,7 +362,7 @@ final class MemoryWidener extends EmissionPhase {
       List<Value> rows = new ArrayList<>();
       for (int k = 0; k < w; k++) {
         long off = k * stride + lo + cs * es - meOffset;
-        Value at = off == 0 ? p0 : b.gep(st.context().i8(), p0, List.of(b.i64(off)), false, inst.name() + ".row" + k);
+        Value at = off == 0 ? p0 : b.gep(st.context().i8(), p0, List.of(b.i64(off)), false, inst.name() + ".at" + k + "c" + cs);
         rows.add(b.load(row, at, partAlignment(align, Math.abs(off)), inst.name() + ".row" + k + "c" + cs));
         st.stats().vectorLoads++;
       }
