@@ -42,9 +42,24 @@ class AosDriverCallerTest {
   static final List<Object[]> KERNELS = List.of(new Object[] {"hit_shade", "l56l12", 14}, new Object[] {"particle_step", "l24uu", 6},
       new Object[] {"sum8", "l32", 8}, new Object[] {"mix5", "l20", 5});
 
-  @ParameterizedTest(name = "W={0} {1} x{2}")
-  @CsvSource({"4, haswell, 1", "8, haswell, 1", "8, haswell, 2", "16, haswell, 1", "16, skylake-avx512, 1", "16, skylake-avx512, 2"})
-  void separatelyCompiledCallersMatchTheScalarFunctionForEveryN(int w, String cpu, int ic) throws Exception {
+  /** The knob {@code packetizer.memory.rowTranspose}: auto (the rule) or on (rows wherever the group has 4+ columns: W4 too). */
+  @ParameterizedTest(name = "W={0} {1} x{2} rows {3}")
+  @CsvSource({"4, haswell, 1, auto", "4, haswell, 1, on", "8, haswell, 1, auto", "8, haswell, 2, auto", "16, haswell, 1, auto",
+      "16, skylake-avx512, 1, auto", "16, skylake-avx512, 2, auto"})
+  void separatelyCompiledCallersMatchTheScalarFunctionForEveryN(int w, String cpu, int ic, String knob) throws Exception {
+    String before = System.getProperty(KNOB);
+    System.setProperty(KNOB, knob);
+    try {
+      check(w, cpu, ic, knob.equals("on"));
+    } finally {
+      if (before == null) System.clearProperty(KNOB);
+      else System.setProperty(KNOB, before);
+    }
+  }
+
+  static final String KNOB = "packetizer.memory.rowTranspose";
+
+  private void check(int w, String cpu, int ic, boolean forced) throws Exception {
     boolean avx512 = cpu.contains("avx512");
     if (avx512) Assumptions.assumeTrue(hostHas("+avx512f"), "SKIPPED (LOUD): the host has no AVX-512; the AVX-512 AoS drivers did not run");
     else Assumptions.assumeTrue(hostHas("+avx2"), "SKIPPED (LOUD): the host has no AVX2; the AVX2 AoS drivers did not run");
@@ -68,7 +83,7 @@ class AosDriverCallerTest {
     // the rule: x86 AVX at W8/16/32 from a stride of 4 floats, AVX-512 from 7; the packet function is IC·W wide
     for (Object[] k : KERNELS) {
       int stride = (Integer) k[2];
-      boolean rows = w * ic >= 8 && stride >= (avx512 ? 7 : 4);
+      boolean rows = forced || w * ic >= 8 && stride >= (avx512 ? 7 : 4);
       String fn = (String) k[0];
       // (the packet function and its masked twin for the tail: the rows only in the unmasked one)
       assertEquals(rows ? 1 : 0, rowGroups.get(fn), () -> fn + " W=" + w + " " + cpu + " x" + ic + ": row groups " + rowGroups);
