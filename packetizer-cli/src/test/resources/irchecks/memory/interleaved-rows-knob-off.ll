@@ -10,6 +10,7 @@
 ; CHECK-NOT:   load <4 x float>
 ; CHECK-NOT:   gather
 ; SHAPES:      the span shared by 6 loads of the same structs (interleaved group)
+; SHAPES:      not as rows: -Dpacketizer.memory.rowTranspose=off
 %s14 = type { [14 x float] }
 define float @f(ptr %p) {
 entry:

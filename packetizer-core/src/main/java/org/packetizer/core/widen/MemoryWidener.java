@@ -308,7 +308,8 @@ final class MemoryWidener extends EmissionPhase {
       if (m.inst() != inst) sharedSpans.put(m.inst(), new SharedSpan(span, b.currentBlock(), inst, (int) ((m.offset() - lo) / es), null));
     }
     st.remark(Remark.Kind.MEMORY, current(), inst, "load with a stride of " + f + " elements became one load of the " + n
-        + "-element span and a shuffle (de-interleave)" + (group.size() > 1 ? ", the span shared by " + group.size() + " loads of the same structs (interleaved group)" : ""));
+        + "-element span and a shuffle (de-interleave)" + (group.size() > 1 ? ", the span shared by " + group.size() + " loads of the same structs (interleaved group)" : "")
+        + (rowsDeclined != null ? "; not as rows: " + rowsDeclined : ""));
     return deinterleave(span, f, (int) ((me.offset() - lo) / es), inst.name());
   }
 
@@ -324,18 +325,27 @@ final class MemoryWidener extends EmissionPhase {
    * stride 8 W32 0.74 vs 0.53, stride 12 1.86 vs 0.79); never at W4 (SSE and AVX2: equal, the span stays).
    */
   private String rowTranspose(Type t, int columns, int f) {
+    rowsDeclined = null;
     if (columns < 4 || w % 4 != 0 || !(t.isFloat() || t.isInteger() && t.intWidth() == 32)) return null;
     String knob = System.getProperty("packetizer.memory.rowTranspose", "auto");
-    if (knob.equals("off")) return null;
+    if (knob.equals("off")) return decline("-Dpacketizer.memory.rowTranspose=off");
     if (knob.equals("on")) return "-Dpacketizer.memory.rowTranspose=on";
-    if (w != 8 && w != 16 && w != 32) return null;
-    if (org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return null;
+    if (w != 8 && w != 16 && w != 32) return decline("W" + w + (w == 4 ? ": measured no faster than the span on SSE and AVX2" : ": not measured"));
+    if (org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return decline("measured on x86 only");
     org.packetizer.core.wrapper.HardwareWidth.Target target = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
         st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
-    if (target.width() < org.packetizer.core.wrapper.HardwareWidth.AVX) return null;
+    if (target.width() < org.packetizer.core.wrapper.HardwareWidth.AVX) return decline("the target has no AVX (not measured)");
     boolean avx512 = target.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512;
-    if (avx512 && f < 7) return null;
+    if (avx512 && f < 7) return decline("AVX-512 below a stride of 7: measured equal at W8/W16 and slower at W32");
     return (avx512 ? "AVX-512" : "AVX") + " at W" + w + " and a stride of " + f + ": measured faster than the span's shuffles";
+  }
+
+  /** Why {@link #rowTranspose} kept the span for the group it judged last (for the remark), or null. */
+  private String rowsDeclined;
+
+  private String decline(String why) {
+    rowsDeclined = why;
+    return null;
   }
 
   /**
