@@ -224,6 +224,27 @@ int main(void) {
     }
   }
 
+  /* the back-off after a trial that kept the plain body with refill dearer by more than the margin (RefillDriver's
+     autoPlainLeap): PLAIN_LEAP levels at once (up to 5), by 1/4 and by 1/16 alike (a narrow win kept the spacing before);
+     refill kept by more than 1/8: one level; refill kept by 1/16 (a narrow win): the level kept. Sums preset to 2^50 as
+     above, the margin the fixed 1/32 */
+  {
+    static const struct { long long choice, rcyc, pcyc, before, after; const char *what; } lp[] = {
+        {0, 1LL << 50, (1LL << 50) - (1LL << 48), 1, 1 + PLAIN_LEAP, "leap: plain kept, cheaper by 1/4: PLAIN_LEAP levels"},
+        {0, 1LL << 50, (1LL << 50) - (1LL << 48), 4, 5, "leap: plain kept, cheaper by 1/4, from level 4: capped at 5"},
+        {1, (1LL << 50) - (1LL << 48), 1LL << 50, 1, 2, "leap: refill kept, cheaper by 1/4: one level"},
+        {0, 1LL << 50, (1LL << 50) - (1LL << 46), 1, 1 + PLAIN_LEAP, "leap: plain kept, cheaper by 1/16 (narrow): PLAIN_LEAP levels"},
+        {1, (1LL << 50) - (1LL << 46), 1LL << 50, 1, 1, "leap: refill kept, cheaper by 1/16 (narrow): the level kept"}};
+    for (int k = 0; k < 5; k++) {
+      memset(auto_state, 0, sizeof auto_state);
+      auto_state[LEVEL] = lp[k].before;
+      auto_state[CHOICE] = lp[k].choice; auto_state[RCYC] = lp[k].rcyc; auto_state[PCYC] = lp[k].pcyc;
+      auto_state[SPREAD] = SPREAD_ZERO;
+      run(lp[k].what, T, 0, T);
+      expect(auto_state[TRIALS] == 1 && auto_state[CHOICE] == lp[k].choice && auto_state[LEVEL] == lp[k].after, lp[k].what);
+    }
+  }
+
   /* the margin follows the trials' spread: no earlier trials' weight, so the margin is the spread S itself (2·S / (1 + one
      trial)); sums preset to 2^50 as above. The prior 1/4 of a fresh state: refill 1/16 cheaper is close (plain at once,
      also from refill), refill 1/2 cheaper a switch (pending); a spread of 1/8: refill 1/16 cheaper close, 1/4 cheaper kept */

@@ -117,7 +117,7 @@ public final class BenchCommand implements Callable<Integer> {
       + " the whole file.")
   Path markdown;
 
-  @Option(names = "--dump", paramLabel = "DIR", description = "Write the IR and assembly of all three loops per kernel and target.")
+  @Option(names = "--dump", paramLabel = "DIR", description = "Write the IR and assembly of all three loops per kernel and target, and of the array drivers' modules.")
   Path dump;
 
   @Option(names = "--scaling-sizes", split = ",", paramLabel = "N",

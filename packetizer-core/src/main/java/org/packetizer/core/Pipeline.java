@@ -119,7 +119,12 @@ final class Pipeline {
         r = ArrayDriver.build(module, r, options, (o, f, s) -> new Pipeline(o, module, f, null).run(s));
         int bytes = loopAlignment();
         if (bytes > 0 && r.driver().isPresent()) {
-          module.function(r.driver().get().name()).ifPresent(d -> org.packetizer.core.ir.LoopAlign.alignInnermostLoops(d, bytes));
+          // (--refill=auto: also its two bodies, so that its plain body is the plain driver's code, its refill body the
+          // refill driver's, loop alignment included)
+          String d0 = r.driver().get().name();
+          for (String d : List.of(d0, d0 + ".plain", d0 + ".refill")) {
+            module.function(d).ifPresent(f -> org.packetizer.core.ir.LoopAlign.alignInnermostLoops(f, bytes));
+          }
         }
       }
       return r;

@@ -240,7 +240,7 @@ final class KernelBench {
         alignLoopFunction(sm, Drivers.SCALAR);
         alignLoopFunction(am, Drivers.AUTOVEC);
         alignLoopFunction(km, Drivers.PACKET);
-        if (options.dumpDir() != null) dump(entry, t, km, sm, am);
+        if (options.dumpDir() != null) dump(entry, t, km, sm, am, drivers);
         int[] machine = machineInstructions(entry, km, cpu, simd);
         try (Jit jit = Jit.forTarget(cpu, ""); java.lang.foreign.Arena gccArena = java.lang.foreign.Arena.ofConfined()) {
           MethodHandle[] loops = new MethodHandle[Loop.values().length];
@@ -465,9 +465,15 @@ final class KernelBench {
   static String autoChoice(String rule, MemorySegment state, long[] before) {
     if (state == null) return rule.isEmpty() ? "" : "plain driver (" + rule + ")";
     long[] st = state.toArray(ValueLayout.JAVA_LONG);
+    // refill's cycles per element over the plain body's in the trials' sums (paired: the same elements; else the plain
+    // sum holds 2·plainP chunks to refill's refillP) and the back-off level at the end
+    long p = st[org.packetizer.core.driver.RefillDriver.STATE_PLAIN_CYCLES], r = st[org.packetizer.core.driver.RefillDriver.STATE_REFILL_CYCLES];
+    double per = rule.contains("a paired trial") ? 1.0
+        : 2.0 * org.packetizer.core.driver.RefillDriver.ADAPTIVE_PLAIN_PACKETS / org.packetizer.core.driver.RefillDriver.ADAPTIVE_REFILL_PACKETS;
+    String ratio = p > 0 && r > 0 ? String.format(Locale.ROOT, ", refill/plain %.2f at the trials", per * r / p) : "";
     return (st[STATE_REFILL] == 1 ? "refill" : "plain") + " body in use, " + st[STATE_TRIALS] + " trials ("
         + (st[STATE_TRIALS] - before[STATE_TRIALS]) + " timed), " + st[STATE_ALARMS] + " plain-watch alarms ("
-        + (st[STATE_ALARMS] - before[STATE_ALARMS]) + " timed)";
+        + (st[STATE_ALARMS] - before[STATE_ALARMS]) + " timed)" + ratio + ", level " + st[org.packetizer.core.driver.RefillDriver.STATE_LEVEL];
   }
 
   /** Wall-clock nanoseconds of the last {@link #run}. */
@@ -679,7 +685,7 @@ final class KernelBench {
     }
   }
 
-  private void dump(Manifest.Entry entry, BenchTarget t, LlvmModule km, LlvmModule sm, LlvmModule am) {
+  private void dump(Manifest.Entry entry, BenchTarget t, LlvmModule km, LlvmModule sm, LlvmModule am, List<DriverModule> drivers) {
     try {
       Path d = Path.of(options.dumpDir());
       Files.createDirectories(d);
@@ -687,8 +693,15 @@ final class KernelBench {
       Files.writeString(d.resolve(base + ".packet.ll"), km.toIr());
       Files.writeString(d.resolve(base + ".scalar.ll"), sm.toIr());
       Files.writeString(d.resolve(base + ".autovec.ll"), am.toIr());
+      List<String> kinds = new ArrayList<>(List.of("packet", "autovec", "scalar"));
+      // the array drivers' modules (plain, auto) as the JIT gets them
+      for (DriverModule dm : drivers) {
+        String kind = dm.loop() == Loop.AUTO ? "driver-auto" : "driver";
+        Files.writeString(d.resolve(base + "." + kind + ".ll"), dm.module().toIr());
+        kinds.add(kind);
+      }
       var clang = BundledClang.locate();
-      for (String kind : List.of("packet", "autovec", "scalar")) {
+      for (String kind : kinds) {
         Path ll = d.resolve(base + "." + kind + ".ll").toAbsolutePath();
         Path s = d.resolve(base + "." + kind + ".s").toAbsolutePath();
         clang.run(List.of("llc", "-O3", "-mcpu=" + t.isa().cpu(), ll.toString(), "-o", s.toString()), null);

@@ -567,6 +567,30 @@ public final class RefillDriver {
   public static final long WATCH_UNIT = 1024;
 
   /**
+   * The back-off's growth after a trial that kept the plain body with refill dearer by more than the margin (1/2^{@link
+   * #ADAPTIVE_HYSTERESIS_SHIFT}, paired: the one tied to the trials' spread), in levels ({@code
+   * -Dpacketizer.refill.autoPlainLeap}, 1 to the top level; 1: the rule before the sixteenth round, one level after a win
+   * by more than 1/2^{@link #ADAPTIVE_DECISIVE_SHIFT} and none after a narrower one), read when a driver is built. The
+   * default {@link #PLAIN_LEAP} (2: the next trial after four times as many epochs) brings the trials' share down sooner
+   * where refill loses (volume W16: refill 1.12-1.24× the plain body's cycles at the trials; a paired trial runs refill on
+   * 128·W elements besides the plain body's run, in 2-6 of the bench's 5 timed calls before); the watch still ends a plain
+   * run whose pieces get dearer.
+   */
+  static int adaptivePlainLeap() {
+    return Math.max(1, Math.min(Math.max(1, adaptiveMaxLevel()), Integer.getInteger("packetizer.refill.autoPlainLeap", PLAIN_LEAP)));
+  }
+
+  /** The default of {@link #adaptivePlainLeap}. */
+  public static final int PLAIN_LEAP = 2;
+
+  /**
+   * Whether the back-off driver runs trials at all ({@code -Dpacketizer.refill.autoTrials=false}: it never does and runs
+   * the plain body throughout, its plain phase as it is otherwise, watch included; for measurement: the driver's own cost
+   * against the plain driver's, apart from the trials'), read when a driver is built.
+   */
+  public static boolean adaptiveTrials() { return !"false".equals(System.getProperty("packetizer.refill.autoTrials")); }
+
+  /**
    * Whether the back-off driver watches the plain body's runs ({@code -Dpacketizer.refill.autoWatch=false}: it does not,
    * for measurement), read when a driver is built: a run of the plain body goes in pieces of an epoch, each timed, and a
    * piece whose cycles per element exceed 3/2 times the refill body's at the trials brings the next
@@ -738,6 +762,7 @@ public final class RefillDriver {
           + " until the next trial in one call; exponential back-off: after a trial that keeps the body in use the next one"
           + " comes after twice as many epochs when it won by more than 1/" + (1 << ADAPTIVE_DECISIVE_SHIFT)
           + (adaptiveCloseBackoff() ? " or the bodies were within 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT) + " of each other" : "")
+          + (adaptivePlainLeap() > 1 ? ", " + (1 << adaptivePlainLeap()) + " times as many when the plain one won by more than the margin" : "")
           + " (up to "
           + (1 << adaptiveMaxLevel()) + "; a narrower win keeps the spacing; each spacing jittered by ±1/2 from"
           + " the cycle counter); after one that favours the other body, the next one comes in the next epoch, and the body"
@@ -1056,6 +1081,12 @@ public final class RefillDriver {
       Value peak0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_PEAK], 8, "state.plain.peak")) : null;
       Value alarms0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_ALARMS], 8, "state.plain.alarms")) : null;
       Value last0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_LAST], 8, "state.plain.last")) : null;
+      // (adaptiveTrials off, for measurement: always the plain run, never a trial)
+      boolean trialsOn = adaptiveTrials();
+      if (!trialsOn) {
+        pos0 = b.constInt(i64, 3);
+        choice0 = b.i1(false);
+      }
       b.br(loop);
 
       b.atEnd(loop);
@@ -1326,7 +1357,19 @@ public final class RefillDriver {
       Value same = b.icmpEq(cheaper, choice, "choice.kept");
       if (preferPlain) same = b.or(same, close, "choice.kept.or.close");
       Value resumed = b.max(level, saved, true, "");
-      Value up = b.select(decisive, b.min(b.add(resumed, b.constInt(i64, 1), ""), b.constInt(i64, maxLevel), true, ""), resumed, "");
+      // (adaptivePlainLeap) the plain body kept, cheaper than refill by more than the margin: the back-off grows by that
+      // many levels at once, also after a narrow win (below 1/2^DECISIVE, which kept the spacing: volume W16 on random
+      // points, refill 1.12-1.13× the plain body's cycles, a trial every epoch or two for good); refill dearer at the
+      // trial, and the watch still ends a plain run whose pieces get dearer. A narrow refill win still keeps the spacing
+      // (a refill run has no watch)
+      int leap = adaptivePlainLeap();
+      Value step = b.constInt(i64, 1);
+      if (leap > 1) {
+        Value plainWin = b.and(b.not(cheaper, ""), plainBy, "plain.won");
+        step = b.select(plainWin, b.constInt(i64, leap), step, "backoff.step");
+        decisive = b.or(decisive, plainWin, "decisive.or.plain.won");
+      }
+      Value up = b.select(decisive, b.min(b.add(resumed, step, ""), b.constInt(i64, maxLevel), true, ""), resumed, "");
       Value atZero = b.icmpEq(level, zero, "backoff.none");
       // confirm: a confirmed switch keeps the spacing the first contrary trial came from (saved): the trials' cost is
       // amortized over as long a run as before the switch (with level 0 after every switch, two nearly equal bodies whose
@@ -1351,6 +1394,10 @@ public final class RefillDriver {
       Value i1 = b.add(i, chunk, "i.next");
       b.condBr(b.icmpUlt(i1, n, "more"), loop, done);
       i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(start, latch));
+      if (!trialsOn) {
+        pos1 = b.constInt(i64, 3);
+        choice1 = b.i1(false);
+      }
       pos.addIncoming(List.of(pos0, pos1), List.of(start, latch));
       weight.addIncoming(List.of(weight0, weight1), List.of(start, latch));
       left.addIncoming(List.of(left0, left1), List.of(start, latch));

@@ -31,7 +31,8 @@ import org.packetizer.core.toolchain.ProcessResult;
  * state ({@code mandelbrot_auto.state}): the trials back off over many calls on random points, and an input that turns
  * random (from a fresh state or from "plain, fully backed off") ends with the refill body; mandelbrot writes no memory, so
  * a trial runs both bodies on the same elements (one trial decided in exactly 128·W elements), and a trial in which neither
- * body is cheaper by more than 1/32 settles on the plain one (sums preset in the state).
+ * body is cheaper by more than 1/32 settles on the plain one (sums preset in the state), and a trial that keeps the plain
+ * body with refill dearer by more than 1/8 grows the back-off by {@link RefillDriver#PLAIN_LEAP} levels at once.
  */
 class AutoRefillCallerTest {
   @TempDir Path dir;
@@ -72,7 +73,8 @@ class AutoRefillCallerTest {
     assertTrue(remarks.stream().anyMatch(x -> x.contains(avx512 ? "a paired trial: " + RefillDriver.ADAPTIVE_REFILL_PACKETS
         + "·W elements run by both bodies" : "a trial of three timed chunks")), remarks.toString());
     List<String> defs = List.of("-DW=" + w, "-DE=" + 160 * w, "-DT=" + RefillDriver.ADAPTIVE_REFILL_PACKETS * w,
-        "-DPAIRED=" + (avx512 ? 1 : 0));
+        "-DPAIRED=" + (avx512 ? 1 : 0),
+        "-DPLAIN_LEAP=" + RefillDriver.PLAIN_LEAP);
     List<String> flags = new ArrayList<>(List.of("-O1", "-std=c11", "-Wall", "-Werror"));
     flags.addAll(defs);
     clang.linkExecutable(List.of(dir.resolve("caller.c"), dir.resolve("mandelbrot.o")), dir.resolve("caller.clang"), flags);

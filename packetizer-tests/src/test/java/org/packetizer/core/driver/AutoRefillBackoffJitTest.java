@@ -203,7 +203,9 @@ class AutoRefillBackoffJitTest {
    * matter, at level 0: a trial in which neither body is cheaper than the other by more than 1/32 settles on the plain
    * body whichever ran (at once, backed off too); refill cheaper by 1/16 keeps refill, and chooses it when a second trial
    * agrees (the switch pending in between: bit 2 of the position word). A trial whose refill/plain ratio is far from the earlier
-   * trials' (sums preset to 2^-20) starts again once (bit 3) and decides the second time.
+   * trials' (sums preset to 2^-20) starts again once (bit 3) and decides the second time. A trial that keeps the plain body
+   * with refill dearer by more than the margin grows the back-off by {@link RefillDriver#PLAIN_LEAP} levels, while a narrow
+   * refill win keeps the spacing (sixteenth round).
    */
   @ParameterizedTest(name = "W={0} avx512={1}")
   @CsvSource({"8,true", "16,true"})
@@ -267,6 +269,29 @@ class AutoRefillBackoffJitTest {
           assertEquals(c[4], state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL), what + ": the spacing kept; " + describe(state));
         }
         assertEquals(c[3], state.getAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE), what + ": the body; " + describe(state));
+      }
+
+      // the back-off after a trial that keeps the plain body with refill dearer by more than the margin (autoPlainLeap):
+      // that many levels at once (up to the top), by 1/4 and by 1/16 alike (the narrow win kept the spacing before); refill
+      // kept by more than 1/8: one level; refill kept by 1/16 (a narrow win): the level kept.
+      // {body in use (1 refill), refill cycles, plain cycles, level before, level after}
+      long less4 = big - (big >> 2);
+      int leap = RefillDriver.adaptivePlainLeap();
+      assertEquals(RefillDriver.PLAIN_LEAP, leap, "the default leap");
+      long[][] leaps = {{0, big, less4, 1, 1 + leap}, {0, big, less4, RefillDriver.ADAPTIVE_MAX_LEVEL - 1, RefillDriver.ADAPTIVE_MAX_LEVEL},
+          {1, less4, big, 1, 2}, {0, big, less16, 1, 1 + leap}, {1, less16, big, 1, 1}};
+      for (long[] c : leaps) {
+        state.fill((byte) 0);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL, c[3]);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, c[0]);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES, c[1]);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES, c[2]);
+        state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SPREAD, SPREAD_ZERO);
+        String what = (c[0] == 1 ? "refill" : "plain") + " in use, refill/plain " + (double) c[1] / c[2] + ", level " + c[3];
+        run(driver, scalar, arena, p, 0, t, t, what, state, t);
+        assertEquals(1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), what + ": one trial; " + describe(state));
+        assertEquals(c[0], state.getAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE), what + ": the body kept; " + describe(state));
+        assertEquals(c[4], state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL), what + ": the back-off level; " + describe(state));
       }
     }
   }
