@@ -1,5 +1,7 @@
 package org.packetizer.core.widen;
 
+import java.util.HashMap;
+import java.util.Map;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.mask.MaskOps;
@@ -15,6 +17,19 @@ import org.packetizer.core.pipeline.SlotSsa;
  */
 final class MaskGenerator extends EmissionPhase {
   MaskGenerator(PacketEmitter e) { super(e.state(), e); }
+
+  /**
+   * Knob {@code -Dpacketizer.joinMaskShortcut=false}: accumulate a join's mask from a branch's two edges
+   * as {@code or(edge1, edge2)}, as before the sixteenth round; on by default (see {@link #contribute}).
+   */
+  static boolean joinShortcutEnabled() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.joinMaskShortcut", "true"));
+  }
+
+  private final boolean joinShortcut = joinShortcutEnabled();
+
+  /** Each edge mask made by {@link #edgeMasks} → {sibling edge mask, the mask the two split}. */
+  private final Map<Value, Value[]> siblings = new HashMap<>();
 
   SlotSsa.Var maskSlot(Block sb) {
     return maskSlot.computeIfAbsent(sb.id(), a -> {
@@ -53,10 +68,14 @@ final class MaskGenerator extends EmissionPhase {
    */
   Value[] edgeMasks(Block sb, Value c, Block s1, Block s2) {
     Value cond = uniform(c) ? scal(c) : vec(c);
-    return new Value[] {
-      masks.and(mask(), cond, "e." + sb.name() + "." + s1.name()),
-      masks.andNot(mask(), cond, "e." + sb.name() + "." + s2.name())
-    };
+    Value m = mask();
+    Value e1 = masks.and(m, cond, "e." + sb.name() + "." + s1.name());
+    Value e2 = masks.andNot(m, cond, "e." + sb.name() + "." + s2.name());
+    if (joinShortcut && !e1.equals(e2)) {
+      siblings.put(e1, new Value[] {e2, m});
+      siblings.put(e2, new Value[] {e1, m});
+    }
+    return new Value[] {e1, e2};
   }
 
   /** Edge B→S with edge mask {@code edge}: OR it into S's mask and blend S's phis ({@link BlendGenerator}). */
@@ -65,7 +84,15 @@ final class MaskGenerator extends EmissionPhase {
     if (MaskOps.isAllFalse(edge)) return;
     SlotSsa.Var slot = maskSlot(to);
     Value old = vars().read(slot, "");
-    vars().write(slot, masks.or(old, edge, "m.acc." + to.name()));
+    // (join shortcut: when the mask so far is exactly the other edge of the branch this edge leaves, the
+    // two together are the branch block's mask m: (m AND c) OR (m AND NOT c) = m in every lane where m
+    // is false (both false) and where c is defined; where m is true and c is poison the scalar function
+    // branched on poison, undefined behaviour, so any value refines it. m is an operand of both edge
+    // masks (or a constant), so it is available wherever they are. This leaves InstCombine one fold less
+    // per two-armed join, which it would make anyway, issue 16.)
+    Value[] sib = joinShortcut ? siblings.get(edge) : null;
+    Value acc = sib != null && sib[0].equals(old) ? sib[1] : masks.or(old, edge, "m.acc." + to.name());
+    vars().write(slot, acc);
     e.blends.blendEdge(from, to, edge, old);
   }
 }
