@@ -36,6 +36,17 @@ public final class DynamicVariantCost {
     return !"true".equalsIgnoreCase(System.getProperty("packetizer.dynamicVariants.keepImpossible", "false"));
   }
 
+  /**
+   * Whether the all-equal test compares the narrow offsets of a root that is a uniform base plus
+   * varying offsets of at most 32 bits ({@code g + sext(y * 24) + sext(x)}) instead of the 64-bit
+   * pointers: half the vector width per compare, and the pointer vector is built only where the test
+   * fails. Knob (for measurements and the fail-before check):
+   * {@code -Dpacketizer.dynamicVariants.offsets=false} tests the pointers, as before.
+   */
+  static boolean offsetTest() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.dynamicVariants.offsets", "true"));
+  }
+
   /** Instructions of the run-time test for W 64-bit pointers in registers of {@code registerBytes}. */
   static int testCost(int w, int registerBytes) {
     int perCompare = (8 * w + registerBytes - 1) / Math.max(1, registerBytes);
