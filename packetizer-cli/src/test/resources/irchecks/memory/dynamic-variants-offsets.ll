@@ -3,7 +3,8 @@
 ; offsets' lanes (one <8 x i32> compare each) instead of the 64-bit pointers, and the first lane's
 ; pointer is rebuilt from g and the two offsets' first lanes, so the <8 x ptr> vector is used only
 ; where the test fails (the consecutive test, on the pointers as before, and the per-lane loads):
-; LLVM builds it there. No scalar pre-test on the pointers. Knob-off twin: dynamic-variants.ll.
+; LLVM builds it there. The scalar pre-test on the first and last lanes' pointers (difference 7*4
+; bytes) now guards only the consecutive test. Knob-off twin: dynamic-variants.ll.
 ; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x float> @f_simd8(ptr %g, <8 x i32> %x, <8 x i32> %y)
 ; CHECK-NOT:   .dyntest
@@ -17,6 +18,12 @@
 ; CHECK:       entry1.same:
 ; CHECK-NEXT:  load float, ptr %dyn.ptr
 ; CHECK:       entry1.notsame:
+; CHECK-NEXT:  %dyn.lane = ptrtoint ptr %dyn.ptr to i64
+; CHECK-NEXT:  extractelement <8 x ptr> %c, i64 7
+; CHECK:       %dyn.span = sub i64
+; CHECK-NEXT:  %dyn.candidate = icmp eq i64 %dyn.span, 28
+; CHECK-NEXT:  br i1 %dyn.candidate, label %entry1.consecutivetest, label %entry1.lanes
+; CHECK:       entry1.consecutivetest:
 ; CHECK-NEXT:  %dyn.lanes = ptrtoint <8 x ptr> %c to <8 x i64>
 ; CHECK:       <i64 0, i64 4, i64 8, i64 12, i64 16, i64 20, i64 24, i64 28>
 ; CHECK:       .consecutive:

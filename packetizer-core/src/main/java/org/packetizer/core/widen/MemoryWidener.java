@@ -1247,9 +1247,18 @@ final class MemoryWidener extends EmissionPhase {
     if (elem > 0) {
       b.atEnd(test2);
       if (levels != null) {
-        // (the consecutive test on the 64-bit pointers, only where the offsets were not all equal)
-        ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
+        // where the offsets were not all equal: the consecutive test on the 64-bit pointers, behind the
+        // scalar pre-test on the first and last active lanes' pointers (lanes the per-lane path extracts
+        // anyway: on divergent inputs the narrow compares are all the dynamic variants add)
         r0 = b.cast(Opcode.PTRTOINT, pf, i64, "dyn.lane");
+        Value rl = b.cast(Opcode.PTRTOINT, b.extractElement(rv, lastLane, ""), i64, "");
+        Value d = b.sub(rl, r0, "dyn.span");
+        Value maybe = b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), "dyn.candidate");
+        Block vtest = packet.appendBlock(pre.name() + ".consecutivetest");
+        vtest.moveAfter(test2);
+        b.condBr(maybe, vtest, other);
+        b.atEnd(vtest);
+        ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
       }
       Value lane0 = full ? r0 : b.sub(r0, b.mul(first, b.i64(elem), ""), "dyn.lane0");
       List<Value> steps = new ArrayList<>();
