@@ -4,10 +4,9 @@
 ; bytes), then the vector test; all lanes equal -> four scalar loads and broadcasts; consecutive
 ; (4-byte stride) -> four vector loads; otherwise the per-lane loads (the path without the variants);
 ; each load's packet is a phi of the three. The remark names the decision and the cost rule.
-; This is the knob-off twin of dynamic-variants-offsets.ll: with -Dpacketizer.dynamicVariants.offsets=false
-; the all-equal test compares the 64-bit pointers (as before the sixteenth round).
+; With 32-byte registers the default (-Dpacketizer.dynamicVariants.offsets=auto) compares the 64-bit
+; pointers, not the narrow offsets (those are AVX-512's: dynamic-variants-offsets.ll).
 ; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --remarks
-; SET: packetizer.dynamicVariants.offsets=false
 ; CHECK-LABEL: define <8 x float> @f_simd8(ptr %g, <8 x i32> %x, <8 x i32> %y)
 ; CHECK:       %dyn.span = sub i64
 ; CHECK:       switch i64 %dyn.span, label %entry1.lanes [

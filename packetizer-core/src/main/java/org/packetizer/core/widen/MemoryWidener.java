@@ -1093,7 +1093,7 @@ final class MemoryWidener extends EmissionPhase {
     long unit = sameSize ? rootStrideUnit(root) : 0;
     boolean neverConsecutive = sameSize && unit > 0 && elem % unit != 0 && DynamicVariantCost.dropImpossibleVariants();
     if (neverConsecutive) sameSize = false;
-    int offsets = emitDynamicVariants(inst, root, group, sameSize ? elem : 0);
+    int offsets = emitDynamicVariants(inst, root, group, sameSize ? elem : 0, DynamicVariantCost.offsetTest(registerBytes));
     st.remark(Remark.Kind.MEMORY, current(), inst, "dynamic variants for the " + group.size() + " loads at constant offsets from "
         + root.describe() + ": one run-time test of its lanes" + (MaskOps.isAllTrue(mask()) ? "" : " (the active ones)")
         + (offsets > 0 ? " (all equal: its " + offsets + " varying offset(s) of at most 32 bits from a uniform base compared, not the 64-bit pointers)" : "")
@@ -1134,10 +1134,12 @@ final class MemoryWidener extends EmissionPhase {
   /**
    * The run-time test and the three variants of {@link #dynamicVariants}; leaves the builder in the join
    * block, the members' packets (phis) in {@link #dynamicDone}. {@code elem} is the members' common
-   * element size (0: none, no consecutive variant). Returns the number of narrow offsets the all-equal
-   * test compared ({@link #narrowOffsetLevels}), 0 where it compared the pointers.
+   * element size (0: none, no consecutive variant); {@code offsetTest}: the all-equal test on the root's
+   * narrow offsets where it has them ({@link DynamicVariantCost#offsetTest}). Returns the number of
+   * narrow offsets the all-equal test compared ({@link #narrowOffsetLevels}), 0 where it compared the
+   * pointers.
    */
-  private int emitDynamicVariants(Value inst, Value root, List<Value> group, long elem) {
+  private int emitDynamicVariants(Value inst, Value root, List<Value> group, long elem, boolean offsetTest) {
     Value m = mask();
     boolean full = MaskOps.isAllTrue(m);
     Type i64 = st.context().i64();
@@ -1156,7 +1158,7 @@ final class MemoryWidener extends EmissionPhase {
       l = b.and(b.sub(b.constInt(iw, w - 1), l, ""), b.constInt(iw, w - 1), "dyn.last");
       lastLane = w < 64 ? b.cast(Opcode.ZEXT, l, i64, "") : l;
     }
-    List<Value> levels = DynamicVariantCost.offsetTest() ? narrowOffsetLevels(root) : null;
+    List<Value> levels = offsetTest ? narrowOffsetLevels(root) : null;
     Block pre = b.currentBlock();
     Value pf, r0 = null, cand = null, offsetsEqual = null;
     int offsets = 0;
