@@ -36,3 +36,17 @@ int window_loop(const int *a, int i, int n) {
   }
   return s;
 }
+
+/* a uniform grid plus two 32-bit offsets, a row and a column (the address g + y*GW + x): the
+ * all-equal test compares the two offsets' lanes, not the 64-bit pointers */
+float stencil_xy(const float *g, int x, int y) {
+  const float *c = g + y * GW + x;
+  return 0.5f * c[0] + 0.125f * (c[-1] + c[1] + c[-GW] + c[GW]) - 0.0625f * (c[-2] + c[2] + c[-2 * GW] + c[2 * GW]);
+}
+
+/* an unsigned 32-bit offset (zero extension) and a 16-bit one (sign extension) on two levels */
+float taps_ush(const float *g, unsigned i, short d) {
+  const float *r = g + i;
+  const float *c = r + d;
+  return c[0] - 2.0f * c[1] + c[2] + 0.25f * (c[-1] + c[3]);
+}

@@ -4,6 +4,8 @@
 ; bytes), then the vector test; all lanes equal -> four scalar loads and broadcasts; consecutive
 ; (4-byte stride) -> four vector loads; otherwise the per-lane loads (the path without the variants);
 ; each load's packet is a phi of the three. The remark names the decision and the cost rule.
+; With 32-byte registers the default (-Dpacketizer.dynamicVariants.offsets=auto) compares the 64-bit
+; pointers, not the narrow offsets (those are AVX-512's: dynamic-variants-offsets.ll).
 ; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x float> @f_simd8(ptr %g, <8 x i32> %x, <8 x i32> %y)
 ; CHECK:       %dyn.span = sub i64

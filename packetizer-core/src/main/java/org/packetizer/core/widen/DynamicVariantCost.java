@@ -36,6 +36,24 @@ public final class DynamicVariantCost {
     return !"true".equalsIgnoreCase(System.getProperty("packetizer.dynamicVariants.keepImpossible", "false"));
   }
 
+  /**
+   * Whether the all-equal test compares the narrow offsets of a root that is a uniform base plus
+   * varying offsets of at most 32 bits ({@code g + sext(y * 24) + sext(x)}) instead of the 64-bit
+   * pointers: half the vector width per compare, and the pointer vector is built only where the test
+   * fails. The price is on inputs where the test fails: the offsets' compares (about 8 instructions)
+   * come on top of the pre-test on two pointer lanes that the per-lane path extracts anyway. Knob
+   * {@code -Dpacketizer.dynamicVariants.offsets=auto|true|false}: {@code auto}, the default, only with
+   * 64-byte vector registers (AVX-512), where stencil measured -25 % coherent and -1..+2 % random
+   * per element at W16, against -18 % and +4..+5 % at W4/W8 (docs/performance.md); {@code false} tests
+   * the pointers, as before.
+   */
+  static boolean offsetTest(int registerBytes) {
+    String v = System.getProperty("packetizer.dynamicVariants.offsets", "auto");
+    if ("false".equalsIgnoreCase(v)) return false;
+    if ("true".equalsIgnoreCase(v)) return true;
+    return registerBytes >= 64;
+  }
+
   /** Instructions of the run-time test for W 64-bit pointers in registers of {@code registerBytes}. */
   static int testCost(int w, int registerBytes) {
     int perCompare = (8 * w + registerBytes - 1) / Math.max(1, registerBytes);

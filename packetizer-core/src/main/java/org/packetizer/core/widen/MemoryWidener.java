@@ -1220,9 +1220,10 @@ final class MemoryWidener extends EmissionPhase {
     long unit = sameSize ? rootStrideUnit(root) : 0;
     boolean neverConsecutive = sameSize && unit > 0 && elem % unit != 0 && DynamicVariantCost.dropImpossibleVariants();
     if (neverConsecutive) sameSize = false;
-    emitDynamicVariants(inst, root, group, sameSize ? elem : 0);
+    int offsets = emitDynamicVariants(inst, root, group, sameSize ? elem : 0, DynamicVariantCost.offsetTest(registerBytes));
     st.remark(Remark.Kind.MEMORY, current(), inst, "dynamic variants for the " + group.size() + " loads at constant offsets from "
         + root.describe() + ": one run-time test of its lanes" + (MaskOps.isAllTrue(mask()) ? "" : " (the active ones)")
+        + (offsets > 0 ? " (all equal: its " + offsets + " varying offset(s) of at most 32 bits from a uniform base compared, not the 64-bit pointers)" : "")
         + ": all equal -> " + group.size() + " scalar loads and broadcasts; "
         + (sameSize ? "consecutive (stride " + elem + " bytes) -> " + group.size() + " vector loads; " : "")
         + (neverConsecutive ? "no consecutive variant (the lanes' pointers differ by multiples of " + unit + " bytes, never by "
@@ -1260,9 +1261,12 @@ final class MemoryWidener extends EmissionPhase {
   /**
    * The run-time test and the three variants of {@link #dynamicVariants}; leaves the builder in the join
    * block, the members' packets (phis) in {@link #dynamicDone}. {@code elem} is the members' common
-   * element size (0: none, no consecutive variant).
+   * element size (0: none, no consecutive variant); {@code offsetTest}: the all-equal test on the root's
+   * narrow offsets where it has them ({@link DynamicVariantCost#offsetTest}). Returns the number of
+   * narrow offsets the all-equal test compared ({@link #narrowOffsetLevels}), 0 where it compared the
+   * pointers.
    */
-  private void emitDynamicVariants(Value inst, Value root, List<Value> group, long elem) {
+  private int emitDynamicVariants(Value inst, Value root, List<Value> group, long elem, boolean offsetTest) {
     Value m = mask();
     boolean full = MaskOps.isAllTrue(m);
     Type i64 = st.context().i64();
@@ -1281,23 +1285,56 @@ final class MemoryWidener extends EmissionPhase {
       l = b.and(b.sub(b.constInt(iw, w - 1), l, ""), b.constInt(iw, w - 1), "dyn.last");
       lastLane = w < 64 ? b.cast(Opcode.ZEXT, l, i64, "") : l;
     }
-    // a cheap pre-test on the first and last active lanes' pointers (lanes the per-lane path extracts
-    // anyway): on divergent inputs it is all the dynamic variants cost
-    Value pf = b.extractElement(rv, first, "dyn.ptr");
-    Value r0 = b.cast(Opcode.PTRTOINT, pf, i64, "dyn.lane");
-    Value rl = b.cast(Opcode.PTRTOINT, b.extractElement(rv, lastLane, ""), i64, "");
-    Value d = b.sub(rl, r0, "dyn.span");
-    Value cand = b.icmpEq(d, b.i64(0), "");
-    if (elem > 0) cand = b.or(cand, b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), ""), "dyn.candidate");
+    List<Value> levels = offsetTest ? narrowOffsetLevels(root) : null;
     Block pre = b.currentBlock();
-    Block test = packet.appendBlock(pre.name() + ".dyntest");
+    Value pf, r0 = null, cand = null, offsetsEqual = null;
+    int offsets = 0;
+    if (levels != null) {
+      // the all-equal test on the narrow offsets from the uniform base (one compare per 32-bit vector),
+      // and the first active lane's pointer rebuilt from that base and those lanes' offsets: the
+      // 64-bit pointer vector is then needed only where the test fails (LLVM sinks it there)
+      Value p = scal(levels.get(0).operand(0));
+      for (Value level : levels) {
+        Value idx = level.operand(1);
+        Value si;
+        if (uniform(idx)) {
+          si = scal(idx);
+        } else {
+          Value narrow = narrowOffset(idx);
+          Value nv = vec(narrow);
+          // (an inactive lane's offset may be poison: frozen, so that it stays that lane's own garbage)
+          if (!full) nv = b.freeze(nv, "dyn.off.frozen");
+          Value n0 = b.extractElement(nv, first, "dyn.off");
+          Value e = b.icmpEq(nv, b.splat(n0, w, ""), "dyn.off.eq");
+          offsetsEqual = offsetsEqual == null ? e : b.and(offsetsEqual, e, "");
+          offsets++;
+          si = narrow == idx ? n0 : b.cast(st.ssa().opcode(idx), n0, idx.type(), "");
+        }
+        p = b.gep(level.gepSourceElementType(), p, List.of(si), false, level == levels.get(levels.size() - 1) ? "dyn.ptr" : "");
+      }
+      pf = p;
+    } else {
+      // a cheap pre-test on the first and last active lanes' pointers (lanes the per-lane path extracts
+      // anyway): on divergent inputs it is all the dynamic variants cost
+      pf = b.extractElement(rv, first, "dyn.ptr");
+      r0 = b.cast(Opcode.PTRTOINT, pf, i64, "dyn.lane");
+      Value rl = b.cast(Opcode.PTRTOINT, b.extractElement(rv, lastLane, ""), i64, "");
+      Value d = b.sub(rl, r0, "dyn.span");
+      cand = b.icmpEq(d, b.i64(0), "");
+      if (elem > 0) cand = b.or(cand, b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), ""), "dyn.candidate");
+    }
+    Block test = levels != null ? null : packet.appendBlock(pre.name() + ".dyntest");
     Block same = packet.appendBlock(pre.name() + ".same");
     Block test2 = elem > 0 ? packet.appendBlock(pre.name() + ".notsame") : null;
     Block consec = elem > 0 ? packet.appendBlock(pre.name() + ".consecutive") : null;
     Block other = packet.appendBlock(pre.name() + ".lanes");
     Block join = packet.appendBlock(pre.name() + ".dyn");
-    test.moveAfter(pre);
-    same.moveAfter(test);
+    if (test != null) {
+      test.moveAfter(pre);
+      same.moveAfter(test);
+    } else {
+      same.moveAfter(pre);
+    }
     Block last = same;
     if (elem > 0) {
       test2.moveAfter(last);
@@ -1306,12 +1343,18 @@ final class MemoryWidener extends EmissionPhase {
     }
     other.moveAfter(last);
     join.moveAfter(other);
-    b.condBr(cand, test, other);
-    b.atEnd(test);
-    Value ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
     Value notMask = full ? null : b.not(m, "");
     Value any = full ? null : b.icmpNe(bits, b.constInt(iw, 0), "dyn.any");
-    Value eq = b.icmpEq(ri, b.splat(r0, w, ""), "dyn.eq");
+    Value ri = null;
+    Value eq;
+    if (levels != null) {
+      eq = offsetsEqual;
+    } else {
+      b.condBr(cand, test, other);
+      b.atEnd(test);
+      ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
+      eq = b.icmpEq(ri, b.splat(r0, w, ""), "dyn.eq");
+    }
     if (!full) eq = b.or(eq, notMask, "");
     Value allEq = b.icmpEq(b.cast(Opcode.BITCAST, eq, iw, ""), b.allOnes(iw), "dyn.same");
     if (!full) allEq = b.and(allEq, any, "");
@@ -1332,6 +1375,20 @@ final class MemoryWidener extends EmissionPhase {
     Block consecEnd = null;
     if (elem > 0) {
       b.atEnd(test2);
+      if (levels != null) {
+        // where the offsets were not all equal: the consecutive test on the 64-bit pointers, behind the
+        // scalar pre-test on the first and last active lanes' pointers (lanes the per-lane path extracts
+        // anyway: on divergent inputs the narrow compares are all the dynamic variants add)
+        r0 = b.cast(Opcode.PTRTOINT, pf, i64, "dyn.lane");
+        Value rl = b.cast(Opcode.PTRTOINT, b.extractElement(rv, lastLane, ""), i64, "");
+        Value d = b.sub(rl, r0, "dyn.span");
+        Value maybe = b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), "dyn.candidate");
+        Block vtest = packet.appendBlock(pre.name() + ".consecutivetest");
+        vtest.moveAfter(test2);
+        b.condBr(maybe, vtest, other);
+        b.atEnd(vtest);
+        ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
+      }
       Value lane0 = full ? r0 : b.sub(r0, b.mul(first, b.i64(elem), ""), "dyn.lane0");
       List<Value> steps = new ArrayList<>();
       for (int k = 0; k < w; k++) steps.add(b.i64(k * elem));
@@ -1376,6 +1433,49 @@ final class MemoryWidener extends EmissionPhase {
       phi.addIncoming(otherValues.get(j), otherEnd);
       dynamicDone.put(mem, phi);
     }
+    return offsets;
+  }
+
+  /**
+   * The GEPs from a uniform base up to {@code root} (base first) when the root is a uniform pointer
+   * plus varying offsets that are all narrow ({@code gep float, (gep float, g, sext(y * 24)), sext(x)}:
+   * two 32-bit offsets), each GEP with one index, uniform or {@link #narrowOffset}; null otherwise
+   * (a loaded pointer, a 64-bit varying index, struct fields), where the dynamic variants test the
+   * 64-bit pointers themselves.
+   */
+  private List<Value> narrowOffsetLevels(Value root) {
+    List<Value> levels = new ArrayList<>();
+    Value p = root;
+    while (!uniform(p)) {
+      if (!p.isInstruction() || st.ssa().opcode(p) != Opcode.GEP || p.numOperands() != 2 || p.type().isVector()) return null;
+      Value idx = p.operand(1);
+      if (idx.type().isVector()) return null;
+      if (uniform(idx) ? !available(idx) : narrowOffset(idx) == null) return null;
+      levels.add(p);
+      p = p.operand(0);
+    }
+    if (levels.isEmpty() || !available(p) || p.type().isVector()) return null;
+    java.util.Collections.reverse(levels);
+    return levels;
+  }
+
+  /**
+   * A varying GEP index's value of at most 32 bits whose lanes are all equal exactly when the index's
+   * are: the index itself when it has at most 32 bits, the operand of a sign or zero extension of
+   * such a value; null otherwise or when that value's packet is not at hand.
+   */
+  private Value narrowOffset(Value idx) {
+    Type t = idx.type();
+    Value n;
+    if (t.isInteger() && t.intWidth() <= 32) {
+      n = idx;
+    } else if (idx.isInstruction() && (st.ssa().opcode(idx) == Opcode.SEXT || st.ssa().opcode(idx) == Opcode.ZEXT)
+        && idx.operand(0).type().isInteger() && idx.operand(0).type().intWidth() <= 32) {
+      n = idx.operand(0);
+    } else {
+      return null;
+    }
+    return !uniform(n) && available(n) ? n : null;
   }
 
   /** A member of a dynamic-variant group as {@link #emitLoad} emits it without them (its address from the root's packet). */

@@ -159,6 +159,108 @@ class DynamicVariantsTest {
     }
   }
 
+  /**
+   * Two varying offsets from a uniform base ({@code stencil_xy}: {@code g + y*16 + x}; {@code taps_ush}:
+   * {@code g + (unsigned) i + (short) d}), where the all-equal test compares the offsets' lanes: lane
+   * patterns where one offset is equal in all lanes and the other is not (in one lane only), where
+   * both are, consecutive columns, and lanes that hold the same pointer through different offsets
+   * ({@code (x + 16, y - 1)}: not all-equal offsets, the per-lane path); with a mask, the inactive
+   * lanes' offsets lie 1-4 KB outside the grid, in the guard page. Packetized with
+   * {@code -Dpacketizer.dynamicVariants.offsets=true}, so that SSE and AVX2 take the offsets' test too.
+   */
+  @ParameterizedTest(name = "W={0} {1} {2}")
+  @MethodSource("cases")
+  void narrowOffsetsAgreeWithScalar(int w, String cpu, String opt) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "dynamic_variants.c", opt)) {
+      ParamSpec grid = ParamSpec.uniformPtr(ctx.floatType(), N, Direction.IN);
+      for (String fn : List.of("stencil_xy", "taps_ush")) {
+        for (boolean masked : new boolean[] {false, true}) {
+          String simd = fn + "_" + cpu.replace('-', '_') + (masked ? "_m" : "_v") + w;
+          // (the offsets' test on every target, not only AVX-512's: the knob's default is auto)
+          Knobs.with("packetizer.dynamicVariants.offsets", "true", () -> new Packetizer(
+              PacketizerOptions.builder().width(w).params("uvv").masked(masked).targetCpu(cpu).verifyEachPhase(true).build()).run(m, fn, simd));
+          // (where the group pays for variants at all: taps_ush's five loads do not at W4, nor at W8 on SSE)
+          String ir = m.function(simd).orElseThrow().print();
+          assertTrue(ir.contains("%dyn.off") || !ir.contains(".same:"), simd);
+          if (fn.equals("stencil_xy")) assertTrue(ir.contains("%dyn.off"), simd);
+          boolean xy = fn.equals("stencil_xy");
+          List<ParamSpec> ps = new ArrayList<>(List.of(grid, ParamSpec.varying(ValueDomain.ints(-100000, 100000)),
+              ParamSpec.varying(ValueDomain.ints(-100000, 100000))));
+          if (masked) ps.add(ParamSpec.mask());
+          SplittableRandom r = new SplittableRandom(50 + w + (masked ? 1000 : 0) + (xy ? 0 : 77));
+          try (DifferentialCheck c = DifferentialCheck.builder(m, fn, simd, w).params(ps).build()) {
+            int lanes = 0;
+            for (int p = 0; p < 8; p++) {
+              for (int q = 0; q < (masked ? 12 : 3); q++) {
+                boolean[] mk = masked ? mask(q, w, r) : null;
+                long[][] v = xy ? xyLanes(p, w, r) : ushLanes(p, w, r);
+                Object[] a = new Object[w], b2 = new Object[w];
+                for (int k = 0; k < w; k++) {
+                  boolean on = mk == null || mk[k];
+                  // (an inactive lane: its column or first offset 1-4 KB outside the grid)
+                  a[k] = on ? v[0][k] : (xy ? wild(r, N, 4) : N + (1200 + r.nextInt(2400)) / 4);
+                  b2[k] = v[1][k];
+                }
+                List<Object> args = new ArrayList<>();
+                args.add(null);
+                args.add(a);
+                args.add(b2);
+                if (masked) args.add(mk);
+                CheckResult res = c.run(new Inputs(args, r.nextLong()));
+                assertTrue(res.passed(), () -> simd + " " + Arrays.toString(a) + " " + Arrays.toString(b2) + ":\n" + res.report() + "\n"
+                    + m.function(simd).orElseThrow().print());
+                lanes += res.lanesCompared();
+              }
+            }
+            assertTrue(lanes > 0, simd);
+          }
+        }
+      }
+    }
+  }
+
+  /** Columns and rows of stencil_xy's lanes (pattern p), all within the grid's interior but for p == 6. */
+  static long[][] xyLanes(int p, int w, SplittableRandom r) {
+    long[] x = new long[w], y = new long[w];
+    long x0 = r.nextLong(2, GW - 2), y0 = r.nextLong(2, GW - 2);
+    for (int k = 0; k < w; k++) {
+      x[k] = x0;
+      y[k] = y0;
+    }
+    switch (p) {
+      case 0 -> { } // all equal
+      case 1 -> y[r.nextInt(w)] = y0 == 2 ? 3 : 2; // one row differs
+      case 2 -> x[r.nextInt(w)] = x0 == 2 ? 3 : 2; // one column differs
+      case 3 -> { long a = r.nextLong(0, N - 4 * GW - w + 1); for (int k = 0; k < w; k++) { x[k] = a + k; y[k] = 2; } } // consecutive (one long row)
+      case 4 -> { for (int k = 0; k < w; k++) y[k] = r.nextLong(2, GW - 2); } // rows differ
+      case 5 -> { for (int k = 0; k < w; k++) { x[k] = r.nextLong(2, GW - 2); y[k] = r.nextLong(2, GW - 2); } } // random
+      case 6 -> { int k = r.nextInt(w); x[k] = x0 + GW; y[k] = y0 - 1; } // the same point through other offsets
+      default -> { for (int k = 0; k < w; k++) x[k] = x0 + (k & 1); } // two columns
+    }
+    return new long[][] {x, y};
+  }
+
+  /** taps_ush's lanes: an unsigned first offset and a short second one, the sum within the grid. */
+  static long[][] ushLanes(int p, int w, SplittableRandom r) {
+    long[] i = new long[w], d = new long[w];
+    long i0 = r.nextLong(40, 200), d0 = r.nextLong(-30, 30);
+    for (int k = 0; k < w; k++) {
+      i[k] = i0;
+      d[k] = d0;
+    }
+    switch (p) {
+      case 0 -> { }
+      case 1 -> d[r.nextInt(w)] = d0 + 1;
+      case 2 -> i[r.nextInt(w)] = i0 + 1;
+      case 3 -> { for (int k = 0; k < w; k++) i[k] = i0 + k; }
+      case 4 -> { for (int k = 0; k < w; k++) d[k] = d0 + k; }
+      case 5 -> { for (int k = 0; k < w; k++) { i[k] = r.nextLong(40, 200); d[k] = r.nextLong(-30, 30); } }
+      case 6 -> { int k = r.nextInt(w); i[k] = i0 + 5; d[k] = d0 - 5; } // the same pointer through other offsets
+      default -> { for (int k = 0; k < w; k++) { i[k] = i0 + k; d[k] = d0 - k; } }
+    }
+    return new long[][] {i, d};
+  }
+
   /** The three variants in the packet IR, and the remark (fails with -Dpacketizer.dynamicVariants=false). */
   @Test
   void structure() {
