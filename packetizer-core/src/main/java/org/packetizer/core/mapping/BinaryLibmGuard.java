@@ -74,21 +74,7 @@ final class BinaryLibmGuard {
       s.append("  store atomic i8 %flag, ptr ").append(q).append(".ok\" monotonic, align 1\n");
       s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
       // the scalar function on the lanes of a mask
-      String idx = w < 32 ? "  %k32 = zext " + iw + " %k to i32\n" : w == 32 ? "  %k32 = add i32 %k, 0\n" : "  %k32 = trunc " + iw + " %k to i32\n";
-      s.append("define internal ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %mask, ").append(vt).append(" %acc) #2 {\nentry:\n");
-      s.append("  %mi = bitcast ").append(m).append(" %mask to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %mi, 0\n");
-      s.append("  br i1 %any, label %loop, label %done\nloop:\n");
-      s.append("  %bits = phi ").append(iw).append(" [ %mi, %entry ], [ %rest, %loop ]\n");
-      s.append("  %a = phi ").append(vt).append(" [ %acc, %entry ], [ %na, %loop ]\n");
-      s.append("  %k = call ").append(iw).append(" @llvm.cttz.").append(iw).append("(").append(iw).append(" %bits, i1 true)\n").append(idx);
-      s.append("  %xi = extractelement ").append(vt).append(" %x, i32 %k32\n");
-      s.append("  %yi = extractelement ").append(vt).append(" %y, i32 %k32\n");
-      s.append("  %ri = call float @\"").append(libm).append("\"(float %xi, float %yi)\n");
-      s.append("  %na = insertelement ").append(vt).append(" %a, float %ri, i32 %k32\n");
-      s.append("  %m1 = sub ").append(iw).append(" %bits, 1\n  %rest = and ").append(iw).append(" %bits, %m1\n");
-      s.append("  %more = icmp ne ").append(iw).append(" %rest, 0\n  br i1 %more, label %loop, label %done\n");
-      s.append("done:\n  %r = phi ").append(vt).append(" [ %acc, %entry ], [ %na, %loop ]\n  ret ").append(vt).append(" %r\n}\n");
+      s.append(LibmGuard.lanesLoop("internal ", q + ".lanes\"", "float", w, true, "@\"" + libm + "\"", "#2"));
     }
     // the entry
     s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(vt).append(" %y, ").append(m)

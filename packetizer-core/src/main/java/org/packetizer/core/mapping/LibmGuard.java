@@ -328,29 +328,50 @@ public final class LibmGuard {
    * into {@code acc}; the other lanes of {@code acc} unchanged.
    */
   static String lanes(String name, String libm, String t, int w) {
+    return lanesLoop("internal ", "@\"" + name + ".lanes\"", t, w, false, "@\"" + libm + "\"", "#2");
+  }
+
+  /**
+   * The per-lane loop of every guarded helper's cold path, one emitter for the unary helper's own
+   * {@code .lanes} ({@link #lanes}), the binary helper's own ({@link BinaryLibmGuard}) and the module's
+   * shared one ({@link SharedCold}): {@code <W x T> SYMBOL(<W x T> %x[, <W x T> %y], <W x i1> %mask,
+   * <W x T> %acc[, ptr %d]) ATTRS}, the scalar function on each lane whose bit is set in {@code mask}
+   * (on {@code x[k]}, and {@code y[k]} when {@code binary}), in lane order, its result inserted into
+   * {@code acc}; the other lanes of {@code acc} unchanged. An empty mask returns {@code acc} without a call.
+   *
+   * @param linkage {@code "internal "} or {@code ""} (the shared piece is linked in, then made internal)
+   * @param symbol the function's name as IR writes it ({@code @"NAME.lanes"})
+   * @param callee the scalar function as IR writes it ({@code @"expf"}); null: the last parameter is a
+   *     descriptor {@code ptr %d} ({@link SharedCold}) whose field at offset 8 is the scalar function,
+   *     loaded once in a block {@code head} between the mask test and the loop, and called through
+   * @param attrs the function's attribute group ({@code #2} in a helper's text, {@code #0} in the shared pieces')
+   */
+  static String lanesLoop(String linkage, String symbol, String t, int w, boolean binary, String callee, String attrs) {
     String vt = "<" + w + " x " + t + ">";
+    String m = "<" + w + " x i1>";
     String iw = "i" + w;
+    boolean desc = callee == null;
+    String pred = desc ? "%head" : "%entry";
     String idx = w < 32 ? "  %k32 = zext " + iw + " %k to i32\n" : w == 32 ? "  %k32 = add i32 %k, 0\n" : "  %k32 = trunc " + iw + " %k to i32\n";
-    return "define internal " + vt + " @\"" + name + ".lanes\"(" + vt + " %x, <" + w + " x i1> %mask, " + vt + " %acc) #2 {\n"
-        + "entry:\n"
-        + "  %mi = bitcast <" + w + " x i1> %mask to " + iw + "\n"
-        + "  %any = icmp ne " + iw + " %mi, 0\n"
-        + "  br i1 %any, label %loop, label %done\n"
-        + "loop:\n"
-        + "  %bits = phi " + iw + " [ %mi, %entry ], [ %rest, %loop ]\n"
-        + "  %a = phi " + vt + " [ %acc, %entry ], [ %na, %loop ]\n"
-        + "  %k = call " + iw + " @llvm.cttz." + iw + "(" + iw + " %bits, i1 true)\n"
-        + idx
-        + "  %xi = extractelement " + vt + " %x, i32 %k32\n"
-        + "  %ri = call " + t + " @\"" + libm + "\"(" + t + " %xi)\n"
-        + "  %na = insertelement " + vt + " %a, " + t + " %ri, i32 %k32\n"
-        + "  %m1 = sub " + iw + " %bits, 1\n"
-        + "  %rest = and " + iw + " %bits, %m1\n"
-        + "  %more = icmp ne " + iw + " %rest, 0\n"
-        + "  br i1 %more, label %loop, label %done\n"
-        + "done:\n"
-        + "  %r = phi " + vt + " [ %acc, %entry ], [ %na, %loop ]\n"
-        + "  ret " + vt + " %r\n}\n";
+    StringBuilder s = new StringBuilder();
+    s.append("define ").append(linkage).append(vt).append(" ").append(symbol).append("(").append(vt).append(" %x, ");
+    if (binary) s.append(vt).append(" %y, ");
+    s.append(m).append(" %mask, ").append(vt).append(" %acc").append(desc ? ", ptr %d" : "").append(") ").append(attrs).append(" {\nentry:\n");
+    s.append("  %mi = bitcast ").append(m).append(" %mask to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %mi, 0\n");
+    s.append("  br i1 %any, label ").append(desc ? "%head" : "%loop").append(", label %done\n");
+    if (desc) s.append("head:\n  %fnp = getelementptr inbounds i8, ptr %d, i64 8\n  %fn = load ptr, ptr %fnp, align 8\n  br label %loop\n");
+    s.append("loop:\n  %bits = phi ").append(iw).append(" [ %mi, ").append(pred).append(" ], [ %rest, %loop ]\n");
+    s.append("  %a = phi ").append(vt).append(" [ %acc, ").append(pred).append(" ], [ %na, %loop ]\n");
+    s.append("  %k = call ").append(iw).append(" @llvm.cttz.").append(iw).append("(").append(iw).append(" %bits, i1 true)\n").append(idx);
+    s.append("  %xi = extractelement ").append(vt).append(" %x, i32 %k32\n");
+    if (binary) s.append("  %yi = extractelement ").append(vt).append(" %y, i32 %k32\n");
+    s.append("  %ri = call ").append(t).append(" ").append(desc ? "%fn" : callee).append("(").append(t).append(" %xi")
+        .append(binary ? ", " + t + " %yi" : "").append(")\n");
+    s.append("  %na = insertelement ").append(vt).append(" %a, ").append(t).append(" %ri, i32 %k32\n");
+    s.append("  %m1 = sub ").append(iw).append(" %bits, 1\n  %rest = and ").append(iw).append(" %bits, %m1\n");
+    s.append("  %more = icmp ne ").append(iw).append(" %rest, 0\n  br i1 %more, label %loop, label %done\n");
+    s.append("done:\n  %r = phi ").append(vt).append(" [ %acc, %entry ], [ %na, %loop ]\n  ret ").append(vt).append(" %r\n}\n");
+    return s.toString();
   }
 
   /** Declarations, attribute groups (#2 the probe, #3 its libm calls) and loop metadata (!10-!12) the pieces use. */
