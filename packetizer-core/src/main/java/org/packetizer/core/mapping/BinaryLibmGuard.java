@@ -30,7 +30,6 @@ final class BinaryLibmGuard {
     if (n % w != 0) throw new IllegalArgumentException(n + " probes are not a multiple of W=" + w);
     String vt = "<" + w + " x float>";
     String m = "<" + w + " x i1>";
-    String iw = "i" + w;
     String q = "@\"" + name;
     String ct = "{ " + vt + ", " + m + " }";
     StringBuilder s = new StringBuilder();
@@ -76,56 +75,12 @@ final class BinaryLibmGuard {
       // the scalar function on the lanes of a mask
       s.append(LibmGuard.lanesLoop("internal ", q + ".lanes\"", "float", w, true, "@\"" + libm + "\"", "#2"));
     }
-    // the entry
-    s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(vt).append(" %y, ").append(m)
-        .append(" %m) #0 {\nentry:\n");
-    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
-    s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %check, !prof !1\n");
-    s.append("check:\n  %mi = bitcast ").append(m).append(" %m to ").append(iw).append("\n  %none = icmp eq ").append(iw).append(" %mi, 0\n");
-    s.append("  br i1 %none, label %fast, label %cold\n");
-    s.append("fast:\n  %c = call ").append(ct).append(" ").append(q).append(".core\"(").append(vt).append(" %x, ").append(vt).append(" %y)\n");
-    s.append("  %r0 = extractvalue ").append(ct).append(" %c, 0\n  %special = extractvalue ").append(ct).append(" %c, 1\n");
-    if (LibmGuard.leanGuard()) {
-      // the hot test on the special lanes alone, the active-lane mask applied on the cold edge (LibmGuard)
-      s.append("  %spi = bitcast ").append(m).append(" %special to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %spi, 0\n");
-      s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-      s.append("edge:\n  %sm = and ").append(m).append(" %special, %m\n");
-    } else {
-      s.append("  %sm = and ").append(m).append(" %special, %m\n");
-      s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
-      s.append("  br i1 %any, label %edge, label %done, !prof !0\nedge:\n");
-    }
-    if (shared != null) {
-      s.append(SharedCold.lanesCall("%ye", shared, name, w, "%x", "%sm", "%r0", "%y")).append("  br label %done\n");
-      s.append(SharedCold.coldBlocks(shared, name, w, "%y"));
-    } else {
-      s.append("  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %sm, ").append(vt).append(" %r0)\n  br label %done\n");
-      s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %m)\n  br label %done\n");
-    }
-    s.append("done:\n  %r = phi ").append(vt).append(" [ %r0, %fast ], [ %ye, %edge ], ").append(shared == null ? "[ %yc, %cold ]" : SharedCold.coldIncoming())
-        .append("\n  ret ").append(vt).append(" %r\n}\n");
-    if (shared == null) {
-      // the first call and the calls after a failed probe
-      s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %m) #2 {\nentry:\n");
-      s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
-      s.append("  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n");
-      s.append("probe:\n  %probed = call i1 ").append(q).append(".probe\"()\n  br label %known\n");
-      s.append("known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n");
-      s.append("  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label %again, label %perlane\n");
-      s.append("again:\n  %ra = tail call ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %m)\n  ret ").append(vt).append(" %ra\n");
-      s.append("perlane:\n  %rl = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %m, ").append(vt).append(" poison)\n  ret ").append(vt).append(" %rl\n}\n");
-    }
-    s.append("declare float @\"").append(libm).append("\"(float, float)\n");
-    s.append("declare ").append(iw).append(" @llvm.cttz.").append(iw).append("(").append(iw).append(", i1)\n");
-    s.append("attributes #2 = { noinline cold nounwind }\nattributes #3 = { nobuiltin }\n");
-    s.append("!10 = distinct !{!10, !11}\n!11 = !{!\"llvm.loop.unroll.disable\"}\n!12 = distinct !{!12, !11}\n");
-    s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
-    s.append("!1 = !{!\"branch_weights\", i32 1000, i32 1}\n");
+    // the entry, around the fast path that gives the result and the special lanes
+    String fast = "fast:\n  %c = call " + ct + " " + q + ".core\"(" + vt + " %x, " + vt + " %y)\n  %r0 = extractvalue " + ct + " %c, 0\n"
+        + "  %special = extractvalue " + ct + " %c, 1\n";
+    LibmGuard.appendEntry(s, name, "float", w, true, fast, "%r0", shared);
+    if (shared == null) s.append(LibmGuard.ownSlow(name, "float", w, true));
+    s.append(LibmGuard.declarations(libm, "float", w, true)).append(LibmGuard.WEIGHTS);
     return s.toString();
   }
 }

@@ -181,7 +181,6 @@ public final class LibmGuard {
     if (shared != null && !t.equals("float")) throw new IllegalArgumentException("shared cold pieces are float only");
     String vt = "<" + w + " x " + t + ">";
     String m = "<" + w + " x i1>";
-    String iw = "i" + w;
     String q = "@\"" + name;
     StringBuilder s = new StringBuilder();
     s.append(globals(name, t, probeBits));
@@ -193,34 +192,68 @@ public final class LibmGuard {
       s.append(SharedCold.descriptor(name, libm, name + ".probes", null, probeBits.length, w));
       s.append(SharedCold.declarations(shared, w));
     }
-    // the entry
-    s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
+    appendEntry(s, name, t, w, false, "fast:\n  %y = call " + vt + " " + q + ".core\"(" + vt + " %x)\n" + special, "%y", shared);
+    if (shared == null) s.append(ownSlow(name, t, w, false));
+    s.append(declarations(libm, t, w)).append(WEIGHTS);
+    return s.toString();
+  }
+
+  /** The branch weights {@code !0} (cold edge) and {@code !1} (the flag verified) of a helper's entry. */
+  static final String WEIGHTS = "!0 = !{!\"branch_weights\", i32 1, i32 1000}\n!1 = !{!\"branch_weights\", i32 1000, i32 1}\n";
+
+  /** A helper entry's parameter list, {@code <W x T> %x[, <W x T> %y], <W x i1> MASK}. */
+  private static String params(String vt, String m, boolean binary, String mask) {
+    return vt + " %x, " + (binary ? vt + " %y, " : "") + m + " " + mask;
+  }
+
+  /**
+   * The entry of a guarded helper, unary ({@link #unaryHelper}) or binary ({@link BinaryLibmGuard}):
+   * {@code define <W x T> @"NAME"(<W x T> %x[, <W x T> %y], <W x i1> %m) #0}, the flag test (verified: the
+   * fast path; a call with no lane active takes it too, whatever the flag, else the cold block), then
+   * {@link #appendEntryTail} with the fast block {@code fast} that defines {@code result} and {@code %special}.
+   */
+  static void appendEntry(StringBuilder s, String name, String t, int w, boolean binary, String fast, String result, String shared) {
+    String vt = "<" + w + " x " + t + ">";
+    String m = "<" + w + " x i1>";
+    String iw = "i" + w;
+    String q = "@\"" + name;
+    s.append("define ").append(vt).append(" ").append(q).append("\"(").append(params(vt, m, binary, "%m")).append(") #0 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
     s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %check, !prof !1\n");
     s.append("check:\n  %mi = bitcast ").append(m).append(" %m to ").append(iw).append("\n  %none = icmp eq ").append(iw).append(" %mi, 0\n");
     s.append("  br i1 %none, label %fast, label %cold\n");
-    appendEntryTail(s, q, vt, m, iw, special, shared, name, w);
-    if (shared != null) {
-      s.append(declarations(libm, t, w));
-      s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
-      s.append("!1 = !{!\"branch_weights\", i32 1000, i32 1}\n");
-      return s.toString();
-    }
-    // the first call (probe, then the entry again) and the calls after a failed probe
-    s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
-    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
-    s.append("  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n");
-    s.append("probe:\n  %probed = call i1 ").append(q).append(".probe\"()\n  br label %known\n");
-    s.append("known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n");
-    s.append("  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label %again, label %perlane\n");
-    s.append("again:\n  %y = tail call ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m)
-        .append(" %m)\n  ret ").append(vt).append(" %y\n");
-    s.append("perlane:\n  %ya = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %m, ")
-        .append(vt).append(" poison)\n  ret ").append(vt).append(" %ya\n}\n");
-    s.append(declarations(libm, t, w));
-    s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
-    s.append("!1 = !{!\"branch_weights\", i32 1000, i32 1}\n");
-    return s.toString();
+    appendEntryTail(s, name, t, w, binary, fast, result, shared);
+  }
+
+  /**
+   * The head of a guarded helper's own {@code .slow} (the first call, and the calls after a failed probe) up
+   * to the branch on the flag: {@code define internal <W x T> @"NAME.slow"(PARAMS) #2}, the probe while the
+   * flag is unknown, then to {@code next} when the fast path is verified, else to {@code %perlane}. The
+   * caller writes both blocks (the unary and binary helpers by {@link #ownSlow}, the inlined layout and
+   * {@link ExactTrig} their own).
+   */
+  static String slowHead(String name, String vt, String params, String next) {
+    String q = "@\"" + name;
+    return "define internal " + vt + " " + q + ".slow\"(" + params + ") #2 {\nentry:\n"
+        + "  %guard = load atomic i8, ptr " + q + ".ok\" monotonic, align 1\n"
+        + "  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n"
+        + "probe:\n  %probed = call i1 " + q + ".probe\"()\n  br label %known\n"
+        + "known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n"
+        + "  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label " + next + ", label %perlane\n";
+  }
+
+  /**
+   * A unary or binary helper's own {@code .slow}, with its entry's parameters: {@link #slowHead}, then the
+   * entry again (the flag is verified now) or every active lane by {@code .lanes} (the probe failed).
+   */
+  static String ownSlow(String name, String t, int w, boolean binary) {
+    String vt = "<" + w + " x " + t + ">";
+    String q = "@\"" + name;
+    String args = params(vt, "<" + w + " x i1>", binary, "%m");
+    String again = binary ? "%ra" : "%y", perlane = binary ? "%rl" : "%ya";
+    return slowHead(name, vt, args, "%again")
+        + "again:\n  " + again + " = tail call " + vt + " " + q + "\"(" + args + ")\n  ret " + vt + " " + again + "\n"
+        + "perlane:\n  " + perlane + " = call " + vt + " " + q + ".lanes\"(" + args + ", " + vt + " poison)\n  ret " + vt + " " + perlane + "\n}\n";
   }
 
   /**
@@ -292,7 +325,6 @@ public final class LibmGuard {
     probeBits = padded(probeBits, w);
     String vt = "<" + w + " x " + t + ">";
     String m = "<" + w + " x i1>";
-    String iw = "i" + w;
     String q = "@\"" + name;
     StringBuilder s = new StringBuilder();
     s.append(globals(name, t, probeBits));
@@ -302,14 +334,9 @@ public final class LibmGuard {
     s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
     s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %cold\n");
-    appendEntryTail(s, q, vt, m, iw, special, null, name, w);
+    appendEntryTail(s, name, t, w, false, "fast:\n  %y = call " + vt + " " + q + ".core\"(" + vt + " %x)\n" + special, "%y", null);
     // the first call (probe) and the calls after a failed probe
-    s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
-    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
-    s.append("  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n");
-    s.append("probe:\n  %probed = call i1 ").append(q).append(".probe\"()\n  br label %known\n");
-    s.append("known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n");
-    s.append("  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label %fast, label %perlane\n");
+    s.append(slowHead(name, vt, vt + " %x, " + m + " %m", "%fast"));
     s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
     s.append(special);
     s.append("  %sm = and ").append(m).append(" %special, %m\n");
@@ -375,8 +402,11 @@ public final class LibmGuard {
   }
 
   /** Declarations, attribute groups (#2 the probe, #3 its libm calls) and loop metadata (!10-!12) the pieces use. */
-  public static String declarations(String libm, String t, int w) {
-    return "declare " + t + " @\"" + libm + "\"(" + t + ")\n"
+  public static String declarations(String libm, String t, int w) { return declarations(libm, t, w, false); }
+
+  /** {@link #declarations(String, String, int)} for a unary or a binary ({@code T libm(T, T)}) scalar function. */
+  static String declarations(String libm, String t, int w, boolean binary) {
+    return "declare " + t + " @\"" + libm + "\"(" + t + (binary ? ", " + t : "") + ")\n"
         + "declare i" + w + " @llvm.cttz.i" + w + "(i" + w + ", i1)\n"
         + "attributes #2 = { noinline cold nounwind }\n"
         + "attributes #3 = { nobuiltin }\n"
@@ -387,38 +417,42 @@ public final class LibmGuard {
   /** A floating-point constant as LLVM writes it (hexadecimal double bits, also for float). */
   static String fp(double v) { return String.format(Locale.ROOT, "0x%016X", Double.doubleToRawLongBits(v)); }
 
-  /** The entry's call of the per-lane pieces for its special lanes {@code %sm}, defining {@code %ye}. */
-  private static String lanesCall(String q, String vt, String m, String shared, String name, int w) {
-    if (shared != null) return SharedCold.lanesCall("%ye", shared, name, w, "%x", "%sm", "%y", "poison");
-    return "  %ye = call " + vt + " " + q + ".lanes\"(" + vt + " %x, " + m + " %sm, " + vt + " %y)\n";
-  }
-
-  /** The entry's blocks after the guard test, the same for every helper: the fast path, the per-lane
-   *  calls for its special lanes, the first call's or failed probe's cold path, and the join. */
-  private static void appendEntryTail(StringBuilder s, String q, String vt, String m, String iw, String special, String shared, String name, int w) {
-    s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
-    s.append(special);
+  /**
+   * The entry's blocks after the guard test, the same for every helper, unary or binary: the fast block
+   * {@code fast} (defining {@code result} and {@code %special}, the lanes outside the fast path), the
+   * per-lane calls for its special lanes (own or shared {@code .lanes}), the first call's or failed probe's
+   * cold path (own or shared {@code .slow}), and the join.
+   */
+  private static void appendEntryTail(StringBuilder s, String name, String t, int w, boolean binary, String fast, String result, String shared) {
+    String vt = "<" + w + " x " + t + ">";
+    String m = "<" + w + " x i1>";
+    String iw = "i" + w;
+    String q = "@\"" + name;
+    // the call of the per-lane piece for the special lanes %sm, defining %ye
+    String lanesCall = shared != null ? SharedCold.lanesCall("%ye", shared, name, w, "%x", "%sm", result, binary ? "%y" : "poison")
+        : "  %ye = call " + vt + " " + q + ".lanes\"(" + params(vt, m, binary, "%sm") + ", " + vt + " " + result + ")\n";
+    s.append(fast);
     if (!leanGuard()) {
       s.append("  %sm = and ").append(m).append(" %special, %m\n");
       s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
       s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-      s.append("edge:\n").append(lanesCall(q, vt, m, shared, name, w)).append("  br label %done\n");
+      s.append("edge:\n").append(lanesCall).append("  br label %done\n");
     } else {
-    // the hot test is on the special lanes alone (one vmovmskps and a test on AVX); the active-lane
-    // mask is applied only on the cold edge (.lanes calls nothing for an empty mask): an inactive
-    // lane outside the fast path costs one call that does nothing, and the hot path skips the
-    // conversion of the <W x i1> argument (an xmm of i16 at W8) and its and
-    s.append("  %spi = bitcast ").append(m).append(" %special to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %spi, 0\n");
-    s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-    s.append("edge:\n  %sm = and ").append(m).append(" %special, %m\n");
-    s.append(lanesCall(q, vt, m, shared, name, w)).append("  br label %done\n");
+      // the hot test is on the special lanes alone (one vmovmskps and a test on AVX); the active-lane
+      // mask is applied only on the cold edge (.lanes calls nothing for an empty mask): an inactive
+      // lane outside the fast path costs one call that does nothing, and the hot path skips the
+      // conversion of the <W x i1> argument (an xmm of i16 at W8) and its and
+      s.append("  %spi = bitcast ").append(m).append(" %special to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %spi, 0\n");
+      s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
+      s.append("edge:\n  %sm = and ").append(m).append(" %special, %m\n");
+      s.append(lanesCall).append("  br label %done\n");
     }
     if (shared == null) {
-      s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
+      s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(params(vt, m, binary, "%m")).append(")\n  br label %done\n");
     } else {
-      s.append(SharedCold.coldBlocks(shared, name, w, "poison"));
+      s.append(SharedCold.coldBlocks(shared, name, w, binary ? "%y" : "poison"));
     }
-    s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], ").append(shared == null ? "[ %yc, %cold ]" : SharedCold.coldIncoming())
-        .append("\n  ret ").append(vt).append(" %r\n}\n");
+    s.append("done:\n  %r = phi ").append(vt).append(" [ ").append(result).append(", %fast ], [ %ye, %edge ], ")
+        .append(shared == null ? "[ %yc, %cold ]" : SharedCold.coldIncoming()).append("\n  ret ").append(vt).append(" %r\n}\n");
   }
 }
