@@ -64,12 +64,16 @@ public final class LibmGuard {
 
   /** The flag global and the probe inputs of helper {@code name} ({@code t} = float or double). */
   public static String globals(String name, String t, long[] probeBits) {
+    return "@\"" + name + ".ok\" = internal global i8 0, align 1\n" + constants(name + ".probes", t, probeBits);
+  }
+
+  /** The constant array {@code @"NAME"} of {@code t} values with these bits (probe inputs). */
+  static String constants(String name, String t, long[] bits) {
     StringBuilder s = new StringBuilder();
-    s.append("@\"").append(name).append(".ok\" = internal global i8 0, align 1\n");
-    s.append("@\"").append(name).append(".probes\" = internal constant [").append(probeBits.length).append(" x ").append(t).append("] [");
-    for (int i = 0; i < probeBits.length; i++) {
+    s.append("@\"").append(name).append("\" = internal constant [").append(bits.length).append(" x ").append(t).append("] [");
+    for (int i = 0; i < bits.length; i++) {
       if (i > 0) s.append(", ");
-      double v = t.equals("float") ? Float.intBitsToFloat((int) probeBits[i]) : Double.longBitsToDouble(probeBits[i]);
+      double v = t.equals("float") ? Float.intBitsToFloat((int) bits[i]) : Double.longBitsToDouble(bits[i]);
       s.append(t).append(' ').append(fp(v));
     }
     s.append("], align 64\n");
@@ -86,26 +90,40 @@ public final class LibmGuard {
    */
   public static String probe(String name, String libm, String t, int w, int probes, String fastCall) {
     if (inlinedLayout()) return probeUnrolled(name, libm, t, w, probes);
+    return probeLoops(name, libm, t, w, probes, false, fastCall);
+  }
+
+  /**
+   * {@link #probe}'s two loops for a unary helper (inputs {@code @"NAME.probes"}, {@code fastCall} defines
+   * {@code %y} from {@code %xv}) or a binary one ({@link BinaryLibmGuard}: inputs {@code @"NAME.px"} and
+   * {@code @"NAME.py"}, {@code fastCall} defines {@code %rv} from {@code %xv} and {@code %yv}).
+   */
+  static String probeLoops(String name, String libm, String t, int w, int probes, boolean binary, String fastCall) {
     if (probes % w != 0) throw new IllegalArgumentException(probes + " probes are not a multiple of W=" + w);
     String vt = "<" + w + " x " + t + ">";
     String it = t.equals("float") ? "i32" : "i64";
-    String pr = "@\"" + name + ".probes\"";
+    String q = "@\"" + name;
     int size = t.equals("float") ? 4 : 8;
     StringBuilder s = new StringBuilder();
-    s.append("define internal i1 @\"").append(name).append(".probe\"() #2 {\nentry:\n");
+    s.append("define internal i1 ").append(q).append(".probe\"() #2 {\nentry:\n");
     s.append("  %res = alloca [").append(probes).append(" x ").append(t).append("], align 64\n  br label %chunk\n");
     s.append("chunk:\n  %c = phi i64 [ 0, %entry ], [ %cn, %chunk ]\n");
-    s.append("  %pp = getelementptr inbounds ").append(t).append(", ptr ").append(pr).append(", i64 %c\n");
-    s.append("  %xv = load volatile ").append(vt).append(", ptr %pp, align ").append(size).append("\n");
+    if (binary) {
+      s.append("  %ppx = getelementptr inbounds ").append(t).append(", ptr ").append(q).append(".px\", i64 %c\n");
+      s.append("  %ppy = getelementptr inbounds ").append(t).append(", ptr ").append(q).append(".py\", i64 %c\n");
+      s.append("  %xv = load volatile ").append(vt).append(", ptr %ppx, align ").append(size).append("\n");
+      s.append("  %yv = load volatile ").append(vt).append(", ptr %ppy, align ").append(size).append("\n");
+    } else {
+      s.append("  %pp = getelementptr inbounds ").append(t).append(", ptr ").append(q).append(".probes\", i64 %c\n");
+      s.append("  %xv = load volatile ").append(vt).append(", ptr %pp, align ").append(size).append("\n");
+    }
     s.append(fastCall);
     s.append("  %rp = getelementptr inbounds ").append(t).append(", ptr %res, i64 %c\n");
-    s.append("  store ").append(vt).append(" %y, ptr %rp, align ").append(size).append("\n");
+    s.append("  store ").append(vt).append(binary ? " %rv" : " %y").append(", ptr %rp, align ").append(size).append("\n");
     s.append("  %cn = add i64 %c, ").append(w).append("\n");
     s.append("  %more = icmp ult i64 %cn, ").append(probes).append("\n  br i1 %more, label %chunk, label %cmp, !llvm.loop !10\n");
     s.append("cmp:\n  %i = phi i64 [ 0, %chunk ], [ %in, %cmp ]\n  %bad = phi i1 [ false, %chunk ], [ %badn, %cmp ]\n");
-    s.append("  %px = getelementptr inbounds ").append(t).append(", ptr ").append(pr).append(", i64 %i\n");
-    s.append("  %x = load volatile ").append(t).append(", ptr %px, align ").append(size).append("\n");
-    s.append("  %s = call ").append(t).append(" @\"").append(libm).append("\"(").append(t).append(" %x) #3\n");
+    s.append(scalarOnProbe(name, libm, t, binary));
     s.append("  %pe = getelementptr inbounds ").append(t).append(", ptr %res, i64 %i\n");
     s.append("  %e = load ").append(t).append(", ptr %pe, align ").append(size).append("\n");
     s.append("  %sb = bitcast ").append(t).append(" %s to ").append(it).append("\n");
@@ -113,10 +131,34 @@ public final class LibmGuard {
     s.append("  %d = icmp ne ").append(it).append(" %sb, %eb\n  %badn = or i1 %bad, %d\n");
     s.append("  %in = add i64 %i, 1\n  %more2 = icmp ult i64 %in, ").append(probes).append("\n");
     s.append("  br i1 %more2, label %cmp, label %done, !llvm.loop !12\n");
-    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
-    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
-    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    s.append(probeDone(name));
     return s.toString();
+  }
+
+  /**
+   * The probe's scalar call on probe {@code %i}, defining {@code %s}: the input(s) read volatile from
+   * {@code @"NAME.probes"} (binary: {@code @"NAME.px"} and {@code @"NAME.py"}), the call {@code nobuiltin} (#3).
+   */
+  private static String scalarOnProbe(String name, String libm, String t, boolean binary) {
+    String q = "@\"" + name;
+    int size = t.equals("float") ? 4 : 8;
+    if (binary) {
+      return "  %pxs = getelementptr inbounds " + t + ", ptr " + q + ".px\", i64 %i\n"
+          + "  %pys = getelementptr inbounds " + t + ", ptr " + q + ".py\", i64 %i\n"
+          + "  %xs = load volatile " + t + ", ptr %pxs, align " + size + "\n"
+          + "  %ys = load volatile " + t + ", ptr %pys, align " + size + "\n"
+          + "  %s = call " + t + " @\"" + libm + "\"(" + t + " %xs, " + t + " %ys) #3\n";
+    }
+    return "  %px = getelementptr inbounds " + t + ", ptr " + q + ".probes\", i64 %i\n"
+        + "  %x = load volatile " + t + ", ptr %px, align " + size + "\n"
+        + "  %s = call " + t + " @\"" + libm + "\"(" + t + " %x) #3\n";
+  }
+
+  /** The probe's last block: the flag stored from {@code %badn} (1 all agree, 2 one differs), whether all agree returned. */
+  private static String probeDone(String name) {
+    return "done:\n  %flag = select i1 %badn, i8 2, i8 1\n"
+        + "  store atomic i8 %flag, ptr @\"" + name + ".ok\" monotonic, align 1\n"
+        + "  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n";
   }
 
   /**
@@ -136,18 +178,14 @@ public final class LibmGuard {
     s.append("], align 64\n");
     s.append("define internal i1 @\"").append(name).append(".probe\"() #2 {\nentry:\n  br label %cmp\n");
     s.append("cmp:\n  %i = phi i64 [ 0, %entry ], [ %in, %cmp ]\n  %bad = phi i1 [ false, %entry ], [ %badn, %cmp ]\n");
-    s.append("  %px = getelementptr inbounds ").append(t).append(", ptr @\"").append(name).append(".probes\", i64 %i\n");
-    s.append("  %x = load volatile ").append(t).append(", ptr %px, align ").append(size).append("\n");
-    s.append("  %s = call ").append(t).append(" @\"").append(libm).append("\"(").append(t).append(" %x) #3\n");
+    s.append(scalarOnProbe(name, libm, t, false));
     s.append("  %pe = getelementptr inbounds ").append(it).append(", ptr @\"").append(name).append(".expect\", i64 %i\n");
     s.append("  %eb = load ").append(it).append(", ptr %pe, align ").append(size).append("\n");
     s.append("  %sb = bitcast ").append(t).append(" %s to ").append(it).append("\n");
     s.append("  %d = icmp ne ").append(it).append(" %sb, %eb\n  %badn = or i1 %bad, %d\n");
     s.append("  %in = add i64 %i, 1\n  %more = icmp ult i64 %in, ").append(n).append("\n");
     s.append("  br i1 %more, label %cmp, label %done, !llvm.loop !12\n");
-    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
-    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
-    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    s.append(probeDone(name));
     return s.toString();
   }
 
@@ -293,9 +331,7 @@ public final class LibmGuard {
     s.append("  %badn = or i1 %b").append(w).append(", false\n");
     s.append("  %cn = add i32 %c, 1\n  br label %next\nnext:\n");
     s.append("  %more = icmp ult i32 %cn, ").append(probes / w).append("\n  br i1 %more, label %chunk, label %done\n");
-    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
-    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
-    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    s.append(probeDone(name));
     return s.toString();
   }
 
