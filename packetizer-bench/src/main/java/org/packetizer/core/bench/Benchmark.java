@@ -42,7 +42,7 @@ public final class Benchmark {
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
       "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions",
       "packetizer.interleave.straightLine", "packetizer.refill.rvvCompress", "packetizer.cleanupPasses",
-      "packetizer.refill.resultAtRound", "packetizer.interleave.portsMachine");
+      "packetizer.refill.resultAtRound", "packetizer.interleave.portsMachine", "packetizer.memory.rowTranspose");
 
   private Benchmark() {}
 
