@@ -30,116 +30,26 @@ final class BinaryLibmGuard {
     if (n % w != 0) throw new IllegalArgumentException(n + " probes are not a multiple of W=" + w);
     String vt = "<" + w + " x float>";
     String m = "<" + w + " x i1>";
-    String iw = "i" + w;
     String q = "@\"" + name;
     String ct = "{ " + vt + ", " + m + " }";
     StringBuilder s = new StringBuilder();
     s.append("@\"").append(name).append(".ok\" = internal global i8 0, align 1\n");
-    for (int k = 0; k < 2; k++) {
-      long[] p = k == 0 ? probeX : probeY;
-      s.append(q).append(k == 0 ? ".px\"" : ".py\"").append(" = internal constant [").append(n).append(" x float] [");
-      for (int i = 0; i < n; i++) s.append(i > 0 ? ", " : "").append("float ").append(LibmGuard.fp(Float.intBitsToFloat((int) p[i])));
-      s.append("], align 64\n");
-    }
+    s.append(LibmGuard.constants(name + ".px", "float", probeX)).append(LibmGuard.constants(name + ".py", "float", probeY));
     if (shared != null) {
       s.append(SharedCold.descriptor(name, libm, name + ".px", name + ".py", n, w)).append(SharedCold.declarations(shared, w));
     } else {
-      // the probe
-      s.append("define internal i1 ").append(q).append(".probe\"() #2 {\nentry:\n");
-      s.append("  %res = alloca [").append(n).append(" x float], align 64\n  br label %chunk\n");
-      s.append("chunk:\n  %c = phi i64 [ 0, %entry ], [ %cn, %chunk ]\n");
-      s.append("  %ppx = getelementptr inbounds float, ptr ").append(q).append(".px\", i64 %c\n");
-      s.append("  %ppy = getelementptr inbounds float, ptr ").append(q).append(".py\", i64 %c\n");
-      s.append("  %xv = load volatile ").append(vt).append(", ptr %ppx, align 4\n");
-      s.append("  %yv = load volatile ").append(vt).append(", ptr %ppy, align 4\n");
-      s.append("  %rv = call ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %xv, ").append(vt).append(" %yv, ").append(m)
-          .append(" zeroinitializer)\n");
-      s.append("  %rp = getelementptr inbounds float, ptr %res, i64 %c\n");
-      s.append("  store ").append(vt).append(" %rv, ptr %rp, align 4\n");
-      s.append("  %cn = add i64 %c, ").append(w).append("\n");
-      s.append("  %more = icmp ult i64 %cn, ").append(n).append("\n  br i1 %more, label %chunk, label %cmp, !llvm.loop !10\n");
-      s.append("cmp:\n  %i = phi i64 [ 0, %chunk ], [ %in, %cmp ]\n  %bad = phi i1 [ false, %chunk ], [ %badn, %cmp ]\n");
-      s.append("  %pxs = getelementptr inbounds float, ptr ").append(q).append(".px\", i64 %i\n");
-      s.append("  %pys = getelementptr inbounds float, ptr ").append(q).append(".py\", i64 %i\n");
-      s.append("  %xs = load volatile float, ptr %pxs, align 4\n");
-      s.append("  %ys = load volatile float, ptr %pys, align 4\n");
-      s.append("  %s = call float @\"").append(libm).append("\"(float %xs, float %ys) #3\n");
-      s.append("  %pe = getelementptr inbounds float, ptr %res, i64 %i\n");
-      s.append("  %e = load float, ptr %pe, align 4\n");
-      s.append("  %sb = bitcast float %s to i32\n  %eb = bitcast float %e to i32\n");
-      s.append("  %d = icmp ne i32 %sb, %eb\n  %badn = or i1 %bad, %d\n");
-      s.append("  %in = add i64 %i, 1\n  %more2 = icmp ult i64 %in, ").append(n).append("\n");
-      s.append("  br i1 %more2, label %cmp, label %done, !llvm.loop !12\n");
-      s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
-      s.append("  store atomic i8 %flag, ptr ").append(q).append(".ok\" monotonic, align 1\n");
-      s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+      // the probe: the entry on the pairs W at a time with no lane active, then the scalar function on each pair
+      s.append(LibmGuard.probeLoops(name, libm, "float", w, n, true,
+          "  %rv = call " + vt + " " + q + "\"(" + vt + " %xv, " + vt + " %yv, " + m + " zeroinitializer)\n"));
       // the scalar function on the lanes of a mask
-      String idx = w < 32 ? "  %k32 = zext " + iw + " %k to i32\n" : w == 32 ? "  %k32 = add i32 %k, 0\n" : "  %k32 = trunc " + iw + " %k to i32\n";
-      s.append("define internal ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %mask, ").append(vt).append(" %acc) #2 {\nentry:\n");
-      s.append("  %mi = bitcast ").append(m).append(" %mask to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %mi, 0\n");
-      s.append("  br i1 %any, label %loop, label %done\nloop:\n");
-      s.append("  %bits = phi ").append(iw).append(" [ %mi, %entry ], [ %rest, %loop ]\n");
-      s.append("  %a = phi ").append(vt).append(" [ %acc, %entry ], [ %na, %loop ]\n");
-      s.append("  %k = call ").append(iw).append(" @llvm.cttz.").append(iw).append("(").append(iw).append(" %bits, i1 true)\n").append(idx);
-      s.append("  %xi = extractelement ").append(vt).append(" %x, i32 %k32\n");
-      s.append("  %yi = extractelement ").append(vt).append(" %y, i32 %k32\n");
-      s.append("  %ri = call float @\"").append(libm).append("\"(float %xi, float %yi)\n");
-      s.append("  %na = insertelement ").append(vt).append(" %a, float %ri, i32 %k32\n");
-      s.append("  %m1 = sub ").append(iw).append(" %bits, 1\n  %rest = and ").append(iw).append(" %bits, %m1\n");
-      s.append("  %more = icmp ne ").append(iw).append(" %rest, 0\n  br i1 %more, label %loop, label %done\n");
-      s.append("done:\n  %r = phi ").append(vt).append(" [ %acc, %entry ], [ %na, %loop ]\n  ret ").append(vt).append(" %r\n}\n");
+      s.append(LibmGuard.lanesLoop("internal ", q + ".lanes\"", "float", w, true, "@\"" + libm + "\"", "#2"));
     }
-    // the entry
-    s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(vt).append(" %y, ").append(m)
-        .append(" %m) #0 {\nentry:\n");
-    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
-    s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %check, !prof !1\n");
-    s.append("check:\n  %mi = bitcast ").append(m).append(" %m to ").append(iw).append("\n  %none = icmp eq ").append(iw).append(" %mi, 0\n");
-    s.append("  br i1 %none, label %fast, label %cold\n");
-    s.append("fast:\n  %c = call ").append(ct).append(" ").append(q).append(".core\"(").append(vt).append(" %x, ").append(vt).append(" %y)\n");
-    s.append("  %r0 = extractvalue ").append(ct).append(" %c, 0\n  %special = extractvalue ").append(ct).append(" %c, 1\n");
-    if (LibmGuard.leanGuard()) {
-      // the hot test on the special lanes alone, the active-lane mask applied on the cold edge (LibmGuard)
-      s.append("  %spi = bitcast ").append(m).append(" %special to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %spi, 0\n");
-      s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-      s.append("edge:\n  %sm = and ").append(m).append(" %special, %m\n");
-    } else {
-      s.append("  %sm = and ").append(m).append(" %special, %m\n");
-      s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
-      s.append("  br i1 %any, label %edge, label %done, !prof !0\nedge:\n");
-    }
-    if (shared != null) {
-      s.append(SharedCold.lanesCall("%ye", shared, name, w, "%x", "%sm", "%r0", "%y")).append("  br label %done\n");
-      s.append(SharedCold.coldBlocks(shared, name, w, "%y"));
-    } else {
-      s.append("  %ye = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %sm, ").append(vt).append(" %r0)\n  br label %done\n");
-      s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %m)\n  br label %done\n");
-    }
-    s.append("done:\n  %r = phi ").append(vt).append(" [ %r0, %fast ], [ %ye, %edge ], ").append(shared == null ? "[ %yc, %cold ]" : SharedCold.coldIncoming())
-        .append("\n  ret ").append(vt).append(" %r\n}\n");
-    if (shared == null) {
-      // the first call and the calls after a failed probe
-      s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %m) #2 {\nentry:\n");
-      s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
-      s.append("  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n");
-      s.append("probe:\n  %probed = call i1 ").append(q).append(".probe\"()\n  br label %known\n");
-      s.append("known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n");
-      s.append("  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label %again, label %perlane\n");
-      s.append("again:\n  %ra = tail call ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %m)\n  ret ").append(vt).append(" %ra\n");
-      s.append("perlane:\n  %rl = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(vt).append(" %y, ")
-          .append(m).append(" %m, ").append(vt).append(" poison)\n  ret ").append(vt).append(" %rl\n}\n");
-    }
-    s.append("declare float @\"").append(libm).append("\"(float, float)\n");
-    s.append("declare ").append(iw).append(" @llvm.cttz.").append(iw).append("(").append(iw).append(", i1)\n");
-    s.append("attributes #2 = { noinline cold nounwind }\nattributes #3 = { nobuiltin }\n");
-    s.append("!10 = distinct !{!10, !11}\n!11 = !{!\"llvm.loop.unroll.disable\"}\n!12 = distinct !{!12, !11}\n");
-    s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
-    s.append("!1 = !{!\"branch_weights\", i32 1000, i32 1}\n");
+    // the entry, around the fast path that gives the result and the special lanes
+    String fast = "fast:\n  %c = call " + ct + " " + q + ".core\"(" + vt + " %x, " + vt + " %y)\n  %r0 = extractvalue " + ct + " %c, 0\n"
+        + "  %special = extractvalue " + ct + " %c, 1\n";
+    LibmGuard.appendEntry(s, name, "float", w, true, fast, "%r0", shared);
+    if (shared == null) s.append(LibmGuard.ownSlow(name, "float", w, true));
+    s.append(LibmGuard.declarations(libm, "float", w, true)).append(LibmGuard.WEIGHTS);
     return s.toString();
   }
 }

@@ -303,19 +303,7 @@ public final class ExactTrig {
       line("%r = phi " + vf + " [ %v, %fast ], [ %ye, %edge ], [ %yc, %cold ]");
       line("ret " + vf + " %r");
       s.append("}\n\n");
-      s.append("define internal ").append(vf).append(" ").append(q).append(".slow\"(").append(vf).append(" %y, ").append(m)
-          .append(" %active, ").append(vf).append(" %v) #2 {\nentry:\n");
-      line("%guard = load atomic i8, ptr " + q + ".ok\" monotonic, align 1");
-      line("%unknown = icmp eq i8 %guard, 0");
-      line("br i1 %unknown, label %probe, label %known");
-      s.append("probe:\n");
-      line("%probed = call i1 " + q + ".probe\"()");
-      line("br label %known");
-      s.append("known:\n");
-      line("%ok = phi i1 [ %probed, %probe ], [ false, %entry ]");
-      line("%ok1 = icmp eq i8 %guard, 1");
-      line("%verified = or i1 %ok, %ok1");
-      line("br i1 %verified, label %fast, label %perlane");
+      s.append(LibmGuard.slowHead(name, vf, vf + " %y, " + m + " %active, " + vf + " %v", "%fast"));
       s.append("fast:\n").append(special);
       line("%ye = call " + vf + " " + q + ".lanes\"(" + vf + " %y, " + m + " %sm, " + vf + " %v)");
       line("ret " + vf + " %ye");

@@ -64,12 +64,16 @@ public final class LibmGuard {
 
   /** The flag global and the probe inputs of helper {@code name} ({@code t} = float or double). */
   public static String globals(String name, String t, long[] probeBits) {
+    return "@\"" + name + ".ok\" = internal global i8 0, align 1\n" + constants(name + ".probes", t, probeBits);
+  }
+
+  /** The constant array {@code @"NAME"} of {@code t} values with these bits (probe inputs). */
+  static String constants(String name, String t, long[] bits) {
     StringBuilder s = new StringBuilder();
-    s.append("@\"").append(name).append(".ok\" = internal global i8 0, align 1\n");
-    s.append("@\"").append(name).append(".probes\" = internal constant [").append(probeBits.length).append(" x ").append(t).append("] [");
-    for (int i = 0; i < probeBits.length; i++) {
+    s.append("@\"").append(name).append("\" = internal constant [").append(bits.length).append(" x ").append(t).append("] [");
+    for (int i = 0; i < bits.length; i++) {
       if (i > 0) s.append(", ");
-      double v = t.equals("float") ? Float.intBitsToFloat((int) probeBits[i]) : Double.longBitsToDouble(probeBits[i]);
+      double v = t.equals("float") ? Float.intBitsToFloat((int) bits[i]) : Double.longBitsToDouble(bits[i]);
       s.append(t).append(' ').append(fp(v));
     }
     s.append("], align 64\n");
@@ -86,26 +90,40 @@ public final class LibmGuard {
    */
   public static String probe(String name, String libm, String t, int w, int probes, String fastCall) {
     if (inlinedLayout()) return probeUnrolled(name, libm, t, w, probes);
+    return probeLoops(name, libm, t, w, probes, false, fastCall);
+  }
+
+  /**
+   * {@link #probe}'s two loops for a unary helper (inputs {@code @"NAME.probes"}, {@code fastCall} defines
+   * {@code %y} from {@code %xv}) or a binary one ({@link BinaryLibmGuard}: inputs {@code @"NAME.px"} and
+   * {@code @"NAME.py"}, {@code fastCall} defines {@code %rv} from {@code %xv} and {@code %yv}).
+   */
+  static String probeLoops(String name, String libm, String t, int w, int probes, boolean binary, String fastCall) {
     if (probes % w != 0) throw new IllegalArgumentException(probes + " probes are not a multiple of W=" + w);
     String vt = "<" + w + " x " + t + ">";
     String it = t.equals("float") ? "i32" : "i64";
-    String pr = "@\"" + name + ".probes\"";
+    String q = "@\"" + name;
     int size = t.equals("float") ? 4 : 8;
     StringBuilder s = new StringBuilder();
-    s.append("define internal i1 @\"").append(name).append(".probe\"() #2 {\nentry:\n");
+    s.append("define internal i1 ").append(q).append(".probe\"() #2 {\nentry:\n");
     s.append("  %res = alloca [").append(probes).append(" x ").append(t).append("], align 64\n  br label %chunk\n");
     s.append("chunk:\n  %c = phi i64 [ 0, %entry ], [ %cn, %chunk ]\n");
-    s.append("  %pp = getelementptr inbounds ").append(t).append(", ptr ").append(pr).append(", i64 %c\n");
-    s.append("  %xv = load volatile ").append(vt).append(", ptr %pp, align ").append(size).append("\n");
+    if (binary) {
+      s.append("  %ppx = getelementptr inbounds ").append(t).append(", ptr ").append(q).append(".px\", i64 %c\n");
+      s.append("  %ppy = getelementptr inbounds ").append(t).append(", ptr ").append(q).append(".py\", i64 %c\n");
+      s.append("  %xv = load volatile ").append(vt).append(", ptr %ppx, align ").append(size).append("\n");
+      s.append("  %yv = load volatile ").append(vt).append(", ptr %ppy, align ").append(size).append("\n");
+    } else {
+      s.append("  %pp = getelementptr inbounds ").append(t).append(", ptr ").append(q).append(".probes\", i64 %c\n");
+      s.append("  %xv = load volatile ").append(vt).append(", ptr %pp, align ").append(size).append("\n");
+    }
     s.append(fastCall);
     s.append("  %rp = getelementptr inbounds ").append(t).append(", ptr %res, i64 %c\n");
-    s.append("  store ").append(vt).append(" %y, ptr %rp, align ").append(size).append("\n");
+    s.append("  store ").append(vt).append(binary ? " %rv" : " %y").append(", ptr %rp, align ").append(size).append("\n");
     s.append("  %cn = add i64 %c, ").append(w).append("\n");
     s.append("  %more = icmp ult i64 %cn, ").append(probes).append("\n  br i1 %more, label %chunk, label %cmp, !llvm.loop !10\n");
     s.append("cmp:\n  %i = phi i64 [ 0, %chunk ], [ %in, %cmp ]\n  %bad = phi i1 [ false, %chunk ], [ %badn, %cmp ]\n");
-    s.append("  %px = getelementptr inbounds ").append(t).append(", ptr ").append(pr).append(", i64 %i\n");
-    s.append("  %x = load volatile ").append(t).append(", ptr %px, align ").append(size).append("\n");
-    s.append("  %s = call ").append(t).append(" @\"").append(libm).append("\"(").append(t).append(" %x) #3\n");
+    s.append(scalarOnProbe(name, libm, t, binary));
     s.append("  %pe = getelementptr inbounds ").append(t).append(", ptr %res, i64 %i\n");
     s.append("  %e = load ").append(t).append(", ptr %pe, align ").append(size).append("\n");
     s.append("  %sb = bitcast ").append(t).append(" %s to ").append(it).append("\n");
@@ -113,10 +131,34 @@ public final class LibmGuard {
     s.append("  %d = icmp ne ").append(it).append(" %sb, %eb\n  %badn = or i1 %bad, %d\n");
     s.append("  %in = add i64 %i, 1\n  %more2 = icmp ult i64 %in, ").append(probes).append("\n");
     s.append("  br i1 %more2, label %cmp, label %done, !llvm.loop !12\n");
-    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
-    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
-    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    s.append(probeDone(name));
     return s.toString();
+  }
+
+  /**
+   * The probe's scalar call on probe {@code %i}, defining {@code %s}: the input(s) read volatile from
+   * {@code @"NAME.probes"} (binary: {@code @"NAME.px"} and {@code @"NAME.py"}), the call {@code nobuiltin} (#3).
+   */
+  private static String scalarOnProbe(String name, String libm, String t, boolean binary) {
+    String q = "@\"" + name;
+    int size = t.equals("float") ? 4 : 8;
+    if (binary) {
+      return "  %pxs = getelementptr inbounds " + t + ", ptr " + q + ".px\", i64 %i\n"
+          + "  %pys = getelementptr inbounds " + t + ", ptr " + q + ".py\", i64 %i\n"
+          + "  %xs = load volatile " + t + ", ptr %pxs, align " + size + "\n"
+          + "  %ys = load volatile " + t + ", ptr %pys, align " + size + "\n"
+          + "  %s = call " + t + " @\"" + libm + "\"(" + t + " %xs, " + t + " %ys) #3\n";
+    }
+    return "  %px = getelementptr inbounds " + t + ", ptr " + q + ".probes\", i64 %i\n"
+        + "  %x = load volatile " + t + ", ptr %px, align " + size + "\n"
+        + "  %s = call " + t + " @\"" + libm + "\"(" + t + " %x) #3\n";
+  }
+
+  /** The probe's last block: the flag stored from {@code %badn} (1 all agree, 2 one differs), whether all agree returned. */
+  private static String probeDone(String name) {
+    return "done:\n  %flag = select i1 %badn, i8 2, i8 1\n"
+        + "  store atomic i8 %flag, ptr @\"" + name + ".ok\" monotonic, align 1\n"
+        + "  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n";
   }
 
   /**
@@ -136,18 +178,14 @@ public final class LibmGuard {
     s.append("], align 64\n");
     s.append("define internal i1 @\"").append(name).append(".probe\"() #2 {\nentry:\n  br label %cmp\n");
     s.append("cmp:\n  %i = phi i64 [ 0, %entry ], [ %in, %cmp ]\n  %bad = phi i1 [ false, %entry ], [ %badn, %cmp ]\n");
-    s.append("  %px = getelementptr inbounds ").append(t).append(", ptr @\"").append(name).append(".probes\", i64 %i\n");
-    s.append("  %x = load volatile ").append(t).append(", ptr %px, align ").append(size).append("\n");
-    s.append("  %s = call ").append(t).append(" @\"").append(libm).append("\"(").append(t).append(" %x) #3\n");
+    s.append(scalarOnProbe(name, libm, t, false));
     s.append("  %pe = getelementptr inbounds ").append(it).append(", ptr @\"").append(name).append(".expect\", i64 %i\n");
     s.append("  %eb = load ").append(it).append(", ptr %pe, align ").append(size).append("\n");
     s.append("  %sb = bitcast ").append(t).append(" %s to ").append(it).append("\n");
     s.append("  %d = icmp ne ").append(it).append(" %sb, %eb\n  %badn = or i1 %bad, %d\n");
     s.append("  %in = add i64 %i, 1\n  %more = icmp ult i64 %in, ").append(n).append("\n");
     s.append("  br i1 %more, label %cmp, label %done, !llvm.loop !12\n");
-    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
-    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
-    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    s.append(probeDone(name));
     return s.toString();
   }
 
@@ -181,7 +219,6 @@ public final class LibmGuard {
     if (shared != null && !t.equals("float")) throw new IllegalArgumentException("shared cold pieces are float only");
     String vt = "<" + w + " x " + t + ">";
     String m = "<" + w + " x i1>";
-    String iw = "i" + w;
     String q = "@\"" + name;
     StringBuilder s = new StringBuilder();
     s.append(globals(name, t, probeBits));
@@ -193,34 +230,68 @@ public final class LibmGuard {
       s.append(SharedCold.descriptor(name, libm, name + ".probes", null, probeBits.length, w));
       s.append(SharedCold.declarations(shared, w));
     }
-    // the entry
-    s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
+    appendEntry(s, name, t, w, false, "fast:\n  %y = call " + vt + " " + q + ".core\"(" + vt + " %x)\n" + special, "%y", shared);
+    if (shared == null) s.append(ownSlow(name, t, w, false));
+    s.append(declarations(libm, t, w)).append(WEIGHTS);
+    return s.toString();
+  }
+
+  /** The branch weights {@code !0} (cold edge) and {@code !1} (the flag verified) of a helper's entry. */
+  static final String WEIGHTS = "!0 = !{!\"branch_weights\", i32 1, i32 1000}\n!1 = !{!\"branch_weights\", i32 1000, i32 1}\n";
+
+  /** A helper entry's parameter list, {@code <W x T> %x[, <W x T> %y], <W x i1> MASK}. */
+  private static String params(String vt, String m, boolean binary, String mask) {
+    return vt + " %x, " + (binary ? vt + " %y, " : "") + m + " " + mask;
+  }
+
+  /**
+   * The entry of a guarded helper, unary ({@link #unaryHelper}) or binary ({@link BinaryLibmGuard}):
+   * {@code define <W x T> @"NAME"(<W x T> %x[, <W x T> %y], <W x i1> %m) #0}, the flag test (verified: the
+   * fast path; a call with no lane active takes it too, whatever the flag, else the cold block), then
+   * {@link #appendEntryTail} with the fast block {@code fast} that defines {@code result} and {@code %special}.
+   */
+  static void appendEntry(StringBuilder s, String name, String t, int w, boolean binary, String fast, String result, String shared) {
+    String vt = "<" + w + " x " + t + ">";
+    String m = "<" + w + " x i1>";
+    String iw = "i" + w;
+    String q = "@\"" + name;
+    s.append("define ").append(vt).append(" ").append(q).append("\"(").append(params(vt, m, binary, "%m")).append(") #0 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
     s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %check, !prof !1\n");
     s.append("check:\n  %mi = bitcast ").append(m).append(" %m to ").append(iw).append("\n  %none = icmp eq ").append(iw).append(" %mi, 0\n");
     s.append("  br i1 %none, label %fast, label %cold\n");
-    appendEntryTail(s, q, vt, m, iw, special, shared, name, w);
-    if (shared != null) {
-      s.append(declarations(libm, t, w));
-      s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
-      s.append("!1 = !{!\"branch_weights\", i32 1000, i32 1}\n");
-      return s.toString();
-    }
-    // the first call (probe, then the entry again) and the calls after a failed probe
-    s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
-    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
-    s.append("  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n");
-    s.append("probe:\n  %probed = call i1 ").append(q).append(".probe\"()\n  br label %known\n");
-    s.append("known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n");
-    s.append("  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label %again, label %perlane\n");
-    s.append("again:\n  %y = tail call ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m)
-        .append(" %m)\n  ret ").append(vt).append(" %y\n");
-    s.append("perlane:\n  %ya = call ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(m).append(" %m, ")
-        .append(vt).append(" poison)\n  ret ").append(vt).append(" %ya\n}\n");
-    s.append(declarations(libm, t, w));
-    s.append("!0 = !{!\"branch_weights\", i32 1, i32 1000}\n");
-    s.append("!1 = !{!\"branch_weights\", i32 1000, i32 1}\n");
-    return s.toString();
+    appendEntryTail(s, name, t, w, binary, fast, result, shared);
+  }
+
+  /**
+   * The head of a guarded helper's own {@code .slow} (the first call, and the calls after a failed probe) up
+   * to the branch on the flag: {@code define internal <W x T> @"NAME.slow"(PARAMS) #2}, the probe while the
+   * flag is unknown, then to {@code next} when the fast path is verified, else to {@code %perlane}. The
+   * caller writes both blocks (the unary and binary helpers by {@link #ownSlow}, the inlined layout and
+   * {@link ExactTrig} their own).
+   */
+  static String slowHead(String name, String vt, String params, String next) {
+    String q = "@\"" + name;
+    return "define internal " + vt + " " + q + ".slow\"(" + params + ") #2 {\nentry:\n"
+        + "  %guard = load atomic i8, ptr " + q + ".ok\" monotonic, align 1\n"
+        + "  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n"
+        + "probe:\n  %probed = call i1 " + q + ".probe\"()\n  br label %known\n"
+        + "known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n"
+        + "  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label " + next + ", label %perlane\n";
+  }
+
+  /**
+   * A unary or binary helper's own {@code .slow}, with its entry's parameters: {@link #slowHead}, then the
+   * entry again (the flag is verified now) or every active lane by {@code .lanes} (the probe failed).
+   */
+  static String ownSlow(String name, String t, int w, boolean binary) {
+    String vt = "<" + w + " x " + t + ">";
+    String q = "@\"" + name;
+    String args = params(vt, "<" + w + " x i1>", binary, "%m");
+    String again = binary ? "%ra" : "%y", perlane = binary ? "%rl" : "%ya";
+    return slowHead(name, vt, args, "%again")
+        + "again:\n  " + again + " = tail call " + vt + " " + q + "\"(" + args + ")\n  ret " + vt + " " + again + "\n"
+        + "perlane:\n  " + perlane + " = call " + vt + " " + q + ".lanes\"(" + args + ", " + vt + " poison)\n  ret " + vt + " " + perlane + "\n}\n";
   }
 
   /**
@@ -260,9 +331,7 @@ public final class LibmGuard {
     s.append("  %badn = or i1 %b").append(w).append(", false\n");
     s.append("  %cn = add i32 %c, 1\n  br label %next\nnext:\n");
     s.append("  %more = icmp ult i32 %cn, ").append(probes / w).append("\n  br i1 %more, label %chunk, label %done\n");
-    s.append("done:\n  %flag = select i1 %badn, i8 2, i8 1\n");
-    s.append("  store atomic i8 %flag, ptr @\"").append(name).append(".ok\" monotonic, align 1\n");
-    s.append("  %ok = xor i1 %badn, true\n  ret i1 %ok\n}\n");
+    s.append(probeDone(name));
     return s.toString();
   }
 
@@ -292,7 +361,6 @@ public final class LibmGuard {
     probeBits = padded(probeBits, w);
     String vt = "<" + w + " x " + t + ">";
     String m = "<" + w + " x i1>";
-    String iw = "i" + w;
     String q = "@\"" + name;
     StringBuilder s = new StringBuilder();
     s.append(globals(name, t, probeBits));
@@ -302,14 +370,9 @@ public final class LibmGuard {
     s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
     s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %cold\n");
-    appendEntryTail(s, q, vt, m, iw, special, null, name, w);
+    appendEntryTail(s, name, t, w, false, "fast:\n  %y = call " + vt + " " + q + ".core\"(" + vt + " %x)\n" + special, "%y", null);
     // the first call (probe) and the calls after a failed probe
-    s.append("define internal ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m) #2 {\nentry:\n");
-    s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
-    s.append("  %unknown = icmp eq i8 %guard, 0\n  br i1 %unknown, label %probe, label %known\n");
-    s.append("probe:\n  %probed = call i1 ").append(q).append(".probe\"()\n  br label %known\n");
-    s.append("known:\n  %ok = phi i1 [ %probed, %probe ], [ false, %entry ]\n");
-    s.append("  %ok1 = icmp eq i8 %guard, 1\n  %verified = or i1 %ok, %ok1\n  br i1 %verified, label %fast, label %perlane\n");
+    s.append(slowHead(name, vt, vt + " %x, " + m + " %m", "%fast"));
     s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
     s.append(special);
     s.append("  %sm = and ").append(m).append(" %special, %m\n");
@@ -328,34 +391,58 @@ public final class LibmGuard {
    * into {@code acc}; the other lanes of {@code acc} unchanged.
    */
   static String lanes(String name, String libm, String t, int w) {
+    return lanesLoop("internal ", "@\"" + name + ".lanes\"", t, w, false, "@\"" + libm + "\"", "#2");
+  }
+
+  /**
+   * The per-lane loop of every guarded helper's cold path, one emitter for the unary helper's own
+   * {@code .lanes} ({@link #lanes}), the binary helper's own ({@link BinaryLibmGuard}) and the module's
+   * shared one ({@link SharedCold}): {@code <W x T> SYMBOL(<W x T> %x[, <W x T> %y], <W x i1> %mask,
+   * <W x T> %acc[, ptr %d]) ATTRS}, the scalar function on each lane whose bit is set in {@code mask}
+   * (on {@code x[k]}, and {@code y[k]} when {@code binary}), in lane order, its result inserted into
+   * {@code acc}; the other lanes of {@code acc} unchanged. An empty mask returns {@code acc} without a call.
+   *
+   * @param linkage {@code "internal "} or {@code ""} (the shared piece is linked in, then made internal)
+   * @param symbol the function's name as IR writes it ({@code @"NAME.lanes"})
+   * @param callee the scalar function as IR writes it ({@code @"expf"}); null: the last parameter is a
+   *     descriptor {@code ptr %d} ({@link SharedCold}) whose field at offset 8 is the scalar function,
+   *     loaded once in a block {@code head} between the mask test and the loop, and called through
+   * @param attrs the function's attribute group ({@code #2} in a helper's text, {@code #0} in the shared pieces')
+   */
+  static String lanesLoop(String linkage, String symbol, String t, int w, boolean binary, String callee, String attrs) {
     String vt = "<" + w + " x " + t + ">";
+    String m = "<" + w + " x i1>";
     String iw = "i" + w;
+    boolean desc = callee == null;
+    String pred = desc ? "%head" : "%entry";
     String idx = w < 32 ? "  %k32 = zext " + iw + " %k to i32\n" : w == 32 ? "  %k32 = add i32 %k, 0\n" : "  %k32 = trunc " + iw + " %k to i32\n";
-    return "define internal " + vt + " @\"" + name + ".lanes\"(" + vt + " %x, <" + w + " x i1> %mask, " + vt + " %acc) #2 {\n"
-        + "entry:\n"
-        + "  %mi = bitcast <" + w + " x i1> %mask to " + iw + "\n"
-        + "  %any = icmp ne " + iw + " %mi, 0\n"
-        + "  br i1 %any, label %loop, label %done\n"
-        + "loop:\n"
-        + "  %bits = phi " + iw + " [ %mi, %entry ], [ %rest, %loop ]\n"
-        + "  %a = phi " + vt + " [ %acc, %entry ], [ %na, %loop ]\n"
-        + "  %k = call " + iw + " @llvm.cttz." + iw + "(" + iw + " %bits, i1 true)\n"
-        + idx
-        + "  %xi = extractelement " + vt + " %x, i32 %k32\n"
-        + "  %ri = call " + t + " @\"" + libm + "\"(" + t + " %xi)\n"
-        + "  %na = insertelement " + vt + " %a, " + t + " %ri, i32 %k32\n"
-        + "  %m1 = sub " + iw + " %bits, 1\n"
-        + "  %rest = and " + iw + " %bits, %m1\n"
-        + "  %more = icmp ne " + iw + " %rest, 0\n"
-        + "  br i1 %more, label %loop, label %done\n"
-        + "done:\n"
-        + "  %r = phi " + vt + " [ %acc, %entry ], [ %na, %loop ]\n"
-        + "  ret " + vt + " %r\n}\n";
+    StringBuilder s = new StringBuilder();
+    s.append("define ").append(linkage).append(vt).append(" ").append(symbol).append("(").append(vt).append(" %x, ");
+    if (binary) s.append(vt).append(" %y, ");
+    s.append(m).append(" %mask, ").append(vt).append(" %acc").append(desc ? ", ptr %d" : "").append(") ").append(attrs).append(" {\nentry:\n");
+    s.append("  %mi = bitcast ").append(m).append(" %mask to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %mi, 0\n");
+    s.append("  br i1 %any, label ").append(desc ? "%head" : "%loop").append(", label %done\n");
+    if (desc) s.append("head:\n  %fnp = getelementptr inbounds i8, ptr %d, i64 8\n  %fn = load ptr, ptr %fnp, align 8\n  br label %loop\n");
+    s.append("loop:\n  %bits = phi ").append(iw).append(" [ %mi, ").append(pred).append(" ], [ %rest, %loop ]\n");
+    s.append("  %a = phi ").append(vt).append(" [ %acc, ").append(pred).append(" ], [ %na, %loop ]\n");
+    s.append("  %k = call ").append(iw).append(" @llvm.cttz.").append(iw).append("(").append(iw).append(" %bits, i1 true)\n").append(idx);
+    s.append("  %xi = extractelement ").append(vt).append(" %x, i32 %k32\n");
+    if (binary) s.append("  %yi = extractelement ").append(vt).append(" %y, i32 %k32\n");
+    s.append("  %ri = call ").append(t).append(" ").append(desc ? "%fn" : callee).append("(").append(t).append(" %xi")
+        .append(binary ? ", " + t + " %yi" : "").append(")\n");
+    s.append("  %na = insertelement ").append(vt).append(" %a, ").append(t).append(" %ri, i32 %k32\n");
+    s.append("  %m1 = sub ").append(iw).append(" %bits, 1\n  %rest = and ").append(iw).append(" %bits, %m1\n");
+    s.append("  %more = icmp ne ").append(iw).append(" %rest, 0\n  br i1 %more, label %loop, label %done\n");
+    s.append("done:\n  %r = phi ").append(vt).append(" [ %acc, %entry ], [ %na, %loop ]\n  ret ").append(vt).append(" %r\n}\n");
+    return s.toString();
   }
 
   /** Declarations, attribute groups (#2 the probe, #3 its libm calls) and loop metadata (!10-!12) the pieces use. */
-  public static String declarations(String libm, String t, int w) {
-    return "declare " + t + " @\"" + libm + "\"(" + t + ")\n"
+  public static String declarations(String libm, String t, int w) { return declarations(libm, t, w, false); }
+
+  /** {@link #declarations(String, String, int)} for a unary or a binary ({@code T libm(T, T)}) scalar function. */
+  static String declarations(String libm, String t, int w, boolean binary) {
+    return "declare " + t + " @\"" + libm + "\"(" + t + (binary ? ", " + t : "") + ")\n"
         + "declare i" + w + " @llvm.cttz.i" + w + "(i" + w + ", i1)\n"
         + "attributes #2 = { noinline cold nounwind }\n"
         + "attributes #3 = { nobuiltin }\n"
@@ -366,38 +453,42 @@ public final class LibmGuard {
   /** A floating-point constant as LLVM writes it (hexadecimal double bits, also for float). */
   static String fp(double v) { return String.format(Locale.ROOT, "0x%016X", Double.doubleToRawLongBits(v)); }
 
-  /** The entry's call of the per-lane pieces for its special lanes {@code %sm}, defining {@code %ye}. */
-  private static String lanesCall(String q, String vt, String m, String shared, String name, int w) {
-    if (shared != null) return SharedCold.lanesCall("%ye", shared, name, w, "%x", "%sm", "%y", "poison");
-    return "  %ye = call " + vt + " " + q + ".lanes\"(" + vt + " %x, " + m + " %sm, " + vt + " %y)\n";
-  }
-
-  /** The entry's blocks after the guard test, the same for every helper: the fast path, the per-lane
-   *  calls for its special lanes, the first call's or failed probe's cold path, and the join. */
-  private static void appendEntryTail(StringBuilder s, String q, String vt, String m, String iw, String special, String shared, String name, int w) {
-    s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
-    s.append(special);
+  /**
+   * The entry's blocks after the guard test, the same for every helper, unary or binary: the fast block
+   * {@code fast} (defining {@code result} and {@code %special}, the lanes outside the fast path), the
+   * per-lane calls for its special lanes (own or shared {@code .lanes}), the first call's or failed probe's
+   * cold path (own or shared {@code .slow}), and the join.
+   */
+  private static void appendEntryTail(StringBuilder s, String name, String t, int w, boolean binary, String fast, String result, String shared) {
+    String vt = "<" + w + " x " + t + ">";
+    String m = "<" + w + " x i1>";
+    String iw = "i" + w;
+    String q = "@\"" + name;
+    // the call of the per-lane piece for the special lanes %sm, defining %ye
+    String lanesCall = shared != null ? SharedCold.lanesCall("%ye", shared, name, w, "%x", "%sm", result, binary ? "%y" : "poison")
+        : "  %ye = call " + vt + " " + q + ".lanes\"(" + params(vt, m, binary, "%sm") + ", " + vt + " " + result + ")\n";
+    s.append(fast);
     if (!leanGuard()) {
       s.append("  %sm = and ").append(m).append(" %special, %m\n");
       s.append("  %smi = bitcast ").append(m).append(" %sm to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %smi, 0\n");
       s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-      s.append("edge:\n").append(lanesCall(q, vt, m, shared, name, w)).append("  br label %done\n");
+      s.append("edge:\n").append(lanesCall).append("  br label %done\n");
     } else {
-    // the hot test is on the special lanes alone (one vmovmskps and a test on AVX); the active-lane
-    // mask is applied only on the cold edge (.lanes calls nothing for an empty mask): an inactive
-    // lane outside the fast path costs one call that does nothing, and the hot path skips the
-    // conversion of the <W x i1> argument (an xmm of i16 at W8) and its and
-    s.append("  %spi = bitcast ").append(m).append(" %special to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %spi, 0\n");
-    s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
-    s.append("edge:\n  %sm = and ").append(m).append(" %special, %m\n");
-    s.append(lanesCall(q, vt, m, shared, name, w)).append("  br label %done\n");
+      // the hot test is on the special lanes alone (one vmovmskps and a test on AVX); the active-lane
+      // mask is applied only on the cold edge (.lanes calls nothing for an empty mask): an inactive
+      // lane outside the fast path costs one call that does nothing, and the hot path skips the
+      // conversion of the <W x i1> argument (an xmm of i16 at W8) and its and
+      s.append("  %spi = bitcast ").append(m).append(" %special to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %spi, 0\n");
+      s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
+      s.append("edge:\n  %sm = and ").append(m).append(" %special, %m\n");
+      s.append(lanesCall).append("  br label %done\n");
     }
     if (shared == null) {
-      s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(vt).append(" %x, ").append(m).append(" %m)\n  br label %done\n");
+      s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(params(vt, m, binary, "%m")).append(")\n  br label %done\n");
     } else {
-      s.append(SharedCold.coldBlocks(shared, name, w, "poison"));
+      s.append(SharedCold.coldBlocks(shared, name, w, binary ? "%y" : "poison"));
     }
-    s.append("done:\n  %r = phi ").append(vt).append(" [ %y, %fast ], [ %ye, %edge ], ").append(shared == null ? "[ %yc, %cold ]" : SharedCold.coldIncoming())
-        .append("\n  ret ").append(vt).append(" %r\n}\n");
+    s.append("done:\n  %r = phi ").append(vt).append(" [ ").append(result).append(", %fast ], [ %ye, %edge ], ")
+        .append(shared == null ? "[ %yc, %cold ]" : SharedCold.coldIncoming()).append("\n  ret ").append(vt).append(" %r\n}\n");
   }
 }

@@ -246,23 +246,9 @@ public final class SharedCold {
     String m = "<" + w + " x i1>";
     String iw = "i" + w;
     String q = "@\"" + stem;
-    String idx = w < 32 ? "  %k32 = zext " + iw + " %k to i32\n" : w == 32 ? "  %k32 = add i32 %k, 0\n" : "  %k32 = trunc " + iw + " %k to i32\n";
     StringBuilder s = new StringBuilder();
-    // .lanes
-    s.append("define ").append(vt).append(" ").append(q).append(".lanes\"(").append(vt).append(" %x, ").append(vt).append(" %y, ").append(m)
-        .append(" %mask, ").append(vt).append(" %acc, ptr %d) #0 {\nentry:\n");
-    s.append("  %mi = bitcast ").append(m).append(" %mask to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %mi, 0\n");
-    s.append("  br i1 %any, label %head, label %done\nhead:\n");
-    s.append("  %fnp = getelementptr inbounds i8, ptr %d, i64 8\n  %fn = load ptr, ptr %fnp, align 8\n  br label %loop\nloop:\n");
-    s.append("  %bits = phi ").append(iw).append(" [ %mi, %head ], [ %rest, %loop ]\n");
-    s.append("  %a = phi ").append(vt).append(" [ %acc, %head ], [ %na, %loop ]\n");
-    s.append("  %k = call ").append(iw).append(" @llvm.cttz.").append(iw).append("(").append(iw).append(" %bits, i1 true)\n").append(idx);
-    s.append("  %xi = extractelement ").append(vt).append(" %x, i32 %k32\n");
-    s.append("  %yi = extractelement ").append(vt).append(" %y, i32 %k32\n  %ri = call float %fn(float %xi, float %yi)\n");
-    s.append("  %na = insertelement ").append(vt).append(" %a, float %ri, i32 %k32\n");
-    s.append("  %m1 = sub ").append(iw).append(" %bits, 1\n  %rest = and ").append(iw).append(" %bits, %m1\n");
-    s.append("  %more = icmp ne ").append(iw).append(" %rest, 0\n  br i1 %more, label %loop, label %done\n");
-    s.append("done:\n  %r = phi ").append(vt).append(" [ %acc, %entry ], [ %na, %loop ]\n  ret ").append(vt).append(" %r\n}\n");
+    // .lanes: the scalar function read from the descriptor
+    s.append(LibmGuard.lanesLoop("", q + ".lanes\"", "float", w, true, null, "#0"));
     // .verify: the probe when the flag is unknown
     s.append("define i1 ").append(q).append(".verify\"(ptr %d) #0 {\nentry:\n");
     // a static buffer (in the entry block, 16-byte aligned: no dynamic stack, no realignment)

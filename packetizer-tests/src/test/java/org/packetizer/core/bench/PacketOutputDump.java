@@ -18,8 +18,8 @@ import org.packetizer.core.toolchain.Manifest;
 /**
  * A tool, not a test (run by {@code bin/dump-packets DIR}): writes the whole packetized module of every
  * testdata and benchmark kernel at W4, W8 and W16 in the configurations the tests and the benchmark use
- * (generic x86-64; haswell with integer masks; the benchmark's per-width CPUs and knobs; libmvec for
- * kernels with math calls), and of the scaling study's generated functions, one {@code .ll} file each
+ * (generic x86-64; haswell with integer masks; the benchmark's per-width CPUs and knobs; libmvec and the
+ * exact helpers for kernels with math calls), and of the scaling study's generated functions, one {@code .ll} file each
  * (the exception text where packetization refuses). Two dumps of two builds compared with
  * {@code diff -r} show whether a change altered any emitted code (docs/performance.md, packetization time).
  */
@@ -45,6 +45,9 @@ public final class PacketOutputDump {
         if (e.mathCalls()) {
           dumpKernel(out, manifest, e, w, "libmvec-" + cpu, cpu, PacketizerOptions.builder().width(w).params(e.signature())
               .vectorMath(PacketizerOptions.VectorMath.LIBMVEC));
+          // the glibc-exact helpers (expf, logf, powf, exp2f, log2f, sinf, cosf, fmodf ...; their guard, shared cold pieces)
+          dumpKernel(out, manifest, e, w, "exact-" + cpu, cpu, PacketizerOptions.builder().width(w).params(e.signature())
+              .vectorMath(PacketizerOptions.VectorMath.INTRINSICS));
         }
         n++;
       }
