@@ -1,8 +1,8 @@
 ; --array-driver --refill on fixed-length RISC-V V (issue 17; vscale_range(2,2): VLEN 128, clang's
-; -mrvv-vector-bits=128) at W = 16: a refill round compacts each value of the state and the 64-bit element indices
-; to the front by one llvm.experimental.vector.compress at the value's own element type (LLVM's RISC-V back end
-; selects one vcompress.vm over the register group: the <16 x i64> index is a group of 8 at VLEN 128; the i8 state
-; stays i8), the next elements follow by one masked contiguous load per array at &a[next - in.loop] under the lanes
+; -mrvv-vector-bits=128) at W = 16: a refill round compacts each value of the state and the element indices (32-bit
+; offsets from the chunk's start, RefillDriver.index32) to the front by one llvm.experimental.vector.compress at the
+; value's own element type (LLVM's RISC-V back end selects one vcompress.vm over the register group: the <16 x i32>
+; index is a group of 4 at VLEN 128; the i8 state stays i8), the next elements follow by one masked contiguous load per array at &a[next - in.loop] under the lanes
 ; [in.loop, in.loop + taken), the results go out by a scatter (vsoxei); no scalar moves (no stack buffer, no loop
 ; over the lanes), refill blocks.
 ; RUN: packetize -f steps -w 16 --params vuv --array-driver --refill --remarks
@@ -16,14 +16,15 @@
 ; CHECK:       %state0.front = call <16 x float> @llvm.experimental.vector.compress.v16f32(<16 x float> %state0, <16 x i1> %active,
 ; CHECK:       %state1.front = call <16 x i32> @llvm.experimental.vector.compress.v16i32(<16 x i32> %state1, <16 x i1> %active,
 ; CHECK:       %state2.front = call <16 x i8> @llvm.experimental.vector.compress.v16i8(<16 x i8> %state2, <16 x i1> %active,
-; CHECK:       %idx.front = call <16 x i64> @llvm.experimental.vector.compress.v16i64(<16 x i64> %idx, <16 x i1> %active,
+; CHECK:       %idx.front = call <16 x i32> @llvm.experimental.vector.compress.v16i32(<16 x i32> %idx, <16 x i1> %active,
 ; CHECK:       %x.span = getelementptr float, ptr %x, i64 %base
 ; CHECK:       %x.packet = call <16 x float> @llvm.masked.load.v16f32.p0(ptr %x.span, i32 4, <16 x i1> %take,
 ; CHECK:       %tag.span = getelementptr i8, ptr %tag, i64 %base
 ; CHECK:       %tag.packet = call <16 x i8> @llvm.masked.load.v16i8.p0(ptr %tag.span, i32 1, <16 x i1> %take,
+; CHECK:       %new.idx32 = add <16 x i32> %start.rel.splat, <i32 0, i32 1,
 ; CHECK:       %state0.in = select <16 x i1> %take, <16 x float> %x.packet, <16 x float> %state0.front
 ; CHECK:       %state2.in = select <16 x i1> %take, <16 x i8> %tag.packet, <16 x i8> %state2.front
-; CHECK:       %idx.in = select <16 x i1> %take, <16 x i64> %new.idx, <16 x i64> %idx.front
+; CHECK:       %idx.in = select <16 x i1> %take, <16 x i32> %new.idx32, <16 x i32> %idx.front
 ; CHECK-NOT:   llvm.cttz
 ; CHECK:       iterate:
 ; CHECK-NOT:   call {{.*}}@__packetizer.refill

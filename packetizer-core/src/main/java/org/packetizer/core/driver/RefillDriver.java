@@ -98,6 +98,32 @@ public final class RefillDriver {
    * selects it (read whenever a driver is built), for measurement. SVE always compacts (it has no expand).
    */
   static boolean x86CompressRounds() { return Boolean.getBoolean("packetizer.refill.compress"); }
+
+  /**
+   * 32-bit element indices ({@code -Dpacketizer.refill.index32=true|false}, read whenever a driver is built; default
+   * true): each lane's element index, which the round stores the lane's result at, is a 32-bit offset from the start
+   * of a chunk of at most {@link #index32Chunk} elements instead of a {@code size_t}. A W16 set then holds its indices
+   * in one 512-bit register instead of two and stores its results by one {@code vpscatterdd} of 16 lanes instead of
+   * two {@code vpscatterqd} of 8 (AVX-512); the rank add, the select under the lanes taking new elements and (AVX2)
+   * the permutation or (compaction) the compress of the indices work on half as many bits. The driver runs the input
+   * in chunks: the lanes drain at a chunk's end (once per {@link #index32Chunk} elements), the block length and its
+   * statistics carry over. Off on targets whose {@code size_t} is 32 bits (nothing to narrow).
+   */
+  static boolean index32() { return !"false".equals(System.getProperty("packetizer.refill.index32")); }
+
+  /**
+   * The most elements one chunk of the 32-bit-index driver covers ({@link #index32}): 2^30 (the offsets, below the
+   * chunk's length plus W, stay below 2^31, so their sign extension in the scatter's addressing is exact).
+   * {@code -Dpacketizer.refill.index32Chunk=N} sets a smaller one, so that tests cross chunk boundaries with small
+   * arrays (read whenever a driver is built; 1 to 2^30).
+   */
+  static long index32Chunk() {
+    long c = Long.getLong("packetizer.refill.index32Chunk", 1L << 30);
+    if (c < 1 || c > (1L << 30)) {
+      throw new IllegalArgumentException("packetizer.refill.index32Chunk: expected 1 to 2^30, not " + c);
+    }
+    return c;
+  }
   /**
    * AVX2 refill rounds by permutation (one masked load per array and group of 8 lanes, spread into the free
    * lanes by a vpermd whose indices come from a 256-entry table indexed by the group's free-lane mask) instead
@@ -1536,6 +1562,14 @@ public final class RefillDriver {
     /** The result computed at the round for the lanes that left ({@link #resultAtRound}); only with unmasked iterations. */
     private boolean resultAtRound;
     private boolean resultAtRoundWanted;
+    /**
+     * 32-bit element indices relative to {@link #chunkBase} ({@link RefillDriver#index32}); set in {@link #emit} when
+     * asked for and {@code size_t} is wider.
+     */
+    private boolean index32;
+    private boolean index32Wanted = index32();
+    /** With {@link #index32}: the first element of the current chunk, and {@code out} advanced to it. */
+    private Value chunkBase, outBase;
 
     Emitter resultAtRound(boolean on) {
       resultAtRoundWanted = on;
@@ -1619,16 +1653,21 @@ public final class RefillDriver {
     void emit() {
       int ns = split.state().size();
       Type mT = ctx.i1().vectorOf(w);
-      Type idxT = sizeT.vectorOf(w);
+      index32 = index32Wanted && sizeT.intWidth() > 32;
+      Type idxT = idxElem().vectorOf(w);
       Type preRet = pre.returnType();
       List<Type> stateT = new ArrayList<>();
       for (int k = 0; k < ns; k++) stateT.add(preRet.structElements().get(1 + k));
       Type resT = rt.isVoid() ? null : preRet.structElements().get(1 + ns);
-      Value n = driver.param(driver.paramCount() - (counting ? 2 : 1));
+      Value nAll = driver.param(driver.paramCount() - (counting ? 2 : 1));
+      Value n = nAll;
       resultAtRound = resT != null && unmaskedIter && resultAtRoundWanted;
       try (IrBuilder b = new IrBuilder(ctx)) {
         Block entry = driver.appendBlock("entry");
+        // 32-bit indices: the input in chunks, each run to the end (its lanes drained) before the next starts
+        Block chunk = index32 ? driver.appendBlock("chunk") : null;
         Block head = driver.appendBlock("round");
+        Block into = index32 ? chunk : entry;
         b.atEnd(entry);
         if (scalarMoves) {
           // (one set of buffers: the sets' rounds run one after the other)
@@ -1643,6 +1682,17 @@ public final class RefillDriver {
             outBuf = b.alloca(storageType(rt).vectorOf(w), "out.lanes");
             idxBuf = b.alloca(idxT, "idx.lanes");
           }
+        }
+        Value chunkBlock = null, chunkTotal = null;
+        if (index32) {
+          b.br(chunk);
+          b.atEnd(chunk);
+          chunkBase = b.phi(sizeT, "chunk.base");
+          chunkBlock = blockScale > 0 ? b.phi(sizeT, "chunk.block") : null;
+          chunkTotal = blockScale > 0 ? b.phi(sizeT, "chunk.iterations") : null;
+          n = b.add(chunkBase, b.min(b.sub(nAll, chunkBase, "chunk.room"), b.constInt(sizeT, index32Chunk()), true, ""),
+              "chunk.end");
+          if (resT != null) outBase = b.gep(storageType(rt), driver.param(kinds.size()), List.of(chunkBase), true, "out.chunk.base");
         }
         b.br(head);
 
@@ -1860,6 +1910,17 @@ public final class RefillDriver {
         b.br(head);
 
         b.atEnd(exit);
+        if (index32) {
+          // the chunk is done (no lane busy, nothing left to store): the next one, or return
+          Block ret = driver.appendBlock("return");
+          b.condBr(b.icmpUlt(n, nAll, "chunk.more"), chunk, ret);
+          chunkBase.addIncoming(List.of(b.constInt(sizeT, 0), n), List.of(entry, exit));
+          if (chunkBlock != null) {
+            chunkBlock.addIncoming(List.of(b.constInt(sizeT, 1), block2), List.of(entry, exit));
+            chunkTotal.addIncoming(List.of(b.constInt(sizeT, 0), total), List.of(entry, exit));
+          }
+          b.atEnd(ret);
+        }
         b.retVoid();
 
         // the round's phis
@@ -1867,22 +1928,45 @@ public final class RefillDriver {
           Lanes l = at.get(s);
           Lanes m = merged.get(s);
           Lanes a = after.get(s);
-          l.idx().addIncoming(List.of(b.constNull(idxT), m.idx(), m.idx()), List.of(entry, idle, runExit));
+          l.idx().addIncoming(List.of(b.constNull(idxT), m.idx(), m.idx()), List.of(into, idle, runExit));
           for (int k = 0; k < ns; k++) {
             l.state().get(k).addIncoming(List.of(b.poison(stateT.get(k)), m.state().get(k), a.state().get(k)),
-                List.of(entry, idle, runExit));
+                List.of(into, idle, runExit));
           }
-          if (resT != null) l.result().addIncoming(List.of(b.poison(resT), m.result(), res4.get(s)), List.of(entry, idle, runExit));
-          l.active().addIncoming(List.of(b.constNull(mT), m.active(), a.active()), List.of(entry, idle, runExit));
-          l.done().addIncoming(List.of(b.constNull(mT), m.done(), done3.get(s)), List.of(entry, idle, runExit));
+          if (resT != null) l.result().addIncoming(List.of(b.poison(resT), m.result(), res4.get(s)), List.of(into, idle, runExit));
+          l.active().addIncoming(List.of(b.constNull(mT), m.active(), a.active()), List.of(into, idle, runExit));
+          l.done().addIncoming(List.of(b.constNull(mT), m.done(), done3.get(s)), List.of(into, idle, runExit));
         }
-        next.addIncoming(List.of(b.constInt(sizeT, 0), next3, next3), List.of(entry, idle, runExit));
+        next.addIncoming(List.of(index32 ? chunkBase : b.constInt(sizeT, 0), next3, next3), List.of(into, idle, runExit));
         if (block != null) {
-          block.addIncoming(List.of(b.constInt(sizeT, 1), block2, block2), List.of(entry, idle, runExit));
-          total.addIncoming(List.of(b.constInt(sizeT, 0), total, total3), List.of(entry, idle, runExit));
+          block.addIncoming(List.of(index32 ? chunkBlock : b.constInt(sizeT, 1), block2, block2), List.of(into, idle, runExit));
+          total.addIncoming(List.of(index32 ? chunkTotal : b.constInt(sizeT, 0), total, total3), List.of(into, idle, runExit));
         }
       }
     }
+
+    /** The element type of the lanes' indices: {@code size_t}, or i32 with {@link #index32}. */
+    private Type idxElem() { return index32 ? ctx.i32() : sizeT; }
+
+    /**
+     * With {@link #index32}: the 32-bit indices of elements {@code start} + {@code offsets32} (i32 lanes), as offsets
+     * from the chunk's start (start - chunk base is below the chunk's length; a lane that takes no element may hold
+     * any value, the others are below the chunk's length).
+     */
+    private Value relIdx(IrBuilder b, Value start, Value offsets32) {
+      Value rel = b.cast(Opcode.TRUNC, b.sub(start, chunkBase, ""), ctx.i32(), "start.rel");
+      return b.add(b.splat(rel, w, "start.rel.splat"), offsets32, "new.idx32");
+    }
+
+    /** The constant vector 0, 1, ..., W-1 of i32. */
+    private Value lanes32(IrBuilder b) {
+      List<Value> c = new ArrayList<>();
+      for (int i = 0; i < w; i++) c.add(b.constInt(ctx.i32(), i));
+      return b.constVector(c);
+    }
+
+    /** Where the results go: {@code out}, or with {@link #index32} {@code out} advanced to the chunk's start. */
+    private Value outPtr() { return index32 ? outBase : driver.param(kinds.size()); }
 
     /** The name suffix of set s (none with one set). */
     private String sfx(int s) { return ic == 1 ? "" : "." + s; }
@@ -1905,16 +1989,28 @@ public final class RefillDriver {
         // AVX-512: the lanes stay where they are; the next W elements come by one masked contiguous load per
         // array (the lanes below the input's end: independent of which lanes are free, so it issues early) and
         // a register vpexpand spreads them into the free lanes in order (rank: the same expand of 0, 1, ..., W-1)
-        List<Value> lanesC = new ArrayList<>();
-        for (int i = 0; i < w; i++) lanesC.add(b.constInt(sizeT, i));
-        Value iota = b.constVector(lanesC);
         Value left = b.sub(n, next, "left");
-        Value inInput = b.icmpUlt(iota, b.splat(left, w, "left.splat"), "in.input");
         List<Value> lanes32 = new ArrayList<>();
         for (int i = 0; i < w; i++) lanes32.add(b.constInt(ctx.i32(), i));
-        Value rank = b.cast(Opcode.ZEXT, regExpand(b, b.constVector(lanes32), free, "rank32"), sizeT.vectorOf(w), "rank");
-        Value takeL = b.and(free, b.icmpUlt(rank, b.splat(left, w, ""), ""), "take");
+        Value iota32 = b.constVector(lanes32);
+        Value rank32 = regExpand(b, iota32, free, "rank32");
+        Value rank = b.cast(Opcode.ZEXT, rank32, sizeT.vectorOf(w), "rank");
+        Value inInput, takeL;
+        if (index32) {
+          // the lanes below the input's end compared in 32 bits: min(left, W) fits
+          Value leftW = b.cast(Opcode.TRUNC, b.min(left, b.constInt(sizeT, w), true, ""), ctx.i32(), "left.w");
+          Value leftS = b.splat(leftW, w, "left.splat");
+          inInput = b.icmpUlt(iota32, leftS, "in.input");
+          takeL = b.and(free, b.icmpUlt(rank32, leftS, ""), "take");
+        } else {
+          List<Value> lanesC = new ArrayList<>();
+          for (int i = 0; i < w; i++) lanesC.add(b.constInt(sizeT, i));
+          inInput = b.icmpUlt(b.constVector(lanesC), b.splat(left, w, "left.splat"), "in.input");
+          takeL = b.and(free, b.icmpUlt(rank, b.splat(left, w, ""), ""), "take");
+        }
         Value newIdx = b.add(b.splat(next, w, "next.splat"), rank, "new.idx");
+        // (32-bit indices: the chunk offset of next plus the 32-bit rank, no 64-bit lanes)
+        Value newRel = !index32 ? newIdx : relIdx(b, next, rank32);
         Value count = b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(b.cast(Opcode.BITCAST, free, bitsT, "")), "free.count");
         Value countS = w == sizeT.intWidth() ? count
             : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, count, sizeT, "free.count.size");
@@ -1928,7 +2024,7 @@ public final class RefillDriver {
             inputs.add(argPacket(b, j, newIdx, next, takeL));
           }
         }
-        return enterPre(b, inputs, takeL, newIdx, l.state(), l.idx(), l.result(), active, next2);
+        return enterPre(b, inputs, takeL, newRel, l.state(), l.idx(), l.result(), active, next2);
       }
       if (compact) {
         // compaction: the lanes in the loop move to the front, the next elements follow them
@@ -1939,8 +2035,12 @@ public final class RefillDriver {
         Value iota = b.constVector(lanesC);
         Value left = b.sub(n, next, "left");
         Value taken = b.min(b.sub(b.constInt(sizeT, w), nActS, "free.count"), left, true, "taken");
-        Value front = b.icmpUlt(iota, b.splat(nActS, w, "in.loop.splat"), "front");
-        Value takeL = b.and(b.not(front, ""), b.icmpUlt(iota, b.splat(b.add(nActS, taken, ""), w, ""), ""), "take");
+        // (32-bit indices: the lane compares in 32 bits too; the lanes in the loop and those taken are at most W)
+        Value front = index32 ? b.icmpUlt(lanes32(b), b.splat(b.cast(Opcode.TRUNC, nActS, ctx.i32(), ""), w, "in.loop.splat"), "front")
+            : b.icmpUlt(iota, b.splat(nActS, w, "in.loop.splat"), "front");
+        Value takeL = b.and(b.not(front, ""), index32
+            ? b.icmpUlt(lanes32(b), b.splat(b.cast(Opcode.TRUNC, b.add(nActS, taken, ""), ctx.i32(), ""), w, ""), "")
+            : b.icmpUlt(iota, b.splat(b.add(nActS, taken, ""), w, ""), ""), "take");
         Value base = b.sub(next, nActS, "base");
         Value newIdx = b.add(b.splat(base, w, "base.splat"), iota, "new.idx");
         Value next2 = b.add(next, taken, "next.after");
@@ -1950,7 +2050,7 @@ public final class RefillDriver {
         List<Value> inputs = new ArrayList<>();
         for (int j = 0; j < kinds.size(); j++)
           inputs.add(kinds.get(j) instanceof ParamKind.Varying ? spanLoad(b, j, base, takeL) : argPacket(b, j, newIdx, next, takeL));
-        return enterPre(b, inputs, takeL, newIdx, stC, idxC, l.result(), front, next2);
+        return enterPre(b, inputs, takeL, index32 ? relIdx(b, base, lanes32(b)) : newIdx, stC, idxC, l.result(), front, next2);
       }
       if (permute) return permuteRefill(b, l, free, next, n);
       Value freeBits = b.cast(Opcode.BITCAST, free, bitsT, "free.bits");
@@ -1971,7 +2071,9 @@ public final class RefillDriver {
       if (scalarMoves) loadInputsOneByOne(b, takeL, next);
       List<Value> inputs = new ArrayList<>();
       for (int j = 0; j < kinds.size(); j++) inputs.add(argPacket(b, j, newIdx, next, takeL));
-      return enterPre(b, inputs, takeL, newIdx, l.state(), l.idx(), l.result(), active, next2);
+      Value newRel = !index32 ? newIdx
+          : relIdx(b, next, rankT.intWidth() == 32 ? rank : b.cast(Opcode.TRUNC, rank, ctx.i32().vectorOf(w), ""));
+      return enterPre(b, inputs, takeL, newRel, l.state(), l.idx(), l.result(), active, next2);
     }
 
     /**
@@ -2010,7 +2112,8 @@ public final class RefillDriver {
         Value rg = g == 8 ? r8 : b.shuffle(r8, b.poison(i32.vectorOf(8)), b.laneIndices(i32, g), "");
         rankParts.add(k == 0 ? rg : b.add(rg, b.splat(b.cast(Opcode.TRUNC, off, i32, ""), g, ""), ""));
       }
-      Value rank = b.cast(Opcode.ZEXT, concat(b, rankParts), sizeT.vectorOf(w), "rank");
+      Value rank32 = concat(b, rankParts);
+      Value rank = b.cast(Opcode.ZEXT, rank32, sizeT.vectorOf(w), "rank");
       Value takeL = b.and(free, b.icmpUlt(rank, b.splat(left, w, "left.splat"), "in.input"), "take");
       Value newIdx = b.add(b.splat(next, w, "next.splat"), rank, "new.idx");
       Value count = toSize(b, b.call(module.intrinsic("llvm.ctpop", bitsT), List.of(freeBits), "free.count"), "free.count.size");
@@ -2045,7 +2148,8 @@ public final class RefillDriver {
         Value all = concat(b, parts);
         inputs.add(t.isPointer() ? b.cast(Opcode.INTTOPTR, all, t.vectorOf(w), p.name() + ".in") : all);
       }
-      return enterPre(b, inputs, takeL, newIdx, l.state(), l.idx(), l.result(), l.active(), next2);
+      return enterPre(b, inputs, takeL, index32 ? relIdx(b, next, rank32) : newIdx, l.state(), l.idx(), l.result(), l.active(),
+          next2);
     }
 
     /** Lane l of the result: lane idx8[l] of v (G lanes of 32 or 64 bits), by vpermd/vpermps (64-bit: by halves). */
@@ -2091,7 +2195,7 @@ public final class RefillDriver {
      * The lanes {@code take} start their new elements: the code before the loop runs for them
      * ({@code pre}, on the new inputs), those it sends into the loop join the lanes still in it
      * ({@code stillIn}), those it finishes at once have their result; the other lanes keep their state,
-     * index and result.
+     * index and result ({@code newIdx}: the taking lanes' indices, of {@link #idxElem}).
      */
     private Refilled enterPre(IrBuilder b, List<Value> inputs, Value take, Value newIdx, List<Value> state, Value idx,
         Value res, Value stillIn, Value next) {
@@ -2330,7 +2434,7 @@ public final class RefillDriver {
 
     /** The scalar moves out: every lane of {@code done} stores its result at out[idx], one by one. */
     private void storeResultsOneByOne(IrBuilder b, Value idx, Value res, Value done) {
-      Value out = driver.param(kinds.size());
+      Value out = outPtr();
       Type st = storageType(rt);
       Value v = res;
       if (rt.isInteger(1)) v = b.cast(Opcode.ZEXT, toMask(b, res), st.vectorOf(w), "result.byte");
@@ -2346,7 +2450,8 @@ public final class RefillDriver {
       Value lane = b.call(module.intrinsic("llvm.cttz", bitsT), List.of(bits, b.i1(true)), "lane");
       Value laneS = w == sizeT.intWidth() ? lane : b.cast(w < sizeT.intWidth() ? Opcode.ZEXT : Opcode.TRUNC, lane, sizeT, "");
       Value r = b.load(st, b.gep(st, outBuf, List.of(laneS), true, ""), "result.lane");
-      Value i = b.load(sizeT, b.gep(sizeT, idxBuf, List.of(laneS), true, ""), "idx.lane");
+      Value i = b.load(idxElem(), b.gep(idxElem(), idxBuf, List.of(laneS), true, ""), "idx.lane");
+      if (index32) i = b.cast(Opcode.SEXT, i, sizeT, "idx.lane.size");
       b.store(r, b.gep(st, out, List.of(i), true, ""), align(rt));
       Value bits1 = b.and(bits, b.sub(bits, b.constInt(bitsT, 1), ""), "done.bits.next");
       b.condBr(b.icmpNe(bits1, b.constInt(bitsT, 0), ""), loop, after);
@@ -2361,7 +2466,7 @@ public final class RefillDriver {
      * mispredicted on random inputs).
      */
     private void storeResultsBranchFree(IrBuilder b, Value idx, Value res, Value done) {
-      Value out = driver.param(kinds.size());
+      Value out = outPtr();
       Type st = storageType(rt);
       Value v = res;
       if (rt.isInteger(1)) v = b.cast(Opcode.ZEXT, toMask(b, res), st.vectorOf(w), "result.byte");
@@ -2373,7 +2478,7 @@ public final class RefillDriver {
     }
 
     private void storeResults(IrBuilder b, Value idx, Value res, Value done) {
-      Value out = driver.param(kinds.size());
+      Value out = outPtr();
       Type st = storageType(rt);
       Value v = res;
       if (rt.isInteger(1)) v = b.cast(Opcode.ZEXT, toMask(b, res), st.vectorOf(w), "result.byte");

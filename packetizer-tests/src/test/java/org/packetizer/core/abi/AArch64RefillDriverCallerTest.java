@@ -47,22 +47,28 @@ class AArch64RefillDriverCallerTest {
 
   static Stream<Arguments> cases() {
     return Stream.of(Arguments.of("neon", 4), Arguments.of("neon", 8), Arguments.of("neon", 16), Arguments.of("sve512", 16),
-        Arguments.of("rvv256", 8), Arguments.of("rvv256", 16), Arguments.of("rvv256-moves", 8));
+        Arguments.of("rvv256", 8), Arguments.of("rvv256", 16), Arguments.of("rvv256-moves", 8),
+        // the 32-bit element indices across chunk boundaries (packetizer.refill.index32Chunk): NEON's scalar moves, SVE's
+        // and RVV's compaction (the indices compacted with the state)
+        Arguments.of("neon-chunk5", 16), Arguments.of("sve512-chunk7", 16), Arguments.of("rvv256-chunk3", 8));
   }
 
   @ParameterizedTest(name = "{0} W={1}")
   @MethodSource("cases")
   void refillDriversMatchTheScalarFunctionUnderQemu(String targetName, int w) throws Exception {
-    CrossTarget t = targetName.equals("neon") ? CrossTarget.neon() : targetName.startsWith("rvv256") ? CrossTarget.rvv(256)
+    CrossTarget t = targetName.startsWith("neon") ? CrossTarget.neon() : targetName.startsWith("rvv256") ? CrossTarget.rvv(256)
         : CrossTarget.sve(512);
     boolean rvv = targetName.startsWith("rvv");
     // fixed-length RVV compacts by vcompress.vm; -Dpacketizer.refill.rvvCompress=false keeps the scalar moves (measured side by side)
     boolean moves = targetName.endsWith("-moves");
     if (moves) System.setProperty("packetizer.refill.rvvCompress", "false");
+    int chunk = targetName.contains("-chunk") ? Integer.parseInt(targetName.substring(targetName.indexOf("-chunk") + 6)) : 0;
+    if (chunk > 0) System.setProperty("packetizer.refill.index32Chunk", String.valueOf(chunk));
     try {
       check(t, w, rvv, moves);
     } finally {
       if (moves) System.clearProperty("packetizer.refill.rvvCompress");
+      System.clearProperty("packetizer.refill.index32Chunk");
     }
   }
 

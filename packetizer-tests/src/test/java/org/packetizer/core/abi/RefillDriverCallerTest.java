@@ -50,6 +50,27 @@ class RefillDriverCallerTest {
   @CsvSource({"4,0,''", "8,0,''", "16,0,''", "4,2,''", "8,2,''", "16,2,''", "8,2,avx512", "16,2,avx512",
       "4,0,haswell", "8,0,haswell", "16,0,haswell", "8,2,haswell", "16,2,haswell"})
   void separatelyCompiledCallersMatchTheScalarFunction(int w, int ic, String target) throws Exception {
+    callersMatch(w, ic, target);
+  }
+
+  /**
+   * The 32-bit element indices ({@code RefillDriver.index32}) across chunk boundaries from C: the drivers built with
+   * chunks of {@code chunk} elements ({@code packetizer.refill.index32Chunk}), so that the caller's n (0 to 3·IC·W+1,
+   * each array before a PROT_NONE page) cross several chunks, each drained and restarted with its results stored
+   * relative to its start; AVX-512 (vpexpand rounds), AVX2 (vpermd rounds) and baseline x86-64 (scalar moves).
+   */
+  @ParameterizedTest(name = "W={0} IC={1} target={2} chunk={3}")
+  @CsvSource({"16,2,avx512,7", "8,0,avx512,3", "16,0,haswell,5", "8,2,'',11"})
+  void thirtyTwoBitIndicesAcrossChunksFromC(int w, int ic, String target, int chunk) throws Exception {
+    System.setProperty("packetizer.refill.index32Chunk", String.valueOf(chunk));
+    try {
+      callersMatch(w, ic, target);
+    } finally {
+      System.clearProperty("packetizer.refill.index32Chunk");
+    }
+  }
+
+  private void callersMatch(int w, int ic, String target) throws Exception {
     BundledClang clang = BundledClang.locate();
     boolean compact = target.equals("avx512");
     boolean haswell = target.equals("haswell");

@@ -659,6 +659,77 @@ class RefillDriverJitTest {
     return out.stream();
   }
 
+  /**
+   * 32-bit element indices ({@code RefillDriver.index32}, the default) across chunk boundaries, and the 64-bit ones
+   * (knob off), on every x86 route: AVX-512 rounds by vpexpand and by vpcompress (the indices compacted with the
+   * state), AVX2 rounds by vpermd (the indices permuted), baseline x86-64's scalar moves (the indices through a stack
+   * buffer), W = 4, 8, 16, IC 1 and 2. A chunk of 1 or 13 elements ({@code packetizer.refill.index32Chunk}) makes
+   * the driver drain and restart many times within the test's arrays, so every element's offset from its chunk and
+   * the block length carried across chunks are exercised; every element of every kernel (C kernels by clang -O2 and
+   * the bundled escape-time kernels) equal to the scalar function's, n from 0 to 3·IC·W+1, 97 and 10·IC·W+3, random
+   * and coherent inputs, nothing written after the output.
+   */
+  @ParameterizedTest(name = "W={0} route={1} index32={2}")
+  @MethodSource("index32Cases")
+  void thirtyTwoBitIndicesAcrossChunksMatchTheScalarFunction(int w, String route, String index32) throws Throwable {
+    if (route.startsWith("avx512")) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; that route did not run");
+    if (route.equals("haswell")) Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; that route did not run");
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
+    List<String> flags = new ArrayList<>(List.of("-O2"));
+    if (route.startsWith("avx512")) flags.add("-march=skylake-avx512");
+    if (route.equals("haswell")) flags.add("-march=haswell");
+    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    if (index32.equals("off")) System.setProperty("packetizer.refill.index32", "false");
+    else System.setProperty("packetizer.refill.index32Chunk", index32);
+    if (route.equals("avx512compress")) System.setProperty("packetizer.refill.compress", "true");
+    try {
+      for (int ic : new int[] {1, 2}) {
+        List<Integer> ns = sizes(ic * w);
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+          List<Remark> remarks = new ArrayList<>();
+          for (K k : C_KERNELS) packetizeWithRefill(m, k, w, ic, remarks);
+          if (route.equals("avx512compress")) {
+            assertTrue(remarks.stream().anyMatch(r -> r.message().contains("(AVX-512 vpcompress)")), remarks.toString());
+          }
+          if (route.equals("haswell")) assertTrue(remarks.stream().anyMatch(r -> r.message().contains(PERMUTE_REMARK)), remarks.toString());
+          try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+            jit.addModule(m);
+            for (K k : C_KERNELS) check(jit, arena, k, w, ns);
+          }
+        }
+        Manifest mf = Manifest.load();
+        for (K k : BUNDLED) {
+          Manifest.Entry e = mf.require(k.name());
+          try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
+            if (route.startsWith("avx512")) retarget(m, k.name(), "skylake-avx512", AVX512_FEATURES);
+            if (route.equals("haswell")) retarget(m, k.name(), "haswell", AVX2_FEATURES);
+            packetizeWithRefill(m, k, w, ic, new ArrayList<>());
+            try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+              jit.addModule(m);
+              check(jit, arena, k, w, ns);
+            }
+          }
+        }
+      }
+    } finally {
+      System.clearProperty("packetizer.refill.index32");
+      System.clearProperty("packetizer.refill.index32Chunk");
+      System.clearProperty("packetizer.refill.compress");
+    }
+  }
+
+  static Stream<Arguments> index32Cases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) {
+      for (String route : new String[] {"avx512", "avx512compress", "haswell", "baseline"}) {
+        out.add(Arguments.of(w, route, route.equals("avx512") ? "1" : "13"));
+        if (w == 16 || route.equals("haswell")) out.add(Arguments.of(w, route, "off"));
+      }
+    }
+    return out.stream();
+  }
+
   static final String AVX512_FEATURES = "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2";
 
   /** Compiles {@code fn} of {@code m} for {@code cpu} with {@code features} (the bundled bitcode is for baseline x86-64). */
