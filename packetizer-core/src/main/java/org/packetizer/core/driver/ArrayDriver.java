@@ -194,6 +194,15 @@ public final class ArrayDriver {
       masked = options.masked() ? primary : variant;
     }
     if (icNote != null) options.remarks().accept(icNote);
+    // (stackRealign) AVX-512: a packet function with a loop realigns its stack, so that its 64-byte spills are aligned
+    // whatever its caller's frame (they split cache lines at some offsets: volume W16, the same code 2-3 % slower or
+    // faster by where the caller's stack ended, and the auto driver's plain body, one frame deeper, at another offset
+    // than the plain driver)
+    if (stackRealign() && RefillDriver.targetFeatures(scalar, options).contains("+avx512f")) {
+      for (Function f : List.of(unmasked, masked)) {
+        if (org.packetizer.core.ir.LoopAlign.hasLoop(f)) f.setStringAttribute("stackrealign", "");
+      }
+    }
     Function driver = newDriver(module, scalar, adaptive ? name + ".plain" : name, driverParams, rt, fn);
     List<String> cNames = cNames(scalar, !rt.isVoid());
     new Emitter(module, driver, unmasked, masked, kinds, scalarParams, rt, sizeT, ic * w).emit();
@@ -221,6 +230,12 @@ public final class ArrayDriver {
     if (icNote != null) r0 = r0.withRemark(icNote);
     return r0.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));
   }
+
+  /**
+   * Whether the array driver's packet functions realign their stack on AVX-512 when they have a loop ({@code
+   * -Dpacketizer.driverStackRealign=false}: LLVM's default, 64-byte spills at 16-byte-aligned offsets), read at each build.
+   */
+  static boolean stackRealign() { return !"false".equals(System.getProperty("packetizer.driverStackRealign")); }
 
   /** An interleave count and the remark text saying why. */
   private record Ic(int factor, String text) {}

@@ -79,6 +79,9 @@ public final class LoopAlign {
    * loop's header, loops over the lanes on a rarely taken path ({@link #COLD_LANE_LOOP}) not counted
    * (and not returned).
    */
+  /** Whether {@code f} has a loop (an innermost loop's latch). */
+  public static boolean hasLoop(Function f) { return !innermostLatches(f).isEmpty(); }
+
   static List<Block> innermostLatches(Function f) {
     List<Block> blocks = f.blocks();
     if (blocks.isEmpty()) return List.of();
