@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
+#include "guard_pages.h"
 
 int mandelbrot(float x0, float y0, int maxIter);
 extern long long auto_state[12] __asm__("mandelbrot_auto.state");
@@ -31,15 +32,6 @@ static unsigned long long rng = 88172645463325252ULL;
 
 static double uniform(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return (double)(rng >> 11) / 9007199254740992.0; }
 
-static void *at_page_end(size_t bytes) {
-  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  size_t span = (bytes + pg - 1) / pg * pg;
-  if (span == 0) span = pg;
-  char *base = mmap(NULL, span + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) { perror("mmap"); exit(2); }
-  if (mprotect(base + span, pg, PROT_NONE) != 0) { perror("mprotect"); exit(2); }
-  return base + span - bytes;
-}
 static void release(void *p, size_t bytes) {
   size_t pg = (size_t)sysconf(_SC_PAGESIZE);
   size_t span = (bytes + pg - 1) / pg * pg;
@@ -277,7 +269,7 @@ int main(void) {
   /* the deviation: one trial from a fresh state gives its cycles (P0, R0); then a history of one trial with refill 3/2
      times dearer than that (within the factor 2 that makes a trial disturbed) and the spread 1/8; the next trial on the
      same elements adds (p, r) to 7/8 of the sums, read back from them, and the spread must become
-     3/4 * 1/8 + 1/4 * min(1, |r*P - R*p| / P^2). A trial the host disturbed anyway (restart bit) is retried */
+     3/4 * 1/8 + 1/4 * min(1, |r*P - R*p| / P^2). A trial the host disturbed anyway (restart bit), or one that by chance does not deviate, is retried */
   {
     int measured = 0;
     for (int attempt = 0; attempt < 5 && !measured; attempt++) {
@@ -288,17 +280,20 @@ int main(void) {
       auto_state[POS] = 1024LL << 8; auto_state[PCYC] = hp; auto_state[RCYC] = hr; auto_state[SPREAD] = SPREAD_ZERO + (1LL << 13);
       run("deviation: trial on a history", T, 0, T);
       if (auto_state[TRIALS] != 1) continue;
-      measured = 1;
       long long pt = auto_state[PCYC] - (hp - (hp >> 3)), rt = auto_state[RCYC] - (hr - (hr >> 3));
       double dev = (double)rt * (double)hp - (double)hr * (double)pt;
       double d = (dev < 0 ? -dev : dev) / ((double)hp * (double)hp);
       if (d > 1) d = 1;
+      /* the history was made 3/2 dearer than the first trial, so this trial deviates from it unless the first one was
+         measured off by about that much (a cold or preempted plain piece): then the rule has nothing to show; retry */
+      if (d <= 0.01) continue;
+      measured = 1;
       double want = (0.125 * 0.75 + d * 0.25) * 65536.0;
       double got = (double)(auto_state[SPREAD] - SPREAD_ZERO);
-      expect(d > 0.01 && got > want - 2 && got < want + 2 && (auto_state[POS] >> 8) == 2048 - 128,
+      expect(got > want - 2 && got < want + 2 && (auto_state[POS] >> 8) == 2048 - 128,
              "deviation: the spread moved by a quarter of the trial's deviation from the history (kept 7/8)");
     }
-    expect(measured, "deviation: a trial undisturbed in 5 attempts");
+    expect(measured, "deviation: a trial undisturbed and deviating from the history in 5 attempts");
   }
 
 #endif
