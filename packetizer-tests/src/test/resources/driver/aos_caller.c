@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
+#include "guard_pages.h"
 
 struct hit { float px, py, pz, nx, ny, nz, vx, vy, vz, ar, ag, ab, shin, refl; };
 struct rgb { float r, g, b; };
@@ -30,17 +31,6 @@ static unsigned long long rng = 88172645463325252ULL;
 static float rnd(float lo, float hi) {
   rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
   return lo + (hi - lo) * (float)((rng >> 11) / 9007199254740992.0);
-}
-
-/* `bytes` bytes ending exactly where a PROT_NONE page begins */
-static void *at_page_end(size_t bytes) {
-  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  size_t span = (bytes + pg - 1) / pg * pg;
-  if (span == 0) span = pg;
-  char *base = mmap(NULL, span + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) { perror("mmap"); exit(2); }
-  if (mprotect(base + span, pg, PROT_NONE) != 0) { perror("mprotect"); exit(2); }
-  return base + span - bytes;
 }
 
 /* n objects of `size` bytes after G guard bytes (0xA5), ending at a PROT_NONE page */

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
+#include "guard_pages.h"
 
 float saxpy(float x, float y, float a);
 double ramp(double x, int i);
@@ -28,17 +29,6 @@ static unsigned long long rng = 88172645463325252ULL;
 static double rnd(double lo, double hi) {
   rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
   return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
-
-/* `bytes` bytes ending exactly where a PROT_NONE page begins */
-static void *at_page_end(size_t bytes) {
-  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  size_t span = (bytes + pg - 1) / pg * pg;
-  if (span == 0) span = pg;
-  char *base = mmap(NULL, span + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) { perror("mmap"); exit(2); }
-  if (mprotect(base + span, pg, PROT_NONE) != 0) { perror("mprotect"); exit(2); }
-  return base + span - bytes;
 }
 
 static void fail(const char *what, size_t n, long i) {

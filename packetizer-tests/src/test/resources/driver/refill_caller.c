@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
+#include "guard_pages.h"
 
 long collatz(long v);
 int multi_exit(float x, int limit);
@@ -39,15 +40,6 @@ static double gen(double lo, double hi, size_t i) {
   return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
 }
 
-static void *at_page_end(size_t bytes) {
-  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  size_t span = (bytes + pg - 1) / pg * pg;
-  if (span == 0) span = pg;
-  char *base = mmap(NULL, span + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) { perror("mmap"); exit(2); }
-  if (mprotect(base + span, pg, PROT_NONE) != 0) { perror("mprotect"); exit(2); }
-  return base + span - bytes;
-}
 static void release(void *p, size_t bytes) {
   size_t pg = (size_t)sysconf(_SC_PAGESIZE);
   size_t span = (bytes + pg - 1) / pg * pg;

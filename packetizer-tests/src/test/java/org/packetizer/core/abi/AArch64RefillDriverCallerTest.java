@@ -149,7 +149,7 @@ class AArch64RefillDriverCallerTest {
     String header = ArrayDriver.header(drivers, "drivers.h", null);
     assertFalse(header.contains("vector_size") || header.contains("__m"), "no vector types in the header");
     Files.writeString(dir.resolve("drivers.h"), header);
-    Files.writeString(dir.resolve("caller.c"), ArrayDriverCallerTest.resource("refill_caller.c"));
+    ArrayDriverCallerTest.writeCaller(dir, "refill_caller.c");
     List<String> clangCompile = new ArrayList<>(List.of("clang"));
     clangCompile.addAll(t.clangTarget());
     clangCompile.addAll(List.of("-O1", "-std=c11", "-Wall", "-Werror", "-DW=" + w, "-c", "caller.c", "-o", "caller.clang.o"));

@@ -92,7 +92,7 @@ class AosDriverCallerTest {
     ProcessResult llc = clang.run(List.of("llc", "-O2", "-mcpu=" + cpu, "-filetype=obj", "-relocation-model=pic",
         dir.resolve("kernels.packet.bc").toString(), "-o", dir.resolve("kernels.o").toString()), dir);
     assertEquals(0, llc.exitCode(), llc.stderr());
-    Files.writeString(dir.resolve("caller.c"), ArrayDriverCallerTest.resource("aos_caller.c"));
+    ArrayDriverCallerTest.writeCaller(dir, "aos_caller.c");
     int step = ic * w;
     clang.linkExecutable(List.of(dir.resolve("caller.c"), dir.resolve("kernels.o")), dir.resolve("caller.clang"),
         List.of("-O1", "-std=c11", "-DW=" + step, "-Wall", "-Werror"));

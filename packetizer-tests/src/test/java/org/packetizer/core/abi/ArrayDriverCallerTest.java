@@ -91,7 +91,7 @@ class ArrayDriverCallerTest {
           dir.resolve(bc + ".packet.bc").toString(), "-o", dir.resolve(bc + ".o").toString()), dir);
       assertEquals(0, llc.exitCode(), llc.stderr());
     }
-    Files.writeString(dir.resolve("caller.c"), resource("driver_caller.c"));
+    writeCaller(dir, "driver_caller.c");
     List<Path> objects = List.of(dir.resolve("kernels.o"), dir.resolve("mandel.o"));
     List<Path> inputs = new ArrayList<>(List.of(dir.resolve("caller.c")));
     inputs.addAll(objects);
@@ -116,6 +116,12 @@ class ArrayDriverCallerTest {
           + "; 139 is a fault: an access outside the arrays):\n" + out + r.stderr());
       assertTrue(out.contains("W=" + step + ": " + (3 * step + 2) * perN + " driver calls checked, 0 differences"), out);
     }
+  }
+
+  /** Writes the C caller {@code driver/NAME} into {@code dir} as {@code caller.c}, with the guard-page helper it includes. */
+  static void writeCaller(Path dir, String name) throws IOException {
+    Files.writeString(dir.resolve("caller.c"), resource(name));
+    Files.writeString(dir.resolve("guard_pages.h"), resource("guard_pages.h"));
   }
 
   static String resource(String name) {

@@ -65,7 +65,7 @@ class AutoRefillCallerTest {
     assertTrue(remarks.stream().anyMatch(x -> x.contains("--refill=auto: the driver runs epochs of 160·W")
         && x.contains("exponential back-off")), remarks.toString());
     Files.writeString(dir.resolve("drivers.h"), header);
-    Files.writeString(dir.resolve("caller.c"), ArrayDriverCallerTest.resource("auto_refill_caller.c"));
+    ArrayDriverCallerTest.writeCaller(dir, "auto_refill_caller.c");
     ProcessResult llc = clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic",
         dir.resolve("mandelbrot.packet.bc").toString(), "-o", dir.resolve("mandelbrot.o").toString()), dir);
     assertEquals(0, llc.exitCode(), llc.stderr());

@@ -163,7 +163,7 @@ class RefillDriverCallerTest {
       inputs.add(dir.resolve(bc + ".o"));
       objectFiles.add(bc + ".o");
     }
-    Files.writeString(dir.resolve("caller.c"), ArrayDriverCallerTest.resource("refill_caller.c"));
+    ArrayDriverCallerTest.writeCaller(dir, "refill_caller.c");
     // the caller's W sets the element counts it checks: n from 0 to 3·W+1, here one driver step (IC·W elements)
     int step = Math.max(1, ic) * w;
     clang.linkExecutable(inputs, dir.resolve("caller.clang"), List.of("-O1", "-std=c11", "-DW=" + step, "-Wall", "-Werror"));

@@ -149,6 +149,7 @@ class ScalableRefillDriverTest {
         || header.contains("vfloat") || header.contains("__rvv"), header);
     Files.writeString(dir.resolve("drivers.h"), header);
     Files.writeString(dir.resolve("caller.c"), resource("scalable_refill_caller.c"));
+    Files.writeString(dir.resolve("guard_pages.h"), resource("guard_pages.h"));
     List<String> defs = w8 ? List.of("-DW8_DRIVERS") : List.of();
     List<String> clangCompile = new ArrayList<>(List.of("clang"));
     clangCompile.addAll(t.clangTarget());
