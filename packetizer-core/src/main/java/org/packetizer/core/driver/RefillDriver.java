@@ -243,7 +243,7 @@ public final class RefillDriver {
   }
 
   static Outcome tryBuild(LlvmModule module, Function scalar, Function driver, PacketizationResult result,
-      PacketizerOptions options, ArrayDriver.VariantPacketizer packetizer, Type sizeT, int ic) {
+      PacketizerOptions options, VariantPacketizer packetizer, Type sizeT, int ic) {
     return tryBuild(module, scalar, driver, result, options, packetizer, sizeT, ic, null, 1);
   }
 
@@ -255,7 +255,7 @@ public final class RefillDriver {
    * ({@code counts[0]}) and the iterations ({@code counts[1]}).
    */
   static Outcome tryBuild(LlvmModule module, Function scalar, Function driver, PacketizationResult result,
-      PacketizerOptions options, ArrayDriver.VariantPacketizer packetizer, Type sizeT, int ic, Function probe, int probeIc) {
+      PacketizerOptions options, VariantPacketizer packetizer, Type sizeT, int ic, Function probe, int probeIc) {
     String fn = scalar.name();
     int w = result.width();
     String mode = options.refill() == Refill.AUTO ? "--refill=auto" : "--refill";
