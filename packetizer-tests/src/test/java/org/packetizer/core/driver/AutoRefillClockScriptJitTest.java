@@ -53,6 +53,10 @@ class AutoRefillClockScriptJitTest {
           f.remarks.toString());
       assertTrue(f.remarks.stream().anyMatch(r -> r.message().contains("a fresh state's first trial that keeps the plain body is"
           + " confirmed by a second one")), f.remarks.toString());
+      // the refill remark names the 32-bit element indices (sixteenth round's index32, a 64-bit size_t here)
+      assertTrue(f.remarks.stream().anyMatch(r -> r.message().contains("lane refill") && r.message().contains(
+          "each lane's element index is a 32-bit offset from the start of a chunk of at most " + (1L << 30) + " elements")),
+          f.remarks.toString());
       MemorySegment clock = MemorySegment.ofAddress(f.jit.lookup("mandelbrot_map" + RefillDriver.CLOCK_SUFFIX)).reinterpret(8L * 5);
       long e = (long) EPOCH * w;
       Points p = new Points(f.arena, 8 * e, 0, new Random(w * 31L + (avx512 ? 1 : 0)));
