@@ -171,6 +171,35 @@ class ValueNamesTest {
     }
   }
 
+  /**
+   * A function LLVM makes while its context discards names has no symbol table, and names given to its values
+   * later (with names on again) would not be made unique: the scalable packets' re-typing names its reductions
+   * {@code lanes} after the run and re-parses the text, which failed with "multiple definition of local value
+   * named 'lanes'". The packet function (and every function the facade makes or links) is made with names on:
+   * here two values of a packet function made without names, named alike afterwards, get distinct names, and
+   * the module prints and parses back.
+   */
+  @Test
+  void namesGivenAfterwardsAreMadeUnique() {
+    byte[] bc = BundledClang.locate().compileToBitcode("int f(int a, int b) { return a > b ? a * 3 - b : (a ^ b) + 7; }",
+        "unique.c", List.of("-O2", "-nostdlibinc"));
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc, "unique.c")) {
+      new Packetizer(PacketizerOptions.builder().width(8).params("vv").valueNames(false).build()).run(m, "f", "f8");
+      List<org.packetizer.core.ir.Value> insts = new ArrayList<>();
+      for (var bl : m.function("f8").orElseThrow().blocks()) {
+        for (var v : bl.instructions()) if (!v.type().isVoid()) insts.add(v);
+      }
+      assertTrue(insts.size() >= 2, () -> m.function("f8").get().print());
+      insts.get(0).setName("lanes");
+      insts.get(1).setName("lanes");
+      assertEquals("lanes", insts.get(0).name());
+      assertNotEquals("lanes", insts.get(1).name(), () -> m.function("f8").get().print());
+      try (LlvmContext other = LlvmContext.create(); LlvmModule back = other.parseIr(m.toIr(), "again.ll")) {
+        assertTrue(back.function("f8").isPresent());
+      }
+    }
+  }
+
   // ---- the packet IR as blocks ----
 
   private static int count(Pattern p, String s) {
