@@ -43,7 +43,8 @@ public final class Benchmark {
       "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions",
       "packetizer.interleave.straightLine", "packetizer.refill.rvvCompress", "packetizer.cleanupPasses",
       "packetizer.refill.resultAtRound", "packetizer.interleave.portsMachine", "packetizer.refill.index32",
-      "packetizer.refill.index32Chunk", "packetizer.memory.rowTranspose", "packetizer.joinMaskShortcut");
+      "packetizer.refill.index32Chunk", "packetizer.memory.rowTranspose", "packetizer.joinMaskShortcut",
+      "packetizer.valueNames");
 
   private Benchmark() {}
 
