@@ -1171,6 +1171,8 @@ final class MemoryWidener extends EmissionPhase {
    *     active lane's, which the scalar code reads) and a broadcast;</li>
    * <li>the lanes' pointers are consecutive with the accesses' element size: one vector load per access
    *     (a masked load under a partial mask: no byte an inactive lane would not read);</li>
+   * <li>where those fail and every active lane's pointer is the first or the last active lane's (a packet
+   *     straddling two runs): two scalar loads per access and a blend ({@link DynamicVariantCost#twoValued});</li>
    * <li>otherwise the code this widener emits anyway (windows, per-lane loads, lookups, gathers).</li>
    * </ul>
    * The later members take their packets from {@link #dynamicDone}. Done only where the group's
@@ -1266,10 +1268,11 @@ final class MemoryWidener extends EmissionPhase {
   }
 
   /**
-   * The run-time test and the three variants of {@link #dynamicVariants}; leaves the builder in the join
+   * The run-time test and the three or four variants of {@link #dynamicVariants}; leaves the builder in the join
    * block, the members' packets (phis) in {@link #dynamicDone}. {@code elem} is the members' common
    * element size (0: none, no consecutive variant); {@code offsetTest}: the all-equal test on the root's
-   * narrow offsets where it has them ({@link DynamicVariantCost#offsetTest}). Returns the number of
+   * narrow offsets where it has them ({@link DynamicVariantCost#offsetTest}); {@code twoValued}: the
+   * two-valued variant where the other tests fail ({@link DynamicVariantCost#twoValued}). Returns the number of
    * narrow offsets the all-equal test compared ({@link #narrowOffsetLevels}), 0 where it compared the
    * pointers.
    */
