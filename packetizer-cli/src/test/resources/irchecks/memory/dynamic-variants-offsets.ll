@@ -4,8 +4,11 @@
 ; (one <16 x i32> compare each) instead of the 64-bit pointers, and the first lane's pointer is rebuilt
 ; from g and the two offsets' first lanes, so the <16 x ptr> vector is used only where the test fails
 ; (the consecutive test, on the pointers as before and behind their scalar pre-test, and the per-lane
-; loads): LLVM builds it there. Knob-off twin: dynamic-variants-offsets-off.ll.
+; loads): LLVM builds it there. Knob-off twin: dynamic-variants-offsets-off.ll. The two-valued variant
+; (default on here) is off in this file, so that it shows the shape without it; dynamic-variants-two.ll
+; has it (and this file is its knob-off twin).
 ; RUN: packetize -f f -w 16 --params uvv --target-cpu=znver4 --remarks
+; SET: packetizer.dynamicVariants.twoValued=false
 ; CHECK-LABEL: define <16 x float> @f_simd16(ptr %g, <16 x i32> %x, <16 x i32> %y)
 ; CHECK-NOT:   .dyntest
 ; CHECK:       %dyn.off = extractelement <16 x i32> %row, i64 0
@@ -31,7 +34,7 @@
 ; CHECK:       .dyn:
 ; CHECK-NEXT:  phi <16 x float>
 ; SHAPES:      remark: f:entry: memory: dynamic variants for the 4 loads at constant offsets from %c: one run-time test of its lanes (all equal: its 2 varying offset(s) of at most 32 bits from a uniform base compared, not the 64-bit pointers)
-; SHAPES-SAME: all equal -> 4 scalar loads and broadcasts; consecutive (stride 4 bytes) -> 4 vector loads
+; SHAPES-SAME: all equal -> 4 scalar loads and broadcasts; consecutive (stride 4 bytes) -> 4 vector loads; otherwise
 define float @f(ptr %g, i32 %x, i32 %y) {
 entry:
   %row = mul nsw i32 %y, 24

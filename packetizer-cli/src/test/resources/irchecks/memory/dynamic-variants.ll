@@ -5,9 +5,11 @@
 ; (4-byte stride) -> four vector loads; otherwise the per-lane loads (the path without the variants);
 ; each load's packet is a phi of the three. The remark names the decision and the cost rule.
 ; With 32-byte registers the default (-Dpacketizer.dynamicVariants.offsets=auto) compares the 64-bit
-; pointers, not the narrow offsets (those are AVX-512's: dynamic-variants-offsets.ll).
+; pointers, not the narrow offsets (those are AVX-512's: dynamic-variants-offsets.ll), and so has no
+; two-valued variant (-Dpacketizer.dynamicVariants.twoValued=auto: only on narrow offsets).
 ; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x float> @f_simd8(ptr %g, <8 x i32> %x, <8 x i32> %y)
+; CHECK-NOT:   .twotest
 ; CHECK:       %dyn.span = sub i64
 ; CHECK:       switch i64 %dyn.span, label %entry1.lanes [
 ; CHECK-NEXT:  i64 28, label %entry1.dyntest
@@ -29,8 +31,9 @@
 ; CHECK:       .dyn:
 ; CHECK-NEXT:  phi <8 x float>
 ; CHECK-NOT:   gather
+; CHECK-NOT:   .two
 ; SHAPES:      remark: f:entry: memory: dynamic variants for the 4 loads at constant offsets from %c: one run-time test of its lanes
-; SHAPES-SAME: all equal -> 4 scalar loads and broadcasts; consecutive (stride 4 bytes) -> 4 vector loads
+; SHAPES-SAME: all equal -> 4 scalar loads and broadcasts; consecutive (stride 4 bytes) -> 4 vector loads; otherwise
 ; SHAPES-SAME: cost rule: 4 loads x 8 lanes = 32 per-lane loads >= 4 x 8 instructions of the test (32-byte vector registers)
 define float @f(ptr %g, i32 %x, i32 %y) {
 entry:

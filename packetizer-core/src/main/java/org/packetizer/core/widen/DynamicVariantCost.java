@@ -54,6 +54,23 @@ public final class DynamicVariantCost {
     return registerBytes >= 64;
   }
 
+  /**
+   * Whether the dynamic variants get a fourth, two-valued variant where the all-equal and consecutive
+   * tests fail: every active lane's pointer is the first or the last active lane's (a packet that
+   * straddles two runs of a Z-ordered grid, two texels of a magnified texture): two scalar loads per
+   * member and a blend instead of the per-lane path. Its test is one more compare per offset (or per
+   * 64-bit pointer register) on the path where the others failed. Knob
+   * {@code -Dpacketizer.dynamicVariants.twoValued=auto|true|false}; {@code auto}, the default, only
+   * where the all-equal test is on narrow offsets ({@code narrowRoute}), whose compare with the first
+   * lane's offsets the two-valued test reuses (docs/performance.md: the measurements).
+   */
+  static boolean twoValued(boolean narrowRoute, int registerBytes) {
+    String v = System.getProperty("packetizer.dynamicVariants.twoValued", "auto");
+    if ("false".equalsIgnoreCase(v)) return false;
+    if ("true".equalsIgnoreCase(v)) return true;
+    return narrowRoute;
+  }
+
   /** Instructions of the run-time test for W 64-bit pointers in registers of {@code registerBytes}. */
   static int testCost(int w, int registerBytes) {
     int perCompare = (8 * w + registerBytes - 1) / Math.max(1, registerBytes);

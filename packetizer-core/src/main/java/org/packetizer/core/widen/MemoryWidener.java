@@ -1152,6 +1152,9 @@ final class MemoryWidener extends EmissionPhase {
     return windowed.get(inst);
   }
 
+  /** Whether the last {@link #emitDynamicVariants} emitted the two-valued variant (for its remark). */
+  private boolean lastTwoValued;
+
   /** Packet values of the loads of a group already emitted with dynamic variants ({@link #dynamicVariants}). */
   private final Map<Value, Value> dynamicDone = new HashMap<>();
   /** Loads already considered as members of a group (emitted or declined): not considered again. */
@@ -1168,6 +1171,8 @@ final class MemoryWidener extends EmissionPhase {
    *     active lane's, which the scalar code reads) and a broadcast;</li>
    * <li>the lanes' pointers are consecutive with the accesses' element size: one vector load per access
    *     (a masked load under a partial mask: no byte an inactive lane would not read);</li>
+   * <li>where those fail and every active lane's pointer is the first or the last active lane's (a packet
+   *     straddling two runs): two scalar loads per access and a blend ({@link DynamicVariantCost#twoValued});</li>
    * <li>otherwise the code this widener emits anyway (windows, per-lane loads, lookups, gathers).</li>
    * </ul>
    * The later members take their packets from {@link #dynamicDone}. Done only where the group's
@@ -1220,7 +1225,9 @@ final class MemoryWidener extends EmissionPhase {
     long unit = sameSize ? rootStrideUnit(root) : 0;
     boolean neverConsecutive = sameSize && unit > 0 && elem % unit != 0 && DynamicVariantCost.dropImpossibleVariants();
     if (neverConsecutive) sameSize = false;
-    int offsets = emitDynamicVariants(inst, root, group, sameSize ? elem : 0, DynamicVariantCost.offsetTest(registerBytes));
+    boolean offsetTest = DynamicVariantCost.offsetTest(registerBytes);
+    int offsets = emitDynamicVariants(inst, root, group, sameSize ? elem : 0, offsetTest,
+        DynamicVariantCost.twoValued(offsetTest && narrowOffsetLevels(root) != null, registerBytes));
     st.remark(Remark.Kind.MEMORY, current(), inst, "dynamic variants for the " + group.size() + " loads at constant offsets from "
         + root.describe() + ": one run-time test of its lanes" + (MaskOps.isAllTrue(mask()) ? "" : " (the active ones)")
         + (offsets > 0 ? " (all equal: its " + offsets + " varying offset(s) of at most 32 bits from a uniform base compared, not the 64-bit pointers)" : "")
@@ -1228,6 +1235,8 @@ final class MemoryWidener extends EmissionPhase {
         + (sameSize ? "consecutive (stride " + elem + " bytes) -> " + group.size() + " vector loads; " : "")
         + (neverConsecutive ? "no consecutive variant (the lanes' pointers differ by multiples of " + unit + " bytes, never by "
             + elem + "); " : "")
+        + (lastTwoValued ? "two values (each active lane at the first or the last active lane's pointer) -> " + 2 * group.size()
+            + " scalar loads and " + group.size() + " blends; " : "")
         + "otherwise per-lane loads or gathers. " + DynamicVariantCost.explain(group.size(), w, registerBytes));
     return dynamicDone.get(inst);
   }
@@ -1259,14 +1268,16 @@ final class MemoryWidener extends EmissionPhase {
   }
 
   /**
-   * The run-time test and the three variants of {@link #dynamicVariants}; leaves the builder in the join
+   * The run-time test and the three or four variants of {@link #dynamicVariants}; leaves the builder in the join
    * block, the members' packets (phis) in {@link #dynamicDone}. {@code elem} is the members' common
    * element size (0: none, no consecutive variant); {@code offsetTest}: the all-equal test on the root's
-   * narrow offsets where it has them ({@link DynamicVariantCost#offsetTest}). Returns the number of
+   * narrow offsets where it has them ({@link DynamicVariantCost#offsetTest}); {@code twoValued}: the
+   * two-valued variant where the other tests fail ({@link DynamicVariantCost#twoValued}). Returns the number of
    * narrow offsets the all-equal test compared ({@link #narrowOffsetLevels}), 0 where it compared the
    * pointers.
    */
-  private int emitDynamicVariants(Value inst, Value root, List<Value> group, long elem, boolean offsetTest) {
+  private int emitDynamicVariants(Value inst, Value root, List<Value> group, long elem, boolean offsetTest, boolean twoValued) {
+    lastTwoValued = twoValued;
     Value m = mask();
     boolean full = MaskOps.isAllTrue(m);
     Type i64 = st.context().i64();
@@ -1287,7 +1298,8 @@ final class MemoryWidener extends EmissionPhase {
     }
     List<Value> levels = offsetTest ? narrowOffsetLevels(root) : null;
     Block pre = b.currentBlock();
-    Value pf, r0 = null, cand = null, offsetsEqual = null;
+    Value pf, r0 = null, rl = null, pl = null, cand = null, offsetsEqual = null;
+    List<Value> narrowLanes = new ArrayList<>();
     int offsets = 0;
     if (levels != null) {
       // the all-equal test on the narrow offsets from the uniform base (one compare per 32-bit vector),
@@ -1306,6 +1318,7 @@ final class MemoryWidener extends EmissionPhase {
           if (!full) nv = b.freeze(nv, "dyn.off.frozen");
           Value n0 = b.extractElement(nv, first, "dyn.off");
           Value e = b.icmpEq(nv, b.splat(n0, w, ""), "dyn.off.eq");
+          narrowLanes.add(nv);
           offsetsEqual = offsetsEqual == null ? e : b.and(offsetsEqual, e, "");
           offsets++;
           si = narrow == idx ? n0 : b.cast(st.ssa().opcode(idx), n0, idx.type(), "");
@@ -1318,7 +1331,8 @@ final class MemoryWidener extends EmissionPhase {
       // anyway): on divergent inputs it is all the dynamic variants cost
       pf = b.extractElement(rv, first, "dyn.ptr");
       r0 = b.cast(Opcode.PTRTOINT, pf, i64, "dyn.lane");
-      Value rl = b.cast(Opcode.PTRTOINT, b.extractElement(rv, lastLane, ""), i64, "");
+      pl = b.extractElement(rv, lastLane, "dyn.ptr.last");
+      rl = b.cast(Opcode.PTRTOINT, pl, i64, "");
       Value d = b.sub(rl, r0, "dyn.span");
       cand = b.icmpEq(d, b.i64(0), "");
       if (elem > 0) cand = b.or(cand, b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), ""), "dyn.candidate");
@@ -1327,7 +1341,11 @@ final class MemoryWidener extends EmissionPhase {
     Block same = packet.appendBlock(pre.name() + ".same");
     Block test2 = elem > 0 ? packet.appendBlock(pre.name() + ".notsame") : null;
     Block consec = elem > 0 ? packet.appendBlock(pre.name() + ".consecutive") : null;
+    Block twoTest = twoValued ? packet.appendBlock(pre.name() + ".twotest") : null;
+    Block two = twoValued ? packet.appendBlock(pre.name() + ".two") : null;
     Block other = packet.appendBlock(pre.name() + ".lanes");
+    // (where the test fails: the two-valued test first when there is one)
+    Block fail = twoValued ? twoTest : other;
     Block join = packet.appendBlock(pre.name() + ".dyn");
     if (test != null) {
       test.moveAfter(pre);
@@ -1341,6 +1359,11 @@ final class MemoryWidener extends EmissionPhase {
       consec.moveAfter(test2);
       last = consec;
     }
+    if (twoValued) {
+      twoTest.moveAfter(last);
+      two.moveAfter(twoTest);
+      last = two;
+    }
     other.moveAfter(last);
     join.moveAfter(other);
     Value notMask = full ? null : b.not(m, "");
@@ -1350,7 +1373,7 @@ final class MemoryWidener extends EmissionPhase {
     if (levels != null) {
       eq = offsetsEqual;
     } else {
-      b.condBr(cand, test, other);
+      b.condBr(cand, test, fail);
       b.atEnd(test);
       ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
       eq = b.icmpEq(ri, b.splat(r0, w, ""), "dyn.eq");
@@ -1358,7 +1381,7 @@ final class MemoryWidener extends EmissionPhase {
     if (!full) eq = b.or(eq, notMask, "");
     Value allEq = b.icmpEq(b.cast(Opcode.BITCAST, eq, iw, ""), b.allOnes(iw), "dyn.same");
     if (!full) allEq = b.and(allEq, any, "");
-    b.condBr(allEq, same, elem > 0 ? test2 : other);
+    b.condBr(allEq, same, elem > 0 ? test2 : fail);
     // all equal: one scalar load per member at the first active lane's pointer plus its offset
     b.atEnd(same);
     Value pfs = pf;
@@ -1380,12 +1403,12 @@ final class MemoryWidener extends EmissionPhase {
         // scalar pre-test on the first and last active lanes' pointers (lanes the per-lane path extracts
         // anyway: on divergent inputs the narrow compares are all the dynamic variants add)
         r0 = b.cast(Opcode.PTRTOINT, pf, i64, "dyn.lane");
-        Value rl = b.cast(Opcode.PTRTOINT, b.extractElement(rv, lastLane, ""), i64, "");
-        Value d = b.sub(rl, r0, "dyn.span");
+        Value rlc = b.cast(Opcode.PTRTOINT, b.extractElement(rv, lastLane, ""), i64, "");
+        Value d = b.sub(rlc, r0, "dyn.span");
         Value maybe = b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), "dyn.candidate");
         Block vtest = packet.appendBlock(pre.name() + ".consecutivetest");
         vtest.moveAfter(test2);
-        b.condBr(maybe, vtest, other);
+        b.condBr(maybe, vtest, fail);
         b.atEnd(vtest);
         ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
       }
@@ -1397,7 +1420,7 @@ final class MemoryWidener extends EmissionPhase {
       if (!full) ce = b.or(ce, notMask, "");
       Value allCe = b.icmpEq(b.cast(Opcode.BITCAST, ce, iw, ""), b.allOnes(iw), "");
       if (!full) allCe = b.and(allCe, any, "");
-      b.condBr(allCe, consec, other);
+      b.condBr(allCe, consec, fail);
       b.atEnd(consec);
       Value pfc = pf;
       Value p0 = full ? pfc : b.gep(st.context().i8(), pfc, List.of(b.mul(first, b.i64(-elem), "")), false, "dyn.base");
@@ -1417,6 +1440,61 @@ final class MemoryWidener extends EmissionPhase {
       consecEnd = b.currentBlock();
       b.br(join);
     }
+    List<Value> twoValues = null;
+    Block twoEnd = null;
+    if (twoValued) {
+      // two values: every active lane's pointer is the first or the last active lane's (a packet that
+      // straddles two runs: a Z-ordered grid, a magnified texture). Exact for every lane pattern: the
+      // lanes equal to the first take its value, the other active ones are equal to the last; the two
+      // loads are through active lanes only (and none when no lane is active)
+      b.atEnd(twoTest);
+      Value eqFirst, eqLast = null;
+      if (levels != null) {
+        // on the narrow offsets, as the all-equal test: the last active lane's offsets, and its pointer
+        // rebuilt from them (the pointer vector is still not needed)
+        eqFirst = offsetsEqual;
+        Value p = scal(levels.get(0).operand(0));
+        int k = 0;
+        for (Value level : levels) {
+          Value idx = level.operand(1);
+          Value si;
+          if (uniform(idx)) {
+            si = scal(idx);
+          } else {
+            Value nv = narrowLanes.get(k++);
+            Value nl = b.extractElement(nv, lastLane, "dyn.off.last");
+            Value e = b.icmpEq(nv, b.splat(nl, w, ""), "dyn.off.eqlast");
+            eqLast = eqLast == null ? e : b.and(eqLast, e, "");
+            si = nv.type().scalarType().equals(idx.type()) ? nl : b.cast(st.ssa().opcode(idx), nl, idx.type(), "");
+          }
+          p = b.gep(level.gepSourceElementType(), p, List.of(si), false, level == levels.get(levels.size() - 1) ? "dyn.ptr.last" : "");
+        }
+        pl = p;
+      } else {
+        Value lanes = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes2");
+        // (an inactive lane's pointer may be poison: frozen, so that it stays that lane's own garbage)
+        if (!full) lanes = b.freeze(lanes, "dyn.lanes2.frozen");
+        eqFirst = b.icmpEq(lanes, b.splat(r0, w, ""), "dyn.eqfirst");
+        eqLast = b.icmpEq(lanes, b.splat(rl, w, ""), "dyn.eqlast");
+      }
+      Value either = b.or(eqFirst, eqLast, "dyn.either");
+      if (!full) either = b.or(either, notMask, "");
+      Value allTwo = b.icmpEq(b.cast(Opcode.BITCAST, either, iw, ""), b.allOnes(iw), "dyn.two");
+      if (!full) allTwo = b.and(allTwo, any, "");
+      b.condBr(allTwo, two, other);
+      b.atEnd(two);
+      twoValues = new ArrayList<>();
+      for (Value mem : group) {
+        long off = windowOffset(mem.operand(0));
+        int a = Math.max(1, mem.alignment());
+        Value vf = b.load(mem.type(), b.gep(st.context().i8(), pf, List.of(b.i64(off)), false, ""), a, "");
+        Value vl = b.load(mem.type(), b.gep(st.context().i8(), pl, List.of(b.i64(off)), false, ""), a, "");
+        twoValues.add(b.select(eqFirst, b.splat(vf, w, ""), b.splat(vl, w, ""), "dyn.blend"));
+      }
+      st.stats().vectorLoads += 2 * group.size();
+      twoEnd = b.currentBlock();
+      b.br(join);
+    }
     // otherwise: what this widener emits for each member without dynamic variants
     b.atEnd(other);
     List<Value> otherValues = new ArrayList<>();
@@ -1430,6 +1508,7 @@ final class MemoryWidener extends EmissionPhase {
       Value phi = b.phi(mem.type().vectorOf(w), mem.name());
       phi.addIncoming(sameValues.get(j), sameEnd);
       if (consecValues != null) phi.addIncoming(consecValues.get(j), consecEnd);
+      if (twoValues != null) phi.addIncoming(twoValues.get(j), twoEnd);
       phi.addIncoming(otherValues.get(j), otherEnd);
       dynamicDone.put(mem, phi);
     }
