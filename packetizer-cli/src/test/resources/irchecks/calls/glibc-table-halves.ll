@@ -7,11 +7,11 @@
 ; SET: packetizer.tableLookup=halves
 ; RUN: packetize -f f -w 8 --params vv --vector-math=intrinsics --remarks
 ; CHECK-LABEL: define internal <8 x float> @__packetizer_glibc_expf_v8_
-; CHECK:       %t0.h0.i{{.*}} = shufflevector <8 x i32> %idx{{.*}}, <8 x i32> poison, <8 x i32> <i32 0, i32 1, i32 4, i32 5, i32 2, i32 3, i32 6, i32 7>
-; CHECK:       %t0.h0.s3{{.*}} = shl <8 x i32> %t0.h0.i{{.*}}, splat (i32 28)
-; CHECK:       %t0.h0.s4{{.*}} = shl <8 x i32> %t0.h0.i{{.*}}, splat (i32 27)
+; CHECK:       %e.t0.h0.i{{.*}} = shufflevector <8 x i32> %e.idx{{.*}}, <8 x i32> poison, <8 x i32> <i32 0, i32 1, i32 4, i32 5, i32 2, i32 3, i32 6, i32 7>
+; CHECK:       %e.t0.h0.s3{{.*}} = shl <8 x i32> %e.t0.h0.i{{.*}}, splat (i32 28)
+; CHECK:       %e.t0.h0.s4{{.*}} = shl <8 x i32> %e.t0.h0.i{{.*}}, splat (i32 27)
 ; CHECK:       call <8 x i32> @llvm.x86.avx2.permd(
-; CHECK:       shufflevector <8 x i32> %t0.h0.y0{{.*}}, <8 x i32> %t0.h0.y1{{.*}}, <8 x i32> <i32 0, i32 8, i32 1, i32 9, i32 4, i32 12, i32 5, i32 13>
+; CHECK:       shufflevector <8 x i32> %e.t0.h0.y0{{.*}}, <8 x i32> %e.t0.h0.y1{{.*}}, <8 x i32> <i32 0, i32 8, i32 1, i32 9, i32 4, i32 12, i32 5, i32 13>
 ; CHECK-NOT:   extractelement <8 x i32>
 ; CHECK:       %spi{{.*}} = bitcast <8 x i1> %special{{.*}} to i8
 ; CHECK:       br i1 %any

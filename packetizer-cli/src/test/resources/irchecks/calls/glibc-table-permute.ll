@@ -7,7 +7,7 @@
 ; CHECK:       call <16 x float> @__packetizer_glibc_expf_v16_{{.*}}(<16 x float>
 ; CHECK:       call <16 x float> @__packetizer_glibc_logf_v16_{{.*}}(<16 x float>
 ; CHECK-LABEL: define internal <16 x float> @__packetizer_glibc_expf_v16_
-; CHECK:       %idx{{.*}} = and <16 x i32> %ki32{{.*}}, splat (i32 31)
+; CHECK:       %e.idx{{.*}} = and <16 x i32> %e.k32{{.*}}, splat (i32 31)
 ; CHECK:       call <8 x i64> @llvm.x86.avx512.vpermi2var.q.512(<8 x i64> <i64 4607182418800017408,
 ; CHECK:       call <8 x i64> @llvm.x86.avx512.vpermi2var.q.512(
 ; CHECK:       select <8 x i1>

@@ -5,11 +5,11 @@
 ; per lane (issue 16, TableLookup; AVX2's vpgatherdq and vpermd halves measured no faster: knob only).
 ; RUN: packetize -f f -w 8 --params vv --vector-math=intrinsics --remarks
 ; CHECK-LABEL: define internal <8 x float> @__packetizer_glibc_expf_v8_
-; CHECK:       %idx{{.*}} = and <8 x i32> %ki32{{.*}}, splat (i32 31)
-; CHECK:       %t0.off{{.*}} = shl <8 x i32> %idx{{.*}}, splat (i32 3)
-; CHECK:       extractelement <8 x i32> %t0.off{{.*}}, i32 0
+; CHECK:       %e.idx{{.*}} = and <8 x i32> %e.k32{{.*}}, splat (i32 31)
+; CHECK:       %e.t0.off{{.*}} = shl <8 x i32> %e.idx{{.*}}, splat (i32 3)
+; CHECK:       extractelement <8 x i32> %e.t0.off{{.*}}, i32 0
 ; CHECK:       getelementptr inbounds i8, ptr @__packetizer_glibc_expf_v8_{{.*}}.tab, i64
-; CHECK:       extractelement <8 x i32> %t0.off{{.*}}, i32 7
+; CHECK:       extractelement <8 x i32> %e.t0.off{{.*}}, i32 7
 ; CHECK-LABEL: define internal <8 x float> @__packetizer_glibc_logf_v8_
 ; CHECK:       %invcb.off{{.*}} = shl <8 x i32> %i{{.*}}, splat (i32 4)
 ; CHECK:       getelementptr inbounds i8, ptr @__packetizer_glibc_logf_v8_{{.*}}.logtab.rows, i64

@@ -8,7 +8,7 @@
 ; CHECK:       call <8 x float> @[[H:__packetizer_glibc_expf_v8_[0-9a-f]+]](<8 x float> %x, <8 x i1> splat (i1 true))
 ; CHECK-LABEL: define internal <8 x float> @[[H]](<8 x float> %x, <8 x i1> %m)
 ; CHECK:       load atomic i8, ptr @[[H]].ok monotonic
-; CHECK:       %idx{{.*}} = and <8 x i32> %ki32{{.*}}, splat (i32 31)
+; CHECK:       %e.idx{{.*}} = and <8 x i32> %e.k32{{.*}}, splat (i32 31)
 ; CHECK:       call <8 x float> @[[H]].slow(
 ; CHECK-NOT:   define internal <8 x float> @[[H]].core
 ; CHECK-LABEL: define internal <8 x float> @[[H]].slow(

@@ -54,12 +54,6 @@ import org.packetizer.core.mapping.VectorAbi;
 public final class ArrayDriver {
   private ArrayDriver() {}
 
-  /** Packetizes the scalar function again (the other mask variant), handed in by the driver of the pipeline. */
-  @FunctionalInterface
-  public interface VariantPacketizer {
-    PacketizationResult run(PacketizerOptions options, String scalarName, String simdName);
-  }
-
   /**
    * Adds the array driver for {@code result}'s packet function. On failure the caller rolls the module
    * back (everything this adds is new).

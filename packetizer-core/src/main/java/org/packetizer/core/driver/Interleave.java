@@ -69,14 +69,6 @@ public final class Interleave {
   /** The smallest estimated gain (after the divergence penalty) that makes interleaving worth its code. */
   public static final double MIN_GAIN = 1.2;
 
-  /**
-   * Issue cycles of one lane of a load or store whose address differs between lanes (x86 without
-   * fast gathers: an extract, a load and an insert, about two slots of four; a hardware gather
-   * issues one load per lane on two ports): a loop full of such accesses is bound by them, not by
-   * its recurrence.
-   */
-  public static final double PER_LANE_ACCESS_CYCLES = 0.5;
-
   /** Cycles a spilled register costs per iteration (a store and a reload on two load/store ports). */
   public static final double SPILL_CYCLES = 0.5;
 
@@ -423,7 +415,7 @@ public final class Interleave {
       }
     }
     int regsPerValue = Math.max(1, (w * maxBits + regBits - 1) / regBits);
-    double throughput = Math.max((ops / 4) * regsPerValue + perLaneAccesses * w * PER_LANE_ACCESS_CYCLES,
+    double throughput = Math.max((ops / 4) * regsPerValue + perLaneAccesses * w * Latency.PER_LANE_ACCESS_CYCLES,
         Math.max(fpOps / 2, divCycles) * regsPerValue);
     // the recurrence: longest latency chain from a header phi back to its incoming value on a back edge
     double latency = 0;
@@ -610,40 +602,9 @@ public final class Interleave {
       best = Math.max(best, chain(o, phi, instrs, memo, visiting, arm));
     }
     visiting.remove(v.id());
-    double r = best == Double.NEGATIVE_INFINITY ? best : best + latencyOf(v, arm);
+    double r = best == Double.NEGATIVE_INFINITY ? best : best + Latency.of(v, arm);
     memo.put(v.id(), r);
     return r;
-  }
-
-  /** Cycles from operands to result (typical of current x86 and AArch64 cores; vector and scalar alike). */
-  static double latencyOf(Value v, boolean arm) {
-    Opcode op = v.opcode();
-    boolean dbl = v.type().scalarType().isDouble();
-    return switch (op) {
-      case FADD, FSUB -> arm ? 2 : 3;
-      case FMUL -> arm ? 3 : 4;
-      case FDIV -> dbl ? (arm ? 15 : 14) : (arm ? 10 : 11);
-      case FREM -> 20;
-      case FNEG -> 1;
-      case FCMP -> 3;
-      case MUL -> 3;
-      case UDIV, SDIV, UREM, SREM -> 20;
-      case LOAD -> 5;
-      case SITOFP, UITOFP, FPTOSI, FPTOUI, FPEXT, FPTRUNC -> 4;
-      // a phi inside the loop becomes a select in the packet (if-conversion)
-      case PHI, SELECT -> 1;
-      case CALL -> {
-        String callee = v.calledFunction().map(Function::name).orElse("");
-        if (callee.startsWith("llvm.sqrt")) yield dbl ? (arm ? 16 : 18) : (arm ? 10 : 12);
-        if (callee.startsWith("llvm.fma") || callee.startsWith("llvm.fmuladd")) yield arm ? 4 : 4;
-        if (callee.startsWith("llvm.fabs") || callee.startsWith("llvm.copysign")) yield 1;
-        if (callee.startsWith("llvm.minnum") || callee.startsWith("llvm.maxnum") || callee.startsWith("llvm.floor")
-            || callee.startsWith("llvm.ceil") || callee.startsWith("llvm.trunc") || callee.startsWith("llvm.round")) yield 3;
-        yield 20;
-      }
-      case GEP, BITCAST, TRUNC, ZEXT, SEXT, FREEZE, EXTRACTVALUE, INSERTVALUE -> 1;
-      default -> 1;
-    };
   }
 
   /** Whether an exit of the loop depends on something other than a counted induction against a loop invariant. */

@@ -21,7 +21,7 @@ import org.packetizer.core.ir.Value;
  *
  * <p>The model (generic; not fitted to any kernel): one packet is {@code ops} issue slots (each IR operation once per
  * register it spans; an emulated lane access an extract, a load and an insert) with a critical path of {@code path}
- * cycles (the longest chain of operation latencies through the function, {@link Interleave#latencyOf} and the
+ * cycles (the longest chain of operation latencies through the function, {@link Latency#of} and the
  * lane-access latencies below). The out-of-order core runs consecutive driver steps in a window of {@link #WINDOW}
  * operations that retires in order. While a step of k interleaved packets ({@code k·ops} operations) fits the
  * window, the window holds {@code WINDOW/(k·ops)} steps and the per-packet time is the same for every k; a step
@@ -138,11 +138,11 @@ public record PacketEstimate(double ops, double path, double divider, int callee
         }
         case FDIV, FREM, UDIV, SDIV, UREM, SREM:
           divider += parts * (v.type().scalarType().isDouble() ? 8 : 5);
-          return new double[] {Interleave.latencyOf(v, arm), parts};
+          return new double[] {Latency.of(v, arm), parts};
         case CALL:
           return call(v, t, ready, depth, parts);
         default:
-          return new double[] {Interleave.latencyOf(v, arm), parts};
+          return new double[] {Latency.of(v, arm), parts};
       }
     }
 
@@ -162,15 +162,15 @@ public record PacketEstimate(double ops, double path, double divider, int callee
       }
       if (name.startsWith("llvm.masked.gather") || name.startsWith("llvm.masked.scatter")) {
         int lanes = v.type().isVector() ? v.type().vectorSize() : v.operand(0).type().isVector() ? v.operand(0).type().vectorSize() : 1;
-        return new double[] {20 + lanes / 2.0, lanes * Interleave.PER_LANE_ACCESS_CYCLES * ISSUE};
+        return new double[] {20 + lanes / 2.0, lanes * Latency.PER_LANE_ACCESS_CYCLES * ISSUE};
       }
       if (name.startsWith("llvm.masked.load") || name.startsWith("llvm.masked.store")) return new double[] {7, 2.0 * parts};
       if (name.startsWith("llvm.sqrt")) {
         divider += parts * (v.type().scalarType().isDouble() ? 9 : 6);
-        return new double[] {Interleave.latencyOf(v, arm), parts};
+        return new double[] {Latency.of(v, arm), parts};
       }
       if (name.startsWith("llvm.")) {
-        double lat = Interleave.latencyOf(v, arm);
+        double lat = Latency.of(v, arm);
         return new double[] {lat >= 20 ? 3 : lat, parts};
       }
       // an unknown function: opaque, its cost unknown; counted as a call's overhead and a long latency

@@ -243,7 +243,7 @@ public final class RefillDriver {
   }
 
   static Outcome tryBuild(LlvmModule module, Function scalar, Function driver, PacketizationResult result,
-      PacketizerOptions options, ArrayDriver.VariantPacketizer packetizer, Type sizeT, int ic) {
+      PacketizerOptions options, VariantPacketizer packetizer, Type sizeT, int ic) {
     return tryBuild(module, scalar, driver, result, options, packetizer, sizeT, ic, null, 1);
   }
 
@@ -255,7 +255,7 @@ public final class RefillDriver {
    * ({@code counts[0]}) and the iterations ({@code counts[1]}).
    */
   static Outcome tryBuild(LlvmModule module, Function scalar, Function driver, PacketizationResult result,
-      PacketizerOptions options, ArrayDriver.VariantPacketizer packetizer, Type sizeT, int ic, Function probe, int probeIc) {
+      PacketizerOptions options, VariantPacketizer packetizer, Type sizeT, int ic, Function probe, int probeIc) {
     String fn = scalar.name();
     int w = result.width();
     String mode = options.refill() == Refill.AUTO ? "--refill=auto" : "--refill";
@@ -328,9 +328,11 @@ public final class RefillDriver {
         && permutable(kinds, scalar.functionType().paramTypes(), w);
     boolean blocks = blocks(options, sve || rvv || x86Compact || permute && x86PermuteBlocks());
     boolean atRound = whyMasked.isEmpty() && !scalar.returnType().isVoid() && resultAtRound(avx512);
-    new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
+    Emitter main = new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, minFree(w, options), sve || rvv || x86Compact, sveBits,
-        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).resultAtRound(atRound).emit();
+        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).resultAtRound(atRound);
+    main.emit();
+    boolean narrowIndices = main.index32;
     if (probe != null) {
       // lock step: a round only when all W lanes of every set are free (the batch rule with minFree = W)
       new Emitter(module, probe, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
@@ -379,6 +381,8 @@ public final class RefillDriver {
             + " scatters lane by lane" : !rvvCompressRounds() ? "RISC-V V vcompress rounds switched off: -Dpacketizer.refill.rvvCompress=false"
             : "RISC-V V: a value of the state does not fit vcompress over a register group of " + rvvBits + " bits")
             + "), finished ones store theirs the same way; ")
+        + (narrowIndices ? "each lane's element index is a 32-bit offset from the start of a chunk of at most " + index32Chunk()
+            + " elements (the lanes drain at a chunk's end; -Dpacketizer.refill.index32=false: size_t indices); " : "")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
             .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)"
                 + (atRound ? "; results at the round: a lane that leaves keeps the state it left with, and iter runs once more"
@@ -610,6 +614,34 @@ public final class RefillDriver {
   public static final int PLAIN_LEAP = 2;
 
   /**
+   * Whether the first trial of a fresh state that keeps the plain body is confirmed by a second one before the back-off
+   * grows ({@code -Dpacketizer.refill.autoConfirmFirst=false}: it grows at once, the rule before the seventeenth round;
+   * for measurement), read when a driver is built. At level 0 a trial with no earlier trials in the sums (a fresh state)
+   * and not itself a restart, that keeps the plain body, leaves the level at 0 (the next trial in the next epoch, on other
+   * elements) and marks the next trial a restart (bit 3 of {@link #STATE_POS}): it starts the sums over and is judged
+   * alone, neither against nor averaged with the first. One trial the host disturbed (a preempted or cold refill run read
+   * dearer than the plain one) thus no longer backs the driver off on the plain body for 2^{@link #PLAIN_LEAP} epochs
+   * (and on the trial of three chunks, whose sums the next trial only halves, beyond); the cost where the plain body
+   * wins is one trial more per fresh state.
+   */
+  public static boolean adaptiveConfirmFirst() { return !"false".equals(System.getProperty("packetizer.refill.autoConfirmFirst")); }
+
+  /**
+   * The test seam of the back-off driver's timing ({@code -Dpacketizer.refill.autoClockScript=R}, R rows, 1 to 64; 0, the
+   * default: the cycle counter), read when a driver is built; for tests only, never for a driver that is timed. The driver
+   * then reads no cycle counter: its global {@code NAME.clock} ({@link #CLOCK_SUFFIX}, 1 + 2R {@code int64_t}, zero at
+   * load) holds in word 0 the number of trials measured so far (decided or restarted; the driver adds 1 after each, a
+   * program may reset it), and in words 1 + 2k and 2 + 2k row k: the plain and the refill body's cycles per element. Each
+   * timed call of a body (trial chunks and the plain run's watched pieces) takes its elements times the cost in row
+   * min(word 0, R - 1), so a program scripts a sequence of trials (e.g. a first one disturbed, then the real costs) and
+   * what the watches see; the spacing's jitter is its midpoint (the run is exactly 2^level epochs less the trial).
+   */
+  static int adaptiveClockScript() { return Math.max(0, Math.min(64, Integer.getInteger("packetizer.refill.autoClockScript", 0))); }
+
+  /** The suffix of the scripted clock's global ({@link #adaptiveClockScript}): {@code NAME.clock}. */
+  public static final String CLOCK_SUFFIX = ".clock";
+
+  /**
    * Whether the back-off driver runs trials at all ({@code -Dpacketizer.refill.autoTrials=false}: it never does and runs
    * the plain body throughout, its plain phase as it is otherwise, watch included; for measurement: the driver's own cost
    * against the plain driver's, apart from the trials'), read when a driver is built.
@@ -789,6 +821,8 @@ public final class RefillDriver {
           + " comes after twice as many epochs when it won by more than 1/" + (1 << ADAPTIVE_DECISIVE_SHIFT)
           + (adaptiveCloseBackoff() ? " or the bodies were within 1/" + (1 << ADAPTIVE_HYSTERESIS_SHIFT) + " of each other" : "")
           + (adaptivePlainLeap() > 1 ? ", " + (1 << adaptivePlainLeap()) + " times as many when the plain one won by more than the margin" : "")
+          + (adaptiveConfirmFirst() ? " (a fresh state's first trial that keeps the plain body is confirmed by a second one in the"
+              + " next epoch, judged alone, before the back-off grows)" : "")
           + " (up to "
           + (1 << adaptiveMaxLevel()) + "; a narrower win keeps the spacing; each spacing jittered by ±1/2 from"
           + " the cycle counter); after one that favours the other body, the next one comes in the next epoch, and the body"
@@ -835,6 +869,27 @@ public final class RefillDriver {
    */
   private static Value timedCall(IrBuilder b, Function clock, Value useRefill, Function plain, Function refill,
       List<Value> args, Block callPlain, Block callRefill, Block after) {
+    return timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after, null);
+  }
+
+  /**
+   * As above; {@code scripted} non-null ({@link #adaptiveClockScript}, for tests): {elements, plain cycles per element,
+   * refill cycles per element} of the script's current row, and the call's cycles are the elements times the body's
+   * cost instead of the cycle counter's difference (the body still runs and writes its results).
+   */
+  private static Value timedCall(IrBuilder b, Function clock, Value useRefill, Function plain, Function refill,
+      List<Value> args, Block callPlain, Block callRefill, Block after, Value[] scripted) {
+    if (scripted != null) {
+      b.condBr(useRefill, callRefill, callPlain);
+      b.atEnd(callPlain);
+      b.call(plain, args, "");
+      b.br(after);
+      b.atEnd(callRefill);
+      b.call(refill, args, "");
+      b.br(after);
+      b.atEnd(after);
+      return b.mul(scripted[0], b.select(useRefill, scripted[2], scripted[1], ""), "cycles.scripted");
+    }
     Value t0 = b.call(clock, List.of(), "t0");
     b.condBr(useRefill, callRefill, callPlain);
     b.atEnd(callPlain);
@@ -1073,6 +1128,10 @@ public final class RefillDriver {
     // the margin tied to the paired trials' spread, and their sums with a memory of trials (adaptiveSpread)
     boolean spread = paired && adaptiveSpread();
     Value state = module.i64State(driver.name() + STATE_SUFFIX, STATE_FIELDS, 64);
+    // (adaptiveClockScript, tests only) the scripted costs instead of the cycle counter
+    int script = adaptiveClockScript();
+    Value clockScript = script > 0 ? module.i64State(driver.name() + CLOCK_SUFFIX, 1 + 2 * script, 64) : null;
+    boolean confirmFirst = adaptiveConfirmFirst();
     try (IrBuilder b = new IrBuilder(ctx)) {
       Block entry = driver.appendBlock("entry");
       Block start = driver.appendBlock("state.load");
@@ -1144,7 +1203,7 @@ public final class RefillDriver {
       // cycle counter's low bits, so that the trials do not keep sampling the same place of an input that repeats
       // (an image of a whole number of epochs, called again and again)
       Value base = b.binop(Opcode.SHL, b.constInt(i64, (long) epoch * w), level, "run.base");
-      Value noise = b.and(b.call(clock, List.of(), "jitter.clock"), b.constInt(i64, 1023), "jitter");
+      Value noise = script > 0 ? b.constInt(i64, 512) : b.and(b.call(clock, List.of(), "jitter.clock"), b.constInt(i64, 1023), "jitter");
       Value jittered = b.add(b.binop(Opcode.LSHR, base, b.constInt(i64, 1), ""),
           b.binop(Opcode.LSHR, b.mul(base, noise, ""), b.constInt(i64, 10), ""), "run.jittered");
       Value span = b.sub(b.max(jittered, b.constInt(i64, trialLen + w), true, ""), b.constInt(i64, trialLen), "run.span");
@@ -1163,6 +1222,19 @@ public final class RefillDriver {
       Value chunk = sizeT.intWidth() == 64 ? cnt : b.cast(Opcode.TRUNC, cnt, sizeT, "");
       Value useRefill = b.or(atRefill, b.and(atRun, choice, ""), "use.refill");
       List<Value> args = chunkArgs(b, ctx, driver, kinds, types, rt, sizeT, i, chunk);
+      Value[] scripted = null;
+      Value scriptCount = null;
+      Value scriptCounter = null;
+      if (script > 0) {
+        // (adaptiveClockScript) row min(trials measured, R - 1) of the script: plain and refill cycles per element
+        scriptCounter = b.gep(i64, clockScript, List.of(b.constInt(i64, 0)), true, "clock.count.ptr");
+        scriptCount = b.load(i64, scriptCounter, 8, "clock.count");
+        Value row = b.min(scriptCount, b.constInt(i64, script - 1), true, "clock.row");
+        Value at = b.add(b.mul(row, b.constInt(i64, 2), ""), b.constInt(i64, 1), "");
+        Value cp = b.load(i64, b.gep(i64, clockScript, List.of(at), true, ""), 8, "clock.plain");
+        Value cr = b.load(i64, b.gep(i64, clockScript, List.of(b.add(at, b.constInt(i64, 1), "")), true, ""), 8, "clock.refill");
+        scripted = new Value[] {cnt, cp, cr};
+      }
       Block callPlain = driver.appendBlock("plain");
       Block callRefill = driver.appendBlock("refill");
       Block after = driver.appendBlock("measured");
@@ -1175,7 +1247,7 @@ public final class RefillDriver {
         Block pair = driver.appendBlock("paired");
         b.condBr(pairedStep, pair, single);
         b.atEnd(single);
-        dt = timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after);
+        dt = timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after, scripted);
         Block joined = driver.appendBlock("trial.joined");
         b.br(joined);
         b.atEnd(pair);
@@ -1185,10 +1257,10 @@ public final class RefillDriver {
         List<Value> scratchArgs = new ArrayList<>(args);
         scratchArgs.set(scratchArgs.size() - 2, scratch);
         Value first = timedCall(b, clock, refillFirst, plain, refill, args, driver.appendBlock("paired.plain1"),
-            driver.appendBlock("paired.refill1"), driver.appendBlock("paired.first"));
+            driver.appendBlock("paired.refill1"), driver.appendBlock("paired.first"), scripted);
         Block pairEnd = driver.appendBlock("paired.second");
         Value second = timedCall(b, clock, b.not(refillFirst, ""), plain, refill, scratchArgs, driver.appendBlock("paired.plain2"),
-            driver.appendBlock("paired.refill2"), pairEnd);
+            driver.appendBlock("paired.refill2"), pairEnd, scripted);
         Value pairPlain = b.select(refillFirst, second, first, "paired.plain.cycles");
         Value pairRefill = b.select(refillFirst, first, second, "paired.refill.cycles");
         b.br(joined);
@@ -1199,7 +1271,7 @@ public final class RefillDriver {
         dtRefill.addIncoming(List.of(dt, pairRefill), List.of(after, pairEnd));
         latch = joined;
       } else {
-        dt = timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after);
+        dt = timedCall(b, clock, useRefill, plain, refill, args, callPlain, callRefill, after, scripted);
         dtPlain = dt;
         dtRefill = dt;
         latch = after;
@@ -1223,6 +1295,12 @@ public final class RefillDriver {
         pBase = b.select(trialStart, pKept, pCyc, "");
         rBase = b.select(trialStart, rKept, rCyc, "");
         weight1 = b.select(trialStart, b.add(wKept, b.constInt(i64, WATCH_UNIT), ""), weight, "trials.weight.next");
+      } else if (confirmFirst) {
+        // (adaptiveConfirmFirst) a restarted trial (here: the one confirming a fresh state's first) starts the sums over
+        pBase = b.select(trialStart, b.select(restarted, zero, b.binop(Opcode.LSHR, pCyc, decay, ""), ""), pCyc, "");
+        rBase = b.select(trialStart, b.select(restarted, zero, b.binop(Opcode.LSHR, rCyc, decay, ""), ""), rCyc, "");
+        weight1 = b.select(trialStart, b.add(b.select(restarted, zero, b.binop(Opcode.LSHR, weight, decay, ""), ""),
+            b.constInt(i64, WATCH_UNIT), ""), weight, "trials.weight.next");
       } else {
         pBase = b.select(trialStart, b.binop(Opcode.LSHR, pCyc, decay, ""), pCyc, "");
         rBase = b.select(trialStart, b.binop(Opcode.LSHR, rCyc, decay, ""), rCyc, "");
@@ -1402,6 +1480,16 @@ public final class RefillDriver {
       // better one changes along the input switched back and forth with a trial in almost every epoch: march W8 coherent
       // 32-39 trials in 15 calls of 4 epochs)
       Value contrary = confirm ? b.select(pending, resumed, zero, "") : zero;
+      if (confirmFirst) {
+        // (adaptiveConfirmFirst) a fresh state's first trial (no earlier trials in the sums: its weight alone; level 0; not
+        // itself a restart, nor a switch pending) that keeps the plain body: the back-off waits for a second trial in the next
+        // epoch, which starts the sums over (a restart) and decides alone; one trial the host disturbed does not back off
+        Value first = b.and(b.and(b.icmpEq(weight1, b.constInt(i64, WATCH_UNIT), ""), atZero, ""),
+            b.and(b.not(restarted, ""), b.not(pending, ""), ""), "trial.first");
+        Value unconfirmed = b.and(b.and(decide, first, ""), b.and(same, b.not(cheaper, ""), ""), "trial.plain.unconfirmed");
+        up = b.select(unconfirmed, level, up, "backoff.up.confirmed");
+        restarted1 = b.select(unconfirmed, b.i1(true), restarted1, "trial.restarted.confirming");
+      }
       Value level1 = b.select(decide, b.select(same, up, contrary, ""), level, "backoff.level.next");
       // confirm: a trial favouring the other body switches only when the trial before it did too, at any level (without:
       // at level 0 one trial switches, so that one trial disturbed by the host, or two nearly equal bodies, flip the body
@@ -1417,6 +1505,10 @@ public final class RefillDriver {
       // paired: 0 (the trial) and 3 (the run) alternate
       Value pos1 = b.select(posDone, paired ? b.xor(pos, b.constInt(i64, 3), "")
           : b.and(b.add(pos, b.constInt(i64, 1), ""), b.constInt(i64, 3), ""), pos, "trial.pos.next");
+      if (script > 0) {
+        // (adaptiveClockScript) one more trial measured: decided or restarted
+        b.store(b.add(scriptCount, b.cast(Opcode.ZEXT, b.or(decide, disturbed, ""), i64, ""), ""), scriptCounter, 8);
+      }
       Value i1 = b.add(i, chunk, "i.next");
       b.condBr(b.icmpUlt(i1, n, "more"), loop, done);
       i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(start, latch));

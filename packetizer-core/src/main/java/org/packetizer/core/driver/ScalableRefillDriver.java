@@ -86,7 +86,7 @@ public final class ScalableRefillDriver {
    * made), or the plain scalable driver ({@link ArrayDriver#buildScalable}) with a remark saying why not.
    */
   public static PacketizationResult build(LlvmModule module, PacketizationResult result, String scalableName,
-      PacketizerOptions options, ArrayDriver.VariantPacketizer packetizer) {
+      PacketizerOptions options, VariantPacketizer packetizer) {
     String fn = result.scalarFunction();
     Function scalar = module.function(fn).orElseThrow();
     int w = result.width();

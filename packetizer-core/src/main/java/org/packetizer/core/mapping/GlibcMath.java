@@ -191,20 +191,8 @@ public final class GlibcMath {
         s.append("  %kd = fsub ").append(d).append(" %ks, ").append(dc(EXP_SHIFT)).append("\n");
         s.append("  %r = fsub ").append(d).append(" %z, %kd\n");
       }
-      s.append("  %ki = bitcast ").append(d).append(" %ks to ").append(l).append("\n");
-      // the table index as 32-bit lanes from a uniform base (TableLookup: permute, gather or scalar loads)
-      s.append("  %ki32 = trunc ").append(l).append(" %ki to ").append(i32v).append("\n");
-      s.append("  %idx = and ").append(i32v).append(" %ki32, ").append(sp("i32", "31")).append("\n");
-      s.append(TableLookup.lookup(route, "%t0", name + ".tab", EXP_TABLE, "%idx", w));
-      s.append("  %kh = shl ").append(l).append(" %ki, ").append(sp("i64", "47")).append("\n");
-      s.append("  %t = add ").append(l).append(" %t0, %kh\n");
-      s.append("  %s = bitcast ").append(l).append(" %t to ").append(d).append("\n");
-      s.append(madd("%zp", dc(EXP_C0), "%r", dc(EXP_C1)));
-      s.append("  %r2 = fmul ").append(d).append(" %r, %r\n");
-      s.append(madd("%y1", dc(EXP_C2), "%r", dc(1.0)));
-      s.append(madd("%y2", "%zp", "%r2", "%y1"));
-      s.append("  %y3 = fmul ").append(d).append(" %y2, %s\n");
-      s.append("  %y = fptrunc ").append(d).append(" %y3 to ").append(f).append("\n  ret ").append(f).append(" %y\n}\n");
+      s.append(expTail("%ks", "%r", name + ".tab", EXP_C0, EXP_C1, EXP_C2));
+      s.append("  %y = fptrunc ").append(d).append(" %e.y to ").append(f).append("\n  ret ").append(f).append(" %y\n}\n");
       return s.toString();
     }
 

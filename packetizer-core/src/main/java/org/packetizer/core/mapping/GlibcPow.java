@@ -124,16 +124,6 @@ public final class GlibcPow {
 
     String ic(int v) { return sp("i32", Integer.toString(v)); }
 
-    /**
-     * One table lookup: {@code out} ({@code <W x i64>}) = {@code table[idx]} for every lane, {@code idx} a
-     * {@code <W x i32>} in range, the table {@code @"tableName"} holding {@code bits}: the expf/logf
-     * helpers' per-target lowering ({@link TableLookup}: permute, gather or scalar loads).
-     */
-    String lookup(String out, String tableName, long[] bits, String idx) {
-      globals.append(TableLookup.global(tableName, bits));
-      return TableLookup.lookup(route, out, tableName, bits, idx, w);
-    }
-
     /** Two tables indexed alike (log2's 1/c and log2 c): {@link TableLookup#lookupPair}. */
     String lookupPair(String out0, String out1, String tableName, long[] bits0, long[] bits1, String idx) {
       return TableLookup.lookupPair(route, globals, out0, out1, tableName, bits0, bits1, idx, w);
@@ -184,18 +174,8 @@ public final class GlibcPow {
       s.append("  %e.ks = fadd ").append(d).append(" ").append(xd).append(", ").append(dc(EXP2_SHIFT)).append("\n");
       s.append("  %e.kd = fsub ").append(d).append(" %e.ks, ").append(dc(EXP2_SHIFT)).append("\n");
       s.append("  %e.r = fsub ").append(d).append(" ").append(xd).append(", %e.kd\n");
-      s.append("  %e.ki = bitcast ").append(d).append(" %e.ks to ").append(l).append("\n");
-      s.append("  %e.k32 = trunc ").append(l).append(" %e.ki to ").append(i32v).append("\n");
-      s.append("  %e.idx = and ").append(i32v).append(" %e.k32, ").append(ic(31)).append("\n");
-      s.append(lookup("%e.t0", name + ".exp", GlibcMath.EXP_TABLE, "%e.idx"));
-      s.append("  %e.kh = shl ").append(l).append(" %e.ki, ").append(sp("i64", "47")).append("\n");
-      s.append("  %e.t = add ").append(l).append(" %e.t0, %e.kh\n");
-      s.append("  %e.s = bitcast ").append(l).append(" %e.t to ").append(d).append("\n");
-      s.append(madd("%e.z", dc(EXP2_C0), "%e.r", dc(EXP2_C1)));
-      s.append("  %e.r2 = fmul ").append(d).append(" %e.r, %e.r\n");
-      s.append(madd("%e.y1", dc(EXP2_C2), "%e.r", dc(1.0)));
-      s.append(madd("%e.y2", "%e.z", "%e.r2", "%e.y1"));
-      s.append("  %e.y = fmul ").append(d).append(" %e.y2, %e.s\n");
+      globals.append(TableLookup.global(name + ".exp", GlibcMath.EXP_TABLE));
+      s.append(expTail("%e.ks", "%e.r", name + ".exp", EXP2_C0, EXP2_C1, EXP2_C2));
       return s.toString();
     }
 

@@ -77,6 +77,31 @@ abstract class GlibcTemplate {
     return "  " + out + ".mul = fmul " + d + " " + a + ", " + b + "\n  " + out + " = fadd " + d + " " + out + ".mul, " + c + "\n";
   }
 
+  /**
+   * The tail that glibc's expf, exp2f and powf (its exp2_inline) share, one emitter for the three: from {@code ks}, the
+   * reduction's shifted double (its low bits are k, the scaled argument rounded to 1/32), and the reduced argument
+   * {@code r}, the scale s = 2^(k/32) (the table {@code @"tableName"} of 32 entries, which the caller defines, indexed by
+   * k mod 32 through {@link TableLookup}'s route, plus k/32 in the exponent) times the polynomial
+   * (c0·r + c1)·r² + (c2·r + 1). Defines {@code %e.y}; every value it names starts with {@code %e.}.
+   */
+  String expTail(String ks, String r, String tableName, double c0, double c1, double c2) {
+    StringBuilder s = new StringBuilder();
+    s.append("  %e.ki = bitcast ").append(d).append(" ").append(ks).append(" to ").append(l).append("\n");
+    // the table index as 32-bit lanes from a uniform base (TableLookup: permute, gather or scalar loads)
+    s.append("  %e.k32 = trunc ").append(l).append(" %e.ki to ").append(i32v).append("\n");
+    s.append("  %e.idx = and ").append(i32v).append(" %e.k32, ").append(sp("i32", "31")).append("\n");
+    s.append(TableLookup.lookup(route, "%e.t0", tableName, GlibcMath.EXP_TABLE, "%e.idx", w));
+    s.append("  %e.kh = shl ").append(l).append(" %e.ki, ").append(sp("i64", "47")).append("\n");
+    s.append("  %e.t = add ").append(l).append(" %e.t0, %e.kh\n");
+    s.append("  %e.s = bitcast ").append(l).append(" %e.t to ").append(d).append("\n");
+    s.append(madd("%e.z", dc(c0), r, dc(c1)));
+    s.append("  %e.r2 = fmul ").append(d).append(" ").append(r).append(", ").append(r).append("\n");
+    s.append(madd("%e.y1", dc(c2), r, dc(1.0)));
+    s.append(madd("%e.y2", "%e.z", "%e.r2", "%e.y1"));
+    s.append("  %e.y = fmul ").append(d).append(" %e.y2, %e.s\n");
+    return s.toString();
+  }
+
   /** The declarations and attribute groups every helper module ends with. */
   String tail() {
     return "declare " + d + " @llvm.fma.v" + w + "f64(" + d + ", " + d + ", " + d + ")\n"

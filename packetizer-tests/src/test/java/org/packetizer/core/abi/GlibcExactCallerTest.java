@@ -2,11 +2,10 @@ package org.packetizer.core.abi;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.Packetizer;
@@ -15,7 +14,6 @@ import org.packetizer.core.api.Remark;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.toolchain.BundledClang;
-import org.packetizer.core.toolchain.ProcessResult;
 
 /**
  * The foreign path of the glibc-exact expf/logf route (issue 16): a Black-Scholes-like kernel calling
@@ -31,15 +29,8 @@ class GlibcExactCallerTest {
 
   @Test
   void gccAndClangCallersGetGlibcsBits() throws Exception {
-    Assumptions.assumeTrue(Toolchains.hostHas("avx2") && Toolchains.hostHas("fma"), "SKIPPED (LOUD): the host has no AVX2+FMA");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; GlibcExactCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
-    boolean wide = Toolchains.hostHas("avx512f");
+    boolean wide = Toolchains.exactMathCallerSetUp("GlibcExactCallerTest", dir, "bs_kernel.c", "bs_caller.c");
     BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("bs_kernel.c"), FmodGccCallerTest.resource("bs_kernel.c"));
-    Files.writeString(dir.resolve("bs_caller.c"), FmodGccCallerTest.resource("bs_caller.c"));
     List<String> objects = new ArrayList<>();
     for (String[] t : List.of(new String[] {"8", "haswell"}, new String[] {"16", "x86-64-v4"})) {
       int w = Integer.parseInt(t[0]);
@@ -55,19 +46,13 @@ class GlibcExactCallerTest {
       }
       assertEquals(3, remarks.stream().filter(r -> r.kind() == Remark.Kind.VECTORIZED_CALL
           && r.message().contains("glibc-exact vector (verified at run time)")).count(), remarks.toString());
-      ProcessResult llc = clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic",
-          dir.resolve("kernel" + w + ".packet.bc").toString(), "-o", dir.resolve("kernel" + w + ".o").toString()), dir);
-      assertEquals(0, llc.exitCode(), llc.stderr());
-      objects.add("kernel" + w + ".o");
+      objects.add(Toolchains.llcKernel(clang, dir, "" + w, "obj"));
     }
-    // the caller by GCC, and by clang (compiled to an object, linked by GCC's driver)
-    List<String> isa = wide ? List.of("-mavx2", "-mfma", "-mavx512f", "-DWIDE") : List.of("-mavx2", "-mfma");
-    List<String> exes = Toolchains.gccAndClangCallers(clang, dir, "bs_caller.c", isa, objects);
-    for (String exe : exes) {
-      ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
-      assertEquals(0, r.exitCode(), exe + ": " + r.stdoutText() + r.stderr());
-      assertTrue(r.stdoutText().contains((wide ? 320000 : 160000) + " lanes checked, 0 differences"), exe + ": " + r.stdoutText());
-      assertTrue(r.stdoutText().contains("errno: ordinary 0, negative lane 33, scalar 33"), exe + ": " + r.stdoutText());
+    // the caller by GCC, and by clang (compiled to an object, linked by GCC's driver), each run to exit 0
+    for (Map.Entry<String, String> run : Toolchains.runExactMathCallers(clang, dir, "bs_caller.c", wide, objects).entrySet()) {
+      String exe = run.getKey(), out = run.getValue();
+      assertTrue(out.contains((wide ? 320000 : 160000) + " lanes checked, 0 differences"), exe + ": " + out);
+      assertTrue(out.contains("errno: ordinary 0, negative lane 33, scalar 33"), exe + ": " + out);
       if (!wide) System.err.println("SKIPPED (LOUD): the host has no AVX-512; " + exe + " ran W8 only");
     }
   }

@@ -6,9 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.Packetizer;
@@ -17,7 +17,6 @@ import org.packetizer.core.api.Remark;
 import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.toolchain.BundledClang;
-import org.packetizer.core.toolchain.ProcessResult;
 
 /**
  * The table lookups of the glibc-exact expf/logf helpers (issue 16, TableLookup) on the foreign path:
@@ -39,15 +38,8 @@ class GlibcTableLookupCallerTest {
 
   @Test
   void everyTableEntryMatchesGlibcFromGccAndClangCallers() throws Exception {
-    Assumptions.assumeTrue(Toolchains.hostHas("avx2") && Toolchains.hostHas("fma"), "SKIPPED (LOUD): the host has no AVX2+FMA");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; GlibcTableLookupCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
-    boolean wide = Toolchains.hostHas("avx512f");
+    boolean wide = Toolchains.exactMathCallerSetUp("GlibcTableLookupCallerTest", dir, "table_kernel.c", "table_caller.c");
     BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("table_kernel.c"), FmodGccCallerTest.resource("table_kernel.c"));
-    Files.writeString(dir.resolve("table_caller.c"), FmodGccCallerTest.resource("table_caller.c"));
     List<String> objects = new ArrayList<>();
     List<String[]> targets = new ArrayList<>(List.of(new String[] {"4", "x86-64-v2", "scalar loads by 32-bit index"},
         new String[] {"8", "haswell", "scalar loads by 32-bit index"},
@@ -89,13 +81,8 @@ class GlibcTableLookupCallerTest {
         assertTrue(r.message().contains("glibc-exact vector (verified at run time)") && r.message().contains("its table lookups: " + t[2]),
             "W" + tag + " " + t[1] + ": " + r.message());
       }
-      for (String type : List.of("obj", "asm")) {
-        ProcessResult llc = clang.run(List.of("llc", "-O2", "-filetype=" + type, "-relocation-model=pic",
-            dir.resolve("kernel" + tag + ".packet.bc").toString(), "-o", dir.resolve("kernel" + tag + (type.equals("obj") ? ".o" : ".s")).toString()), dir);
-        assertEquals(0, llc.exitCode(), llc.stderr());
-      }
-      objects.add("kernel" + tag + ".o");
-      String asm = Files.readString(dir.resolve("kernel" + tag + ".s"));
+      objects.add(Toolchains.llcKernel(clang, dir, tag, "obj"));
+      String asm = Files.readString(dir.resolve(Toolchains.llcKernel(clang, dir, tag, "asm")));
       Matcher h = HELPER.matcher(asm);
       int helpers = 0;
       while (h.find()) {
@@ -110,11 +97,9 @@ class GlibcTableLookupCallerTest {
       }
       assertEquals(2, helpers, "one expf and one logf helper per module, W" + tag);
     }
-    List<String> isa = wide ? List.of("-mavx2", "-mfma", "-mavx512f", "-DWIDE") : List.of("-mavx2", "-mfma");
-    for (String exe : Toolchains.gccAndClangCallers(clang, dir, "table_caller.c", isa, objects)) {
-      ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
-      assertEquals(0, r.exitCode(), exe + ": " + r.stdoutText() + r.stderr());
-      assertTrue(r.stdoutText().contains((wide ? 360000 : 216000) + " lanes checked, 0 differences"), exe + ": " + r.stdoutText());
+    for (Map.Entry<String, String> run : Toolchains.runExactMathCallers(clang, dir, "table_caller.c", wide, objects).entrySet()) {
+      String exe = run.getKey(), out = run.getValue();
+      assertTrue(out.contains((wide ? 360000 : 216000) + " lanes checked, 0 differences"), exe + ": " + out);
     }
   }
 }

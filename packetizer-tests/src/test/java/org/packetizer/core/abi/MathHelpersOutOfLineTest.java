@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.Packetizer;
@@ -36,15 +35,8 @@ class MathHelpersOutOfLineTest {
 
   @Test
   void twoPacketFunctionsShareOneSmallHelperPerFunctionAndGetGlibcsBits() throws Exception {
-    Assumptions.assumeTrue(Toolchains.hostHas("avx2") && Toolchains.hostHas("fma"), "SKIPPED (LOUD): the host has no AVX2+FMA");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; MathHelpersOutOfLineTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
-    boolean wide = Toolchains.hostHas("avx512f");
+    boolean wide = Toolchains.exactMathCallerSetUp("MathHelpersOutOfLineTest", dir, "helpers_kernel.c", "helpers_caller.c");
     BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("helpers_kernel.c"), FmodGccCallerTest.resource("helpers_kernel.c"));
-    Files.writeString(dir.resolve("helpers_caller.c"), FmodGccCallerTest.resource("helpers_caller.c"));
     List<String> objects = new ArrayList<>();
     for (String[] t : List.of(new String[] {"8", "haswell"}, new String[] {"16", "x86-64-v4"})) {
       int w = Integer.parseInt(t[0]);
@@ -90,17 +82,11 @@ class MathHelpersOutOfLineTest {
         assertTrue(total > 0 && total <= HELPER_BOUND, fn + " W" + w + ": " + total + " machine instructions with its pieces (bound "
             + HELPER_BOUND + "): " + sizes);
       }
-      ProcessResult llc = clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic",
-          dir.resolve("kernel" + w + ".packet.bc").toString(), "-o", dir.resolve("kernel" + w + ".o").toString()), dir);
-      assertEquals(0, llc.exitCode(), llc.stderr());
-      objects.add("kernel" + w + ".o");
+      objects.add(Toolchains.llcKernel(clang, dir, "" + w, "obj"));
     }
-    List<String> isa = wide ? List.of("-mavx2", "-mfma", "-mavx512f", "-DWIDE") : List.of("-mavx2", "-mfma");
-    List<String> exes = Toolchains.gccAndClangCallers(clang, dir, "helpers_caller.c", isa, objects);
-    for (String exe : exes) {
-      ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
-      assertEquals(0, r.exitCode(), exe + ": " + r.stdoutText() + r.stderr());
-      assertTrue(r.stdoutText().contains((wide ? 640000 : 320000) + " lanes checked, 0 differences"), exe + ": " + r.stdoutText());
+    for (Map.Entry<String, String> run : Toolchains.runExactMathCallers(clang, dir, "helpers_caller.c", wide, objects).entrySet()) {
+      String exe = run.getKey(), out = run.getValue();
+      assertTrue(out.contains((wide ? 640000 : 320000) + " lanes checked, 0 differences"), exe + ": " + out);
       if (!wide) System.err.println("SKIPPED (LOUD): the host has no AVX-512; " + exe + " ran W8 only");
     }
   }

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.Packetizer;
@@ -19,7 +18,6 @@ import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.ir.MachineCode;
 import org.packetizer.core.mapping.SharedCold;
 import org.packetizer.core.toolchain.BundledClang;
-import org.packetizer.core.toolchain.ProcessResult;
 
 /**
  * The glibc-exact helpers' cold pieces shared by the helpers of a module (issue 16, code growth,
@@ -38,15 +36,8 @@ class SharedColdCallerTest {
 
   @Test
   void gccAndClangCallersGetTheScalarBitsThroughSharedPieces() throws Exception {
-    Assumptions.assumeTrue(Toolchains.hostHas("avx2") && Toolchains.hostHas("fma"), "SKIPPED (LOUD): the host has no AVX2+FMA");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; SharedColdCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
-    boolean wide = Toolchains.hostHas("avx512f");
+    boolean wide = Toolchains.exactMathCallerSetUp("SharedColdCallerTest", dir, "cold_kernel.c", "cold_caller.c");
     BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("cold_kernel.c"), FmodGccCallerTest.resource("cold_kernel.c"));
-    Files.writeString(dir.resolve("cold_caller.c"), FmodGccCallerTest.resource("cold_caller.c"));
     List<String> objects = new ArrayList<>();
     List<String[]> targets = new ArrayList<>(List.of(new String[] {"4", "x86-64-v2"}, new String[] {"8", "haswell"}));
     if (wide) targets.add(new String[] {"16", "znver4"});
@@ -65,19 +56,13 @@ class SharedColdCallerTest {
           assertShared(m, w, w == 4 ? 2 : 3);
           m.write(dir.resolve("kernel" + tag + ".packet.bc"));
         }
-        ProcessResult llc = clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic",
-            dir.resolve("kernel" + tag + ".packet.bc").toString(), "-o", dir.resolve("kernel" + tag + ".o").toString()), dir);
-        assertEquals(0, llc.exitCode(), llc.stderr());
-        objects.add("kernel" + tag + ".o");
+        objects.add(Toolchains.llcKernel(clang, dir, tag, "obj"));
       }
     }
-    List<String> isa = wide ? List.of("-mavx2", "-mfma", "-mavx512f", "-DWIDE") : List.of("-mavx2", "-mfma");
-    List<String> exes = Toolchains.gccAndClangCallers(clang, dir, "cold_caller.c", isa, objects);
     int lanes = 3 * (4 * 4000 + 8 * 4000 + 4 * 1000 + 8 * 1000 + (wide ? 16 * 5000 : 0));
-    for (String exe : exes) {
-      ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
-      assertEquals(0, r.exitCode(), exe + ": " + r.stdoutText() + r.stderr());
-      assertTrue(r.stdoutText().contains(lanes + " lanes checked, 0 differences"), exe + ": " + r.stdoutText());
+    for (Map.Entry<String, String> run : Toolchains.runExactMathCallers(clang, dir, "cold_caller.c", wide, objects).entrySet()) {
+      String exe = run.getKey(), out = run.getValue();
+      assertTrue(out.contains(lanes + " lanes checked, 0 differences"), exe + ": " + out);
       if (!wide) System.err.println("SKIPPED (LOUD): the host has no AVX-512; " + exe + " ran W4 and W8 only");
     }
   }

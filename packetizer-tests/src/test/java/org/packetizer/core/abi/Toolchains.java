@@ -4,9 +4,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 import org.packetizer.core.toolchain.BundledClang;
 import org.packetizer.core.toolchain.ProcessResult;
 
@@ -54,6 +58,48 @@ final class Toolchains {
     link.addAll(List.of("-o", "caller_clang", "-lm"));
     succeed(clang.run(link, dir));
     return List.of("caller_gcc", "caller_clang");
+  }
+
+  /**
+   * The start of the exact-math caller tests (glibc-exact helpers called from C): skips (loudly) where the host has no
+   * AVX2+FMA or no gcc ({@code test} names the skipped test), writes the kernel's and the caller's C sources (test
+   * resources under vectormath/) into {@code dir}; returns whether the host has AVX-512 (the callers' W16 part).
+   */
+  static boolean exactMathCallerSetUp(String test, Path dir, String kernel, String caller) throws IOException {
+    Assumptions.assumeTrue(hostHas("avx2") && hostHas("fma"), "SKIPPED (LOUD): the host has no AVX2+FMA");
+    if (gcc().isEmpty()) {
+      System.err.println("SKIPPED (LOUD): gcc is not installed; " + test + " did not run (bin/install-test-deps.sh installs it)");
+      Assumptions.abort("gcc is not installed");
+    }
+    for (String source : List.of(kernel, caller)) Files.writeString(dir.resolve(source), FmodGccCallerTest.resource(source));
+    return hostHas("avx512f");
+  }
+
+  /**
+   * {@code llc -O2 -relocation-model=pic} of {@code dir/kernel<tag>.packet.bc} to an object ({@code type} "obj":
+   * {@code kernel<tag>.o}) or to assembly ("asm": {@code kernel<tag>.s}); fails the test if llc fails; returns the output's name.
+   */
+  static String llcKernel(BundledClang clang, Path dir, String tag, String type) {
+    String out = "kernel" + tag + (type.equals("obj") ? ".o" : ".s");
+    succeed(clang.run(List.of("llc", "-O2", "-filetype=" + type, "-relocation-model=pic",
+        dir.resolve("kernel" + tag + ".packet.bc").toString(), "-o", dir.resolve(out).toString()), dir));
+    return out;
+  }
+
+  /**
+   * The exact-math callers: {@code caller} built by GCC and by clang ({@link #gccAndClangCallers}) for AVX2+FMA, and
+   * AVX-512 with {@code -DWIDE} where {@code wide}, linked with {@code objects}; runs each, fails the test unless it exits
+   * 0, and returns each executable's standard output by its name (GCC's first).
+   */
+  static Map<String, String> runExactMathCallers(BundledClang clang, Path dir, String caller, boolean wide, List<String> objects) {
+    List<String> isa = wide ? List.of("-mavx2", "-mfma", "-mavx512f", "-DWIDE") : List.of("-mavx2", "-mfma");
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String exe : gccAndClangCallers(clang, dir, caller, isa, objects)) {
+      ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
+      Assertions.assertEquals(0, r.exitCode(), exe + ": " + r.stdoutText() + r.stderr());
+      out.put(exe, r.stdoutText());
+    }
+    return out;
   }
 
   private static void succeed(ProcessResult r) {

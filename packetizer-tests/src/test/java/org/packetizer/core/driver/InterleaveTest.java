@@ -120,7 +120,7 @@ class InterleaveTest {
         Interleave.Choice bh = choose(m, "bytehash", t[0], t[1], t[2]);
         assertEquals(1, bh.factor(), bh.describe(t[0]));
         assertTrue(bh.loops().get(0).dataDependentExit(), "a varying length is a per-lane trip count: " + bh.describe(t[0]));
-        assertTrue(bh.loops().get(0).throughput() >= t[0] * Interleave.PER_LANE_ACCESS_CYCLES, bh.describe(t[0]));
+        assertTrue(bh.loops().get(0).throughput() >= t[0] * Latency.PER_LANE_ACCESS_CYCLES, bh.describe(t[0]));
       }
       // a uniform table at a uniform counter is one load for all lanes: still latency-bound (fmul + fadd)
       Interleave.Choice tw = Interleave.choose(m.function("tablewalk").orElseThrow(), 8, 0, 256, 16, false,
@@ -132,7 +132,7 @@ class InterleaveTest {
           .orElseThrow();
       assertEquals(2, body.choice(), tw.describe(8));
       // its four loads as per-lane accesses would add 4 x 8 lanes x PER_LANE_ACCESS_CYCLES = 16 cycles
-      assertTrue(body.throughput() < 4 * 8 * Interleave.PER_LANE_ACCESS_CYCLES, "no per-lane load: " + tw.describe(8));
+      assertTrue(body.throughput() < 4 * 8 * Latency.PER_LANE_ACCESS_CYCLES, "no per-lane load: " + tw.describe(8));
       assertFalse(body.dataDependentExit(), tw.describe(8));
       // forced
       Interleave.Choice forced = Interleave.choose(m.function("polysum").orElseThrow(), 8, 2, 256, 16, false);

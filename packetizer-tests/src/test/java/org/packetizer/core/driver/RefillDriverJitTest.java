@@ -100,6 +100,28 @@ class RefillDriverJitTest {
     }
   }
 
+  /**
+   * The per-route set-up of the tests over {@code refill_kernels.c}: skips (loudly) where the host cannot run the route,
+   * then compiles the kernels by the bundled clang with -O2 and the route's CPU — {@code avx512} (and its variants such
+   * as {@code avx512compress}): -march=skylake-avx512; {@code haswell}: -march=haswell; {@code baseline}: x86-64 — and
+   * returns the bitcode.
+   */
+  Path kernelsFor(String route) throws IOException {
+    List<String> flags = new ArrayList<>(List.of("-O2"));
+    if (route.startsWith("avx512")) {
+      Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the " + route + " route did not run");
+      flags.add("-march=skylake-avx512");
+    } else if (route.equals("haswell")) {
+      Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the haswell route did not run");
+      flags.add("-march=haswell");
+    } else if (!route.equals("baseline")) {
+      throw new IllegalArgumentException("no such route: " + route);
+    }
+    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
+    BundledClang.locate().compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    return dir.resolve("k.bc");
+  }
+
   static boolean hostHasAvx512() {
     try (Jit jit = Jit.host()) {
       return jit.features().contains("+avx512f") && jit.features().contains("+avx512vl");
@@ -109,14 +131,9 @@ class RefillDriverJitTest {
   @ParameterizedTest(name = "W={0} avx512={1}")
   @MethodSource("cases")
   void refillDriversMatchTheScalarFunctionElementByElement(int w, boolean avx512) throws Throwable {
-    if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the vpcompress path did not run");
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
-    List<String> flags = new ArrayList<>(List.of("-O2"));
-    if (avx512) flags.add("-march=skylake-avx512");
-    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    Path bc = kernelsFor(avx512 ? "avx512" : "baseline");
     List<Remark> remarks = new ArrayList<>();
-    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
       for (K k : C_KERNELS) packetize(m, k, w, remarks);
       packetize(m, new K("saxpy", "vvu", "fff", 'f', -5, 5), w, remarks);
       packetize(m, new K("stack_slot", "vu", "ii", 'i', -100, 100), w, remarks);
@@ -198,17 +215,11 @@ class RefillDriverJitTest {
   @MethodSource("marchCases")
   void sideEffectsOfEachElementStayInItsOwnOrder(int w, String march) throws Throwable {
     boolean avx512 = march.equals("skylake-avx512");
-    if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the vpcompress path did not run");
-    if (march.equals("haswell")) Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the vpermd path did not run");
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
-    List<String> flags = new ArrayList<>(List.of("-O2"));
-    if (!march.isEmpty()) flags.add("-march=" + march);
-    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    Path bc = kernelsFor(avx512 ? "avx512" : march.isEmpty() ? "baseline" : march);
     // one refill state, and two independent ones per step (interleaved refill)
     for (int ic : new int[] {1, 2}) {
     List<Remark> remarks = new ArrayList<>();
-    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
       new Packetizer(PacketizerOptions.builder().width(w).params("luv").verifyEachPhase(true).arrayDriver("*_map")
           .refill(Refill.ON).interleave(ic).remarks(remarks::add).build()).run(m, "traced", "traced_v" + w);
       assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
@@ -480,15 +491,12 @@ class RefillDriverJitTest {
   @ParameterizedTest(name = "W={0} avx512={1}")
   @MethodSource("batchCases")
   void refillBatchFromOneLaneToAllLanes(int w, boolean avx512) throws Throwable {
-    if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the vpcompress path did not run");
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
     // AVX-512: an explicit batch replaces the blocks of the compaction path (the batch rule with vpcompress)
-    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), avx512 ? List.of("-O2", "-march=skylake-avx512") : List.of("-O2"));
+    Path bc = kernelsFor(avx512 ? "avx512" : "baseline");
     List<K> ks = C_KERNELS.stream().filter(k -> List.of("collatz", "gcd", "nested").contains(k.name())).toList();
     for (int batch : new int[] {1, w}) for (int ic : new int[] {1, 2}) {
       List<Remark> remarks = new ArrayList<>();
-      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
         for (K k : ks) {
           new Packetizer(PacketizerOptions.builder().width(w).params(k.kinds()).verifyEachPhase(true).arrayDriver("*_map")
               .refill(Refill.ON).refillBatch(batch).interleave(ic).remarks(remarks::add).build()).run(m, k.name(), k.name() + "_v" + w);
@@ -514,15 +522,10 @@ class RefillDriverJitTest {
   @ParameterizedTest(name = "W={0} avx512={1} IC={2}")
   @MethodSource("interleavedCases")
   void interleavedRefillDriversMatchTheScalarFunction(int w, boolean avx512, int ic) throws Throwable {
-    if (avx512) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the vpcompress path did not run");
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
-    List<String> flags = new ArrayList<>(List.of("-O2"));
-    if (avx512) flags.add("-march=skylake-avx512");
-    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    Path bc = kernelsFor(avx512 ? "avx512" : "baseline");
     List<Integer> ns = sizes(ic * w);
     String sets = ic + " independent sets of " + w + " lanes, each with its own refill state";
-    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
       List<Remark> remarks = new ArrayList<>();
       for (K k : C_KERNELS) {
         packetizeWithRefill(m, k, w, ic, remarks);
@@ -563,13 +566,10 @@ class RefillDriverJitTest {
   @ParameterizedTest(name = "W={0}")
   @org.junit.jupiter.params.provider.ValueSource(ints = {4, 8, 16})
   void compactionByVpcompressMatchesTheScalarFunction(int w) throws Throwable {
-    Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the vpcompress path did not run");
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
-    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), List.of("-O2", "-march=skylake-avx512"));
+    Path bc = kernelsFor("avx512");
     for (int ic : new int[] {1, 2}) {
       List<Remark> remarks = new ArrayList<>();
-      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
         System.setProperty("packetizer.refill.compress", "true");
         try {
           for (K k : C_KERNELS) {
@@ -602,20 +602,13 @@ class RefillDriverJitTest {
   @ParameterizedTest(name = "W={0} route={1} resultAtRound={2}")
   @MethodSource("atRoundCases")
   void resultsAtTheRoundOrBlendedMatchTheScalarFunction(int w, String route, String atRound) throws Throwable {
-    if (route.equals("avx512")) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; that route did not run");
-    if (route.equals("haswell")) Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; that route did not run");
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
-    List<String> flags = new ArrayList<>(List.of("-O2"));
-    if (route.equals("avx512")) flags.add("-march=skylake-avx512");
-    if (route.equals("haswell")) flags.add("-march=haswell");
-    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    Path bc = kernelsFor(route);
     boolean on = atRound.equals("true");
     System.setProperty("packetizer.refill.resultAtRound", atRound);
     try {
       for (int ic : new int[] {1, 2}) {
         List<Integer> ns = sizes(ic * w);
-        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
           List<Remark> remarks = new ArrayList<>();
           for (K k : C_KERNELS) {
             packetizeWithRefill(m, k, w, ic, remarks);
@@ -672,21 +665,14 @@ class RefillDriverJitTest {
   @ParameterizedTest(name = "W={0} route={1} index32={2}")
   @MethodSource("index32Cases")
   void thirtyTwoBitIndicesAcrossChunksMatchTheScalarFunction(int w, String route, String index32) throws Throwable {
-    if (route.startsWith("avx512")) Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; that route did not run");
-    if (route.equals("haswell")) Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; that route did not run");
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
-    List<String> flags = new ArrayList<>(List.of("-O2"));
-    if (route.startsWith("avx512")) flags.add("-march=skylake-avx512");
-    if (route.equals("haswell")) flags.add("-march=haswell");
-    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    Path bc = kernelsFor(route);
     if (index32.equals("off")) System.setProperty("packetizer.refill.index32", "false");
     else System.setProperty("packetizer.refill.index32Chunk", index32);
     if (route.equals("avx512compress")) System.setProperty("packetizer.refill.compress", "true");
     try {
       for (int ic : new int[] {1, 2}) {
         List<Integer> ns = sizes(ic * w);
-        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
           List<Remark> remarks = new ArrayList<>();
           for (K k : C_KERNELS) packetizeWithRefill(m, k, w, ic, remarks);
           if (route.equals("avx512compress")) {
@@ -766,12 +752,9 @@ class RefillDriverJitTest {
   @ParameterizedTest(name = "W={0} IC={1}")
   @MethodSource("avx2Cases")
   void avx2PermutationRoundsMatchTheScalarFunction(int w, int ic) throws Throwable {
-    Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the vpermd path did not run");
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
-    clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), List.of("-O2", "-march=haswell"));
+    Path bc = kernelsFor("haswell");
     List<Integer> ns = sizes(ic * w);
-    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("k.bc"))) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
       List<Remark> remarks = new ArrayList<>();
       for (K k : C_KERNELS) {
         packetizeWithRefill(m, k, w, ic, remarks);
