@@ -162,7 +162,7 @@ public final class PacketizeCommand implements java.util.concurrent.Callable<Int
       description = "With --array-driver: lane refill (docs/drivers.md). on (the default value): for a function with a loop"
           + " at its top level, lanes that leave the loop finish their element and take the next one while the others keep"
           + " iterating; auto: where the static rule holds (a loop whose trip count differs between lanes holding at least"
-          + " half of the instructions, an x86 target with AVX2 or AVX-512) a driver that times the plain and the refill body on"
+          + " half of the instructions with its own counted 8 times, an estimated trip count; an x86 target with AVX2 or AVX-512) a driver that times the plain and the refill body on"
           + " a few chunks and runs the faster until the next such trial, the trials backing off exponentially while the choice"
           + " holds (its state kept between calls in NAME.state); off: the plain driver. A remark reports the decision (attach"
           + " it: --refill=auto).")

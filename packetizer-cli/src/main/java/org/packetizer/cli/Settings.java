@@ -89,6 +89,8 @@ record Settings(
         .remarks(sink)
         // the remarks' instruction texts only when they are shown (a race warning keeps its own)
         .remarkInstructions(remarks || remarksYaml)
+        // the packet IR is for reading here: its values and blocks named (-Dpacketizer.valueNames=false: none)
+        .valueNames(PacketizerOptions.valueNamesFromProperty(true))
         .wrapperMode(wrapperMode)
         .vectorAbi(vectorAbi)
         .cAbi(cAbi)

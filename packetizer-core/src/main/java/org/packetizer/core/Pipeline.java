@@ -112,8 +112,9 @@ final class Pipeline {
     // ISA from the start (vector math variants, the hardware width, nested packet versions of callees):
     // the module's functions carry the ISA's features during the run and get their own back afterwards
     Map<String, Optional<String>> savedFeatures = options.vectorAbi() && !options.scalable() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
+    long marks = org.packetizer.core.ir.LoopAlign.marksMade();
     try {
-      if (options.scalable()) return runScalable(options, module, scalarName, simdName);
+      if (options.scalable()) return unmarkColdLaneLoops(module, before, marks, runScalable(options, module, scalarName, simdName));
       PacketizationResult r = new Pipeline(options, module, scalarName, null).run(simdName);
       if (options.arrayDriver().isPresent()) {
         r = ArrayDriver.build(module, r, options, (o, f, s) -> new Pipeline(o, module, f, null).run(s));
@@ -127,7 +128,7 @@ final class Pipeline {
           }
         }
       }
-      return r;
+      return unmarkColdLaneLoops(module, before, marks, r);
     } catch (RuntimeException | Error e) {
       // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
@@ -143,6 +144,17 @@ final class Pipeline {
         });
       }
     }
+  }
+
+  /**
+   * The cold-lane loops' marks ({@link org.packetizer.core.ir.LoopAlign#markColdLaneLoop}) served the loop
+   * alignment: the published IR carries none. Only the functions this run made, and only when marks were made.
+   */
+  private static PacketizationResult unmarkColdLaneLoops(LlvmModule module, Set<String> before, long marks, PacketizationResult r) {
+    if (org.packetizer.core.ir.LoopAlign.marksMade() != marks) {
+      for (Function f : module.functions()) if (!before.contains(f.name())) org.packetizer.core.ir.LoopAlign.unmarkColdLaneLoops(f);
+    }
+    return r;
   }
 
   /**
@@ -291,14 +303,25 @@ final class Pipeline {
     Set<String> functionsBefore = new HashSet<>();
     for (Function f : module.functions()) functionsBefore.add(f.name());
     try {
-      Function copy = prepare(request);
-      PacketizationState state = analyse(copy, request);
+      Function copy;
+      PacketizationState state;
+      org.packetizer.core.ir.LlvmContext ctx = module.context();
+      // the scalar copy keeps its names (remarks, the result's shapes), also inside an enclosing run without names
+      try (var names = ctx.valueNames(true)) {
+        copy = prepare(request);
+        state = analyse(copy, request);
+      }
       Legality.checkShapes(state);
-      Function packet = packetFunction(request);
-      emit(state, packet);
-      cleanUp(request, packet);
-      packet = scalarLanesForSize(request, state, packet);
-      alignLoops(packet);
+      Function packet;
+      // what the packetizer makes is named only when asked (PacketizerOptions.valueNames; the context's own
+      // setting, perhaps the user's, is back afterwards)
+      try (var names = ctx.valueNames(options.valueNames())) {
+        packet = packetFunction(request);
+        emit(state, packet);
+        cleanUp(request, packet);
+        packet = scalarLanesForSize(request, state, packet);
+        alignLoops(packet);
+      }
       return publish(request, state, packet);
     } catch (RuntimeException e) {
       rollback(module, functionsBefore);

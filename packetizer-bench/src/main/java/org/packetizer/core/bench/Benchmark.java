@@ -38,12 +38,13 @@ public final class Benchmark {
       "packetizer.refill.avx2Ic", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.anyLaneBitTest", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
       "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
-      "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor", "packetizer.refill.autoWatchLesser", "packetizer.refill.autoTrials", "packetizer.refill.autoPlainLeap", "packetizer.refill.autoConfirmFirst", "packetizer.driverStackRealign", "packetizer.llvmOptions",
+      "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor", "packetizer.refill.autoWatchLesser", "packetizer.refill.autoTrials", "packetizer.refill.autoPlainLeap", "packetizer.refill.autoConfirmFirst", "packetizer.refill.autoTripEstimate", "packetizer.refill.autoLoopShare", "packetizer.driverStackRealign", "packetizer.llvmOptions",
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
       "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions",
       "packetizer.interleave.straightLine", "packetizer.refill.rvvCompress", "packetizer.cleanupPasses",
       "packetizer.refill.resultAtRound", "packetizer.interleave.portsMachine", "packetizer.refill.index32",
-      "packetizer.refill.index32Chunk", "packetizer.memory.rowTranspose", "packetizer.joinMaskShortcut");
+      "packetizer.refill.index32Chunk", "packetizer.memory.rowTranspose", "packetizer.joinMaskShortcut",
+      "packetizer.valueNames");
 
   private Benchmark() {}
 

@@ -296,6 +296,15 @@ final class KernelBench {
    * the caller {@link Drivers#driverCaller} the timing calls. Everything but the caller and the auto
    * driver's state is internal, so the modules share the JIT with the others.
    */
+  /**
+   * What the auto column builds: {@code --refill=auto}, or with {@code -Dpacketizer.bench.autoColumn=on} the refill
+   * driver alone ({@code --refill}: no plain body, no trials), for measuring refill against the plain driver directly.
+   */
+  static org.packetizer.core.api.Refill autoColumnRefill() {
+    return "on".equals(System.getProperty("packetizer.bench.autoColumn")) ? org.packetizer.core.api.Refill.ON
+        : org.packetizer.core.api.Refill.AUTO;
+  }
+
   private DriverModule driverModule(LlvmContext ctx, Manifest.Entry entry, KernelPlan plan, String cpu, String features,
       PacketizerOptions po, boolean auto) {
     String map = auto ? Drivers.AUTO_MAP : Drivers.DRIVER_MAP, caller = auto ? Drivers.AUTO : Drivers.DRIVER;
@@ -305,7 +314,7 @@ final class KernelBench {
       if (!features.isEmpty()) for (Function f : dm.functions()) if (!f.isDeclaration()) f.setStringAttribute("target-features", features);
       List<String> rule = new ArrayList<>();
       PacketizerOptions o = po.toBuilder().params(Drivers.driverSignature(entry.signature(), plan)).interleave(options.interleave())
-          .arrayDriver(map).refill(auto ? org.packetizer.core.api.Refill.AUTO : org.packetizer.core.api.Refill.OFF)
+          .arrayDriver(map).refill(auto ? autoColumnRefill() : org.packetizer.core.api.Refill.OFF)
           .remarks(x -> { if (x.message().contains("refill")) rule.add(x.message()); }).build();
       try {
         new Packetizer(o).run(dm, entry.function(), entry.function() + (auto ? "_auto" : "_plain") + po.width());

@@ -148,8 +148,12 @@ public record KernelResult(
     if (c.contains("has no loop")) return "plain driver: no loop";
     if (c.contains("neither AVX-512 nor AVX2")) return "plain driver: no AVX2/AVX-512";
     if (c.contains("same trip count in every lane")) return "plain driver: same trip count in every lane";
-    java.util.regex.Matcher share = java.util.regex.Pattern.compile("(\\d+)% of the instructions\\); the rule wants").matcher(c);
-    if (share.find()) return "plain driver: the divergent loop holds " + share.group(1) + " % of the instructions (< 50 %)";
+    java.util.regex.Matcher share = java.util.regex.Pattern.compile("(\\d+)% of the instructions(, (\\d+)% weighted by an estimated"
+        + " (\\d+) iterations)?\\); the rule wants .*? at least (\\d+)%").matcher(c);
+    if (share.find()) {
+      return "plain driver: the divergent loop holds " + share.group(1) + " % of the instructions" + (share.group(2) == null ? ""
+          : ", " + share.group(3) + " % weighted by " + share.group(4) + " iterations") + " (< " + share.group(5) + " %)";
+    }
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\): (.*?)(; plain driver|$)").matcher(c);
     String why = m.find() ? m.group(1) : c;
     return "plain driver: " + (why.length() > 60 ? why.substring(0, 57) + "..." : why);

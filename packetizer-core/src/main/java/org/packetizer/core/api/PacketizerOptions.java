@@ -73,6 +73,15 @@ import java.util.function.Consumer;
  *                        reads it (the {@code packetize} command without {@code --remarks}) sets false
  *                        and gets null instead. Cross-lane-race remarks keep their text either way (they
  *                        are warnings that name the instruction).
+ * @param valueNames      whether the values and blocks the packetizer makes get names ({@code %m.bb3},
+ *                        {@code %x.splat}, ...), which only a reader of the packet IR needs. Default
+ *                        false (as clang's release builds discard value names), or the system property
+ *                        {@code packetizer.valueNames}; the {@code packetize} command turns them on.
+ *                        While the packet function is emitted and cleaned up, the context discards the
+ *                        names of non-global values ({@code LLVMContextSetDiscardValueNames}); its own
+ *                        setting is put back afterwards, and the scalar copy the remarks and the result's
+ *                        shapes describe keeps its names. The emitted code is the same either way
+ *                        (issue 16: naming was about 7 % of a packetization's main thread).
  */
 public record PacketizerOptions(
     int width,
@@ -100,7 +109,8 @@ public record PacketizerOptions(
     int refillBatch,
     int interleave,
     Optimize optimize,
-    boolean remarkInstructions) {
+    boolean remarkInstructions,
+    boolean valueNames) {
 
   public PacketizerOptions {
     Objects.requireNonNull(params);
@@ -184,6 +194,20 @@ public record PacketizerOptions(
     };
   }
 
+  /** The default of {@link Builder#valueNames}: {@code -Dpacketizer.valueNames=true|false}, else false. */
+  public static boolean valueNamesFromProperty() { return valueNamesFromProperty(false); }
+
+  /** {@code -Dpacketizer.valueNames=true|false}, else {@code otherwise} (the {@code packetize} command's default is true). */
+  public static boolean valueNamesFromProperty(boolean otherwise) {
+    String v = System.getProperty("packetizer.valueNames");
+    if (v == null) return otherwise;
+    return switch (v) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException("-Dpacketizer.valueNames=" + v + ": expected true or false");
+    };
+  }
+
   public static Builder builder() { return new Builder(); }
 
   public Builder toBuilder() {
@@ -214,6 +238,7 @@ public record PacketizerOptions(
     b.interleave = interleave;
     b.optimize = optimize;
     b.remarkInstructions = remarkInstructions;
+    b.valueNames = valueNames;
     return b;
   }
 
@@ -245,6 +270,7 @@ public record PacketizerOptions(
     private int interleave;
     private Optimize optimize = Optimize.fromProperty();
     private boolean remarkInstructions = remarkInstructionsFromProperty();
+    private boolean valueNames = valueNamesFromProperty();
 
     public Builder width(int w) { this.width = w; return this; }
     public Builder params(List<ParamKind> p) { this.params = p == null ? null : List.copyOf(p); return this; }
@@ -314,12 +340,18 @@ public record PacketizerOptions(
      */
     public Builder remarkInstructions(boolean v) { this.remarkInstructions = v; return this; }
 
+    /**
+     * Whether the values and blocks the packetizer makes get names (default false; see
+     * {@link PacketizerOptions#valueNames()}).
+     */
+    public Builder valueNames(boolean v) { this.valueNames = v; return this; }
+
     public PacketizerOptions build() {
       return new PacketizerOptions(width, Optional.ofNullable(params), masked, memoryStrategy, verifyEachPhase,
           prepareOptimize, cleanup, skipThreshold, remarks, mappings, vectorMath, hardwareWidth,
           Optional.ofNullable(targetCpu), Optional.ofNullable(targetFeatures), wrapperMode, vectorAbi, integerMasks, cAbi, scalable, lanesMayBeRetyped,
           Optional.ofNullable(arrayDriver), refill, refillBatch, interleave, optimize,
-          remarkInstructions);
+          remarkInstructions, valueNames);
     }
   }
 }

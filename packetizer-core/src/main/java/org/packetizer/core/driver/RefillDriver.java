@@ -55,11 +55,51 @@ public final class RefillDriver {
   /**
    * The rule of {@link Refill#AUTO}, from the measurements in docs/performance.md: refill when the
    * loop's trip count differs between lanes (a divergent loop at the top level), the loop holds at
-   * least this share (percent) of the function's instructions, and the target has AVX-512 (on AVX2
-   * refill was measured slower: no mask registers, 16 vector registers for the state); then the
-   * adaptive driver chooses between the plain and the refill body by measurement while it runs.
+   * least this share (percent) of the function's instructions <em>weighted by its estimated trip count</em>
+   * ({@link #autoLoopWeight}: the loop's instructions count {@link #AUTO_TRIP_ESTIMATE} times, the code before and
+   * after it once), and the target has AVX2 or AVX-512; then the adaptive driver chooses between the plain and the
+   * refill body by measurement while it runs. {@code -Dpacketizer.refill.autoLoopShare=P} sets the share (read
+   * whenever a driver is built; 0 to 100).
    */
   public static final int AUTO_LOOP_SHARE_PERCENT = 50;
+
+  /**
+   * The trip count the auto rule assumes for a divergent loop (one whose trip count differs between lanes: its
+   * bound or exit depends on a varying argument or a loaded value, so it runs a data-dependent number of times,
+   * while the code before and after it runs once per element). The static share alone (the sixteenth round's rule,
+   * {@code autoTripEstimate=1}) kept strhash off refill: its FNV loop is 35 % of the instructions but runs 24 times
+   * per element on average (lengths 0..48) and holds nearly all of the time. With 8 the rule takes a divergent loop
+   * holding at least 1/9 (11 %) of the instructions (at the default share of 50 %): a smaller loop adds the whole
+   * function's code again as the refill body for a loop that has little time to win back. Whether refill wins is
+   * left to the driver's measured trials (which cost at most about 1/32 of a call once the back-off has grown,
+   * docs/performance.md "The auto rule"). {@code -Dpacketizer.refill.autoTripEstimate=N} (1 to 1024) sets it, read
+   * whenever a driver is built; 1 is the old static rule.
+   */
+  public static final int AUTO_TRIP_ESTIMATE = 8;
+
+  /** The auto rule's share ({@code -Dpacketizer.refill.autoLoopShare}, 0 to 100, default {@link #AUTO_LOOP_SHARE_PERCENT}). */
+  static int autoLoopShare() {
+    int p = Integer.getInteger("packetizer.refill.autoLoopShare", AUTO_LOOP_SHARE_PERCENT);
+    if (p < 0 || p > 100) throw new IllegalArgumentException("packetizer.refill.autoLoopShare: expected 0 to 100, not " + p);
+    return p;
+  }
+
+  /** The auto rule's trip estimate ({@code -Dpacketizer.refill.autoTripEstimate}, 1 to 1024, default {@link #AUTO_TRIP_ESTIMATE}). */
+  static int autoTripEstimate() {
+    int t = Integer.getInteger("packetizer.refill.autoTripEstimate", AUTO_TRIP_ESTIMATE);
+    if (t < 1 || t > 1024) throw new IllegalArgumentException("packetizer.refill.autoTripEstimate: expected 1 to 1024, not " + t);
+    return t;
+  }
+
+  /**
+   * The loop's weighted share of the function, in percent (rounded down): {@code 100·L·T / (L·T + N − L)} for L
+   * instructions in the loop, N in the function and the trip estimate T; 0 for an empty function.
+   */
+  static int autoLoopWeight(int loopInstructions, int instructions, int trips) {
+    long weighted = (long) loopInstructions * trips;
+    long total = weighted + Math.max(0, instructions - loopInstructions);
+    return total == 0 ? 0 : (int) (100 * weighted / total);
+  }
 
   /**
    * How many lanes must be free before the driver leaves the iterations to refill them (all together:
@@ -272,14 +312,20 @@ public final class RefillDriver {
     String feats = targetFeatures(driver, options);
     boolean avx512 = feats.contains("+avx512f") && feats.contains("+avx512vl");
     boolean measured = avx512 || feats.contains("+avx2");
-    boolean take = split.divergentLoop() && share >= AUTO_LOOP_SHARE_PERCENT && measured;
+    int trips = autoTripEstimate();
+    int wantShare = autoLoopShare();
+    int weighted = autoLoopWeight(split.loopInstructions(), split.instructions(), trips);
+    boolean take = split.divergentLoop() && weighted >= wantShare && measured;
+    if (options.refill() == Refill.AUTO && split.divergentLoop() && trips > 1) {
+      what = what.substring(0, what.length() - 1) + ", " + weighted + "% weighted by an estimated " + trips + " iterations)";
+    }
     if (options.refill() == Refill.AUTO && !take) {
       split.pre().delete();
       split.iter().delete();
       return new Outcome(false, note(fn, "lane refill not chosen (--refill=auto): " + what + (measured ? "" : ", the target has"
           + " neither AVX-512 nor AVX2") + "; the rule wants a loop whose trip count differs between lanes holding at least "
-          + AUTO_LOOP_SHARE_PERCENT + "% of the instructions, on a target where refill was measured (x86 with AVX2 or AVX-512;"
-          + " not yet SSE-only x86 or AArch64); plain driver"));
+          + wantShare + "% of the instructions" + (trips > 1 ? " with the loop's counted " + trips + " times" : "")
+          + ", on a target where refill was measured (x86 with AVX2 or AVX-512; not yet SSE-only x86 or AArch64); plain driver"));
     }
     List<ParamKind> preKinds = new ArrayList<>();
     for (ParamKind k : kinds) preKinds.add(k instanceof ParamKind.Uniform ? k : ParamKind.VARYING);

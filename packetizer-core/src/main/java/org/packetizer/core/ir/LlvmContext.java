@@ -101,6 +101,13 @@ public final class LlvmContext implements AutoCloseable {
 
   public LlvmModule parseIr(String text, String name) {
     if (text.isEmpty()) throw new IrLoadException(name, "empty input (0 bytes)", null);
+    // (LLVM's IR parser refuses a context that discards value names: names on while parsing, and back)
+    try (ValueNames keep = valueNames(true)) {
+      return parseIrKeepingNames(text, name);
+    }
+  }
+
+  private LlvmModule parseIrKeepingNames(String text, String name) {
     // LLVMParseIRInContext takes ownership of the buffer.
     LLVMMemoryBufferRef buf = memoryBuffer(text.getBytes(java.nio.charset.StandardCharsets.UTF_8), name);
     LLVMModuleRef m = new LLVMModuleRef();
@@ -110,6 +117,44 @@ public final class LlvmContext implements AutoCloseable {
     }
     LLVMSetModuleIdentifier(m, name, name.length());
     return LlvmModule.own(m, this);
+  }
+
+  // ---- value names ----
+
+  /** Whether LLVM discards the names of values other than globals made in this context ({@code LLVMContextShouldDiscardValueNames}). */
+  public boolean discardsValueNames() { return LLVMContextShouldDiscardValueNames(ref()) != 0; }
+
+  /**
+   * Values (other than globals: functions, variables) made in this context from now on get their names
+   * ({@code keep}) or none; the returned scope's {@link ValueNames#close()} puts back the setting found
+   * here. The context may be the user's (a borrowed one): a packetization changes the setting only while
+   * it makes its own values, and leaves it as it found it (issue 16: value names off while packetizing).
+   */
+  public ValueNames valueNames(boolean keep) {
+    boolean before = discardsValueNames();
+    if (before == !keep) return new ValueNames(this, before, false);
+    LLVMContextSetDiscardValueNames(ref(), keep ? 0 : 1);
+    return new ValueNames(this, before, true);
+  }
+
+  /** A {@link #valueNames} scope: closing it restores the context's setting from before. */
+  public static final class ValueNames implements AutoCloseable {
+    private final LlvmContext ctx;
+    private final boolean discardedBefore;
+    private boolean changed;
+
+    private ValueNames(LlvmContext ctx, boolean discardedBefore, boolean changed) {
+      this.ctx = ctx;
+      this.discardedBefore = discardedBefore;
+      this.changed = changed;
+    }
+
+    @Override
+    public void close() {
+      if (!changed || ctx.closed) return;
+      changed = false;
+      LLVMContextSetDiscardValueNames(ctx.ref(), discardedBefore ? 1 : 0);
+    }
   }
 
   private static LLVMMemoryBufferRef memoryBuffer(byte[] bytes, String name) {

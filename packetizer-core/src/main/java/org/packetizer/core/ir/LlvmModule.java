@@ -99,7 +99,11 @@ public final class LlvmModule implements AutoCloseable {
   }
 
   public Function addFunction(String name, Type functionType) {
-    return new Function(LLVMAddFunction(ref(), name, functionType.ref()));
+    // (with names on: LLVM gives a function made while its context discards value names no symbol table,
+    // and names set on its values later, with names on again, would then not be made unique)
+    try (var names = context().valueNames(true)) {
+      return new Function(LLVMAddFunction(ref(), name, functionType.ref()));
+    }
   }
 
   /** The function with this name, or a new declaration of it with the given type. */
@@ -271,10 +275,17 @@ public final class LlvmModule implements AutoCloseable {
    * @throws LlvmException when linking fails
    */
   public void linkIn(LlvmModule other) {
-    if (LLVMLinkModules2(ref(), other.release()) != 0) throw new LlvmException("cannot link a module into '" + identifier() + "'");
+    // (names on: the functions the linker makes get symbol tables, see addFunction)
+    try (var names = context().valueNames(true)) {
+      if (LLVMLinkModules2(ref(), other.release()) != 0) throw new LlvmException("cannot link a module into '" + identifier() + "'");
+    }
   }
 
-  public LlvmModule cloneModule() { return new LlvmModule(LLVMCloneModule(ref()), true, owner); }
+  public LlvmModule cloneModule() {
+    try (var names = context().valueNames(true)) {
+      return new LlvmModule(LLVMCloneModule(ref()), true, owner);
+    }
+  }
 
   /** Runs a new-pass-manager pipeline (e.g. "instcombine,simplifycfg") on the whole module. */
   public void runPasses(String pipeline) { runPasses(pipeline, null); }
@@ -305,7 +316,10 @@ public final class LlvmModule implements AutoCloseable {
    */
   public void link(LlvmModule src) {
     String what = src.identifier();
-    if (LLVMLinkModules2(ref(), src.release()) != 0) throw new LlvmException("cannot link " + what + " into " + identifier());
+    // (names on: the functions the linker makes get symbol tables, see addFunction)
+    try (var names = context().valueNames(true)) {
+      if (LLVMLinkModules2(ref(), src.release()) != 0) throw new LlvmException("cannot link " + what + " into " + identifier());
+    }
   }
 
   /**

@@ -62,15 +62,100 @@ public final class LoopAlign {
   }
 
   /**
-   * The mark in a header block's name of a loop over the lanes on a rarely taken path (e.g. the byte
-   * window's page-end path, {@code MemoryWidener}): such a loop is not aligned, and a loop around it
-   * still counts as innermost, so that the hot loop keeps its alignment (the loop over the lanes is not
-   * what runs).
+   * The mark of a loop over the lanes on a rarely taken path (e.g. the byte window's page-end path,
+   * {@code MemoryWidener}): such a loop is not aligned, and a loop around it still counts as innermost,
+   * so that the hot loop keeps its alignment (the loop over the lanes is not what runs). The mark is
+   * loop metadata on the loop's back edge ({@link #markColdLaneLoop}: {@code !llvm.loop !{self,
+   * !{!"packetizer.cold.lanes"}}}), which LLVM's passes keep with the loop, not a block name: the
+   * packetizer's values and blocks have no names unless asked ({@code PacketizerOptions.valueNames}).
+   * A top-level packetization removes the marks at its end ({@link #unmarkColdLaneLoops}), so the
+   * published IR carries none.
    */
-  public static final String COLD_LANE_LOOP = ".cold.lanes";
+  public static final String COLD_LANE_LOOP = "packetizer.cold.lanes";
 
-  static boolean isColdLaneLoop(Block header) {
-    return header.name().contains(COLD_LANE_LOOP);
+  /** Cold-lane marks made on this thread (a packetization removes marks only when it made some). */
+  private static final ThreadLocal<long[]> MARKS = ThreadLocal.withInitial(() -> new long[1]);
+
+  /** How many cold-lane marks this thread has made so far. */
+  public static long marksMade() { return MARKS.get()[0]; }
+
+  /**
+   * Marks the loop whose back edge is the branch {@code latchBranch} as a loop over the lanes on a rare
+   * path ({@link #COLD_LANE_LOOP}).
+   */
+  public static void markColdLaneLoop(Value latchBranch) {
+    if (latchBranch.opcode() != Opcode.BR) throw new IllegalArgumentException("not a branch: " + latchBranch.print());
+    org.bytedeco.llvm.LLVM.LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(latchBranch.ref()));
+    int kind = LLVMGetMDKindIDInContext(c, "llvm.loop", 9);
+    String ir = "define void @ids() {\ne:\n  br label %l\nl:\n  br label %l, !llvm.loop !0\n}\n"
+        + "!0 = distinct !{!0, !1}\n!1 = !{!\"" + COLD_LANE_LOOP + "\"}\n";
+    try (LlvmModule scratch = LlvmContext.borrowed(c).parseIr(ir, "cold-lanes")) {
+      LLVMValueRef id = LLVMGetMetadata(scratch.function("ids").orElseThrow().blocks().get(1).terminator().ref(), kind);
+      LLVMSetMetadata(latchBranch.ref(), kind, id);
+    }
+    MARKS.get()[0]++;
+  }
+
+  /** Whether the loop ID {@code id} (an {@code !llvm.loop} node) holds the cold-lane mark. */
+  private static boolean holdsMark(LLVMValueRef id) {
+    int n = LLVMGetMDNodeNumOperands(id);
+    if (n < 2) return false;
+    org.bytedeco.javacpp.PointerPointer<LLVMValueRef> ops = new org.bytedeco.javacpp.PointerPointer<>(n);
+    try {
+      LLVMGetMDNodeOperands(id, ops);
+      for (int i = 1; i < n; i++) {
+        LLVMValueRef op = ops.get(LLVMValueRef.class, i);
+        if (op == null || op.isNull() || LLVMIsAMDNode(op) == null || LLVMIsAMDNode(op).isNull()) continue;
+        if (LLVMGetMDNodeNumOperands(op) != 1) continue;
+        org.bytedeco.javacpp.PointerPointer<LLVMValueRef> first = new org.bytedeco.javacpp.PointerPointer<>(1);
+        try {
+          LLVMGetMDNodeOperands(op, first);
+          LLVMValueRef str = first.get(LLVMValueRef.class, 0);
+          if (str == null || str.isNull() || LLVMIsAMDString(str) == null || LLVMIsAMDString(str).isNull()) continue;
+          int[] len = new int[1];
+          org.bytedeco.javacpp.BytePointer bp = LLVMGetMDString(str, len);
+          if (bp == null || bp.isNull() || len[0] != COLD_LANE_LOOP.length()) continue;
+          byte[] bytes = new byte[len[0]];
+          bp.get(bytes);
+          if (COLD_LANE_LOOP.equals(new String(bytes, java.nio.charset.StandardCharsets.UTF_8))) return true;
+        } finally {
+          first.close();
+        }
+      }
+      return false;
+    } finally {
+      ops.close();
+    }
+  }
+
+  /** Whether one of a loop's latches carries the cold-lane mark. */
+  static boolean isColdLaneLoop(List<Block> latches, int kind) {
+    for (Block latch : latches) {
+      Value br = latch.terminator();
+      if (br == null) continue;
+      LLVMValueRef id = LLVMGetMetadata(br.ref(), kind);
+      if (id != null && !id.isNull() && holdsMark(id)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Removes the cold-lane marks ({@link #markColdLaneLoop}) from {@code f}'s branches: loop IDs that hold
+   * nothing else. Returns how many.
+   */
+  public static int unmarkColdLaneLoops(Function f) {
+    if (f.isDeclaration()) return 0;
+    int kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(f.ref())), "llvm.loop", 9);
+    int n = 0;
+    for (Block b : f.blocks()) {
+      Value br = b.terminator();
+      if (br == null || br.opcode() != Opcode.BR) continue;
+      LLVMValueRef id = LLVMGetMetadata(br.ref(), kind);
+      if (id == null || id.isNull() || LLVMGetMDNodeNumOperands(id) != 2 || !holdsMark(id)) continue;
+      LLVMSetMetadata(br.ref(), kind, null);
+      n++;
+    }
+    return n;
   }
 
   /**
@@ -121,6 +206,9 @@ public final class LoopAlign {
       }
     }
     List<Block> out = new ArrayList<>();
+    int kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(f.ref())), "llvm.loop", 9);
+    Set<Block> cold = new HashSet<>();
+    for (var e : latchesOf.entrySet()) if (isColdLaneLoop(e.getValue(), kind)) cold.add(e.getKey());
     for (var e : latchesOf.entrySet()) {
       Block header = e.getKey();
       // the loop body: the header and every block that reaches a latch without passing the header
@@ -132,10 +220,10 @@ public final class LoopAlign {
         if (!body.add(b)) continue;
         for (Block p : preds.getOrDefault(b, List.of())) if (!body.contains(p)) work.push(p);
       }
-      if (isColdLaneLoop(header)) continue;
+      if (cold.contains(header)) continue;
       boolean innermost = true;
       for (Block other : latchesOf.keySet()) {
-        if (!other.equals(header) && body.contains(other) && !isColdLaneLoop(other)) innermost = false;
+        if (!other.equals(header) && body.contains(other) && !cold.contains(other)) innermost = false;
       }
       if (innermost) out.addAll(e.getValue());
     }

@@ -1895,8 +1895,7 @@ final class MemoryWidener extends EmissionPhase {
     Type i32 = ctx.i32();
     Type iw = ctx.intType(w);
     Value bits0 = bits == null ? b.constInt(iw, -1) : bits;
-    // (the header's name carries LoopAlign's mark: the loop around, the hot one, keeps its alignment)
-    Block[] ls = blocksAfter(slow, org.packetizer.core.ir.LoopAlign.COLD_LANE_LOOP, ".lanes.done");
+    Block[] ls = blocksAfter(slow, ".cold.lanes", ".lanes.done");
     Block head = ls[0], done = ls[1];
     b.br(head);
     b.atEnd(head);
@@ -1918,7 +1917,9 @@ final class MemoryWidener extends EmissionPhase {
     }
     Value accNext = b.insertElement(acc, b.load(t, p, 1, ""), pos, "");
     Value leftNext = b.and(left, b.sub(left, b.constInt(iw, 1), ""), "");
-    b.condBr(b.icmpNe(leftNext, b.constInt(iw, 0), ""), head, done);
+    Value back = b.condBr(b.icmpNe(leftNext, b.constInt(iw, 0), ""), head, done);
+    // (LoopAlign's mark on the back edge: the loop around, the hot one, keeps its alignment)
+    org.packetizer.core.ir.LoopAlign.markColdLaneLoop(back);
     left.addIncoming(bits0, slow);
     left.addIncoming(leftNext, head);
     acc.addIncoming(b.constNull(vt), slow);

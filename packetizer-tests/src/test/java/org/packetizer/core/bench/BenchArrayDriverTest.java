@@ -98,10 +98,17 @@ class BenchArrayDriverTest {
         assertTrue(r.hasDrivers(), k + " " + t.label() + ": both driver columns measured");
         assertTrue(r.driverNsPerElem() > 0 && r.autoDriverNsPerElem() > 0, k + " " + t.label());
         assertFalse(r.autoDriverChoice().isEmpty(), k + " " + t.label() + ": the auto rule's choice is reported");
-        // mandelbrot's divergent loop gets the timed bodies where refill was measured (AVX2, AVX-512), the plain
-        // driver on SSE-only x86; strhash and integrate the plain driver
-        boolean timed = k.equals("mandelbrot") && t.width() >= 8;
+        // the divergent loops of mandelbrot and strhash get the timed bodies where refill was measured (AVX2, AVX-512),
+        // the plain driver on SSE-only x86 (strhash's loop, 35 % of its instructions, by the rule weighting it by an
+        // estimated trip count since the seventeenth round); integrate (a loop with the same trip count in every lane)
+        // the plain driver
+        boolean timed = (k.equals("mandelbrot") || k.equals("strhash")) && t.width() >= 8;
         assertEquals(!timed, r.autoIsPlainDriver(), k + " " + t.label() + ": " + r.autoDriverChoice());
+        if (k.equals("strhash") && !timed) {
+          assertEquals("plain driver: no AVX2/AVX-512", r.autoDriverChoiceShort(), k + " " + t.label());
+          assertTrue(r.autoDriverChoice().contains("35% of the instructions, 81% weighted by an estimated "
+              + org.packetizer.core.driver.RefillDriver.AUTO_TRIP_ESTIMATE + " iterations)"), r.autoDriverChoice());
+        }
       }
     }
     BenchReport report = new BenchReport(o, new BenchReport.Host("cpu", 2, "java", false, 0), results, failures, List.of(), List.of(), 1);
@@ -160,6 +167,16 @@ class BenchArrayDriverTest {
     assertEquals("plain driver: the divergent loop holds 35 % of the instructions (< 50 %)", driverResult("share", 1, 1, 0, 0,
         "plain driver (lane refill not chosen (--refill=auto): the loop at %for.body (trip count differs between lanes, 35% of the"
             + " instructions); the rule wants a loop whose trip count differs between lanes holding at least 50% of the instructions,"
+            + " on a target where refill was measured; plain driver)").autoDriverChoiceShort());
+    // the rule weighting the loop by its estimated trip count (seventeenth round): both figures, and the share it wants
+    assertEquals("plain driver: the divergent loop holds 5 % of the instructions, 29 % weighted by 8 iterations (< 50 %)",
+        driverResult("weighted", 1, 1, 0, 0, "plain driver (lane refill not chosen (--refill=auto): the loop at %while.body (trip count"
+            + " differs between lanes, 5% of the instructions, 29% weighted by an estimated 8 iterations); the rule wants a loop whose"
+            + " trip count differs between lanes holding at least 50% of the instructions with the loop's counted 8 times, on a target"
+            + " where refill was measured; plain driver)").autoDriverChoiceShort());
+    assertEquals("plain driver: the divergent loop holds 35 % of the instructions (< 60 %)", driverResult("knob", 1, 1, 0, 0,
+        "plain driver (lane refill not chosen (--refill=auto): the loop at %for.body (trip count differs between lanes, 35% of the"
+            + " instructions); the rule wants a loop whose trip count differs between lanes holding at least 60% of the instructions,"
             + " on a target where refill was measured; plain driver)").autoDriverChoiceShort());
     // the geomeans cover the six results with driver columns (auto/plain: 1.1 * 1.1 * 1.005 * 1.02 * 0.5 * 2, sixth root)
     BenchReport.DriverGeomean g = report.driverGeomeans().get(0);

@@ -116,7 +116,7 @@ class ActiveLanesCallTest {
         for (boolean masked : new boolean[] {false, true}) {
           String simd = fn + "_lib" + (masked ? "_m" : "_v") + w;
           String kinds = fn.equals("exp_divergent") ? "v" : "vv";
-          new Packetizer(PacketizerOptions.builder().width(w).params(kinds).masked(masked).targetCpu("haswell")
+          new Packetizer(PacketizerOptions.builder().valueNames(true).width(w).params(kinds).masked(masked).targetCpu("haswell")
               .vectorMath(PacketizerOptions.VectorMath.LIBMVEC).verifyEachPhase(true).build()).run(m, fn, simd);
           String ir = m.function(simd).orElseThrow().print();
           // the any-lane test is the call's own ("any.call") or, when the cost model of the any-lane

@@ -68,7 +68,7 @@ class AllActiveLaneLoadsTest {
         int w = Integer.parseInt(wc.split(" ")[0]);
         String cpu = wc.split(" ")[1];
         String name = "fnv_all_" + w;
-        new Packetizer(PacketizerOptions.builder().width(w).params("uvv").targetCpu(cpu).build()).run(m, "fnv_bytes", name);
+        new Packetizer(PacketizerOptions.builder().valueNames(true).width(w).params("uvv").targetCpu(cpu).build()).run(m, "fnv_bytes", name);
         String f = m.function(name).orElseThrow().print();
         int at = f.indexOf(".all:");
         assertTrue(at > 0, f);

@@ -88,7 +88,7 @@ class ByteWindowTest {
           java.util.Map<String, String> irs = new java.util.HashMap<>();
           try (LlvmModule m = PlainC.compile(ctx, "byte_windows.c", "-O2", "-march=" + cpu)) {
             for (String fn : FUNCTIONS) {
-              new Packetizer(PacketizerOptions.builder().width(w).params("uvv").targetCpu(cpu).verifyEachPhase(true).build())
+              new Packetizer(PacketizerOptions.builder().valueNames(true).width(w).params("uvv").targetCpu(cpu).verifyEachPhase(true).build())
                   .run(m, fn, fn + "_simd");
               String ir = m.function(fn + "_simd").orElseThrow().print();
               assertTrue(ir.contains("load i64, ptr"), fn + " W" + w + " has no window");

@@ -106,7 +106,7 @@ class DynamicVariantsTest {
       long seed, PacketizerOptions.Optimize optimize) {
     for (boolean masked : new boolean[] {false, true}) {
       String simd = fn + "_" + cpu.replace('-', '_') + (masked ? "_m" : "_v") + w;
-      new Packetizer(PacketizerOptions.builder().width(w).params(kinds).masked(masked).targetCpu(cpu).verifyEachPhase(true).optimize(optimize)
+      new Packetizer(PacketizerOptions.builder().valueNames(true).width(w).params(kinds).masked(masked).targetCpu(cpu).verifyEachPhase(true).optimize(optimize)
           .build()).run(m, fn, simd);
       List<ParamSpec> ps = new ArrayList<>(List.of(buffer, ParamSpec.varying(ValueDomain.ints(-100000, 100000))));
       boolean loop = fn.equals("window_loop");
@@ -178,7 +178,7 @@ class DynamicVariantsTest {
           String simd = fn + "_" + cpu.replace('-', '_') + (masked ? "_m" : "_v") + w;
           // (the offsets' test on every target, not only AVX-512's: the knob's default is auto)
           Knobs.with("packetizer.dynamicVariants.offsets", "true", () -> new Packetizer(
-              PacketizerOptions.builder().width(w).params("uvv").masked(masked).targetCpu(cpu).verifyEachPhase(true).build()).run(m, fn, simd));
+              PacketizerOptions.builder().valueNames(true).width(w).params("uvv").masked(masked).targetCpu(cpu).verifyEachPhase(true).build()).run(m, fn, simd));
           // (where the group pays for variants at all: taps_ush's five loads do not at W4, nor at W8 on SSE)
           String ir = m.function(simd).orElseThrow().print();
           assertTrue(ir.contains("%dyn.off") || !ir.contains(".same:"), simd);
@@ -270,7 +270,7 @@ class DynamicVariantsTest {
         String cpu = wc.split(" ")[1];
         for (boolean masked : new boolean[] {false, true}) {
           String name = "st_" + w + "_" + cpu.replace('-', '_') + (masked ? "_m" : "");
-          PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params("uv").masked(masked).targetCpu(cpu).build())
+          PacketizationResult r = new Packetizer(PacketizerOptions.builder().valueNames(true).width(w).params("uv").masked(masked).targetCpu(cpu).build())
               .run(m, "stencil9", name);
           String ir = m.function(name).orElseThrow().print();
           assertTrue(ir.contains("entry.same:") || ir.contains(".same:"), ir);
@@ -289,10 +289,10 @@ class DynamicVariantsTest {
         }
       }
       // the cost rule: a group of two loads at W4 on SSE does not pay for the test, and the remark says so
-      var r = new Packetizer(PacketizerOptions.builder().width(4).params("uvv").targetCpu("x86-64-v2").build()).run(m, "window_loop", "wl4");
+      var r = new Packetizer(PacketizerOptions.builder().valueNames(true).width(4).params("uvv").targetCpu("x86-64-v2").build()).run(m, "window_loop", "wl4");
       assertFalse(m.function("wl4").orElseThrow().print().contains(".same:"));
       assertTrue(r.remarks().stream().anyMatch(k -> k.message().contains("no dynamic variants for the 4 loads")), () -> r.remarks().toString());
-      var r8 = new Packetizer(PacketizerOptions.builder().width(8).params("uvv").targetCpu("haswell").build()).run(m, "window_loop", "wl8");
+      var r8 = new Packetizer(PacketizerOptions.builder().valueNames(true).width(8).params("uvv").targetCpu("haswell").build()).run(m, "window_loop", "wl8");
       assertTrue(m.function("wl8").orElseThrow().print().contains(".same:"));
       assertTrue(r8.remarks().stream().anyMatch(k -> k.message().contains("dynamic variants for the 4 loads")), () -> r8.remarks().toString());
     }

@@ -53,7 +53,7 @@ class GatherOutsideLoopsTest {
   @Test
   void gathersBeforeTheLoop() {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "gather_outside_loops.c", "-O1")) {
-      PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(16).params("uv").targetCpu("znver4").build()).run(m, "force", "f16");
+      PacketizationResult r = new Packetizer(PacketizerOptions.builder().valueNames(true).width(16).params("uv").targetCpu("znver4").build()).run(m, "force", "f16");
       String ir = m.function("f16").orElseThrow().print();
       // (at -O1: three float loads; the dynamic variants test the lanes first: their 32-bit offsets from p (a
       // consecutive variant's pre-test extracts the last lane's pointer), or, with
@@ -64,7 +64,7 @@ class GatherOutsideLoopsTest {
       assertTrue(TableLookupTest.count(ir, "@llvm.masked.gather.v16f32") >= 2, ir);
       assertTrue(r.remarks().stream().anyMatch(k -> k.message().contains("this block runs once per call outside the function's loops")
           && "force".equals(k.function()) && k.block() != null), () -> r.remarks().toString());
-      new Packetizer(PacketizerOptions.builder().width(8).params("uv").targetCpu("haswell").build()).run(m, "force", "f8");
+      new Packetizer(PacketizerOptions.builder().valueNames(true).width(8).params("uv").targetCpu("haswell").build()).run(m, "force", "f8");
       String ir8 = m.function("f8").orElseThrow().print();
       assertFalse(ir8.contains("@llvm.masked.gather"), ir8);
     }

@@ -63,7 +63,7 @@ class SplitExitTest {
           for (var e : expected.entrySet()) {
             String fn = e.getKey();
             List<Remark> remarks = new ArrayList<>();
-            new Packetizer(PacketizerOptions.builder().width(8).params(PARAMS.get(fn)).targetCpu("haswell").remarks(remarks::add).build())
+            new Packetizer(PacketizerOptions.builder().valueNames(true).width(8).params(PARAMS.get(fn)).targetCpu("haswell").remarks(remarks::add).build())
                 .run(m, fn, fn + "_s8");
             String ir = m.function(fn + "_s8").orElseThrow().print();
             long splits = remarks.stream().filter(r -> r.message().startsWith(SPLIT)).count();
