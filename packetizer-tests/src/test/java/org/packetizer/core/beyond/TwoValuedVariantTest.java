@@ -100,7 +100,7 @@ class TwoValuedVariantTest {
     for (boolean masked : new boolean[] {false, true}) {
       String simd = fn + "_" + cpu.replace('-', '_') + "_" + offsets + (masked ? "_m" : "_v") + w;
       Knobs.with("packetizer.dynamicVariants.twoValued", "true", () -> Knobs.with("packetizer.dynamicVariants.offsets", offsets,
-          () -> new Packetizer(PacketizerOptions.builder().width(w).params(kinds).masked(masked).targetCpu(cpu).verifyEachPhase(true)
+          () -> new Packetizer(PacketizerOptions.builder().valueNames(true).width(w).params(kinds).masked(masked).targetCpu(cpu).verifyEachPhase(true)
               .build()).run(m, fn, simd)));
       String ir = m.function(simd).orElseThrow().print();
       // (the variant is there wherever the group pays for dynamic variants at all)
@@ -215,7 +215,7 @@ class TwoValuedVariantTest {
   void knob() {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "dynamic_variants.c", "-O2")) {
       PacketizationResult[] res = new PacketizationResult[1];
-      res[0] = new Packetizer(PacketizerOptions.builder().width(16).params("uvv").targetCpu("znver4").build()).run(m, "stencil_xy", "a16");
+      res[0] = new Packetizer(PacketizerOptions.builder().valueNames(true).width(16).params("uvv").targetCpu("znver4").build()).run(m, "stencil_xy", "a16");
       String a16 = m.function("a16").orElseThrow().print();
       assertTrue(a16.contains(".twotest:") && a16.contains(".two:"), a16);
       assertEquals(18, TableLookupTest.count(DynamicVariantsTest.block(a16, ".two:"), "load float"), a16);
@@ -223,11 +223,11 @@ class TwoValuedVariantTest {
       assertTrue(res[0].remarks().stream().anyMatch(k -> k.message().contains("two values (each active lane at the first or the last active lane's pointer) -> 18 scalar loads and 9 blends")),
           () -> res[0].remarks().toString());
       Knobs.with("packetizer.dynamicVariants.twoValued", "false", () -> res[0] = new Packetizer(
-          PacketizerOptions.builder().width(16).params("uvv").targetCpu("znver4").build()).run(m, "stencil_xy", "f16"));
+          PacketizerOptions.builder().valueNames(true).width(16).params("uvv").targetCpu("znver4").build()).run(m, "stencil_xy", "f16"));
       String f16 = m.function("f16").orElseThrow().print();
       assertTrue(f16.contains(".same:") && !f16.contains(".two"), f16);
       assertTrue(res[0].remarks().stream().noneMatch(k -> k.message().contains("two values")), () -> res[0].remarks().toString());
-      new Packetizer(PacketizerOptions.builder().width(8).params("uvv").targetCpu("haswell").build()).run(m, "stencil_xy", "a8");
+      new Packetizer(PacketizerOptions.builder().valueNames(true).width(8).params("uvv").targetCpu("haswell").build()).run(m, "stencil_xy", "a8");
       String a8 = m.function("a8").orElseThrow().print();
       assertTrue(a8.contains(".same:") && !a8.contains(".two"), a8);
     }
