@@ -925,18 +925,7 @@ public final class RefillDriver {
    */
   private static Value timedCall(IrBuilder b, Function clock, Value useRefill, Function plain, Function refill,
       List<Value> args, Block callPlain, Block callRefill, Block after, Value[] scripted) {
-    if (scripted != null) {
-      b.condBr(useRefill, callRefill, callPlain);
-      b.atEnd(callPlain);
-      b.call(plain, args, "");
-      b.br(after);
-      b.atEnd(callRefill);
-      b.call(refill, args, "");
-      b.br(after);
-      b.atEnd(after);
-      return b.mul(scripted[0], b.select(useRefill, scripted[2], scripted[1], ""), "cycles.scripted");
-    }
-    Value t0 = b.call(clock, List.of(), "t0");
+    Value t0 = scripted == null ? b.call(clock, List.of(), "t0") : null;
     b.condBr(useRefill, callRefill, callPlain);
     b.atEnd(callPlain);
     b.call(plain, args, "");
@@ -945,6 +934,7 @@ public final class RefillDriver {
     b.call(refill, args, "");
     b.br(after);
     b.atEnd(after);
+    if (scripted != null) return b.mul(scripted[0], b.select(useRefill, scripted[2], scripted[1], ""), "cycles.scripted");
     return b.sub(b.call(clock, List.of(), "t1"), t0, "cycles");
   }
 
