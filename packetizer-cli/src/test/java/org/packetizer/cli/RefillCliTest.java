@@ -3,6 +3,7 @@ package org.packetizer.cli;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.ir.LlvmContext;
@@ -54,6 +55,22 @@ class RefillCliTest {
       assertEquals("+avx512f,+avx512vl,+avx2,+avx,+fma",
           m.function("mandelbrot_map").orElseThrow().stringAttribute("target-features").orElse(""));
     }
+    // the generic bitcode retargeted by --target-cpu alone: the rule reads the features the CPU implies (its own
+    // attribute keeps the bitcode's baseline features), the AVX-512 route (vpexpand) on znver4, the AVX2 one on haswell
+    for (String cpu : List.of("znver4", "haswell")) {
+      r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "16", "--array-driver", "--refill=auto",
+          "--target-cpu", cpu, "--remarks", "-S", "-o", dir.resolve(cpu + ".ll").toString());
+      assertEquals(0, r.code(), r.err());
+      assertTrue(r.err().contains("lane refill (--refill=auto) at the loop at %"), cpu + ": " + r.err());
+      assertTrue(r.err().contains(cpu.equals("znver4") ? "a paired trial" : "a trial of three timed chunks"), cpu + ": " + r.err());
+      String ll = java.nio.file.Files.readString(dir.resolve(cpu + ".ll"));
+      assertEquals(cpu.equals("znver4"), ll.contains("llvm.x86.avx512.mask.expand"), cpu);
+    }
+    // an AVX-only CPU: still the plain driver
+    r = Cli.run(in.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=auto",
+        "--target-cpu", "ivybridge", "--remarks", "-o", out.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("lane refill not chosen (--refill=auto)") && r.err().contains("the target has neither AVX-512 nor AVX2"), r.err());
     // and --target-features naming neither AVX-512 nor AVX2 keeps the plain driver for a function compiled for AVX-512
     r = Cli.run(in512.toString(), "-f", "mandelbrot", "--params", "vvu", "-w", "8", "--array-driver", "--refill=auto",
         "--target-cpu", "x86-64-v2", "--target-features", "+sse4.2,+sse4.1,+ssse3", "--remarks", "-o", out.toString());

@@ -481,10 +481,15 @@ public final class RefillDriver {
    * The target features the code is generated for: the options' (what {@link PacketizerOptions#targetFeatures()}
    * promises: detection uses them instead of the function's; the command line's {@code --target-features} also
    * becomes the packet function's attribute after packetization), else the function's, else the host's (what a JIT
-   * without attributes compiles for).
+   * without attributes compiles for), preceded by the vector features the CPU implies
+   * ({@link org.packetizer.core.wrapper.HardwareWidth#impliedVectorFeatures}: the options' CPU, else the function's).
    */
   static String targetFeatures(Function f, PacketizerOptions options) {
-    return options.targetFeatures().or(() -> f.stringAttribute("target-features")).orElseGet(org.packetizer.core.ir.Llvm::hostCpuFeatures);
+    String features = options.targetFeatures().or(() -> f.stringAttribute("target-features"))
+        .orElseGet(org.packetizer.core.ir.Llvm::hostCpuFeatures);
+    // the CPU's own vector features too: LLVM compiles for the CPU and the string together
+    String cpu = options.targetCpu().or(() -> f.stringAttribute("target-cpu")).orElse("");
+    return org.packetizer.core.wrapper.HardwareWidth.impliedVectorFeatures(cpu, features) + features;
   }
 
   /**

@@ -61,6 +61,31 @@ public final class HardwareWidth {
       "pantherlake", "sierraforest", "grandridge", "clearwaterforest", "bdver1", "bdver2", "bdver3", "bdver4",
       "btver2", "znver1", "znver2", "znver3", "x86-64-v3");
 
+  /** x86 CPUs with AVX2 below AVX-512 (the AVX CPUs without it — Sandy/Ivy Bridge, Bulldozer 1–3, Jaguar — left out). */
+  private static final Set<String> AVX2_CPUS = Set.of(
+      "haswell", "core-avx2", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "arrowlake", "arrowlake-s",
+      "lunarlake", "gracemont", "pantherlake", "sierraforest", "grandridge", "clearwaterforest", "bdver4", "znver1",
+      "znver2", "znver3", "x86-64-v3");
+
+  /**
+   * The vector features an x86 CPU name implies, as a prefix for a feature string ({@code "+avx2,+avx512f,+avx512vl,"},
+   * {@code "+avx2,"} or {@code ""}), for code that tests a feature string where LLVM compiles for the CPU and the string
+   * together (a generic bitcode retargeted by {@code --target-cpu} alone keeps its baseline features attribute). Nothing
+   * where {@code features} switches the level off ({@link #of(String, String)}); AVX-512 only with AVX512VL (not Knights
+   * Landing/Mill).
+   */
+  public static String impliedVectorFeatures(String cpu, String features) {
+    String c = cpu == null ? "" : cpu.strip().toLowerCase(Locale.ROOT);
+    int level = of(c, features);
+    boolean avx2Off = Boolean.FALSE.equals(parseFeatures(features).get("avx2"));
+    if (AVX512_CPUS.contains(c) && !c.startsWith("kn") && level == AVX512 && !avx2Off
+        && !Boolean.FALSE.equals(parseFeatures(features).get("avx512vl"))) {
+      return "+avx2,+avx512f,+avx512vl,";
+    }
+    if ((AVX512_CPUS.contains(c) || AVX2_CPUS.contains(c)) && level >= AVX && !avx2Off) return "+avx2,";
+    return "";
+  }
+
   /** Pre-SSE x86 CPUs (no 128-bit float registers). */
   private static final Set<String> SCALAR_CPUS = Set.of(
       "i386", "i486", "i586", "pentium", "pentium-mmx", "i686", "pentiumpro", "pentium2", "k6", "k6-2", "k6-3",

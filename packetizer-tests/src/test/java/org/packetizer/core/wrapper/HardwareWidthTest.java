@@ -84,4 +84,30 @@ class HardwareWidthTest {
       assertEquals(HardwareWidth.host(), e.width());
     }
   }
+
+  /**
+   * The vector features a CPU name implies for the refill rule's feature tests (a generic bitcode retargeted by
+   * --target-cpu alone): AVX-512 with VL, AVX2 without AVX-512, nothing for AVX-only or older CPUs, and nothing the
+   * feature string switches off.
+   */
+  @ParameterizedTest(name = "{0} [{1}] -> {2}")
+  @CsvSource(delimiter = ';', value = {
+      "znver4; +cx8,+sse2; +avx2,+avx512f,+avx512vl,",
+      "skylake-avx512; ; +avx2,+avx512f,+avx512vl,",
+      "x86-64-v4; +sse4.2; +avx2,+avx512f,+avx512vl,",
+      "znver4; -avx512f; +avx2,",
+      "znver4; -avx512vl; +avx2,",
+      "znver4; -avx2; ''",
+      "knl; ; +avx2,",
+      "haswell; +cx8,+sse2; +avx2,",
+      "znver3; ; +avx2,",
+      "haswell; -avx; ''",
+      "ivybridge; ; ''",
+      "bdver2; ; ''",
+      "x86-64-v2; +avx512f; ''",
+      "x86-64; ; ''",
+      "; +avx2; ''"})
+  void impliedVectorFeatures(String cpu, String features, String want) {
+    assertEquals(want, HardwareWidth.impliedVectorFeatures(cpu, features));
+  }
 }
