@@ -1716,30 +1716,11 @@ final class MemoryWidener extends EmissionPhase {
     return phi;
   }
 
-  /**
-   * Whether a byte load whose address advances by one byte per iteration of its loop reads a window
-   * of 8 bytes per lane once every 8 iterations ({@link #byteWindow}) at packet width {@code w}:
-   * {@code -Dpacketizer.byteWindows=auto} (the default) from {@link #BYTE_WINDOW_MIN_WIDTH} lanes,
-   * {@code true} at every width, {@code false} never. Measured on strhash (docs/performance.md): W16
-   * 1.36x -> 2.01x (random inputs) and 1.64x -> 2.44x (coherent) over scalar, where the per-lane loads'
-   * 16 lane addresses do not fit the general registers and spill; W8/AVX2, with the constant shift and
-   * the lane order of {@link #windowOrder}, 1.57x -> 1.98x (random, medians under load) and 1.92x ->
-   * 2.48x (coherent); W4/SSE4.2 no faster (1.16x both). Read at each use, so that a test can set it.
-   */
-  static boolean byteWindows(int w) {
-    String v = System.getProperty("packetizer.byteWindows", "auto");
-    return switch (v) {
-      case "false" -> false;
-      case "true" -> true;
-      default -> w >= BYTE_WINDOW_MIN_WIDTH;
-    };
-  }
+  /** {@link ByteWindows#on}. */
+  static boolean byteWindows(int w) { return ByteWindows.on(w); }
 
-  /** The packet width from which {@link #byteWindows} is on by default. */
-  static final int BYTE_WINDOW_MIN_WIDTH = 8;
-
-  /** Bytes per window of {@link #byteWindow}: one unaligned 8-byte load per lane. */
-  static final int WINDOW_BYTES = 8;
+  /** {@link ByteWindows#BYTES}. */
+  static final int WINDOW_BYTES = ByteWindows.BYTES;
 
   /** Bytes per page, the granule of {@link #byteWindow}'s fault argument (the smallest x86 and AArch64 page). */
   static final long PAGE_BYTES = 4096;
