@@ -428,8 +428,8 @@ public final class RefillDriver {
         + split.state().size() + " values of state per lane; "
         + (ic > 1 ? ic + " independent sets of " + w + " lanes, each with its own refill state, one iteration of each per step"
             + " (interleave count " + ic + "); " : "")
-        + (blocks ? "a refill round every k iterations, k = ⌊√(" + BLOCK_SCALE + "·T)⌋ (1 to " + MAX_BLOCK + "), T the measured"
-            + " iterations per element, adapted at every round; " : "a refill round when " + minFree(w, options) + " of " + w
+        + (blocks ? "a refill round every k iterations, k = ⌊√(" + BLOCK_SCALE + "·T" + (split.budget() > 1 ? "/" + split.budget() : "")
+            + ")⌋ (1 to " + MAX_BLOCK + "), T the measured iterations per element, adapted at every round; " : "a refill round when " + minFree(w, options) + " of " + w
             + " lanes are free; ")
         + "free lanes take the next elements by "
         + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
@@ -1930,6 +1930,9 @@ public final class RefillDriver {
         if (blockScale > 0) {
           Value started = b.max(next3, b.constInt(sizeT, 1), true, "started");
           Value budget = b.mul(total, b.constInt(sizeT, (long) blockScale * w * ic), "block.budget");
+          // with an iteration budget B a step costs up to B iterations: the round's cost over a step's is
+          // B times smaller, so c/B (T counts steps, not iterations)
+          if (split.budget() > 1) budget = b.binop(Opcode.UDIV, budget, b.constInt(sizeT, split.budget()), "block.budget.steps");
           Value k1 = b.add(block, b.constInt(sizeT, 1), "");
           Value up = b.and(b.icmpUlt(block, b.constInt(sizeT, MAX_BLOCK), ""),
               b.not(b.icmpUlt(budget, b.mul(b.mul(k1, k1, ""), started, ""), ""), ""), "block.up");
