@@ -6,6 +6,8 @@
 ; SHAPES:     lane refill (--refill) at the loop at %loop
 ; SHAPES-NOT: iterations of the loop (iter keeps
 ; CHECK-LABEL: define void @hash_map(ptr %s, ptr %start, ptr %len, ptr %out, i64 %n)
+; CHECK:       run.check:
+; CHECK:       %block.budget = shl i64 %iterations, 6
 ; CHECK:       iterate:
 ; CHECK-NOT:   budget
 ; CHECK-NOT:   load i64

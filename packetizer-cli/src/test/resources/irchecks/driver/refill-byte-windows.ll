@@ -2,11 +2,15 @@
 ; (issue 17, eighteenth round): the refill iteration keeps the loop with a uniform budget of 8 iterations
 ; (-Dpacketizer.refill.iterBudget=auto), so the byte load reads one 8-byte window per lane every 8 iterations
 ; (16 i64 loads at a reload, a shift by a byte in the other iterations) and the finaliser runs after the inner loop,
-; once per driver iteration; without the budget the iteration is 16 single-byte loads, selects and inserts, and the
+; once per driver iteration; the refill blocks count driver iterations of up to 8 loop iterations, so k = sqrt(4T/8)
+; (c·IC·W·steps / 8: 64/8, a shift by 3); without the budget the iteration is 16 single-byte loads, selects and inserts, and the
 ; finaliser, every iteration (refill-byte-windows-knob-off.ll).
 ; RUN: packetize -f hash -w 16 --params uvv --array-driver --refill --remarks
 ; SHAPES: each iteration of the driver runs up to 8 iterations of the loop
 ; CHECK-LABEL: define void @hash_map(ptr %s, ptr %start, ptr %len, ptr %out, i64 %n)
+; CHECK:       run.check:
+; CHECK:       shl i64 %iterations, 3
+; CHECK-NEXT:  %block.budget.steps{{[0-9]*}} = and i64
 ; CHECK:       iterate:
 ; CHECK:       br label %loop.i
 ; CHECK:       loop.i:
