@@ -226,7 +226,7 @@ final class RefillSplit {
       // reads bytes the way the packet loop's byte windows read them
       if (budget > 1 && whyMasked.isPresent() && budgetApplies(best)) {
         iter.delete();
-        iter = null;
+        iter = null; // (not deleted twice if the next line fails)
         iter = iterFunction(module, temp, fn, retT, iterParams, state, uniformArgs);
         new Part(module, scalar, iter, iterRegion, h, h, headerPhis, liveIns, iterMap(iter, temp, state, uniformArgs), retT, rt)
             .budget(budget).build();
@@ -533,10 +533,7 @@ final class RefillSplit {
             b.condBr(b.icmpUlt(next, b.i32(budget), "budget.left"), bmap.get(h), out);
             count.addIncoming(next, e.getValue());
             for (Value phi : headerPhis) {
-              Value in = null;
-              for (int i = 0; i < phi.incomingCount(); i++) if (phi.incomingBlock(i).equals(e.getKey())) in = phi.incomingValue(i);
-              if (in == null) throw new IllegalStateException("no incoming value of " + phi.describe() + " from " + e.getKey().describe());
-              fromState.get(phi).addIncoming(map(in), e.getValue());
+              fromState.get(phi).addIncoming(map(incoming(phi, e.getKey())), e.getValue());
             }
             b.atEnd(out);
           }
@@ -544,10 +541,7 @@ final class RefillSplit {
           agg = b.insertValue(agg, b.i1(true), 0, "");
           int k = 1;
           for (Value phi : headerPhis) {
-            Value in = null;
-            for (int i = 0; i < phi.incomingCount(); i++) if (phi.incomingBlock(i).equals(e.getKey())) in = phi.incomingValue(i);
-            if (in == null) throw new IllegalStateException("no incoming value of " + phi.describe() + " from " + e.getKey().describe());
-            agg = b.insertValue(agg, map(in), k++, "");
+            agg = b.insertValue(agg, map(incoming(phi, e.getKey())), k++, "");
           }
           for (Value v : liveIns) agg = b.insertValue(agg, map(v), k++, "");
           b.ret(agg);
@@ -563,6 +557,12 @@ final class RefillSplit {
           b.ret(agg);
         }
       }
+    }
+
+    /** The value {@code phi} (of H) takes on the edge from {@code from}. */
+    private static Value incoming(Value phi, Block from) {
+      for (int i = 0; i < phi.incomingCount(); i++) if (phi.incomingBlock(i).equals(from)) return phi.incomingValue(i);
+      throw new IllegalStateException("no incoming value of " + phi.describe() + " from " + from.describe());
     }
 
     private Value map(Value v) {
