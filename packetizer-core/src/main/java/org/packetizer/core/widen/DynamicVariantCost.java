@@ -96,6 +96,22 @@ public final class DynamicVariantCost {
     return hasVectorMember;
   }
 
+  /**
+   * Whether the narrow-offset route rebuilds pointers where it needs them instead of taking lanes of the roots'
+   * 64-bit pointer vectors: the consecutive pre-test's last active lane from its narrow offsets, and, on the per-lane
+   * path, the roots' pointer vectors from the uniform base and the offsets' packets (so that x86 gathers see base +
+   * 32-bit index, as they do without dynamic variants; built in the entry block and used across the branches they
+   * are 64-bit vectors). Knob {@code -Dpacketizer.dynamicVariants.localPointers=auto|true|false}; {@code auto}, the
+   * default, for groups with a vector-typed load (measured on the SLP'd bilinear fetch, docs/performance.md); groups
+   * of scalar loads keep their code unchanged.
+   */
+  static boolean localPointers(boolean hasVectorMember) {
+    String v = System.getProperty("packetizer.dynamicVariants.localPointers", "auto");
+    if ("false".equalsIgnoreCase(v)) return false;
+    if ("true".equalsIgnoreCase(v)) return true;
+    return hasVectorMember;
+  }
+
   /** Instructions of the run-time test for W 64-bit pointers in registers of {@code registerBytes}. */
   static int testCost(int w, int registerBytes) {
     int perCompare = (8 * w + registerBytes - 1) / Math.max(1, registerBytes);

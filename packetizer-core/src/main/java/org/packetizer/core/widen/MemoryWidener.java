@@ -1381,6 +1381,19 @@ final class MemoryWidener extends EmissionPhase {
       }
     }
     boolean narrowRoute = levelsOf != null;
+    boolean localPointers = DynamicVariantCost.localPointers(group.stream().anyMatch(x -> x.type().isVector()));
+    // (the consecutive test on the narrow offsets: every root one varying offset, indexing elements of elem bytes)
+    boolean narrowConsecutive = narrowRoute && localPointers && elem > 0;
+    for (int j = 0; narrowConsecutive && j < nr; j++) {
+      int varying = 0;
+      for (Value level : levelsOf.get(j)) {
+        if (!uniform(level.operand(1))) {
+          varying++;
+          if (st.module().allocSize(level.gepSourceElementType()) != elem) varying = 2;
+        }
+      }
+      narrowConsecutive = varying == 1;
+    }
     Block pre = b.currentBlock();
     Value[] pf = new Value[nr], r0 = new Value[nr], rl = new Value[nr], pl = new Value[nr], ri = new Value[nr];
     Value cand = null, offsetsEqual = null;
@@ -1502,7 +1515,10 @@ final class MemoryWidener extends EmissionPhase {
         Value maybe = null;
         for (int j = 0; j < nr; j++) {
           r0[j] = b.cast(Opcode.PTRTOINT, pf[j], i64, "dyn.lane");
-          Value rlc = b.cast(Opcode.PTRTOINT, b.extractElement(rv.get(j), lastLane, ""), i64, "");
+          // (a group with a vector member: the last active lane's pointer rebuilt from its narrow offsets, as the
+          // two-valued test does, so that the 64-bit pointer vectors are still not built on this path)
+          Value rlc = b.cast(Opcode.PTRTOINT, localPointers ? rebuiltPointer(levelsOf.get(j), narrowLanes.get(j), lastLane)
+              : b.extractElement(rv.get(j), lastLane, ""), i64, "");
           Value d = b.sub(rlc, r0[j], "dyn.span");
           Value c = b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), "dyn.candidate");
           maybe = maybe == null ? c : b.and(maybe, c, "");
@@ -1511,15 +1527,29 @@ final class MemoryWidener extends EmissionPhase {
         vtest.moveAfter(test2);
         b.condBr(maybe, vtest, fail);
         b.atEnd(vtest);
-        for (int j = 0; j < nr; j++) ri[j] = b.cast(Opcode.PTRTOINT, rv.get(j), i64.vectorOf(w), "dyn.lanes");
+        if (!narrowConsecutive) for (int j = 0; j < nr; j++) ri[j] = b.cast(Opcode.PTRTOINT, rv.get(j), i64.vectorOf(w), "dyn.lanes");
       }
       List<Value> steps = new ArrayList<>();
       for (int k = 0; k < w; k++) steps.add(b.i64(k * elem));
       Value allCe = null;
       for (int j = 0; j < nr; j++) {
-        Value lane0 = full ? r0[j] : b.sub(r0[j], b.mul(first, b.i64(elem), ""), "dyn.lane0");
-        Value expect = b.add(b.splat(lane0, w, ""), b.constVector(steps), "");
-        Value ce = b.icmpEq(ri[j], expect, "dyn.consecutive");
+        Value ce;
+        if (narrowConsecutive) {
+          // on the root's one varying narrow offset n (its element of elem bytes): lane k's n is the first active
+          // lane's + (k - first), wrapping; exact with the pre-test, which found the last active lane's pointer
+          // (l - first) * elem past the first's, so that n does not wrap between them and the pointers step by elem
+          Value nv = narrowLanes.get(j).get(0);
+          Type nt = nv.type().scalarType();
+          List<Value> iota = new ArrayList<>();
+          for (int k = 0; k < w; k++) iota.add(b.constInt(nt, k));
+          Value fn = nt.intWidth() == 64 ? first : b.cast(Opcode.TRUNC, first, nt, "");
+          Value n0 = b.sub(b.extractElement(nv, first, ""), fn, "dyn.off.lane0");
+          ce = b.icmpEq(nv, b.add(b.splat(n0, w, ""), b.constVector(iota), ""), "dyn.consecutive");
+        } else {
+          Value lane0 = full ? r0[j] : b.sub(r0[j], b.mul(first, b.i64(elem), ""), "dyn.lane0");
+          Value expect = b.add(b.splat(lane0, w, ""), b.constVector(steps), "");
+          ce = b.icmpEq(ri[j], expect, "dyn.consecutive");
+        }
         allCe = allCe == null ? ce : b.and(allCe, ce, "");
       }
       if (!full) allCe = b.or(allCe, notMask, "");
@@ -1634,7 +1664,14 @@ final class MemoryWidener extends EmissionPhase {
     // otherwise: what this widener emits for each member without dynamic variants
     b.atEnd(other);
     List<Value> otherValues = new ArrayList<>();
-    for (int j = 0; j < group.size(); j++) otherValues.add(fallbackLoad(group.get(j), rv.get(rootOf[j])));
+    // (a group with a vector member: its elements' pointer vectors rebuilt here from the uniform base, plus the element's
+    // constant offset, and the offsets' packets, so that x86 gathers see a base and 32-bit indices where the offsets are
+    // sign-extended: one 16-lane gather per element on AVX-512 instead of two 8-lane ones off the 64-bit pointers)
+    for (int j = 0; j < group.size(); j++) {
+      Value mem = group.get(j);
+      List<Value> levels = localPointers && mem.type().isVector() ? narrowOffsetLevels(roots.get(rootOf[j])) : null;
+      otherValues.add(levels != null ? rebuiltGathers(mem, levels) : fallbackLoad(mem, rv.get(rootOf[j])));
+    }
     Block otherEnd = b.currentBlock();
     b.br(join);
     join.moveAfter(otherEnd);
@@ -1649,6 +1686,51 @@ final class MemoryWidener extends EmissionPhase {
       dynamicDone.put(mem, phi);
     }
     return offsets;
+  }
+
+  /** Lane {@code lane}'s pointer of a root rebuilt from its uniform base and its narrow offsets' lanes ({@code narrow}, in level order). */
+  private Value rebuiltPointer(List<Value> levels, List<Value> narrow, Value lane) {
+    Value p = scal(levels.get(0).operand(0));
+    int k = 0;
+    for (Value level : levels) {
+      Value idx = level.operand(1);
+      Value si;
+      if (uniform(idx)) {
+        si = scal(idx);
+      } else {
+        Value nv = narrow.get(k++);
+        Value nl = b.extractElement(nv, lane, "");
+        si = nv.type().scalarType().equals(idx.type()) ? nl : b.cast(st.ssa().opcode(idx), nl, idx.type(), "");
+      }
+      p = b.gep(level.gepSourceElementType(), p, List.of(si), false, "");
+    }
+    return p;
+  }
+
+  /** A vector member's per-lane path: one gather per element, off pointers rebuilt by {@link #rebuiltPointers}. */
+  private Value rebuiltGathers(Value mem, List<Value> levels) {
+    Type t = mem.type();
+    long off = windowOffset(mem.operand(0));
+    int align = Math.max(1, mem.alignment());
+    st.remark(Remark.Kind.MEMORY, current(), mem, "load of " + t + " became one gather per element off the uniform base and the offsets (the path of"
+        + " dynamic variants where the lanes' pointers are neither equal nor consecutive)");
+    return loadLeaves(mem, t, 0, (lt, o) -> gatherOrCascade(mem, lt, rebuiltPointers(levels, off + o), partAlignment(align, off + o), ""));
+  }
+
+  /**
+   * A root's pointer vector plus {@code bytes} rebuilt at the builder from its uniform base (the bytes added to it) and its offsets'
+   * packets: vector GEPs off a scalar base, which x86 gathers take as base + index.
+   */
+  private Value rebuiltPointers(List<Value> levels, long bytes) {
+    Value p = scal(levels.get(0).operand(0));
+    if (bytes != 0) p = b.gep(st.context().i8(), p, List.of(b.i64(bytes)), false, "");
+    for (Value level : levels) {
+      Value idx = level.operand(1);
+      // (a sign-extended narrow offset as the index itself: a GEP sign-extends it alike, and x86 gathers it with 32-bit indices)
+      Value at = uniform(idx) ? scal(idx) : idx.isInstruction() && st.ssa().opcode(idx) == Opcode.SEXT ? vec(narrowOffset(idx)) : vec(idx);
+      p = b.gep(level.gepSourceElementType(), p, List.of(at), false, "");
+    }
+    return p;
   }
 
   /**
