@@ -3,11 +3,14 @@
 ; into two <2 x float> loads off two varying roots on one base (%p, %q). Both join ONE group behind ONE
 ; test (knob -Dpacketizer.dynamicVariants.mergeRoots=auto: groups with a vector load), each test the
 ; conjunction over the roots: all equal compares both roots' narrow offsets (%i, %j) and loads each
-; <2 x float> once, broadcast by one shuffle; consecutive (the lanes' pointers a float apart) loads
-; each element of each pair as one <16 x float> (element 1 at +4 bytes); two values loads each pair at
-; the first and the last lane's pointers and blends by the first-lane compare (repeated for both
-; elements); otherwise the gathers the pairs got before (one per element). Before this round the two
-; loads were one gather per element with no test at all.
+; <2 x float> once, broadcast by one shuffle; consecutive (the lanes' pointers a float apart: the
+; pre-test on the last lane's pointer rebuilt from its offsets, then the offsets against the first
+; lane's plus 0..15; InstCombine rewrites %j's compare in terms of %i) loads each element of each pair
+; as one <16 x float> (element 1 at +4 bytes); two values loads each pair at the first and the last
+; lane's pointers and blends by the first-lane compare (repeated for both elements); otherwise one
+; gather per element, off %t (+4 for element 1) and the sign-extended offsets, which x86 gathers with
+; 32-bit indices. No <16 x ptr> is built before the per-lane path. Before this round the two loads
+; were one gather per element with no test at all.
 ; RUN: packetize -f bilinear -w 16 --params uvv --target-cpu=znver4 --remarks
 ; CHECK-LABEL: define <16 x float> @bilinear_simd16(ptr %t, <16 x float> %u, <16 x float> %v)
 ; CHECK:       %dyn.off.eq = icmp eq <16 x i32> %i,
@@ -21,11 +24,17 @@
 ; CHECK-NEXT:  shufflevector <2 x float> [[C]], <2 x float> poison, <32 x i32> <i32 0, i32 0,
 ; CHECK-NEXT:  br label %entry1.dyn
 ; CHECK:       entry1.notsame:
-; CHECK:       %dyn.candidate = icmp eq i64 %dyn.span, 60
-; CHECK:       %dyn.candidate{{[0-9]+}} = icmp eq i64 %dyn.span{{[0-9]+}}, 60
+; CHECK-NOT:   <16 x ptr>
+; CHECK:       extractelement <16 x i32> %i, i64 15
+; CHECK:       %dyn.candidate = icmp eq i64 {{%[\w.]+}}, 60
+; CHECK-NOT:   <16 x ptr>
+; CHECK:       extractelement <16 x i32> %j, i64 15
+; CHECK:       %dyn.candidate{{[0-9]+}} = icmp eq i64 {{%[\w.]+}}, 60
 ; CHECK:       entry1.consecutivetest:
-; CHECK:       icmp ne <16 x i64> {{%[\w.]+}}, %dyn.lanes
-; CHECK-NEXT:  icmp ne <16 x i64> {{%[\w.]+}}, %dyn.lanes{{[0-9]+}}
+; CHECK-NOT:   <16 x ptr>
+; CHECK:       icmp ne <16 x i32> %i,
+; CHECK-NOT:   <16 x ptr>
+; CHECK:       br i1 {{%[\w.]+}}, label %entry1.consecutive, label %entry1.twotest
 ; CHECK:       entry1.consecutive:
 ; CHECK-NEXT:  load <16 x float>, ptr %dyn.ptr, align 4
 ; CHECK-NEXT:  getelementptr i8, ptr %dyn.ptr, i64 4
@@ -42,11 +51,16 @@
 ; CHECK:       entry1.two:
 ; CHECK-NOT:   <16 x ptr>
 ; CHECK:       load <2 x float>, ptr %dyn.ptr,
-; CHECK-NEXT:  load <2 x float>, ptr %dyn.ptr.last,
+; CHECK-NEXT:  load <2 x float>, ptr {{%[\w.]+}},
 ; CHECK:       [[REP:%[\w.]+]] = shufflevector <16 x i1> [[EQ]], <16 x i1> poison, <32 x i32>
 ; CHECK-NEXT:  %dyn.blend = select <32 x i1> [[REP]],
 ; CHECK:       entry1.lanes:
-; CHECK:       @llvm.masked.gather.v16f32.v16p0(<16 x ptr> %p,
+; CHECK-NEXT:  [[X:%[\w.]+]] = sext <16 x i32> %i to <16 x i64>
+; CHECK-NEXT:  [[P:%[\w.]+]] = getelementptr float, ptr %t, <16 x i64> [[X]]
+; CHECK-NEXT:  @llvm.masked.gather.v16f32.v16p0(<16 x ptr> [[P]],
+; CHECK-NEXT:  [[T4:%[\w.]+]] = getelementptr i8, ptr %t, i64 4
+; CHECK-NEXT:  [[P4:%[\w.]+]] = getelementptr float, ptr [[T4]], <16 x i64> [[X]]
+; CHECK-NEXT:  @llvm.masked.gather.v16f32.v16p0(<16 x ptr> [[P4]],
 ; CHECK:       .dyn:
 ; CHECK-NEXT:  %ab = phi <32 x float> [ {{%[\w.]+}}, %entry1.same ], [ {{%[\w.]+}}, %entry1.consecutive ], [ %dyn.blend, %entry1.two ], [ {{%[\w.]+}}, %entry1.lanes ]
 ; CHECK-NEXT:  %cd = phi <32 x float>
