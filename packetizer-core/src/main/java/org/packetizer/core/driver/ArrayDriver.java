@@ -241,8 +241,10 @@ public final class ArrayDriver {
    */
   private static Ic interleave(Function scalar, int w, PacketizerOptions options, List<ParamKind> kinds, boolean refill,
       Function packetFunction) {
-    Interleave.Choice choice = refill ? Interleave.chooseForRefill(scalar, w, options.interleave(), kinds)
-        : Interleave.choose(scalar, w, options.interleave(), kinds, packetFunction);
+    // the target the code is generated for: the options' CPU and features, else the function's, else the host's
+    String cpu = options.targetCpu().orElse(null), features = options.targetFeatures().orElse(null);
+    Interleave.Choice choice = refill ? Interleave.chooseForRefill(scalar, w, options.interleave(), kinds, cpu, features)
+        : Interleave.choose(scalar, w, options.interleave(), kinds, packetFunction, cpu, features);
     int hw = options.hardwareWidth() > 0 ? options.hardwareWidth()
         : org.packetizer.core.wrapper.HardwareWidth.resolve(scalar, options.targetCpu().orElse(null),
             options.targetFeatures().orElse(null)).width();

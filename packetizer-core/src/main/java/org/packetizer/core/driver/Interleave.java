@@ -136,13 +136,37 @@ public final class Interleave {
    * #straightLineRule}).
    */
   public static Choice choose(Function scalar, int w, int forced, List<org.packetizer.core.api.ParamKind> kinds, Function packet) {
-    HardwareWidth.Target t = HardwareWidth.resolve(scalar, null, null);
+    return choose(scalar, w, forced, kinds, packet, null, null);
+  }
+
+  /**
+   * {@link #choose(Function, int, int, List, Function)} for the code generated with {@code cpu} and {@code features}
+   * (the options' {@code --target-cpu} / {@code --target-features}; null: the function's attributes, else the host's):
+   * the register width and count and the latency table ({@link Latency}) follow that target, with the vector features
+   * the CPU implies (a generic bitcode retargeted by a CPU name alone keeps its baseline features attribute).
+   */
+  public static Choice choose(Function scalar, int w, int forced, List<org.packetizer.core.api.ParamKind> kinds, Function packet,
+      String cpu, String features) {
+    Registers r = registers(scalar, cpu, features);
+    return choose(scalar, w, forced, r.bits, r.count, r.arm, kinds, false, packet, r.cpu);
+  }
+
+  /** The target's vector registers as the rule sees them: width in bits, count, AArch64, CPU name for the latencies. */
+  record Registers(int bits, int count, boolean arm, String cpu) {}
+
+  /**
+   * The vector registers of the target {@code cpu}/{@code features} (null: detected for {@code scalar}): AVX-512
+   * (by the features or by what the CPU name implies, {@link HardwareWidth#of(String, String, String, long)}) and
+   * AArch64 have 32, SSE/AVX 16; the width is the detected hardware width (a {@code prefer-vector-width} attribute
+   * narrows it, not the count).
+   */
+  static Registers registers(Function scalar, String cpu, String features) {
+    HardwareWidth.Target t = HardwareWidth.resolve(scalar, cpu, features);
     String triple = scalar.module().targetTriple();
     boolean arm = triple.startsWith("aarch64") || triple.startsWith("arm64");
     int lanes32 = Math.max(1, t.width());
-    int regBits = Math.max(128, lanes32 * 32);
-    int registers = arm || t.width() >= 16 ? 32 : 16;
-    return choose(scalar, w, forced, regBits, registers, arm, kinds, false, packet);
+    boolean avx512 = HardwareWidth.of(triple, t.cpu(), t.features(), HardwareWidth.vscaleMin(scalar)) >= HardwareWidth.AVX512;
+    return new Registers(Math.max(128, lanes32 * 32), arm || avx512 ? 32 : 16, arm, t.cpu());
   }
 
   /** {@link #choose(Function, int, int)} with the target's register width and count given. */
@@ -158,11 +182,14 @@ public final class Interleave {
    * live value).
    */
   public static Choice chooseForRefill(Function scalar, int w, int forced, List<org.packetizer.core.api.ParamKind> kinds) {
-    HardwareWidth.Target t = HardwareWidth.resolve(scalar, null, null);
-    String triple = scalar.module().targetTriple();
-    boolean arm = triple.startsWith("aarch64") || triple.startsWith("arm64");
-    int lanes32 = Math.max(1, t.width());
-    return choose(scalar, w, forced, Math.max(128, lanes32 * 32), arm || t.width() >= 16 ? 32 : 16, arm, kinds, true);
+    return chooseForRefill(scalar, w, forced, kinds, null, null);
+  }
+
+  /** {@link #chooseForRefill(Function, int, int, List)} for the target {@code cpu}/{@code features} (null: detected). */
+  public static Choice chooseForRefill(Function scalar, int w, int forced, List<org.packetizer.core.api.ParamKind> kinds,
+      String cpu, String features) {
+    Registers r = registers(scalar, cpu, features);
+    return choose(scalar, w, forced, r.bits, r.count, r.arm, kinds, true, null, r.cpu);
   }
 
   /** The rule with everything given; {@code kinds} may be null (all parameters varying). */
@@ -180,6 +207,14 @@ public final class Interleave {
   /** The rule with everything given and the packet function ({@code null}: not known; {@link PacketEstimate}). */
   public static Choice choose(Function scalar, int w, int forced, int regBits, int registers, boolean arm,
       List<org.packetizer.core.api.ParamKind> kinds, boolean refill, Function packet) {
+    return choose(scalar, w, forced, regBits, registers, arm, kinds, refill, packet,
+        HardwareWidth.resolve(scalar, null, null).cpu());
+  }
+
+  /** The rule with everything given; {@code cpu} chooses the latency table ({@link Latency#family}). */
+  public static Choice choose(Function scalar, int w, int forced, int regBits, int registers, boolean arm,
+      List<org.packetizer.core.api.ParamKind> kinds, boolean refill, Function packet, String cpu) {
+    Latency.Family family = Latency.family(cpu, arm);
     Set<Long> uniformArgs = new HashSet<>();
     if (kinds != null) {
       for (int i = 0; i < Math.min(kinds.size(), scalar.paramCount()); i++) {
@@ -193,7 +228,7 @@ public final class Interleave {
     // round: ao W16 21-22 % and binomial W16 1-7 % faster, docs/performance.md)
     boolean lowThreshold = 2 * w <= 16 || !sixteenLaneLimit() || onlyCheapCalls(scalar);
     for (Map.Entry<Block, Set<Block>> e : innermostLoops(scalar).entrySet()) {
-      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, uniformArgs, refill, lowThreshold));
+      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, family, uniformArgs, refill, lowThreshold));
     }
     if (forced > 0) return new Choice(forced, true, loops);
     if (loops.isEmpty() && !refill && w * 32 <= regBits && 2 * w <= MAX_MATH_LANES && straightLineMathRule()) {
@@ -206,7 +241,6 @@ public final class Interleave {
     if (loops.isEmpty() && !refill && packet != null && !packet.isDeclaration() && straightLineRule()) {
       if (straightLinePorts()) {
         // the port model (PortModel): a schedule of driver steps on the target's ports, window and dispatch width
-        String cpu = HardwareWidth.resolve(packet, null, null).cpu();
         PortModel.Estimate pm = PortModel.of(packet, regBits, cpu, arm);
         if (pm != null) {
           int ic = pm.gain() >= PORTS_MIN_GAIN ? 2 : 1;
@@ -215,7 +249,7 @@ public final class Interleave {
       }
       // no loops and no exact-math chain rule: the packet function's own estimate (emulated gathers, blends, the
       // helpers' bodies), two chains where it says they gain at least MIN_GAIN
-      PacketEstimate est = PacketEstimate.of(packet, regBits, arm);
+      PacketEstimate est = PacketEstimate.of(packet, regBits, arm, family);
       int ic = est.gain() >= MIN_GAIN ? 2 : 1;
       return new Choice(ic, false, loops, "no loops; " + est.describe() + " -> IC " + ic);
     }
@@ -382,6 +416,7 @@ public final class Interleave {
   }
 
   private static LoopEstimate estimate(Block header, Set<Block> body, int w, int regBits, int registers, boolean arm,
+      Latency.Family family,
       Set<Long> uniformArgs, boolean refill, boolean lowThreshold) {
     Set<Long> inLoop = new HashSet<>();
     for (Block b : body) inLoop.add(b.id());
@@ -422,7 +457,7 @@ public final class Interleave {
     for (Value phi : header.phis()) {
       for (int i = 0; i < phi.incomingCount(); i++) {
         if (!inLoop.contains(phi.incomingBlock(i).id())) continue;
-        double l = chain(phi.incomingValue(i), phi, instrs, new HashMap<>(), new HashSet<>(), arm);
+        double l = chain(phi.incomingValue(i), phi, instrs, new HashMap<>(), new HashSet<>(), family);
         latency = Math.max(latency, l);
       }
     }
@@ -590,7 +625,7 @@ public final class Interleave {
   }
 
   /** Latency of the longest chain from {@code phi} to {@code v} inside the loop (-inf when v does not depend on phi). */
-  private static double chain(Value v, Value phi, Map<Long, Value> instrs, Map<Long, Double> memo, Set<Long> visiting, boolean arm) {
+  private static double chain(Value v, Value phi, Map<Long, Value> instrs, Map<Long, Double> memo, Set<Long> visiting, Latency.Family family) {
     if (v.id() == phi.id()) return 0;
     if (!v.isInstruction() || !instrs.containsKey(v.id())) return Double.NEGATIVE_INFINITY;
     Double m = memo.get(v.id());
@@ -599,10 +634,10 @@ public final class Interleave {
     double best = Double.NEGATIVE_INFINITY;
     for (Value o : v.operands()) {
       if (o == null || o.isBasicBlockValue() || o.isConstant()) continue;
-      best = Math.max(best, chain(o, phi, instrs, memo, visiting, arm));
+      best = Math.max(best, chain(o, phi, instrs, memo, visiting, family));
     }
     visiting.remove(v.id());
-    double r = best == Double.NEGATIVE_INFINITY ? best : best + Latency.of(v, arm);
+    double r = best == Double.NEGATIVE_INFINITY ? best : best + Latency.of(v, family);
     memo.put(v.id(), r);
     return r;
   }

@@ -20,8 +20,53 @@ public final class Latency {
    */
   public static final double PER_LANE_ACCESS_CYCLES = 0.5;
 
-  /** Cycles from operands to result (typical of current x86 and AArch64 cores; vector and scalar alike). */
+  /**
+   * The latency table's CPU family (eighteenth round, the first Intel host): the entries differ where a family's
+   * latency differs enough to flip a decision. Only the integer multiply differs so far (vector multiplies of 16, 32
+   * and 64-bit elements, which is what a varying multiply of the scalar loop becomes):
+   * <ul>
+   *   <li>{@link #INTEL}, Intel's big cores from Haswell to Granite Rapids (incl. the Alder/Raptor Lake P-cores):
+   *       {@code vpmulld} 10 cycles (two uops), {@code vpmullq} 15 (three), {@code vpmullw} 5 (uops.info and Agner
+   *       Fog's instruction tables for Haswell, Skylake(-X), Ice Lake, Alder Lake-P);</li>
+   *   <li>{@link #GENERIC} (unnamed/generic x86 CPUs, AMD Zen, everything else): 3 cycles, what the table said before
+   *       (Zen 4: {@code vpmulld}/{@code vpmullq}/{@code vpmullw} 3; Zen 1-3 3-4), so znver4's decisions stay;</li>
+   *   <li>{@link #ARM}: AArch64 (its own float entries, below).</li>
+   * </ul>
+   * Checked and left alike (docs/performance.md, eighteenth round): fadd 3 (Haswell 3, Skylake and later 4, Zen 4 3),
+   * fmul 4 (Haswell 5, Skylake and later 4, Zen 4 3), FMA 4 (all), integer add/logic/shift 1 (all).
+   */
+  public enum Family {
+    GENERIC, INTEL, ARM;
+  }
+
+  /** Intel cores with the 10-cycle {@code vpmulld} (LLVM's CPU names). */
+  private static final java.util.Set<String> INTEL_CPUS = java.util.Set.of("haswell", "core-avx2", "broadwell", "skylake",
+      "skylake-avx512", "skx", "cascadelake", "cooperlake", "cannonlake", "icelake-client", "icelake-server", "tigerlake",
+      "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d", "alderlake", "raptorlake",
+      "meteorlake", "arrowlake", "arrowlake-s", "lunarlake", "pantherlake");
+
+  /** The family of {@code cpu} (an LLVM CPU name; null or unknown: {@link Family#GENERIC}). */
+  public static Family family(String cpu, boolean arm) {
+    if (arm) return Family.ARM;
+    if (!familyTables()) return Family.GENERIC;
+    String c = cpu == null ? "" : cpu.strip().toLowerCase(java.util.Locale.ROOT);
+    return INTEL_CPUS.contains(c) ? Family.INTEL : Family.GENERIC;
+  }
+
+  /**
+   * Knob {@code -Dpacketizer.latency.perCpu=false} (read at each use; a measuring switch): every x86 CPU takes the
+   * generic table, as before the eighteenth round.
+   */
+  static boolean familyTables() { return !"false".equals(System.getProperty("packetizer.latency.perCpu")); }
+
+  /** Cycles from operands to result on {@code arm} (true: AArch64, else generic x86). */
   static double of(Value v, boolean arm) {
+    return of(v, arm ? Family.ARM : Family.GENERIC);
+  }
+
+  /** Cycles from operands to result for {@code family} (vector and scalar alike). */
+  static double of(Value v, Family family) {
+    boolean arm = family == Family.ARM;
     Opcode op = v.opcode();
     boolean dbl = v.type().scalarType().isDouble();
     return switch (op) {
@@ -31,7 +76,7 @@ public final class Latency {
       case FREM -> 20;
       case FNEG -> 1;
       case FCMP -> 3;
-      case MUL -> 3;
+      case MUL -> family == Family.INTEL ? intelMul(v) : 3;
       case UDIV, SDIV, UREM, SREM -> 20;
       case LOAD -> 5;
       case SITOFP, UITOFP, FPTOSI, FPTOUI, FPEXT, FPTRUNC -> 4;
@@ -49,5 +94,12 @@ public final class Latency {
       case GEP, BITCAST, TRUNC, ZEXT, SEXT, FREEZE, EXTRACTVALUE, INSERTVALUE -> 1;
       default -> 1;
     };
+  }
+
+  /** An integer multiply on Intel: by element width, vpmullw 5, vpmulld 10, vpmullq 15 (bytes go through words). */
+  private static double intelMul(Value v) {
+    org.packetizer.core.ir.Type t = v.type().scalarType();
+    int bits = t.isInteger() ? t.intWidth() : 32;
+    return bits <= 16 ? 5 : bits <= 32 ? 10 : 15;
   }
 }

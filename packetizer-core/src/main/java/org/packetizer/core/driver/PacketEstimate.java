@@ -61,7 +61,12 @@ public record PacketEstimate(double ops, double path, double divider, int callee
 
   /** The estimate of {@code packet} with {@code regBits}-bit vector registers. */
   public static PacketEstimate of(Function packet, int regBits, boolean arm) {
-    Walk w = new Walk(regBits, arm);
+    return of(packet, regBits, arm, arm ? Latency.Family.ARM : Latency.Family.GENERIC);
+  }
+
+  /** {@link #of(Function, int, boolean)} with the latency table of the target's CPU family. */
+  public static PacketEstimate of(Function packet, int regBits, boolean arm, Latency.Family family) {
+    Walk w = new Walk(regBits, arm, family);
     double[] r = w.function(packet, new double[0], 0);
     return new PacketEstimate(r[1], r[0], w.divider, w.callees, packet.name());
   }
@@ -70,13 +75,15 @@ public record PacketEstimate(double ops, double path, double divider, int callee
   private static final class Walk {
     final int regBits;
     final boolean arm;
+    final Latency.Family family;
     double divider;
     int callees;
     final Map<Long, double[]> calleeMemo = new HashMap<>();
 
-    Walk(int regBits, boolean arm) {
+    Walk(int regBits, boolean arm, Latency.Family family) {
       this.regBits = regBits;
       this.arm = arm;
+      this.family = family;
     }
 
     /**
@@ -138,11 +145,11 @@ public record PacketEstimate(double ops, double path, double divider, int callee
         }
         case FDIV, FREM, UDIV, SDIV, UREM, SREM:
           divider += parts * (v.type().scalarType().isDouble() ? 8 : 5);
-          return new double[] {Latency.of(v, arm), parts};
+          return new double[] {Latency.of(v, family), parts};
         case CALL:
           return call(v, t, ready, depth, parts);
         default:
-          return new double[] {Latency.of(v, arm), parts};
+          return new double[] {Latency.of(v, family), parts};
       }
     }
 
@@ -167,10 +174,10 @@ public record PacketEstimate(double ops, double path, double divider, int callee
       if (name.startsWith("llvm.masked.load") || name.startsWith("llvm.masked.store")) return new double[] {7, 2.0 * parts};
       if (name.startsWith("llvm.sqrt")) {
         divider += parts * (v.type().scalarType().isDouble() ? 9 : 6);
-        return new double[] {Latency.of(v, arm), parts};
+        return new double[] {Latency.of(v, family), parts};
       }
       if (name.startsWith("llvm.")) {
-        double lat = Latency.of(v, arm);
+        double lat = Latency.of(v, family);
         return new double[] {lat >= 20 ? 3 : lat, parts};
       }
       // an unknown function: opaque, its cost unknown; counted as a call's overhead and a long latency
