@@ -96,8 +96,19 @@ public final class Latency {
     };
   }
 
-  /** An integer multiply on Intel: by element width, vpmullw 5, vpmulld 10, vpmullq 15 (bytes go through words). */
+  /**
+   * An integer multiply on Intel: by element width, vpmullw 5, vpmulld 10, vpmullq 15 (bytes go through words); by a
+   * constant 2^k+1 or 2^k-1 (e.g. 33 of Bernstein's hash) 2, a shift and an add or subtract, as LLVM's x86 back end
+   * lowers it.
+   */
   private static double intelMul(Value v) {
+    for (int i = 0; i < 2; i++) {
+      Value o = v.operand(i);
+      if (o != null && o.isConstantInt() && o.type().intWidth() <= 64) {
+        long c = o.constIntZExt();
+        if (c > 1 && (Long.bitCount(c + 1) == 1 || Long.bitCount(c - 1) == 1)) return 2;
+      }
+    }
     org.packetizer.core.ir.Type t = v.type().scalarType();
     int bits = t.isInteger() ? t.intWidth() : 32;
     return bits <= 16 ? 5 : bits <= 32 ? 10 : 15;
