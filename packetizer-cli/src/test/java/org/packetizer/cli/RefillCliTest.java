@@ -99,6 +99,30 @@ class RefillCliTest {
    * {@code --refill=auto} keeps the scalable plain driver and says why (on SVE and on RVV); with the vector length given
    * the fixed-length refill driver is built.
    */
+  /**
+   * The refill rule's registers and latencies for the bundled strhash (generic bitcode: target-cpu x86-64, baseline
+   * features) retargeted by {@code --target-cpu} alone (eighteenth round): the AVX-512 CPUs give 32 vector registers,
+   * haswell 16; Intel's 10-cycle vpmulld makes the FNV recurrence 11 cycles and the refill body two chains, znver4's
+   * 3-cycle one keeps one chain (its decision as before).
+   */
+  @Test
+  void aTargetCpuAloneGivesTheRefillRuleItsRegistersAndLatencies() throws Exception {
+    Path in = Cli.bundled(dir, "strhash");
+    Path out = dir.resolve("strhash.o");
+    for (String[] c : List.of(new String[] {"sapphirerapids", "32", "11.0", "2"}, new String[] {"skylake-avx512", "32", "11.0", "2"},
+        new String[] {"znver4", "32", "4.0", "1"}, new String[] {"haswell", "16", "11.0", "2"})) {
+      Cli.Run r = Cli.run(in.toString(), "-f", "strhash", "--params", "uvv", "-w", "8", "--array-driver", "--refill", "--target-cpu", c[0],
+          "--remarks", "-o", out.toString());
+      assertEquals(0, r.code(), r.err());
+      String note = r.err().lines().filter(x -> x.contains("interleave count") && x.contains("recurrence latency")).findFirst()
+          .orElseThrow(() -> new AssertionError(c[0] + ": " + r.err()));
+      assertTrue(note.contains("of " + c[1] + " vector registers at IC 2"), c[0] + ": " + note);
+      assertTrue(note.contains("recurrence latency " + c[2] + " cycles"), c[0] + ": " + note);
+      assertTrue(note.endsWith("-> IC " + c[3]) || note.contains("-> IC " + c[3] + " "), c[0] + ": " + note);
+      assertTrue(r.err().contains(c[3].equals("1") ? "interleave count 1 (8 elements" : "interleave count 2 (16 elements"), c[0]);
+    }
+  }
+
   @Test
   void scalableDriversBuildRefillAndRefuseWhatIsNotSupported() throws Exception {
     Path in = Cli.bundled(dir, "mandelbrot");
