@@ -35,7 +35,7 @@ public final class Benchmark {
       "packetizer.mathHelpers", "packetizer.mathHelpers.sharedCold", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups", "packetizer.permuteLookups", "packetizer.permuteLookupEntries",
       "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.byteWindows.laneOrder", "packetizer.byteWindows.slowLanes", "packetizer.ffm", "packetizer.ffm.after",
       "packetizer.splitLatchExits", "packetizer.loopAlign", "packetizer.optimize", "packetizer.sizeScalarLanes", "packetizer.sizeBudget", "packetizer.sizeLanesResult", "packetizer.sizeLanesArgs", "packetizer.sizeLanesLocals", "packetizer.sizeLanesMasked", "packetizer.exitConstants",
-      "packetizer.refill.avx2Ic", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
+      "packetizer.refill.avx2Ic", "packetizer.latency.perCpu", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.anyLaneBitTest", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
       "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
       "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor", "packetizer.refill.autoWatchLesser", "packetizer.refill.autoTrials", "packetizer.refill.autoPlainLeap", "packetizer.refill.autoConfirmFirst", "packetizer.refill.autoTripEstimate", "packetizer.refill.autoLoopShare", "packetizer.driverStackRealign", "packetizer.llvmOptions",
