@@ -55,7 +55,7 @@ static void make_inputs(int k) {
 /* the auto drivers' state (NAME.state: trial position, elements left in it, back-off level, body in use, cycles of
  * the trial under way, trials decided, ..., [11] the plain watch's alarms; weak: absent with
  * -Dpacketizer.refill.autoBackoff=false) */
-#define STATE(name) extern long long name##_state[12] __asm__(#name ".state") __attribute__((weak));
+#define STATE(name) extern long long name##_state[14] __asm__(#name ".state") __attribute__((weak));
 STATE(mandelbrot_auto8) STATE(mandelbrot_auto16) STATE(julia_auto8) STATE(julia_auto16) STATE(march_auto8) STATE(march_auto16)
 static long long *states[3][2] = {{mandelbrot_auto8_state, mandelbrot_auto16_state}, {julia_auto8_state, julia_auto16_state},
                                   {march_auto8_state, march_auto16_state}};

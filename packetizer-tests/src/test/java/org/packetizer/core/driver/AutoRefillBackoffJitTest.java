@@ -466,7 +466,7 @@ class AutoRefillBackoffJitTest {
 
   static String describe(MemorySegment state) {
     StringBuilder sb = new StringBuilder("state {pos, left, level, refill, plain cycles, refill cycles, trials, saved, spread,"
-        + " plain peak, last plain piece, plain alarms} =");
+        + " plain peak, last plain piece, plain alarms, watch, watch run} =");
     for (int k = 0; k < RefillDriver.STATE_FIELDS; k++) sb.append(' ').append(state.getAtIndex(JAVA_LONG, k));
     return sb.toString();
   }
