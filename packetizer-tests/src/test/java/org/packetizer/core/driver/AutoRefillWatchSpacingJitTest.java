@@ -82,6 +82,18 @@ class AutoRefillWatchSpacingJitTest {
           assertEquals(want - 2, watchWord >>> RefillDriver.WATCH_TRIALS_SHIFT, "every trial after the second brought by an alarm; " + why);
         }
 
+        // 1b. the same with the work rising from the first run on: that run (at level 0, an epoch less the trial, one piece)
+        // alarms at its end, which ends it anyway, so its trial does not count as brought by the watch: the same count
+        if (spacing) {
+          script(f.state, clock, k -> rising(k + 1));
+          tr = trace(f, p, n, n);
+          why = how + ": " + tr + "; " + AutoRefillBackoffJitTest.describe(f.state);
+          long watchWord = f.state.getAtIndex(JAVA_LONG, RefillDriver.STATE_WATCH);
+          assertEquals(want, tr.levels.size(), "rising from the first run: the same trials; " + why);
+          assertEquals(want - 2, watchWord >>> RefillDriver.WATCH_TRIALS_SHIFT, "rising from the first run: the level-0 run's alarm"
+              + " brings no trial of its own; " + why);
+        }
+
         // 2. the input changes after 5 trials (the watch's level then at its top), calls of 8W+3 elements
         n = (5 + (spacing ? 16 : 8) + 24) * e;
         p = new Points(f.arena, n, 0, new Random(w * 137L + (avx512 ? 1 : 0)));
