@@ -13,8 +13,8 @@
  *     0, LEAP, 2 LEAP (capped at MAXLEVEL).
  * Then the watch's spacing (RefillDriver.adaptiveWatchSpacing), work rising for both bodies alike (from the third trial on
  * each row 2.5 times the one before, refill 1.5 times plain: every trial keeps the plain body, every run's pieces alarm):
- * (3) one call of 48 epochs: exactly the trials of runs of 1, 2, 4, 8, 8, ... epochs (the watch's level rising to TOP with
- *     each trial an alarm brought), all but the first two brought by an alarm;
+ * (3) one call of 48 epochs: exactly the trials of runs of 1, 2, 4, 8, 8, ... epochs and the alarm's tail of half an epoch
+ *     (the watch's level rising to TOP with each trial an alarm brought), all but the first two brought by an alarm;
  * (4) five such trials, then an input that turned random (plain 2.5 times dearer again, refill a quarter of it), calls of
  *     8W+3: the levels after the five 0, LEAP, 2 LEAP, ... and the watch's 0, 0, 1, 2, 3 (capped at TOP); refill within
  *     2^TOP + 3 epochs of the change and not before 2^TOP - 1 (the alarm waits that long), the watch's level 0 after it.
@@ -108,7 +108,8 @@ static void rising(long long row[2], int k) {
 }
 
 /* the trials decided in one call of n elements of the rising work: trial 0 (T elements), the fresh state's level-0 run (an
-   epoch less T), trial 1, then runs of 2^v epochs, v = 0, 1, 2, ... up to TOP, each followed by a trial */
+   epoch less T), trial 1, then runs of 2^v epochs, v = 0, 1, 2, ... up to TOP, and the alarm's tail (half an epoch on the
+   scripted clock), each followed by a trial */
 static int rising_trials(long long n) {
   long long pos = T;
   int trials = 0;
@@ -118,7 +119,7 @@ static int rising_trials(long long n) {
   if (pos > n) return trials;
   trials++;
   for (int v = 0;; v = v < TOP ? v + 1 : TOP) {
-    pos += (1LL << v) * E + T;
+    pos += (1LL << v) * E + E / 2 + T;
     if (pos > n) return trials;
     trials++;
   }

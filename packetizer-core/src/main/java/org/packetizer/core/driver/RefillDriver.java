@@ -728,7 +728,11 @@ public final class RefillDriver {
    * brought that keeps the plain body (the alarm did not change the decision) raises the watch's level by one, up to
    * {@link #adaptiveWatchMaxLevel}; a switch of the body sets it to 0; at level v an alarm (of either watch) ends a run of
    * the plain body only once 2^v - 1 epochs of it ran since the last trial, so that the alarms' trials are spaced as the
-   * paired trials are. On a coherent image whose pieces are dear where the trials' refill reference is cheap (a trial on a
+   * paired trials are; and an alarm ends the run only after a tail of up to an epoch (jittered like the run's spacing; no
+   * second alarm in it), so that its trial does not always sample the elements right after the alarming piece (on an image
+   * called again and again, the start of the next call: a cheap corner, where every such trial kept the plain body; with
+   * the spacing alone, bin/bench-refill's julia W16 on the coherent image then stayed on plain at 2.5 times refill's
+   * time in 2 of 3 runs). On a coherent image whose pieces are dear where the trials' refill reference is cheap (a trial on a
    * cheap corner; or work rising along the array for both bodies alike), the watch alarmed at every piece and each trial
    * kept the plain body: a trial per epoch at the back-off's top level (mandelbrot W16 coherent, 10 trials in the bench's 5
    * timed calls, +2.4 % against the plain driver; docs/performance.md "The watch's spacing").
@@ -918,7 +922,9 @@ public final class RefillDriver {
                       + plainWatchFactor() + " times the dearest recent piece per element (that reference keeps 15/16 per piece)"
                   : "") + (adaptiveWatchSpacing() ? "; the watch's alarms are spaced: a trial an alarm brought that keeps the plain"
                       + " body raises the watch's level v by one (up to " + adaptiveWatchMaxLevel() + "; a switch of the body sets it"
-                      + " to 0), and at level v an alarm ends a plain run only after 2^v - 1 epochs of it" : "") : "")
+                      + " to 0), and at level v an alarm ends a plain run only after 2^v - 1 epochs of it, and then after a tail of up"
+                      + " to an epoch (jittered like the spacing), so that its trial does not always sample the elements right after"
+                      + " the alarm" : "") : "")
           + "; the trial position, sums and back-off persist between calls in NAME" + STATE_SUFFIX;
     }
     return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; each starts with three"
@@ -1431,10 +1437,23 @@ public final class RefillDriver {
           spaced = b.not(b.icmpUlt(wrunV, wait, ""), "watch.spaced");
           alarm = b.and(alarm, spaced, "watch.alarm.spaced");
         }
-        // (an alarm that ended a run early: a run that ends with the piece anyway brings its trial in any case)
-        Value cut = spacing ? b.icmpNe(left1, zero, "watch.cut") : null;
-        if (spacing) acted = b.and(alarm, cut, "watch.acted.refill");
-        left1 = b.select(alarm, zero, left1, "trial.left.watched");
+        // (adaptiveWatchSpacing) an alarm does not end the run at once: a tail of up to an epoch, jittered like the run
+        // (scripted: half an epoch), runs first, so that the trial it brings does not always sample the elements right after
+        // the piece — on an image called again and again, the start of the next call, a cheap corner of a coherent input,
+        // where every trial kept the plain body while the dear pieces went on alarming. No second alarm in that tail. An
+        // alarm counts as ending the run early when the run had more left than the tail
+        Value tail = null;
+        Value cut = null;
+        if (spacing) {
+          Value inTail = b.icmpNe(b.and(watchV, b.constInt(i64, 1L << WATCH_BROUGHT_BIT), ""), zero, "watch.tail");
+          alarm = b.and(alarm, b.not(inTail, ""), "watch.alarm.once");
+          tail = b.binop(Opcode.LSHR, b.mul(b.constInt(i64, (long) epoch * w), noise, ""), b.constInt(i64, 10), "watch.tail.len");
+          cut = b.icmpUlt(tail, left1, "watch.cut");
+          acted = b.and(alarm, cut, "watch.acted.refill");
+          // (the plain watch below is gated by the same tail)
+          spaced = b.and(spaced, b.not(inTail, ""), "watch.spaced.once");
+        }
+        left1 = b.select(alarm, spacing ? b.min(left1, tail, true, "") : zero, left1, "trial.left.watched");
         if (plainWatch) {
           // (adaptivePlainWatch) the piece against the plain body's own dearest recent pieces: its cycles per element
           // (fixed point, PLAIN_PEAK_FRACTION_BITS) above the factor times the reference end the run; the reference keeps
@@ -1460,7 +1479,7 @@ public final class RefillDriver {
           peak1 = b.select(piece, b.max(decayed, taken, true, ""), peakV, "plain.peak.next");
           last1 = b.select(piece, perEl, lastV, "plain.last.next");
           alarms1 = b.add(alarmsV, b.cast(Opcode.ZEXT, plainAlarm, i64, ""), "plain.alarms.next");
-          left1 = b.select(plainAlarm, zero, left1, "trial.left.plain.watched");
+          left1 = b.select(plainAlarm, spacing ? b.min(left1, tail, true, "") : zero, left1, "trial.left.plain.watched");
         }
       }
       Value disturbed = b.i1(false);

@@ -34,7 +34,8 @@ import org.packetizer.core.toolchain.ProcessResult;
  * {@link RefillDriver#adaptiveConfirmFirst}); where the plain body really wins, the levels after the trials are 0,
  * {@link RefillDriver#PLAIN_LEAP} and twice that. Since the eighteenth round (32 rows) also the watch's spacing
  * ({@link RefillDriver#adaptiveWatchSpacing}) on work rising for both bodies alike, as in AutoRefillWatchSpacingJitTest: the
- * exact count of trials in one call of 48 epochs (runs of 1, 2, 4, 8, 8, … epochs), the watch's levels after the trials, and
+ * exact count of trials in one call of 48 epochs (runs of 1, 2, 4, 8, 8, … epochs and the alarm's tail), the watch's levels
+ * after the trials, and
  * an input that turns random after five of them taken within 2^{@link RefillDriver#WATCH_MAX_LEVEL} + 3 epochs. No timing of
  * the host is asserted.
  */

@@ -28,13 +28,14 @@ import org.packetizer.core.driver.AutoRefillBackoffJitTest.Points;
  * cost more than 3/2 times refill's cycles per element at the earlier trials. One call of 48 epochs. Without the spacing a
  * trial follows every epoch or two of the plain body (the back-off at its top level 5 from the fourth trial on: the runs
  * end at their first or second piece, the count between the two bounds and at least twice the spaced one); with it each
- * trial an alarm brought raises the watch's level (1, 2, 3, 3, …) and the runs last 1, 2, 4, 8, 8, … epochs: exactly 9
- * trials, from the rule (trials of T = 128 or 144 packets, the fresh state's level-0 run of an epoch less T, then runs of
- * 2^v epochs).</li>
+ * trial an alarm brought raises the watch's level (1, 2, 3, 3, …) and the runs last 1, 2, 4, 8, 8, … epochs and the
+ * alarm's tail (half an epoch on the scripted clock): exactly 8 trials, from the rule (trials of T = 128 or 144 packets, the
+ * fresh state's level-0 run of an epoch less T, then runs of 2^v + 1/2 epochs). With the work rising from the first run on,
+ * that level-0 run's alarm, which ends the run anyway, brings no trial of its own: the same count.</li>
  * <li><b>The input really changes</b>: the same rising work for 5 trials (the watch's level at 3 after them), then the
  * plain body 2.5 times dearer again and refill a quarter of it (an input that turned random), in calls of 8W+3 elements:
- * refill runs within 2^3 + 3 epochs of the change (the alarm after 2^3 - 1 epochs of the run, the trial, its restart or
- * confirmation), the watch's level back at 0; without the spacing within 4 epochs.</li>
+ * refill runs within 2^3 + 3 epochs of the change (the alarm after 2^3 - 1 epochs of the run, its tail, the trial, its
+ * restart or confirmation), the watch's level back at 0; without the spacing within 4 epochs.</li>
  * </ul>
  */
 class AutoRefillWatchSpacingJitTest {
@@ -62,14 +63,14 @@ class AutoRefillWatchSpacingJitTest {
         Trace tr = trace(f, p, n, n);
         String why = how + ": " + tr + "; " + AutoRefillBackoffJitTest.describe(f.state);
         System.out.println("AutoRefillWatchSpacingJitTest rising work: " + why);
-        int want = expectedTrials(n, e, t, v -> Math.min(v, top));
+        int want = expectedTrials(n, e, t, v -> Math.min(v, top), e / 2);
         if (spacing) {
-          assertEquals(want, tr.levels.size(), "trials in 48 epochs (runs of 1, 2, 4, 8, 8, ... epochs); " + why);
+          assertEquals(want, tr.levels.size(), "trials in 48 epochs (runs of 1, 2, 4, 8, 8, ... epochs and a tail of 1/2); " + why);
           spacedTrials = want;
         } else {
           // without the spacing every run ends at its first or second piece (a piece counts as the lesser of itself and the
           // last piece judged, which the earlier, cheaper trial's run set: the first piece alarms once refill's reference lags)
-          int most = expectedTrials(n, e, t, v -> 0), least = expectedTrials(n, e, t, v -> 1);
+          int most = expectedTrials(n, e, t, v -> 0, 0), least = expectedTrials(n, e, t, v -> 1, 0);
           assertTrue(tr.levels.size() >= least && tr.levels.size() <= most && tr.levels.size() >= 2 * spacedTrials,
               "without the spacing a trial after every 1-2 epochs: " + least + " to " + most + " trials, at least twice the "
                   + spacedTrials + " with it, not " + tr.levels.size() + "; " + why);
@@ -135,10 +136,11 @@ class AutoRefillWatchSpacingJitTest {
 
   /**
    * The trials decided in one call of n elements of the rising work: trial 0 (T elements), the fresh state's run at level 0
-   * (an epoch less T), trial 1, then runs of 2^v epochs, v = {@code log.applyAsInt(j)} for the j-th of them (spaced: the
-   * watch's level, 0, 1, 2, … up to the top), each followed by a trial.
+   * (an epoch less T), trial 1, then runs of 2^v epochs and the alarm's tail, v = {@code log.applyAsInt(j)} for the j-th of
+   * them (spaced: the watch's level, 0, 1, 2, … up to the top; the tail half an epoch on the scripted clock, none without
+   * the spacing), each followed by a trial.
    */
-  static int expectedTrials(long n, long e, long t, java.util.function.IntUnaryOperator log) {
+  static int expectedTrials(long n, long e, long t, java.util.function.IntUnaryOperator log, long tail) {
     long pos = t;
     int trials = 0;
     if (pos > n) return trials;
@@ -147,7 +149,7 @@ class AutoRefillWatchSpacingJitTest {
     if (pos > n) return trials;
     trials++;
     for (int j = 0;; j++) {
-      pos += (1L << log.applyAsInt(j)) * e + t;
+      pos += (1L << log.applyAsInt(j)) * e + tail + t;
       if (pos > n) return trials;
       trials++;
     }
