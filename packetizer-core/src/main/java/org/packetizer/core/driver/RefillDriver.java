@@ -563,8 +563,8 @@ public final class RefillDriver {
       STATE_PLAIN_LAST = 10, STATE_PLAIN_ALARMS = 11, STATE_WATCH = 12, STATE_WATCH_RUN = 13, STATE_FIELDS = 14;
   /**
    * The watch's spacing ({@link #adaptiveWatchSpacing}, eighteenth round), in {@link #STATE_WATCH}: bits 0-7 the watch's
-   * level v (an alarm ends a run of the plain body only after 2^v - 1 epochs of it), bit 8: the trial under way was brought
-   * by an alarm; bits 16 and up: the trials an alarm brought (statistics). {@link #STATE_WATCH_RUN}: the plain body's
+   * level v (an alarm ends a run of the plain body only after 2^v - 1 epochs of it), bit 8: an alarm's tail, or the trial
+   * it brings, is under way; bits 16 and up: the trials an alarm brought (statistics). {@link #STATE_WATCH_RUN}: the plain body's
    * elements run since the last trial decided.
    */
   public static final int WATCH_LEVEL_MASK = 0xFF, WATCH_BROUGHT_BIT = 8, WATCH_TRIALS_SHIFT = 16;
