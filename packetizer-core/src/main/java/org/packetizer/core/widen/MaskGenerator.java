@@ -69,8 +69,8 @@ final class MaskGenerator extends EmissionPhase {
   Value[] edgeMasks(Block sb, Value c, Block s1, Block s2) {
     Value cond = uniform(c) ? scal(c) : vec(c);
     Value m = mask();
-    Value e1 = masks.and(m, cond, "e." + sb.name() + "." + s1.name());
-    Value e2 = masks.andNot(m, cond, "e." + sb.name() + "." + s2.name());
+    Value e1 = masks.and(m, cond, names ? "e." + sb.name() + "." + s1.name() : "");
+    Value e2 = masks.andNot(m, cond, names ? "e." + sb.name() + "." + s2.name() : "");
     if (joinShortcut && !e1.equals(e2)) {
       siblings.put(e1, new Value[] {e2, m});
       siblings.put(e2, new Value[] {e1, m});
