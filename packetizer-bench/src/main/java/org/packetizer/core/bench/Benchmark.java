@@ -217,7 +217,7 @@ public final class Benchmark {
     // the measurement knobs (packetizer.bench.memory, packetizer.bench.integerMasks, the packetizer's
     // packetizer.gathers) and javacpp's settings reach the workers
     for (String k : System.getProperties().stringPropertyNames()) {
-      if (k.startsWith("packetizer.bench.") || WORKER_KNOBS.contains(k) || k.startsWith("org.bytedeco.javacpp.")) cmd.add("-D" + k + "=" + System.getProperty(k));
+      if (k.startsWith("packetizer.bench.") || k.startsWith("packetizer.refill.") || WORKER_KNOBS.contains(k) || k.startsWith("org.bytedeco.javacpp.")) cmd.add("-D" + k + "=" + System.getProperty(k));
     }
     cmd.add(BenchWorker.class.getName());
     return cmd;

@@ -149,6 +149,28 @@ public final class RefillDriver {
    * in chunks: the lanes drain at a chunk's end (once per {@link #index32Chunk} elements), the block length and its
    * statistics carry over. Off on targets whose {@code size_t} is 32 bits (nothing to narrow).
    */
+  /**
+   * Iterations of the loop per call of iter where {@link RefillSplit#budgetApplies} holds (a loop reading
+   * bytes through an address that advances by one, writing no memory, whose iterations are masked anyway):
+   * {@code -Dpacketizer.refill.iterBudget=auto} (the default) the window's {@value
+   * org.packetizer.core.widen.ByteWindows#BYTES} bytes where the packet loop's byte windows apply
+   * ({@link org.packetizer.core.widen.ByteWindows#on}: W &ge; 8), else none; {@code N} N (0 or 1:
+   * one iteration per call, the rule before the eighteenth round). Read when a driver is built. Without it
+   * the refill iteration has no loop and each of its W byte loads is a select, a load and an insert in every
+   * iteration, with the code after the loop run in every iteration (masked iterations).
+   */
+  static int iterBudget(int w) {
+    String v = System.getProperty("packetizer.refill.iterBudget", "auto");
+    if ("auto".equals(v)) return org.packetizer.core.widen.ByteWindows.on(w) ? org.packetizer.core.widen.ByteWindows.BYTES : 0;
+    try {
+      int n = Integer.parseInt(v);
+      if (n < 0 || n > 1 << 20) throw new NumberFormatException();
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("-Dpacketizer.refill.iterBudget=" + v + ": expected auto or a count from 0 to 1048576");
+    }
+  }
+
   static boolean index32() { return !"false".equals(System.getProperty("packetizer.refill.index32")); }
 
   /**
@@ -301,7 +323,7 @@ public final class RefillDriver {
     String mode = options.refill() == Refill.AUTO ? "--refill=auto" : "--refill";
     if (w > MAX_WIDTH) return new Outcome(false, note(fn, "lane refill not used (" + mode + "): width " + w + " is above " + MAX_WIDTH));
     List<ParamKind> kinds = result.params();
-    Object s = RefillSplit.split(module, scalar, kinds, options);
+    Object s = RefillSplit.split(module, scalar, kinds, options, iterBudget(w));
     if (s instanceof RefillSplit.Refusal r) {
       return new Outcome(false, note(fn, "lane refill not used (" + mode + "): " + r.reason() + "; plain driver"));
     }
@@ -406,8 +428,8 @@ public final class RefillDriver {
         + split.state().size() + " values of state per lane; "
         + (ic > 1 ? ic + " independent sets of " + w + " lanes, each with its own refill state, one iteration of each per step"
             + " (interleave count " + ic + "); " : "")
-        + (blocks ? "a refill round every k iterations, k = ⌊√(" + BLOCK_SCALE + "·T)⌋ (1 to " + MAX_BLOCK + "), T the measured"
-            + " iterations per element, adapted at every round; " : "a refill round when " + minFree(w, options) + " of " + w
+        + (blocks ? "a refill round every k iterations, k = ⌊√(" + BLOCK_SCALE + "·T" + (split.budget() > 1 ? "/" + split.budget() : "")
+            + ")⌋ (1 to " + MAX_BLOCK + "), T the measured iterations per element, adapted at every round; " : "a refill round when " + minFree(w, options) + " of " + w
             + " lanes are free; ")
         + "free lanes take the next elements by "
         + (expand ? "expanding loads (AVX-512 vexpand), finished ones scatter their results; "
@@ -429,6 +451,9 @@ public final class RefillDriver {
             + "), finished ones store theirs the same way; ")
         + (narrowIndices ? "each lane's element index is a 32-bit offset from the start of a chunk of at most " + index32Chunk()
             + " elements (the lanes drain at a chunk's end; -Dpacketizer.refill.index32=false: size_t indices); " : "")
+        + (split.budget() > 0 ? "each iteration of the driver runs up to " + split.budget() + " iterations of the loop (iter keeps"
+            + " the loop with a uniform count, so its byte loads read " + org.packetizer.core.widen.ByteWindows.BYTES
+            + "-byte windows and the code after the loop runs once per call; -Dpacketizer.refill.iterBudget=0: one); " : "")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
             .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)"
                 + (atRound ? "; results at the round: a lane that leaves keeps the state it left with, and iter runs once more"
@@ -1905,6 +1930,9 @@ public final class RefillDriver {
         if (blockScale > 0) {
           Value started = b.max(next3, b.constInt(sizeT, 1), true, "started");
           Value budget = b.mul(total, b.constInt(sizeT, (long) blockScale * w * ic), "block.budget");
+          // with an iteration budget B a step costs up to B iterations: the round's cost over a step's is
+          // B times smaller, so c/B (T counts steps, not iterations)
+          if (split.budget() > 1) budget = b.binop(Opcode.UDIV, budget, b.constInt(sizeT, split.budget()), "block.budget.steps");
           Value k1 = b.add(block, b.constInt(sizeT, 1), "");
           Value up = b.and(b.icmpUlt(block, b.constInt(sizeT, MAX_BLOCK), ""),
               b.not(b.icmpUlt(budget, b.mul(b.mul(k1, k1, ""), started, ""), ""), ""), "block.up");

@@ -68,7 +68,7 @@ final class RefillSplit {
 
   /** A split: the two new scalar functions (internal; the caller deletes them) and what the rule needs. */
   record Split(Function pre, Function iter, List<Type> state, List<Integer> uniformArgs, String header,
-      int loopInstructions, int instructions, boolean divergentLoop, Optional<String> whyIterMasked) {}
+      int loopInstructions, int instructions, boolean divergentLoop, Optional<String> whyIterMasked, int budget) {}
 
   /** Why no split was made. */
   record Refusal(String reason) {}
@@ -78,17 +78,27 @@ final class RefillSplit {
    * {@code __packetizer.refill.pre.NAME} and {@code __packetizer.refill.iter.NAME}.
    */
   static Object split(LlvmModule module, Function scalar, List<ParamKind> kinds, PacketizerOptions options) {
+    return split(module, scalar, kinds, options, 0);
+  }
+
+  /**
+   * As above; with {@code budget} above 1, where {@link #budgetApplies} holds, {@code iter} runs up to
+   * {@code budget} iterations of the loop per call (an inner loop with a uniform count, {@link Split#budget}
+   * says how many; 0 where it does not apply): still {@code pre}, then {@code iter} while {@code atH}, is
+   * the scalar function step for step.
+   */
+  static Object split(LlvmModule module, Function scalar, List<ParamKind> kinds, PacketizerOptions options, int budget) {
     String fn = scalar.name();
     Function temp = FunctionCloner.cloneInModule(module, scalar, "__packetizer.refill.scalar." + fn);
     try {
       Preparer.prepare(module, temp, options, fn);
-      return splitPrepared(module, scalar, temp, kinds);
+      return splitPrepared(module, scalar, temp, kinds, budget);
     } finally {
       temp.delete();
     }
   }
 
-  private static Object splitPrepared(LlvmModule module, Function scalar, Function temp, List<ParamKind> kinds) {
+  private static Object splitPrepared(LlvmModule module, Function scalar, Function temp, List<ParamKind> kinds, int budget) {
     for (Block b : temp.blocks()) {
       for (Value i : b.instructions()) {
         if (i.opcode() == Opcode.CALL) {
@@ -195,6 +205,8 @@ final class RefillSplit {
 
     Function pre = null;
     Function iter = null;
+    Optional<String> whyMasked;
+    int used = 0;
     try {
       // pre: the scalar parameters
       pre = module.addFunction("__packetizer.refill.pre." + fn, ctx.functionType(retT, temp.functionType().paramTypes(), false));
@@ -207,18 +219,19 @@ final class RefillSplit {
       // iter: the state, then the uniform parameters
       List<Type> iterParams = new ArrayList<>(stateTypes);
       for (int i : uniformArgs) iterParams.add(temp.functionType().paramTypes().get(i));
-      iter = module.addFunction("__packetizer.refill.iter." + fn, ctx.functionType(retT, iterParams, false));
-      Map<Value, Value> iterMap = new HashMap<>();
-      for (int k = 0; k < state.size(); k++) {
-        iterMap.put(state.get(k), iter.param(k));
-        iter.param(k).setName("s" + k);
+      iter = iterFunction(module, temp, fn, retT, iterParams, state, uniformArgs);
+      new Part(module, scalar, iter, iterRegion, h, h, headerPhis, liveIns, iterMap(iter, temp, state, uniformArgs), retT, rt).build();
+      whyMasked = whyNotSpeculatable(iter);
+      // the budget only where the iterations are masked anyway (an inner loop makes them masked) and the loop
+      // reads bytes the way the packet loop's byte windows read them
+      if (budget > 1 && whyMasked.isPresent() && budgetApplies(best)) {
+        iter.delete();
+        iter = null; // (not deleted twice if the next line fails)
+        iter = iterFunction(module, temp, fn, retT, iterParams, state, uniformArgs);
+        new Part(module, scalar, iter, iterRegion, h, h, headerPhis, liveIns, iterMap(iter, temp, state, uniformArgs), retT, rt)
+            .budget(budget).build();
+        used = budget;
       }
-      for (int k = 0; k < uniformArgs.size(); k++) {
-        Value p = temp.param(uniformArgs.get(k));
-        iterMap.put(p, iter.param(state.size() + k));
-        iter.param(state.size() + k).setName(p.name());
-      }
-      new Part(module, scalar, iter, iterRegion, h, h, headerPhis, liveIns, iterMap, retT, rt).build();
       for (Function f : List.of(pre, iter)) {
         Optional<String> bad = f.verify();
         if (bad.isPresent()) throw new IllegalStateException("@" + f.name() + " is invalid: " + bad.get());
@@ -229,7 +242,59 @@ final class RefillSplit {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: splitting @" + fn
           + " at the loop header " + h.describe() + " for lane refill failed: " + e.getMessage(), fn);
     }
-    return new Split(pre, iter, stateTypes, uniformArgs, h.name(), bestSize, total, divergent, whyNotSpeculatable(iter));
+    return new Split(pre, iter, stateTypes, uniformArgs, h.name(), bestSize, total, divergent, whyMasked, used);
+  }
+
+  /** A new, empty {@code iter}: the state, then the uniform parameters, named. */
+  private static Function iterFunction(LlvmModule module, Function temp, String fn, Type retT, List<Type> iterParams,
+      List<Value> state, List<Integer> uniformArgs) {
+    Function iter = module.addFunction("__packetizer.refill.iter." + fn, module.context().functionType(retT, iterParams, false));
+    for (int k = 0; k < state.size(); k++) iter.param(k).setName("s" + k);
+    for (int k = 0; k < uniformArgs.size(); k++) iter.param(state.size() + k).setName(temp.param(uniformArgs.get(k)).name());
+    return iter;
+  }
+
+  /** The scalar function's values that are {@code iter}'s parameters: the state, then the uniform arguments. */
+  private static Map<Value, Value> iterMap(Function iter, Function temp, List<Value> state, List<Integer> uniformArgs) {
+    Map<Value, Value> m = new HashMap<>();
+    for (int k = 0; k < state.size(); k++) m.put(state.get(k), iter.param(k));
+    for (int k = 0; k < uniformArgs.size(); k++) m.put(temp.param(uniformArgs.get(k)), iter.param(state.size() + k));
+    return m;
+  }
+
+  /**
+   * Whether an iteration budget pays for the loop: its header loads a byte ({@code i8}) through a
+   * byte-sized GEP (the shape of {@code s[start + k]} or {@code *p++}) and nothing in the loop writes
+   * memory, i.e. the packet loop's byte windows (one 8-byte load per lane every 8 iterations) can apply
+   * inside {@code iter} once it keeps a loop. The packetizer decides exactly (its rule sees the
+   * address's step); this only chooses the shape of {@code iter}, never its meaning.
+   */
+  static boolean budgetApplies(LoopForest.Loop<Block> loop) {
+    boolean bytes = false;
+    for (Block b : loop.blocks()) {
+      for (Value i : b.instructions()) {
+        Opcode op = i.opcode();
+        switch (op) {
+          case STORE, ATOMICCMPXCHG, ATOMICRMW, FENCE, INVOKE, CALLBR -> { return false; }
+          case CALL -> {
+            String callee = i.calledFunction().map(Function::name).orElse("");
+            boolean pure = false;
+            for (String prefix : SPECULATABLE_INTRINSICS) pure |= callee.startsWith(prefix);
+            if (!pure) return false;
+          }
+          case LOAD -> {
+            if (b.equals(loop.header()) && i.type().isInteger() && i.type().intWidth() == 8) {
+              Value p = i.operand(0);
+              bytes |= p.isInstruction() && p.opcode() == Opcode.GEP && p.numOperands() == 2
+                  && p.gepSourceElementType().isInteger() && p.gepSourceElementType().intWidth() == 8
+                  || p.isInstruction() && p.opcode() == Opcode.PHI;
+            }
+          }
+          default -> { }
+        }
+      }
+    }
+    return bytes;
   }
 
   /**
@@ -350,6 +415,8 @@ final class RefillSplit {
     private final Set<Value> liveIns;
     private final Map<Value, Value> vmap;
     private final Type retT, rt;
+    /** Iterations per call of iter (above 1: H stays a loop header with a uniform count); 0 otherwise. */
+    private int budget;
 
     Part(LlvmModule module, Function scalar, Function f, Set<Block> region, Block start, Block h, List<Value> headerPhis,
         Set<Value> liveIns, Map<Value, Value> vmap, Type retT, Type rt) {
@@ -366,6 +433,12 @@ final class RefillSplit {
       this.rt = rt;
     }
 
+    /** Makes iter run up to {@code n} iterations of the loop per call ({@link RefillSplit#split(LlvmModule, Function, List, PacketizerOptions, int)}). */
+    Part budget(int n) {
+      this.budget = n;
+      return this;
+    }
+
     void build() {
       f.setInternalLinkage();
       for (var e : scalar.stringAttributes().entrySet()) {
@@ -378,16 +451,34 @@ final class RefillSplit {
       List<Block> order = new ArrayList<>();
       order.add(start);
       for (Block b : start.parent().blocks()) if (region.contains(b) && !b.equals(start)) order.add(b);
+      boolean inner = budget > 1 && start.equals(h);
+      // with a budget: an entry block before H, which stays a loop header (its phis start from the state)
+      Block entry = inner ? f.appendBlock("budget.entry") : null;
       Map<Block, Block> bmap = new HashMap<>();
       for (Block b : order) bmap.put(b, f.appendBlock(b.name()));
       Map<Block, Block> cuts = new LinkedHashMap<>();
       List<Value[]> rets = new ArrayList<>();
+      Map<Value, Value> fromState = new HashMap<>();
+      Value count = null;
       try (IrBuilder b = new IrBuilder(ctx)) {
+        if (inner) {
+          b.atEnd(entry);
+          b.br(bmap.get(h));
+          b.atEnd(bmap.get(h));
+          count = b.phi(ctx.i32(), "budget.count");
+          count.addIncoming(b.i32(0), entry);
+        }
         for (Block ob : order) {
           b.atEnd(bmap.get(ob));
           for (Value inst : ob.instructions()) {
             Opcode op = inst.opcode();
-            if (ob.equals(h) && op == Opcode.PHI && vmap.containsKey(inst)) continue; // iter: H's phis are the state
+            if (ob.equals(h) && op == Opcode.PHI && vmap.containsKey(inst)) {
+              if (!inner) continue; // iter: H's phis are the state
+              Value phi = b.phi(inst.type(), inst.name());
+              phi.addIncoming(vmap.get(inst), entry);
+              fromState.put(inst, phi);
+              continue;
+            }
             if (op == Opcode.RET) {
               rets.add(new Value[] {inst, null});
               continue;
@@ -401,11 +492,13 @@ final class RefillSplit {
             vmap.put(inst, copy);
           }
         }
+        vmap.putAll(fromState);
         for (Block ob : order) {
           for (Value inst : ob.instructions()) {
             Value copy = vmap.get(inst);
             if (copy == null || !copy.isInstruction() || !copy.block().map(x -> x.parent().equals(f)).orElse(false)) continue;
             if (inst.opcode() == Opcode.PHI) {
+              if (fromState.containsKey(inst)) continue; // H's phis with a budget: their back edges come from the cuts
               for (int i = 0; i < inst.incomingCount(); i++) {
                 Block from = inst.incomingBlock(i);
                 if (!region.contains(from)) continue;
@@ -431,17 +524,24 @@ final class RefillSplit {
             }
           }
         }
-        // back at H: the state
+        // back at H: the state (with a budget: back to H while the count is below it, else the state)
         for (var e : cuts.entrySet()) {
           b.atEnd(e.getValue());
+          if (inner) {
+            Value next = b.add(count, b.i32(1), "budget.next");
+            Block out = f.appendBlock("budget.out." + e.getKey().name());
+            b.condBr(b.icmpUlt(next, b.i32(budget), "budget.left"), bmap.get(h), out);
+            count.addIncoming(next, e.getValue());
+            for (Value phi : headerPhis) {
+              fromState.get(phi).addIncoming(map(incoming(phi, e.getKey())), e.getValue());
+            }
+            b.atEnd(out);
+          }
           Value agg = b.poison(retT);
           agg = b.insertValue(agg, b.i1(true), 0, "");
           int k = 1;
           for (Value phi : headerPhis) {
-            Value in = null;
-            for (int i = 0; i < phi.incomingCount(); i++) if (phi.incomingBlock(i).equals(e.getKey())) in = phi.incomingValue(i);
-            if (in == null) throw new IllegalStateException("no incoming value of " + phi.describe() + " from " + e.getKey().describe());
-            agg = b.insertValue(agg, map(in), k++, "");
+            agg = b.insertValue(agg, map(incoming(phi, e.getKey())), k++, "");
           }
           for (Value v : liveIns) agg = b.insertValue(agg, map(v), k++, "");
           b.ret(agg);
@@ -457,6 +557,12 @@ final class RefillSplit {
           b.ret(agg);
         }
       }
+    }
+
+    /** The value {@code phi} (of H) takes on the edge from {@code from}. */
+    private static Value incoming(Value phi, Block from) {
+      for (int i = 0; i < phi.incomingCount(); i++) if (phi.incomingBlock(i).equals(from)) return phi.incomingValue(i);
+      throw new IllegalStateException("no incoming value of " + phi.describe() + " from " + from.describe());
     }
 
     private Value map(Value v) {

@@ -62,13 +62,80 @@ public final class SignatureAbi {
   /** Raises {@code f}'s {@code "min-legal-vector-width"} to at least {@code bits}. */
   public static void raise(Function f, long bits) {
     if (bits <= 0) return;
-    long current = 0;
-    try {
-      current = Long.parseLong(f.stringAttribute(MIN_LEGAL_VECTOR_WIDTH).orElse("0").strip());
-    } catch (NumberFormatException e) {
-      // a malformed value: replace it
-    }
+    long current = legalBits(f); // (a malformed value: replaced)
     if (bits > current) f.setStringAttribute(MIN_LEGAL_VECTOR_WIDTH, Long.toString(bits));
+  }
+
+  /** The prefix of the X86 back end's own intrinsics ({@code llvm.x86.avx512.mask.cvtps2dq.512}, ...). */
+  static final String X86_INTRINSIC_PREFIX = "llvm.x86.";
+
+  /**
+   * Raises the {@code "min-legal-vector-width"} of every function {@code which} accepts that calls an X86 target
+   * intrinsic to the widest vector of that intrinsic's signature; returns how many functions were raised. On CPUs
+   * whose tuning prefers 256-bit vectors ({@code skylake-avx512}, {@code icelake-server}, {@code sapphirerapids},
+   * LLVM's host CPU on those machines: not {@code znver4}) a function whose attribute is narrower has its 512-bit
+   * types legalized by splitting, which a 512-bit target intrinsic cannot be: LLVM 20 stops with "Do not know how to
+   * split the result of this operator" (a JIT in the same process dies with it). The packetizer emits such intrinsics
+   * where the packet's internal vectors are wider than its signature, e.g. {@code <4 x float>} values at W4 packed
+   * into {@code <16 x float>} and converted by {@code llvm.x86.avx512.mask.cvtps2dq.512}. Clang marks a function
+   * using {@code _mm512} intrinsics the same way. Functions the user wrote are not touched ({@code which}).
+   */
+  public static int fitTargetIntrinsicCallers(LlvmModule m, java.util.function.Predicate<Function> which) {
+    Set<Function> raised = new LinkedHashSet<>();
+    for (Function callee : m.functions()) {
+      if (!callee.isDeclaration() || !callee.name().startsWith(X86_INTRINSIC_PREFIX)) continue;
+      long bits = widestVectorBits(callee.functionType(), null);
+      if (bits <= 128) continue;
+      for (Value u : callee.users()) {
+        Function caller = u.block().map(b -> b.parent()).orElse(null);
+        if (caller == null || !which.test(caller)) continue;
+        long before = legalBits(caller);
+        raise(caller, bits);
+        if (legalBits(caller) != before) raised.add(caller);
+      }
+    }
+    return raised.size();
+  }
+
+  /**
+   * On an AVX-512 target, raises {@code f}'s {@code "min-legal-vector-width"} to 512 when one of its values (a
+   * parameter, an instruction's result, a stored value) is a vector wider than 256 bits; returns whether it did.
+   * LLVM's tuning for Intel's AVX-512 CPUs ({@code skylake-avx512} to {@code sapphirerapids}, and the host CPU LLVM
+   * names on them) prefers 256-bit vectors, so without the attribute such values are legalized by splitting into
+   * 256-bit halves — the route no other target takes with AVX-512 present, and one LLVM 20 gets wrong: the W8 packet of
+   * a function reducing {@code <4 x i32>} values ({@code <32 x i32>} inside, zero-extended to {@code <32 x i64>};
+   * CompositeValuesTest {@code vector-arith.ll @ints}) returned 0 in every lane when compiled for
+   * {@code skylake-avx512}, {@code icelake-server}, {@code sapphirerapids} or {@code rocketlake}, also at {@code -O0},
+   * and the right values for {@code znver4} and {@code haswell} and with the attribute at 512. With it these targets
+   * legalize as {@code znver4} does (512-bit registers, wider values split into 512-bit parts), the route the suite
+   * checks on every kernel; packet functions of 512-bit signatures had the attribute already ({@link #fitSignature}).
+   * {@code f} is left alone where its features switch 512-bit registers off ({@code -evex512}).
+   */
+  public static boolean fitWideVectors(Function f) {
+    if (legalBits(f) >= 512) return false;
+    String features = f.stringAttribute("target-features").orElse("");
+    if (features.contains("-evex512") || features.contains("-avx512f")) return false;
+    boolean wide = false;
+    for (Value p : f.params()) wide |= vectorBits(p.type()) > 256;
+    for (org.packetizer.core.ir.Block bb : f.blocks()) {
+      for (Value i = bb.firstInstruction(); i != null && !wide; i = i.nextInstruction()) {
+        if (vectorBits(i.type()) > 256) wide = true;
+        else if (i.opcode() == org.packetizer.core.ir.Opcode.STORE && vectorBits(i.operand(0).type()) > 256) wide = true;
+      }
+      if (wide) break;
+    }
+    if (!wide) return false;
+    raise(f, 512);
+    return true;
+  }
+
+  /** {@code f}'s {@code "min-legal-vector-width"} (0 when absent or malformed). */
+  static long legalBits(Function f) {
+    try {
+      return Long.parseLong(f.stringAttribute(MIN_LEGAL_VECTOR_WIDTH).orElse("0").strip());
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   /**

@@ -71,13 +71,54 @@ public final class DynamicVariantCost {
     return narrowRoute;
   }
 
+  /**
+   * Whether vector-typed loads ({@code <2 x float>}: clang's SLP vectorizer at {@code -O2} merges two adjacent
+   * float loads into one) join dynamic-variant groups, each counted by its elements in {@link #pays}. Knob
+   * {@code -Dpacketizer.dynamicVariants.vectors=true|false} (default true; false: such a load is one gather per
+   * element, as before the eighteenth round).
+   */
+  static boolean vectors() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.dynamicVariants.vectors", "true"));
+  }
+
+  /**
+   * Whether the loads off other varying roots on the same uniform base ({@code t + y*w + x} and
+   * {@code t + (y+1)*w + x}: the two rows of a bilinear fetch or a 2x2 box filter) join one group behind one
+   * branch, each test the conjunction of its test on every root (one more compare per root and offset).
+   * Knob {@code -Dpacketizer.dynamicVariants.mergeRoots=auto|true|false}; {@code auto}, the default, only
+   * for groups with a vector-typed load (the SLP shapes this was built for; groups of scalar loads keep
+   * their one-root groups and their code unchanged).
+   */
+  static boolean mergeRoots(boolean hasVectorMember) {
+    String v = System.getProperty("packetizer.dynamicVariants.mergeRoots", "auto");
+    if ("false".equalsIgnoreCase(v)) return false;
+    if ("true".equalsIgnoreCase(v)) return true;
+    return hasVectorMember;
+  }
+
+  /**
+   * Whether the narrow-offset route rebuilds pointers where it needs them instead of taking lanes of the roots'
+   * 64-bit pointer vectors: the consecutive pre-test's last active lane from its narrow offsets, and, on the per-lane
+   * path, the roots' pointer vectors from the uniform base and the offsets' packets (so that x86 gathers see base +
+   * 32-bit index, as they do without dynamic variants; built in the entry block and used across the branches they
+   * are 64-bit vectors). Knob {@code -Dpacketizer.dynamicVariants.localPointers=auto|true|false}; {@code auto}, the
+   * default, for groups with a vector-typed load (measured on the SLP'd bilinear fetch, docs/performance.md); groups
+   * of scalar loads keep their code unchanged.
+   */
+  static boolean localPointers(boolean hasVectorMember) {
+    String v = System.getProperty("packetizer.dynamicVariants.localPointers", "auto");
+    if ("false".equalsIgnoreCase(v)) return false;
+    if ("true".equalsIgnoreCase(v)) return true;
+    return hasVectorMember;
+  }
+
   /** Instructions of the run-time test for W 64-bit pointers in registers of {@code registerBytes}. */
   static int testCost(int w, int registerBytes) {
     int perCompare = (8 * w + registerBytes - 1) / Math.max(1, registerBytes);
     return 2 * perCompare + 4;
   }
 
-  /** Whether {@code members} loads at W lanes pay for the test. */
+  /** Whether {@code members} loads (vector loads counted by their elements) at W lanes pay for the test. */
   static boolean pays(int members, int w, int registerBytes) {
     return members >= 2 && (long) members * w >= (long) PAYBACK * testCost(w, registerBytes);
   }

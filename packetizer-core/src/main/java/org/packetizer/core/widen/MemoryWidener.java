@@ -1187,7 +1187,11 @@ final class MemoryWidener extends EmissionPhase {
     if (windowed.containsKey(inst)) return null;
     if (!dynamicMember(inst)) return null;
     Value root = windowRoot(ptr);
+    Value base = rootBase(root);
+    // the loads off this root, and those off other varying roots on the same uniform base (t + y*w + x and
+    // t + (y+1)*w + x: the rows of a bilinear fetch), which join when the knob says so ({@link DynamicVariantCost#mergeRoots})
     List<Value> group = new ArrayList<>();
+    List<Value> merged = new ArrayList<>();
     for (Value i = inst; i != null; i = i.nextInstruction()) {
       Opcode op = st.ssa().opcode(i);
       if (op == Opcode.CALL && PURE.test(i)) continue;
@@ -1198,47 +1202,99 @@ final class MemoryWidener extends EmissionPhase {
       if (op != Opcode.LOAD) continue;
       // (a later load must not move above an atomic or volatile one: such a group is left as it is)
       if (i.isAtomic() || i.isVolatile()) return null;
-      if (dynamicMember(i) && root.equals(windowRoot(i.operand(0)))) group.add(i);
+      if (!dynamicMember(i)) continue;
+      Value r = windowRoot(i.operand(0));
+      if (root.equals(r)) {
+        group.add(i);
+        merged.add(i);
+      } else if (base != null && base.equals(rootBase(r))) {
+        merged.add(i);
+      }
+    }
+    if (merged.size() > group.size() && DynamicVariantCost.mergeRoots(merged.stream().anyMatch(x -> x.type().isVector()))) group = merged;
+    List<Value> roots = new ArrayList<>();
+    for (Value m : group) {
+      Value r = windowRoot(m.operand(0));
+      if (!roots.contains(r)) roots.add(r);
     }
     dynamicConsidered.addAll(group);
+    int parts = 0;
+    for (Value m : group) parts += elementsOf(m.type());
+    String what = group.size() + " loads at constant offsets from " + root.describe()
+        + (roots.size() > 1 ? " and " + (roots.size() - 1) + " other root(s) on the same base" : "")
+        + (parts != group.size() ? " (" + parts + " elements: vector loads are counted by their elements)" : "");
     if (st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) {
       // optimizing for size: not a second and third copy of the group's loads and the test
-      if (group.size() > 1) {
-        st.remark(Remark.Kind.MEMORY, current(), inst, "no dynamic variants for the " + group.size() + " loads at constant offsets from "
-            + root.describe() + ": optimizing for size");
-      }
+      if (parts > 1) st.remark(Remark.Kind.MEMORY, current(), inst, "no dynamic variants for the " + what + ": optimizing for size");
       return null;
     }
     org.packetizer.core.wrapper.HardwareWidth.Target target = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
         st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
     int registerBytes = 4 * Math.max(1, target.width());
-    if (!DynamicVariantCost.pays(group.size(), w, registerBytes)) {
-      if (group.size() > 1) {
-        st.remark(Remark.Kind.MEMORY, current(), inst, "no dynamic variants for the " + group.size() + " loads at constant offsets from "
-            + root.describe() + ": " + DynamicVariantCost.explain(group.size(), w, registerBytes));
-      }
+    if (!DynamicVariantCost.pays(parts, w, registerBytes)) {
+      if (parts > 1) st.remark(Remark.Kind.MEMORY, current(), inst, "no dynamic variants for the " + what + ": " + DynamicVariantCost.explain(parts, w, registerBytes));
       return null;
     }
-    long elem = st.module().allocSize(group.get(0).type());
+    long elem = elementSize(group.get(0).type());
     boolean sameSize = true;
-    for (Value m : group) sameSize &= st.module().allocSize(m.type()) == elem && st.module().storeSize(m.type()) == elem;
-    long unit = sameSize ? rootStrideUnit(root) : 0;
-    boolean neverConsecutive = sameSize && unit > 0 && elem % unit != 0 && DynamicVariantCost.dropImpossibleVariants();
+    for (Value m : group) sameSize &= elementSize(m.type()) == elem;
+    long unit = 0;
+    boolean neverConsecutive = false;
+    if (sameSize && DynamicVariantCost.dropImpossibleVariants()) {
+      for (Value r : roots) {
+        long u = rootStrideUnit(r);
+        if (u > 0 && elem % u != 0) {
+          neverConsecutive = true;
+          unit = u;
+        }
+      }
+    }
+    // vector members that can never step by their element size may step by their whole size (p[i] of an
+    // array of struct { float x, y; } loaded as one <2 x float>: lanes p[i], p[i+1], ...): one load of the
+    // lanes' vectors back to back, from lane-major to element-major
+    boolean whole = false;
+    long vectorSize = st.module().allocSize(group.get(0).type());
+    if (neverConsecutive && group.stream().allMatch(x -> x.type().isVector() && st.module().allocSize(x.type()) == vectorSize)
+        && roots.stream().allMatch(r -> rootStrideUnit(r) > 0 && vectorSize % rootStrideUnit(r) == 0)) {
+      whole = true;
+      neverConsecutive = false;
+      elem = vectorSize;
+    }
     if (neverConsecutive) sameSize = false;
     boolean offsetTest = DynamicVariantCost.offsetTest(registerBytes);
-    int offsets = emitDynamicVariants(inst, root, group, sameSize ? elem : 0, offsetTest,
-        DynamicVariantCost.twoValued(offsetTest && narrowOffsetLevels(root) != null, registerBytes));
-    st.remark(Remark.Kind.MEMORY, current(), inst, "dynamic variants for the " + group.size() + " loads at constant offsets from "
-        + root.describe() + ": one run-time test of its lanes" + (MaskOps.isAllTrue(mask()) ? "" : " (the active ones)")
-        + (offsets > 0 ? " (all equal: its " + offsets + " varying offset(s) of at most 32 bits from a uniform base compared, not the 64-bit pointers)" : "")
+    boolean narrowRoute = offsetTest && roots.stream().allMatch(r -> narrowOffsetLevels(r) != null);
+    int offsets = emitDynamicVariants(inst, roots, group, sameSize ? elem : 0, whole, offsetTest, DynamicVariantCost.twoValued(narrowRoute, registerBytes));
+    st.remark(Remark.Kind.MEMORY, current(), inst, "dynamic variants for the " + what + ": one run-time test of "
+        + (roots.size() > 1 ? "their" : "its") + " lanes" + (MaskOps.isAllTrue(mask()) ? "" : " (the active ones)")
+        + (offsets > 0 ? " (all equal: " + (roots.size() > 1 ? "their " : "its ") + offsets + " varying offset(s) of at most 32 bits from a uniform base compared, not the 64-bit pointers)" : "")
         + ": all equal -> " + group.size() + " scalar loads and broadcasts; "
-        + (sameSize ? "consecutive (stride " + elem + " bytes) -> " + group.size() + " vector loads; " : "")
+        + (sameSize ? "consecutive (stride " + elem + " bytes" + (whole ? ", whole vectors" : "") + ") -> " + (whole ? group.size() : parts) + " vector loads; " : "")
         + (neverConsecutive ? "no consecutive variant (the lanes' pointers differ by multiples of " + unit + " bytes, never by "
             + elem + "); " : "")
         + (lastTwoValued ? "two values (each active lane at the first or the last active lane's pointer) -> " + 2 * group.size()
             + " scalar loads and " + group.size() + " blends; " : "")
-        + "otherwise per-lane loads or gathers. " + DynamicVariantCost.explain(group.size(), w, registerBytes));
+        + "otherwise per-lane loads or gathers. " + DynamicVariantCost.explain(parts, w, registerBytes));
     return dynamicDone.get(inst);
+  }
+
+  /** Elements of a dynamic-variant member: N for a vector {@code <N x T>} (clang's SLP-merged loads), else 1. */
+  private static int elementsOf(Type t) {
+    return t.isVector() ? t.vectorSize() : 1;
+  }
+
+  /** The byte size of one element of a dynamic-variant member (its scalar type, or a vector's element type). */
+  private long elementSize(Type t) {
+    return st.module().allocSize(t.isVector() ? t.elementType() : t);
+  }
+
+  /** The uniform pointer a varying root is reached from through GEPs ({@code t} of {@code t + y*w + x}), or null. */
+  private Value rootBase(Value root) {
+    Value p = root;
+    while (p != null && !uniform(p)) {
+      if (!p.isInstruction() || st.ssa().opcode(p) != Opcode.GEP || p.type().isVector()) return null;
+      p = p.operand(0);
+    }
+    return p != null && !p.type().isVector() ? p : null;
   }
 
   /**
@@ -1254,12 +1310,22 @@ final class MemoryWidener extends EmissionPhase {
     return size <= 0 ? 0 : size & -size;
   }
 
-  /** A load a dynamic-variant group may hold: a scalar element from a varying, non-linear address off a window root. */
+  /**
+   * A load a dynamic-variant group may hold: a scalar element, or a small vector of them ({@code <2 x float>}: clang's
+   * SLP vectorizer merges adjacent loads; knob {@code -Dpacketizer.dynamicVariants.vectors}), from a varying, non-linear
+   * address off a window root.
+   */
   private boolean dynamicMember(Value i) {
-    if (i.isVolatile() || i.isAtomic() || uniform(i) || CompositePackets.isComposite(i.type())) return false;
+    if (i.isVolatile() || i.isAtomic() || uniform(i)) return false;
     Type t = i.type();
-    if (!t.isVectorElement() || t.isVector() || st.module().allocSize(t) > 64 || st.module().allocSize(t) != st.module().storeSize(t)) return false;
-    if (!packetType(i, t).equals(t.vectorOf(w))) return false;
+    if (t.isVector()) {
+      if (!DynamicVariantCost.vectors() || t.vectorSize() > 16 || !denselyPacked(t) || st.module().allocSize(t) > 64) return false;
+    } else if (CompositePackets.isComposite(t)) {
+      return false;
+    }
+    Type et = t.isVector() ? t.elementType() : t;
+    if (!et.isVectorElement() || et.isVector() || st.module().allocSize(et) > 64 || st.module().allocSize(et) != st.module().storeSize(et)) return false;
+    if (!packetType(i, t).equals(et.vectorOf(w * elementsOf(t)))) return false;
     Value p = i.operand(0);
     if (p.type().isVector() || !p.type().equals(st.context().ptrType()) || shape(p).isLinear()) return false;
     if (e.uniformMemory.shared() != null && e.uniformMemory.shared().privateLoad(i).isPresent()) return false;
@@ -1269,20 +1335,26 @@ final class MemoryWidener extends EmissionPhase {
 
   /**
    * The run-time test and the three or four variants of {@link #dynamicVariants}; leaves the builder in the join
-   * block, the members' packets (phis) in {@link #dynamicDone}. {@code elem} is the members' common
-   * element size (0: none, no consecutive variant); {@code offsetTest}: the all-equal test on the root's
-   * narrow offsets where it has them ({@link DynamicVariantCost#offsetTest}); {@code twoValued}: the
-   * two-valued variant where the other tests fail ({@link DynamicVariantCost#twoValued}). Returns the number of
-   * narrow offsets the all-equal test compared ({@link #narrowOffsetLevels}), 0 where it compared the
-   * pointers.
+   * block, the members' packets (phis) in {@link #dynamicDone}. {@code roots}: the group's varying roots (the
+   * first is the first member's; every member is at a constant offset from one of them): each test is the
+   * conjunction of its test on every root. {@code elem} is the members' common element size (0: none, no
+   * consecutive variant; a vector member {@code <N x T>} is N elements of T, consecutive when the lanes' pointers
+   * step by T's size); {@code offsetTest}: the all-equal test on the roots' narrow offsets where they all have
+   * them ({@link DynamicVariantCost#offsetTest}); {@code twoValued}: the two-valued variant where the other tests
+   * fail ({@link DynamicVariantCost#twoValued}). Returns the number of narrow offsets the all-equal test compared
+   * ({@link #narrowOffsetLevels}), 0 where it compared the pointers.
    */
-  private int emitDynamicVariants(Value inst, Value root, List<Value> group, long elem, boolean offsetTest, boolean twoValued) {
+  private int emitDynamicVariants(Value inst, List<Value> roots, List<Value> group, long elem, boolean whole, boolean offsetTest, boolean twoValued) {
     lastTwoValued = twoValued;
     Value m = mask();
     boolean full = MaskOps.isAllTrue(m);
     Type i64 = st.context().i64();
     Type iw = st.context().intType(w);
-    Value rv = vec(root);
+    int nr = roots.size();
+    List<Value> rv = new ArrayList<>();
+    for (Value r : roots) rv.add(vec(r));
+    int[] rootOf = new int[group.size()];
+    for (int j = 0; j < group.size(); j++) rootOf[j] = roots.indexOf(windowRoot(group.get(j).operand(0)));
     Value bits = full ? null : b.cast(Opcode.BITCAST, m, iw, "dyn.mask");
     Value first, lastLane;
     if (full) {
@@ -1296,48 +1368,82 @@ final class MemoryWidener extends EmissionPhase {
       l = b.and(b.sub(b.constInt(iw, w - 1), l, ""), b.constInt(iw, w - 1), "dyn.last");
       lastLane = w < 64 ? b.cast(Opcode.ZEXT, l, i64, "") : l;
     }
-    List<Value> levels = offsetTest ? narrowOffsetLevels(root) : null;
+    List<List<Value>> levelsOf = null;
+    if (offsetTest) {
+      levelsOf = new ArrayList<>();
+      for (Value r : roots) {
+        List<Value> lv = narrowOffsetLevels(r);
+        if (lv == null) {
+          levelsOf = null;
+          break;
+        }
+        levelsOf.add(lv);
+      }
+    }
+    boolean narrowRoute = levelsOf != null;
+    boolean localPointers = DynamicVariantCost.localPointers(group.stream().anyMatch(x -> x.type().isVector()));
+    // (the consecutive test on the narrow offsets: every root one varying offset, indexing elements of elem bytes)
+    boolean narrowConsecutive = narrowRoute && localPointers && elem > 0;
+    for (int j = 0; narrowConsecutive && j < nr; j++) {
+      int varying = 0;
+      for (Value level : levelsOf.get(j)) {
+        if (!uniform(level.operand(1))) {
+          varying++;
+          if (st.module().allocSize(level.gepSourceElementType()) != elem) varying = 2;
+        }
+      }
+      narrowConsecutive = varying == 1;
+    }
     Block pre = b.currentBlock();
-    Value pf, r0 = null, rl = null, pl = null, cand = null, offsetsEqual = null;
-    List<Value> narrowLanes = new ArrayList<>();
+    Value[] pf = new Value[nr], r0 = new Value[nr], rl = new Value[nr], pl = new Value[nr], ri = new Value[nr];
+    Value cand = null, offsetsEqual = null;
+    List<List<Value>> narrowLanes = new ArrayList<>();
     int offsets = 0;
-    if (levels != null) {
+    if (narrowRoute) {
       // the all-equal test on the narrow offsets from the uniform base (one compare per 32-bit vector),
       // and the first active lane's pointer rebuilt from that base and those lanes' offsets: the
       // 64-bit pointer vector is then needed only where the test fails (LLVM sinks it there)
-      Value p = scal(levels.get(0).operand(0));
-      for (Value level : levels) {
-        Value idx = level.operand(1);
-        Value si;
-        if (uniform(idx)) {
-          si = scal(idx);
-        } else {
-          Value narrow = narrowOffset(idx);
-          Value nv = vec(narrow);
-          // (an inactive lane's offset may be poison: frozen, so that it stays that lane's own garbage)
-          if (!full) nv = b.freeze(nv, "dyn.off.frozen");
-          Value n0 = b.extractElement(nv, first, "dyn.off");
-          Value e = b.icmpEq(nv, b.splat(n0, w, ""), "dyn.off.eq");
-          narrowLanes.add(nv);
-          offsetsEqual = offsetsEqual == null ? e : b.and(offsetsEqual, e, "");
-          offsets++;
-          si = narrow == idx ? n0 : b.cast(st.ssa().opcode(idx), n0, idx.type(), "");
+      for (int j = 0; j < nr; j++) {
+        List<Value> levels = levelsOf.get(j);
+        List<Value> lanes = new ArrayList<>();
+        Value p = scal(levels.get(0).operand(0));
+        for (Value level : levels) {
+          Value idx = level.operand(1);
+          Value si;
+          if (uniform(idx)) {
+            si = scal(idx);
+          } else {
+            Value narrow = narrowOffset(idx);
+            Value nv = vec(narrow);
+            // (an inactive lane's offset may be poison: frozen, so that it stays that lane's own garbage)
+            if (!full) nv = b.freeze(nv, "dyn.off.frozen");
+            Value n0 = b.extractElement(nv, first, "dyn.off");
+            Value e = b.icmpEq(nv, b.splat(n0, w, ""), "dyn.off.eq");
+            lanes.add(nv);
+            offsetsEqual = offsetsEqual == null ? e : b.and(offsetsEqual, e, "");
+            offsets++;
+            si = narrow == idx ? n0 : b.cast(st.ssa().opcode(idx), n0, idx.type(), "");
+          }
+          p = b.gep(level.gepSourceElementType(), p, List.of(si), false, level == levels.get(levels.size() - 1) ? "dyn.ptr" : "");
         }
-        p = b.gep(level.gepSourceElementType(), p, List.of(si), false, level == levels.get(levels.size() - 1) ? "dyn.ptr" : "");
+        pf[j] = p;
+        narrowLanes.add(lanes);
       }
-      pf = p;
     } else {
       // a cheap pre-test on the first and last active lanes' pointers (lanes the per-lane path extracts
       // anyway): on divergent inputs it is all the dynamic variants cost
-      pf = b.extractElement(rv, first, "dyn.ptr");
-      r0 = b.cast(Opcode.PTRTOINT, pf, i64, "dyn.lane");
-      pl = b.extractElement(rv, lastLane, "dyn.ptr.last");
-      rl = b.cast(Opcode.PTRTOINT, pl, i64, "");
-      Value d = b.sub(rl, r0, "dyn.span");
-      cand = b.icmpEq(d, b.i64(0), "");
-      if (elem > 0) cand = b.or(cand, b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), ""), "dyn.candidate");
+      for (int j = 0; j < nr; j++) {
+        pf[j] = b.extractElement(rv.get(j), first, "dyn.ptr");
+        r0[j] = b.cast(Opcode.PTRTOINT, pf[j], i64, "dyn.lane");
+        pl[j] = b.extractElement(rv.get(j), lastLane, "dyn.ptr.last");
+        rl[j] = b.cast(Opcode.PTRTOINT, pl[j], i64, "");
+        Value d = b.sub(rl[j], r0[j], "dyn.span");
+        Value c = b.icmpEq(d, b.i64(0), "");
+        if (elem > 0) c = b.or(c, b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), ""), "dyn.candidate");
+        cand = cand == null ? c : b.and(cand, c, "");
+      }
     }
-    Block test = levels != null ? null : packet.appendBlock(nameOf(pre, ".dyntest"));
+    Block test = narrowRoute ? null : packet.appendBlock(nameOf(pre, ".dyntest"));
     Block same = packet.appendBlock(nameOf(pre, ".same"));
     Block test2 = elem > 0 ? packet.appendBlock(nameOf(pre, ".notsame")) : null;
     Block consec = elem > 0 ? packet.appendBlock(nameOf(pre, ".consecutive")) : null;
@@ -1368,28 +1474,32 @@ final class MemoryWidener extends EmissionPhase {
     join.moveAfter(other);
     Value notMask = full ? null : b.not(m, "");
     Value any = full ? null : b.icmpNe(bits, b.constInt(iw, 0), "dyn.any");
-    Value ri = null;
     Value eq;
-    if (levels != null) {
+    if (narrowRoute) {
       eq = offsetsEqual;
     } else {
       b.condBr(cand, test, fail);
       b.atEnd(test);
-      ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
-      eq = b.icmpEq(ri, b.splat(r0, w, ""), "dyn.eq");
+      eq = null;
+      for (int j = 0; j < nr; j++) {
+        ri[j] = b.cast(Opcode.PTRTOINT, rv.get(j), i64.vectorOf(w), "dyn.lanes");
+        Value e = b.icmpEq(ri[j], b.splat(r0[j], w, ""), "dyn.eq");
+        eq = eq == null ? e : b.and(eq, e, "");
+      }
     }
     if (!full) eq = b.or(eq, notMask, "");
     Value allEq = b.icmpEq(b.cast(Opcode.BITCAST, eq, iw, ""), b.allOnes(iw), "dyn.same");
     if (!full) allEq = b.and(allEq, any, "");
     b.condBr(allEq, same, elem > 0 ? test2 : fail);
-    // all equal: one scalar load per member at the first active lane's pointer plus its offset
+    // all equal: one scalar load per member at the first active lane's pointer plus its offset (a vector
+    // member: one load of the vector and a broadcast of each element)
     b.atEnd(same);
-    Value pfs = pf;
     List<Value> sameValues = new ArrayList<>();
-    for (Value mem : group) {
-      Value p = b.gep(st.context().i8(), pfs, List.of(b.i64(windowOffset(mem.operand(0)))), false, "");
+    for (int j = 0; j < group.size(); j++) {
+      Value mem = group.get(j);
+      Value p = b.gep(st.context().i8(), pf[rootOf[j]], List.of(b.i64(windowOffset(mem.operand(0)))), false, "");
       Value v = b.load(mem.type(), p, Math.max(1, mem.alignment()), "");
-      sameValues.add(b.splat(v, w, ""));
+      sameValues.add(comp.broadcast(v, ""));
     }
     st.stats().vectorLoads += group.size();
     Block sameEnd = b.currentBlock();
@@ -1398,45 +1508,92 @@ final class MemoryWidener extends EmissionPhase {
     Block consecEnd = null;
     if (elem > 0) {
       b.atEnd(test2);
-      if (levels != null) {
+      if (narrowRoute) {
         // where the offsets were not all equal: the consecutive test on the 64-bit pointers, behind the
         // scalar pre-test on the first and last active lanes' pointers (lanes the per-lane path extracts
         // anyway: on divergent inputs the narrow compares are all the dynamic variants add)
-        r0 = b.cast(Opcode.PTRTOINT, pf, i64, "dyn.lane");
-        Value rlc = b.cast(Opcode.PTRTOINT, b.extractElement(rv, lastLane, ""), i64, "");
-        Value d = b.sub(rlc, r0, "dyn.span");
-        Value maybe = b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), "dyn.candidate");
+        Value maybe = null;
+        for (int j = 0; j < nr; j++) {
+          r0[j] = b.cast(Opcode.PTRTOINT, pf[j], i64, "dyn.lane");
+          // (a group with a vector member: the last active lane's pointer rebuilt from its narrow offsets, as the
+          // two-valued test does, so that the 64-bit pointer vectors are still not built on this path)
+          Value rlc = b.cast(Opcode.PTRTOINT, localPointers ? rebuiltPointer(levelsOf.get(j), narrowLanes.get(j), lastLane)
+              : b.extractElement(rv.get(j), lastLane, ""), i64, "");
+          Value d = b.sub(rlc, r0[j], "dyn.span");
+          Value c = b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), "dyn.candidate");
+          maybe = maybe == null ? c : b.and(maybe, c, "");
+        }
         Block vtest = packet.appendBlock(nameOf(pre, ".consecutivetest"));
         vtest.moveAfter(test2);
         b.condBr(maybe, vtest, fail);
         b.atEnd(vtest);
-        ri = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes");
+        if (!narrowConsecutive) for (int j = 0; j < nr; j++) ri[j] = b.cast(Opcode.PTRTOINT, rv.get(j), i64.vectorOf(w), "dyn.lanes");
       }
-      Value lane0 = full ? r0 : b.sub(r0, b.mul(first, b.i64(elem), ""), "dyn.lane0");
       List<Value> steps = new ArrayList<>();
       for (int k = 0; k < w; k++) steps.add(b.i64(k * elem));
-      Value expect = b.add(b.splat(lane0, w, ""), b.constVector(steps), "");
-      Value ce = b.icmpEq(ri, expect, "dyn.consecutive");
-      if (!full) ce = b.or(ce, notMask, "");
-      Value allCe = b.icmpEq(b.cast(Opcode.BITCAST, ce, iw, ""), b.allOnes(iw), "");
+      Value allCe = null;
+      for (int j = 0; j < nr; j++) {
+        Value ce;
+        if (narrowConsecutive) {
+          // on the root's one varying narrow offset n (its element of elem bytes): lane k's n is the first active
+          // lane's + (k - first), wrapping; exact with the pre-test, which found the last active lane's pointer
+          // (l - first) * elem past the first's, so that n does not wrap between them and the pointers step by elem
+          Value nv = narrowLanes.get(j).get(0);
+          Type nt = nv.type().scalarType();
+          List<Value> iota = new ArrayList<>();
+          for (int k = 0; k < w; k++) iota.add(b.constInt(nt, k));
+          Value fn = nt.intWidth() == 64 ? first : b.cast(Opcode.TRUNC, first, nt, "");
+          Value n0 = b.sub(b.extractElement(nv, first, ""), fn, "dyn.off.lane0");
+          ce = b.icmpEq(nv, b.add(b.splat(n0, w, ""), b.constVector(iota), ""), "dyn.consecutive");
+        } else {
+          Value lane0 = full ? r0[j] : b.sub(r0[j], b.mul(first, b.i64(elem), ""), "dyn.lane0");
+          Value expect = b.add(b.splat(lane0, w, ""), b.constVector(steps), "");
+          ce = b.icmpEq(ri[j], expect, "dyn.consecutive");
+        }
+        allCe = allCe == null ? ce : b.and(allCe, ce, "");
+      }
+      if (!full) allCe = b.or(allCe, notMask, "");
+      allCe = b.icmpEq(b.cast(Opcode.BITCAST, allCe, iw, ""), b.allOnes(iw), "");
       if (!full) allCe = b.and(allCe, any, "");
       b.condBr(allCe, consec, fail);
       b.atEnd(consec);
-      Value pfc = pf;
-      Value p0 = full ? pfc : b.gep(st.context().i8(), pfc, List.of(b.mul(first, b.i64(-elem), "")), false, "dyn.base");
+      Value[] p0 = new Value[nr];
+      for (int j = 0; j < nr; j++) p0[j] = full ? pf[j] : b.gep(st.context().i8(), pf[j], List.of(b.mul(first, b.i64(-elem), "")), false, "dyn.base");
       consecValues = new ArrayList<>();
-      for (Value mem : group) {
-        Type vt = mem.type().vectorOf(w);
-        Value p = b.gep(st.context().i8(), p0, List.of(b.i64(windowOffset(mem.operand(0)))), false, "");
+      int loads = 0;
+      for (int j = 0; j < group.size(); j++) {
+        Value mem = group.get(j);
+        Type et = mem.type().isVector() ? mem.type().elementType() : mem.type();
+        Type vt = et.vectorOf(w);
+        long off = windowOffset(mem.operand(0));
         int a = Math.max(1, mem.alignment());
-        if (full) {
-          consecValues.add(b.load(vt, p, a, ""));
-        } else {
-          Function f = st.module().intrinsic("llvm.masked.load", vt, p.type());
-          consecValues.add(b.call(f, List.of(p, b.i32(a), m, b.poison(vt)), ""));
+        if (whole) {
+          // (lane k's vector at lane 0's pointer + k * size(<N x T>): the lanes' vectors back to back)
+          int n = elementsOf(mem.type());
+          Type flat = et.vectorOf(n * w);
+          Value p = b.gep(st.context().i8(), p0[rootOf[j]], List.of(b.i64(off)), false, "");
+          Value lm = full ? b.load(flat, p, a, "") : b.call(st.module().intrinsic("llvm.masked.load", flat, p.type()),
+              List.of(p, b.i32(a), comp.repeatLaneMajor(m, n), b.poison(flat)), "");
+          consecValues.add(comp.fromLaneMajor(lm, n));
+          loads++;
+          continue;
         }
+        // (a vector member <N x T>: element i of lane k is at lane 0's pointer + k * size(T) + i * size(T))
+        List<Value> elements = new ArrayList<>();
+        for (int i = 0; i < elementsOf(mem.type()); i++) {
+          Value p = b.gep(st.context().i8(), p0[rootOf[j]], List.of(b.i64(off + i * elem)), false, "");
+          int ai = partAlignment(a, i * elem);
+          if (full) {
+            elements.add(b.load(vt, p, ai, ""));
+          } else {
+            Function f = st.module().intrinsic("llvm.masked.load", vt, p.type());
+            elements.add(b.call(f, List.of(p, b.i32(ai), m, b.poison(vt)), ""));
+          }
+          loads++;
+        }
+        consecValues.add(comp.concat(elements));
       }
-      st.stats().vectorLoads += group.size();
+      st.stats().vectorLoads += loads;
       consecEnd = b.currentBlock();
       b.br(join);
     }
@@ -1444,38 +1601,46 @@ final class MemoryWidener extends EmissionPhase {
     Block twoEnd = null;
     if (twoValued) {
       // two values: every active lane's pointer is the first or the last active lane's (a packet that
-      // straddles two runs: a Z-ordered grid, a magnified texture). Exact for every lane pattern: the
-      // lanes equal to the first take its value, the other active ones are equal to the last; the two
-      // loads are through active lanes only (and none when no lane is active)
+      // straddles two runs: a Z-ordered grid, a magnified texture), on every root at once. Exact for every
+      // lane pattern: the lanes equal to the first on every root take its values, the other active ones are
+      // equal to the last on every root; the two loads are through active lanes only (and none when no lane
+      // is active)
       b.atEnd(twoTest);
-      Value eqFirst, eqLast = null;
-      if (levels != null) {
+      Value eqFirst = null, eqLast = null;
+      if (narrowRoute) {
         // on the narrow offsets, as the all-equal test: the last active lane's offsets, and its pointer
         // rebuilt from them (the pointer vector is still not needed)
         eqFirst = offsetsEqual;
-        Value p = scal(levels.get(0).operand(0));
-        int k = 0;
-        for (Value level : levels) {
-          Value idx = level.operand(1);
-          Value si;
-          if (uniform(idx)) {
-            si = scal(idx);
-          } else {
-            Value nv = narrowLanes.get(k++);
-            Value nl = b.extractElement(nv, lastLane, "dyn.off.last");
-            Value e = b.icmpEq(nv, b.splat(nl, w, ""), "dyn.off.eqlast");
-            eqLast = eqLast == null ? e : b.and(eqLast, e, "");
-            si = nv.type().scalarType().equals(idx.type()) ? nl : b.cast(st.ssa().opcode(idx), nl, idx.type(), "");
+        for (int j = 0; j < nr; j++) {
+          List<Value> levels = levelsOf.get(j);
+          Value p = scal(levels.get(0).operand(0));
+          int k = 0;
+          for (Value level : levels) {
+            Value idx = level.operand(1);
+            Value si;
+            if (uniform(idx)) {
+              si = scal(idx);
+            } else {
+              Value nv = narrowLanes.get(j).get(k++);
+              Value nl = b.extractElement(nv, lastLane, "dyn.off.last");
+              Value e = b.icmpEq(nv, b.splat(nl, w, ""), "dyn.off.eqlast");
+              eqLast = eqLast == null ? e : b.and(eqLast, e, "");
+              si = nv.type().scalarType().equals(idx.type()) ? nl : b.cast(st.ssa().opcode(idx), nl, idx.type(), "");
+            }
+            p = b.gep(level.gepSourceElementType(), p, List.of(si), false, level == levels.get(levels.size() - 1) ? "dyn.ptr.last" : "");
           }
-          p = b.gep(level.gepSourceElementType(), p, List.of(si), false, level == levels.get(levels.size() - 1) ? "dyn.ptr.last" : "");
+          pl[j] = p;
         }
-        pl = p;
       } else {
-        Value lanes = b.cast(Opcode.PTRTOINT, rv, i64.vectorOf(w), "dyn.lanes2");
-        // (an inactive lane's pointer may be poison: frozen, so that it stays that lane's own garbage)
-        if (!full) lanes = b.freeze(lanes, "dyn.lanes2.frozen");
-        eqFirst = b.icmpEq(lanes, b.splat(r0, w, ""), "dyn.eqfirst");
-        eqLast = b.icmpEq(lanes, b.splat(rl, w, ""), "dyn.eqlast");
+        for (int j = 0; j < nr; j++) {
+          Value lanes = b.cast(Opcode.PTRTOINT, rv.get(j), i64.vectorOf(w), "dyn.lanes2");
+          // (an inactive lane's pointer may be poison: frozen, so that it stays that lane's own garbage)
+          if (!full) lanes = b.freeze(lanes, "dyn.lanes2.frozen");
+          Value ef = b.icmpEq(lanes, b.splat(r0[j], w, ""), "dyn.eqfirst");
+          Value el = b.icmpEq(lanes, b.splat(rl[j], w, ""), "dyn.eqlast");
+          eqFirst = eqFirst == null ? ef : b.and(eqFirst, ef, "");
+          eqLast = eqLast == null ? el : b.and(eqLast, el, "");
+        }
       }
       Value either = b.or(eqFirst, eqLast, "dyn.either");
       if (!full) either = b.or(either, notMask, "");
@@ -1484,12 +1649,13 @@ final class MemoryWidener extends EmissionPhase {
       b.condBr(allTwo, two, other);
       b.atEnd(two);
       twoValues = new ArrayList<>();
-      for (Value mem : group) {
+      for (int j = 0; j < group.size(); j++) {
+        Value mem = group.get(j);
         long off = windowOffset(mem.operand(0));
         int a = Math.max(1, mem.alignment());
-        Value vf = b.load(mem.type(), b.gep(st.context().i8(), pf, List.of(b.i64(off)), false, ""), a, "");
-        Value vl = b.load(mem.type(), b.gep(st.context().i8(), pl, List.of(b.i64(off)), false, ""), a, "");
-        twoValues.add(b.select(eqFirst, b.splat(vf, w, ""), b.splat(vl, w, ""), "dyn.blend"));
+        Value vf = b.load(mem.type(), b.gep(st.context().i8(), pf[rootOf[j]], List.of(b.i64(off)), false, ""), a, "");
+        Value vl = b.load(mem.type(), b.gep(st.context().i8(), pl[rootOf[j]], List.of(b.i64(off)), false, ""), a, "");
+        twoValues.add(comp.select(eqFirst, comp.broadcast(vf, ""), comp.broadcast(vl, ""), "dyn.blend"));
       }
       st.stats().vectorLoads += 2 * group.size();
       twoEnd = b.currentBlock();
@@ -1498,14 +1664,21 @@ final class MemoryWidener extends EmissionPhase {
     // otherwise: what this widener emits for each member without dynamic variants
     b.atEnd(other);
     List<Value> otherValues = new ArrayList<>();
-    for (Value mem : group) otherValues.add(fallbackLoad(mem, rv));
+    // (a group with a vector member: its elements' pointer vectors rebuilt here from the uniform base, plus the element's
+    // constant offset, and the offsets' packets, so that x86 gathers see a base and 32-bit indices where the offsets are
+    // sign-extended: one 16-lane gather per element on AVX-512 instead of two 8-lane ones off the 64-bit pointers)
+    for (int j = 0; j < group.size(); j++) {
+      Value mem = group.get(j);
+      List<Value> levels = localPointers && mem.type().isVector() ? narrowOffsetLevels(roots.get(rootOf[j])) : null;
+      otherValues.add(levels != null ? rebuiltGathers(mem, levels) : fallbackLoad(mem, rv.get(rootOf[j])));
+    }
     Block otherEnd = b.currentBlock();
     b.br(join);
     join.moveAfter(otherEnd);
     b.atEnd(join);
     for (int j = 0; j < group.size(); j++) {
       Value mem = group.get(j);
-      Value phi = b.phi(mem.type().vectorOf(w), nameOf(mem));
+      Value phi = b.phi(packetType(mem, mem.type()), nameOf(mem));
       phi.addIncoming(sameValues.get(j), sameEnd);
       if (consecValues != null) phi.addIncoming(consecValues.get(j), consecEnd);
       if (twoValues != null) phi.addIncoming(twoValues.get(j), twoEnd);
@@ -1513,6 +1686,51 @@ final class MemoryWidener extends EmissionPhase {
       dynamicDone.put(mem, phi);
     }
     return offsets;
+  }
+
+  /** Lane {@code lane}'s pointer of a root rebuilt from its uniform base and its narrow offsets' lanes ({@code narrow}, in level order). */
+  private Value rebuiltPointer(List<Value> levels, List<Value> narrow, Value lane) {
+    Value p = scal(levels.get(0).operand(0));
+    int k = 0;
+    for (Value level : levels) {
+      Value idx = level.operand(1);
+      Value si;
+      if (uniform(idx)) {
+        si = scal(idx);
+      } else {
+        Value nv = narrow.get(k++);
+        Value nl = b.extractElement(nv, lane, "");
+        si = nv.type().scalarType().equals(idx.type()) ? nl : b.cast(st.ssa().opcode(idx), nl, idx.type(), "");
+      }
+      p = b.gep(level.gepSourceElementType(), p, List.of(si), false, "");
+    }
+    return p;
+  }
+
+  /** A vector member's per-lane path: one gather per element, off pointers rebuilt by {@link #rebuiltPointers}. */
+  private Value rebuiltGathers(Value mem, List<Value> levels) {
+    Type t = mem.type();
+    long off = windowOffset(mem.operand(0));
+    int align = Math.max(1, mem.alignment());
+    st.remark(Remark.Kind.MEMORY, current(), mem, "load of " + t + " became one gather per element off the uniform base and the offsets (the path of"
+        + " dynamic variants where the lanes' pointers are neither equal nor consecutive)");
+    return loadLeaves(mem, t, 0, (lt, o) -> gatherOrCascade(mem, lt, rebuiltPointers(levels, off + o), partAlignment(align, off + o), ""));
+  }
+
+  /**
+   * A root's pointer vector plus {@code bytes} rebuilt at the builder from its uniform base (the bytes added to it) and its offsets'
+   * packets: vector GEPs off a scalar base, which x86 gathers take as base + index.
+   */
+  private Value rebuiltPointers(List<Value> levels, long bytes) {
+    Value p = scal(levels.get(0).operand(0));
+    if (bytes != 0) p = b.gep(st.context().i8(), p, List.of(b.i64(bytes)), false, "");
+    for (Value level : levels) {
+      Value idx = level.operand(1);
+      // (a sign-extended narrow offset as the index itself: a GEP sign-extends it alike, and x86 gathers it with 32-bit indices)
+      Value at = uniform(idx) ? scal(idx) : idx.isInstruction() && st.ssa().opcode(idx) == Opcode.SEXT ? vec(narrowOffset(idx)) : vec(idx);
+      p = b.gep(level.gepSourceElementType(), p, List.of(at), false, "");
+    }
+    return p;
   }
 
   /**
@@ -1560,6 +1778,14 @@ final class MemoryWidener extends EmissionPhase {
   /** A member of a dynamic-variant group as {@link #emitLoad} emits it without them (its address from the root's packet). */
   private Value fallbackLoad(Value mem, Value rv) {
     Type t = mem.type();
+    if (t.isVector()) {
+      // a vector member: what emitCompositeLoad emits through varying addresses (one gather per element)
+      st.remark(Remark.Kind.MEMORY, current(), mem, "load of " + t + " became one gather per element (the path of dynamic variants where the lanes' pointers"
+          + " are neither equal nor consecutive)");
+      long off = windowOffset(mem.operand(0));
+      Value ptrs = off == 0 ? rv : b.gep(st.context().i8(), rv, List.of(b.i64(off)), false, "");
+      return loadParts(mem, t, ptrs, 0, Math.max(1, mem.alignment()));
+    }
     Type vt = packetType(mem, t);
     Value ptr = mem.operand(0);
     int align = Math.max(1, mem.alignment());
@@ -1716,30 +1942,11 @@ final class MemoryWidener extends EmissionPhase {
     return phi;
   }
 
-  /**
-   * Whether a byte load whose address advances by one byte per iteration of its loop reads a window
-   * of 8 bytes per lane once every 8 iterations ({@link #byteWindow}) at packet width {@code w}:
-   * {@code -Dpacketizer.byteWindows=auto} (the default) from {@link #BYTE_WINDOW_MIN_WIDTH} lanes,
-   * {@code true} at every width, {@code false} never. Measured on strhash (docs/performance.md): W16
-   * 1.36x -> 2.01x (random inputs) and 1.64x -> 2.44x (coherent) over scalar, where the per-lane loads'
-   * 16 lane addresses do not fit the general registers and spill; W8/AVX2, with the constant shift and
-   * the lane order of {@link #windowOrder}, 1.57x -> 1.98x (random, medians under load) and 1.92x ->
-   * 2.48x (coherent); W4/SSE4.2 no faster (1.16x both). Read at each use, so that a test can set it.
-   */
-  static boolean byteWindows(int w) {
-    String v = System.getProperty("packetizer.byteWindows", "auto");
-    return switch (v) {
-      case "false" -> false;
-      case "true" -> true;
-      default -> w >= BYTE_WINDOW_MIN_WIDTH;
-    };
-  }
+  /** {@link ByteWindows#on}. */
+  static boolean byteWindows(int w) { return ByteWindows.on(w); }
 
-  /** The packet width from which {@link #byteWindows} is on by default. */
-  static final int BYTE_WINDOW_MIN_WIDTH = 8;
-
-  /** Bytes per window of {@link #byteWindow}: one unaligned 8-byte load per lane. */
-  static final int WINDOW_BYTES = 8;
+  /** {@link ByteWindows#BYTES}. */
+  static final int WINDOW_BYTES = ByteWindows.BYTES;
 
   /** Bytes per page, the granule of {@link #byteWindow}'s fault argument (the smallest x86 and AArch64 page). */
   static final long PAGE_BYTES = 4096;
@@ -2461,6 +2668,11 @@ final class MemoryWidener extends EmissionPhase {
       return r;
     }
     checkByteSized(inst, t);
+    if (t.isVector() && st.options().memoryStrategy() == MemoryStrategy.GATHER && !st.options().scalable() && !st.options().lanesMayBeRetyped()) {
+      // clang's SLP-merged loads (<2 x float> of a bilinear fetch): members of a dynamic-variant group
+      Value dynamic = dynamicVariants(inst, t, ptr);
+      if (dynamic != null) return dynamic;
+    }
     st.remark(Remark.Kind.MEMORY, current(), inst, "load of " + t + " from " + s + " addresses became one gather per element");
     Value r = loadParts(inst, t, vec(ptr), 0, align);
     if (names && r.isInstruction() && !inst.name().isEmpty()) r.setName(inst.name());

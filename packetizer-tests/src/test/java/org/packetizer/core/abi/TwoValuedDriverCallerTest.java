@@ -42,57 +42,73 @@ class TwoValuedDriverCallerTest {
     boolean avx512 = cpu.contains("avx512") || cpu.equals("znver4");
     if (avx512) Assumptions.assumeTrue(AosDriverCallerTest.hostHas("+avx512f"), "SKIPPED (LOUD): the host has no AVX-512; the AVX-512 drivers did not run");
     else Assumptions.assumeTrue(AosDriverCallerTest.hostHas("+avx2"), "SKIPPED (LOUD): the host has no AVX2; the AVX2 drivers did not run");
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("heightmap_kernels.c"), ArrayDriverCallerTest.resource("heightmap_kernels.c"));
-    clang.compileToBitcode(dir, Path.of("heightmap_kernels.c"), Path.of("kernels.bc"), List.of(opt));
-    List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
     List<String> remarks = new ArrayList<>();
-    String[] keys = {"packetizer.dynamicVariants.twoValued", "packetizer.dynamicVariants.offsets"};
-    String[] before = {System.getProperty(keys[0]), System.getProperty(keys[1])};
-    System.setProperty(keys[0], two);
-    System.setProperty(keys[1], offsets);
+    List<String> outputs = runDrivers(dir, w, cpu, opt, "heightmap_kernels.c", "heightmap_caller.c", List.of("hlight", "hshade"),
+        new String[] {"packetizer.dynamicVariants.twoValued", two, "packetizer.dynamicVariants.offsets", offsets}, remarks);
+    // the variant is there (both kernels' groups of five loads, in the packet function and its masked twin), or not
+    long withTwo = remarks.stream().filter(x -> x.contains("dynamic variants for the 5 loads") && x.contains("two values (each active lane")).count();
+    long groups = remarks.stream().filter(x -> x.contains("dynamic variants for the 5 loads")).count();
+    assertTrue(groups >= 2, () -> String.join("\n", remarks));
+    assertEquals(two.equals("false") ? 0 : groups, withTwo, () -> String.join("\n", remarks));
+    for (String out : outputs) assertTrue(out.contains("W=" + w + ": " + 7 * 3 * 2 * (3 * w + 3) + " driver calls checked, 0 differences"), out);
+  }
+
+  /**
+   * Compiles the kernels resource {@code kernels} (driver/) by the bundled clang at {@code opt}, packetizes each of
+   * {@code fns} with an array driver ({@code uvv}) at width w for cpu under the knobs ({@code knobs}: property, value
+   * pairs, restored afterwards), emits it by llc, links the caller resource (driver/, {@code -DW=w}) by the bundled clang
+   * and by GCC (where installed; a loud skip otherwise), runs each and returns their standard outputs (each exited 0:
+   * no element differed from the scalar function, no fault). The packetizer's remarks go to {@code remarks}.
+   */
+  static List<String> runDrivers(Path dir, int w, String cpu, String opt, String kernels, String caller, List<String> fns, String[] knobs,
+      List<String> remarks) throws Exception {
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve(kernels), ArrayDriverCallerTest.resource(kernels));
+    clang.compileToBitcode(dir, Path.of(kernels), Path.of("kernels.bc"), List.of(opt));
+    List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
+    String[] before = new String[knobs.length / 2];
+    for (int i = 0; i < before.length; i++) {
+      before[i] = System.getProperty(knobs[2 * i]);
+      System.setProperty(knobs[2 * i], knobs[2 * i + 1]);
+    }
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
-      for (String fn : List.of("hlight", "hshade")) {
+      for (String fn : fns) {
         PacketizationResult r = new Packetizer(PacketizerOptions.builder().width(w).params("uvv").verifyEachPhase(true).targetCpu(cpu)
             .arrayDriver(true).remarks(x -> remarks.add(x.message())).build()).run(m, fn, fn + "_simd" + w);
         drivers.add(r.driver().orElseThrow());
       }
       m.write(dir.resolve("kernels.packet.bc"));
     } finally {
-      for (int i = 0; i < 2; i++) {
-        if (before[i] == null) System.clearProperty(keys[i]);
-        else System.setProperty(keys[i], before[i]);
+      for (int i = 0; i < before.length; i++) {
+        if (before[i] == null) System.clearProperty(knobs[2 * i]);
+        else System.setProperty(knobs[2 * i], before[i]);
       }
     }
-    // the variant is there (both kernels' groups of five loads, in the packet function and its masked twin), or not
-    long withTwo = remarks.stream().filter(x -> x.contains("dynamic variants for the 5 loads") && x.contains("two values (each active lane")).count();
-    long groups = remarks.stream().filter(x -> x.contains("dynamic variants for the 5 loads")).count();
-    assertTrue(groups >= 2, () -> String.join("\n", remarks));
-    assertEquals(two.equals("false") ? 0 : groups, withTwo, () -> String.join("\n", remarks));
     Files.writeString(dir.resolve("drivers.h"), ArrayDriver.header(drivers, "drivers.h", null));
     ProcessResult llc = clang.run(List.of("llc", "-O2", "-mcpu=" + cpu, "-filetype=obj", "-relocation-model=pic",
         dir.resolve("kernels.packet.bc").toString(), "-o", dir.resolve("kernels.o").toString()), dir);
     assertEquals(0, llc.exitCode(), llc.stderr());
-    ArrayDriverCallerTest.writeCaller(dir, "heightmap_caller.c");
-    int step = w;
+    ArrayDriverCallerTest.writeCaller(dir, caller);
     clang.linkExecutable(List.of(dir.resolve("caller.c"), dir.resolve("kernels.o")), dir.resolve("caller.clang"),
-        List.of("-O1", "-std=c11", "-DW=" + step, "-Wall", "-Werror", "-lm"));
+        List.of("-O1", "-std=c11", "-DW=" + w, "-Wall", "-Werror", "-lm"));
     List<String> executables = new ArrayList<>(List.of("caller.clang"));
     if (Toolchains.gcc().isPresent()) {
-      ProcessResult gcc = clang.run(List.of(Toolchains.gcc().get(), "-O2", "-std=c11", "-Wall", "-Werror", "-DW=" + step,
+      ProcessResult gcc = clang.run(List.of(Toolchains.gcc().get(), "-O2", "-std=c11", "-Wall", "-Werror", "-DW=" + w,
           "caller.c", "kernels.o", "-lm", "-o", "caller.gcc"), dir);
       assertEquals(0, gcc.exitCode(), gcc.stderr());
       executables.add("caller.gcc");
     } else {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; the GCC-compiled caller of TwoValuedDriverCallerTest did not run"
+      System.err.println("SKIPPED (LOUD): gcc is not installed; the GCC-compiled caller of " + caller + " did not run"
           + " (bin/install-test-deps.sh installs it)");
     }
+    List<String> outputs = new ArrayList<>();
     for (String exe : executables) {
       ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
       String out = r.stdoutText();
       assertEquals(0, r.exitCode(), exe + " W=" + w + " " + cpu + ": elements differ from the scalar function (exit " + r.exitCode()
           + "; 139 is a fault: an access past the texture or an input):\n" + out + r.stderr());
-      assertTrue(out.contains("W=" + step + ": " + 7 * 3 * 2 * (3 * step + 3) + " driver calls checked, 0 differences"), out);
+      outputs.add(out);
     }
+    return outputs;
   }
 }
