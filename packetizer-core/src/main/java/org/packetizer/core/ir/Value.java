@@ -77,6 +77,26 @@ public class Value {
 
   public void setName(String name) { LLVMSetValueName2(ref(), name, name.length()); }
 
+  /** Whether this value has a name (without reading it). */
+  public boolean hasName() {
+    if (Ffm.on) return Ffm.hasName(addr);
+    return !name().isEmpty();
+  }
+
+  /**
+   * Gives this value {@code other}'s name (made unique in this value's function like any name; nothing when
+   * {@code other} has none). With the {@code java.lang.foreign} binding on, LLVM's bytes are passed straight back
+   * to LLVM.
+   */
+  public void copyNameFrom(Value other) {
+    if (Ffm.on) {
+      Ffm.copyValueName(other.addr, addr);
+      return;
+    }
+    String n = other.name();
+    if (!n.isEmpty()) setName(n);
+  }
+
   /** "%name" or the printed value for unnamed ones; for messages. */
   public String describe() {
     String n = name();
