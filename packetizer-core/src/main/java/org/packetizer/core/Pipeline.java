@@ -114,7 +114,7 @@ final class Pipeline {
     Map<String, Optional<String>> savedFeatures = options.vectorAbi() && !options.scalable() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
     long marks = org.packetizer.core.ir.LoopAlign.marksMade();
     try {
-      if (options.scalable()) return finishRun(options, module, before, marks, runScalable(options, module, scalarName, simdName));
+      if (options.scalable()) return finishRun(module, before, marks, runScalable(options, module, scalarName, simdName));
       PacketizationResult r = new Pipeline(options, module, scalarName, null).run(simdName);
       if (options.arrayDriver().isPresent()) {
         r = ArrayDriver.build(module, r, options, (o, f, s) -> new Pipeline(o, module, f, null).run(s));
@@ -128,7 +128,7 @@ final class Pipeline {
           }
         }
       }
-      return finishRun(options, module, before, marks, r);
+      return finishRun(module, before, marks, r);
     } catch (RuntimeException | Error e) {
       // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
@@ -150,10 +150,10 @@ final class Pipeline {
    * The end of a top-level run, over the functions this run made. The cold-lane loops' marks
    * ({@link org.packetizer.core.ir.LoopAlign#markColdLaneLoop}) served the loop alignment: the published IR carries none
    * (only when marks were made). On x86, each function's {@code "min-legal-vector-width"} is raised where LLVM needs
-   * it: to the widest X86 intrinsic it calls, and on AVX-512 targets to 512 where it holds wider vectors
+   * it: to the widest X86 intrinsic it calls, and to 512 where it holds vectors wider than 256 bits
    * ({@link org.packetizer.core.mapping.SignatureAbi#fitTargetIntrinsicCallers}, {@code fitWideVectors}).
    */
-  private static PacketizationResult finishRun(PacketizerOptions options, LlvmModule module, Set<String> before, long marks, PacketizationResult r) {
+  private static PacketizationResult finishRun(LlvmModule module, Set<String> before, long marks, PacketizationResult r) {
     if (org.packetizer.core.ir.LoopAlign.marksMade() != marks) {
       for (Function f : module.functions()) if (!before.contains(f.name())) org.packetizer.core.ir.LoopAlign.unmarkColdLaneLoops(f);
     }
@@ -164,14 +164,13 @@ final class Pipeline {
     r.driver().ifPresent(d -> made.add(d.name()));
     java.util.function.Predicate<Function> ours = f -> !before.contains(f.name()) || made.contains(f.name());
     org.packetizer.core.mapping.SignatureAbi.fitTargetIntrinsicCallers(module, ours);
-    // and, on AVX-512 targets, legal for 512-bit vectors wherever they hold wider ones: Intel's tuning would split them
-    // into 256-bit halves, a route LLVM 20 miscompiles (SignatureAbi.fitWideVectors)
+    // and legal for 512-bit vectors wherever they hold wider ones: on Intel's AVX-512 CPUs LLVM would split them into
+    // 256-bit halves, a route LLVM 20 miscompiles (SignatureAbi.fitWideVectors). Whatever the options name: the
+    // function may be compiled later for another CPU (generic IR JIT-compiled on the host), and without AVX-512 the
+    // attribute changes nothing
     if (org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
       for (Function f : module.functions()) {
-        if (!f.isDeclaration() && ours.test(f) && MaskDemotion.hasMaskRegisters(f, options.targetCpu().orElse(null),
-            options.targetFeatures().orElse(null))) {
-          org.packetizer.core.mapping.SignatureAbi.fitWideVectors(f);
-        }
+        if (!f.isDeclaration() && ours.test(f)) org.packetizer.core.mapping.SignatureAbi.fitWideVectors(f);
       }
     }
     return r;
@@ -508,8 +507,7 @@ final class Pipeline {
       // (mask registers: only the clamped counters of the loop-exit compares narrowed for them)
       org.packetizer.core.widen.CounterBroadcasts.runClamped(packet, w);
       // (AVX-512F for the options' target and for the function's own: rounded conversions by one instruction)
-      org.packetizer.core.widen.RoundedConversions.run(packet, x86(packet) && MaskDemotion.hasMaskRegisters(packet,
-          options.targetCpu().orElse(null), options.targetFeatures().orElse(null)));
+      org.packetizer.core.widen.RoundedConversions.run(packet, x86(packet) && MaskDemotion.hasMaskRegisters(packet));
     }
     requireReturnsLikeScalar(module, r.scalar(), packet, "the packet function", scalarName);
     phase("cleanup");

@@ -98,8 +98,9 @@ public final class SignatureAbi {
   }
 
   /**
-   * On an AVX-512 target, raises {@code f}'s {@code "min-legal-vector-width"} to 512 when one of its values (a
-   * parameter, an instruction's result, a stored value) is a vector wider than 256 bits; returns whether it did.
+   * Raises {@code f}'s {@code "min-legal-vector-width"} to 512 when one of its values (a parameter, an instruction's
+   * result, a stored value) is a vector wider than 256 bits; returns whether it did. (Without AVX-512 the attribute
+   * changes nothing: no 512-bit type is legal; and it never changes how a vector of 256 bits or less is passed.)
    * LLVM's tuning for Intel's AVX-512 CPUs ({@code skylake-avx512} to {@code sapphirerapids}, and the host CPU LLVM
    * names on them) prefers 256-bit vectors, so without the attribute such values are legalized by splitting into
    * 256-bit halves — the route no other target takes with AVX-512 present, and one LLVM 20 gets wrong: the W8 packet of

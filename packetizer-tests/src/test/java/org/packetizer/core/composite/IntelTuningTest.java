@@ -100,23 +100,31 @@ class IntelTuningTest {
 
   /**
    * The wrong answer the Intel host found, pinned: the W8 packet of {@code @ints} holds {@code <32 x i32>} values and is
-   * marked legal for 512-bit vectors on skylake-avx512 (not on haswell, which has no 512-bit registers), and on an
-   * AVX-512 host gives every lane's value (the JIT for skylake-avx512 gave 0 in every lane before).
+   * marked legal for 512-bit vectors, whether packetized for skylake-avx512 or for no named CPU (generic IR that a JIT
+   * compiles for the host later), and on an AVX-512 host the JIT for skylake-avx512 gives every lane's value (it gave 0
+   * in every lane before).
    */
   @Test
   void wideValuesInANarrowPacketAreLegalFor512Bits() {
     CompositeCases file = CompositeCases.all().stream().filter(f -> f.file().getFileName().toString().equals("vector-arith.ll"))
         .findFirst().orElseThrow();
     CompositeCases.Case c = file.cases().stream().filter(k -> k.function().equals("ints")).findFirst().orElseThrow();
-    for (String cpu : List.of("skylake-avx512", "haswell")) {
+    for (String cpu : new String[] {"skylake-avx512", null}) {
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(file.text(), "vector-arith.ll")) {
-        new Packetizer(options(c, cpu, 8)).run(m, "ints", "ints_simd");
+        var b = PacketizerOptions.builder().width(8).memoryStrategy(MemoryStrategy.GATHER)
+            .vectorMath(PacketizerOptions.VectorMath.INTRINSICS).params(CompositeCases.kinds(c));
+        if (cpu != null) b.targetCpu(cpu);
+        new Packetizer(b.build()).run(m, "ints", "ints_simd");
         Function p = m.function("ints_simd").orElseThrow();
         assertTrue(p.print().contains("<32 x i32>"), "the case no longer holds 512-bit values");
-        assertEquals(cpu.equals("haswell") ? "256" : "512", p.stringAttribute("min-legal-vector-width").orElse("absent"), cpu);
-        if (cpu.equals("haswell") || !hostHasAvx512()) continue;
+        assertEquals("512", p.stringAttribute("min-legal-vector-width").orElse("absent"), String.valueOf(cpu));
+        if (!hostHasAvx512()) {
+          System.err.println("SKIPPED (LOUD): IntelTuningTest.wideValuesInANarrowPacketAreLegalFor512Bits checked the attribute"
+              + " only: the host has no AVX-512 for the JIT");
+          continue;
+        }
         try (DifferentialCheck check = DifferentialCheck.builder(m, "ints", "ints_simd", 8).params(CompositeCases.specs(c, ctx))
-            .target(cpu, "").build()) {
+            .target("skylake-avx512", "").build()) {
           CheckResult res = check.runMany(60, 5);
           assertTrue(res.passed(), res::report);
         }
