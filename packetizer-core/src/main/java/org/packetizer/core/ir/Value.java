@@ -75,7 +75,13 @@ public class Value {
     return p == null || p.isNull() ? "" : p.getString();
   }
 
-  public void setName(String name) { LLVMSetValueName2(ref(), name, name.length()); }
+  public void setName(String name) {
+    // (the length is in bytes: javacpp encodes the string as UTF-8, so name.length() would cut a non-ASCII name short)
+    byte[] utf8 = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try (org.bytedeco.javacpp.BytePointer p = new org.bytedeco.javacpp.BytePointer(utf8)) {
+      LLVMSetValueName2(ref(), p, utf8.length);
+    }
+  }
 
   /** Whether this value has a name (without reading it). */
   public boolean hasName() {
