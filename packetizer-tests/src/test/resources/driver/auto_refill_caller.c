@@ -1,6 +1,6 @@
 /* A C program calling the --refill=auto driver of mandelbrot through the generated header only, compiled in its own
  * translation unit by clang and by GCC (AutoRefillCallerTest). W: the packet width; E: the driver's epoch in elements
- * (the test builds it with short epochs); T: the paired trial's elements (RefillDriver.ADAPTIVE_REFILL_PACKETS·W); PAIRED: 1 for the AVX-512 driver (paired trials). Every element of every call is compared with the scalar
+ * (the test builds it with short epochs); T: the paired trial's elements (RefillDriver.ADAPTIVE_REFILL_PACKETS·W); PAIRED: 1 for the AVX-512 driver (paired trials); STATE_WORDS: RefillDriver.STATE_FIELDS. Every element of every call is compared with the scalar
  * function; every array ends at a PROT_NONE page, every output has G guard bytes in front. The driver's decisions are
  * read from its state (mandelbrot_auto.state: trial position, elements left, back-off level, refill in use, the
  * trial's cycles, trials decided, saved level): on random points (refill about 3x faster) the trials back off over
@@ -18,7 +18,7 @@
 #include "guard_pages.h"
 
 int mandelbrot(float x0, float y0, int maxIter);
-extern long long auto_state[12] __asm__("mandelbrot_auto.state");
+extern long long auto_state[STATE_WORDS] __asm__("mandelbrot_auto.state");
 enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED, SPREAD, PEAK, LAST, ALARMS };
 /* the spread field holds the spread less the prior 1/4, in units of 2^-16: 0 is the prior, SPREAD_ZERO the spread 0 */
 #define SPREAD_ZERO (-(1LL << 14))

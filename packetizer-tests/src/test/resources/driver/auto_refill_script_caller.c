@@ -1,15 +1,24 @@
 /* A C program calling the --refill=auto driver of mandelbrot built with the scripted clock
- * (-Dpacketizer.refill.autoClockScript=2: no cycle counter; each timed call of a body costs its elements times the cycles
- * per element in row min(trials measured, 1) of mandelbrot_auto.clock), through the generated header only, compiled in its
- * own translation unit by clang and by GCC (AutoRefillScriptCallerTest). W: the packet width; E: the driver's epoch in
- * elements; LEAP: RefillDriver.PLAIN_LEAP; MAXLEVEL: RefillDriver.ADAPTIVE_MAX_LEVEL. Every element of every call is
- * compared with the scalar function; every array ends at a PROT_NONE page, every output has G guard bytes in front.
+ * (-Dpacketizer.refill.autoClockScript=ROWS: no cycle counter; each timed call of a body costs its elements times the cycles
+ * per element in row min(trials measured, ROWS - 1) of mandelbrot_auto.clock), through the generated header only, compiled
+ * in its own translation unit by clang and by GCC (AutoRefillScriptCallerTest). W: the packet width; E: the driver's epoch
+ * in elements; T: a trial's elements; LEAP: RefillDriver.PLAIN_LEAP; MAXLEVEL: RefillDriver.ADAPTIVE_MAX_LEVEL; TOP:
+ * RefillDriver.WATCH_MAX_LEVEL; STATE_WORDS: RefillDriver.STATE_FIELDS. Every element of every call is compared with the
+ * scalar function; every array ends at a PROT_NONE page, every output has G guard bytes in front.
  * Two scripts from a fresh state, each over 8 epochs in calls of 8W+3 elements:
  * (1) stuck on plain: the first trial disturbed (refill 10 times the plain body's cost), then the real costs (refill 0.3
  *     times plain): refill in use within 3 epochs and kept to the end (the first trial's plain win is confirmed by a
  *     second trial, judged alone, before the back-off grows);
  * (2) plain really wins (refill 1.5 times plain): the plain body throughout, the levels after the three trials
- *     0, LEAP, 2 LEAP (capped at MAXLEVEL). No timing of this host enters the decisions. */
+ *     0, LEAP, 2 LEAP (capped at MAXLEVEL).
+ * Then the watch's spacing (RefillDriver.adaptiveWatchSpacing), work rising for both bodies alike (from the third trial on
+ * each row 2.5 times the one before, refill 1.5 times plain: every trial keeps the plain body, every run's pieces alarm):
+ * (3) one call of 48 epochs: exactly the trials of runs of 1, 2, 4, 8, 8, ... epochs and the alarm's tail of half an epoch
+ *     (the watch's level rising to TOP with each trial an alarm brought), all but the first two brought by an alarm;
+ * (4) five such trials, then an input that turned random (plain 2.5 times dearer again, refill a quarter of it), calls of
+ *     8W+3: the levels after the five 0, LEAP, 2 LEAP, ... and the watch's 0, 0, 1, 2, 3 (capped at TOP); refill within
+ *     2^TOP + 3 epochs of the change and not before 2^TOP - 1 (the alarm waits that long), the watch's level 0 after it.
+ * No timing of this host enters the decisions. */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -21,9 +30,11 @@
 #include "guard_pages.h"
 
 int mandelbrot(float x0, float y0, int maxIter);
-extern long long auto_state[12] __asm__("mandelbrot_auto.state");
-extern long long auto_clock[5] __asm__("mandelbrot_auto.clock");
-enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED };
+extern long long auto_state[STATE_WORDS] __asm__("mandelbrot_auto.state");
+extern long long auto_clock[1 + 2 * ROWS] __asm__("mandelbrot_auto.clock");
+enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED, WATCH = 12 };
+#define WATCH_LEVEL(s) ((s) & 0xFF)
+#define WATCH_TRIALS(s) ((s) >> 16)
 
 #define G 64
 static int bad, calls;
@@ -38,16 +49,19 @@ static void release(void *p, size_t bytes) {
   munmap((char *)p + bytes - span, span + pg);
 }
 
-/* what one run saw: the element after which refill was first in use (-1: never), plain again after it, the levels after
-   each trial decided */
-struct trace { long long first_refill, plain_again; int ntrials; long long levels[16]; };
+/* what one run saw: the element after which refill was first in use (-1: never), plain again after it, the levels and the
+   watch's levels after each trial decided, the element (a call's end) by which each trial was measured */
+struct trace { long long first_refill, plain_again; int ntrials, nmeasured; long long levels[64], watch[64], measured_at[64]; };
 
-/* a fresh state and the script {plain, refill cycles per element} x 2 rows; then n random points in calls of `per` */
-static struct trace run(const char *what, const long long rows[4], size_t n, size_t per) {
-  struct trace t = { -1, -1, 0, {0} };
+/* a fresh state and the script's rows {plain, refill cycles per element} (the last of nrows repeated); then n random points
+   in calls of `per` */
+static struct trace run(const char *what, const long long rows[][2], int nrows, size_t n, size_t per) {
+  static struct trace t;
+  memset(&t, 0, sizeof t);
+  t.first_refill = t.plain_again = -1;
   memset(auto_state, 0, sizeof auto_state);
   auto_clock[0] = 0;
-  for (int k = 0; k < 4; k++) auto_clock[1 + k] = rows[k];
+  for (int k = 0; k < ROWS; k++) for (int j = 0; j < 2; j++) auto_clock[1 + 2 * k + j] = rows[k < nrows ? k : nrows - 1][j];
   float *x = at_page_end(n * sizeof(float)), *y = at_page_end(n * sizeof(float));
   unsigned char *g = at_page_end(G + n * sizeof(int32_t));
   memset(g, 0xA5, G + n * sizeof(int32_t));
@@ -58,7 +72,11 @@ static struct trace run(const char *what, const long long rows[4], size_t n, siz
     size_t c = n - i < per ? n - i : per;
     mandelbrot_auto(x + i, y + i, 150, out + i, c);
     calls++;
-    for (; trials < auto_state[TRIALS]; trials++) if (t.ntrials < 16) t.levels[t.ntrials++] = auto_state[LEVEL];
+    for (; trials < auto_state[TRIALS]; trials++) {
+      if (t.ntrials < 64) { t.levels[t.ntrials] = auto_state[LEVEL]; t.watch[t.ntrials] = WATCH_LEVEL(auto_state[WATCH]); }
+      t.ntrials++;
+    }
+    for (; t.nmeasured < auto_clock[0]; t.nmeasured++) if (t.nmeasured < 64) t.measured_at[t.nmeasured] = (long long)(i + c);
     if (auto_state[CHOICE] == 1 && t.first_refill < 0) t.first_refill = (long long)(i + c);
     if (auto_state[CHOICE] != 1 && t.first_refill >= 0 && t.plain_again < 0) t.plain_again = (long long)(i + c);
   }
@@ -70,8 +88,10 @@ static struct trace run(const char *what, const long long rows[4], size_t n, siz
   for (int k = 0; k < G; k++) if (g[k] != 0xA5) { if (bad++ < 20) printf("%s: guard bytes overwritten\n", what); break; }
   release(x, n * sizeof(float)); release(y, n * sizeof(float)); release(g, G + n * sizeof(int32_t));
   printf("%s: refill from element %lld, plain again at %lld, levels after the trials", what, t.first_refill, t.plain_again);
-  for (int k = 0; k < t.ntrials; k++) printf(" %lld", t.levels[k]);
-  printf("\n");
+  for (int k = 0; k < t.ntrials && k < 64; k++) printf(" %lld", t.levels[k]);
+  printf(", the watch's");
+  for (int k = 0; k < t.ntrials && k < 64; k++) printf(" %lld", t.watch[k]);
+  printf(" (%d trials)\n", t.ntrials);
   return t;
 }
 
@@ -79,17 +99,71 @@ static void expect(int ok, const char *what) {
   if (!ok) { bad++; printf("FAILED: %s\n", what); }
 }
 
+/* row k of the rising work: plain 10·2.5^(k-1) (rows 0 and 1: 10), refill 1.5 times that */
+static void rising(long long row[2], int k) {
+  long long p = 10;
+  for (int j = 1; j < k; j++) p = p * 5 / 2;
+  row[0] = p;
+  row[1] = p * 3 / 2;
+}
+
+/* the trials decided in one call of n elements of the rising work: trial 0 (T elements), the fresh state's level-0 run (an
+   epoch less T), trial 1, then runs of 2^v epochs, v = 0, 1, 2, ... up to TOP, and the alarm's tail (half an epoch on the
+   scripted clock), each followed by a trial */
+static int rising_trials(long long n) {
+  long long pos = T;
+  int trials = 0;
+  if (pos > n) return trials;
+  trials++;
+  pos += E;
+  if (pos > n) return trials;
+  trials++;
+  for (int v = 0;; v = v < TOP ? v + 1 : TOP) {
+    pos += (1LL << v) * E + E / 2 + T;
+    if (pos > n) return trials;
+    trials++;
+  }
+}
+
 int main(void) {
   size_t n = 8 * (size_t)E, per = 8 * W + 3;
-  static const long long stuck[4] = {100, 1000, 100, 30}, plain[4] = {100, 150, 100, 150};
-  struct trace t = run("stuck on plain", stuck, n, per);
+  static const long long stuck[2][2] = {{100, 1000}, {100, 30}}, plain[2][2] = {{100, 150}, {100, 150}};
+  struct trace t = run("stuck on plain", stuck, 2, n, per);
   expect(t.first_refill >= 0 && t.first_refill <= 3LL * E, "stuck on plain: refill within 3 epochs of a disturbed first trial");
   expect(t.plain_again < 0 && auto_state[CHOICE] == 1, "stuck on plain: refill kept at the real costs");
-  t = run("plain wins", plain, n, per);
+  t = run("plain wins", plain, 2, n, per);
   long long l3 = 2 * LEAP < MAXLEVEL ? 2 * LEAP : MAXLEVEL;
   expect(t.first_refill < 0, "plain wins: the plain body throughout");
   expect(t.ntrials == 3 && t.levels[0] == 0 && t.levels[1] == LEAP && t.levels[2] == l3,
          "plain wins: three trials, the levels after them 0 (a second trial confirms), LEAP, 2 LEAP");
+
+  /* (3) rising work, one call of 48 epochs */
+  static long long rows[ROWS][2];
+  for (int k = 0; k < ROWS; k++) rising(rows[k], k);
+  t = run("rising work", (const long long (*)[2])rows, ROWS, 48 * (size_t)E, 48 * (size_t)E);
+  int want = rising_trials(48LL * E);
+  expect(t.ntrials == want, "rising work: the trials of runs of 1, 2, 4, 8, 8, ... epochs");
+  expect(t.first_refill < 0 && auto_state[LEVEL] == MAXLEVEL, "rising work: the plain body throughout, the back-off at its top");
+  expect(WATCH_LEVEL(auto_state[WATCH]) == TOP && WATCH_TRIALS(auto_state[WATCH]) == want - 2,
+         "rising work: the watch's level at its top, every trial after the second brought by an alarm");
+  printf("rising work: %d trials, %d from the rule\n", t.ntrials, want);
+
+  /* (4) the input changes after five trials of rising work, calls of 8W+3 */
+  enum { CHANGE = 5 };
+  for (int k = CHANGE; k < ROWS; k++) { rising(rows[k], CHANGE); rows[k][1] = rows[k][0] / 4; }
+  t = run("input changes", (const long long (*)[2])rows, ROWS, (size_t)(5 + (1 << TOP) * 2 + 24) * E, per);
+  int ok = t.ntrials > CHANGE && t.nmeasured >= CHANGE;
+  for (int k = 0; ok && k < CHANGE; k++) {
+    long long level = k == 0 ? 0 : k * LEAP < MAXLEVEL ? k * LEAP : MAXLEVEL, watch = k < 2 ? 0 : k - 1 < TOP ? k - 1 : TOP;
+    ok = t.levels[k] == level && t.watch[k] == watch;
+  }
+  expect(ok, "input changes: the levels after the first five trials 0, LEAP, 2 LEAP, ..., the watch's 0, 0, 1, 2, 3");
+  long long at = t.nmeasured >= CHANGE ? t.measured_at[CHANGE - 1] : -1, took = t.first_refill - at;
+  printf("input changes: refill %lld elements (%.2f epochs) after the change at %lld\n", took, (double)took / E, at);
+  expect(at > 0 && t.first_refill > 0 && took <= ((1LL << TOP) + 3) * E && took >= ((1LL << TOP) - 1) * E,
+         "input changes: refill within 2^TOP + 3 epochs of the change, not before 2^TOP - 1");
+  expect(t.plain_again < 0 && auto_state[CHOICE] == 1 && WATCH_LEVEL(auto_state[WATCH]) == 0,
+         "input changes: refill kept, the watch's level back at 0");
   printf("W=%d E=%d: %d driver calls checked, %d differences\n", W, E, calls, bad);
   return bad != 0;
 }

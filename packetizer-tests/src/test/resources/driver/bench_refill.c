@@ -55,15 +55,19 @@ static void make_inputs(int k) {
 /* the auto drivers' state (NAME.state: trial position, elements left in it, back-off level, body in use, cycles of
  * the trial under way, trials decided, ..., [11] the plain watch's alarms; weak: absent with
  * -Dpacketizer.refill.autoBackoff=false) */
-#define STATE(name) extern long long name##_state[12] __asm__(#name ".state") __attribute__((weak));
+#define STATE(name) extern long long name##_state[14] __asm__(#name ".state") __attribute__((weak));
 STATE(mandelbrot_auto8) STATE(mandelbrot_auto16) STATE(julia_auto8) STATE(julia_auto16) STATE(march_auto8) STATE(march_auto16)
 static long long *states[3][2] = {{mandelbrot_auto8_state, mandelbrot_auto16_state}, {julia_auto8_state, julia_auto16_state},
                                   {march_auto8_state, march_auto16_state}};
-static long long trials_before, alarms_before;
-static void state_mark(long long *st) { trials_before = st ? st[6] : 0; alarms_before = st ? st[11] : 0; }
+static long long trials_before, alarms_before, watch_before;
+/* (st[12]: the watch's word, RefillDriver.STATE_WATCH: bits 16 and up the trials an alarm brought, bits 0-7 its level) */
+static void state_mark(long long *st) {
+  trials_before = st ? st[6] : 0; alarms_before = st ? st[11] : 0; watch_before = st ? st[12] >> 16 : 0;
+}
 static void state_print(const char *name, int w, const char *order, long long *st) {
-  if (st) printf("%-10s %3d | auto %s: %lld trials in %d calls (%lld by the plain watch), now %s, back-off level %lld\n", name,
-                 w, order, st[6] - trials_before, ROUNDS, st[11] - alarms_before, st[3] ? "refill" : "plain", st[2]);
+  if (st) printf("%-10s %3d | auto %s: %lld trials in %d calls (%lld by the plain watch, %lld brought by either watch), now %s,"
+                 " back-off level %lld, watch level %lld\n", name, w, order, st[6] - trials_before, ROUNDS, st[11] - alarms_before,
+                 (st[12] >> 16) - watch_before, st[3] ? "refill" : "plain", st[2], st[12] & 0xFF);
 }
 
 typedef void (*runner)(int order, void *out);

@@ -38,7 +38,7 @@ public final class Benchmark {
       "packetizer.refill.avx2Ic", "packetizer.latency.perCpu", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.anyLaneBitTest", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
       "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
-      "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor", "packetizer.refill.autoWatchLesser", "packetizer.refill.autoTrials", "packetizer.refill.autoPlainLeap", "packetizer.refill.autoConfirmFirst", "packetizer.refill.autoTripEstimate", "packetizer.refill.autoLoopShare", "packetizer.driverStackRealign", "packetizer.llvmOptions",
+      "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor", "packetizer.refill.autoWatchLesser", "packetizer.refill.autoTrials", "packetizer.refill.autoPlainLeap", "packetizer.refill.autoConfirmFirst", "packetizer.refill.autoWatchSpacing", "packetizer.refill.autoWatchMaxLevel", "packetizer.refill.autoTripEstimate", "packetizer.refill.autoLoopShare", "packetizer.driverStackRealign", "packetizer.llvmOptions",
       "packetizer.interleave.minGain", "packetizer.interleave.invariantSpills",
       "packetizer.interleave.outerCounterExits", "packetizer.interleave.sixteenLaneLimit", "packetizer.roundedConversions",
       "packetizer.interleave.straightLine", "packetizer.refill.rvvCompress", "packetizer.cleanupPasses",

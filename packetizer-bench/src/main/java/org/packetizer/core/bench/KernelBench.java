@@ -482,7 +482,19 @@ final class KernelBench {
     String ratio = p > 0 && r > 0 ? String.format(Locale.ROOT, ", refill/plain %.2f at the trials", per * r / p) : "";
     return (st[STATE_REFILL] == 1 ? "refill" : "plain") + " body in use, " + st[STATE_TRIALS] + " trials ("
         + (st[STATE_TRIALS] - before[STATE_TRIALS]) + " timed), " + st[STATE_ALARMS] + " plain-watch alarms ("
-        + (st[STATE_ALARMS] - before[STATE_ALARMS]) + " timed)" + ratio + ", level " + st[org.packetizer.core.driver.RefillDriver.STATE_LEVEL];
+        + (st[STATE_ALARMS] - before[STATE_ALARMS]) + " timed)" + watchTrials(st, before) + ratio + ", level " + st[org.packetizer.core.driver.RefillDriver.STATE_LEVEL];
+  }
+
+  /**
+   * The trials the watch brought (its alarms that ended a plain run early, RefillDriver.adaptiveWatchSpacing) and the
+   * watch's level; nothing when the driver was built without the spacing (the field stays 0).
+   */
+  static String watchTrials(long[] st, long[] before) {
+    long w = st[org.packetizer.core.driver.RefillDriver.STATE_WATCH], b = before[org.packetizer.core.driver.RefillDriver.STATE_WATCH];
+    int sh = org.packetizer.core.driver.RefillDriver.WATCH_TRIALS_SHIFT;
+    if (w == 0) return "";
+    return ", " + (w >>> sh) + " brought by the watch (" + ((w >>> sh) - (b >>> sh)) + " timed), watch level "
+        + (w & org.packetizer.core.driver.RefillDriver.WATCH_LEVEL_MASK);
   }
 
   /** Wall-clock nanoseconds of the last {@link #run}. */

@@ -585,7 +585,21 @@ public final class RefillDriver {
    */
   public static final int STATE_POS = 0, STATE_LEFT = 1, STATE_LEVEL = 2, STATE_CHOICE = 3, STATE_PLAIN_CYCLES = 4,
       STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_SPREAD = 8, STATE_PLAIN_PEAK = 9,
-      STATE_PLAIN_LAST = 10, STATE_PLAIN_ALARMS = 11, STATE_FIELDS = 12;
+      STATE_PLAIN_LAST = 10, STATE_PLAIN_ALARMS = 11, STATE_WATCH = 12, STATE_WATCH_RUN = 13, STATE_FIELDS = 14;
+  /**
+   * The watch's spacing ({@link #adaptiveWatchSpacing}, eighteenth round), in {@link #STATE_WATCH}: bits 0-7 the watch's
+   * level v (an alarm ends a run of the plain body only after 2^v - 1 epochs of it), bit 8: an alarm's tail, or the trial
+   * it brings, is under way; bits 16 and up: the trials an alarm brought (statistics). {@link #STATE_WATCH_RUN}: the plain body's
+   * elements run since the last trial decided.
+   */
+  public static final int WATCH_LEVEL_MASK = 0xFF, WATCH_BROUGHT_BIT = 8, WATCH_TRIALS_SHIFT = 16;
+  /**
+   * The watch's highest level ({@link #adaptiveWatchSpacing}): after alarms whose trials kept the plain body, an alarm ends
+   * a run only after 2^this - 1 epochs of it (8 epochs a trial at most, against one per epoch before: mandelbrot W16 on the
+   * coherent image, 10 trials in 5 calls of 2 epochs); an input that turns random mid-array is still taken within 2^this
+   * epochs and a trial, not after the up to 1.5·2^{@link #ADAPTIVE_MAX_LEVEL} epochs of the back-off's run.
+   */
+  public static final int WATCH_MAX_LEVEL = 3;
   /**
    * The plain watch's reference ({@link #adaptivePlainWatch}), in {@link #STATE_PLAIN_PEAK}: the dearest recent piece of a
    * plain run, in cycles per element times 2^this (0: no piece timed yet); {@link #STATE_PLAIN_LAST}: the last piece judged,
@@ -732,6 +746,28 @@ public final class RefillDriver {
    * to 1.5·2^level epochs: docs/performance.md "The watch").
    */
   public static boolean adaptiveWatch() { return !"false".equals(System.getProperty("packetizer.refill.autoWatch")); }
+
+  /**
+   * Whether the watch's alarms are spaced ({@code -Dpacketizer.refill.autoWatchSpacing=false}: every alarm ends the run, the
+   * rule before the eighteenth round; for measurement), read when a driver is built; only with the watch. A trial an alarm
+   * brought that keeps the plain body (the alarm did not change the decision) raises the watch's level by one, up to
+   * {@link #adaptiveWatchMaxLevel}; a switch of the body sets it to 0; at level v an alarm (of either watch) ends a run of
+   * the plain body only once 2^v - 1 epochs of it ran since the last trial, so that the alarms' trials are spaced as the
+   * paired trials are; and an alarm ends the run only after a tail of up to an epoch (jittered like the run's spacing; no
+   * second alarm in it), so that its trial does not always sample the elements right after the alarming piece (on an image
+   * called again and again, the start of the next call: a cheap corner, where every such trial kept the plain body; with
+   * the spacing alone, bin/bench-refill's julia W16 on the coherent image then stayed on plain at 2.5 times refill's
+   * time in 2 of 3 runs). On a coherent image whose pieces are dear where the trials' refill reference is cheap (a trial on a
+   * cheap corner; or work rising along the array for both bodies alike), the watch alarmed at every piece and each trial
+   * kept the plain body: a trial per epoch at the back-off's top level (mandelbrot W16 coherent, 10 trials in the bench's 5
+   * timed calls, +2.4 % against the plain driver; docs/performance.md "The watch's spacing").
+   */
+  public static boolean adaptiveWatchSpacing() { return !"false".equals(System.getProperty("packetizer.refill.autoWatchSpacing")); }
+
+  /** The watch's highest level ({@code -Dpacketizer.refill.autoWatchMaxLevel}, 0 to 7), read when a driver is built. */
+  static int adaptiveWatchMaxLevel() {
+    return Math.max(0, Math.min(7, Integer.getInteger("packetizer.refill.autoWatchMaxLevel", WATCH_MAX_LEVEL)));
+  }
 
   /**
    * Whether the watch also compares a piece of a plain run with the plain body's own recent pieces ({@code
@@ -909,7 +945,11 @@ public final class RefillDriver {
               + (adaptivePlainWatch() && adaptiveWatchLesser() ? " (a piece counting as the lesser of itself and the piece before it)" : "") + (adaptivePlainWatch()
                   ? ", as does a piece of at least half an epoch that, with the piece before it, costs more than "
                       + plainWatchFactor() + " times the dearest recent piece per element (that reference keeps 15/16 per piece)"
-                  : "") : "")
+                  : "") + (adaptiveWatchSpacing() ? "; the watch's alarms are spaced: a trial an alarm brought that keeps the plain"
+                      + " body raises the watch's level v by one (up to " + adaptiveWatchMaxLevel() + "; a switch of the body sets it"
+                      + " to 0), and at level v an alarm ends a plain run only after 2^v - 1 epochs of it, and then after a tail of up"
+                      + " to an epoch (jittered like the spacing), so that its trial does not always sample the elements right after"
+                      + " the alarm" : "") : "")
           + "; the trial position, sums and back-off persist between calls in NAME" + STATE_SUFFIX;
     }
     return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; each starts with three"
@@ -1189,6 +1229,9 @@ public final class RefillDriver {
     boolean watch = adaptiveWatch();
     // the plain watch (adaptivePlainWatch): a piece of a plain run against the dearest recent pieces
     boolean plainWatch = watch && adaptivePlainWatch();
+    // the watch's spacing (adaptiveWatchSpacing): alarms whose trials kept the plain body space the next ones
+    boolean spacing = watch && adaptiveWatchSpacing();
+    int watchMax = adaptiveWatchMaxLevel();
     boolean preferPlain = adaptivePreferPlain();
     boolean confirm = adaptiveConfirm();
     // the margin tied to the paired trials' spread, and their sums with a memory of trials (adaptiveSpread)
@@ -1232,6 +1275,8 @@ public final class RefillDriver {
       Value peak0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_PEAK], 8, "state.plain.peak")) : null;
       Value alarms0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_ALARMS], 8, "state.plain.alarms")) : null;
       Value last0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_LAST], 8, "state.plain.last")) : null;
+      Value watch0 = spacing ? b.relaxed(b.load(i64, field[STATE_WATCH], 8, "state.watch")) : null;
+      Value wrun0 = spacing ? b.relaxed(b.load(i64, field[STATE_WATCH_RUN], 8, "state.watch.run")) : null;
       // (adaptiveTrials off, for measurement: always the plain run, never a trial)
       boolean trialsOn = adaptiveTrials();
       if (!trialsOn) {
@@ -1257,6 +1302,9 @@ public final class RefillDriver {
       Value peakV = plainWatch ? b.phi(i64, "plain.peak") : null;
       Value alarmsV = plainWatch ? b.phi(i64, "plain.alarms") : null;
       Value lastV = plainWatch ? b.phi(i64, "plain.last") : null;
+      Value watchV = spacing ? b.phi(i64, "watch") : null;
+      Value wrunV = spacing ? b.phi(i64, "watch.run") : null;
+      Value acted = null;
       Value peak1 = null;
       Value alarms1 = null;
       Value last1 = null;
@@ -1404,7 +1452,33 @@ public final class RefillDriver {
         Value judged = b.and(b.not(b.icmpUlt(cnt, b.constInt(i64, (long) plainP * w), ""), ""),
             b.icmpNe(weight, zero, ""), "");
         Value alarm = b.and(b.and(plainRun, judged, ""), slower, "watch.alarm");
-        left1 = b.select(alarm, zero, left1, "trial.left.watched");
+        // (adaptiveWatchSpacing) at the watch's level v an alarm ends the run only once 2^v - 1 epochs of it ran since the
+        // last trial (the level clamped to the top one, whatever a program wrote into the state)
+        Value spaced = null;
+        if (spacing) {
+          Value wl = b.min(b.and(watchV, b.constInt(i64, WATCH_LEVEL_MASK), ""), b.constInt(i64, watchMax), true, "watch.level");
+          Value wait = b.sub(b.binop(Opcode.SHL, b.constInt(i64, (long) epoch * w), wl, ""), b.constInt(i64, (long) epoch * w),
+              "watch.wait");
+          spaced = b.not(b.icmpUlt(wrunV, wait, ""), "watch.spaced");
+          alarm = b.and(alarm, spaced, "watch.alarm.spaced");
+        }
+        // (adaptiveWatchSpacing) an alarm does not end the run at once: a tail of up to an epoch, jittered like the run
+        // (scripted: half an epoch), runs first, so that the trial it brings does not always sample the elements right after
+        // the piece — on an image called again and again, the start of the next call, a cheap corner of a coherent input,
+        // where every trial kept the plain body while the dear pieces went on alarming. No second alarm in that tail. An
+        // alarm counts as ending the run early when the run had more left than the tail
+        Value tail = null;
+        Value cut = null;
+        if (spacing) {
+          Value inTail = b.icmpNe(b.and(watchV, b.constInt(i64, 1L << WATCH_BROUGHT_BIT), ""), zero, "watch.tail");
+          alarm = b.and(alarm, b.not(inTail, ""), "watch.alarm.once");
+          tail = b.binop(Opcode.LSHR, b.mul(b.constInt(i64, (long) epoch * w), noise, ""), b.constInt(i64, 10), "watch.tail.len");
+          cut = b.icmpUlt(tail, left1, "watch.cut");
+          acted = b.and(alarm, cut, "watch.acted.refill");
+          // (the plain watch below is gated by the same tail)
+          spaced = b.and(spaced, b.not(inTail, ""), "watch.spaced.once");
+        }
+        left1 = b.select(alarm, spacing ? b.min(left1, tail, true, "") : zero, left1, "trial.left.watched");
         if (plainWatch) {
           // (adaptivePlainWatch) the piece against the plain body's own dearest recent pieces: its cycles per element
           // (fixed point, PLAIN_PEAK_FRACTION_BITS) above the factor times the reference end the run; the reference keeps
@@ -1420,13 +1494,17 @@ public final class RefillDriver {
           Value known = b.icmpNe(peakV, zero, "plain.peak.known");
           Value dearer = b.icmpUlt(cap, sample, "plain.piece.dearer");
           Value plainAlarm = b.and(b.and(piece, known, ""), dearer, "plain.watch.alarm");
+          if (spacing) {
+            plainAlarm = b.and(plainAlarm, spaced, "plain.watch.alarm.spaced");
+            acted = b.or(acted, b.and(plainAlarm, cut, ""), "watch.acted");
+          }
           Value decayed = b.sub(peakV, b.binop(Opcode.LSHR, peakV, b.constInt(i64, PLAIN_PEAK_DECAY_SHIFT), ""), "plain.peak.decayed");
           Value most = b.mul(peakV, b.constInt(i64, PLAIN_PEAK_TAKE_FACTOR), "plain.peak.most");
           Value taken = b.select(known, b.min(sample, most, true, ""), sample, "plain.piece.taken");
           peak1 = b.select(piece, b.max(decayed, taken, true, ""), peakV, "plain.peak.next");
           last1 = b.select(piece, perEl, lastV, "plain.last.next");
           alarms1 = b.add(alarmsV, b.cast(Opcode.ZEXT, plainAlarm, i64, ""), "plain.alarms.next");
-          left1 = b.select(plainAlarm, zero, left1, "trial.left.plain.watched");
+          left1 = b.select(plainAlarm, spacing ? b.min(left1, tail, true, "") : zero, left1, "trial.left.plain.watched");
         }
       }
       Value disturbed = b.i1(false);
@@ -1568,6 +1646,24 @@ public final class RefillDriver {
       Value choice1 = b.select(b.and(decide, preferPlain ? b.or(switchNow, close, "") : switchNow, ""), cheaper, choice,
           "refill.chosen.next");
       Value trials1 = b.add(trials, b.cast(Opcode.ZEXT, decide, i64, ""), "trials.next");
+      Value watch1 = null;
+      Value wrun1 = null;
+      if (spacing) {
+        // (adaptiveWatchSpacing) a trial an alarm brought that keeps the plain body (none pending): the watch's level + 1, up
+        // to the top; a switch of the body: 0. The plain run's elements count from the last trial decided
+        Value wl = b.min(b.and(watchV, b.constInt(i64, WATCH_LEVEL_MASK), ""), b.constInt(i64, watchMax), true, "");
+        Value brought = b.icmpNe(b.and(watchV, b.constInt(i64, 1L << WATCH_BROUGHT_BIT), ""), zero, "watch.brought");
+        Value futile = b.and(b.and(decide, brought, ""), b.and(b.not(choice1, ""), b.not(pending1, ""), ""), "watch.futile");
+        Value switched = b.and(decide, b.xor(choice1, choice, ""), "watch.switched");
+        Value wl1 = b.select(switched, zero, b.select(futile, b.min(b.add(wl, b.constInt(i64, 1), ""), b.constInt(i64, watchMax),
+            true, ""), wl, ""), "watch.level.next");
+        Value brought1 = b.select(decide, b.i1(false), b.or(brought, acted, ""), "watch.brought.next");
+        Value count1 = b.add(b.binop(Opcode.LSHR, watchV, b.constInt(i64, WATCH_TRIALS_SHIFT), ""),
+            b.cast(Opcode.ZEXT, b.and(decide, brought, ""), i64, ""), "watch.trials.next");
+        watch1 = b.or(b.or(wl1, b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, brought1, i64, ""), b.constInt(i64, WATCH_BROUGHT_BIT), ""), ""),
+            b.binop(Opcode.SHL, count1, b.constInt(i64, WATCH_TRIALS_SHIFT), ""), "watch.next");
+        wrun1 = b.select(decide, zero, b.select(plainRun, b.add(wrunV, cnt, ""), wrunV, ""), "watch.run.next");
+      }
       // paired: 0 (the trial) and 3 (the run) alternate
       Value pos1 = b.select(posDone, paired ? b.xor(pos, b.constInt(i64, 3), "")
           : b.and(b.add(pos, b.constInt(i64, 1), ""), b.constInt(i64, 3), ""), pos, "trial.pos.next");
@@ -1599,6 +1695,10 @@ public final class RefillDriver {
         alarmsV.addIncoming(List.of(alarms0, alarms1), List.of(start, latch));
         lastV.addIncoming(List.of(last0, last1), List.of(start, latch));
       }
+      if (spacing) {
+        watchV.addIncoming(List.of(watch0, watch1), List.of(start, latch));
+        wrunV.addIncoming(List.of(wrun0, wrun1), List.of(start, latch));
+      }
 
       b.atEnd(done);
       b.relaxed(b.store(b.or(b.or(b.or(pos1, b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, pending1, i64, ""), b.constInt(i64, 2), ""), ""),
@@ -1616,6 +1716,10 @@ public final class RefillDriver {
         b.relaxed(b.store(peak1, field[STATE_PLAIN_PEAK], 8));
         b.relaxed(b.store(alarms1, field[STATE_PLAIN_ALARMS], 8));
         b.relaxed(b.store(last1, field[STATE_PLAIN_LAST], 8));
+      }
+      if (spacing) {
+        b.relaxed(b.store(watch1, field[STATE_WATCH], 8));
+        b.relaxed(b.store(wrun1, field[STATE_WATCH_RUN], 8));
       }
       b.br(exit);
       b.atEnd(exit);

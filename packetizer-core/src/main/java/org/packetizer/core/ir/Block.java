@@ -46,6 +46,16 @@ public final class Block {
     return p == null || p.isNull() ? "" : p.getString();
   }
 
+  /** Gives this block {@code other}'s name (see {@link Value#copyNameFrom}). */
+  public void copyNameFrom(Block other) {
+    if (Ffm.on) {
+      Ffm.copyValueName(Ffm.blockAsValue(other.addr), Ffm.blockAsValue(addr));
+      return;
+    }
+    String n = other.name();
+    if (!n.isEmpty()) asValue().setName(n);
+  }
+
   /** The block's name, or its position in the function for unnamed ones ("%3"-like). */
   public String describe() {
     String n = name();

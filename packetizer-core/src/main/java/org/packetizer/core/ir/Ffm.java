@@ -195,6 +195,7 @@ final class Ffm {
     private static final MethodHandle VALUE_IS_BASIC_BLOCK = h("LLVMValueIsBasicBlock", I, P);
     private static final MethodHandle GET_VALUE_NAME = h("LLVMGetValueName", P, P);
     private static final MethodHandle GET_VALUE_NAME2 = h("LLVMGetValueName2", P, P, A);
+    private static final MethodHandle SET_VALUE_NAME2 = h("LLVMSetValueName2", null, P, P, P);
     private static final MethodHandle BASIC_BLOCK_AS_VALUE = h("LLVMBasicBlockAsValue", P, P);
     private static final MethodHandle COUNT_INCOMING = h("LLVMCountIncoming", I, P);
     private static final MethodHandle GET_INCOMING_VALUE = h("LLVMGetIncomingValue", P, P, I);
@@ -347,6 +348,28 @@ final class Ffm {
     MemorySegment.copy(H.ALL, JAVA_BYTE, p, bytes, 0, n);
     return new String(bytes, StandardCharsets.UTF_8);
   }
+
+  /** Whether a value has a name (its length, without copying it). */
+  static boolean hasName(long v) {
+    long[] len = new long[1];
+    long p;
+    try { p = (long) H.GET_VALUE_NAME2.invokeExact(v, MemorySegment.ofArray(len)); } catch (Throwable t) { throw fail(t); }
+    return p != 0 && len[0] != 0;
+  }
+
+  /**
+   * Gives {@code to} the name of {@code from} (uniqued in {@code to}'s function as any name), native to native:
+   * no Java string made and encoded again (the scalar copy's names, issue 16).
+   */
+  static void copyValueName(long from, long to) {
+    long[] len = new long[1];
+    long p;
+    try { p = (long) H.GET_VALUE_NAME2.invokeExact(from, MemorySegment.ofArray(len)); } catch (Throwable t) { throw fail(t); }
+    if (p == 0 || len[0] == 0) return;
+    try { H.SET_VALUE_NAME2.invokeExact(to, p, len[0]); } catch (Throwable t) { throw fail(t); }
+  }
+
+  static long blockAsValue(long b) { try { return (long) H.BASIC_BLOCK_AS_VALUE.invokeExact(b); } catch (Throwable t) { throw fail(t); } }
 
   /** A block's name ({@link #valueName} of the block as a value). */
   static String blockName(long b) {

@@ -28,7 +28,8 @@ public final class FunctionCloner {
     }
     List<Block> blocks = f.blocks();
     for (Block b : blocks) {
-      Block nb = g.appendBlock(b.name());
+      Block nb = g.appendBlock("");
+      nb.copyNameFrom(b);  // (native to native with the binding on: no Java string per name)
       bmap.put(b, nb);
       vmap.put(b.asValue(), nb.asValue());
     }
@@ -39,10 +40,11 @@ public final class FunctionCloner {
         for (Value inst : b.instructions()) {
           Value copy;
           if (inst.opcode() == Opcode.PHI) {
-            copy = builder.phi(inst.type(), inst.name());
+            copy = builder.phi(inst.type(), "");
           } else {
-            copy = builder.insertClone(inst, inst.name());  // (through Ffm when it is on)
+            copy = builder.insertClone(inst, "");  // (through Ffm when it is on)
           }
+          copy.copyNameFrom(inst);
           vmap.put(inst, copy);
         }
       }

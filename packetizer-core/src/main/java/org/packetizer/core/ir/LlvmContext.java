@@ -92,10 +92,18 @@ public final class LlvmContext implements AutoCloseable {
         String text = msg.isNull() ? "invalid bitcode" : Llvm.takeMessage(msg);
         throw new IrLoadException(name, text, null);
       }
-      LLVMSetModuleIdentifier(m, name, name.length());
+      setIdentifier(m, name);
       return LlvmModule.own(m, this);
     } finally {
       LLVMDisposeMemoryBuffer(buf);
+    }
+  }
+
+  /** The module's identifier, its length in UTF-8 bytes (a file name may not be ASCII). */
+  private static void setIdentifier(LLVMModuleRef m, String name) {
+    byte[] utf8 = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try (BytePointer p = new BytePointer(utf8)) {
+      LLVMSetModuleIdentifier(m, p, utf8.length);
     }
   }
 
@@ -115,7 +123,7 @@ public final class LlvmContext implements AutoCloseable {
     if (LLVMParseIRInContext(ref(), buf, m, msg) != 0) {
       throw new IrLoadException(name, msg.isNull() ? "invalid IR" : Llvm.takeMessage(msg), null);
     }
-    LLVMSetModuleIdentifier(m, name, name.length());
+    setIdentifier(m, name);
     return LlvmModule.own(m, this);
   }
 

@@ -75,7 +75,33 @@ public class Value {
     return p == null || p.isNull() ? "" : p.getString();
   }
 
-  public void setName(String name) { LLVMSetValueName2(ref(), name, name.length()); }
+  public void setName(String name) {
+    // (the length is in bytes: javacpp encodes the string as UTF-8, so name.length() would cut a non-ASCII name short)
+    byte[] utf8 = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try (org.bytedeco.javacpp.BytePointer p = new org.bytedeco.javacpp.BytePointer(utf8)) {
+      LLVMSetValueName2(ref(), p, utf8.length);
+    }
+  }
+
+  /** Whether this value has a name (without reading it). */
+  public boolean hasName() {
+    if (Ffm.on) return Ffm.hasName(addr);
+    return !name().isEmpty();
+  }
+
+  /**
+   * Gives this value {@code other}'s name (made unique in this value's function like any name; nothing when
+   * {@code other} has none). With the {@code java.lang.foreign} binding on, LLVM's bytes are passed straight back
+   * to LLVM.
+   */
+  public void copyNameFrom(Value other) {
+    if (Ffm.on) {
+      Ffm.copyValueName(other.addr, addr);
+      return;
+    }
+    String n = other.name();
+    if (!n.isEmpty()) setName(n);
+  }
 
   /** "%name" or the printed value for unnamed ones; for messages. */
   public String describe() {

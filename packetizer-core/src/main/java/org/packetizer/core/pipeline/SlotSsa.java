@@ -50,7 +50,7 @@ public final class SlotSsa {
       this.id = id;
     }
 
-    @Override public String toString() { return name; }
+    @Override public String toString() { return name.isEmpty() ? "#" + id : name; }
   }
 
   /** A phi under construction (materialized only if non-trivial). */

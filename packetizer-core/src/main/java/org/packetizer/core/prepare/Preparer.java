@@ -39,7 +39,7 @@ public final class Preparer {
       if (b.name().isEmpty()) b.asValue().setName("bb" + bi);
       bi++;
       for (Value v : b.instructions()) {
-        if (v.name().isEmpty() && !v.type().isVoid()) v.setName("v" + vi++);
+        if (!v.type().isVoid() && !v.hasName()) v.setName("v" + vi++);
       }
     }
     for (Value p : copy.params()) if (p.name().isEmpty()) p.setName("arg" + vi++);

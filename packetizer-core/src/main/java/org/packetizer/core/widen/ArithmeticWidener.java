@@ -19,16 +19,16 @@ final class ArithmeticWidener extends EmissionPhase {
   /** A varying arithmetic, compare, cast, vector or aggregate instruction: the same operation on packets. */
   Value widen(Value inst, Opcode op) {
     return switch (op) {
-      case FNEG -> b.fneg(vec(inst.operand(0)), inst.name());
+      case FNEG -> b.fneg(vec(inst.operand(0)), nameOf(inst));
       case FREM -> emitFrem(inst);
       case ADD, SUB, MUL, FADD, FSUB, FMUL, FDIV, SHL, LSHR, ASHR, AND, OR, XOR -> copyFlags(inst,
-          b.binop(op, vec(inst.operand(0)), vec(inst.operand(1)), inst.name()));
+          b.binop(op, vec(inst.operand(0)), vec(inst.operand(1)), nameOf(inst)));
       case UDIV, SDIV, UREM, SREM -> emitIntDiv(inst, op);
       case ICMP -> emitIcmp(inst);
-      case FCMP -> copyFlags(inst, b.fcmp(inst.fcmpPredicate(), vec(inst.operand(0)), vec(inst.operand(1)), inst.name()));
+      case FCMP -> copyFlags(inst, b.fcmp(inst.fcmpPredicate(), vec(inst.operand(0)), vec(inst.operand(1)), nameOf(inst)));
       case BITCAST -> emitBitcast(inst);
       case TRUNC, ZEXT, SEXT, FPTOUI, FPTOSI, UITOFP, SITOFP, FPTRUNC, FPEXT, PTRTOINT, INTTOPTR, ADDRSPACECAST ->
-          copyFlags(inst, b.cast(op, vec(inst.operand(0)), packetType(inst, inst.type()), inst.name()));
+          copyFlags(inst, b.cast(op, vec(inst.operand(0)), packetType(inst, inst.type()), nameOf(inst)));
       case EXTRACTELEMENT -> {
         Value idx = inst.operand(1);
         yield comp.extractElement(vec(inst.operand(0)), inst.operand(0).type().vectorSize(), uniform(idx) ? scal(idx) : vec(idx),
@@ -38,20 +38,20 @@ final class ArithmeticWidener extends EmissionPhase {
         Value idx = inst.operand(2);
         packetType(inst, inst.type());
         yield comp.insertElement(vec(inst.operand(0)), inst.type().vectorSize(), vec(inst.operand(1)),
-            uniform(idx) ? scal(idx) : vec(idx), inst.name());
+            uniform(idx) ? scal(idx) : vec(idx), nameOf(inst));
       }
       case SHUFFLEVECTOR -> {
         packetType(inst, inst.type());
-        yield comp.shuffleVector(inst, vec(inst.operand(0)), vec(inst.operand(1)), inst.name());
+        yield comp.shuffleVector(inst, vec(inst.operand(0)), vec(inst.operand(1)), nameOf(inst));
       }
       case EXTRACTVALUE -> {
         Value agg = vec(inst.operand(0));
         for (int i : aggregateIndices(inst)) agg = b.extractValue(agg, i, "");
-        if (!inst.name().isEmpty() && agg.isInstruction()) agg.setName(inst.name());
+        if (names && !inst.name().isEmpty() && agg.isInstruction()) agg.setName(inst.name());
         yield agg;
       }
-      case INSERTVALUE -> insertValue(vec(inst.operand(0)), vec(inst.operand(1)), aggregateIndices(inst), 0, inst.name());
-      case FREEZE -> b.freeze(vec(inst.operand(0)), inst.name());
+      case INSERTVALUE -> insertValue(vec(inst.operand(0)), vec(inst.operand(1)), aggregateIndices(inst), 0, nameOf(inst));
+      case FREEZE -> b.freeze(vec(inst.operand(0)), nameOf(inst));
       default -> throw unsupported(Rejection.UNSUPPORTED_INSTRUCTION, inst, "the instruction '" + op.mnemonic() + "' on varying values");
     };
   }
@@ -88,15 +88,15 @@ final class ArithmeticWidener extends EmissionPhase {
         Value us = scal(u);
         Value clamp = b.constInt(t, 1L << (nt.intWidth() - 1));
         Value cu = b.call(st.module().intrinsic("llvm.umin", t), List.of(us, clamp), "");
-        Value nu = b.splat(b.cast(Opcode.TRUNC, cu, nt, ""), w, u.name().isEmpty() ? "" : u.name() + ".narrow");
+        Value nu = b.splat(b.cast(Opcode.TRUNC, cu, nt, ""), w, !names || u.name().isEmpty() ? "" : u.name() + ".narrow");
         st.remark(org.packetizer.core.api.Remark.Kind.NOTE, current(), inst, "compare of " + t.intWidth() + "-bit values done in "
             + nt.intWidth() + " bits: " + x.describe() + " is the non-negative extension of a " + nt.intWidth() + "-bit value and "
             + u.describe() + " is uniform (clamped to 2^" + (nt.intWidth() - 1) + ")");
         Value xv = vec(n);
-        return side == 0 ? b.icmp(inst.icmpPredicate(), xv, nu, inst.name()) : b.icmp(inst.icmpPredicate(), nu, xv, inst.name());
+        return side == 0 ? b.icmp(inst.icmpPredicate(), xv, nu, nameOf(inst)) : b.icmp(inst.icmpPredicate(), nu, xv, nameOf(inst));
       }
     }
-    return b.icmp(inst.icmpPredicate(), vec(a), vec(c), inst.name());
+    return b.icmp(inst.icmpPredicate(), vec(a), vec(c), nameOf(inst));
   }
 
   private Boolean narrowCompares;
@@ -151,8 +151,8 @@ final class ArithmeticWidener extends EmissionPhase {
   private Value emitFrem(Value inst) {
     Value x = vec(inst.operand(0)), y = vec(inst.operand(1));
     java.util.Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> ex =
-        org.packetizer.core.mapping.VectorMathCalls.frem(b, st.module(), packet, x, y, inst.operand(1), w, inst.name());
-    if (ex.isEmpty()) return copyFlags(inst, b.binop(Opcode.FREM, x, y, inst.name()));
+        org.packetizer.core.mapping.VectorMathCalls.frem(b, st.module(), packet, x, y, inst.operand(1), w, nameOf(inst));
+    if (ex.isEmpty()) return copyFlags(inst, b.binop(Opcode.FREM, x, y, nameOf(inst)));
     st.remark(org.packetizer.core.api.Remark.Kind.VECTORIZED_CALL, current(), inst, ex.get().remark());
     return ex.get().value();
   }
@@ -165,9 +165,9 @@ final class ArithmeticWidener extends EmissionPhase {
     if (CompositePackets.isComposite(from) || CompositePackets.isComposite(to)) {
       packetType(inst, to);
       packetType(inst, from);
-      return comp.bitcast(x, from, to, inst.name());
+      return comp.bitcast(x, from, to, nameOf(inst));
     }
-    return b.cast(Opcode.BITCAST, x, packetType(inst, to), inst.name());
+    return b.cast(Opcode.BITCAST, x, packetType(inst, to), nameOf(inst));
   }
 
   private static int[] aggregateIndices(Value inst) { return inst.aggregateIndices(); }
@@ -206,7 +206,7 @@ final class ArithmeticWidener extends EmissionPhase {
       if (o == null || o.isConstant() || o.isBasicBlockValue() || o.isMetadataAsValue() || o.isInlineAsm()) continue;
       mapped[i] = scal(o);
     }
-    Value copy = b.insertClone(inst, inst.name());
+    Value copy = b.insertClone(inst, nameOf(inst));
     for (int i = 0; i < n; i++) if (mapped[i] != null) copy.setOperand(i, mapped[i]);
     return copy;
   }
@@ -218,20 +218,20 @@ final class ArithmeticWidener extends EmissionPhase {
     Value divisor = vec(inst.operand(1));
     if (!MaskOps.isAllTrue(mask()) || !inst.operand(1).isConstant()) {
       Value one = b.splat(b.constInt(divisor.type().elementType(), 1), divisor.type().vectorSize(), "");
-      divisor = comp.select(mask(), divisor, one, inst.name() + ".safediv");
+      divisor = comp.select(mask(), divisor, one, nameOf(inst, ".safediv"));
     }
-    return copyFlags(inst, b.binop(op, vec(inst.operand(0)), divisor, inst.name()));
+    return copyFlags(inst, b.binop(op, vec(inst.operand(0)), divisor, nameOf(inst)));
   }
 
   Value emitSelect(Value inst) {
     Value c = inst.operand(0);
     if (st.soa().lanePointerFieldSize(inst).isPresent()) {
       Value t = e.soa.lanePointers(inst, inst.operand(1)), f = e.soa.lanePointers(inst, inst.operand(2));
-      return uniform(c) ? b.select(scal(c), t, f, inst.name()) : b.select(vec(c), t, f, inst.name());
+      return uniform(c) ? b.select(scal(c), t, f, nameOf(inst)) : b.select(vec(c), t, f, nameOf(inst));
     }
-    if (uniform(c) && !c.type().isVector()) return b.select(scal(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name());
+    if (uniform(c) && !c.type().isVector()) return b.select(scal(c), vec(inst.operand(1)), vec(inst.operand(2)), nameOf(inst));
     // (a uniform vector condition is broadcast like any operand; a varying i1 selecting between vectors or aggregates applies to each element and field)
-    return copyFlags(inst, comp.select(vec(c), vec(inst.operand(1)), vec(inst.operand(2)), inst.name()));
+    return copyFlags(inst, comp.select(vec(c), vec(inst.operand(1)), vec(inst.operand(2)), nameOf(inst)));
   }
 
   Value emitGep(Value inst) {
@@ -249,6 +249,6 @@ final class ArithmeticWidener extends EmissionPhase {
     boolean anyVector = pb.type().isVector();
     for (Value v : idx) anyVector |= v.type().isVector();
     if (!anyVector) pb = vec(base);
-    return b.gep(t, pb, idx, inst.isInBounds(), inst.name());
+    return b.gep(t, pb, idx, inst.isInBounds(), nameOf(inst));
   }
 }

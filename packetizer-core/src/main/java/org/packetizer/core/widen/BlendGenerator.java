@@ -24,7 +24,7 @@ final class BlendGenerator extends EmissionPhase {
   SlotSsa.Var phiSlot(Value phi) {
     return phiSlot.computeIfAbsent(phi.id(), a -> {
       Value p = phi;
-      SlotSsa.Var v = vars().newVar(slotType(p), p.name());
+      SlotSsa.Var v = vars().newVar(slotType(p), nameOf(p));
       // (undefined before the first edge blends into it, as at the function's entry; or the constant
       // that a divergent loop's exiting edges bring, which then need no blend: exitConstant)
       Value init = exitConstant(p).map(c -> b.splat(c, w, "")).orElse(b.poison(slotType(p)));
@@ -143,16 +143,16 @@ final class BlendGenerator extends EmissionPhase {
         if (!uniform(phi)) st.stats().selects++;
       } else if (st.soa().lanePointerFieldSize(phi).isPresent()) {
         Value lanes = e.soa.lanePointers(phi, in);
-        nv = MaskOps.isAllTrue(edge) || backEdge || first ? lanes : b.select(edge, lanes, cur, phi.name() + ".blend");
+        nv = MaskOps.isAllTrue(edge) || backEdge || first ? lanes : b.select(edge, lanes, cur, nameOf(phi, ".blend"));
       } else if (backEdge) {
         nv = uniform(phi) ? scal(in) : vec(in);
       } else if (uniform(phi)) {
-        if (any == null) any = masks.any(edge, "any.e." + to.name());
-        nv = b.select(any, scal(in), cur, phi.name() + ".blend");
+        if (any == null) any = masks.any(edge, nameOf("any.e.", to));
+        nv = b.select(any, scal(in), cur, nameOf(phi, ".blend"));
       } else {
         nv = MaskOps.isAllTrue(edge) ? vec(in)
-            : complement ? (MaskOps.isAllFalse(old) ? vec(in) : comp.select(old, cur, vec(in), phi.name() + ".blend"))
-            : comp.select(edge, vec(in), cur, phi.name() + ".blend");
+            : complement ? (MaskOps.isAllFalse(old) ? vec(in) : comp.select(old, cur, vec(in), nameOf(phi, ".blend")))
+            : comp.select(edge, vec(in), cur, nameOf(phi, ".blend"));
         st.stats().selects++;
       }
       vars().write(ps, nv);

@@ -70,16 +70,16 @@ final class CallWidener extends EmissionPhase {
     }
     Value r;
     if (name.startsWith("llvm.vector.reduce.")) {
-      r = comp.reduction(inst, args, inst.name());
+      r = comp.reduction(inst, args, nameOf(inst));
     } else if (mm.isPresent()) {
       Type vt = packetType(inst, inst.type());
       Function f = mm.get().scalarSecondArg() && mm.get().intrinsic().equals("llvm.powi")
           ? st.module().intrinsic(mm.get().intrinsic(), vt, inst.operand(1).type())
           : st.module().intrinsic(mm.get().intrinsic(), vt);
-      r = e.arithmetic.copyFlags(inst, b.call(f, args, inst.name()));
+      r = e.arithmetic.copyFlags(inst, b.call(f, args, nameOf(inst)));
     } else {
       packetType(inst, inst.type());
-      r = comp.elementwiseIntrinsic(inst, args, inst.name());
+      r = comp.elementwiseIntrinsic(inst, args, nameOf(inst));
     }
     st.stats().vectorCalls++;
     st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " on vectors became one operation on their packets");
@@ -100,7 +100,7 @@ final class CallWidener extends EmissionPhase {
       // C99 <math.h>: exact vector IR, libmvec or SLEEF, two-type intrinsics (issue 16)
       Optional<org.packetizer.core.mapping.VectorMathCalls.Emitted> math = org.packetizer.core.mapping.VectorMathCalls.emit(
           b, st.module(), packet, inst, callee, this::vec, MaskOps.isAllTrue(mask()) ? null : mask(), w, st.options().vectorMath(),
-          optimizeForSize(), call -> skipWhenNoLaneActive(call, inst.name()));
+          optimizeForSize(), call -> skipWhenNoLaneActive(call, nameOf(inst)));
       if (math.isPresent()) {
         packetType(inst, rt);
         st.stats().vectorCalls++;
@@ -135,7 +135,7 @@ final class CallWidener extends EmissionPhase {
           List<Value> la = new ArrayList<>();
           for (Value p : packed) la.add(b.extractElement(p, k, ""));
           return e.arithmetic.copyFlags(inst, b.call(sf, la, ""));
-        }, vt, inst.name());
+        }, vt, nameOf(inst));
         st.stats().vectorCalls++;
         st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " became " + mm.get().intrinsic()
             + " on each active lane (a loop over the mask's set lanes: the back end has no vector instruction for it and"
@@ -149,7 +149,7 @@ final class CallWidener extends EmissionPhase {
           : st.module().intrinsic(mm.get().intrinsic(), vt);
       st.stats().vectorCalls++;
       st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + name + " became " + mm.get().intrinsic() + " on " + vt);
-      Value r = b.call(f, args, inst.name());
+      Value r = b.call(f, args, nameOf(inst));
       return Optional.of(e.arithmetic.copyFlags(inst, r));
     }
     Optional<Value> mapped = st.mappings().emitMappedCall(b, inst, name, this::vec, this::scal, mask());
@@ -184,7 +184,7 @@ final class CallWidener extends EmissionPhase {
         slots.add(a);
         continue;
       }
-      Value slot = entryB.alloca(a.type(), inst.name() + ".arg");
+      Value slot = entryB.alloca(a.type(), nameOf(inst, ".arg"));
       b.store(a, slot);
       slots.add(slot);
     }
@@ -201,10 +201,10 @@ final class CallWidener extends EmissionPhase {
   private Value laneLoopThroughMemory(Value inst, Function sf, List<Value> args, Type vt) {
     Type i64 = st.context().i64();
     List<Value> slots = argumentSlots(inst, args);
-    Value out = entryB.alloca(vt, inst.name() + ".out");
+    Value out = entryB.alloca(vt, nameOf(inst, ".out"));
     Block pre = b.currentBlock();
-    Block loop = packet.appendBlock(pre.name() + ".lanes");
-    Block done = packet.appendBlock(pre.name() + ".lanes.done");
+    Block loop = packet.appendBlock(nameOf(pre, ".lanes"));
+    Block done = packet.appendBlock(nameOf(pre, ".lanes.done"));
     loop.moveAfter(pre);
     done.moveAfter(loop);
     b.br(loop);
@@ -218,7 +218,7 @@ final class CallWidener extends EmissionPhase {
     k.addIncoming(b.i64(0), pre);
     k.addIncoming(next, loop);
     b.atEnd(done);
-    return b.load(vt, out, inst.name());
+    return b.load(vt, out, nameOf(inst));
   }
 
   /** Optimizing for size: the packet of a sine's or cosine's partner, computed in the partner's lane loop. */
@@ -252,9 +252,9 @@ final class CallWidener extends EmissionPhase {
     if (partner == null) return Optional.empty();
     Type iw = st.context().intType(w);
     Value bits0 = MaskOps.isAllTrue(mask()) ? b.constInt(iw, -1) : b.cast(Opcode.BITCAST, mask(), iw, "");
-    Value slot = entryB.alloca(vt, inst.name() + ".arg");
-    Value out1 = entryB.alloca(vt, inst.name() + ".out");
-    Value out2 = entryB.alloca(vt, partner.name() + ".out");
+    Value slot = entryB.alloca(vt, nameOf(inst, ".arg"));
+    Value out1 = entryB.alloca(vt, nameOf(inst, ".out"));
+    Value out2 = entryB.alloca(vt, nameOf(partner, ".out"));
     b.store(arg, slot);
     Block pre = b.currentBlock();
     Block[] bs = blocksAfter(pre, ".lanes", ".lanes.done");
@@ -274,8 +274,8 @@ final class CallWidener extends EmissionPhase {
     bits.addIncoming(bits0, pre);
     bits.addIncoming(bitsNext, latch);
     b.atEnd(bs[1]);
-    Value v1 = b.load(vt, out1, inst.name());
-    sinCosDone.put(partner, b.load(vt, out2, partner.name()));
+    Value v1 = b.load(vt, out1, nameOf(inst));
+    sinCosDone.put(partner, b.load(vt, out2, nameOf(partner)));
     packetType(inst, rt);
     st.stats().vectorCalls++;
     st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + inst.calledFunction().map(Function::name).orElse("?") + " and its partner "
@@ -294,7 +294,7 @@ final class CallWidener extends EmissionPhase {
   private Value activeLanesThroughMemory(Value inst, Function sf, List<Value> args, Type vt) {
     Type iw = st.context().intType(w);
     Value bits0 = b.cast(Opcode.BITCAST, mask(), iw, "");
-    Value out = entryB.alloca(vt, inst.name() + ".out");
+    Value out = entryB.alloca(vt, nameOf(inst, ".out"));
     Block pre = b.currentBlock();
     Block[] bs = blocksAfter(pre, ".lanes", ".lanes.done");
     Block loop = bs[0], done = bs[1];
@@ -313,7 +313,7 @@ final class CallWidener extends EmissionPhase {
     bits.addIncoming(bits0, pre);
     bits.addIncoming(bitsNext, latch);
     b.atEnd(done);
-    return b.load(vt, out, inst.name());
+    return b.load(vt, out, nameOf(inst));
   }
 
   /**
@@ -407,9 +407,9 @@ final class CallWidener extends EmissionPhase {
     List<Function> candidates = IndirectTargets.candidates(st.module(), inst);
 
     Block pre = b.currentBlock();
-    Block loop = packet.appendBlock(pre.name() + ".icall");
-    Block next = packet.appendBlock(pre.name() + ".icall.next");
-    Block done = packet.appendBlock(pre.name() + ".icall.done");
+    Block loop = packet.appendBlock(nameOf(pre, ".icall"));
+    Block next = packet.appendBlock(nameOf(pre, ".icall.next"));
+    Block done = packet.appendBlock(nameOf(pre, ".icall.done"));
     loop.moveAfter(pre);
     Value entering = mask();
     if (MaskOps.isAllTrue(mask())) b.br(loop);
@@ -420,7 +420,7 @@ final class CallWidener extends EmissionPhase {
     pending.addIncoming(entering, pre);
     Value res = null;
     if (vt != null) {
-      res = b.phi(vt, inst.name() + ".icall");
+      res = b.phi(vt, nameOf(inst, ".icall"));
       res.addIncoming(b.poison(vt), pre);
     }
     Value first = firstActiveLane(pending);
@@ -460,7 +460,7 @@ final class CallWidener extends EmissionPhase {
     // a target without a packet version: one scalar call, for the first pending lane
     List<Value> args = new ArrayList<>();
     for (Value p : packed) args.add(p.type().isVector() ? b.extractElement(p, first, "") : p);
-    Value call = b.call(fnType, target, args, rt.isVoid() ? "" : inst.name() + ".lane");
+    Value call = b.call(fnType, target, args, rt.isVoid() ? "" : nameOf(inst, ".lane"));
     copyCallSite(inst, call);
     Value nr = vt == null ? null : b.insertElement(res, call, first, "");
     Value onlyFirst = b.icmpEq(b.laneNumbers(st.module(), st.context().i32(), w, 1, st.options().lanesMayBeRetyped()), b.splat(first, w, ""), "");
@@ -487,7 +487,7 @@ final class CallWidener extends EmissionPhase {
             : ", one lane at a time in lane order (no possible target has a packet version)"));
     if (vt == null) return null;
     if (MaskOps.isAllTrue(entering)) return resNext;
-    Value out = b.phi(vt, inst.name());
+    Value out = b.phi(vt, nameOf(inst));
     out.addIncoming(b.poison(vt), pre);
     out.addIncoming(resNext, next);
     return out;
@@ -539,7 +539,7 @@ final class CallWidener extends EmissionPhase {
         parts.add(b.call(f, cargs, inst.name() + (lanes == w ? "" : "." + c)));
       }
       return concat(parts);
-    }, inst.name());
+    }, nameOf(inst));
     st.stats().vectorCalls++;
     st.remark(Remark.Kind.VECTORIZED_CALL, current(), inst, "call to " + intrinsic + " became " + (w / lanes) + " call(s) of libmvec "
         + v.get().symbol() + " (max " + org.packetizer.core.mapping.Libmvec.MAX_ULPS + " ULP)"
@@ -660,7 +660,7 @@ final class CallWidener extends EmissionPhase {
           Value p = packed.get(i);
           args.add(varyingArg.get(i) ? b.extractElement(p, k, "") : p);
         }
-        Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : inst.name() + ".lane");
+        Value call = b.call(inst.calledFunctionType(), callee, args, rt.isVoid() ? "" : nameOf(inst, ".lane"));
         copyCallSite(inst, call);
         return call;
       }, vt, rt.isVoid() ? "" : inst.name());

@@ -50,6 +50,12 @@ abstract class EmissionPhase {
   final Map<Value, Value> local;
   final Map<Value, Value> splats;
   final Map<Value, Value> paramSplats;
+  /**
+   * Whether the values and blocks this packetization makes get names ({@code PacketizerOptions.valueNames}).
+   * When not, the context drops every name given to them, so the emitters do not build one: no scalar
+   * name read through LLVM, no string concatenated and encoded ({@link #nameOf}).
+   */
+  final boolean names;
 
   EmissionPhase(PacketizationState st, PacketEmitter driver) {
     this.st = st;
@@ -71,7 +77,23 @@ abstract class EmissionPhase {
     this.local = st.localPackets();
     this.splats = st.splats();
     this.paramSplats = st.paramSplats();
+    this.names = st.options().valueNames();
   }
+
+  // ---- names of what is made (built only when they are kept: see names) ----
+
+  /** v's name, or "" when names are off. */
+  String nameOf(Value v) { return names ? v.name() : ""; }
+  /** v's name followed by suffix, or "" when names are off. */
+  String nameOf(Value v, String suffix) { return names ? v.name() + suffix : ""; }
+  /** prefix followed by v's name, or "" when names are off. */
+  String nameOf(String prefix, Value v) { return names ? prefix + v.name() : ""; }
+  /** prefix followed by bb's name, or "" when names are off. */
+  String nameOf(String prefix, Block bb) { return names ? prefix + bb.name() : ""; }
+  /** bb's name followed by suffix, or "" when names are off. */
+  String nameOf(Block bb, String suffix) { return names ? bb.name() + suffix : ""; }
+  /** prefix, bb's name, then suffix, or "" when names are off. */
+  String nameOf(String prefix, Block bb, String suffix) { return names ? prefix + bb.name() + suffix : ""; }
 
   /** The variables crossing packet blocks. */
   SlotSsa vars() { return st.slots(); }
@@ -99,7 +121,7 @@ abstract class EmissionPhase {
   SlotSsa.Var valueSlot(Value v) {
     return valueSlot.computeIfAbsent(v.id(), a -> {
       Value p = v;
-      SlotSsa.Var var = vars().newVar(slotType(p), p.name());
+      SlotSsa.Var var = vars().newVar(slotType(p), nameOf(p));
       // the definition's block head: every use is dominated by it (phi uses through their edges)
       st.ssa().blockOf(p).ifPresent(db -> vars().init(var, head.get(db), b.poison(slotType(p))));
       return var;
@@ -171,7 +193,7 @@ abstract class EmissionPhase {
           "internal error: " + v.describe() + " is used in block " + current().name() + " before its definition was emitted",
           st.scalarName(), current().name(), null);
     }
-    Value loaded = vars().read(slot, v.name());
+    Value loaded = vars().read(slot, nameOf(v));
     local.put(v, loaded);
     return loaded;
   }
@@ -183,7 +205,7 @@ abstract class EmissionPhase {
     if (CompositePackets.isComposite(v.type())) {
       Value s = splats.get(p);
       if (s == null) {
-        s = comp.broadcast(p, p.isConstant() ? "" : v.name() + ".splat");
+        s = comp.broadcast(p, p.isConstant() ? "" : nameOf(v, ".splat"));
         splats.put(p, s);
       }
       return s;
@@ -193,14 +215,14 @@ abstract class EmissionPhase {
       // iteration) that needs it as a vector
       Value s = paramSplats.get(p);
       if (s == null) {
-        s = entryB.splat(p, w, v.name() + ".splat");
+        s = entryB.splat(p, w, nameOf(v, ".splat"));
         paramSplats.put(p, s);
       }
       return s;
     }
     Value s = splats.get(p);
     if (s == null) {
-      s = b.splat(p, w, p.isConstant() ? "" : v.name() + ".splat");
+      s = b.splat(p, w, p.isConstant() ? "" : nameOf(v, ".splat"));
       splats.put(p, s);
     }
     return s;

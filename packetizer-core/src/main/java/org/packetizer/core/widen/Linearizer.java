@@ -39,9 +39,9 @@ final class Linearizer extends EmissionPhase {
       // every forward edge into the loop is emitted by now (the back edges go to h)
       List<Block> into = predecessors(loopEnter);
       if (into != null) vars().predecessorsFinal(loopEnter, into);
-      Value arriving = vars().read(e.maskGenerator.maskSlot(sb), "m." + sb.name() + ".enter");
+      Value arriving = vars().read(e.maskGenerator.maskSlot(sb), nameOf("m.", sb, ".enter"));
       Optional<Block> skip = enterSkipTarget(sb);
-      b.condBr(masks.any(arriving, "any." + sb.name()), h, skip.map(this::entryOf).orElse(exitBlock()));
+      b.condBr(masks.any(arriving, nameOf("any.", sb)), h, skip.map(this::entryOf).orElse(exitBlock()));
     }
     b.atEnd(h);
     if (loopEnter == null && !isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)) {
@@ -55,18 +55,18 @@ final class Linearizer extends EmissionPhase {
       slotMask = entryMask();
     } else {
       SlotSsa.Var slot = e.maskGenerator.maskSlot(sb);
-      slotMask = vars().read(slot, "m." + sb.name());
+      slotMask = vars().read(slot, nameOf("m.", sb));
       if (inLoop(sb)) vars().write(slot, masks.allFalse());
     }
     m = partial ? slotMask : entryMask();
     boolean guard = loopEnter == null && needsGuard(sb, partial);
     if (guard) {
-      Block body = packet.appendBlock(h.name() + ".body");
+      Block body = packet.appendBlock(nameOf(h, ".body"));
       body.moveAfter(h);
       // a masked function called with no lane active does nothing at all: straight to the exit (this
       // also ends the recursion of recursive packet versions)
       Optional<Block> skip = isEntry(sb) ? Optional.empty() : st.schedule().skipTarget(sb);
-      b.condBr(masks.any(slotMask, "any." + sb.name()), body, skip.map(this::entryOf).orElse(exitBlock()));
+      b.condBr(masks.any(slotMask, nameOf("any.", sb)), body, skip.map(this::entryOf).orElse(exitBlock()));
       vars().solePredecessor(body, b.currentBlock());
       b.atEnd(body);
       if (!isEntry(sb) && st.cfg().loops().loopOf(sb).map(l -> !l.header().equals(sb)).orElse(true)
@@ -81,7 +81,7 @@ final class Linearizer extends EmissionPhase {
     for (Value inst : st.ssa().instructions(sb)) {
       Opcode op = st.ssa().opcode(inst);
       if (op == Opcode.PHI) {
-        Value pv = vars().read(e.blends.phiSlot(inst), inst.name());
+        Value pv = vars().read(e.blends.phiSlot(inst), nameOf(inst));
         local.put(inst, pv);
         if (needsValueSlot(inst)) vars().write(valueSlot(inst), pv);
         continue;
@@ -358,7 +358,7 @@ final class Linearizer extends EmissionPhase {
             if (!partial) {
               b.br(head.get(s));
             } else {
-              b.condBr(masks.any(mask(), "continue." + sb.name()), head.get(s), afterLoop(s));
+              b.condBr(masks.any(mask(), nameOf("continue.", sb)), head.get(s), afterLoop(s));
             }
           } else if (!partial && st.schedule().isScheduled(s)) {
             b.br(target(sb, s));
@@ -393,8 +393,8 @@ final class Linearizer extends EmissionPhase {
           st.stats().keptBranches++;
           st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform branch kept");
           Block here = b.currentBlock();
-          Block t1 = packet.appendBlock(sb.name() + ".then");
-          Block t2 = packet.appendBlock(sb.name() + ".else");
+          Block t1 = packet.appendBlock(nameOf(sb, ".then"));
+          Block t2 = packet.appendBlock(nameOf(sb, ".else"));
           t1.moveAfter(here);
           t2.moveAfter(t1);
           b.condBr(scal(c), t1, t2);
@@ -431,7 +431,7 @@ final class Linearizer extends EmissionPhase {
           Value back = s1.equals(h) ? e1 : s2.equals(h) ? e2 : null;
           if (back == null) throw new IllegalStateException("latch without back edge: " + sb);
           if (s1.equals(h) && s2.equals(h)) back = mask();
-          b.condBr(masks.any(back, "continue." + sb.name()), head.get(h), afterLoop(h));
+          b.condBr(masks.any(back, nameOf("continue.", sb)), head.get(h), afterLoop(h));
           return;
         }
         b.br(chainNext(sb));
@@ -451,13 +451,13 @@ final class Linearizer extends EmissionPhase {
     boolean exitOnTrue = !s1.equals(header);
     Block exitSucc = exitOnTrue ? s1 : term.successor(1);
     Block here = b.currentBlock();
-    Block leave = packet.appendBlock(sb.name() + ".leave");
-    Block stay = packet.appendBlock(sb.name() + ".stay");
+    Block leave = packet.appendBlock(nameOf(sb, ".leave"));
+    Block stay = packet.appendBlock(nameOf(sb, ".stay"));
     leave.moveAfter(here);
     stay.moveAfter(leave);
     // (frozen: when every lane left the loop earlier in this iteration the latch runs with no lane
     // active, and a uniform value computed there may be poison; a branch on poison is undefined)
-    Value c = masks.frozen(scal(term.condition()), sb.name() + ".exit");
+    Value c = masks.frozen(scal(term.condition()), nameOf(sb, ".exit"));
     b.condBr(c, exitOnTrue ? leave : stay, exitOnTrue ? stay : leave);
     st.stats().keptBranches++;
     st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform exit of a divergent loop kept as a branch");
@@ -468,7 +468,7 @@ final class Linearizer extends EmissionPhase {
     restoreCaches(before);
     b.atEnd(stay);
     e.maskGenerator.contribute(sb, header, mask());
-    b.condBr(masks.any(mask(), "continue." + sb.name()), head.get(header), afterLoop(header));
+    b.condBr(masks.any(mask(), nameOf("continue.", sb)), head.get(header), afterLoop(header));
   }
 
   /**
@@ -556,12 +556,12 @@ final class Linearizer extends EmissionPhase {
     boolean exitOnTrue = !s1.equals(header);
     Block exitSucc = exitOnTrue ? s1 : s2;
     Block here = b.currentBlock();
-    Block leave = packet.appendBlock(sb.name() + ".leave");
-    Block stay = packet.appendBlock(sb.name() + ".stay");
+    Block leave = packet.appendBlock(nameOf(sb, ".leave"));
+    Block stay = packet.appendBlock(nameOf(sb, ".stay"));
     leave.moveAfter(here);
     stay.moveAfter(leave);
     // (frozen, as in emitUniformLatchExit: the latch may run with no lane active)
-    Value u = masks.frozen(scal(split.uniform()), sb.name() + ".limit");
+    Value u = masks.frozen(scal(split.uniform()), nameOf(sb, ".limit"));
     b.condBr(u, split.forcing() ? leave : stay, split.forcing() ? stay : leave);
     st.stats().keptBranches++;
     st.stats().linearizedBranches++;
@@ -578,7 +578,7 @@ final class Linearizer extends EmissionPhase {
     e.maskGenerator.contribute(sb, s1, edges[0]);
     e.maskGenerator.contribute(sb, s2, edges[1]);
     Value back = exitOnTrue ? edges[1] : edges[0];
-    b.condBr(masks.any(back, "continue." + sb.name()), head.get(header), afterLoop(header));
+    b.condBr(masks.any(back, nameOf("continue.", sb)), head.get(header), afterLoop(header));
   }
 
   /**

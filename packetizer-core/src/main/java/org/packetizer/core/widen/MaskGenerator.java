@@ -33,7 +33,7 @@ final class MaskGenerator extends EmissionPhase {
 
   SlotSsa.Var maskSlot(Block sb) {
     return maskSlot.computeIfAbsent(sb.id(), a -> {
-      SlotSsa.Var slot = vars().newVar(masks.maskType(), "m." + sb.name());
+      SlotSsa.Var slot = vars().newVar(masks.maskType(), nameOf("m.", sb));
       // no lane has arrived yet: at the function's entry and (to keep the live range short) again at
       // the head of the block that decides about every way into sb
       vars().init(slot, allocaBlock(), masks.allFalse());
@@ -69,8 +69,8 @@ final class MaskGenerator extends EmissionPhase {
   Value[] edgeMasks(Block sb, Value c, Block s1, Block s2) {
     Value cond = uniform(c) ? scal(c) : vec(c);
     Value m = mask();
-    Value e1 = masks.and(m, cond, "e." + sb.name() + "." + s1.name());
-    Value e2 = masks.andNot(m, cond, "e." + sb.name() + "." + s2.name());
+    Value e1 = masks.and(m, cond, names ? "e." + sb.name() + "." + s1.name() : "");
+    Value e2 = masks.andNot(m, cond, names ? "e." + sb.name() + "." + s2.name() : "");
     if (joinShortcut && !e1.equals(e2)) {
       siblings.put(e1, new Value[] {e2, m});
       siblings.put(e2, new Value[] {e1, m});
@@ -91,7 +91,7 @@ final class MaskGenerator extends EmissionPhase {
     // masks (or a constant), so it is available wherever they are. This leaves InstCombine one fold less
     // per two-armed join, which it would make anyway, issue 16.)
     Value[] sib = joinShortcut ? siblings.get(edge) : null;
-    Value acc = sib != null && sib[0].equals(old) ? sib[1] : masks.or(old, edge, "m.acc." + to.name());
+    Value acc = sib != null && sib[0].equals(old) ? sib[1] : masks.or(old, edge, nameOf("m.acc.", to));
     vars().write(slot, acc);
     e.blends.blendEdge(from, to, edge, old);
   }

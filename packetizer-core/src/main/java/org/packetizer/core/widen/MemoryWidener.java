@@ -69,7 +69,7 @@ final class MemoryWidener extends EmissionPhase {
         // a cmpxchg's packet value is { <W x T>, <W x i1> }
         Value agg = inst.operand(0);
         if (agg.isInstruction() && agg.opcode() == Opcode.ATOMICCMPXCHG && !uniform(agg)) {
-          return Optional.of(b.extractValue(get(agg), inst.indices()[0], inst.name()));
+          return Optional.of(b.extractValue(get(agg), inst.indices()[0], nameOf(inst)));
         }
         return null;
       }
@@ -102,7 +102,7 @@ final class MemoryWidener extends EmissionPhase {
     if (st.soa().isDerived(inst)) {
       // interleaved (SoaPointers.findInterleavedAllocas): lane k's leaf at scalar offset o, size s, at W*o + k*s
       long leaf = st.soa().interleavedLeafSize(inst).getAsLong();
-      Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".interleaved");
+      Value base = entryB.alloca(one.arrayOf(w), nameOf(inst, ".interleaved"));
       base.setAlignment((int) Math.max(inst.alignment(), Math.min(64, leaf * w)));
       st.remark(Remark.Kind.MEMORY, current(), inst, "private " + one + ": interleaved layout (element-major, the " + w
           + " lanes' copies of each " + leaf + "-byte element side by side), so an index that is the same in every lane is one vector access");
@@ -115,15 +115,15 @@ final class MemoryWidener extends EmissionPhase {
       // the packet function will run vscale × W lanes: vscale × W blocks (llvm.vscale survives the re-typing)
       Type i64 = st.context().i64();
       Value lanes = entryB.mul(entryB.call(st.module().intrinsic("llvm.vscale", i64), List.of(), "vscale"), entryB.i64(w), "lanes.n");
-      Value blocks = entryB.arrayAlloca(one, lanes, inst.name() + ".lanes");
+      Value blocks = entryB.arrayAlloca(one, lanes, nameOf(inst, ".lanes"));
       blocks.setAlignment(Math.max(inst.alignment(), 16));
-      return b.gep(one, blocks, List.of(linearOffsets(b, i64, 1)), true, inst.name());
+      return b.gep(one, blocks, List.of(linearOffsets(b, i64, 1)), true, nameOf(inst));
     }
-    Value base = entryB.alloca(one.arrayOf(w), inst.name() + ".lanes");
+    Value base = entryB.alloca(one.arrayOf(w), nameOf(inst, ".lanes"));
     int align = Math.max(inst.alignment(), 16);
     base.setAlignment(align);
     Value iota = linearOffsets(b, st.context().i64(), 1);
-    return b.gep(one.arrayOf(w), base, List.of(b.i64(0), iota), true, inst.name());
+    return b.gep(one.arrayOf(w), base, List.of(b.i64(0), iota), true, nameOf(inst));
   }
 
   /**
@@ -158,8 +158,8 @@ final class MemoryWidener extends EmissionPhase {
     if (callee.isEmpty()) return null;
     String name = callee.get().name();
     if (name.startsWith("llvm.stacksave")) {
-      Value s = b.insertClone(inst, inst.name());
-      return Optional.of(uniform(inst) ? s : b.splat(s, w, inst.name() + ".lanes"));
+      Value s = b.insertClone(inst, nameOf(inst));
+      return Optional.of(uniform(inst) ? s : b.splat(s, w, nameOf(inst, ".lanes")));
     }
     if (name.startsWith("llvm.stackrestore")) {
       Value p = inst.operand(0);
@@ -195,10 +195,10 @@ final class MemoryWidener extends EmissionPhase {
       st.stats().vectorLoads++;
       int valign = vectorAlignment(align, s);
       Value p0 = laneZero(ptr, s.stride());
-      if (MaskOps.isAllTrue(mask())) return b.load(vt, p0, valign, inst.name());
+      if (MaskOps.isAllTrue(mask())) return b.load(vt, p0, valign, nameOf(inst));
       // (overloaded on the pointer's own type: it may be in another address space)
       Function f = st.module().intrinsic("llvm.masked.load", vt, p0.type());
-      return b.call(f, List.of(p0, b.i32(valign), mask(), b.poison(vt)), inst.name());
+      return b.call(f, List.of(p0, b.i32(valign), mask(), b.poison(vt)), nameOf(inst));
     }
     // (scalable packets: a span of (W-1)*F+1 elements and per-lane extracts depend on the lane count)
     if (st.options().memoryStrategy() == MemoryStrategy.GATHER && !st.options().scalable() && !st.options().lanesMayBeRetyped()) {
@@ -221,7 +221,7 @@ final class MemoryWidener extends EmissionPhase {
     }
     st.remark(Remark.Kind.MEMORY, current(), inst, cascades() ? "load from varying addresses became a guarded if-cascade of " + w + " scalar loads"
         : "load from " + s + " addresses became a gather" + onceBeforeLoopNote());
-    return gatherOrCascade(inst, t, vec(ptr), align, inst.name());
+    return gatherOrCascade(inst, t, vec(ptr), align, nameOf(inst));
   }
 
   /**
@@ -263,7 +263,7 @@ final class MemoryWidener extends EmissionPhase {
       // a later field of a group: its elements are already in the span an earlier field loaded
       st.remark(Remark.Kind.MEMORY, current(), inst, "load with a stride of " + f + " elements: a shuffle of the span shared with "
           + shared.first().name() + " (interleaved group)");
-      return deinterleave(shared.span(), f, shared.element(), inst.name());
+      return deinterleave(shared.span(), f, shared.element(), nameOf(inst));
     }
     // the other fields of the same structs this block loads before anything may write memory:
     // one span from the lowest field of lane 0 to the highest of lane W-1 serves them all
@@ -301,8 +301,8 @@ final class MemoryWidener extends EmissionPhase {
           + " transposed in 128-bit blocks (" + group.size() + " field(s) of the same structs, columns " + columns + "; " + rowsWhy + ")");
       return fields.get((int) ((me.offset() - lo) / es));
     }
-    if (lo != me.offset()) p0 = b.gep(st.context().i8(), p0, List.of(b.i64(lo - me.offset())), false, inst.name() + ".group");
-    Value span = b.load(t.vectorOf(n), p0, partAlignment(align, Math.abs(lo - me.offset())), inst.name() + ".span");
+    if (lo != me.offset()) p0 = b.gep(st.context().i8(), p0, List.of(b.i64(lo - me.offset())), false, nameOf(inst, ".group"));
+    Value span = b.load(t.vectorOf(n), p0, partAlignment(align, Math.abs(lo - me.offset())), nameOf(inst, ".span"));
     st.stats().vectorLoads++;
     for (Member m : group) {
       if (m.inst() != inst) sharedSpans.put(m.inst(), new SharedSpan(span, b.currentBlock(), inst, (int) ((m.offset() - lo) / es), null));
@@ -310,7 +310,7 @@ final class MemoryWidener extends EmissionPhase {
     st.remark(Remark.Kind.MEMORY, current(), inst, "load with a stride of " + f + " elements became one load of the " + n
         + "-element span and a shuffle (de-interleave)" + (group.size() > 1 ? ", the span shared by " + group.size() + " loads of the same structs (interleaved group)" : "")
         + (rowsDeclined != null ? "; not as rows: " + rowsDeclined : ""));
-    return deinterleave(span, f, (int) ((me.offset() - lo) / es), inst.name());
+    return deinterleave(span, f, (int) ((me.offset() - lo) / es), nameOf(inst));
   }
 
   /**
@@ -622,16 +622,16 @@ final class MemoryWidener extends EmissionPhase {
       }
       Value acc = b.poison(vt);
       for (int k = 0; k < w; k++) acc = b.insertElement(acc, b.load(t, lanePtr.apply(k), align, ""), k, "");
-      if (acc.isInstruction()) acc.setName(inst.name());
+      if (names && acc.isInstruction()) acc.setName(inst.name());
       return acc;
     }
     st.stats().gathers++;
     st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup (uniform base, 32-bit offsets) became a gather with a 32-bit index vector: "
         + (how == GatherLowering.SCALAR_LOADS ? "scalar loads need a full mask" : reason) + speculated);
-    Value ptrs = b.gep(elem, bp, List.of(offs), ptr.isInBounds(), ptr.name());
+    Value ptrs = b.gep(elem, bp, List.of(offs), ptr.isInBounds(), nameOf(ptr));
     Function f = st.module().intrinsic("llvm.masked.gather", vt, ptrs.type());
     Value m = full ? b.allOnes(mask().type()) : mask();
-    return b.call(f, List.of(ptrs, b.i32(align), m, b.poison(vt)), inst.name());
+    return b.call(f, List.of(ptrs, b.i32(align), m, b.poison(vt)), nameOf(inst));
   }
 
   /** Tables already analysed for {@link #permuteLookup} (null-valued when unfit). */
@@ -1443,16 +1443,16 @@ final class MemoryWidener extends EmissionPhase {
         cand = cand == null ? c : b.and(cand, c, "");
       }
     }
-    Block test = narrowRoute ? null : packet.appendBlock(pre.name() + ".dyntest");
-    Block same = packet.appendBlock(pre.name() + ".same");
-    Block test2 = elem > 0 ? packet.appendBlock(pre.name() + ".notsame") : null;
-    Block consec = elem > 0 ? packet.appendBlock(pre.name() + ".consecutive") : null;
-    Block twoTest = twoValued ? packet.appendBlock(pre.name() + ".twotest") : null;
-    Block two = twoValued ? packet.appendBlock(pre.name() + ".two") : null;
-    Block other = packet.appendBlock(pre.name() + ".lanes");
+    Block test = narrowRoute ? null : packet.appendBlock(nameOf(pre, ".dyntest"));
+    Block same = packet.appendBlock(nameOf(pre, ".same"));
+    Block test2 = elem > 0 ? packet.appendBlock(nameOf(pre, ".notsame")) : null;
+    Block consec = elem > 0 ? packet.appendBlock(nameOf(pre, ".consecutive")) : null;
+    Block twoTest = twoValued ? packet.appendBlock(nameOf(pre, ".twotest")) : null;
+    Block two = twoValued ? packet.appendBlock(nameOf(pre, ".two")) : null;
+    Block other = packet.appendBlock(nameOf(pre, ".lanes"));
     // (where the test fails: the two-valued test first when there is one)
     Block fail = twoValued ? twoTest : other;
-    Block join = packet.appendBlock(pre.name() + ".dyn");
+    Block join = packet.appendBlock(nameOf(pre, ".dyn"));
     if (test != null) {
       test.moveAfter(pre);
       same.moveAfter(test);
@@ -1523,7 +1523,7 @@ final class MemoryWidener extends EmissionPhase {
           Value c = b.icmpEq(d, b.mul(b.sub(lastLane, first, ""), b.i64(elem), ""), "dyn.candidate");
           maybe = maybe == null ? c : b.and(maybe, c, "");
         }
-        Block vtest = packet.appendBlock(pre.name() + ".consecutivetest");
+        Block vtest = packet.appendBlock(nameOf(pre, ".consecutivetest"));
         vtest.moveAfter(test2);
         b.condBr(maybe, vtest, fail);
         b.atEnd(vtest);
@@ -1678,7 +1678,7 @@ final class MemoryWidener extends EmissionPhase {
     b.atEnd(join);
     for (int j = 0; j < group.size(); j++) {
       Value mem = group.get(j);
-      Value phi = b.phi(packetType(mem, mem.type()), mem.name());
+      Value phi = b.phi(packetType(mem, mem.type()), nameOf(mem));
       phi.addIncoming(sameValues.get(j), sameEnd);
       if (consecValues != null) phi.addIncoming(consecValues.get(j), consecEnd);
       if (twoValues != null) phi.addIncoming(twoValues.get(j), twoEnd);
@@ -1798,7 +1798,7 @@ final class MemoryWidener extends EmissionPhase {
     st.remark(Remark.Kind.MEMORY, current(), mem, "load from varying addresses became a gather (the path of dynamic variants where the lanes' pointers are neither equal nor consecutive)"
         + onceBeforeLoopNote());
     Value ptrs = b.gep(st.context().i8(), rv, List.of(b.i64(windowOffset(ptr))), false, "");
-    return gatherOrCascade(mem, t, ptrs, align, mem.name());
+    return gatherOrCascade(mem, t, ptrs, align, nameOf(mem));
   }
 
   /** The varying base a window's address is a constant byte offset from, or null. */
@@ -1883,7 +1883,7 @@ final class MemoryWidener extends EmissionPhase {
       }
       acc = b.insertElement(acc, b.load(t, p, a, ""), k, "");
     }
-    if (acc.isInstruction()) acc.setName(inst.name());
+    if (names && acc.isInstruction()) acc.setName(inst.name());
     return acc;
   }
 
@@ -1933,7 +1933,7 @@ final class MemoryWidener extends EmissionPhase {
     }
     b.br(join);
     b.atEnd(join);
-    Value phi = b.phi(vt, inst.name());
+    Value phi = b.phi(vt, nameOf(inst));
     phi.addIncoming(accAll, fast);
     phi.addIncoming(accSome, some);
     st.remark(Remark.Kind.MEMORY, current(), inst, "the " + w + " scalar loads have a copy without the inactive lanes'"
@@ -2051,13 +2051,13 @@ final class MemoryWidener extends EmissionPhase {
     // by a byte (a constant shift carried by the loop, not a shift by 8 x the bytes used)
     Value res;
     if (order == null) {
-      res = b.cast(Opcode.TRUNC, winX, vt, inst.name());
+      res = b.cast(Opcode.TRUNC, winX, vt, nameOf(inst));
     } else {
       // (the low dword of window j is dword 2j of the windows as 2W dwords, little-endian)
       Value dwords = b.cast(Opcode.BITCAST, winX, ctx.i32().vectorOf(2 * w), "");
       List<Value> idx = new ArrayList<>();
       for (int k = 0; k < w; k++) idx.add(b.i32(2L * order[k]));
-      res = b.cast(Opcode.TRUNC, b.shuffle(dwords, b.poison(dwords.type()), b.constVector(idx), ""), vt, inst.name());
+      res = b.cast(Opcode.TRUNC, b.shuffle(dwords, b.poison(dwords.type()), b.constVector(idx), ""), vt, nameOf(inst));
     }
     vars().write(used, next);
     vars().write(window, b.binop(Opcode.LSHR, winX, b.splat(b.i64(8), w, ""), n + ".window.next"));
@@ -2491,7 +2491,7 @@ final class MemoryWidener extends EmissionPhase {
     Type it = st.context().intType((int) size * 8);
     Value v = b.binop(Opcode.LSHR, words, shift, "");
     Value r = b.cast(Opcode.TRUNC, v, it.vectorOf(w), t.isInteger() ? inst.name() : "");
-    if (!t.isInteger()) r = b.cast(Opcode.BITCAST, r, vt, inst.name());
+    if (!t.isInteger()) r = b.cast(Opcode.BITCAST, r, vt, nameOf(inst));
     st.stats().gathers++;
     st.remark(Remark.Kind.MEMORY, current(), inst, what + " became one gather of the aligned 4-byte words containing the "
         + w + " lanes' " + size + "-byte elements, a shift and a truncation (an aligned word never crosses a page: it faults"
@@ -2577,17 +2577,17 @@ final class MemoryWidener extends EmissionPhase {
    */
   Value laneZero(Value v, long stride) {
     Value pv = vec(v);
-    if (MaskOps.isAllTrue(mask()) || allLanesComputed(v)) return b.extractElement(pv, 0, v.name() + ".lane0");
+    if (MaskOps.isAllTrue(mask()) || allLanesComputed(v)) return b.extractElement(pv, 0, nameOf(v, ".lane0"));
     Type iw = st.context().intType(w);
     Value bits = b.cast(Opcode.BITCAST, mask(), iw, "");
     Value f = b.call(st.module().intrinsic("llvm.cttz", iw), List.of(bits, b.i1(false)), "");
     f = b.and(f, b.constInt(iw, w - 1), "first.active");
     Value f64 = w < 64 ? b.cast(Opcode.ZEXT, f, st.context().i64(), "") : w == 64 ? f : b.cast(Opcode.TRUNC, f, st.context().i64(), "");
-    Value vf = b.extractElement(pv, f64, v.name() + ".first");
+    Value vf = b.extractElement(pv, f64, nameOf(v, ".first"));
     Type t = v.type();
-    if (t.isPointer()) return b.gep(st.context().i8(), vf, List.of(b.mul(f64, b.i64(-stride), "")), false, v.name() + ".lane0");
+    if (t.isPointer()) return b.gep(st.context().i8(), vf, List.of(b.mul(f64, b.i64(-stride), "")), false, nameOf(v, ".lane0"));
     Value fk = t.intWidth() == 64 ? f64 : b.cast(Opcode.TRUNC, f64, t, "");
-    return b.sub(vf, b.mul(fk, b.constInt(t, stride), ""), v.name() + ".lane0");
+    return b.sub(vf, b.mul(fk, b.constInt(t, stride), ""), nameOf(v, ".lane0"));
   }
 
   /**
@@ -2664,7 +2664,7 @@ final class MemoryWidener extends EmissionPhase {
           : b.call(st.module().intrinsic("llvm.masked.load", flat, p0.type()),
               List.of(p0, b.i32(valign), comp.repeatLaneMajor(mask(), n), b.poison(flat)), "");
       Value r = comp.fromLaneMajor(lm, n);
-      if (r.isInstruction()) r.setName(inst.name());
+      if (names && r.isInstruction()) r.setName(inst.name());
       return r;
     }
     checkByteSized(inst, t);
@@ -2675,7 +2675,7 @@ final class MemoryWidener extends EmissionPhase {
     }
     st.remark(Remark.Kind.MEMORY, current(), inst, "load of " + t + " from " + s + " addresses became one gather per element");
     Value r = loadParts(inst, t, vec(ptr), 0, align);
-    if (r.isInstruction() && !inst.name().isEmpty()) r.setName(inst.name());
+    if (names && r.isInstruction() && !inst.name().isEmpty()) r.setName(inst.name());
     return r;
   }
 
@@ -2831,7 +2831,7 @@ final class MemoryWidener extends EmissionPhase {
       } else {
         // sequential lane order: the last active lane's value stays in memory
         Value lane = lastActiveLane();
-        Value v = b.extractElement(vec(val), lane, val.name() + ".last");
+        Value v = b.extractElement(vec(val), lane, nameOf(val, ".last"));
         b.store(v, scal(ptr), align);
       }
       st.stats().scalarStores++;

@@ -92,8 +92,8 @@ public final class PacketEmitter extends EmissionPhase {
     List<Block> order = st.schedule().order();
     st.setSlots(new SlotSsa(b, packet, b.constNull(st.context().ptrType()), 2 * order.size(), st.ssa().instructionCount()));
     for (Block sb : order) {
-      String name = sb.name().isEmpty() ? "bb" : sb.name();
-      if (st.schedule().loopHeadedBy(sb).isPresent()) enter.put(sb, packet.appendBlock(name + ".enter"));
+      String name = !names ? "" : sb.name().isEmpty() ? "bb" : sb.name();
+      if (st.schedule().loopHeadedBy(sb).isPresent()) enter.put(sb, packet.appendBlock(names ? name + ".enter" : ""));
       head.put(sb, packet.appendBlock(name));
     }
     st.setExitBlock(packet.appendBlock("packet.exit"));
@@ -122,17 +122,17 @@ public final class PacketEmitter extends EmissionPhase {
     for (int i = 0; i < scalar.paramCount(); i++) {
       Value sp = scalar.param(i);
       Value pp = packet.param(i);
-      pp.setName(sp.name());
+      if (names) pp.setName(sp.name());
       ParamKind k = kinds.get(i);
       Value v = switch (k) {
         case ParamKind.Linear lin -> {
           Type t = sp.type();
           if (t.isPointer()) {
             Value offs = linearOffsets(entryB, st.context().i64(), lin.step());
-            yield entryB.gep(st.context().i8(), pp, List.of(offs), false, sp.name() + ".lanes");
+            yield entryB.gep(st.context().i8(), pp, List.of(offs), false, nameOf(sp, ".lanes"));
           }
-          Value base = entryB.splat(pp, w, sp.name() + ".splat");
-          yield entryB.add(base, linearOffsets(entryB, t, lin.step()), sp.name() + ".lanes");
+          Value base = entryB.splat(pp, w, nameOf(sp, ".splat"));
+          yield entryB.add(base, linearOffsets(entryB, t, lin.step()), nameOf(sp, ".lanes"));
         }
         default -> pp;
       };
@@ -162,7 +162,7 @@ public final class PacketEmitter extends EmissionPhase {
     }
     if (op == Opcode.LOAD && uniformMemory.shared() != null) {
       Optional<UniformMemory.Location> own = uniformMemory.shared().privateLoad(inst);
-      if (own.isPresent()) return vars().read(uniformMemory.ownCopy(own.get())[0], inst.name());
+      if (own.isPresent()) return vars().read(uniformMemory.ownCopy(own.get())[0], nameOf(inst));
     }
     if (op == Opcode.STORE && uniformMemory.shared() != null) {
       Optional<UniformMemory.Location> own = uniformMemory.shared().privateStore(inst);

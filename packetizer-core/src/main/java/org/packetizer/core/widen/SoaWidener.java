@@ -80,7 +80,7 @@ final class SoaWidener extends EmissionPhase {
     }
     Value base = get(inst.operand(0));
     if (offset.type().isVector() && !base.type().isVector()) base = b.splat(base, w, "");
-    return b.gep(st.context().i8(), base, List.of(offset), false, inst.name());
+    return b.gep(st.context().i8(), base, List.of(offset), false, nameOf(inst));
   }
 
   /**
@@ -113,14 +113,14 @@ final class SoaWidener extends EmissionPhase {
     if (!q.type().isVector()) {
       st.stats().vectorLoads++;
       int valign = MemoryWidener.vectorAlignment(align, shape(inst.operand(0)));
-      if (MaskOps.isAllTrue(mask())) return b.load(vt, q, valign, inst.name());
+      if (MaskOps.isAllTrue(mask())) return b.load(vt, q, valign, nameOf(inst));
       Function f = st.module().intrinsic("llvm.masked.load", vt, q.type());
-      return b.call(f, List.of(q, b.i32(valign), mask(), b.poison(vt)), inst.name());
+      return b.call(f, List.of(q, b.i32(valign), mask(), b.poison(vt)), nameOf(inst));
     }
     Value lanes = soaLaneAddresses(q, st.module().allocSize(t));
     st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer with a varying index became "
         + (e.memory.cascades() ? "an if-cascade" : "a gather"));
-    return e.memory.gatherOrCascade(inst, t, lanes, align, inst.name());
+    return e.memory.gatherOrCascade(inst, t, lanes, align, nameOf(inst));
   }
 
   /**
@@ -162,7 +162,7 @@ final class SoaWidener extends EmissionPhase {
     }
     st.remark(Remark.Kind.MEMORY, current(), inst, "load through a struct-of-arrays pointer spanning " + (size / leaf)
         + " smaller fields became one access per " + leaf + "-byte field");
-    return t.isInteger() ? acc : b.cast(Opcode.BITCAST, acc, t.vectorOf(w), inst.name());
+    return t.isInteger() ? acc : b.cast(Opcode.BITCAST, acc, t.vectorOf(w), nameOf(inst));
   }
 
   /** A scalar store spanning smaller leaves of struct-of-arrays memory: each leaf stored on its own. */

@@ -28,9 +28,9 @@ final class UniformMemoryWidener extends EmissionPhase {
   SlotSsa.Var[] ownCopy(UniformMemory.Location loc) {
     return ownCopies.computeIfAbsent(loc, l -> {
       Type vt = l.type().vectorOf(w);
-      SlotSsa.Var values = vars().newVar(vt, "own." + l.base().name());
+      SlotSsa.Var values = vars().newVar(vt, nameOf("own.", l.base()));
       vars().init(values, allocaBlock(), b.poison(vt));
-      SlotSsa.Var written = vars().newVar(masks.maskType(), "own.written." + l.base().name());
+      SlotSsa.Var written = vars().newVar(masks.maskType(), nameOf("own.written.", l.base()));
       vars().init(written, allocaBlock(), masks.allFalse());
       return new SlotSsa.Var[] {values, written};
     });
@@ -46,7 +46,7 @@ final class UniformMemoryWidener extends EmissionPhase {
       return;
     }
     Value old = vars().read(own[0], "");
-    vars().write(own[0], b.select(mask(), v, old, loc.base().name() + ".own"));
+    vars().write(own[0], b.select(mask(), v, old, nameOf(loc.base(), ".own")));
     vars().write(own[1], masks.or(vars().read(own[1], ""), mask(), ""));
   }
 
@@ -57,13 +57,13 @@ final class UniformMemoryWidener extends EmissionPhase {
       Value written = vars().read(e.getValue()[1], "");
       Value values = vars().read(e.getValue()[0], "");
       Block from = b.currentBlock();
-      Block wb = packet.appendBlock("writeback." + loc.base().name());
-      Block cont = packet.appendBlock("writeback.done." + loc.base().name());
+      Block wb = packet.appendBlock(nameOf("writeback.", loc.base()));
+      Block cont = packet.appendBlock(nameOf("writeback.done.", loc.base()));
       wb.moveAfter(from);
       cont.moveAfter(wb);
       b.condBr(masks.any(written, ""), wb, cont);
       b.atEnd(wb);
-      Value v = b.extractElement(values, lastActiveLane(written), loc.base().name() + ".last");
+      Value v = b.extractElement(values, lastActiveLane(written), nameOf(loc.base(), ".last"));
       b.store(v, sharedAddress(loc), loc.align());
       b.br(cont);
       b.atEnd(cont);
@@ -73,7 +73,7 @@ final class UniformMemoryWidener extends EmissionPhase {
   private Value sharedAddress(UniformMemory.Location loc) {
     Value base = loc.base().isArgument() ? params.get(loc.base()) : loc.base();
     if (loc.offset() == 0) return base;
-    return b.gep(st.context().i8(), base, List.of(b.i64(loc.offset())), true, loc.base().name() + ".at");
+    return b.gep(st.context().i8(), base, List.of(b.i64(loc.offset())), true, nameOf(loc.base(), ".at"));
   }
 
   /**
@@ -90,7 +90,7 @@ final class UniformMemoryWidener extends EmissionPhase {
       // g = fmuladd(a, b, g) lane after lane: the same intrinsic, so the same rounding as the scalar calls
       Value a = vec(c.operands().get(0));
       Value m = vec(c.operands().get(1));
-      Value acc = b.load(t, ptr, Math.max(1, c.load().alignment()), c.location().base().name() + ".old");
+      Value acc = b.load(t, ptr, Math.max(1, c.load().alignment()), nameOf(c.location().base(), ".old"));
       Function f = Function.of(c.intrinsic().ref());
       for (int k = 0; k < w; k++) {
         Value r = b.call(f, List.of(b.extractElement(a, k, ""), b.extractElement(m, k, ""), acc), "");
@@ -113,11 +113,11 @@ final class UniformMemoryWidener extends EmissionPhase {
         x = x == null ? xi : b.binop(c.family(), x, xi, "");
       }
     }
-    Value cur = b.load(t, ptr, Math.max(1, c.load().alignment()), c.location().base().name() + ".old");
+    Value cur = b.load(t, ptr, Math.max(1, c.load().alignment()), nameOf(c.location().base(), ".old"));
     Value updated;
     if (c.family() == Opcode.FADD) {
       if (!MaskOps.isAllTrue(mask())) x = b.select(mask(), x, b.splat(b.constReal(t, -0.0), w, ""), "");
-      updated = b.call(st.module().intrinsic("llvm.vector.reduce.fadd", vt), List.of(cur, x), c.location().base().name() + ".new");
+      updated = b.call(st.module().intrinsic("llvm.vector.reduce.fadd", vt), List.of(cur, x), nameOf(c.location().base(), ".new"));
     } else {
       long identity = switch (c.family()) {
         case MUL -> 1;
@@ -133,7 +133,7 @@ final class UniformMemoryWidener extends EmissionPhase {
       };
       if (!MaskOps.isAllTrue(mask())) x = b.select(mask(), x, b.splat(b.constInt(t, identity), w, ""), "");
       Value r = b.call(st.module().intrinsic(reduce, vt), List.of(x), "");
-      updated = b.binop(c.family(), cur, r, c.location().base().name() + ".new");
+      updated = b.binop(c.family(), cur, r, nameOf(c.location().base(), ".new"));
     }
     b.store(updated, ptr, align);
     st.stats().scalarStores++;

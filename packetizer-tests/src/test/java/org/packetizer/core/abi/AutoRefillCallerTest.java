@@ -54,6 +54,7 @@ class AutoRefillCallerTest {
         + "·W elements run by both bodies" : "a trial of three timed chunks")), remarks.toString());
     ArrayDriverCallerTest.writeCaller(dir, "auto_refill_caller.c");
     runCallers(dir, clang, w, List.of("-DW=" + w, "-DE=" + 160 * w, "-DT=" + RefillDriver.ADAPTIVE_REFILL_PACKETS * w,
+        "-DSTATE_WORDS=" + RefillDriver.STATE_FIELDS,
         "-DPAIRED=" + (avx512 ? 1 : 0), "-DPLAIN_LEAP=" + RefillDriver.PLAIN_LEAP), "AutoRefillCallerTest");
   }
 

@@ -32,9 +32,17 @@ import org.packetizer.core.toolchain.ProcessResult;
  * against the scalar function (arrays ending at PROT_NONE pages, guard bytes before the output) and reads the decisions
  * from the state: after a disturbed first trial the driver is on refill within 3 epochs (the confirming trial,
  * {@link RefillDriver#adaptiveConfirmFirst}); where the plain body really wins, the levels after the trials are 0,
- * {@link RefillDriver#PLAIN_LEAP} and twice that. No timing of the host is asserted.
+ * {@link RefillDriver#PLAIN_LEAP} and twice that. Since the eighteenth round (32 rows) also the watch's spacing
+ * ({@link RefillDriver#adaptiveWatchSpacing}) on work rising for both bodies alike, as in AutoRefillWatchSpacingJitTest: the
+ * exact count of trials in one call of 48 epochs (runs of 1, 2, 4, 8, 8, … epochs and the alarm's tail), the watch's levels
+ * after the trials, and
+ * an input that turns random after five of them taken within 2^{@link RefillDriver#WATCH_MAX_LEVEL} + 3 epochs. No timing of
+ * the host is asserted.
  */
 class AutoRefillScriptCallerTest {
+  /** The script's rows: the first two scripts repeat their second row; the watch's rising work needs a row per trial. */
+  static final int ROWS = 32;
+
   @TempDir Path dir;
 
   @ParameterizedTest(name = "W={0} target={1}")
@@ -45,15 +53,19 @@ class AutoRefillScriptCallerTest {
         "SKIPPED (LOUD): the host has no " + (avx512 ? "AVX-512" : "AVX2") + "; the scripted --refill=auto driver was not run from C");
     BundledClang clang = BundledClang.locate();
     List<String> remarks = AutoRefillCallerTest.mandelbrotAutoDriver(dir, clang, w, avx512,
-        Map.of("packetizer.refill.autoClockScript", "2"),
+        Map.of("packetizer.refill.autoClockScript", String.valueOf(ROWS)),
         m -> assertTrue(m.global("mandelbrot_auto" + RefillDriver.CLOCK_SUFFIX).isPresent(), "the script's global"));
     assertTrue(remarks.stream().anyMatch(x -> x.contains("--refill=auto: the driver runs epochs of 160·W")
         && x.contains(avx512 ? "a paired trial" : "a trial of three timed chunks")
         && x.contains("a fresh state's first trial that keeps the plain body is confirmed by a second one")), remarks.toString());
+    assertTrue(remarks.stream().anyMatch(x -> x.contains("the watch's alarms are spaced")), remarks.toString());
     ArrayDriverCallerTest.writeCaller(dir, "auto_refill_script_caller.c");
-    for (String out : AutoRefillCallerTest.runCallers(dir, clang, w, List.of("-DW=" + w, "-DE=" + 160 * w,
-        "-DLEAP=" + RefillDriver.PLAIN_LEAP, "-DMAXLEVEL=" + RefillDriver.ADAPTIVE_MAX_LEVEL), "AutoRefillScriptCallerTest")) {
-      assertTrue(out.contains("stuck on plain: refill from element ") && out.contains("plain wins: refill from element -1"), out);
+    long trial = (avx512 ? RefillDriver.ADAPTIVE_REFILL_PACKETS : RefillDriver.ADAPTIVE_REFILL_PACKETS + 2L * RefillDriver.ADAPTIVE_PLAIN_PACKETS) * w;
+    for (String out : AutoRefillCallerTest.runCallers(dir, clang, w, List.of("-DW=" + w, "-DE=" + 160 * w, "-DT=" + trial,
+        "-DLEAP=" + RefillDriver.PLAIN_LEAP, "-DMAXLEVEL=" + RefillDriver.ADAPTIVE_MAX_LEVEL, "-DTOP=" + RefillDriver.WATCH_MAX_LEVEL,
+        "-DROWS=" + ROWS, "-DSTATE_WORDS=" + RefillDriver.STATE_FIELDS), "AutoRefillScriptCallerTest")) {
+      assertTrue(out.contains("stuck on plain: refill from element ") && out.contains("plain wins: refill from element -1")
+          && out.contains("rising work: refill from element -1") && out.contains("input changes: refill "), out);
     }
   }
 }

@@ -62,17 +62,32 @@ final class DumpCompare {
     return differ.isEmpty() ? 0 : 1;
   }
 
-  /** The lines with local names numbered per function in order of appearance ({@code ; preds} comments dropped). */
+  /**
+   * The lines with local names numbered per function in order of appearance ({@code ; preds} comments dropped).
+   * An entry block without a label (a module made with value names off) gets one: LLVM numbers it after the
+   * unnamed parameters ({@code %0 .. %(n-1)}, the block {@code %n}), and with names it would be a label
+   * ({@code entry:}) at the same place, so both read the same here.
+   */
   static List<String> normalize(String text) {
     List<String> out = new ArrayList<>();
     Map<String, String> ids = new HashMap<>();
+    int entrySlot = -1;  // after a define line: the entry block's number if it has no label
     for (String line : text.split("\n", -1)) {
-      if (line.startsWith("define ")) ids.clear();
+      if (line.startsWith("define ")) {
+        ids.clear();
+        entrySlot = -1;
+      }
       if (line.startsWith("%") && line.contains(" = type ")) {  // a named struct type
         out.add(line);
         continue;
       }
       Matcher lm = LABEL.matcher(line);
+      if (entrySlot >= 0 && !lm.find(0) && !line.isBlank()) {
+        String id = ids.computeIfAbsent(Integer.toString(entrySlot), k -> "v" + ids.size());
+        out.add(id + ":");
+      }
+      entrySlot = line.startsWith("define ") && line.endsWith("{") ? unnamedParameters(line) : -1;
+      lm = LABEL.matcher(line);
       if (lm.find()) {
         String id = ids.computeIfAbsent(lm.group(1), k -> "v" + ids.size());
         line = id + ":";
@@ -85,6 +100,19 @@ final class DumpCompare {
     }
     return out;
   }
+
+  /** How many parameters of a define line are unnamed ({@code %0}, {@code %1}, ...: LLVM numbers them first). */
+  static int unnamedParameters(String define) {
+    int open = define.indexOf('(');
+    int close = define.lastIndexOf(')');
+    if (open < 0 || close < open) return 0;
+    Matcher m = NUMBERED.matcher(define.substring(open, close));
+    int n = 0;
+    while (m.find()) n++;
+    return n;
+  }
+
+  private static final Pattern NUMBERED = Pattern.compile("%[0-9]+\\b");
 
   private static List<String> withoutDeclarations(List<String> lines) {
     return lines.stream().filter(l -> !l.isBlank() && !l.startsWith("declare ") && !l.startsWith("; Function Attrs")).toList();

@@ -171,7 +171,18 @@ class AutoRefillBackoffJitTest {
         assertTrue(state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_LAST) > 1, "the piece became the last one; " + describe(state));
         run(driver, scalar, arena, rp, e, 2 * e, e, "the second piece (the watch, lesser of two)", state, 0);
         assertEquals(t1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "no trial inside the call; " + describe(state));
-        assertEquals(0, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT), "the second piece ended the run; " + describe(state));
+        // (eighteenth round, adaptiveWatchSpacing) the alarm ends the run after a tail of at most an epoch, jittered; a call of
+        // exactly that many elements runs it, and the next trial comes
+        long tail = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT);
+        assertTrue(tail <= e, "the second piece's alarm left a tail of at most an epoch; " + describe(state));
+        assertTrue((state.getAtIndex(JAVA_LONG, RefillDriver.STATE_WATCH) >> RefillDriver.WATCH_BROUGHT_BIT & 1) == 1,
+            "the trial to come was brought by the alarm; " + describe(state));
+        if (tail > 0) {
+          assertEquals(3, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 3, "the tail is still the run; " + describe(state));
+          run(driver, scalar, arena, rp, 2 * e, 2 * e + tail, tail, "the alarm's tail", state, 0);
+          assertEquals(t1, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS), "no trial in the tail; " + describe(state));
+        }
+        assertEquals(0, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_LEFT), "the tail ended the run; " + describe(state));
         assertEquals(0, state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) & 3, "the next trial comes; " + describe(state));
       }
 
@@ -451,6 +462,9 @@ class AutoRefillBackoffJitTest {
     state.setAtIndex(JAVA_LONG, RefillDriver.STATE_LEVEL, RefillDriver.ADAPTIVE_MAX_LEVEL);
     state.setAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE, 0);
     state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SAVED_LEVEL, 0);
+    // (the watch's spacing at level 0, no alarm's tail under way, the run's elements not counted yet: eighteenth round)
+    state.setAtIndex(JAVA_LONG, RefillDriver.STATE_WATCH, 0);
+    state.setAtIndex(JAVA_LONG, RefillDriver.STATE_WATCH_RUN, 0);
   }
 
   /**
@@ -466,7 +480,7 @@ class AutoRefillBackoffJitTest {
 
   static String describe(MemorySegment state) {
     StringBuilder sb = new StringBuilder("state {pos, left, level, refill, plain cycles, refill cycles, trials, saved, spread,"
-        + " plain peak, last plain piece, plain alarms} =");
+        + " plain peak, last plain piece, plain alarms, watch, watch run} =");
     for (int k = 0; k < RefillDriver.STATE_FIELDS; k++) sb.append(' ').append(state.getAtIndex(JAVA_LONG, k));
     return sb.toString();
   }

@@ -431,6 +431,53 @@ class FfmBindingTest {
   }
 
   @Test
+  void namesSetFromJavaKeepEveryByte() {
+    // Value.setName hands LLVM the UTF-8 bytes and their count (the count of chars cut a non-ASCII name short),
+    // and a module loaded under a non-ASCII file name keeps its whole identifier
+    String ir = "define i32 @f(i32 %a, i32 %b) {\ne:\n  %s = add i32 %a, %b\n  ret i32 %s\n}\n";
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(ir, "donn\u00e9es-\u6f22.ll")) {
+      Function f = m.function("f").orElseThrow();
+      List<String> names = List.of("p\u00e4r", "\u6f22\u5b57\u20ac", "sum.\u00f6\u00f6\u00f6\u00f6");
+      List<Value> values = List.of(f.params().get(0), f.params().get(1), f.blocks().get(0).instructions().get(0));
+      for (int i = 0; i < names.size(); i++) values.get(i).setName(names.get(i));
+      for (int i = 0; i < names.size(); i++) assertEquals(names.get(i), values.get(i).name());
+      assertTrue(m.toIr().contains("; ModuleID = 'donn\u00e9es-\u6f22.ll'"), m.toIr());
+    }
+  }
+
+  @Test
+  void namesCopiedNativeToNativeAgreeWithJavacpp() {
+    // FunctionCloner copies the scalar copy's names with Value/Block.copyNameFrom (LLVM's bytes back to LLVM,
+    // issue 16) and Preparer asks Value.hasName: the clone's names read through javacpp are the original's, for
+    // empty, long, quoted and multi-byte names (and numbered values stay unnamed)
+    String longName = "v" + "x".repeat(300);
+    String ir = "define i32 @f(i32 %a, i32 %\"p\u00e4r\") {\n"
+        + "e:\n  %0 = add i32 %a, 1\n  %q = add i32 %0, 2\n  %" + longName + " = add i32 %q, 3\n"
+        + "  %\"sp ace\u20ac\" = add i32 %" + longName + ", %\"p\u00e4r\"\n  br label %\"bl\u00f6ck.\u6f22\"\n"
+        + "\"bl\u00f6ck.\u6f22\":\n  %ph = phi i32 [ %\"sp ace\u20ac\", %e ]\n  ret i32 %ph\n}\n";
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(ir, "names")) {
+      Function f = m.function("f").orElseThrow();
+      Function g = FunctionCloner.cloneInModule(m, f, "g");
+      List<String> original = new ArrayList<>();
+      List<String> copied = new ArrayList<>();
+      for (Function fn : List.of(f, g)) {
+        List<String> out = fn == f ? original : copied;
+        for (Block b : fn.blocks()) {
+          out.add(LLVMGetBasicBlockName(b.ref()).getString());
+          for (Value i : b.instructions()) {
+            String n = LLVMGetValueName(i.ref()).getString();
+            assertEquals(!n.isEmpty(), i.hasName(), n);
+            out.add(n);
+          }
+        }
+      }
+      assertEquals(List.of("e", "", "q", longName, "sp ace\u20ac", "", "bl\u00f6ck.\u6f22", "ph", ""), original);
+      assertEquals(original, copied);
+      assertTrue(m.verify().isEmpty(), () -> m.verify().get());
+    }
+  }
+
+  @Test
   void theFacadeUsesTheBinding() {
     assertTrue(Ffm.on);
     // the facade's own calls (Block.instructions, Value.users, IrBuilder) with the binding on agree
