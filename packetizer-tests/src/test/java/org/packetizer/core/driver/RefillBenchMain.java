@@ -20,7 +20,7 @@ import org.packetizer.core.toolchain.ProcessResult;
 /**
  * The lane-refill benchmark (bin/bench-refill; docs/performance.md): compiles the bundled escape-time
  * kernels (testdata-bitcode's mandelbrot.c, julia.c, spheretrace.c) and saxpy with the bundled clang
- * for {@code -march} (default znver4), packetizes each at W = 8 and 16 three times — plain driver
+ * for {@code -march} (default the host's AVX-512 CPU as the benchmark picks it: znver4 on Zen 4, skylake-avx512 on Intel), packetizes each at W = 8 and 16 three times — plain driver
  * ({@code *_plainW}), {@code --refill} ({@code *_refillW}) and {@code --refill=auto} ({@code *_autoW}) —
  * emits one object with the bundled llc, links {@code driver/bench_refill.c} with GCC (or the bundled
  * clang) and runs it: all figures come from that one run. Not a test: it measures.
@@ -32,7 +32,8 @@ public final class RefillBenchMain {
 
   public static void main(String[] args) throws Exception {
     Path root = Path.of(".");
-    String march = "znver4";
+    // the host's AVX-512 CPU as the benchmark picks it (znver4 on Zen 4, skylake-avx512 on Intel's AVX-512 hosts)
+    String march = org.packetizer.core.bench.Isa.avx512ForHost().cpu();
     int batch = 0;
     int ric = 0;
     int side = 256;
