@@ -1612,24 +1612,12 @@ final class MemoryWidener extends EmissionPhase {
         // rebuilt from them (the pointer vector is still not needed)
         eqFirst = offsetsEqual;
         for (int j = 0; j < nr; j++) {
-          List<Value> levels = levelsOf.get(j);
-          Value p = scal(levels.get(0).operand(0));
-          int k = 0;
-          for (Value level : levels) {
-            Value idx = level.operand(1);
-            Value si;
-            if (uniform(idx)) {
-              si = scal(idx);
-            } else {
-              Value nv = narrowLanes.get(j).get(k++);
-              Value nl = b.extractElement(nv, lastLane, "dyn.off.last");
-              Value e = b.icmpEq(nv, b.splat(nl, w, ""), "dyn.off.eqlast");
-              eqLast = eqLast == null ? e : b.and(eqLast, e, "");
-              si = nv.type().scalarType().equals(idx.type()) ? nl : b.cast(st.ssa().opcode(idx), nl, idx.type(), "");
-            }
-            p = b.gep(level.gepSourceElementType(), p, List.of(si), false, level == levels.get(levels.size() - 1) ? "dyn.ptr.last" : "");
-          }
-          pl[j] = p;
+          Value[] lastEq = {eqLast};
+          pl[j] = rebuiltPointer(levelsOf.get(j), narrowLanes.get(j), lastLane, "dyn.off.last", "dyn.ptr.last", (nv, nl) -> {
+            Value e = b.icmpEq(nv, b.splat(nl, w, ""), "dyn.off.eqlast");
+            lastEq[0] = lastEq[0] == null ? e : b.and(lastEq[0], e, "");
+          });
+          eqLast = lastEq[0];
         }
       } else {
         for (int j = 0; j < nr; j++) {
@@ -1690,6 +1678,16 @@ final class MemoryWidener extends EmissionPhase {
 
   /** Lane {@code lane}'s pointer of a root rebuilt from its uniform base and its narrow offsets' lanes ({@code narrow}, in level order). */
   private Value rebuiltPointer(List<Value> levels, List<Value> narrow, Value lane) {
+    return rebuiltPointer(levels, narrow, lane, "", "", null);
+  }
+
+  /**
+   * {@link #rebuiltPointer(List, List, Value)} with names for the extracted offsets and the last GEP, and {@code onLane}
+   * (null: none) told each varying level's narrow offsets and their extracted lane right after the extract (the
+   * two-valued test compares them there).
+   */
+  private Value rebuiltPointer(List<Value> levels, List<Value> narrow, Value lane, String laneName, String pointerName,
+      java.util.function.BiConsumer<Value, Value> onLane) {
     Value p = scal(levels.get(0).operand(0));
     int k = 0;
     for (Value level : levels) {
@@ -1699,10 +1697,11 @@ final class MemoryWidener extends EmissionPhase {
         si = scal(idx);
       } else {
         Value nv = narrow.get(k++);
-        Value nl = b.extractElement(nv, lane, "");
+        Value nl = b.extractElement(nv, lane, laneName);
+        if (onLane != null) onLane.accept(nv, nl);
         si = nv.type().scalarType().equals(idx.type()) ? nl : b.cast(st.ssa().opcode(idx), nl, idx.type(), "");
       }
-      p = b.gep(level.gepSourceElementType(), p, List.of(si), false, "");
+      p = b.gep(level.gepSourceElementType(), p, List.of(si), false, level == levels.get(levels.size() - 1) ? pointerName : "");
     }
     return p;
   }
