@@ -1168,6 +1168,11 @@ final class MemoryWidener extends EmissionPhase {
     return System.getProperty("packetizer.narrowGathers", "auto").strip().toLowerCase(java.util.Locale.ROOT);
   }
 
+  /** Whether {@code p} is a GEP straight off a uniform base ({@link #tableElement}: a table lookup's address). */
+  private boolean tableShaped(Value p) {
+    return p.isInstruction() && st.ssa().opcode(p) == Opcode.GEP && !p.type().isVector() && tableElement(p) != null;
+  }
+
   /** Whether {@link #narrowGathers} applies on this target, and why (for the remark); null when it does not. */
   private String narrowGathersReason() {
     String knob = narrowGathersKnob();
@@ -1231,6 +1236,8 @@ final class MemoryWidener extends EmissionPhase {
         || ptr.type().isVector() || !ptr.type().equals(st.context().ptrType()) || shape(ptr).isLinear()) {
       return null;
     }
+    // (a GEP straight off a uniform base is a table lookup: tableLookup and pairedLookup make it a 32-bit index gather already)
+    if (tableShaped(ptr)) return null;
     Value root = windowRoot(ptr);
     if (root == null || shape(root).isLinear()) return null;
     List<Value> levels = narrowOffsetLevels(root);
@@ -1261,7 +1268,7 @@ final class MemoryWidener extends EmissionPhase {
       Type it = i.type();
       if (it.isVector() || !it.isVectorElement() || st.module().allocSize(it) != size || st.module().storeSize(it) != size) continue;
       Value p = i.operand(0);
-      if (p.type().isVector() || !root.equals(windowRoot(p)) || shape(p).isLinear()) continue;
+      if (p.type().isVector() || !root.equals(windowRoot(p)) || shape(p).isLinear() || tableShaped(p)) continue;
       group.add(i);
     }
     if (!group.contains(inst)) return null;
