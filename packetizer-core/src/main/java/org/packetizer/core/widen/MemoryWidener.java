@@ -1168,6 +1168,17 @@ final class MemoryWidener extends EmissionPhase {
     return System.getProperty("packetizer.narrowGathers", "auto").strip().toLowerCase(java.util.Locale.ROOT);
   }
 
+  /**
+   * A load {@link #narrowGathers} may take: a 4- or 8-byte element, or a small vector of them ({@code <2 x float>}, clang's
+   * SLP-merged loads, as members of a dynamic-variant group only), without padding.
+   */
+  private boolean narrowMember(Type t) {
+    Type et = t.isVector() ? t.elementType() : t;
+    long size = st.module().allocSize(et);
+    if ((size != 4 && size != 8) || st.module().storeSize(et) != size || !et.isVectorElement() || et.isVector()) return false;
+    return !t.isVector() || (t.vectorSize() <= 16 && st.module().allocSize(t) == size * t.vectorSize());
+  }
+
   /** Whether {@code p} is a GEP straight off a uniform base ({@link #tableElement}: a table lookup's address). */
   private boolean tableShaped(Value p) {
     return p.isInstruction() && st.ssa().opcode(p) == Opcode.GEP && !p.type().isVector() && tableElement(p) != null;
@@ -1231,11 +1242,7 @@ final class MemoryWidener extends EmissionPhase {
    */
   private Value narrowGathers(Value inst, Type t, Value ptr) {
     if (!MaskOps.isAllTrue(mask()) || st.options().memoryStrategy() != MemoryStrategy.GATHER) return null;
-    long size = st.module().allocSize(t);
-    if ((size != 4 && size != 8) || st.module().storeSize(t) != size || !t.isVectorElement() || t.isVector()
-        || ptr.type().isVector() || !ptr.type().equals(st.context().ptrType()) || shape(ptr).isLinear()) {
-      return null;
-    }
+    if (!narrowMember(t) || ptr.type().isVector() || !ptr.type().equals(st.context().ptrType()) || shape(ptr).isLinear()) return null;
     // (a GEP straight off a uniform base is a table lookup: tableLookup and pairedLookup make it a 32-bit index gather already)
     if (tableShaped(ptr)) return null;
     Value root = windowRoot(ptr);
@@ -1265,8 +1272,7 @@ final class MemoryWidener extends EmissionPhase {
         break;
       }
       if (op != Opcode.LOAD || i.isVolatile() || i.isAtomic() || uniform(i) || windowed.containsKey(i) || dynamicDone.containsKey(i)) continue;
-      Type it = i.type();
-      if (it.isVector() || !it.isVectorElement() || st.module().allocSize(it) != size || st.module().storeSize(it) != size) continue;
+      if (!narrowMember(i.type()) || (i.type().isVector() && !dynamicConsidered.contains(i))) continue;
       Value p = i.operand(0);
       if (p.type().isVector() || !root.equals(windowRoot(p)) || shape(p).isLinear() || tableShaped(p)) continue;
       group.add(i);
@@ -1325,7 +1331,8 @@ final class MemoryWidener extends EmissionPhase {
       for (Value m : group) {
         long off = windowOffset(m.operand(0));
         Value ptrs = off == 0 ? rv : b.gep(st.context().i8(), rv, List.of(b.i64(off)), false, "");
-        slow.add(gatherOrCascade(m, m.type(), ptrs, Math.max(1, m.alignment()), ""));
+        slow.add(m.type().isVector() ? loadParts(m, m.type(), ptrs, 0, Math.max(1, m.alignment()))
+            : gatherOrCascade(m, m.type(), ptrs, Math.max(1, m.alignment()), ""));
       }
       slowEnd = b.currentBlock();
       b.br(join);
@@ -1333,8 +1340,21 @@ final class MemoryWidener extends EmissionPhase {
     }
     for (Value m : group) {
       long off = windowOffset(m.operand(0));
+      int a = Math.max(1, m.alignment());
+      if (m.type().isVector()) {
+        // (a vector member <N x T> (clang's SLP-merged loads): one gather per element, element i at the member's offset + i * size(T))
+        Type et = m.type().elementType();
+        long es = st.module().allocSize(et);
+        List<Value> elements = new ArrayList<>();
+        for (int i = 0; i < m.type().vectorSize(); i++) {
+          Value bm = b.gep(st.context().i8(), base, List.of(b.i64(off + i * es)), false, "");
+          elements.add(gatherOrCascade(m, et, b.gep(elem, bm, List.of(idx), false, ""), partAlignment(a, i * es), ""));
+        }
+        fast.add(comp.concat(elements));
+        continue;
+      }
       Value bm = off == 0 ? base : b.gep(st.context().i8(), base, List.of(b.i64(off)), false, "");
-      fast.add(gatherOrCascade(m, m.type(), b.gep(elem, bm, List.of(idx), false, ""), Math.max(1, m.alignment()), join == null ? nameOf(m) : ""));
+      fast.add(gatherOrCascade(m, m.type(), b.gep(elem, bm, List.of(idx), false, ""), a, join == null ? nameOf(m) : ""));
     }
     if (join != null) {
       fastEnd = b.currentBlock();
@@ -1350,8 +1370,10 @@ final class MemoryWidener extends EmissionPhase {
     for (int j = 0; j < group.size(); j++) {
       if (group.get(j) != inst) narrowGathered.put(group.get(j), fast.get(j));
     }
+    int gathers = 0;
+    for (Value m : group) gathers += elementsOf(m.type());
     st.remark(Remark.Kind.MEMORY, current(), inst, group.size() + " load(s) at constant offsets from " + root.describe()
-        + " became " + group.size() + " gather(s) with 32-bit indices off the uniform base (" + varying + " varying offset(s) of at most"
+        + " became " + gathers + " gather(s) with 32-bit indices off the uniform base (" + varying + " varying offset(s) of at most"
         + " 32 bits" + (overflow != null ? ", summed in 32 bits; where a lane's sum overflows, gathers from the 64-bit pointers"
             : varying > 1 ? ", summed in 32 bits, where their magnitudes cannot overflow" : "")
         + "), not windows and per-lane loads: " + reason);
@@ -1863,6 +1885,15 @@ final class MemoryWidener extends EmissionPhase {
     // sign-extended: one 16-lane gather per element on AVX-512 instead of two 8-lane ones off the 64-bit pointers)
     for (int j = 0; j < group.size(); j++) {
       Value mem = group.get(j);
+      if (mem.type().isVector()) {
+        // (narrow gathers, where they apply, for the vector members too: one 32-bit index packet for the group)
+        Value nd = narrowGathered.remove(mem);
+        if (nd == null) nd = narrowGathers(mem, mem.type(), mem.operand(0));
+        if (nd != null) {
+          otherValues.add(nd);
+          continue;
+        }
+      }
       List<Value> levels = localPointers && mem.type().isVector() ? narrowOffsetLevels(roots.get(rootOf[j])) : null;
       otherValues.add(levels != null ? rebuiltGathers(mem, levels) : fallbackLoad(mem, rv.get(rootOf[j])));
     }
