@@ -1242,6 +1242,8 @@ final class MemoryWidener extends EmissionPhase {
    */
   private Value narrowGathers(Value inst, Type t, Value ptr) {
     if (!MaskOps.isAllTrue(mask()) || st.options().memoryStrategy() != MemoryStrategy.GATHER) return null;
+    // (optimizing for size: not a second copy of the group's gathers behind the overflow test; the size mode's own routes)
+    if (st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) return null;
     if (!narrowMember(t) || ptr.type().isVector() || !ptr.type().equals(st.context().ptrType()) || shape(ptr).isLinear()) return null;
     // (a GEP straight off a uniform base is a table lookup: tableLookup and pairedLookup make it a 32-bit index gather already)
     if (tableShaped(ptr)) return null;

@@ -323,7 +323,8 @@ class NarrowGathersTest {
   /**
    * The decision in the IR: grid9 at W16 on sapphirerapids has the 32-bit index packet (the sum of y*16 and x), its
    * overflow test, 9 gathers off it and 9 from the pointers where the test fails, no windows; taps_sc (a 16-bit and an
-   * 8-bit offset) no overflow test; taps_u (an unsigned 32-bit offset), skylake (AVX2 only) and znver4 (AMD) the old path; the knob
+   * 8-bit offset) no overflow test; taps_u (an unsigned 32-bit offset), skylake (AVX2 only), znver4 (AMD) and the size mode the
+   * old path; the knob
    * {@code false} the windows too. The remark names the decision.
    */
   @Test
@@ -358,6 +359,10 @@ class NarrowGathersTest {
           .targetCpu("sapphirerapids").build()).run(m, "grid9", "f16"));
       String f16 = m.function("f16").orElseThrow().print();
       assertTrue(f16.contains("load <4 x float>") && !f16.contains("narrow.index"), f16);
+      new Packetizer(PacketizerOptions.builder().valueNames(true).width(16).params("uvv").targetCpu("sapphirerapids")
+          .optimize(PacketizerOptions.Optimize.SIZE).build()).run(m, "grid9", "z16s");
+      String z16s = m.function("z16s").orElseThrow().print();
+      assertTrue(!z16s.contains("narrow.index"), z16s);
       Knobs.with("packetizer.narrowGathers", "true", () -> new Packetizer(PacketizerOptions.builder().valueNames(true).width(16).params("uvv")
           .targetCpu("znver4").build()).run(m, "grid9", "t16"));
       String t16 = m.function("t16").orElseThrow().print();
