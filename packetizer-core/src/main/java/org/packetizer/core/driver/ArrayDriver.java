@@ -249,7 +249,10 @@ public final class ArrayDriver {
         : org.packetizer.core.wrapper.HardwareWidth.resolve(scalar, options.targetCpu().orElse(null),
             options.targetFeatures().orElse(null)).width();
     int ic = choice.factor();
-    String text = choice.describe(w);
+    // the latency table the estimates used (the CPU's family; a generic name's is LLVM's model for it: Latency.family)
+    Interleave.Registers regs = Interleave.registers(scalar, cpu, features);
+    String text = choice.describe(w) + (choice.forced() ? ""
+        : " [latency table: " + Latency.family(regs.cpu(), regs.arm()).describe() + ", for CPU '" + regs.cpu() + "']");
     // (not for refill: its states are separate chains with their own rounds, and the rule's estimate already counts
     // the registers a wide value takes; measured on AVX2 at W16: IC 2 1.2-1.35x faster than 1, docs/performance.md)
     if (ic > 1 && !choice.forced() && w > hw && !refill) {
