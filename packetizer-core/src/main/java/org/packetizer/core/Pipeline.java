@@ -118,7 +118,7 @@ final class Pipeline {
     Map<String, Optional<String>> savedFeatures = options.vectorAbi() && !options.scalable() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
     long marks = org.packetizer.core.ir.LoopAlign.marksMade();
     try {
-      if (options.scalable()) return finishRun(options, module, before, marks, runScalable(options, module, scalarName, simdName));
+      if (options.scalable()) return finishRun(options, savedTarget, module, before, marks, runScalable(options, module, scalarName, simdName));
       PacketizationResult r = new Pipeline(options, module, scalarName, null).run(simdName);
       if (options.arrayDriver().isPresent()) {
         r = ArrayDriver.build(module, r, options, (o, f, s) -> new Pipeline(o, module, f, null).run(s));
@@ -132,7 +132,7 @@ final class Pipeline {
           }
         }
       }
-      return finishRun(options, module, before, marks, r);
+      return finishRun(options, savedTarget, module, before, marks, r);
     } catch (RuntimeException | Error e) {
       // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
@@ -158,8 +158,8 @@ final class Pipeline {
    * it: to the widest X86 intrinsic it calls, and to 512 where it holds vectors wider than 256 bits
    * ({@link org.packetizer.core.mapping.SignatureAbi#fitTargetIntrinsicCallers}, {@code fitWideVectors}).
    */
-  private static PacketizationResult finishRun(PacketizerOptions options, LlvmModule module, Set<String> before, long marks,
-      PacketizationResult r) {
+  private static PacketizationResult finishRun(PacketizerOptions options, Map<String, RunTarget.Saved> savedTarget,
+      LlvmModule module, Set<String> before, long marks, PacketizationResult r) {
     if (org.packetizer.core.ir.LoopAlign.marksMade() != marks) {
       for (Function f : module.functions()) if (!before.contains(f.name())) org.packetizer.core.ir.LoopAlign.unmarkColdLaneLoops(f);
     }
@@ -172,6 +172,13 @@ final class Pipeline {
     // the options' target on what this run made and does not carry it yet (helpers made from nothing; what the run
     // cloned carries it already: RunTarget.retarget)
     for (Function f : module.functions()) if (!f.isDeclaration() && ours.test(f)) RunTarget.mark(f, options);
+    // and with the scalar function's rounding where the options' target fuses llvm.fmuladd and its own does not (or the
+    // reverse): the packet function computes what the user's function computes (RunTarget.keepContraction)
+    RunTarget.Saved own = savedTarget.get(r.scalarFunction());
+    if (own != null && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
+      boolean scalarFma = RunTarget.fma(own.cpu().orElse(""), own.features().orElse(""));
+      for (Function f : module.functions()) if (!f.isDeclaration() && ours.test(f)) RunTarget.keepContraction(f, scalarFma);
+    }
     org.packetizer.core.mapping.SignatureAbi.fitTargetIntrinsicCallers(module, ours);
     // and legal for 512-bit vectors wherever they hold wider ones: on Intel's AVX-512 CPUs LLVM would split them into
     // 256-bit halves, a route LLVM 20 miscompiles (SignatureAbi.fitWideVectors). Whatever the options name: the

@@ -59,6 +59,55 @@ final class RunTarget {
     }
   }
 
+  /**
+   * Whether x86 code for {@code cpu} / {@code features} has FMA, so that LLVM fuses an {@code llvm.fmuladd} (the CPU's
+   * implied features plus the string, {@link org.packetizer.core.mapping.VectorMathRoutes#effectiveFeatures(String, String)}).
+   */
+  static boolean fma(String cpu, String features) {
+    String f = "," + org.packetizer.core.mapping.VectorMathRoutes.effectiveFeatures(cpu, features) + ",";
+    return f.contains(",+fma,") && !f.contains(",-fma,");
+  }
+
+  /**
+   * Keeps the scalar function's rounding in a function the run made for another target: {@code llvm.fmuladd} is fused
+   * or not by the target LLVM compiles it for (C's default contraction, clang {@code -ffp-contract=on}), so a packet
+   * function carrying an FMA CPU named in the options would round differently from the user's scalar function compiled
+   * for its own target without FMA. Where the two differ, each {@code llvm.fmuladd} of {@code made} becomes what the
+   * scalar function's target does: an {@code fmul} and an {@code fadd} (scalar target without FMA), or {@code llvm.fma}
+   * (with FMA). Returns how many were rewritten.
+   */
+  static int keepContraction(Function made, boolean scalarFma) {
+    if (fma(made.stringAttribute("target-cpu").orElse(""), made.stringAttribute("target-features").orElse("")) == scalarFma) {
+      return 0;
+    }
+    java.util.List<org.packetizer.core.ir.Value> calls = new java.util.ArrayList<>();
+    for (org.packetizer.core.ir.Block b : made.blocks()) {
+      for (org.packetizer.core.ir.Value v : b.instructions()) {
+        if (v.opcode() == org.packetizer.core.ir.Opcode.CALL
+            && v.calledFunction().map(c -> c.name().startsWith("llvm.fmuladd.")).orElse(false)) {
+          calls.add(v);
+        }
+      }
+    }
+    if (calls.isEmpty()) return 0;
+    try (org.packetizer.core.ir.IrBuilder b = new org.packetizer.core.ir.IrBuilder(made.functionType().context())) {
+      for (org.packetizer.core.ir.Value call : calls) {
+        b.before(call);
+        org.packetizer.core.ir.Value r;
+        if (scalarFma) {
+          Function fmaFn = made.module().intrinsic("llvm.fma", call.type());
+          r = b.call(fmaFn, java.util.List.of(call.operand(0), call.operand(1), call.operand(2)), "fused");
+        } else {
+          org.packetizer.core.ir.Value product = b.fmul(call.operand(0), call.operand(1), "product");
+          r = b.fadd(product, call.operand(2), "sum");
+        }
+        call.replaceAllUsesWith(r);
+        call.eraseFromParent();
+      }
+    }
+    return calls.size();
+  }
+
   /** The options' CPU and features on {@code made} (a function the run made) where it carries none of its own. */
   static void mark(Function made, PacketizerOptions options) {
     options.targetCpu().filter(c -> !c.isBlank())

@@ -177,8 +177,12 @@ public final class VectorMathRoutes {
    * where the other decisions (the hardware width, the interleave rule) took the CPU's.
    */
   public static String effectiveFeatures(org.packetizer.core.ir.Function f) {
-    String features = f.stringAttribute("target-features").orElse("");
-    String cpu = f.stringAttribute("target-cpu").orElse("").toLowerCase(java.util.Locale.ROOT);
+    return effectiveFeatures(f.stringAttribute("target-cpu").orElse(""), f.stringAttribute("target-features").orElse(""));
+  }
+
+  /** {@link #effectiveFeatures(org.packetizer.core.ir.Function)} for a CPU name and a feature string. */
+  public static String effectiveFeatures(String cpuName, String features) {
+    String cpu = cpuName.toLowerCase(java.util.Locale.ROOT);
     StringBuilder implied = new StringBuilder();
     for (String feature : impliedFeatures(cpu)) {
       if (features.contains("-" + feature.substring(1)) || features.contains(feature)) continue;

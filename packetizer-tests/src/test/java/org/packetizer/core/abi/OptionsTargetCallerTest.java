@@ -83,7 +83,9 @@ class OptionsTargetCallerTest {
           String ic = remarks.stream().filter(x -> x.contains("interleave count") && x.contains("recurrence latency")).findFirst()
               .orElseThrow(() -> new AssertionError(k[0] + ": " + remarks));
           assertTrue(ic.contains("interleave count " + fnvIc + " ("), ic);
-          assertTrue(ic.contains("[latency table: " + family) && ic.contains("for CPU '" + cpu + "'"), ic);
+          String table = "the interleave rule's latency table: " + family;
+          assertTrue(remarks.stream().anyMatch(x -> x.startsWith(table) && x.endsWith(", for CPU '" + cpu + "'")),
+              table + " ... for CPU '" + cpu + "' in " + remarks);
         }
       }
       m.write(dir.resolve("kernel.packet.bc"));
