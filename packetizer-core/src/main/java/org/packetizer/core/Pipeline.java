@@ -173,9 +173,12 @@ final class Pipeline {
     // cloned carries it already: RunTarget.retarget)
     for (Function f : module.functions()) if (!f.isDeclaration() && ours.test(f)) RunTarget.mark(f, options);
     // and with the scalar function's rounding where the options' target fuses llvm.fmuladd and its own does not (or the
-    // reverse): the packet function computes what the user's function computes (RunTarget.keepContraction)
+    // reverse): the packet function computes what the user's function computes (RunTarget.keepContraction). A scalar
+    // function without target attributes is compiled for whatever its module is compiled for (a JIT's or llc's CPU):
+    // nothing to keep
     RunTarget.Saved own = savedTarget.get(r.scalarFunction());
-    if (own != null && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
+    if (own != null && (own.cpu().isPresent() || own.features().isPresent())
+        && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
       boolean scalarFma = RunTarget.fma(own.cpu().orElse(""), own.features().orElse(""));
       for (Function f : module.functions()) if (!f.isDeclaration() && ours.test(f)) RunTarget.keepContraction(f, scalarFma);
     }

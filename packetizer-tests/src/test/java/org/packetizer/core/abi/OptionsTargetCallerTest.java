@@ -26,8 +26,9 @@ import org.packetizer.core.toolchain.ProcessResult;
  * attributes) and packetized through the Java API with {@code targetCpu} alone. The functions the run makes (packet
  * functions, array drivers) carry the options' CPU, the user's keep x86-64; the decisions agree with it — the rounded
  * conversions of {@code cell} (one AVX-512 instruction per rounding at 16 lanes, only where the CPU has AVX-512) and the
- * interleave rule's latency table for {@code fnv}'s multiply chain, named in its remark (the CPU's family; for the generic
- * ISA levels LLVM's scheduling model for the name). The module is then compiled by the bundled {@code llc} WITHOUT
+ * interleave rule's latency table for {@code fnv}'s multiply chain, named in a remark (the CPU's family; for the generic
+ * ISA levels LLVM's scheduling model for the name) — and {@code cell}'s {@code llvm.fmuladd} keeps the generic scalar
+ * function's rounding (a multiply and an add, not fused for the FMA CPUs). The module is then compiled by the bundled {@code llc} WITHOUT
  * {@code -mcpu} (every function by its own attributes, as a JIT or a later {@code clang -c} does) and the drivers called
  * from {@code driver/options_target_caller.c} (its own translation unit, the generated header only) built by GCC and by
  * clang: every element of every n from 0 to 4W+1 and of two large n, random and coherent, compared with the scalar
@@ -79,6 +80,11 @@ class OptionsTargetCallerTest {
         String packet = m.function(simd).orElseThrow().print();
         if (k[0].equals("cell")) {
           assertEquals(conversions, packet.split(java.util.regex.Pattern.quote(CONVERSION), -1).length - 1, packet);
+          // the scalar function's multiply-add (not fused on its generic target): not fused in the packet either
+          assertTrue(m.function(k[0]).orElseThrow().print().contains("@llvm.fmuladd.f32("), "clang's multiply-add");
+          // (x86-64-v2 has no FMA either: the fmuladd stays, LLVM does not fuse it there)
+          if (cpu.equals("x86-64-v2")) assertTrue(packet.contains("@llvm.fmuladd."), packet);
+          else assertFalse(packet.contains("@llvm.fmuladd.") || packet.contains("@llvm.fma."), packet);
         } else {
           String ic = remarks.stream().filter(x -> x.contains("interleave count") && x.contains("recurrence latency")).findFirst()
               .orElseThrow(() -> new AssertionError(k[0] + ": " + remarks));
