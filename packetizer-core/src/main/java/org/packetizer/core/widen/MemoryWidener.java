@@ -2108,6 +2108,26 @@ final class MemoryWidener extends EmissionPhase {
     };
   }
 
+  /**
+   * Whether {@link #byteWindowShifted}'s reload from inside the pages is one masked gather of the lanes' clamped
+   * addresses ({@code -Dpacketizer.byteWindows.inPage=gather}) or W extractions of those addresses with W loads
+   * ({@code lanes}); {@code auto} (the default): the gather where gathers stay gathers ({@link #gatherLowering}
+   * {@code HARDWARE_GATHER}: x86 targets with fast gather instructions, and other architectures, where LLVM
+   * lowers it), the W loads where a gather would be expanded into per-lane branches (AVX2 without fast gathers,
+   * SSE). Measured (docs/performance.md, nineteenth round): at W16/AVX-512 the two equally fast (15.5 against 15.1
+   * ns per element with strhash's table across a page) and the gather 85 machine instructions shorter (233
+   * against 318); at W8/haswell the expanded gather 28.8 against 23.6 ns. Read at each use.
+   */
+  boolean byteWindowInPageGather() {
+    String v = System.getProperty("packetizer.byteWindows.inPage", "auto");
+    return switch (v) {
+      case "gather" -> true;
+      case "lanes" -> false;
+      case "auto" -> gatherLowering() == GatherLowering.HARDWARE_GATHER;
+      default -> throw new IllegalArgumentException("-Dpacketizer.byteWindows.inPage=" + v + ": expected auto, gather or lanes");
+    };
+  }
+
   /** Whether {@link #byteWindow}'s rare path is the loop over the lanes ({@link #byteWindowPageEnd} {@code loop}). */
   static boolean byteWindowSlowLoop() { return byteWindowPageEnd() == PageEnd.LOOP; }
 
@@ -2163,21 +2183,38 @@ final class MemoryWidener extends EmissionPhase {
     Value back = b.call(st.module().intrinsic("llvm.usub.sat", wideT), List.of(offs, b.splat(b.i64(PAGE_BYTES - WINDOW_BYTES), w, "")), n + ".page.back");
     if (!full) back = b.select(m, back, b.constNull(wideT), "");
     Value clamped = b.gep(i8, addrs, List.of(b.sub(b.constNull(wideT), back, "")), false, n + ".in.page");
-    Value fresh = b.poison(wideT);
-    for (int k = 0; k < w; k++) {
-      Value p = laneAddress(b.extractElement(clamped, k, ""), k, bits, dummy);
-      fresh = b.insertElement(fresh, b.load(i64, p, 1, ""), order == null ? k : order[k], "");
+    Value fresh;
+    if (byteWindowInPageGather()) {
+      // one masked gather of the active lanes' 8 bytes (inactive lanes 0), shifted in lane order, then put in
+      // the windows' order
+      Function g = st.module().intrinsic("llvm.masked.gather", wideT, clamped.type());
+      Value got = b.call(g, List.of(clamped, b.i32(1), m, b.constNull(wideT)), n + ".in.page.bytes");
+      fresh = b.binop(Opcode.LSHR, got, b.binop(Opcode.SHL, back, b.splat(b.i64(3), w, ""), ""), n + ".shifted");
+      if (order != null) {
+        // (lane k's window goes to position order[k])
+        int[] inv = new int[w];
+        for (int k = 0; k < w; k++) inv[order[k]] = k;
+        List<Value> idx = new ArrayList<>();
+        for (int q = 0; q < w; q++) idx.add(b.i32(inv[q]));
+        fresh = b.shuffle(fresh, b.poison(wideT), b.constVector(idx), n + ".shifted.order");
+      }
+    } else {
+      fresh = b.poison(wideT);
+      for (int k = 0; k < w; k++) {
+        Value p = laneAddress(b.extractElement(clamped, k, ""), k, bits, dummy);
+        fresh = b.insertElement(fresh, b.load(i64, p, 1, ""), order == null ? k : order[k], "");
+      }
+      Value shift = back;
+      if (order != null) {
+        // (lane k's window sits at position order[k]: its shift goes there too)
+        int[] inv = new int[w];
+        for (int k = 0; k < w; k++) inv[order[k]] = k;
+        List<Value> idx = new ArrayList<>();
+        for (int q = 0; q < w; q++) idx.add(b.i32(inv[q]));
+        shift = b.shuffle(back, b.poison(wideT), b.constVector(idx), "");
+      }
+      fresh = b.binop(Opcode.LSHR, fresh, b.binop(Opcode.SHL, shift, b.splat(b.i64(3), w, ""), ""), n + ".shifted");
     }
-    Value shift = back;
-    if (order != null) {
-      // (lane k's window sits at position order[k]: its shift goes there too)
-      int[] inv = new int[w];
-      for (int k = 0; k < w; k++) inv[order[k]] = k;
-      List<Value> idx = new ArrayList<>();
-      for (int q = 0; q < w; q++) idx.add(b.i32(inv[q]));
-      shift = b.shuffle(back, b.poison(wideT), b.constVector(idx), "");
-    }
-    fresh = b.binop(Opcode.LSHR, fresh, b.binop(Opcode.SHL, shift, b.splat(b.i64(3), w, ""), ""), n + ".shifted");
     Value most = b.call(st.module().intrinsic("llvm.vector.reduce.umax", i8.vectorOf(w)), List.of(b.cast(Opcode.TRUNC, back, i8.vectorOf(w), "")), "");
     Value start = b.add(b.cast(Opcode.ZEXT, most, i64, ""), b.i64(1), n + ".used.start");
     Block shiftedEnd = b.currentBlock();
