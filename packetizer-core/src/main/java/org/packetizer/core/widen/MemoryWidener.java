@@ -1964,8 +1964,10 @@ final class MemoryWidener extends EmissionPhase {
    * loop now was in it at the reload, so its address now is the reload's plus the bytes used; nothing
    * in the loop writes memory, so the window still holds what a load would read. No new fault: the
    * 8 bytes are read only when they lie in the page of the lane's address, which the scalar code
-   * reads now (every active lane's {@code addr mod 4096 <= 4088}); otherwise this iteration loads the
-   * bytes one per lane and the next reloads. Inactive lanes read the dummy slot, as per-lane loads do.
+   * reads now (every active lane's {@code addr mod 4096 <= 4088}); otherwise the windows are read from
+   * inside the lanes' pages and shifted ({@link #byteWindowShifted}, the default) or, with the knob's older
+   * forms, this iteration loads the bytes one per lane and the next reloads ({@link #byteWindowPageEnd}).
+   * Inactive lanes read the dummy slot, as per-lane loads do.
    * The hazard is the same as {@link #wordGather}'s: up to 7 bytes after the string's last one are read
    * (never used), which memory checkers see (docs/limits.md). Returns null where the shape does not
    * hold.
