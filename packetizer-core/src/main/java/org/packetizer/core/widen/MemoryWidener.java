@@ -190,6 +190,8 @@ final class MemoryWidener extends EmissionPhase {
     int align = Math.max(1, inst.alignment());
     Value pairedDone = pairDone.remove(inst);
     if (pairedDone != null) return pairedDone;
+    Value narrowDone = narrowGathered.remove(inst);
+    if (narrowDone != null) return narrowDone;
     Shape s = shape(ptr);
     if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
       st.stats().vectorLoads++;
@@ -210,6 +212,8 @@ final class MemoryWidener extends EmissionPhase {
       if (dynamic != null) return dynamic;
       Value strided = stridedLoad(inst, t, ptr, s, align);
       if (strided != null) return strided;
+      Value narrow = narrowGathers(inst, t, ptr);
+      if (narrow != null) return narrow;
       Value window = windowLoad(inst, t, ptr);
       if (window != null) return window;
       Value paired = pairedLookup(inst, t, vt, ptr, align);
@@ -1152,6 +1156,232 @@ final class MemoryWidener extends EmissionPhase {
     return windowed.get(inst);
   }
 
+  /** Packet values of loads already emitted as members of a group of {@link #narrowGathers}. */
+  private final Map<Value, Value> narrowGathered = new HashMap<>();
+
+  /**
+   * The knob of {@link #narrowGathers}: {@code -Dpacketizer.narrowGathers=auto|true|false} (auto, the default: on
+   * Intel's cores with AVX-512; true: every fast-gather target; false: the rule before the nineteenth round, windows and
+   * per-lane loads). Read at each use.
+   */
+  static String narrowGathersKnob() {
+    return System.getProperty("packetizer.narrowGathers", "auto").strip().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /**
+   * A load {@link #narrowGathers} may take: a 4- or 8-byte element, or a small vector of them ({@code <2 x float>}, clang's
+   * SLP-merged loads, as members of a dynamic-variant group only), without padding.
+   */
+  private boolean narrowMember(Type t) {
+    Type et = t.isVector() ? t.elementType() : t;
+    long size = st.module().allocSize(et);
+    if ((size != 4 && size != 8) || st.module().storeSize(et) != size || !et.isVectorElement() || et.isVector()) return false;
+    return !t.isVector() || (t.vectorSize() <= 16 && st.module().allocSize(t) == size * t.vectorSize());
+  }
+
+  /** Whether {@code p} is a GEP straight off a uniform base ({@link #tableElement}: a table lookup's address). */
+  private boolean tableShaped(Value p) {
+    return p.isInstruction() && st.ssa().opcode(p) == Opcode.GEP && !p.type().isVector() && tableElement(p) != null;
+  }
+
+  /** Whether {@link #narrowGathers} applies on this target, and why (for the remark); null when it does not. */
+  private String narrowGathersReason() {
+    String knob = narrowGathersKnob();
+    if (knob.equals("false") || !fastHardwareGathers()) return null;
+    if (knob.equals("true")) return "-Dpacketizer.narrowGathers=true";
+    org.packetizer.core.wrapper.HardwareWidth.Target t = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
+        st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    if (org.packetizer.core.driver.Latency.family(t.cpu(), false) != org.packetizer.core.driver.Latency.Family.INTEL) return null;
+    // (AVX-512 only: LLVM emits gather instructions on AVX2 targets only where the function's tuning CPU has fast ones, and
+    // a packet function of generic bitcode keeps tune-cpu=generic: its gathers become per-lane extracts and inserts, stencil
+    // W8 on skylake 0.86x -> 0.46x over scalar; with AVX-512 they are gather instructions whatever the tuning)
+    boolean avx512 = t.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512 || (t.features() != null && t.features().contains("+avx512f"));
+    if (!avx512) return null;
+    return NARROW_GATHERS_REASON.replace("CPU", t.cpu());
+  }
+
+  static final String NARROW_GATHERS_REASON = "the target (CPU) is an Intel core with AVX-512 and fast hardware gathers, where a gather with"
+      + " 32-bit indices costs less than per-lane loads, whose inserts and transposes all take the one shuffle port"
+      + " (measured on a Sapphire Rapids host, stencil with random points: 9 gathers 1.47x over scalar at W16, 1.22x at W8,"
+      + " against 0.83x and 0.87x per lane; -Dpacketizer.narrowGathers=false: per-lane loads)";
+
+  /**
+   * A varying GEP index as a 32-bit packet with the same value as the GEP's sign-extended index ({@code sext i32},
+   * an {@code i32} index, a narrower index sign- or zero-extended): null where that is not exact (a zero-extended
+   * {@code i32}, a 64-bit index) or its packet is not at hand.
+   */
+  private Value index32(Value idx, boolean emit) {
+    Value n = narrowOffset(idx);
+    if (n == null) return null;
+    Type i32 = st.context().i32();
+    int bits = n.type().intWidth();
+    Opcode ext;
+    if (n == idx) {
+      ext = Opcode.SEXT; // (a GEP sign-extends an index narrower than the pointer)
+    } else {
+      ext = st.ssa().opcode(idx);
+      if (ext == Opcode.ZEXT && bits == 32) return null;
+    }
+    if (!emit) return n;
+    Value v = vec(n);
+    return bits == 32 ? v : b.cast(ext, v, i32.vectorOf(w), "");
+  }
+
+  /**
+   * Loads of 4- or 8-byte elements at constant offsets from one varying root that is a uniform base plus
+   * narrow varying offsets ({@link #narrowOffsetLevels}: {@code g + sext(y*24) + sext(x)}, a stencil's point
+   * {@code c}, with {@code c[-1]}, {@code c[24]}, ...) under a full mask, on targets where {@link
+   * #narrowGathersReason} says so: each one hardware gather off the base (plus the uniform offsets and the load's
+   * constant one) with ONE 32-bit index packet, the sum of the varying offsets (every varying level indexing
+   * elements of the same size 1, 2, 4 or 8: the gather's scale). Where that sum may overflow 32 bits (two or more
+   * varying offsets) a run-time test of the lanes' signed overflow sends the group to gathers from the 64-bit
+   * pointers instead (exact for every input). Without this, such loads became windows and per-lane loads, the
+   * decision measured on AMD hosts. Emitted at the first load of the group (the loads of the same root up to the
+   * next store or impure call, as {@link #windowLoad}); the others take their packets from {@link #narrowGathered}.
+   * Null when not applicable.
+   */
+  private Value narrowGathers(Value inst, Type t, Value ptr) {
+    if (!MaskOps.isAllTrue(mask()) || st.options().memoryStrategy() != MemoryStrategy.GATHER) return null;
+    // (optimizing for size: not a second copy of the group's gathers behind the overflow test; the size mode's own routes)
+    if (st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) return null;
+    if (!narrowMember(t) || ptr.type().isVector() || !ptr.type().equals(st.context().ptrType()) || shape(ptr).isLinear()) return null;
+    // (a GEP straight off a uniform base is a table lookup: tableLookup and pairedLookup make it a 32-bit index gather already)
+    if (tableShaped(ptr)) return null;
+    Value root = windowRoot(ptr);
+    if (root == null || shape(root).isLinear()) return null;
+    List<Value> levels = narrowOffsetLevels(root);
+    if (levels == null) return null;
+    long scale = 0;
+    int varying = 0;
+    for (Value level : levels) {
+      Value idx = level.operand(1);
+      if (uniform(idx)) continue;
+      long es = st.module().allocSize(level.gepSourceElementType());
+      if (es != 1 && es != 2 && es != 4 && es != 8 || (scale != 0 && es != scale) || index32(idx, false) == null) return null;
+      scale = es;
+      varying++;
+    }
+    if (varying == 0) return null;
+    String reason = narrowGathersReason();
+    if (reason == null) return null;
+    // the group: loads of the same root and element size from here to the next store or impure call
+    List<Value> group = new ArrayList<>();
+    for (Value i = inst; i != null; i = i.nextInstruction()) {
+      Opcode op = st.ssa().opcode(i);
+      if (op == Opcode.CALL && PURE.test(i)) continue;
+      if (op == Opcode.STORE || op == Opcode.CALL || op == Opcode.INVOKE || op == Opcode.CALLBR || op == Opcode.FENCE
+          || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG || op == Opcode.VAARG || op.isTerminator()) {
+        break;
+      }
+      if (op != Opcode.LOAD || i.isVolatile() || i.isAtomic() || uniform(i) || windowed.containsKey(i) || dynamicDone.containsKey(i)) continue;
+      if (!narrowMember(i.type()) || (i.type().isVector() && !dynamicConsidered.contains(i))) continue;
+      Value p = i.operand(0);
+      if (p.type().isVector() || !root.equals(windowRoot(p)) || shape(p).isLinear() || tableShaped(p)) continue;
+      group.add(i);
+    }
+    if (!group.contains(inst)) return null;
+    // the base (plus the uniform offsets) and the 32-bit index packet, with the lanes' signed overflow of the sum
+    Value base = scal(levels.get(0).operand(0));
+    Type elem = null;
+    Value idx = null, overflow = null;
+    Value zero = b.constNull(st.context().i32().vectorOf(w));
+    // (the sum cannot overflow where the offsets' magnitudes add up below 2^31: a 16-bit and an 8-bit offset; no test then)
+    long bound = 0;
+    for (Value level : levels) {
+      Value ix = level.operand(1);
+      if (uniform(ix)) continue;
+      Value n = index32(ix, false);
+      int bits = n.type().intWidth();
+      bound += bits >= 32 ? 1L << 31 : n == ix || st.ssa().opcode(ix) == Opcode.SEXT ? 1L << (bits - 1) : (1L << bits) - 1;
+    }
+    boolean mayWrap = varying > 1 && bound > Integer.MAX_VALUE;
+    for (Value level : levels) {
+      Value ix = level.operand(1);
+      if (uniform(ix)) {
+        base = b.gep(level.gepSourceElementType(), base, List.of(scal(ix)), false, "");
+        continue;
+      }
+      elem = level.gepSourceElementType();
+      Value n = index32(ix, true);
+      if (idx == null) {
+        idx = n;
+      } else {
+        Value sum = b.add(idx, n, "narrow.index");
+        if (mayWrap) {
+          // (signed overflow of a + b: both operands' signs differ from the sum's)
+          Value o = b.icmpSlt(b.and(b.xor(idx, sum, ""), b.xor(n, sum, ""), ""), zero, "narrow.overflow");
+          overflow = overflow == null ? o : b.or(overflow, o, "");
+        }
+        idx = sum;
+      }
+    }
+    List<Value> fast = new ArrayList<>(), slow = new ArrayList<>();
+    Block fastEnd = null, slowEnd = null;
+    Block join = null;
+    if (overflow != null) {
+      Block pre = b.currentBlock();
+      Value any = b.icmpNe(b.cast(Opcode.BITCAST, overflow, st.context().intType(w), ""), b.constInt(st.context().intType(w), 0), "narrow.wraps");
+      Block fb = packet.appendBlock(nameOf(pre, ".narrow"));
+      Block sb = packet.appendBlock(nameOf(pre, ".wide"));
+      join = packet.appendBlock(nameOf(pre, ".gathered"));
+      fb.moveAfter(pre);
+      sb.moveAfter(fb);
+      join.moveAfter(sb);
+      b.condBr(any, sb, fb);
+      b.atEnd(sb);
+      Value rv = vec(root);
+      for (Value m : group) {
+        long off = windowOffset(m.operand(0));
+        Value ptrs = off == 0 ? rv : b.gep(st.context().i8(), rv, List.of(b.i64(off)), false, "");
+        slow.add(m.type().isVector() ? loadParts(m, m.type(), ptrs, 0, Math.max(1, m.alignment()))
+            : gatherOrCascade(m, m.type(), ptrs, Math.max(1, m.alignment()), ""));
+      }
+      slowEnd = b.currentBlock();
+      b.br(join);
+      b.atEnd(fb);
+    }
+    for (Value m : group) {
+      long off = windowOffset(m.operand(0));
+      int a = Math.max(1, m.alignment());
+      if (m.type().isVector()) {
+        // (a vector member <N x T> (clang's SLP-merged loads): one gather per element, element i at the member's offset + i * size(T))
+        Type et = m.type().elementType();
+        long es = st.module().allocSize(et);
+        List<Value> elements = new ArrayList<>();
+        for (int i = 0; i < m.type().vectorSize(); i++) {
+          Value bm = b.gep(st.context().i8(), base, List.of(b.i64(off + i * es)), false, "");
+          elements.add(gatherOrCascade(m, et, b.gep(elem, bm, List.of(idx), false, ""), partAlignment(a, i * es), ""));
+        }
+        fast.add(comp.concat(elements));
+        continue;
+      }
+      Value bm = off == 0 ? base : b.gep(st.context().i8(), base, List.of(b.i64(off)), false, "");
+      fast.add(gatherOrCascade(m, m.type(), b.gep(elem, bm, List.of(idx), false, ""), a, join == null ? nameOf(m) : ""));
+    }
+    if (join != null) {
+      fastEnd = b.currentBlock();
+      b.br(join);
+      b.atEnd(join);
+      for (int j = 0; j < group.size(); j++) {
+        Value phi = b.phi(fast.get(j).type(), nameOf(group.get(j)));
+        phi.addIncoming(fast.get(j), fastEnd);
+        phi.addIncoming(slow.get(j), slowEnd);
+        fast.set(j, phi);
+      }
+    }
+    for (int j = 0; j < group.size(); j++) {
+      if (group.get(j) != inst) narrowGathered.put(group.get(j), fast.get(j));
+    }
+    int gathers = 0;
+    for (Value m : group) gathers += elementsOf(m.type());
+    st.remark(Remark.Kind.MEMORY, current(), inst, group.size() + " load(s) at constant offsets from " + root.describe()
+        + " became " + gathers + " gather(s) with 32-bit indices off the uniform base (" + varying + " varying offset(s) of at most"
+        + " 32 bits" + (overflow != null ? ", summed in 32 bits; where a lane's sum overflows, gathers from the 64-bit pointers"
+            : varying > 1 ? ", summed in 32 bits, where their magnitudes cannot overflow" : "")
+        + "), not windows and per-lane loads: " + reason);
+    return fast.get(group.indexOf(inst));
+  }
+
   /** Whether the last {@link #emitDynamicVariants} emitted the two-valued variant (for its remark). */
   private boolean lastTwoValued;
 
@@ -1657,6 +1887,15 @@ final class MemoryWidener extends EmissionPhase {
     // sign-extended: one 16-lane gather per element on AVX-512 instead of two 8-lane ones off the 64-bit pointers)
     for (int j = 0; j < group.size(); j++) {
       Value mem = group.get(j);
+      if (mem.type().isVector()) {
+        // (narrow gathers, where they apply, for the vector members too: one 32-bit index packet for the group)
+        Value nd = narrowGathered.remove(mem);
+        if (nd == null) nd = narrowGathers(mem, mem.type(), mem.operand(0));
+        if (nd != null) {
+          otherValues.add(nd);
+          continue;
+        }
+      }
       List<Value> levels = localPointers && mem.type().isVector() ? narrowOffsetLevels(roots.get(rootOf[j])) : null;
       otherValues.add(levels != null ? rebuiltGathers(mem, levels) : fallbackLoad(mem, rv.get(rootOf[j])));
     }
@@ -1788,6 +2027,10 @@ final class MemoryWidener extends EmissionPhase {
     Type vt = packetType(mem, t);
     Value ptr = mem.operand(0);
     int align = Math.max(1, mem.alignment());
+    Value narrowDone = narrowGathered.remove(mem);
+    if (narrowDone != null) return narrowDone;
+    Value narrow = narrowGathers(mem, t, ptr);
+    if (narrow != null) return narrow;
     Value window = windowLoad(mem, t, ptr);
     if (window != null) return window;
     Value lookup = tableLookup(mem, t, vt, ptr, align);
