@@ -163,9 +163,9 @@ class WordGatherTest {
         try (LlvmModule m = PlainC.compile(ctx, "mask_bits.c", "-O1", "-march=" + cpu)) {
           new Packetizer(PacketizerOptions.builder().width(w).params("uvv").targetCpu(cpu).build()).run(m, "fnv_bytes", "f_on");
           String on = m.function("f_on").orElseThrow().print();
-          // (from W8 the byte window, whose rare path near a page's end loads its bytes in a loop over the
-          // lanes: one byte load; W4 keeps the per-lane loads)
-          assertEquals(w >= 8 ? 1 : w, TableLookupTest.count(on, "load i8, ptr"), on);
+          // (from W8 the byte window, which near a page's end reloads its windows from inside the pages: no byte
+          // load (the loop over the lanes before the nineteenth round had one); W4 keeps the per-lane loads)
+          assertEquals(w >= 8 ? 0 : w, TableLookupTest.count(on, "load i8, ptr"), on);
           withKnob("all", () -> new Packetizer(PacketizerOptions.builder().width(w).params("uvv").targetCpu(cpu).build()).run(m, "fnv_bytes", "f_all"));
           String all = m.function("f_all").orElseThrow().print();
           if (cpu.equals("x86-64-v2")) {
