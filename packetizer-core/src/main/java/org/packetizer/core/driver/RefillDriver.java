@@ -581,11 +581,13 @@ public final class RefillDriver {
    * next epoch (after one that favoured the other body) keeps the body. The position word's bits 8 and up hold the
    * trials' weight in the decayed sums ({@link #WATCH_UNIT} per trial) for the watch. Since the thirteenth round also the
    * paired trials' spread, and since the fourteenth the plain watch's reference, the last plain piece it judged and its
-   * alarms (12 {@code int64_t} in all).
+   * alarms (12 {@code int64_t} in all); since the eighteenth round the watch's spacing (14), since the nineteenth the
+   * elements the refill body ran in trials ({@link #STATE_TRIAL_REFILL}, statistics: what the trials cost where refill
+   * loses; 15).
    */
   public static final int STATE_POS = 0, STATE_LEFT = 1, STATE_LEVEL = 2, STATE_CHOICE = 3, STATE_PLAIN_CYCLES = 4,
       STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_SPREAD = 8, STATE_PLAIN_PEAK = 9,
-      STATE_PLAIN_LAST = 10, STATE_PLAIN_ALARMS = 11, STATE_WATCH = 12, STATE_WATCH_RUN = 13, STATE_FIELDS = 14;
+      STATE_PLAIN_LAST = 10, STATE_PLAIN_ALARMS = 11, STATE_WATCH = 12, STATE_WATCH_RUN = 13, STATE_TRIAL_REFILL = 14, STATE_FIELDS = 15;
   /**
    * The watch's spacing ({@link #adaptiveWatchSpacing}, eighteenth round), in {@link #STATE_WATCH}: bits 0-7 the watch's
    * level v (an alarm ends a run of the plain body only after 2^v - 1 epochs of it), bit 8: an alarm's tail, or the trial
@@ -722,7 +724,7 @@ public final class RefillDriver {
    * then reads no cycle counter: its global {@code NAME.clock} ({@link #CLOCK_SUFFIX}, 2 + 2R {@code int64_t}, zero at
    * load) holds in word 0 the number of trials measured so far (decided or restarted; the driver adds 1 after each, a
    * program may reset it), in words 1 + 2k and 2 + 2k row k: the plain and the refill body's cycles per element, and in
-   * word 1 + 2R the elements the refill body ran in timed calls (the trials' refill runs; since the nineteenth round). Each
+   * word 1 + 2R the elements the refill body ran in its calls (trial chunks and runs; since the nineteenth round). Each
    * timed call of a body (trial chunks and the plain run's watched pieces) takes its elements times the cost in row
    * min(word 0, R - 1), so a program scripts a sequence of trials (e.g. a first one disturbed, then the real costs) and
    * what the watches see; the spacing's jitter is its midpoint (the run is exactly 2^level epochs less the trial).
@@ -1336,6 +1338,7 @@ public final class RefillDriver {
       Value last0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_LAST], 8, "state.plain.last")) : null;
       Value watch0 = spacing ? b.relaxed(b.load(i64, field[STATE_WATCH], 8, "state.watch")) : null;
       Value wrun0 = spacing ? b.relaxed(b.load(i64, field[STATE_WATCH_RUN], 8, "state.watch.run")) : null;
+      Value spent0 = b.relaxed(b.load(i64, field[STATE_TRIAL_REFILL], 8, "state.trial.refill"));
       // (adaptiveTrials off, for measurement: always the plain run, never a trial)
       boolean trialsOn = adaptiveTrials();
       if (!trialsOn) {
@@ -1358,6 +1361,7 @@ public final class RefillDriver {
       Value pending = b.phi(ctx.i1(), "switch.pending");
       Value restarted = b.phi(ctx.i1(), "trial.restarted");
       Value probe = b.phi(ctx.i1(), "trial.probe");
+      Value spent = b.phi(i64, "trial.refill.elements");
       Value spreadV = spread ? b.phi(i64, "trials.spread") : null;
       Value peakV = plainWatch ? b.phi(i64, "plain.peak") : null;
       Value alarmsV = plainWatch ? b.phi(i64, "plain.alarms") : null;
@@ -1766,6 +1770,8 @@ public final class RefillDriver {
         // (adaptiveClockScript) one more trial measured: decided or restarted
         b.store(b.add(scriptCount, b.cast(Opcode.ZEXT, b.or(decide, disturbed, ""), i64, ""), ""), scriptCounter, 8);
       }
+      // (statistics) the refill body's elements in trials
+      Value spent1 = b.add(spent, b.select(paired ? pairedStep : atRefill, cnt, zero, ""), "trial.refill.elements.next");
       Value i1 = b.add(i, chunk, "i.next");
       b.condBr(b.icmpUlt(i1, n, "more"), loop, done);
       i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(start, latch));
@@ -1786,6 +1792,7 @@ public final class RefillDriver {
       restarted.addIncoming(List.of(restarted0, restarted1), List.of(start, latch));
       // (the probe flag holds while the trial is under way; the next trial's start sets it again)
       probe.addIncoming(List.of(probe0, probeNow), List.of(start, latch));
+      spent.addIncoming(List.of(spent0, spent1), List.of(start, latch));
       if (spread) spreadV.addIncoming(List.of(spread0, spread1), List.of(start, latch));
       if (plainWatch) {
         peakV.addIncoming(List.of(peak0, peak1), List.of(start, latch));
@@ -1809,6 +1816,7 @@ public final class RefillDriver {
       b.relaxed(b.store(rCyc1, field[STATE_REFILL_CYCLES], 8));
       b.relaxed(b.store(trials1, field[STATE_TRIALS], 8));
       b.relaxed(b.store(saved1, field[STATE_SAVED_LEVEL], 8));
+      b.relaxed(b.store(spent1, field[STATE_TRIAL_REFILL], 8));
       if (spread) b.relaxed(b.store(spread1, field[STATE_SPREAD], 8));
       if (plainWatch) {
         b.relaxed(b.store(peak1, field[STATE_PLAIN_PEAK], 8));

@@ -18,7 +18,8 @@ import org.packetizer.core.driver.AutoRefillBackoffJitTest.Points;
  * the plain and the refill body's cycles per element, and the clock's last word counts the elements the refill body ran in
  * timed calls; no timing of this host enters the decisions, none is asserted). The bundled mandelbrot, AVX-512 (paired
  * trials) and AVX2 (the trial of three chunks), W 8 and 16, epochs of 160 packets, calls of 8W+3 elements; every element of
- * every call compared with the scalar function, nothing after the output written. Each case builds the driver with the rule
+ * every call compared with the scalar function, nothing after the output written; the state's count of the refill body's
+ * elements in trials ({@link RefillDriver#STATE_TRIAL_REFILL}) equal to the clock's where refill never runs outside them. Each case builds the driver with the rule
  * and without it ({@code -Dpacketizer.refill.autoLossCut=false}, the rule before this round).
  * <ul>
  * <li><b>Refill always 3 times the plain body's cost</b>, 64 epochs from a fresh state. The rule: trial 0 whole (no sums), kept
@@ -61,6 +62,8 @@ class AutoRefillLossCutJitTest {
         String why = how + ": " + tr + ", refill elements in trials " + refillElements + "; " + AutoRefillBackoffJitTest.describe(f.state);
         System.out.println("AutoRefillLossCutJitTest refill loses: " + why);
         assertEquals(-1, tr.firstRefill, "the plain body throughout; " + why);
+        // (no refill run: every refill element the clock counted ran in a trial, which the state's statistics count too)
+        assertEquals(refillElements, f.state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIAL_REFILL), "the state's count; " + why);
         if (cut) {
           assertEquals(List.of(0L, (long) top, (long) top), tr.levels, "levels after the trials: 0 (confirmed), then the top; " + why);
           assertEquals(2 * whole + probe, refillElements, "two whole trials and a probe; " + why);
