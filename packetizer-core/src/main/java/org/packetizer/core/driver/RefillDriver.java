@@ -1322,7 +1322,7 @@ public final class RefillDriver {
       // (bit 3: the paired trial under way is a restart of a disturbed one, which is not judged again)
       Value restarted0 = b.icmpNe(b.and(posWord, b.constInt(i64, 8), ""), b.constInt(i64, 0), "state.restarted");
       // (bit 4: the trial under way is a probe, adaptiveLossCut)
-      Value probe0 = b.icmpNe(b.and(posWord, b.constInt(i64, 1L << POS_PROBE_BIT), ""), b.constInt(i64, 0), "state.probe");
+      Value probe0 = lossCut ? b.icmpNe(b.and(posWord, b.constInt(i64, 1L << POS_PROBE_BIT), ""), b.constInt(i64, 0), "state.probe") : null;
       Value left0 = b.relaxed(b.load(i64, field[STATE_LEFT], 8, "state.left"));
       Value level0 = b.min(b.relaxed(b.load(i64, field[STATE_LEVEL], 8, "state.level")), b.constInt(i64, maxLevel), true, "");
       Value choice0 = b.icmpEq(b.and(b.relaxed(b.load(i64, field[STATE_CHOICE], 8, "state.choice")), b.constInt(i64, 1), ""),
@@ -1360,7 +1360,7 @@ public final class RefillDriver {
       Value saved = b.phi(i64, "backoff.saved");
       Value pending = b.phi(ctx.i1(), "switch.pending");
       Value restarted = b.phi(ctx.i1(), "trial.restarted");
-      Value probe = b.phi(ctx.i1(), "trial.probe");
+      Value probe = lossCut ? b.phi(ctx.i1(), "trial.probe") : null;
       Value spent = b.phi(i64, "trial.refill.elements");
       Value spreadV = spread ? b.phi(i64, "trials.spread") : null;
       Value peakV = plainWatch ? b.phi(i64, "plain.peak") : null;
@@ -1791,7 +1791,7 @@ public final class RefillDriver {
       pending.addIncoming(List.of(pending0, pending1), List.of(start, latch));
       restarted.addIncoming(List.of(restarted0, restarted1), List.of(start, latch));
       // (the probe flag holds while the trial is under way; the next trial's start sets it again)
-      probe.addIncoming(List.of(probe0, probeNow), List.of(start, latch));
+      if (lossCut) probe.addIncoming(List.of(probe0, probeNow), List.of(start, latch));
       spent.addIncoming(List.of(spent0, spent1), List.of(start, latch));
       if (spread) spreadV.addIncoming(List.of(spread0, spread1), List.of(start, latch));
       if (plainWatch) {
@@ -1807,7 +1807,7 @@ public final class RefillDriver {
       b.atEnd(done);
       b.relaxed(b.store(b.or(b.or(b.or(pos1, b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, pending1, i64, ""), b.constInt(i64, 2), ""), ""),
           b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, restarted1, i64, ""), b.constInt(i64, 3), ""), ""),
-          b.or(b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, probeNow, i64, ""), b.constInt(i64, POS_PROBE_BIT), ""),
+          b.or(lossCut ? b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, probeNow, i64, ""), b.constInt(i64, POS_PROBE_BIT), "") : b.constInt(i64, 0),
               b.binop(Opcode.SHL, weight1, b.constInt(i64, 8), ""), ""), ""), field[STATE_POS], 8));
       b.relaxed(b.store(left1, field[STATE_LEFT], 8));
       b.relaxed(b.store(level1, field[STATE_LEVEL], 8));
