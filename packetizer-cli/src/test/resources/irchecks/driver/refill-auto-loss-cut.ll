@@ -3,13 +3,14 @@
 ; of three chunks: refill's sum over 128·W elements a trial, plain's over 2·8·W), with the plain body in use, no switch
 ; pending and not a restart, is a probe: its refill chunk is 32·W elements instead of 128·W (W = 8: 256 for 1024), and its
 ; cycles count 128/32 times in refill's sum; a trial decided for the plain body on sums in which refill took more than
-; 1.75 times plain's cycles sends the back-off to its top level 5 and the watch's level to its top 3. The state counts
+; 1.75 times plain's cycles, when the trial decided before it lost badly too (bit 5 of the position word), sends the
+; back-off to its top level 5 and the watch's level to its top 3; the probe also needs that bit. The state counts
 ; the refill body's elements in trials (word 14). The knob-off twin: refill-auto-loss-cut-knob-off.ll.
 ; RUN: packetize -f escape -w 8 --params vu --array-driver --refill=auto
 ; CHECK-LABEL: define void @escape_map(
 ; CHECK:       %loss.refill = mul i128 %{{[0-9]+}}, 2048
 ; CHECK:       %loss.plain = mul i128 %{{[0-9]+}}, 28672
-; CHECK:       %probe.eligible = and i1
+; CHECK:       %probe.eligible = and i1 %{{[0-9]+}}, %trial.last.lost
 ; CHECK:       %[[L:[0-9]+]] = icmp ult i128 %loss.plain, %loss.refill
 ; CHECK:       %probe.lossy = and i1 %probe.eligible, %[[L]]
 ; CHECK:       %trial.probe.now = select i1 %trial.starts, i1 %probe.lossy, i1 %trial.probe
@@ -24,8 +25,10 @@
 ; CHECK:       %[[R:[0-9]+]] = mul i128 %refill.cost, 16
 ; CHECK:       %[[B:[0-9]+]] = icmp ult i128 %[[P]], %[[R]]
 ; CHECK:       %refill.lost.badly = and i1 %{{[0-9]+}}, %[[B]]
-; CHECK:       %backoff.up.loss = select i1 %refill.lost.badly, i64 5, i64
-; CHECK:       %watch.level.up = select i1 %refill.lost.badly, i64 3, i64
+; CHECK:       %refill.lost.twice = and i1 %refill.lost.badly, %trial.last.lost
+; CHECK:       %backoff.up.loss = select i1 %refill.lost.twice, i64 5, i64
+; CHECK:       %watch.level.up = select i1 %refill.lost.twice, i64 3, i64
+; CHECK:       %trial.last.lost.next = select i1 %decide, i1 %refill.lost.badly, i1 %trial.last.lost
 target triple = "x86_64-unknown-linux-gnu"
 define float @escape(float %x, i32 %limit) #0 {
 entry:

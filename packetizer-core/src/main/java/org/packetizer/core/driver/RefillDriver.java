@@ -775,7 +775,12 @@ public final class RefillDriver {
   /**
    * Whether trials where refill loses badly cost less ({@code -Dpacketizer.refill.autoLossCut=false}: the rule before the
    * nineteenth round, for A/B), read when a driver is built. Refill loses badly when it takes more than {@link
-   * #adaptiveLossFactor} times the plain body's cycles per element. Two parts:
+   * #adaptiveLossFactor} times the plain body's cycles per element (paired trials with the spread: times 1 + S, the trials'
+   * spread, {@link #adaptiveSpread}: on an image in scan order single paired trials scatter, refill/plain 0.7-3.5 where the
+   * image gives 1.0, and sums that drift over the factor there are no loss; bin/bench-refill's mandelbrot W16 and march W8
+   * on the image in scan order ended on the plain body in 3 of 6 runs with the bare factor, 0 of 3 with the old rule), at
+   * the trial decided last too (bit {@link #POS_LOST_BIT} of {@link #STATE_POS}: one trial on a dear stretch is no loss).
+   * Two parts:
    * <ul>
    * <li><b>Probe trials</b>: a trial that starts while the plain body is in use, with no switch pending, on sums of earlier
    * trials (not a restart) in which refill loses badly, runs refill on 1/2^{@link #LOSS_PROBE_SHIFT} of the usual chunk
@@ -812,6 +817,8 @@ public final class RefillDriver {
   public static final int LOSS_PROBE_SHIFT = 2;
   /** Bit of {@link #STATE_POS}: the trial under way is a probe ({@link #adaptiveLossCut}). */
   public static final int POS_PROBE_BIT = 4;
+  /** Bit of {@link #STATE_POS}: the last trial decided lost badly ({@link #adaptiveLossCut}). */
+  public static final int POS_LOST_BIT = 5;
 
   /**
    * Whether the watch also compares a piece of a plain run with the plain body's own recent pieces ({@code
@@ -995,9 +1002,10 @@ public final class RefillDriver {
                       + " to an epoch (jittered like the spacing), so that its trial does not always sample the elements right after"
                       + " the alarm" : "") : "")
           + (adaptiveLossCut() ? "; where refill loses badly (more than " + adaptiveLossFactor() + " times the plain body's cycles"
-              + " per element in the trials' sums) its trials cost less, because each trial pays refill's excess: a trial that"
+              + " per element in the trials' sums" + (paired && adaptiveSpread() ? ", times 1 + the trials' spread," : "")
+              + " at two trials in a row) its trials cost less, because each trial pays refill's excess: a trial that"
               + " starts on such sums, with the plain body in use, is a probe of " + Math.max(1, adaptiveRefill() >> LOSS_PROBE_SHIFT)
-              + "·W refill elements counted as a whole trial's, and a trial that keeps the plain body on such sums sends the"
+              + "·W refill elements counted as a whole trial's, and the second such trial in a row that keeps the plain body sends the"
               + " back-off to its top level" + (adaptiveWatch() && adaptiveWatchSpacing() ? " (an alarm's trial: the watch's level too)" : "")
               : "")
           + "; the trial position, sums and back-off persist between calls in NAME" + STATE_SUFFIX;
@@ -1323,6 +1331,8 @@ public final class RefillDriver {
       Value restarted0 = b.icmpNe(b.and(posWord, b.constInt(i64, 8), ""), b.constInt(i64, 0), "state.restarted");
       // (bit 4: the trial under way is a probe, adaptiveLossCut)
       Value probe0 = lossCut ? b.icmpNe(b.and(posWord, b.constInt(i64, 1L << POS_PROBE_BIT), ""), b.constInt(i64, 0), "state.probe") : null;
+      // (bit 5: the last trial decided lost badly, adaptiveLossCut)
+      Value lost0 = lossCut ? b.icmpNe(b.and(posWord, b.constInt(i64, 1L << POS_LOST_BIT), ""), b.constInt(i64, 0), "state.lost") : null;
       Value left0 = b.relaxed(b.load(i64, field[STATE_LEFT], 8, "state.left"));
       Value level0 = b.min(b.relaxed(b.load(i64, field[STATE_LEVEL], 8, "state.level")), b.constInt(i64, maxLevel), true, "");
       Value choice0 = b.icmpEq(b.and(b.relaxed(b.load(i64, field[STATE_CHOICE], 8, "state.choice")), b.constInt(i64, 1), ""),
@@ -1361,6 +1371,7 @@ public final class RefillDriver {
       Value pending = b.phi(ctx.i1(), "switch.pending");
       Value restarted = b.phi(ctx.i1(), "trial.restarted");
       Value probe = lossCut ? b.phi(ctx.i1(), "trial.probe") : null;
+      Value lastLost = lossCut ? b.phi(ctx.i1(), "trial.last.lost") : null;
       Value spent = b.phi(i64, "trial.refill.elements");
       Value spreadV = spread ? b.phi(i64, "trials.spread") : null;
       Value peakV = plainWatch ? b.phi(i64, "plain.peak") : null;
@@ -1393,12 +1404,23 @@ public final class RefillDriver {
       // trial, refill over refillP·W)
       Value probeNow = b.i1(false);
       Value refillLen = b.constInt(i64, (long) refillP * w);
+      // (adaptiveLossCut, paired trials with the spread) the factor grows with the trials' spread S: F·(1 + S), in units of
+      // SPREAD_ONE; on an image in scan order single trials scatter (refill/plain 0.7-3.5 where the image gives 1.0), and
+      // sums drifting over F there are no loss
+      Value lossScale = null;
+      if (lossCut && spread) {
+        lossScale = b.cast(Opcode.ZEXT, b.add(b.max(b.add(spreadV, b.constInt(i64, SPREAD_ONE >> SPREAD_PRIOR_SHIFT), ""),
+            b.constInt(i64, 0), false, ""), b.constInt(i64, SPREAD_ONE), ""), i128, "loss.spread.scale");
+      }
       if (lossCut) {
         Value startsNow = b.and(b.icmpEq(pos, b.constInt(i64, 0), ""), fresh, "trial.starts");
-        Value lr = b.mul(b.cast(Opcode.ZEXT, rCyc, i128, ""), b.constInt(i128, paired ? 16 : 16L * 2 * plainP * w), "loss.refill");
+        Value lr = b.mul(b.cast(Opcode.ZEXT, rCyc, i128, ""), b.constInt(i128, (paired ? 16 : 16L * 2 * plainP * w) * (spread ? SPREAD_ONE : 1)),
+            "loss.refill");
         Value lp = b.mul(b.cast(Opcode.ZEXT, pCyc, i128, ""), b.constInt(i128, paired ? lossNum : lossNum * refillP * w), "loss.plain");
-        Value eligible = b.and(b.and(b.icmpNe(weight, b.constInt(i64, 0), ""), b.not(restarted, ""), ""),
-            b.and(b.not(choice, ""), b.not(pending, ""), ""), "probe.eligible");
+        if (spread) lp = b.mul(lp, lossScale, "loss.plain.spread");
+        // (the last trial decided lost badly too: one trial on a dear stretch of the input is no loss)
+        Value eligible = b.and(b.and(b.and(b.icmpNe(weight, b.constInt(i64, 0), ""), b.not(restarted, ""), ""),
+            b.and(b.not(choice, ""), b.not(pending, ""), ""), ""), lastLost, "probe.eligible");
         Value lossy = b.and(eligible, b.icmpUlt(lp, lr, ""), "probe.lossy");
         probeNow = b.select(startsNow, lossy, probe, "trial.probe.now");
         refillLen = b.select(probeNow, b.constInt(i64, (long) probeP * w), refillLen, "trial.refill.len");
@@ -1709,11 +1731,16 @@ public final class RefillDriver {
       Value up = b.select(decisive, b.min(b.add(resumed, step, ""), b.constInt(i64, maxLevel), true, ""), resumed, "");
       // (adaptiveLossCut) the loss leap: the plain body kept on sums in which refill took more than the loss factor times its
       // cycles per element: the back-off to its top level at once
+      // (only when the trial before it lost badly too: two in a row; the spread scales the factor as for the probe)
       Value lostBadly = b.i1(false);
+      Value leapNow = b.i1(false);
       if (lossCut) {
-        lostBadly = b.and(b.not(cheaper, ""), b.icmpUlt(b.mul(rhs, b.constInt(i128, lossNum), ""), b.mul(lhs, b.constInt(i128, 16), ""), ""),
+        Value plainSide = b.mul(rhs, b.constInt(i128, lossNum), "");
+        if (spread) plainSide = b.mul(plainSide, lossScale, "");
+        lostBadly = b.and(b.not(cheaper, ""), b.icmpUlt(plainSide, b.mul(lhs, b.constInt(i128, 16L * (spread ? SPREAD_ONE : 1)), ""), ""),
             "refill.lost.badly");
-        up = b.select(lostBadly, b.constInt(i64, maxLevel), up, "backoff.up.loss");
+        leapNow = b.and(lostBadly, lastLost, "refill.lost.twice");
+        up = b.select(leapNow, b.constInt(i64, maxLevel), up, "backoff.up.loss");
       }
       Value atZero = b.icmpEq(level, zero, "backoff.none");
       // confirm: a confirmed switch keeps the spacing the first contrary trial came from (saved): the trials' cost is
@@ -1753,7 +1780,7 @@ public final class RefillDriver {
         Value futile = b.and(b.and(decide, brought, ""), b.and(b.not(choice1, ""), b.not(pending1, ""), ""), "watch.futile");
         Value switched = b.and(decide, b.xor(choice1, choice, ""), "watch.switched");
         // (adaptiveLossCut) a futile trial on which refill lost badly: the watch's level to its top at once
-        Value wlUp = b.select(lostBadly, b.constInt(i64, watchMax), b.min(b.add(wl, b.constInt(i64, 1), ""), b.constInt(i64, watchMax),
+        Value wlUp = b.select(leapNow, b.constInt(i64, watchMax), b.min(b.add(wl, b.constInt(i64, 1), ""), b.constInt(i64, watchMax),
             true, ""), "watch.level.up");
         Value wl1 = b.select(switched, zero, b.select(futile, wlUp, wl, ""), "watch.level.next");
         Value brought1 = b.select(decide, b.i1(false), b.or(brought, acted, ""), "watch.brought.next");
@@ -1772,6 +1799,7 @@ public final class RefillDriver {
       }
       // (statistics) the refill body's elements in trials
       Value spent1 = b.add(spent, b.select(paired ? pairedStep : atRefill, cnt, zero, ""), "trial.refill.elements.next");
+      Value lastLost1 = lossCut ? b.select(decide, lostBadly, lastLost, "trial.last.lost.next") : null;
       Value i1 = b.add(i, chunk, "i.next");
       b.condBr(b.icmpUlt(i1, n, "more"), loop, done);
       i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(start, latch));
@@ -1791,7 +1819,10 @@ public final class RefillDriver {
       pending.addIncoming(List.of(pending0, pending1), List.of(start, latch));
       restarted.addIncoming(List.of(restarted0, restarted1), List.of(start, latch));
       // (the probe flag holds while the trial is under way; the next trial's start sets it again)
-      if (lossCut) probe.addIncoming(List.of(probe0, probeNow), List.of(start, latch));
+      if (lossCut) {
+        probe.addIncoming(List.of(probe0, probeNow), List.of(start, latch));
+        lastLost.addIncoming(List.of(lost0, lastLost1), List.of(start, latch));
+      }
       spent.addIncoming(List.of(spent0, spent1), List.of(start, latch));
       if (spread) spreadV.addIncoming(List.of(spread0, spread1), List.of(start, latch));
       if (plainWatch) {
@@ -1807,7 +1838,8 @@ public final class RefillDriver {
       b.atEnd(done);
       b.relaxed(b.store(b.or(b.or(b.or(pos1, b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, pending1, i64, ""), b.constInt(i64, 2), ""), ""),
           b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, restarted1, i64, ""), b.constInt(i64, 3), ""), ""),
-          b.or(lossCut ? b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, probeNow, i64, ""), b.constInt(i64, POS_PROBE_BIT), "") : b.constInt(i64, 0),
+          b.or(lossCut ? b.or(b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, probeNow, i64, ""), b.constInt(i64, POS_PROBE_BIT), ""),
+              b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, lastLost1, i64, ""), b.constInt(i64, POS_LOST_BIT), ""), "") : b.constInt(i64, 0),
               b.binop(Opcode.SHL, weight1, b.constInt(i64, 8), ""), ""), ""), field[STATE_POS], 8));
       b.relaxed(b.store(left1, field[STATE_LEFT], 8));
       b.relaxed(b.store(level1, field[STATE_LEVEL], 8));

@@ -31,6 +31,8 @@ import org.packetizer.core.driver.AutoRefillBackoffJitTest.Points;
  * cost): the probe sees it and the driver is on refill within 3 epochs of it (paired: the probe, off the sums by more than
  * the disturbed factor, restarts as a whole trial; three chunks: the probe favours refill, the next trial is a whole one on
  * sums that no longer say refill loses), and stays there.</li>
+ * <li><b>One dear trial is no loss</b>: refill 1.5 times plain, only the third trial 3 times: the levels after the first three
+ * trials 0, 2, 4 as without the rule (the leap needs two trials in a row that lost badly).</li>
  * </ul>
  */
 class AutoRefillLossCutJitTest {
@@ -86,6 +88,18 @@ class AutoRefillLossCutJitTest {
               + took + " elements; " + why);
           assertTrue(tr.plainAfterRefill < 0, "no return to plain; " + why);
           assertEquals(1, f.state.getAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE), "refill kept; " + why);
+
+          // 3. one dear trial is no loss: refill 1.5 times plain, the third trial 3 times (a dear stretch), then 1.5 again:
+          // the back-off grows as without the rule (0, 2, 4: the plain leap), not to the top after the single dear trial
+          n = 30 * e;
+          p = new Points(f.arena, n, 0, new Random(w * 163L + (avx512 ? 1 : 0)));
+          AutoRefillWatchSpacingJitTest.script(f.state, clock, k -> k == 2 ? new long[] {100, 300} : new long[] {100, 150});
+          tr = AutoRefillWatchSpacingJitTest.trace(f, p, n, 8L * w + 3);
+          why = how + ": " + tr + "; " + AutoRefillBackoffJitTest.describe(f.state);
+          System.out.println("AutoRefillLossCutJitTest one dear trial: " + why);
+          assertTrue(tr.levels.size() >= 3, "three trials; " + why);
+          assertEquals(List.of(0L, 2L, 4L), tr.levels.subList(0, 3), "levels after the first three trials; " + why);
+          assertEquals(-1, tr.firstRefill, "the plain body throughout; " + why);
         }
       }
     }
