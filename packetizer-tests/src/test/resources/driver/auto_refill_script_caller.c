@@ -19,9 +19,10 @@
  *     8W+3: the levels after the five 0, LEAP, 2 LEAP, ... and the watch's 0, 0, 1, 2, 3 (capped at TOP); refill within
  *     2^TOP + 3 epochs of the change and not before 2^TOP - 1 (the alarm waits that long), the watch's level 0 after it.
  * Then the loss cut (RefillDriver.adaptiveLossCut; TR: a whole trial's refill elements, PROBE: a probe's):
- * (5) refill always 3 times the plain body's cost, 64 epochs in calls of 8W+3: the plain body throughout, 3 trials (two
- *     whole ones, the second confirming the first, then a probe 2^MAXLEVEL epochs later), the levels after them 0, MAXLEVEL,
- *     MAXLEVEL, and the refill body ran exactly 2 TR + PROBE elements in timed calls (the clock's last word).
+ * (5) refill always 3 times the plain body's cost, 64 epochs in calls of 8W+3: the plain body throughout, 4 trials (two
+ *     whole ones, the second confirming the first, then a probe 2^LEAP epochs later that leaps, and a probe 2^MAXLEVEL epochs
+ *     after it), the levels after them 0, LEAP, MAXLEVEL, MAXLEVEL, and the refill body ran exactly 2 TR + 2 PROBE elements
+ *     in timed calls (the clock's last word).
  * No timing of this host enters the decisions. */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
@@ -173,11 +174,11 @@ int main(void) {
   static const long long loses[1][2] = {{100, 300}};
   t = run("refill loses", loses, 1, 64 * (size_t)E, per);
   long long spent = auto_clock[1 + 2 * ROWS];
-  printf("refill loses: %d trials, %lld refill elements in timed calls (2 TR + PROBE = %lld)\n", t.ntrials, spent, 2LL * TR + PROBE);
+  printf("refill loses: %d trials, %lld refill elements in timed calls (2 TR + 2 PROBE = %lld)\n", t.ntrials, spent, 2LL * TR + 2LL * PROBE);
   expect(t.first_refill < 0 && auto_state[CHOICE] == 0, "refill loses: the plain body throughout");
-  expect(t.ntrials == 3 && t.levels[0] == 0 && t.levels[1] == MAXLEVEL && t.levels[2] == MAXLEVEL,
-         "refill loses: three trials, the levels after them 0, MAXLEVEL, MAXLEVEL");
-  expect(spent == 2LL * TR + PROBE, "refill loses: two whole trials and a probe of refill elements");
+  expect(t.ntrials == 4 && t.levels[0] == 0 && t.levels[1] == LEAP && t.levels[2] == MAXLEVEL && t.levels[3] == MAXLEVEL,
+         "refill loses: four trials, the levels after them 0, LEAP, MAXLEVEL, MAXLEVEL");
+  expect(spent == 2LL * TR + 2LL * PROBE, "refill loses: two whole trials and two probes of refill elements");
 
   printf("W=%d E=%d: %d driver calls checked, %d differences\n", W, E, calls, bad);
   return bad != 0;

@@ -3,8 +3,9 @@
 ; of three chunks: refill's sum over 128·W elements a trial, plain's over 2·8·W), with the plain body in use, no switch
 ; pending and not a restart, is a probe: its refill chunk is 32·W elements instead of 128·W (W = 8: 256 for 1024), and its
 ; cycles count 128/32 times in refill's sum; a trial decided for the plain body on sums in which refill took more than
-; 1.75 times plain's cycles, when the trial decided before it lost badly too (bit 5 of the position word), sends the
-; back-off to its top level 5 and the watch's level to its top 3; the probe also needs that bit. The state counts
+; 1.75 times plain's cycles, when the trial decided before it lost badly too (bit 5 of the position word) and it is not a
+; restart (the trial confirming a fresh state's first), sends the back-off to its top level 5 and the watch's level to its
+; top 3; the probe also needs that bit. The state counts
 ; the refill body's elements in trials (word 14). The knob-off twin: refill-auto-loss-cut-knob-off.ll.
 ; RUN: packetize -f escape -w 8 --params vu --array-driver --refill=auto
 ; CHECK-LABEL: define void @escape_map(
@@ -25,7 +26,9 @@
 ; CHECK:       %[[R:[0-9]+]] = mul i128 %refill.cost, 16
 ; CHECK:       %[[B:[0-9]+]] = icmp ult i128 %[[P]], %[[R]]
 ; CHECK:       %refill.lost.badly = and i1 %{{[0-9]+}}, %[[B]]
-; CHECK:       %refill.lost.twice = and i1 %refill.lost.badly, %trial.last.lost
+; CHECK:       %[[T:[0-9]+]] = and i1 %refill.lost.badly, %trial.last.lost
+; CHECK:       %[[N:[0-9]+]] = xor i1 %trial.restarted, true
+; CHECK:       %refill.lost.twice = and i1 %[[T]], %[[N]]
 ; CHECK:       %backoff.up.loss = select i1 %refill.lost.twice, i64 5, i64
 ; CHECK:       %watch.level.up = select i1 %refill.lost.twice, i64 3, i64
 ; CHECK:       %trial.last.lost.next = select i1 %decide, i1 %refill.lost.badly, i1 %trial.last.lost

@@ -37,9 +37,9 @@ import org.packetizer.core.toolchain.ProcessResult;
  * exact count of trials in one call of 48 epochs (runs of 1, 2, 4, 8, 8, … epochs and the alarm's tail), the watch's levels
  * after the trials, and
  * an input that turns random after five of them taken within 2^{@link RefillDriver#WATCH_MAX_LEVEL} + 3 epochs. Since the
- * nineteenth round also the loss cut ({@link RefillDriver#adaptiveLossCut}): refill always 3 times plain over 64 epochs, 3
- * trials (two whole, then a probe), the levels 0, top, top, and the refill body's elements in timed calls exactly two whole
- * trials' and a probe's (the clock's last word). No timing of the host is asserted.
+ * nineteenth round also the loss cut ({@link RefillDriver#adaptiveLossCut}): refill always 3 times plain over 64 epochs, 4
+ * trials (two whole, then two probes), the levels 0, {@link RefillDriver#PLAIN_LEAP}, top, top, and the refill body's elements
+ * in timed calls exactly two whole trials' and two probes' (the clock's last word). No timing of the host is asserted.
  */
 class AutoRefillScriptCallerTest {
   /** The script's rows: the first two scripts repeat their second row; the watch's rising work needs a row per trial. */
@@ -69,7 +69,7 @@ class AutoRefillScriptCallerTest {
         "-DPROBE=" + (long) (RefillDriver.ADAPTIVE_REFILL_PACKETS >> RefillDriver.LOSS_PROBE_SHIFT) * w), "AutoRefillScriptCallerTest")) {
       assertTrue(out.contains("stuck on plain: refill from element ") && out.contains("plain wins: refill from element -1")
           && out.contains("rising work: refill from element -1") && out.contains("input changes: refill ")
-          && out.contains("refill loses: refill from element -1") && out.contains("refill loses: 3 trials, "), out);
+          && out.contains("refill loses: refill from element -1") && out.contains("refill loses: 4 trials, "), out);
     }
   }
 }

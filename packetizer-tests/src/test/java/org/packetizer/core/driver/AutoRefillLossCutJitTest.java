@@ -23,8 +23,9 @@ import org.packetizer.core.driver.AutoRefillBackoffJitTest.Points;
  * and without it ({@code -Dpacketizer.refill.autoLossCut=false}, the rule before this round).
  * <ul>
  * <li><b>Refill always 3 times the plain body's cost</b>, 64 epochs from a fresh state. The rule: trial 0 whole (no sums), kept
- * plain and confirmed (level 0), trial 1 whole (a restart), refill lost badly: the back-off at its top level 5 at once, so the
- * next trial 32 epochs later, a probe of 32·W refill elements: 3 trials, levels 0, 5, 5, and 2·128·W + 32·W refill elements.
+ * plain and confirmed (level 0), trial 1 whole (a restart: the plain leap, level 2), trial 2 four epochs later a probe of
+ * 32·W refill elements, the second trial in a row that lost badly: the back-off at its top level 5, so the next probe 32
+ * epochs later: 4 trials, levels 0, 2, 5, 5, and 2·128·W + 2·32·W refill elements.
  * Without the rule: levels 0, 2, 4, 5, 5 (the next trials 4, 16, 32 epochs apart), 5 whole trials, 5·128·W refill elements.
  * Both keep the plain body throughout.</li>
  * <li><b>The input turns random at the probe</b> (from the third trial measured on, refill a quarter of the plain body's
@@ -67,8 +68,8 @@ class AutoRefillLossCutJitTest {
         // (no refill run: every refill element the clock counted ran in a trial, which the state's statistics count too)
         assertEquals(refillElements, f.state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIAL_REFILL), "the state's count; " + why);
         if (cut) {
-          assertEquals(List.of(0L, (long) top, (long) top), tr.levels, "levels after the trials: 0 (confirmed), then the top; " + why);
-          assertEquals(2 * whole + probe, refillElements, "two whole trials and a probe; " + why);
+          assertEquals(List.of(0L, 2L, (long) top, (long) top), tr.levels, "levels after the trials: 0 (confirmed), 2, then the top; " + why);
+          assertEquals(2 * whole + 2 * probe, refillElements, "two whole trials and two probes; " + why);
         } else {
           assertEquals(List.of(0L, 2L, 4L, (long) top, (long) top), tr.levels, "levels after the trials: 0, 2, 4, 5, 5; " + why);
           assertEquals(5 * whole, refillElements, "five whole trials; " + why);
@@ -82,9 +83,9 @@ class AutoRefillLossCutJitTest {
           tr = AutoRefillWatchSpacingJitTest.trace(f, p, n, 8L * w + 3);
           why = how + ": " + tr + "; " + AutoRefillBackoffJitTest.describe(f.state);
           System.out.println("AutoRefillLossCutJitTest input changes at the probe: " + why);
-          assertEquals(List.of(0L, (long) top), tr.levels.subList(0, 2), "the two whole trials before the change; " + why);
+          assertEquals(List.of(0L, 2L), tr.levels.subList(0, 2), "the two whole trials before the change; " + why);
           long took = tr.firstRefill - tr.changeAt(3);
-          assertTrue(tr.changeAt(3) >= 32 * e && tr.firstRefill > 0 && took <= 3 * e, "refill within 3 epochs of the probe, took "
+          assertTrue(tr.changeAt(3) >= 4 * e && tr.firstRefill > 0 && took <= 3 * e, "refill within 3 epochs of the probe, took "
               + took + " elements; " + why);
           assertTrue(tr.plainAfterRefill < 0, "no return to plain; " + why);
           assertEquals(1, f.state.getAtIndex(JAVA_LONG, RefillDriver.STATE_CHOICE), "refill kept; " + why);
