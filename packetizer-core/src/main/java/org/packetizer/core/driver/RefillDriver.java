@@ -777,8 +777,9 @@ public final class RefillDriver {
    * nineteenth round, for A/B), read when a driver is built. Refill loses badly when it takes more than {@link
    * #adaptiveLossFactor} times the plain body's cycles per element (paired trials with the spread: times 1 + S, the trials'
    * spread, {@link #adaptiveSpread}: on an image in scan order single paired trials scatter, refill/plain 0.7-3.5 where the
-   * image gives 1.0, and sums that drift over the factor there are no loss; bin/bench-refill's mandelbrot W16 and march W8
-   * on the image in scan order ended on the plain body in 3 of 6 runs with the bare factor, 0 of 3 with the old rule), at
+   * image gives 1.0, and sums that drift over the factor there are no loss; with the bare factor bin/bench-refill's
+   * mandelbrot W16 and march W8 on the image in scan order lost their refill gain, auto within 1 % of plain, in 2 of 6 runs,
+   * against 0 of 12 with the old rule), at
    * the trial decided last too (bit {@link #POS_LOST_BIT} of {@link #STATE_POS}: one trial on a dear stretch is no loss).
    * The leap also waits for a trial after the one confirming a fresh state's first: those two sample the input one epoch
    * apart, on an input called again and again the same stretch every time.
