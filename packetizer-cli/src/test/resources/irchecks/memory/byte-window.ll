@@ -1,3 +1,5 @@
+; (The rare path checked here is -Dpacketizer.byteWindows.slowLanes=loop, the default of the fourteenth to the
+; eighteenth round; since the nineteenth, byte-window-page-end.ll checks the default, which has no rare path.)
 ; A byte loop with per-lane start and length (s[start + k], k < len: FNV-1a), at W8 on haswell: the
 ; address advances by one byte per iteration (a loop-invariant varying root plus the loop's counter k
 ; stepped by one) in the loop's header, and the loop writes no memory. Each lane reads 8 bytes from
@@ -15,6 +17,7 @@
 ; (byte-window-lane-order.ll checks the W8 lane order, byte-window-avx512.ll W16); the knob here
 ; keeps this check about the route itself.
 ; SET: packetizer.byteWindows=true
+; SET: packetizer.byteWindows.slowLanes=loop
 ; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x i32> @f_simd8(ptr %s, <8 x i32> %start, <8 x i32> %len)
 ; CHECK:       loop:

@@ -111,10 +111,14 @@ final class Pipeline {
     // a vector-function-ABI variant named for another ISA than the scalar function's is emitted for that
     // ISA from the start (vector math variants, the hardware width, nested packet versions of callees):
     // the module's functions carry the ISA's features during the run and get their own back afterwards
+    // a CPU or features named in the options: the module's functions carry that target during the run (so that every
+    // decision reading a function's attributes sees what the options name, and the functions the run clones inherit
+    // it), the user's functions get their own back afterwards (RunTarget)
+    Map<String, RunTarget.Saved> savedTarget = RunTarget.retarget(module, options);
     Map<String, Optional<String>> savedFeatures = options.vectorAbi() && !options.scalable() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
     long marks = org.packetizer.core.ir.LoopAlign.marksMade();
     try {
-      if (options.scalable()) return finishRun(module, before, marks, runScalable(options, module, scalarName, simdName));
+      if (options.scalable()) return finishRun(options, savedTarget, module, before, marks, runScalable(options, module, scalarName, simdName));
       PacketizationResult r = new Pipeline(options, module, scalarName, null).run(simdName);
       if (options.arrayDriver().isPresent()) {
         r = ArrayDriver.build(module, r, options, (o, f, s) -> new Pipeline(o, module, f, null).run(s));
@@ -128,7 +132,7 @@ final class Pipeline {
           }
         }
       }
-      return finishRun(module, before, marks, r);
+      return finishRun(options, savedTarget, module, before, marks, r);
     } catch (RuntimeException | Error e) {
       // nested packet versions of callees made on the way are removed too (also on StackOverflowError,
       // OutOfMemoryError, ...: the module is left as it was whatever goes wrong)
@@ -143,6 +147,7 @@ final class Pipeline {
           else f.removeStringAttribute("target-features");
         });
       }
+      RunTarget.restore(module, savedTarget);
     }
   }
 
@@ -153,7 +158,8 @@ final class Pipeline {
    * it: to the widest X86 intrinsic it calls, and to 512 where it holds vectors wider than 256 bits
    * ({@link org.packetizer.core.mapping.SignatureAbi#fitTargetIntrinsicCallers}, {@code fitWideVectors}).
    */
-  private static PacketizationResult finishRun(LlvmModule module, Set<String> before, long marks, PacketizationResult r) {
+  private static PacketizationResult finishRun(PacketizerOptions options, Map<String, RunTarget.Saved> savedTarget,
+      LlvmModule module, Set<String> before, long marks, PacketizationResult r) {
     if (org.packetizer.core.ir.LoopAlign.marksMade() != marks) {
       for (Function f : module.functions()) if (!before.contains(f.name())) org.packetizer.core.ir.LoopAlign.unmarkColdLaneLoops(f);
     }
@@ -163,6 +169,19 @@ final class Pipeline {
     made.add(r.packetFunction());
     r.driver().ifPresent(d -> made.add(d.name()));
     java.util.function.Predicate<Function> ours = f -> !before.contains(f.name()) || made.contains(f.name());
+    // the options' target on what this run made and does not carry it yet (helpers made from nothing; what the run
+    // cloned carries it already: RunTarget.retarget)
+    for (Function f : module.functions()) if (!f.isDeclaration() && ours.test(f)) RunTarget.mark(f, options);
+    // and with the scalar function's rounding where the options' target fuses llvm.fmuladd and its own does not (or the
+    // reverse): the packet function computes what the user's function computes (RunTarget.keepContraction). A scalar
+    // function without target attributes is compiled for whatever its module is compiled for (a JIT's or llc's CPU):
+    // nothing to keep
+    RunTarget.Saved own = savedTarget.get(r.scalarFunction());
+    if (own != null && (own.cpu().isPresent() || own.features().isPresent())
+        && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
+      boolean scalarFma = RunTarget.fma(own.cpu().orElse(""), own.features().orElse(""));
+      for (Function f : module.functions()) if (!f.isDeclaration() && ours.test(f)) RunTarget.keepContraction(f, scalarFma);
+    }
     org.packetizer.core.mapping.SignatureAbi.fitTargetIntrinsicCallers(module, ours);
     // and legal for 512-bit vectors wherever they hold wider ones: on Intel's AVX-512 CPUs LLVM would split them into
     // 256-bit halves, a route LLVM 20 miscompiles (SignatureAbi.fitWideVectors). Whatever the options name: the
@@ -506,7 +525,8 @@ final class Pipeline {
     } else if (MaskDemotion.hasMaskRegisters(packet, options.targetCpu().orElse(null), options.targetFeatures().orElse(null))) {
       // (mask registers: only the clamped counters of the loop-exit compares narrowed for them)
       org.packetizer.core.widen.CounterBroadcasts.runClamped(packet, w);
-      // (AVX-512F for the options' target and for the function's own: rounded conversions by one instruction)
+      // (AVX-512F for the packet function's target, which is the options' when they name one (RunTarget): rounded conversions
+      // by one instruction)
       org.packetizer.core.widen.RoundedConversions.run(packet, x86(packet) && MaskDemotion.hasMaskRegisters(packet));
     }
     requireReturnsLikeScalar(module, r.scalar(), packet, "the packet function", scalarName);

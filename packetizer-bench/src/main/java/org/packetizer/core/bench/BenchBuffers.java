@@ -83,7 +83,11 @@ final class BenchBuffers implements AutoCloseable {
           for (int l = 0; l < LOOPS; l++) memory[l][k] = s;
         }
         case UniformPointer u -> {
-          MemorySegment s = alloc(u.count() * u.pointee().size());
+          MemorySegment s = allocTable(u.count() * u.pointee().size());
+          if (PRINT_ADDRESSES) {
+            System.err.printf("bench: %s param %d (%d bytes) at 0x%x, page offset %d%n", kernel, k,
+                s.byteSize(), s.address(), s.address() & 4095);
+          }
           fill(s, u.pointee(), u.count(), u.init(), rnd);
           for (int l = 0; l < LOOPS; l++) memory[l][k] = s;
         }
@@ -286,6 +290,35 @@ final class BenchBuffers implements AutoCloseable {
   }
 
   private MemorySegment alloc(long bytes) { return arena.allocate(Math.max(bytes, 8), 64); }
+
+  /**
+   * Where a uniform pointer's table lies decides how often a byte loop's 8-byte windows meet a page's end
+   * (issue 16, nineteenth round): {@code -Dpacketizer.bench.pageOffset=K} places each such table at byte K of
+   * a page (K in 0..4095; a table longer than the rest of the page runs into the next one), default: where
+   * the allocator puts it. {@code -Dpacketizer.bench.printAddresses=true} prints each table's address.
+   */
+  private MemorySegment allocTable(long bytes) {
+    if (PAGE_OFFSET < 0) return alloc(bytes);
+    long need = Math.max(bytes, 8);
+    MemorySegment block = arena.allocate(PAGE_OFFSET + need + 4096, 4096);
+    return block.asSlice(PAGE_OFFSET, need);
+  }
+
+  private static final int PAGE_OFFSET = pageOffset();
+  private static final boolean PRINT_ADDRESSES = Boolean.getBoolean("packetizer.bench.printAddresses");
+
+  private static int pageOffset() {
+    String v = System.getProperty("packetizer.bench.pageOffset");
+    if (v == null || v.isBlank()) return -1;
+    int k;
+    try {
+      k = Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("packetizer.bench.pageOffset: not a number: " + v);
+    }
+    if (k < 0 || k > 4095) throw new IllegalArgumentException("packetizer.bench.pageOffset: " + k + " is not in 0..4095");
+    return k;
+  }
 
   private static long mix(long seed, String kernel, int param) {
     long h = seed * 0x9E3779B97F4A7C15L;

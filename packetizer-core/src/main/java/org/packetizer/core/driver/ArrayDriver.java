@@ -102,6 +102,7 @@ public final class ArrayDriver {
     String decl0 = cDeclaration(name, kinds, scalarParams, rt, cNames(scalar, !rt.isVoid()));
     Remark refillNote = null;
     Remark refillIcNote = null;
+    Remark refillTableNote = null;
     boolean adaptive = false;
     Function probe = null;
     Ic plainIc = null;
@@ -126,13 +127,17 @@ public final class ArrayDriver {
         Remark icr = new Remark(Remark.Kind.NOTE, fn, null, null, "refill body: " + ric.text());
         options.remarks().accept(icr);
         o = new RefillDriver.Outcome(true, o.remark(), icr);
+        refillTableNote = ric.tableRemark(fn);
+        if (refillTableNote != null) options.remarks().accept(refillTableNote);
       }
       if (o.built() && !auto) {
         module.verify().ifPresent(msg -> {
           throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: the refill driver is"
               + " invalid: " + msg, fn);
         });
-        return result.withRemark(o.remark()).withRemark(o.icRemark()).withDriver(new PacketizationResult.DriverInfo(name, decl0, name));
+        PacketizationResult rr = result.withRemark(o.remark()).withRemark(o.icRemark());
+        if (refillTableNote != null) rr = rr.withRemark(refillTableNote);
+        return rr.withDriver(new PacketizationResult.DriverInfo(name, decl0, name));
       }
       if (o.built()) {
         driver.setInternalLinkage();
@@ -152,10 +157,12 @@ public final class ArrayDriver {
     // --refill could not be built keeps one chain (docs/drivers.md)
     int ic = 1;
     Remark icNote = null;
+    Remark tableNote = null;
     if (options.refill() != Refill.ON) {
       Ic pic = plainIc != null ? plainIc : interleave(scalar, w, options, kinds, false, module.function(result.packetFunction()).orElse(null));
       ic = pic.factor();
       icNote = new Remark(Remark.Kind.NOTE, fn, null, null, pic.text());
+      tableNote = pic.tableRemark(fn);
     }
     Function unmasked;
     Function masked;
@@ -188,6 +195,7 @@ public final class ArrayDriver {
       masked = options.masked() ? primary : variant;
     }
     if (icNote != null) options.remarks().accept(icNote);
+    if (tableNote != null) options.remarks().accept(tableNote);
     // (stackRealign) AVX-512: a packet function with a loop realigns its stack, so that its 64-byte spills are aligned
     // whatever its caller's frame (they split cache lines at some offsets: volume W16, the same code 2-3 % slower or
     // faster by where the caller's stack ended, and the auto driver's plain body, one frame deeper, at another offset
@@ -221,7 +229,9 @@ public final class ArrayDriver {
     options.remarks().accept(note);
     PacketizationResult r0 = refillNote == null ? result : result.withRemark(refillNote);
     if (refillIcNote != null) r0 = r0.withRemark(refillIcNote);
+    if (refillTableNote != null) r0 = r0.withRemark(refillTableNote);
     if (icNote != null) r0 = r0.withRemark(icNote);
+    if (tableNote != null) r0 = r0.withRemark(tableNote);
     return r0.withRemark(note).withDriver(new PacketizationResult.DriverInfo(name, decl, masked.name()));
   }
 
@@ -231,8 +241,11 @@ public final class ArrayDriver {
    */
   static boolean stackRealign() { return !"false".equals(System.getProperty("packetizer.driverStackRealign")); }
 
-  /** An interleave count and the remark text saying why. */
-  private record Ic(int factor, String text) {}
+  /** An interleave count, the remark text saying why, and the one naming the latency table (null when forced). */
+  private record Ic(int factor, String text, String table) {
+    /** The latency table's remark for {@code fn}, or null. */
+    Remark tableRemark(String fn) { return table == null ? null : new Remark(Remark.Kind.NOTE, fn, null, null, table); }
+  }
 
   /**
    * The interleave count of the plain driver's body or ({@code refill}) of the refill body: the option's
@@ -250,6 +263,10 @@ public final class ArrayDriver {
             options.targetFeatures().orElse(null)).width();
     int ic = choice.factor();
     String text = choice.describe(w);
+    // the latency table the estimates used (the CPU's family; a generic name's is LLVM's model for it: Latency.family)
+    Interleave.Registers regs = Interleave.registers(scalar, cpu, features);
+    String table = choice.forced() ? null : (refill ? "refill body: " : "") + "the interleave rule's latency table: "
+        + Latency.family(regs.cpu(), regs.arm()).describe() + ", for CPU '" + regs.cpu() + "'";
     // (not for refill: its states are separate chains with their own rounds, and the rule's estimate already counts
     // the registers a wide value takes; measured on AVX2 at W16: IC 2 1.2-1.35x faster than 1, docs/performance.md)
     if (ic > 1 && !choice.forced() && w > hw && !refill) {
@@ -257,7 +274,7 @@ public final class ArrayDriver {
       text = "interleave count 1: the packet of " + w + " lanes is already wider than the hardware's " + hw
           + " (its halves run as independent chains); the rule's estimates: " + choice.describe(w);
     }
-    return new Ic(ic, text);
+    return new Ic(ic, text, table);
   }
 
   /**

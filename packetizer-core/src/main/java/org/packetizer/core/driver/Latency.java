@@ -21,36 +21,67 @@ public final class Latency {
   public static final double PER_LANE_ACCESS_CYCLES = 0.5;
 
   /**
-   * The latency table's CPU family (eighteenth round, the first Intel host): the entries differ where a family's
-   * latency differs enough to flip a decision. Only the integer multiply differs so far (vector multiplies of 16, 32
-   * and 64-bit elements, which is what a varying multiply of the scalar loop becomes):
+   * The latency table's CPU family (eighteenth round, the first Intel host; generic names in the nineteenth): the entries
+   * differ where a family's latency differs enough to flip a decision. Only the integer multiply differs so far (vector
+   * multiplies of 16, 32 and 64-bit elements, which is what a varying multiply of the scalar loop becomes):
    * <ul>
-   *   <li>{@link #INTEL}, Intel's big cores from Haswell to Granite Rapids (incl. the Alder/Raptor Lake P-cores):
-   *       {@code vpmulld} 10 cycles (two uops), {@code vpmullq} 15 (three), {@code vpmullw} 5 (uops.info and Agner
-   *       Fog's instruction tables for Haswell, Skylake(-X), Ice Lake, Alder Lake-P);</li>
-   *   <li>{@link #GENERIC} (unnamed/generic x86 CPUs, AMD Zen, everything else): 3 cycles, what the table said before
-   *       (Zen 4: {@code vpmulld}/{@code vpmullq}/{@code vpmullw} 3; Zen 1-3 3-4), so znver4's decisions stay;</li>
+   *   <li>{@link #INTEL}, Intel's big cores from Haswell to Granite Rapids (incl. the Alder/Raptor Lake P-cores), and
+   *       the ISA levels {@code x86-64-v3} / {@code x86-64-v4}, which LLVM schedules with its Haswell and Skylake-server
+   *       models: {@code vpmulld} 10 cycles (two uops), {@code vpmullq} 15 (three), {@code vpmullw} 5 (uops.info and
+   *       Agner Fog's instruction tables for Haswell, Skylake(-X), Ice Lake, Alder Lake-P; LLVM 20's models alike);</li>
+   *   <li>{@link #SANDY_BRIDGE}: the generic names {@code x86-64}, {@code x86-64-v2}, {@code generic} and none
+   *       (empty), which LLVM schedules with its Sandy Bridge model, and the cores that model serves by name (Core 2,
+   *       Nehalem, Westmere, Sandy/Ivy Bridge): {@code pmulld} / {@code pmullw} 5 (the bundled {@code llvm-mca
+   *       -mcpu=x86-64-v2}; Agner Fog's Sandy Bridge figures alike), a 64-bit multiply 7 (no {@code pmullq}: three
+   *       {@code pmuludq}, shifts and adds);</li>
+   *   <li>{@link #GENERIC} (AMD Zen and every other x86 CPU name): 3 cycles, what the table said before (Zen 4:
+   *       {@code vpmulld}/{@code vpmullq}/{@code vpmullw} 3; Zen 1-3 3-4), so znver4's decisions stay;</li>
    *   <li>{@link #ARM}: AArch64 (its own float entries, below).</li>
    * </ul>
    * Checked and left alike (docs/performance.md, eighteenth round): fadd 3 (Haswell 3, Skylake and later 4, Zen 4 3),
    * fmul 4 (Haswell 5, Skylake and later 4, Zen 4 3), FMA 4 (all), integer add/logic/shift 1 (all).
    */
   public enum Family {
-    GENERIC, INTEL, ARM;
+    GENERIC("generic x86 (integer multiply 3 cycles, as Zen)"),
+    SANDY_BRIDGE("Sandy Bridge (LLVM's model for x86-64, x86-64-v2 and generic: pmulld 5 cycles)"),
+    INTEL("Intel from Haswell (vpmulld 10 cycles)"),
+    ARM("AArch64");
+
+    private final String text;
+
+    Family(String text) { this.text = text; }
+
+    /** The family's name for a remark. */
+    public String describe() { return text; }
   }
 
-  /** Intel cores with the 10-cycle {@code vpmulld} (LLVM's CPU names). */
+  /** Intel cores with the 10-cycle {@code vpmulld} (LLVM's CPU names), and the ISA levels LLVM models as such. */
   private static final java.util.Set<String> INTEL_CPUS = java.util.Set.of("haswell", "core-avx2", "broadwell", "skylake",
       "skylake-avx512", "skx", "cascadelake", "cooperlake", "cannonlake", "icelake-client", "icelake-server", "tigerlake",
       "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d", "alderlake", "raptorlake",
       "meteorlake", "arrowlake", "arrowlake-s", "lunarlake", "pantherlake");
 
-  /** The family of {@code cpu} (an LLVM CPU name; null or unknown: {@link Family#GENERIC}). */
+  /** The generic ISA levels that LLVM schedules as Haswell ({@code x86-64-v3}) and Skylake-server ({@code x86-64-v4}). */
+  private static final java.util.Set<String> INTEL_MODELLED_LEVELS = java.util.Set.of("x86-64-v3", "x86-64-v4");
+
+  /** The names LLVM schedules with its Sandy Bridge model (generic names and the cores before Haswell). */
+  private static final java.util.Set<String> SANDY_BRIDGE_MODELLED = java.util.Set.of("", "generic", "x86-64", "x86-64-v2",
+      "core2", "penryn", "nehalem", "corei7", "westmere", "sandybridge", "corei7-avx", "ivybridge", "core-avx-i");
+
+  /**
+   * The family of {@code cpu} (an LLVM CPU name, empty: generic; null: not known, {@link Family#GENERIC}). The generic
+   * names follow LLVM's own scheduling model for the name (target-determined, never the host's), unless
+   * {@link #genericNamesAsLlvm()} is off.
+   */
   public static Family family(String cpu, boolean arm) {
     if (arm) return Family.ARM;
-    if (!familyTables()) return Family.GENERIC;
-    String c = cpu == null ? "" : cpu.strip().toLowerCase(java.util.Locale.ROOT);
-    return INTEL_CPUS.contains(c) ? Family.INTEL : Family.GENERIC;
+    if (!familyTables() || cpu == null) return Family.GENERIC;
+    String c = cpu.strip().toLowerCase(java.util.Locale.ROOT);
+    if (INTEL_CPUS.contains(c)) return Family.INTEL;
+    if (!genericNamesAsLlvm()) return Family.GENERIC;
+    if (INTEL_MODELLED_LEVELS.contains(c)) return Family.INTEL;
+    if (SANDY_BRIDGE_MODELLED.contains(c)) return Family.SANDY_BRIDGE;
+    return Family.GENERIC;
   }
 
   /**
@@ -58,6 +89,19 @@ public final class Latency {
    * generic table, as before the eighteenth round.
    */
   static boolean familyTables() { return !"false".equals(System.getProperty("packetizer.latency.perCpu")); }
+
+  /**
+   * Knob {@code -Dpacketizer.latency.genericNames=generic} (read at each use; default {@code llvm}): the generic names
+   * ({@code x86-64}, {@code x86-64-v2/v3/v4}, {@code generic}, empty) and the pre-Haswell Intel cores take the
+   * {@link Family#GENERIC} table, the rule before the nineteenth round; {@code llvm}: the family of LLVM's scheduling
+   * model for the name.
+   */
+  static boolean genericNamesAsLlvm() {
+    String v = System.getProperty("packetizer.latency.genericNames", "llvm").strip();
+    if (v.equals("llvm")) return true;
+    if (v.equals("generic")) return false;
+    throw new IllegalArgumentException("packetizer.latency.genericNames: expected llvm or generic, not " + v);
+  }
 
   /** Cycles from operands to result on {@code arm} (true: AArch64, else generic x86). */
   static double of(Value v, boolean arm) {
@@ -76,7 +120,7 @@ public final class Latency {
       case FREM -> 20;
       case FNEG -> 1;
       case FCMP -> 3;
-      case MUL -> family == Family.INTEL ? intelMul(v) : 3;
+      case MUL -> family == Family.INTEL ? intelMul(v) : family == Family.SANDY_BRIDGE ? sandyBridgeMul(v) : 3;
       case UDIV, SDIV, UREM, SREM -> 20;
       case LOAD -> 5;
       case SITOFP, UITOFP, FPTOSI, FPTOUI, FPEXT, FPTRUNC -> 4;
@@ -102,15 +146,32 @@ public final class Latency {
    * lowers it.
    */
   private static double intelMul(Value v) {
+    if (shiftAndAdd(v)) return 2;
+    org.packetizer.core.ir.Type t = v.type().scalarType();
+    int bits = t.isInteger() ? t.intWidth() : 32;
+    return bits <= 16 ? 5 : bits <= 32 ? 10 : 15;
+  }
+
+  /**
+   * An integer multiply on LLVM's Sandy Bridge model (the generic x86 names): {@code pmullw} / {@code pmulld} 5; 64-bit
+   * elements 7 ({@code pmuludq} 5, then a shift and an add on the chain); by 2^k+-1 2, as on Intel.
+   */
+  private static double sandyBridgeMul(Value v) {
+    if (shiftAndAdd(v)) return 2;
+    org.packetizer.core.ir.Type t = v.type().scalarType();
+    int bits = t.isInteger() ? t.intWidth() : 32;
+    return bits <= 32 ? 5 : 7;
+  }
+
+  /** Whether {@code v} multiplies by a constant 2^k+1 or 2^k-1 (k > 0: a shift and an add or subtract). */
+  private static boolean shiftAndAdd(Value v) {
     for (int i = 0; i < 2; i++) {
       Value o = v.operand(i);
       if (o != null && o.isConstantInt() && o.type().intWidth() <= 64) {
         long c = o.constIntZExt();
-        if (c > 1 && (Long.bitCount(c + 1) == 1 || Long.bitCount(c - 1) == 1)) return 2;
+        if (c > 1 && (Long.bitCount(c + 1) == 1 || Long.bitCount(c - 1) == 1)) return true;
       }
     }
-    org.packetizer.core.ir.Type t = v.type().scalarType();
-    int bits = t.isInteger() ? t.intWidth() : 32;
-    return bits <= 16 ? 5 : bits <= 32 ? 10 : 15;
+    return false;
   }
 }

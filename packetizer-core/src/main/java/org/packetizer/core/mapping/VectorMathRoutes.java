@@ -170,20 +170,38 @@ public final class VectorMathRoutes {
   }
 
   /**
-   * The target features that choose a library variant: the function's "target-features", or, when
-   * it has none (code compiled for a CPU by name only), the vector features its "target-cpu" implies.
+   * The target features that choose a library variant: the vector features the function's "target-cpu" implies, then
+   * its "target-features" (LLVM's rule: the CPU's features plus the string; a feature the string switches off, e.g.
+   * {@code -avx512f}, is not implied). Before the nineteenth round a string naming any SSE feature hid the CPU, so a
+   * generic clang bitcode (its baseline {@code +sse,+sse2} string) retargeted by a CPU name alone took the SSE routes
+   * where the other decisions (the hardware width, the interleave rule) took the CPU's.
    */
   public static String effectiveFeatures(org.packetizer.core.ir.Function f) {
-    String features = f.stringAttribute("target-features").orElse("");
-    if (features.contains("+sse") || features.contains("+avx")) return features;
-    String cpu = f.stringAttribute("target-cpu").orElse("").toLowerCase(java.util.Locale.ROOT);
-    if (AVX512_CPUS.contains(cpu)) return "+sse4.1,+sse4.2,+avx,+avx2,+fma,+avx512f" + suffix(features);
-    if (AVX2_CPUS.contains(cpu)) return "+sse4.1,+sse4.2,+avx,+avx2,+fma" + suffix(features);
+    return effectiveFeatures(f.stringAttribute("target-cpu").orElse(""), f.stringAttribute("target-features").orElse(""));
+  }
+
+  /** {@link #effectiveFeatures(org.packetizer.core.ir.Function)} for a CPU name and a feature string. */
+  public static String effectiveFeatures(String cpuName, String features) {
+    String cpu = cpuName.toLowerCase(java.util.Locale.ROOT);
+    StringBuilder implied = new StringBuilder();
+    for (String feature : impliedFeatures(cpu)) {
+      if (features.contains("-" + feature.substring(1)) || features.contains(feature)) continue;
+      if (!implied.isEmpty()) implied.append(',');
+      implied.append(feature);
+    }
+    if (implied.isEmpty()) return features;
+    return implied + suffix(features);
+  }
+
+  /** The vector features an x86 CPU name implies (LLVM's names; empty for generic and unknown names). */
+  private static List<String> impliedFeatures(String cpu) {
+    if (AVX512_CPUS.contains(cpu)) return List.of("+sse4.1", "+sse4.2", "+avx", "+avx2", "+fma", "+avx512f");
+    if (AVX2_CPUS.contains(cpu)) return List.of("+sse4.1", "+sse4.2", "+avx", "+avx2", "+fma");
     if (Set.of("sandybridge", "corei7-avx", "ivybridge", "core-avx-i", "bdver1", "btver2").contains(cpu)) {
-      return "+sse4.1,+sse4.2,+avx" + suffix(features);
+      return List.of("+sse4.1", "+sse4.2", "+avx");
     }
     boolean sse41 = !cpu.isEmpty() && !Set.of("x86-64", "generic", "k8", "opteron", "athlon64", "nocona", "core2", "pentium4").contains(cpu);
-    return (sse41 ? "+sse4.1" : "") + suffix(features);
+    return sse41 ? List.of("+sse4.1") : List.of();
   }
 
   /** CPU names with AVX-512F, and with AVX2 and FMA (LLVM's names). */

@@ -190,6 +190,8 @@ final class MemoryWidener extends EmissionPhase {
     int align = Math.max(1, inst.alignment());
     Value pairedDone = pairDone.remove(inst);
     if (pairedDone != null) return pairedDone;
+    Value narrowDone = narrowGathered.remove(inst);
+    if (narrowDone != null) return narrowDone;
     Shape s = shape(ptr);
     if (s.isLinear() && s.stride() == st.module().allocSize(t)) {
       st.stats().vectorLoads++;
@@ -210,6 +212,8 @@ final class MemoryWidener extends EmissionPhase {
       if (dynamic != null) return dynamic;
       Value strided = stridedLoad(inst, t, ptr, s, align);
       if (strided != null) return strided;
+      Value narrow = narrowGathers(inst, t, ptr);
+      if (narrow != null) return narrow;
       Value window = windowLoad(inst, t, ptr);
       if (window != null) return window;
       Value paired = pairedLookup(inst, t, vt, ptr, align);
@@ -1152,6 +1156,232 @@ final class MemoryWidener extends EmissionPhase {
     return windowed.get(inst);
   }
 
+  /** Packet values of loads already emitted as members of a group of {@link #narrowGathers}. */
+  private final Map<Value, Value> narrowGathered = new HashMap<>();
+
+  /**
+   * The knob of {@link #narrowGathers}: {@code -Dpacketizer.narrowGathers=auto|true|false} (auto, the default: on
+   * Intel's cores with AVX-512; true: every fast-gather target; false: the rule before the nineteenth round, windows and
+   * per-lane loads). Read at each use.
+   */
+  static String narrowGathersKnob() {
+    return System.getProperty("packetizer.narrowGathers", "auto").strip().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /**
+   * A load {@link #narrowGathers} may take: a 4- or 8-byte element, or a small vector of them ({@code <2 x float>}, clang's
+   * SLP-merged loads, as members of a dynamic-variant group only), without padding.
+   */
+  private boolean narrowMember(Type t) {
+    Type et = t.isVector() ? t.elementType() : t;
+    long size = st.module().allocSize(et);
+    if ((size != 4 && size != 8) || st.module().storeSize(et) != size || !et.isVectorElement() || et.isVector()) return false;
+    return !t.isVector() || (t.vectorSize() <= 16 && st.module().allocSize(t) == size * t.vectorSize());
+  }
+
+  /** Whether {@code p} is a GEP straight off a uniform base ({@link #tableElement}: a table lookup's address). */
+  private boolean tableShaped(Value p) {
+    return p.isInstruction() && st.ssa().opcode(p) == Opcode.GEP && !p.type().isVector() && tableElement(p) != null;
+  }
+
+  /** Whether {@link #narrowGathers} applies on this target, and why (for the remark); null when it does not. */
+  private String narrowGathersReason() {
+    String knob = narrowGathersKnob();
+    if (knob.equals("false") || !fastHardwareGathers()) return null;
+    if (knob.equals("true")) return "-Dpacketizer.narrowGathers=true";
+    org.packetizer.core.wrapper.HardwareWidth.Target t = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
+        st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    if (org.packetizer.core.driver.Latency.family(t.cpu(), false) != org.packetizer.core.driver.Latency.Family.INTEL) return null;
+    // (AVX-512 only: LLVM emits gather instructions on AVX2 targets only where the function's tuning CPU has fast ones, and
+    // a packet function of generic bitcode keeps tune-cpu=generic: its gathers become per-lane extracts and inserts, stencil
+    // W8 on skylake 0.86x -> 0.46x over scalar; with AVX-512 they are gather instructions whatever the tuning)
+    boolean avx512 = t.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512 || (t.features() != null && t.features().contains("+avx512f"));
+    if (!avx512) return null;
+    return NARROW_GATHERS_REASON.replace("CPU", t.cpu());
+  }
+
+  static final String NARROW_GATHERS_REASON = "the target (CPU) is an Intel core with AVX-512 and fast hardware gathers, where a gather with"
+      + " 32-bit indices costs less than per-lane loads, whose inserts and transposes all take the one shuffle port"
+      + " (measured on a Sapphire Rapids host, stencil with random points: 9 gathers 1.47x over scalar at W16, 1.22x at W8,"
+      + " against 0.83x and 0.87x per lane; -Dpacketizer.narrowGathers=false: per-lane loads)";
+
+  /**
+   * A varying GEP index as a 32-bit packet with the same value as the GEP's sign-extended index ({@code sext i32},
+   * an {@code i32} index, a narrower index sign- or zero-extended): null where that is not exact (a zero-extended
+   * {@code i32}, a 64-bit index) or its packet is not at hand.
+   */
+  private Value index32(Value idx, boolean emit) {
+    Value n = narrowOffset(idx);
+    if (n == null) return null;
+    Type i32 = st.context().i32();
+    int bits = n.type().intWidth();
+    Opcode ext;
+    if (n == idx) {
+      ext = Opcode.SEXT; // (a GEP sign-extends an index narrower than the pointer)
+    } else {
+      ext = st.ssa().opcode(idx);
+      if (ext == Opcode.ZEXT && bits == 32) return null;
+    }
+    if (!emit) return n;
+    Value v = vec(n);
+    return bits == 32 ? v : b.cast(ext, v, i32.vectorOf(w), "");
+  }
+
+  /**
+   * Loads of 4- or 8-byte elements at constant offsets from one varying root that is a uniform base plus
+   * narrow varying offsets ({@link #narrowOffsetLevels}: {@code g + sext(y*24) + sext(x)}, a stencil's point
+   * {@code c}, with {@code c[-1]}, {@code c[24]}, ...) under a full mask, on targets where {@link
+   * #narrowGathersReason} says so: each one hardware gather off the base (plus the uniform offsets and the load's
+   * constant one) with ONE 32-bit index packet, the sum of the varying offsets (every varying level indexing
+   * elements of the same size 1, 2, 4 or 8: the gather's scale). Where that sum may overflow 32 bits (two or more
+   * varying offsets) a run-time test of the lanes' signed overflow sends the group to gathers from the 64-bit
+   * pointers instead (exact for every input). Without this, such loads became windows and per-lane loads, the
+   * decision measured on AMD hosts. Emitted at the first load of the group (the loads of the same root up to the
+   * next store or impure call, as {@link #windowLoad}); the others take their packets from {@link #narrowGathered}.
+   * Null when not applicable.
+   */
+  private Value narrowGathers(Value inst, Type t, Value ptr) {
+    if (!MaskOps.isAllTrue(mask()) || st.options().memoryStrategy() != MemoryStrategy.GATHER) return null;
+    // (optimizing for size: not a second copy of the group's gathers behind the overflow test; the size mode's own routes)
+    if (st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) return null;
+    if (!narrowMember(t) || ptr.type().isVector() || !ptr.type().equals(st.context().ptrType()) || shape(ptr).isLinear()) return null;
+    // (a GEP straight off a uniform base is a table lookup: tableLookup and pairedLookup make it a 32-bit index gather already)
+    if (tableShaped(ptr)) return null;
+    Value root = windowRoot(ptr);
+    if (root == null || shape(root).isLinear()) return null;
+    List<Value> levels = narrowOffsetLevels(root);
+    if (levels == null) return null;
+    long scale = 0;
+    int varying = 0;
+    for (Value level : levels) {
+      Value idx = level.operand(1);
+      if (uniform(idx)) continue;
+      long es = st.module().allocSize(level.gepSourceElementType());
+      if (es != 1 && es != 2 && es != 4 && es != 8 || (scale != 0 && es != scale) || index32(idx, false) == null) return null;
+      scale = es;
+      varying++;
+    }
+    if (varying == 0) return null;
+    String reason = narrowGathersReason();
+    if (reason == null) return null;
+    // the group: loads of the same root and element size from here to the next store or impure call
+    List<Value> group = new ArrayList<>();
+    for (Value i = inst; i != null; i = i.nextInstruction()) {
+      Opcode op = st.ssa().opcode(i);
+      if (op == Opcode.CALL && PURE.test(i)) continue;
+      if (op == Opcode.STORE || op == Opcode.CALL || op == Opcode.INVOKE || op == Opcode.CALLBR || op == Opcode.FENCE
+          || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG || op == Opcode.VAARG || op.isTerminator()) {
+        break;
+      }
+      if (op != Opcode.LOAD || i.isVolatile() || i.isAtomic() || uniform(i) || windowed.containsKey(i) || dynamicDone.containsKey(i)) continue;
+      if (!narrowMember(i.type()) || (i.type().isVector() && !dynamicConsidered.contains(i))) continue;
+      Value p = i.operand(0);
+      if (p.type().isVector() || !root.equals(windowRoot(p)) || shape(p).isLinear() || tableShaped(p)) continue;
+      group.add(i);
+    }
+    if (!group.contains(inst)) return null;
+    // the base (plus the uniform offsets) and the 32-bit index packet, with the lanes' signed overflow of the sum
+    Value base = scal(levels.get(0).operand(0));
+    Type elem = null;
+    Value idx = null, overflow = null;
+    Value zero = b.constNull(st.context().i32().vectorOf(w));
+    // (the sum cannot overflow where the offsets' magnitudes add up below 2^31: a 16-bit and an 8-bit offset; no test then)
+    long bound = 0;
+    for (Value level : levels) {
+      Value ix = level.operand(1);
+      if (uniform(ix)) continue;
+      Value n = index32(ix, false);
+      int bits = n.type().intWidth();
+      bound += bits >= 32 ? 1L << 31 : n == ix || st.ssa().opcode(ix) == Opcode.SEXT ? 1L << (bits - 1) : (1L << bits) - 1;
+    }
+    boolean mayWrap = varying > 1 && bound > Integer.MAX_VALUE;
+    for (Value level : levels) {
+      Value ix = level.operand(1);
+      if (uniform(ix)) {
+        base = b.gep(level.gepSourceElementType(), base, List.of(scal(ix)), false, "");
+        continue;
+      }
+      elem = level.gepSourceElementType();
+      Value n = index32(ix, true);
+      if (idx == null) {
+        idx = n;
+      } else {
+        Value sum = b.add(idx, n, "narrow.index");
+        if (mayWrap) {
+          // (signed overflow of a + b: both operands' signs differ from the sum's)
+          Value o = b.icmpSlt(b.and(b.xor(idx, sum, ""), b.xor(n, sum, ""), ""), zero, "narrow.overflow");
+          overflow = overflow == null ? o : b.or(overflow, o, "");
+        }
+        idx = sum;
+      }
+    }
+    List<Value> fast = new ArrayList<>(), slow = new ArrayList<>();
+    Block fastEnd = null, slowEnd = null;
+    Block join = null;
+    if (overflow != null) {
+      Block pre = b.currentBlock();
+      Value any = b.icmpNe(b.cast(Opcode.BITCAST, overflow, st.context().intType(w), ""), b.constInt(st.context().intType(w), 0), "narrow.wraps");
+      Block fb = packet.appendBlock(nameOf(pre, ".narrow"));
+      Block sb = packet.appendBlock(nameOf(pre, ".wide"));
+      join = packet.appendBlock(nameOf(pre, ".gathered"));
+      fb.moveAfter(pre);
+      sb.moveAfter(fb);
+      join.moveAfter(sb);
+      b.condBr(any, sb, fb);
+      b.atEnd(sb);
+      Value rv = vec(root);
+      for (Value m : group) {
+        long off = windowOffset(m.operand(0));
+        Value ptrs = off == 0 ? rv : b.gep(st.context().i8(), rv, List.of(b.i64(off)), false, "");
+        slow.add(m.type().isVector() ? loadParts(m, m.type(), ptrs, 0, Math.max(1, m.alignment()))
+            : gatherOrCascade(m, m.type(), ptrs, Math.max(1, m.alignment()), ""));
+      }
+      slowEnd = b.currentBlock();
+      b.br(join);
+      b.atEnd(fb);
+    }
+    for (Value m : group) {
+      long off = windowOffset(m.operand(0));
+      int a = Math.max(1, m.alignment());
+      if (m.type().isVector()) {
+        // (a vector member <N x T> (clang's SLP-merged loads): one gather per element, element i at the member's offset + i * size(T))
+        Type et = m.type().elementType();
+        long es = st.module().allocSize(et);
+        List<Value> elements = new ArrayList<>();
+        for (int i = 0; i < m.type().vectorSize(); i++) {
+          Value bm = b.gep(st.context().i8(), base, List.of(b.i64(off + i * es)), false, "");
+          elements.add(gatherOrCascade(m, et, b.gep(elem, bm, List.of(idx), false, ""), partAlignment(a, i * es), ""));
+        }
+        fast.add(comp.concat(elements));
+        continue;
+      }
+      Value bm = off == 0 ? base : b.gep(st.context().i8(), base, List.of(b.i64(off)), false, "");
+      fast.add(gatherOrCascade(m, m.type(), b.gep(elem, bm, List.of(idx), false, ""), a, join == null ? nameOf(m) : ""));
+    }
+    if (join != null) {
+      fastEnd = b.currentBlock();
+      b.br(join);
+      b.atEnd(join);
+      for (int j = 0; j < group.size(); j++) {
+        Value phi = b.phi(fast.get(j).type(), nameOf(group.get(j)));
+        phi.addIncoming(fast.get(j), fastEnd);
+        phi.addIncoming(slow.get(j), slowEnd);
+        fast.set(j, phi);
+      }
+    }
+    for (int j = 0; j < group.size(); j++) {
+      if (group.get(j) != inst) narrowGathered.put(group.get(j), fast.get(j));
+    }
+    int gathers = 0;
+    for (Value m : group) gathers += elementsOf(m.type());
+    st.remark(Remark.Kind.MEMORY, current(), inst, group.size() + " load(s) at constant offsets from " + root.describe()
+        + " became " + gathers + " gather(s) with 32-bit indices off the uniform base (" + varying + " varying offset(s) of at most"
+        + " 32 bits" + (overflow != null ? ", summed in 32 bits; where a lane's sum overflows, gathers from the 64-bit pointers"
+            : varying > 1 ? ", summed in 32 bits, where their magnitudes cannot overflow" : "")
+        + "), not windows and per-lane loads: " + reason);
+    return fast.get(group.indexOf(inst));
+  }
+
   /** Whether the last {@link #emitDynamicVariants} emitted the two-valued variant (for its remark). */
   private boolean lastTwoValued;
 
@@ -1657,6 +1887,15 @@ final class MemoryWidener extends EmissionPhase {
     // sign-extended: one 16-lane gather per element on AVX-512 instead of two 8-lane ones off the 64-bit pointers)
     for (int j = 0; j < group.size(); j++) {
       Value mem = group.get(j);
+      if (mem.type().isVector()) {
+        // (narrow gathers, where they apply, for the vector members too: one 32-bit index packet for the group)
+        Value nd = narrowGathered.remove(mem);
+        if (nd == null) nd = narrowGathers(mem, mem.type(), mem.operand(0));
+        if (nd != null) {
+          otherValues.add(nd);
+          continue;
+        }
+      }
       List<Value> levels = localPointers && mem.type().isVector() ? narrowOffsetLevels(roots.get(rootOf[j])) : null;
       otherValues.add(levels != null ? rebuiltGathers(mem, levels) : fallbackLoad(mem, rv.get(rootOf[j])));
     }
@@ -1788,6 +2027,10 @@ final class MemoryWidener extends EmissionPhase {
     Type vt = packetType(mem, t);
     Value ptr = mem.operand(0);
     int align = Math.max(1, mem.alignment());
+    Value narrowDone = narrowGathered.remove(mem);
+    if (narrowDone != null) return narrowDone;
+    Value narrow = narrowGathers(mem, t, ptr);
+    if (narrow != null) return narrow;
     Value window = windowLoad(mem, t, ptr);
     if (window != null) return window;
     Value lookup = tableLookup(mem, t, vt, ptr, align);
@@ -1964,8 +2207,10 @@ final class MemoryWidener extends EmissionPhase {
    * loop now was in it at the reload, so its address now is the reload's plus the bytes used; nothing
    * in the loop writes memory, so the window still holds what a load would read. No new fault: the
    * 8 bytes are read only when they lie in the page of the lane's address, which the scalar code
-   * reads now (every active lane's {@code addr mod 4096 <= 4088}); otherwise this iteration loads the
-   * bytes one per lane and the next reloads. Inactive lanes read the dummy slot, as per-lane loads do.
+   * reads now (every active lane's {@code addr mod 4096 <= 4088}); otherwise the windows are read from
+   * inside the lanes' pages and shifted ({@link #byteWindowShifted}, the default) or, with the knob's older
+   * forms, this iteration loads the bytes one per lane and the next reloads ({@link #byteWindowPageEnd}).
+   * Inactive lanes read the dummy slot, as per-lane loads do.
    * The hazard is the same as {@link #wordGather}'s: up to 7 bytes after the string's last one are read
    * (never used), which memory checkers see (docs/limits.md). Returns null where the shape does not
    * hold.
@@ -2001,6 +2246,7 @@ final class MemoryWidener extends EmissionPhase {
     Value j = vars().read(used, n + ".used");
     Value win = vars().read(window, n + ".window");
     Block pre = b.currentBlock();
+    if (byteWindowPageEnd() == PageEnd.SHIFTED || byteWindowPageEnd() == PageEnd.ALWAYS) return byteWindowShifted(inst, t, vt, addrs, m, full, bits, dummy, n, used, window, j, win, pre);
     Block[] bs = blocksAfter(pre, ".reload", ".window", ".bytes", ".loaded");
     Block reload = bs[0], fast = bs[1], slow = bs[2], join = bs[3];
     Value jPlus = b.add(j, b.i64(1), "");
@@ -2068,22 +2314,182 @@ final class MemoryWidener extends EmissionPhase {
     return res;
   }
 
+  /** How {@link #byteWindow} treats a lane whose 8-byte window would cross into the next page: {@link #byteWindowPageEnd}. */
+  enum PageEnd {
+    /**
+     * Where an active lane is near its page's end, the reload loads every lane's window from its address clamped
+     * to its page and shifts it down to the lane's byte; other reloads as before (the default since the nineteenth round).
+     */
+    SHIFTED,
+    /** Every reload clamps and shifts (no test of the page offsets, one reload block). */
+    ALWAYS,
+    /** That iteration's bytes one per lane in a loop over the active lanes, a reload in the next iteration (fourteenth round). */
+    LOOP,
+    /** That iteration's bytes as W unrolled per-lane loads, a reload in the next iteration (before the fourteenth round). */
+    UNROLLED
+  }
+
   /**
-   * Whether {@link #byteWindow}'s rare path (a lane's window would cross into the next page) loads
-   * its W bytes in a loop over the lanes ({@link #byteWindowSlowLanes}) instead of W unrolled
-   * per-lane loads: {@code -Dpacketizer.byteWindows.slowLanes=loop} (the default) or
-   * {@code unrolled} (the rule before the fourteenth round). The path runs only when a lane walks over
-   * a page's end (up to 7 consecutive iterations per lane and 4096 bytes walked); unrolled it was the
-   * second largest block of strhash's packet function (W16/AVX-512: 97 of 298 machine instructions).
-   * Read at each use, so that a test can set it.
+   * How {@link #byteWindow} treats a lane whose window would cross into the next page (its address within
+   * 8 bytes of a page's end): {@code -Dpacketizer.byteWindows.slowLanes=shifted} (the default): a reload with
+   * such an active lane loads each lane's 8 bytes from its address clamped to its page and shifts them
+   * down ({@link #byteWindowShifted}), and the next reload comes when that lane's window runs out;
+   * {@code always}: every reload does so (no page test; measured slower on the common path); {@code loop}
+   * or {@code unrolled} (the forms before): that iteration's bytes one per lane (a loop over the active
+   * lanes, or W unrolled loads, {@link #byteWindowSlowLanes}) and a reload in the next iteration, so that
+   * a lane walking over a page's end takes that path in up to 7 consecutive iterations. That made strhash
+   * bimodal in the bench (issue 16, nineteenth round, docs/performance.md): where the bench's 320-byte
+   * table crosses a page, W16 ran at 33 ns per element instead of 12. Read at each use, so that a test can
+   * set it.
    */
-  static boolean byteWindowSlowLoop() {
-    String v = System.getProperty("packetizer.byteWindows.slowLanes", "loop");
+  static PageEnd byteWindowPageEnd() {
+    String v = System.getProperty("packetizer.byteWindows.slowLanes", "shifted");
     return switch (v) {
-      case "loop" -> true;
-      case "unrolled" -> false;
-      default -> throw new IllegalArgumentException("-Dpacketizer.byteWindows.slowLanes=" + v + ": expected loop or unrolled");
+      case "shifted" -> PageEnd.SHIFTED;
+      case "always" -> PageEnd.ALWAYS;
+      case "loop" -> PageEnd.LOOP;
+      case "unrolled" -> PageEnd.UNROLLED;
+      default -> throw new IllegalArgumentException("-Dpacketizer.byteWindows.slowLanes=" + v + ": expected shifted, always, loop or unrolled");
     };
+  }
+
+  /**
+   * Whether {@link #byteWindowShifted}'s reload from inside the pages is one masked gather of the lanes' clamped
+   * addresses ({@code -Dpacketizer.byteWindows.inPage=gather}) or W extractions of those addresses with W loads
+   * ({@code lanes}); {@code auto} (the default): the gather where gathers stay gathers ({@link #gatherLowering}
+   * {@code HARDWARE_GATHER}: x86 targets with fast gather instructions, and other architectures, where LLVM
+   * lowers it), the W loads where a gather would be expanded into per-lane branches (AVX2 without fast gathers,
+   * SSE). Measured (docs/performance.md, nineteenth round): at W16/AVX-512 the two equally fast (15.5 against 15.1
+   * ns per element with strhash's table across a page) and the gather 85 machine instructions shorter (233
+   * against 318); at W8/haswell the expanded gather 28.8 against 23.6 ns. Read at each use.
+   */
+  boolean byteWindowInPageGather() {
+    String v = System.getProperty("packetizer.byteWindows.inPage", "auto");
+    return switch (v) {
+      case "gather" -> true;
+      case "lanes" -> false;
+      case "auto" -> gatherLowering() == GatherLowering.HARDWARE_GATHER;
+      default -> throw new IllegalArgumentException("-Dpacketizer.byteWindows.inPage=" + v + ": expected auto, gather or lanes");
+    };
+  }
+
+  /** Whether {@link #byteWindow}'s rare path is the loop over the lanes ({@link #byteWindowPageEnd} {@code loop}). */
+  static boolean byteWindowSlowLoop() { return byteWindowPageEnd() == PageEnd.LOOP; }
+
+  /**
+   * {@link #byteWindow}'s reload for {@link PageEnd#SHIFTED} and {@link PageEnd#ALWAYS}, from {@code pre} on:
+   * where the bytes used reach 8, a reload; with {@code SHIFTED}, where no active lane's address lies within
+   * 8 bytes of its page's end, the plain one (as in the other forms). Otherwise every lane reloads its window
+   * from its address {@code a} moved back by {@code d = max(0, (a mod 4096) - 4088)} bytes, so that the 8
+   * bytes read end at or before the last byte of {@code a}'s page, and the window is shifted right by
+   * {@code 8 d} bits, which puts the byte at {@code a} lowest (little-endian, as the windows' shifts assume)
+   * with {@code 8 - d} valid bytes above it. The scalar code reads the byte at {@code a} in this iteration,
+   * so {@code a}'s page is readable, and nothing outside it is read (the bytes between the clamped address
+   * and {@code a} lie before {@code a} in the same page). The bytes used after such a reload are
+   * {@code 1 + max d} over the active lanes instead of 1, so the next reload comes when the window of the
+   * lane nearest its page's end runs out, at the first byte of its next page, which that lane reads only if
+   * its string goes on (the reload limit stays the constant 8: a loop-carried limit, the active lanes'
+   * minimum, measured slower when the byte windows came). Inactive lanes read the dummy slot unshifted and do
+   * not count for the maximum. No loop over lanes and no byte loads: a lane crossing a page costs one such
+   * reload instead of up to 7 iterations on a rare path.
+   */
+  private Value byteWindowShifted(Value inst, Type t, Type vt, Value addrs, Value m, boolean full, Value bits, Value dummy,
+      String n, SlotSsa.Var used, SlotSsa.Var window, Value j, Value win, Block pre) {
+    var ctx = st.context();
+    Type i64 = ctx.i64();
+    Type i8 = ctx.i8();
+    Type wideT = i64.vectorOf(w);
+    boolean always = byteWindowPageEnd() == PageEnd.ALWAYS;
+    Block[] bs = always ? blocksAfter(pre, ".reload", ".loaded") : blocksAfter(pre, ".reload", ".window", ".in.page", ".loaded");
+    Block reload = bs[0], join = bs[bs.length - 1];
+    Value jPlus = b.add(j, b.i64(1), "");
+    b.condBr(b.icmpUlt(j, b.i64(WINDOW_BYTES), n + ".left"), join, reload);
+    b.atEnd(reload);
+    Value offs = b.and(b.cast(Opcode.PTRTOINT, addrs, wideT, ""), b.splat(b.i64(PAGE_BYTES - 1), w, ""), "");
+    int[] order = windowOrder();
+    Value plain = null;
+    Block plainEnd = null;
+    if (!always) {
+      // (the common reload as in the other forms: no lane near its page's end)
+      Value crosses = b.icmpUlt(b.splat(b.i64(PAGE_BYTES - WINDOW_BYTES), w, ""), offs, "");
+      if (!full) crosses = b.and(crosses, m, "");
+      b.condBr(masks.any(crosses, n + ".crosses.page"), bs[2], bs[1]);
+      b.atEnd(bs[1]);
+      java.util.function.IntFunction<Value> root = laneRoots(addrs);
+      plain = b.poison(wideT);
+      for (int k = 0; k < w; k++) {
+        Value p = laneAddress(root.apply(k), k, bits, dummy);
+        plain = b.insertElement(plain, b.load(i64, p, 1, ""), order == null ? k : order[k], "");
+      }
+      plainEnd = b.currentBlock();
+      b.br(join);
+      b.atEnd(bs[2]);
+    }
+    Value back = b.call(st.module().intrinsic("llvm.usub.sat", wideT), List.of(offs, b.splat(b.i64(PAGE_BYTES - WINDOW_BYTES), w, "")), n + ".page.back");
+    if (!full) back = b.select(m, back, b.constNull(wideT), "");
+    Value clamped = b.gep(i8, addrs, List.of(b.sub(b.constNull(wideT), back, "")), false, n + ".in.page");
+    Value fresh;
+    if (byteWindowInPageGather()) {
+      // one masked gather of the active lanes' 8 bytes (inactive lanes 0), shifted in lane order, then put in
+      // the windows' order
+      Function g = st.module().intrinsic("llvm.masked.gather", wideT, clamped.type());
+      Value got = b.call(g, List.of(clamped, b.i32(1), m, b.constNull(wideT)), n + ".in.page.bytes");
+      fresh = b.binop(Opcode.LSHR, got, b.binop(Opcode.SHL, back, b.splat(b.i64(3), w, ""), ""), n + ".shifted");
+      if (order != null) {
+        // (lane k's window goes to position order[k])
+        int[] inv = new int[w];
+        for (int k = 0; k < w; k++) inv[order[k]] = k;
+        List<Value> idx = new ArrayList<>();
+        for (int q = 0; q < w; q++) idx.add(b.i32(inv[q]));
+        fresh = b.shuffle(fresh, b.poison(wideT), b.constVector(idx), n + ".shifted.order");
+      }
+    } else {
+      fresh = b.poison(wideT);
+      for (int k = 0; k < w; k++) {
+        Value p = laneAddress(b.extractElement(clamped, k, ""), k, bits, dummy);
+        fresh = b.insertElement(fresh, b.load(i64, p, 1, ""), order == null ? k : order[k], "");
+      }
+      Value shift = back;
+      if (order != null) {
+        // (lane k's window sits at position order[k]: its shift goes there too)
+        int[] inv = new int[w];
+        for (int k = 0; k < w; k++) inv[order[k]] = k;
+        List<Value> idx = new ArrayList<>();
+        for (int q = 0; q < w; q++) idx.add(b.i32(inv[q]));
+        shift = b.shuffle(back, b.poison(wideT), b.constVector(idx), "");
+      }
+      fresh = b.binop(Opcode.LSHR, fresh, b.binop(Opcode.SHL, shift, b.splat(b.i64(3), w, ""), ""), n + ".shifted");
+    }
+    Value most = b.call(st.module().intrinsic("llvm.vector.reduce.umax", i8.vectorOf(w)), List.of(b.cast(Opcode.TRUNC, back, i8.vectorOf(w), "")), "");
+    Value start = b.add(b.cast(Opcode.ZEXT, most, i64, ""), b.i64(1), n + ".used.start");
+    Block shiftedEnd = b.currentBlock();
+    b.br(join);
+    b.atEnd(join);
+    Value winX = b.phi(wideT, n + ".win");
+    winX.addIncoming(win, pre);
+    if (plain != null) winX.addIncoming(plain, plainEnd);
+    winX.addIncoming(fresh, shiftedEnd);
+    Value next = b.phi(i64, n + ".next");
+    next.addIncoming(jPlus, pre);
+    if (plain != null) next.addIncoming(b.i64(1), plainEnd);
+    next.addIncoming(start, shiftedEnd);
+    Value res;
+    if (order == null) {
+      res = b.cast(Opcode.TRUNC, winX, vt, nameOf(inst));
+    } else {
+      Value dwords = b.cast(Opcode.BITCAST, winX, ctx.i32().vectorOf(2 * w), "");
+      List<Value> idx = new ArrayList<>();
+      for (int k = 0; k < w; k++) idx.add(b.i32(2L * order[k]));
+      res = b.cast(Opcode.TRUNC, b.shuffle(dwords, b.poison(dwords.type()), b.constVector(idx), ""), vt, nameOf(inst));
+    }
+    vars().write(used, next);
+    vars().write(window, b.binop(Opcode.LSHR, winX, b.splat(b.i64(8), w, ""), n + ".window.next"));
+    st.stats().laneLoads++;
+    st.remark(Remark.Kind.MEMORY, current(), inst, "byte load whose address advances by one per iteration of a loop that"
+        + " writes no memory: each lane reads " + WINDOW_BYTES + " bytes once every " + WINDOW_BYTES + " iterations (one"
+        + " load per lane where there were " + WINDOW_BYTES + "), and each iteration takes its byte by a shift; a lane near"
+        + " its page's end reads the page's last " + WINDOW_BYTES + " bytes, shifted (knob -Dpacketizer.byteWindows=false)");
+    return res;
   }
 
   /**

@@ -62,8 +62,9 @@ class ByteWindowTest {
    * alignment of their start and end), and strings starting 0..7 bytes after one: one lane each, W
    * lanes per call, compared lane by lane with the scalar function. A window of 8 bytes read at a
    * lane's address near the page's end (no page test) faults. The reloads near the page's end take the
-   * rare path, with {@code -Dpacketizer.byteWindows.slowLanes=loop} (the default: a loop over the lane
-   * numbers) and {@code unrolled} (W byte loads); lanes that have left the loop read the dummy slot.
+   * page-end form of {@code -Dpacketizer.byteWindows.slowLanes=shifted} (the default: the page's last 8
+   * bytes, shifted) or the rare path of {@code loop} (a loop over the lane numbers) and {@code unrolled} (W
+   * byte loads); lanes that have left the loop read the dummy slot.
    */
   @Test
   void guardPageRightAfterTheStrings() throws Throwable {
@@ -81,7 +82,7 @@ class ByteWindowTest {
       for (int d = 0; d < 8; d++) for (int len = 0; len <= 70; len++) strings[n++] = new int[] {(int) page - d - len, len};
       for (int a = 0; a < 8; a++) for (int len = 0; len <= 70; len++) strings[n++] = new int[] {a, len};
       for (String wc : List.of("4 x86-64-v2", "8 haswell", "16 znver4")) {
-       for (String slowLanes : List.of("loop", "unrolled")) {
+       for (String slowLanes : List.of("shifted", "loop", "unrolled")) {
         int w = Integer.parseInt(wc.split(" ")[0]);
         String cpu = wc.split(" ")[1];
         Knobs.with("packetizer.byteWindows.slowLanes", slowLanes, () -> withKnob("true", () -> {
@@ -141,8 +142,88 @@ class ByteWindowTest {
   }
 
   /**
+   * The page-end form of the reload ({@code -Dpacketizer.byteWindows.slowLanes=shifted}, the default, and
+   * {@code always}; issue 16, nineteenth round): a lane whose window would cross into the next page loads the
+   * 8 bytes ending at its page's last byte and shifts them down, and the next reload comes when its bytes run
+   * out. Memory [PROT_NONE][rw][rw][PROT_NONE]: for every length 0..48 and every lane, a packet in which that
+   * lane's string ends exactly at the last byte before the trailing guard page, the other lanes random strings
+   * ending within 24 bytes of it, crossing the inner page boundary (their windows shifted, then reloaded
+   * from the second page) or anywhere; each lane against the scalar call. A window read across the
+   * guard page faults; a reload after the shifted one that came too late (after 8 bytes, not after the
+   * shifted window's bytes) gives wrong hashes for the lanes crossing the inner boundary. The {@code loop}
+   * form (the rule before) runs the same packets. W4 x86-64-v2 (knob {@code true}), W8 and W16 on haswell
+   * (the windows' lane order 0 1 4 5 2 3 6 7, so the shifts are permuted too; W loads from the clamped
+   * addresses) and W16 on znver4 (one masked gather, {@code -Dpacketizer.byteWindows.inPage=auto}).
+   */
+  @Test
+  void stringsEndingAtThePagesLastByteInEveryLane() throws Throwable {
+    long page = 4096;
+    MemorySegment map = WordGatherTest.mmap(4 * page);
+    try (LlvmContext ctx = LlvmContext.create()) {
+      WordGatherTest.mprotect(map.asSlice(page, 2 * page), 2 * page, 3);
+      MemorySegment rw = map.asSlice(page, 2 * page);
+      int size = (int) (2 * page);
+      Random rnd = new Random(19);
+      for (long k = 0; k < size; k++) rw.set(ValueLayout.JAVA_BYTE, k, (byte) (rnd.nextInt(16) == 0 ? 0 : 1 + rnd.nextInt(255)));
+      for (String wc : List.of("4 x86-64-v2", "8 haswell", "16 haswell", "16 znver4")) {
+        int w = Integer.parseInt(wc.split(" ")[0]);
+        String cpu = wc.split(" ")[1];
+        for (String form : List.of("shifted", "always", "loop")) {
+          Knobs.with("packetizer.byteWindows.slowLanes", form, () -> withKnob("true", () -> {
+            try (LlvmModule m = PlainC.compile(ctx, "byte_windows.c", "-O2", "-march=" + cpu)) {
+              for (String fn : FUNCTIONS) {
+                new Packetizer(PacketizerOptions.builder().valueNames(true).width(w).params("uvv").targetCpu(cpu).verifyEachPhase(true).build())
+                    .run(m, fn, fn + "_simd");
+                String ir = m.function(fn + "_simd").orElseThrow().print();
+                boolean shifted = !form.equals("loop");
+                assertEquals(shifted, ir.contains("@llvm.usub.sat.v" + w + "i64("), fn + " W" + w + " " + form + "\n" + ir);
+                assertEquals(!form.equals("always"), ir.contains(".crosses.page"), fn + " W" + w + " " + form + "\n" + ir);
+                assertEquals(form.equals("loop"), ir.contains(".lanes.acc = phi <" + w + " x i8>"), fn + " W" + w + " " + form + "\n" + ir);
+                // (the reload from inside the pages: one gather where gathers stay gathers (znver4), W loads elsewhere)
+                assertEquals(shifted && cpu.equals("znver4"), ir.contains("@llvm.masked.gather.v" + w + "i64"), fn + " W" + w + " " + form + "\n" + ir);
+              }
+              try (Jit jit = Jit.host()) {
+                jit.addModule(m);
+                for (String fn : FUNCTIONS) {
+                  JitFunction scalar = jit.function(fn), packet = jit.function(fn + "_simd");
+                  for (int len = 0; len <= 48; len++) {
+                    for (int lane = 0; lane < w; lane++) {
+                      int[] start = new int[w], lens = new int[w];
+                      for (int k = 0; k < w; k++) {
+                        int l = rnd.nextInt(49);
+                        int kind = rnd.nextInt(3);
+                        // near the end; across the inner page boundary (1..8 bytes before it); anywhere
+                        int st = kind == 0 ? size - l - rnd.nextInt(Math.min(24, size - l) + 1)
+                            : kind == 1 ? (int) page - 1 - rnd.nextInt(8) : rnd.nextInt(size - l + 1);
+                        start[k] = Math.min(st, size - l);
+                        lens[k] = l;
+                      }
+                      start[lane] = size - len;
+                      lens[lane] = len;
+                      int[] got = (int[]) packet.call(rw, start, lens);
+                      for (int k = 0; k < w; k++) {
+                        int want = (int) scalar.call(rw, start[k], lens[k]);
+                        assertEquals(want, got[k], fn + " W" + w + " " + cpu + " " + form + " lane " + k + " start " + start[k] + " len " + lens[k]);
+                      }
+                    }
+                  }
+                }
+              }
+            } catch (Throwable t) {
+              throw new AssertionError(t);
+            }
+          }));
+        }
+      }
+    } finally {
+      WordGatherTest.munmap(map, 4 * page);
+    }
+  }
+
+  /**
    * The structure: with the knob's default, haswell W8 and znver4 W16 read the byte loops' bytes as
-   * one 8-byte load per lane (W {@code load i64} per byte loop) behind the test of the bytes left, and
+   * one 8-byte load per lane (W {@code load i64} per byte loop, and W more on haswell or one gather on znver4 for
+   * the reload from inside the pages near a page's end) behind the test of the bytes left, and
    * shift the windows by a constant byte per iteration; x86-64-v2 W4 keeps its per-lane byte loads
    * (measured: a loss at W4); the knob {@code false} keeps them everywhere. On haswell (32-byte
    * registers) the windows are in the lane order 0 1 4 5 2 3 6 7, narrowed by one shuffle of their
@@ -164,7 +245,11 @@ class ByteWindowTest {
             assertEquals(0, TableLookupTest.count(off, "load i64, ptr"), off);
             // (one window per lane and byte loop: rows_hash's three entries of the inner loop are unrolled by clang -O2)
             int loops = fn.equals("rows_hash") ? 3 : 1;
-            assertEquals(w >= 8 ? loops * w : 0, TableLookupTest.count(on, "load i64, ptr"), fn + " W" + w + "\n" + on);
+            // (and the reload from inside the pages near a page's end: W more loads on haswell, whose gathers would be
+            // expanded, one gather on znver4)
+            int perLoop = cpu.equals("haswell") ? 2 * w : w;
+            assertEquals(w >= 8 ? loops * perLoop : 0, TableLookupTest.count(on, "load i64, ptr"), fn + " W" + w + "\n" + on);
+            assertEquals(cpu.equals("znver4") ? loops : 0, TableLookupTest.count(on, "call <" + w + " x i64> @llvm.masked.gather"), fn + " W" + w + "\n" + on);
             // (the windows shifted by one byte per iteration: a constant shift, carried by the loop)
             long shifts = java.util.regex.Pattern.compile("lshr <" + w + " x i64> %[\\w.]+, splat \\(i64 8\\)").matcher(on).results().count();
             assertEquals(w >= 8 ? loops : 0, shifts, fn + " W" + w + "\n" + on);

@@ -21,36 +21,17 @@ import org.packetizer.core.toolchain.BundledClang;
  * implies (a generic clang {@code -O2} bitcode retargeted by a CPU name alone keeps its x86-64 baseline attributes).
  */
 class CpuLatencyTableTest {
-  static final String IR = """
-      define i32 @m32(i32 %a, i32 %b) {
-        %r = mul i32 %a, %b
-        ret i32 %r
-      }
-      define i16 @m16(i16 %a, i16 %b) {
-        %r = mul i16 %a, %b
-        ret i16 %r
-      }
-      define i64 @m64(i64 %a, i64 %b) {
-        %r = mul i64 %a, %b
-        ret i64 %r
-      }
-      define i32 @m33(i32 %a) {
-        %r = mul i32 %a, 33
-        ret i32 %r
-      }
-      define i32 @m31(i32 %a) {
-        %r = mul i32 31, %a
-        ret i32 %r
-      }
-      define float @fa(float %a, float %b) {
-        %r = fadd float %a, %b
-        ret float %r
-      }
-      define float @fm(float %a, float %b) {
-        %r = fmul float %a, %b
-        ret float %r
-      }
-      """;
+  /** A function {@code name} of one instruction, {@code %r = op ty lhs, rhs} (operands {@code %a}, {@code %b} or constants). */
+  static String binary(String name, String op, String ty, String lhs, String rhs) {
+    String params = ty + " %a" + (lhs.equals("%b") || rhs.equals("%b") ? ", " + ty + " %b" : "");
+    return "define " + ty + " @" + name + "(" + params + ") {\n  %r = " + op + " " + ty + " " + lhs + ", " + rhs + "\n  ret " + ty
+        + " %r\n}\n";
+  }
+
+  /** Multiplies of 32, 16 and 64-bit integers, by 33 and 31 (2^k+-1; 31 as the first operand), a float add and multiply. */
+  static final String IR = binary("m32", "mul", "i32", "%a", "%b") + binary("m16", "mul", "i16", "%a", "%b")
+      + binary("m64", "mul", "i64", "%a", "%b") + binary("m33", "mul", "i32", "%a", "33") + binary("m31", "mul", "i32", "31", "%a")
+      + binary("fa", "fadd", "float", "%a", "%b") + binary("fm", "fmul", "float", "%a", "%b");
 
   /** A foreign kernel: FNV-1a over a lane's byte range (the recurrence is an xor and a 32-bit multiply), clang -O2. */
   static final String FNV = """
@@ -65,24 +46,52 @@ class CpuLatencyTableTest {
     return f.blocks().get(0).instructions().get(0);
   }
 
+  /**
+   * The family per CPU name: Intel's cores from Haswell INTEL; the generic names by LLVM's scheduling model for them
+   * (the bundled {@code llvm-mca -mcpu=NAME} on {@code pmulld}: x86-64, x86-64-v2, generic and none 5 cycles, LLVM's
+   * Sandy Bridge model; x86-64-v3 and -v4 10, its Haswell and Skylake-server models), and the cores before Haswell that
+   * LLVM models as Sandy Bridge; Zen and unknown names GENERIC; null (no CPU known) GENERIC.
+   */
   @ParameterizedTest(name = "cpu={0}")
   @CsvSource({"sapphirerapids, INTEL", "skylake-avx512, INTEL", "haswell, INTEL", "icelake-server, INTEL", "alderlake, INTEL",
-      "znver4, GENERIC", "znver3, GENERIC", "x86-64, GENERIC", "x86-64-v4, GENERIC", "'', GENERIC", "SapphireRapids, INTEL"})
+      "SapphireRapids, INTEL", "x86-64-v3, INTEL", "x86-64-v4, INTEL", "X86-64-V4, INTEL",
+      "x86-64, SANDY_BRIDGE", "x86-64-v2, SANDY_BRIDGE", "generic, SANDY_BRIDGE", "'', SANDY_BRIDGE", "sandybridge, SANDY_BRIDGE",
+      "nehalem, SANDY_BRIDGE", "znver4, GENERIC", "znver3, GENERIC", "btver2, GENERIC", "no-such-cpu, GENERIC"})
   void theFamilyFollowsTheCpuName(String cpu, Latency.Family family) {
     assertEquals(family, Latency.family(cpu, false));
     assertEquals(Latency.Family.ARM, Latency.family(cpu, true));
   }
 
-  @Test
-  void theKnobKeepsTheGenericTable() {
-    System.setProperty("packetizer.latency.perCpu", "false");
+  /** {@code System.setProperty(property, value)} around {@code r}, the property's value restored after. */
+  static void withKnob(String property, String value, Runnable r) {
+    String before = System.getProperty(property);
+    System.setProperty(property, value);
     try {
-      assertEquals(Latency.Family.GENERIC, Latency.family("sapphirerapids", false));
+      r.run();
     } finally {
-      System.clearProperty("packetizer.latency.perCpu");
+      if (before == null) System.clearProperty(property);
+      else System.setProperty(property, before);
     }
+  }
+
+  @Test
+  void theKnobsKeepTheEarlierTables() {
+    // perCpu=false: every x86 name the single table of the seventeenth round
+    withKnob("packetizer.latency.perCpu", "false", () -> {
+      for (String cpu : List.of("sapphirerapids", "x86-64-v2", "x86-64-v3")) assertEquals(Latency.Family.GENERIC, Latency.family(cpu, false), cpu);
+    });
+    // genericNames=generic: the eighteenth round's rule (generic names and the cores before Haswell GENERIC)
+    withKnob("packetizer.latency.genericNames", "generic", () -> {
+      for (String cpu : List.of("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4", "", "sandybridge")) {
+        assertEquals(Latency.Family.GENERIC, Latency.family(cpu, false), cpu);
+      }
+      assertEquals(Latency.Family.INTEL, Latency.family("sapphirerapids", false));
+    });
+    withKnob("packetizer.latency.genericNames", "host", () ->
+        assertThrows(IllegalArgumentException.class, () -> Latency.family("x86-64", false)));
     assertEquals(Latency.Family.GENERIC, Latency.family(null, false));
     assertEquals(Latency.Family.INTEL, Latency.family("sapphirerapids", false));
+    assertEquals(Latency.Family.SANDY_BRIDGE, Latency.family("x86-64-v2", false));
   }
 
   @Test
@@ -90,6 +99,8 @@ class CpuLatencyTableTest {
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(IR, "lat")) {
       // Intel (uops.info / Agner Fog: vpmullw 5, vpmulld 10, vpmullq 15; a multiply by 2^k+-1 is a shift and an add)
       double[] intel = {10, 5, 15, 2, 2};
+      // LLVM's Sandy Bridge model (pmulld / pmullw 5; 64-bit: pmuludq 5 and a shift and an add, 7)
+      double[] sandyBridge = {5, 5, 7, 2, 2};
       // generic and Zen 4 (vpmull* 3): the table as it was
       double[] generic = {3, 3, 3, 3, 3};
       String[] fns = {"m32", "m16", "m64", "m33", "m31"};
@@ -97,6 +108,7 @@ class CpuLatencyTableTest {
         Value mul = first(m.function(fns[i]).orElseThrow());
         assertEquals(Opcode.MUL, mul.opcode());
         assertEquals(intel[i], Latency.of(mul, Latency.Family.INTEL), fns[i]);
+        assertEquals(sandyBridge[i], Latency.of(mul, Latency.Family.SANDY_BRIDGE), fns[i]);
         assertEquals(generic[i], Latency.of(mul, Latency.Family.GENERIC), fns[i]);
         assertEquals(3, Latency.of(mul, Latency.Family.ARM), fns[i]);
         assertEquals(generic[i], Latency.of(mul, false), fns[i]);
@@ -105,10 +117,44 @@ class CpuLatencyTableTest {
       for (String fn : List.of("fa", "fm")) {
         Value op = first(m.function(fn).orElseThrow());
         assertEquals(Latency.of(op, Latency.Family.GENERIC), Latency.of(op, Latency.Family.INTEL), fn);
+        assertEquals(Latency.of(op, Latency.Family.GENERIC), Latency.of(op, Latency.Family.SANDY_BRIDGE), fn);
       }
       assertEquals(3, Latency.of(first(m.function("fa").orElseThrow()), Latency.Family.INTEL));
       assertEquals(4, Latency.of(first(m.function("fm").orElseThrow()), Latency.Family.INTEL));
     }
+  }
+
+  /** {@code body} on the FNV kernel compiled by the bundled clang at -O2 for no CPU (generic x86-64 attributes). */
+  static void withGenericFnv(java.util.function.Consumer<Function> body) {
+    byte[] bc = BundledClang.locate().compileToBitcode(FNV, "fnv.c", List.of("-O2"));
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseBitcode(bc, "fnv")) {
+      Function f = m.function("fnv").orElseThrow();
+      assertEquals("x86-64", f.stringAttribute("target-cpu").orElse(""), "generic bitcode");
+      body.accept(f);
+    }
+  }
+
+  /**
+   * The generic ISA levels named in the options, on the generic FNV bitcode: the recurrence (xor 1 + the multiply) 6
+   * cycles on x86-64-v2 (LLVM's Sandy Bridge model, pmulld 5) and 11 on x86-64-v3/-v4 (its Haswell / Skylake-server
+   * models, vpmulld 10); the plain rule's count at the bench's widths: 2 at W4 x86-64-v2 and W8 x86-64-v3, 1 at W16
+   * x86-64-v4 (throughput 9.8 against 11); with {@code genericNames=generic} 4 cycles and 1 everywhere (the eighteenth
+   * round's rule).
+   */
+  @ParameterizedTest(name = "W={1} cpu={0}")
+  @CsvSource({"x86-64-v2, 4, 6.0, 2", "x86-64-v3, 8, 11.0, 2", "x86-64-v4, 16, 11.0, 1", "x86-64, 4, 6.0, 2"})
+  void aGenericLevelTakesLlvmsModelForItsName(String cpu, int w, double latency, int ic) {
+    withGenericFnv(f -> {
+      List<ParamKind> kinds = ParamKind.parseLetters("uvv");
+      Interleave.Choice plain = Interleave.choose(f, w, 0, kinds, null, cpu, null);
+      assertEquals(latency, plain.loops().get(0).latency(), plain.describe(w));
+      assertEquals(ic, plain.factor(), plain.describe(w));
+      withKnob("packetizer.latency.genericNames", "generic", () -> {
+        Interleave.Choice before = Interleave.choose(f, w, 0, kinds, null, cpu, null);
+        assertEquals(4.0, before.loops().get(0).latency(), before.describe(w));
+        assertEquals(1, before.factor(), before.describe(w));
+      });
+    });
   }
 
   /**
@@ -121,10 +167,7 @@ class CpuLatencyTableTest {
   @CsvSource({"sapphirerapids, 32, 512, 11.0, 2", "skylake-avx512, 32, 512, 11.0, 2", "znver4, 32, 512, 4.0, 1",
       "haswell, 16, 256, 11.0, 2"})
   void aCpuNameAloneGivesItsRegistersAndLatencies(String cpu, int registers, int bits, double latency, int refillIc) {
-    byte[] bc = BundledClang.locate().compileToBitcode(FNV, "fnv.c", List.of("-O2"));
-    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseBitcode(bc, "fnv")) {
-      Function f = m.function("fnv").orElseThrow();
-      assertEquals("x86-64", f.stringAttribute("target-cpu").orElse(""), "generic bitcode");
+    withGenericFnv(f -> {
       Interleave.Registers r = Interleave.registers(f, cpu, null);
       assertEquals(registers, r.count(), cpu);
       assertEquals(bits, r.bits(), cpu);
@@ -146,6 +189,6 @@ class CpuLatencyTableTest {
       if (registers == 32) {
         assertEquals(16, Interleave.registers(f, cpu, "-avx512f").count(), cpu);
       }
-    }
+    });
   }
 }

@@ -1,0 +1,118 @@
+package org.packetizer.core;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.packetizer.core.api.PacketizerOptions;
+import org.packetizer.core.ir.Function;
+import org.packetizer.core.ir.LlvmModule;
+
+/**
+ * The one rule for a CPU or features named in the API's options ({@link PacketizerOptions#targetCpu()} /
+ * {@link PacketizerOptions#targetFeatures()}) against the functions' {@code "target-cpu"} / {@code "target-features"}
+ * attributes (issue 16, nineteenth round): the functions a run MAKES (the packet function, its helpers, the drivers)
+ * carry the options' target, so every decision of the run and LLVM's code generation agree, as the command's
+ * {@code --target-cpu} / {@code --target-features} (which retarget the whole module) already did. The user's functions
+ * keep their own attributes.
+ *
+ * <p>How: during a top-level run every defined function of the module carries the options' target ({@link #retarget}):
+ * the decisions that read a function's attributes (rounded conversions, the vector-math routes, mask registers, the
+ * hardware width) then read what the options name, and what the run clones from the scalar function inherits it.
+ * Afterwards the user's functions get their own attributes back ({@link #restore}); a function the run made from
+ * nothing gets the options' target where it carries none ({@link #mark}). A name given only as a CPU keeps the
+ * function's feature string (LLVM adds the CPU's features to it), as the command does.
+ */
+final class RunTarget {
+  private RunTarget() {}
+
+  /** A function's own {@code target-cpu} and {@code target-features} before the run. */
+  record Saved(Optional<String> cpu, Optional<String> features) {}
+
+  /**
+   * Gives every defined function of {@code module} the options' CPU and features (those the options name); returns what
+   * each had (empty when the options name neither: nothing changed).
+   */
+  static Map<String, Saved> retarget(LlvmModule module, PacketizerOptions options) {
+    Optional<String> cpu = options.targetCpu().filter(c -> !c.isBlank());
+    Optional<String> features = options.targetFeatures().filter(c -> !c.isBlank());
+    if (cpu.isEmpty() && features.isEmpty()) return Map.of();
+    Map<String, Saved> saved = new LinkedHashMap<>();
+    for (Function f : module.functions()) {
+      if (f.isDeclaration()) continue;
+      saved.put(f.name(), new Saved(f.stringAttribute("target-cpu"), f.stringAttribute("target-features")));
+      cpu.ifPresent(c -> f.setStringAttribute("target-cpu", c));
+      features.ifPresent(t -> f.setStringAttribute("target-features", t));
+    }
+    return saved;
+  }
+
+  /** Gives the functions of {@code saved} (those still in {@code module}) their own attributes back. */
+  static void restore(LlvmModule module, Map<String, Saved> saved) {
+    for (Map.Entry<String, Saved> e : saved.entrySet()) {
+      module.function(e.getKey()).ifPresent(f -> {
+        Saved s = e.getValue();
+        if (s.cpu().isPresent()) f.setStringAttribute("target-cpu", s.cpu().get());
+        else f.removeStringAttribute("target-cpu");
+        if (s.features().isPresent()) f.setStringAttribute("target-features", s.features().get());
+        else f.removeStringAttribute("target-features");
+      });
+    }
+  }
+
+  /**
+   * Whether x86 code for {@code cpu} / {@code features} has FMA, so that LLVM fuses an {@code llvm.fmuladd} (the CPU's
+   * implied features plus the string, {@link org.packetizer.core.mapping.VectorMathRoutes#effectiveFeatures(String, String)}).
+   */
+  static boolean fma(String cpu, String features) {
+    String f = "," + org.packetizer.core.mapping.VectorMathRoutes.effectiveFeatures(cpu, features) + ",";
+    return f.contains(",+fma,") && !f.contains(",-fma,");
+  }
+
+  /**
+   * Keeps the scalar function's rounding in a function the run made for another target: {@code llvm.fmuladd} is fused
+   * or not by the target LLVM compiles it for (C's default contraction, clang {@code -ffp-contract=on}), so a packet
+   * function carrying an FMA CPU named in the options would round differently from the user's scalar function compiled
+   * for its own target without FMA. Where the two differ, each {@code llvm.fmuladd} of {@code made} becomes what the
+   * scalar function's target does: an {@code fmul} and an {@code fadd} (scalar target without FMA), or {@code llvm.fma}
+   * (with FMA). Returns how many were rewritten.
+   */
+  static int keepContraction(Function made, boolean scalarFma) {
+    if (fma(made.stringAttribute("target-cpu").orElse(""), made.stringAttribute("target-features").orElse("")) == scalarFma) {
+      return 0;
+    }
+    java.util.List<org.packetizer.core.ir.Value> calls = new java.util.ArrayList<>();
+    for (org.packetizer.core.ir.Block b : made.blocks()) {
+      for (org.packetizer.core.ir.Value v : b.instructions()) {
+        if (v.opcode() == org.packetizer.core.ir.Opcode.CALL
+            && v.calledFunction().map(c -> c.name().startsWith("llvm.fmuladd.")).orElse(false)) {
+          calls.add(v);
+        }
+      }
+    }
+    if (calls.isEmpty()) return 0;
+    try (org.packetizer.core.ir.IrBuilder b = new org.packetizer.core.ir.IrBuilder(made.functionType().context())) {
+      for (org.packetizer.core.ir.Value call : calls) {
+        b.before(call);
+        org.packetizer.core.ir.Value r;
+        if (scalarFma) {
+          Function fmaFn = made.module().intrinsic("llvm.fma", call.type());
+          r = b.call(fmaFn, java.util.List.of(call.operand(0), call.operand(1), call.operand(2)), "fused");
+        } else {
+          org.packetizer.core.ir.Value product = b.fmul(call.operand(0), call.operand(1), "product");
+          r = b.fadd(product, call.operand(2), "sum");
+        }
+        call.replaceAllUsesWith(r);
+        call.eraseFromParent();
+      }
+    }
+    return calls.size();
+  }
+
+  /** The options' CPU and features on {@code made} (a function the run made) where it carries none of its own. */
+  static void mark(Function made, PacketizerOptions options) {
+    options.targetCpu().filter(c -> !c.isBlank())
+        .ifPresent(c -> { if (made.stringAttribute("target-cpu").isEmpty()) made.setStringAttribute("target-cpu", c); });
+    options.targetFeatures().filter(c -> !c.isBlank())
+        .ifPresent(t -> { if (made.stringAttribute("target-features").isEmpty()) made.setStringAttribute("target-features", t); });
+  }
+}
