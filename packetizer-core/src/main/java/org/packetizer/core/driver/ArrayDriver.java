@@ -1,5 +1,6 @@
 package org.packetizer.core.driver;
 
+import org.packetizer.core.wrapper.Latency;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

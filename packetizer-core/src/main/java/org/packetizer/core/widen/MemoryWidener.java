@@ -1191,7 +1191,7 @@ final class MemoryWidener extends EmissionPhase {
     if (knob.equals("true")) return "-Dpacketizer.narrowGathers=true";
     org.packetizer.core.wrapper.HardwareWidth.Target t = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
         st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
-    if (org.packetizer.core.driver.Latency.family(t.cpu(), false) != org.packetizer.core.driver.Latency.Family.INTEL) return null;
+    if (org.packetizer.core.wrapper.Latency.family(t.cpu(), false) != org.packetizer.core.wrapper.Latency.Family.INTEL) return null;
     // (AVX-512 only: LLVM emits gather instructions on AVX2 targets only where the function's tuning CPU has fast ones, and
     // a packet function of generic bitcode keeps tune-cpu=generic: its gathers become per-lane extracts and inserts, stencil
     // W8 on skylake 0.86x -> 0.46x over scalar; with AVX-512 they are gather instructions whatever the tuning)

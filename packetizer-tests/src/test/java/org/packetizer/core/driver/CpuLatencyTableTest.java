@@ -1,5 +1,6 @@
 package org.packetizer.core.driver;
 
+import org.packetizer.core.wrapper.Latency;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.util.List;

@@ -1,5 +1,6 @@
 package org.packetizer.core.driver;
 
+import org.packetizer.core.wrapper.Latency;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;

@@ -1,4 +1,4 @@
-package org.packetizer.core.driver;
+package org.packetizer.core.wrapper;
 
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.Opcode;
@@ -88,7 +88,7 @@ public final class Latency {
    * Knob {@code -Dpacketizer.latency.perCpu=false} (read at each use; a measuring switch): every x86 CPU takes the
    * generic table, as before the eighteenth round.
    */
-  static boolean familyTables() { return !"false".equals(System.getProperty("packetizer.latency.perCpu")); }
+  public static boolean familyTables() { return !"false".equals(System.getProperty("packetizer.latency.perCpu")); }
 
   /**
    * Knob {@code -Dpacketizer.latency.genericNames=generic} (read at each use; default {@code llvm}): the generic names
@@ -96,7 +96,7 @@ public final class Latency {
    * {@link Family#GENERIC} table, the rule before the nineteenth round; {@code llvm}: the family of LLVM's scheduling
    * model for the name.
    */
-  static boolean genericNamesAsLlvm() {
+  public static boolean genericNamesAsLlvm() {
     String v = System.getProperty("packetizer.latency.genericNames", "llvm").strip();
     if (v.equals("llvm")) return true;
     if (v.equals("generic")) return false;
@@ -104,12 +104,12 @@ public final class Latency {
   }
 
   /** Cycles from operands to result on {@code arm} (true: AArch64, else generic x86). */
-  static double of(Value v, boolean arm) {
+  public static double of(Value v, boolean arm) {
     return of(v, arm ? Family.ARM : Family.GENERIC);
   }
 
   /** Cycles from operands to result for {@code family} (vector and scalar alike). */
-  static double of(Value v, Family family) {
+  public static double of(Value v, Family family) {
     boolean arm = family == Family.ARM;
     Opcode op = v.opcode();
     boolean dbl = v.type().scalarType().isDouble();
