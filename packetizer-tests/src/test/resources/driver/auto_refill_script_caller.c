@@ -18,6 +18,11 @@
  * (4) five such trials, then an input that turned random (plain 2.5 times dearer again, refill a quarter of it), calls of
  *     8W+3: the levels after the five 0, LEAP, 2 LEAP, ... and the watch's 0, 0, 1, 2, 3 (capped at TOP); refill within
  *     2^TOP + 3 epochs of the change and not before 2^TOP - 1 (the alarm waits that long), the watch's level 0 after it.
+ * Then the loss cut (RefillDriver.adaptiveLossCut; TR: a whole trial's refill elements, PROBE: a probe's):
+ * (5) refill always 3 times the plain body's cost, 64 epochs in calls of 8W+3: the plain body throughout, 4 trials (two
+ *     whole ones, the second confirming the first, then a probe 2^LEAP epochs later that leaps, and a probe 2^MAXLEVEL epochs
+ *     after it), the levels after them 0, LEAP, MAXLEVEL, MAXLEVEL, and the refill body ran exactly 2 TR + 2 PROBE elements
+ *     in timed calls (the clock's last word).
  * No timing of this host enters the decisions. */
 #define _DEFAULT_SOURCE
 #include <stdint.h>
@@ -31,7 +36,7 @@
 
 int mandelbrot(float x0, float y0, int maxIter);
 extern long long auto_state[STATE_WORDS] __asm__("mandelbrot_auto.state");
-extern long long auto_clock[1 + 2 * ROWS] __asm__("mandelbrot_auto.clock");
+extern long long auto_clock[2 + 2 * ROWS] __asm__("mandelbrot_auto.clock");
 enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED, WATCH = 12 };
 #define WATCH_LEVEL(s) ((s) & 0xFF)
 #define WATCH_TRIALS(s) ((s) >> 16)
@@ -61,6 +66,7 @@ static struct trace run(const char *what, const long long rows[][2], int nrows, 
   t.first_refill = t.plain_again = -1;
   memset(auto_state, 0, sizeof auto_state);
   auto_clock[0] = 0;
+  auto_clock[1 + 2 * ROWS] = 0; /* the refill body's elements in timed calls */
   for (int k = 0; k < ROWS; k++) for (int j = 0; j < 2; j++) auto_clock[1 + 2 * k + j] = rows[k < nrows ? k : nrows - 1][j];
   float *x = at_page_end(n * sizeof(float)), *y = at_page_end(n * sizeof(float));
   unsigned char *g = at_page_end(G + n * sizeof(int32_t));
@@ -164,6 +170,16 @@ int main(void) {
          "input changes: refill within 2^TOP + 3 epochs of the change, not before 2^TOP - 1");
   expect(t.plain_again < 0 && auto_state[CHOICE] == 1 && WATCH_LEVEL(auto_state[WATCH]) == 0,
          "input changes: refill kept, the watch's level back at 0");
+  /* (5) refill loses badly: probes, and the back-off at its top after the confirming trial */
+  static const long long loses[1][2] = {{100, 300}};
+  t = run("refill loses", loses, 1, 64 * (size_t)E, per);
+  long long spent = auto_clock[1 + 2 * ROWS];
+  printf("refill loses: %d trials, %lld refill elements in timed calls (2 TR + 2 PROBE = %lld)\n", t.ntrials, spent, 2LL * TR + 2LL * PROBE);
+  expect(t.first_refill < 0 && auto_state[CHOICE] == 0, "refill loses: the plain body throughout");
+  expect(t.ntrials == 4 && t.levels[0] == 0 && t.levels[1] == LEAP && t.levels[2] == MAXLEVEL && t.levels[3] == MAXLEVEL,
+         "refill loses: four trials, the levels after them 0, LEAP, MAXLEVEL, MAXLEVEL");
+  expect(spent == 2LL * TR + 2LL * PROBE, "refill loses: two whole trials and two probes of refill elements");
+
   printf("W=%d E=%d: %d driver calls checked, %d differences\n", W, E, calls, bad);
   return bad != 0;
 }

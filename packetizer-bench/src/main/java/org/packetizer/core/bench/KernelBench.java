@@ -283,7 +283,8 @@ final class KernelBench {
   /** The auto driver's state words ({@code RefillDriver.STATE_*}). */
   static final int AUTO_STATE_WORDS = org.packetizer.core.driver.RefillDriver.STATE_FIELDS,
       STATE_REFILL = org.packetizer.core.driver.RefillDriver.STATE_CHOICE, STATE_TRIALS = org.packetizer.core.driver.RefillDriver.STATE_TRIALS,
-      STATE_ALARMS = org.packetizer.core.driver.RefillDriver.STATE_PLAIN_ALARMS;
+      STATE_ALARMS = org.packetizer.core.driver.RefillDriver.STATE_PLAIN_ALARMS,
+      STATE_TRIAL_REFILL = org.packetizer.core.driver.RefillDriver.STATE_TRIAL_REFILL;
 
   /** An array driver's module, the loop it is timed as, its caller's name and (auto) the packetizer's refill remark. */
   record DriverModule(LlvmModule module, Loop loop, String caller, String rule) {}
@@ -467,7 +468,7 @@ final class KernelBench {
 
   /**
    * What the auto rule chose: the packetizer's refill remark when it made the plain driver (no timed
-   * bodies), else the body in use after the timed runs, with the trials and plain-watch alarms so far
+   * bodies), else the body in use after the timed runs, with the trials, plain-watch alarms and the refill body's elements in trials so far
    * (the state is kept from the first run on, as between a program's calls) and how many of them fell
    * in the timed runs ({@code before}: the state before them).
    */
@@ -482,7 +483,8 @@ final class KernelBench {
     String ratio = p > 0 && r > 0 ? String.format(Locale.ROOT, ", refill/plain %.2f at the trials", per * r / p) : "";
     return (st[STATE_REFILL] == 1 ? "refill" : "plain") + " body in use, " + st[STATE_TRIALS] + " trials ("
         + (st[STATE_TRIALS] - before[STATE_TRIALS]) + " timed), " + st[STATE_ALARMS] + " plain-watch alarms ("
-        + (st[STATE_ALARMS] - before[STATE_ALARMS]) + " timed)" + watchTrials(st, before) + ratio + ", level " + st[org.packetizer.core.driver.RefillDriver.STATE_LEVEL];
+        + (st[STATE_ALARMS] - before[STATE_ALARMS]) + " timed)" + watchTrials(st, before) + ratio + ", level " + st[org.packetizer.core.driver.RefillDriver.STATE_LEVEL]
+        + ", refill ran " + st[STATE_TRIAL_REFILL] + " elements in trials (" + (st[STATE_TRIAL_REFILL] - before[STATE_TRIAL_REFILL]) + " timed)";
   }
 
   /**

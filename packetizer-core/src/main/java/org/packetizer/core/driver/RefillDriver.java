@@ -581,11 +581,13 @@ public final class RefillDriver {
    * next epoch (after one that favoured the other body) keeps the body. The position word's bits 8 and up hold the
    * trials' weight in the decayed sums ({@link #WATCH_UNIT} per trial) for the watch. Since the thirteenth round also the
    * paired trials' spread, and since the fourteenth the plain watch's reference, the last plain piece it judged and its
-   * alarms (12 {@code int64_t} in all).
+   * alarms (12 {@code int64_t} in all); since the eighteenth round the watch's spacing (14), since the nineteenth the
+   * elements the refill body ran in trials ({@link #STATE_TRIAL_REFILL}, statistics: what the trials cost where refill
+   * loses; 15).
    */
   public static final int STATE_POS = 0, STATE_LEFT = 1, STATE_LEVEL = 2, STATE_CHOICE = 3, STATE_PLAIN_CYCLES = 4,
       STATE_REFILL_CYCLES = 5, STATE_TRIALS = 6, STATE_SAVED_LEVEL = 7, STATE_SPREAD = 8, STATE_PLAIN_PEAK = 9,
-      STATE_PLAIN_LAST = 10, STATE_PLAIN_ALARMS = 11, STATE_WATCH = 12, STATE_WATCH_RUN = 13, STATE_FIELDS = 14;
+      STATE_PLAIN_LAST = 10, STATE_PLAIN_ALARMS = 11, STATE_WATCH = 12, STATE_WATCH_RUN = 13, STATE_TRIAL_REFILL = 14, STATE_FIELDS = 15;
   /**
    * The watch's spacing ({@link #adaptiveWatchSpacing}, eighteenth round), in {@link #STATE_WATCH}: bits 0-7 the watch's
    * level v (an alarm ends a run of the plain body only after 2^v - 1 epochs of it), bit 8: an alarm's tail, or the trial
@@ -719,9 +721,10 @@ public final class RefillDriver {
   /**
    * The test seam of the back-off driver's timing ({@code -Dpacketizer.refill.autoClockScript=R}, R rows, 1 to 64; 0, the
    * default: the cycle counter), read when a driver is built; for tests only, never for a driver that is timed. The driver
-   * then reads no cycle counter: its global {@code NAME.clock} ({@link #CLOCK_SUFFIX}, 1 + 2R {@code int64_t}, zero at
+   * then reads no cycle counter: its global {@code NAME.clock} ({@link #CLOCK_SUFFIX}, 2 + 2R {@code int64_t}, zero at
    * load) holds in word 0 the number of trials measured so far (decided or restarted; the driver adds 1 after each, a
-   * program may reset it), and in words 1 + 2k and 2 + 2k row k: the plain and the refill body's cycles per element. Each
+   * program may reset it), in words 1 + 2k and 2 + 2k row k: the plain and the refill body's cycles per element, and in
+   * word 1 + 2R the elements the refill body ran in its calls (trial chunks and runs; since the nineteenth round). Each
    * timed call of a body (trial chunks and the plain run's watched pieces) takes its elements times the cost in row
    * min(word 0, R - 1), so a program scripts a sequence of trials (e.g. a first one disturbed, then the real costs) and
    * what the watches see; the spacing's jitter is its midpoint (the run is exactly 2^level epochs less the trial).
@@ -768,6 +771,58 @@ public final class RefillDriver {
   static int adaptiveWatchMaxLevel() {
     return Math.max(0, Math.min(7, Integer.getInteger("packetizer.refill.autoWatchMaxLevel", WATCH_MAX_LEVEL)));
   }
+
+  /**
+   * Whether trials where refill loses badly cost less ({@code -Dpacketizer.refill.autoLossCut=false}: the rule before the
+   * nineteenth round, for A/B), read when a driver is built. Refill loses badly when it takes more than {@link
+   * #adaptiveLossFactor} times the plain body's cycles per element (paired trials with the spread: times 1 + S, the trials'
+   * spread, {@link #adaptiveSpread}: on an image in scan order single paired trials scatter, refill/plain 0.7-3.5 where the
+   * image gives 1.0, and sums that drift over the factor there are no loss; with the bare factor bin/bench-refill's
+   * mandelbrot W16 and march W8 on the image in scan order lost their refill gain, auto within 1 % of plain, in 2 of 6 runs,
+   * against 0 of 12 with the old rule), at
+   * the trial decided last too (bit {@link #POS_LOST_BIT} of {@link #STATE_POS}: one trial on a dear stretch is no loss).
+   * The leap also waits for a trial after the one confirming a fresh state's first: those two sample the input one epoch
+   * apart, on an input called again and again the same stretch every time.
+   * Two parts:
+   * <ul>
+   * <li><b>Probe trials</b>: a trial that starts while the plain body is in use, with no switch pending, on sums of earlier
+   * trials (not a restart) in which refill loses badly, runs refill on 1/2^{@link #LOSS_PROBE_SHIFT} of the usual chunk
+   * (paired: both bodies on those elements; the trial of three chunks: the refill chunk only), and counts its cycles
+   * 2^{@link #LOSS_PROBE_SHIFT} times, as a whole trial's (the sums, the watch's reference of refill's cost and the margin
+   * keep their units). A trial costs its refill run's excess over the plain body (and, paired, the plain body's second
+   * run): strhash W8 on AVX2 at refill/plain 2.76 paid 128·W·1.76 plain elements per trial, 2.7 % of a call of 65536.
+   * A change of the input shows in the probe too: a probe that reads refill cheap favours it, and the next trial, on sums
+   * that no longer say refill loses badly, is a whole one (paired: a probe more than {@link #DISTURBED_FACTOR} off the
+   * sums restarts as a whole trial).</li>
+   * <li><b>The loss leap</b>: a trial decided for the plain body on sums in which refill loses badly sends the back-off to
+   * its top level ({@link #adaptiveMaxLevel}) instead of {@link #adaptivePlainLeap} levels up, and, when an alarm of the
+   * watch brought it, the watch's level to its top ({@link #adaptiveWatchMaxLevel}) instead of one up. A fresh state's
+   * first trial is still confirmed by a second, whole one ({@link #adaptiveConfirmFirst}), which grows the back-off by the
+   * plain leap; the next one, a probe, leaps, and from then on the trials come 2^top epochs apart (old rule: 4, 16, then 32
+   * epochs) and the watch's alarms wait 2^top - 1 epochs.</li>
+   * </ul>
+   */
+  public static boolean adaptiveLossCut() { return !"false".equals(System.getProperty("packetizer.refill.autoLossCut")); }
+
+  /**
+   * The factor above which refill loses badly ({@link #adaptiveLossCut}; {@code -Dpacketizer.refill.autoLossFactor=F}, 1.0625
+   * to 16, in 1/16ths), read when a driver is built. Above the 1.5 of the scripted tests' "plain wins" and of volume's and
+   * strhash W8 AVX-512's trials (1.2-1.5: trials there keep deciding close), below strhash W8 AVX2 (2.76), julia W8 AVX2
+   * (2.13) and mandelbrot W8 AVX2 (1.86) on coherent inputs.
+   */
+  static double adaptiveLossFactor() {
+    double f = Double.parseDouble(System.getProperty("packetizer.refill.autoLossFactor", String.valueOf(LOSS_FACTOR)));
+    return Math.max(1.0625, Math.min(16, f));
+  }
+
+  /** The default of {@link #adaptiveLossFactor}. */
+  public static final double LOSS_FACTOR = 1.75;
+  /** A probe trial ({@link #adaptiveLossCut}) runs refill on 1/2^this of the usual chunk (32 of 128 packets). */
+  public static final int LOSS_PROBE_SHIFT = 2;
+  /** Bit of {@link #STATE_POS}: the trial under way is a probe ({@link #adaptiveLossCut}). */
+  public static final int POS_PROBE_BIT = 4;
+  /** Bit of {@link #STATE_POS}: the last trial decided lost badly ({@link #adaptiveLossCut}). */
+  public static final int POS_LOST_BIT = 5;
 
   /**
    * Whether the watch also compares a piece of a plain run with the plain body's own recent pieces ({@code
@@ -950,6 +1005,13 @@ public final class RefillDriver {
                       + " to 0), and at level v an alarm ends a plain run only after 2^v - 1 epochs of it, and then after a tail of up"
                       + " to an epoch (jittered like the spacing), so that its trial does not always sample the elements right after"
                       + " the alarm" : "") : "")
+          + (adaptiveLossCut() ? "; where refill loses badly (more than " + adaptiveLossFactor() + " times the plain body's cycles"
+              + " per element in the trials' sums" + (paired && adaptiveSpread() ? ", times 1 + the trials' spread," : "")
+              + " at two trials in a row) its trials cost less, because each trial pays refill's excess: a trial that"
+              + " starts on such sums, with the plain body in use, is a probe of " + Math.max(1, adaptiveRefill() >> LOSS_PROBE_SHIFT)
+              + "·W refill elements counted as a whole trial's, and the second such trial in a row that keeps the plain body (not the"
+              + " one confirming a fresh state's first) sends the back-off to its top level" + (adaptiveWatch() && adaptiveWatchSpacing() ? " (an alarm's trial: the watch's level too)" : "")
+              : "")
           + "; the trial position, sums and back-off persist between calls in NAME" + STATE_SUFFIX;
     }
     return "the driver runs epochs of " + adaptiveEpoch() + "·W elements; each starts with three"
@@ -1004,7 +1066,12 @@ public final class RefillDriver {
     b.call(refill, args, "");
     b.br(after);
     b.atEnd(after);
-    if (scripted != null) return b.mul(scripted[0], b.select(useRefill, scripted[2], scripted[1], ""), "cycles.scripted");
+    if (scripted != null) {
+      // (the script's last word: the elements the refill body ran in timed calls)
+      Value had = b.load(b.context().i64(), scripted[3], 8, "clock.refill.elements");
+      b.store(b.add(had, b.select(useRefill, scripted[0], b.constInt(b.context().i64(), 0), ""), ""), scripted[3], 8);
+      return b.mul(scripted[0], b.select(useRefill, scripted[2], scripted[1], ""), "cycles.scripted");
+    }
     return b.sub(b.call(clock, List.of(), "t1"), t0, "cycles");
   }
 
@@ -1239,8 +1306,12 @@ public final class RefillDriver {
     Value state = module.i64State(driver.name() + STATE_SUFFIX, STATE_FIELDS, 64);
     // (adaptiveClockScript, tests only) the scripted costs instead of the cycle counter
     int script = adaptiveClockScript();
-    Value clockScript = script > 0 ? module.i64State(driver.name() + CLOCK_SUFFIX, 1 + 2 * script, 64) : null;
+    Value clockScript = script > 0 ? module.i64State(driver.name() + CLOCK_SUFFIX, 2 + 2 * script, 64) : null;
     boolean confirmFirst = adaptiveConfirmFirst();
+    // (adaptiveLossCut) probe trials and the loss leap where refill loses badly: refill more than lossNum/16 times plain
+    boolean lossCut = adaptiveLossCut();
+    long lossNum = Math.round(adaptiveLossFactor() * 16);
+    int probeP = Math.max(1, refillP >> LOSS_PROBE_SHIFT);
     try (IrBuilder b = new IrBuilder(ctx)) {
       Block entry = driver.appendBlock("entry");
       Block start = driver.appendBlock("state.load");
@@ -1262,6 +1333,10 @@ public final class RefillDriver {
       Value pending0 = b.icmpNe(b.and(posWord, b.constInt(i64, 4), ""), b.constInt(i64, 0), "state.pending");
       // (bit 3: the paired trial under way is a restart of a disturbed one, which is not judged again)
       Value restarted0 = b.icmpNe(b.and(posWord, b.constInt(i64, 8), ""), b.constInt(i64, 0), "state.restarted");
+      // (bit 4: the trial under way is a probe, adaptiveLossCut)
+      Value probe0 = lossCut ? b.icmpNe(b.and(posWord, b.constInt(i64, 1L << POS_PROBE_BIT), ""), b.constInt(i64, 0), "state.probe") : null;
+      // (bit 5: the last trial decided lost badly, adaptiveLossCut)
+      Value lost0 = lossCut ? b.icmpNe(b.and(posWord, b.constInt(i64, 1L << POS_LOST_BIT), ""), b.constInt(i64, 0), "state.lost") : null;
       Value left0 = b.relaxed(b.load(i64, field[STATE_LEFT], 8, "state.left"));
       Value level0 = b.min(b.relaxed(b.load(i64, field[STATE_LEVEL], 8, "state.level")), b.constInt(i64, maxLevel), true, "");
       Value choice0 = b.icmpEq(b.and(b.relaxed(b.load(i64, field[STATE_CHOICE], 8, "state.choice")), b.constInt(i64, 1), ""),
@@ -1277,6 +1352,7 @@ public final class RefillDriver {
       Value last0 = plainWatch ? b.relaxed(b.load(i64, field[STATE_PLAIN_LAST], 8, "state.plain.last")) : null;
       Value watch0 = spacing ? b.relaxed(b.load(i64, field[STATE_WATCH], 8, "state.watch")) : null;
       Value wrun0 = spacing ? b.relaxed(b.load(i64, field[STATE_WATCH_RUN], 8, "state.watch.run")) : null;
+      Value spent0 = b.relaxed(b.load(i64, field[STATE_TRIAL_REFILL], 8, "state.trial.refill"));
       // (adaptiveTrials off, for measurement: always the plain run, never a trial)
       boolean trialsOn = adaptiveTrials();
       if (!trialsOn) {
@@ -1298,6 +1374,9 @@ public final class RefillDriver {
       Value saved = b.phi(i64, "backoff.saved");
       Value pending = b.phi(ctx.i1(), "switch.pending");
       Value restarted = b.phi(ctx.i1(), "trial.restarted");
+      Value probe = lossCut ? b.phi(ctx.i1(), "trial.probe") : null;
+      Value lastLost = lossCut ? b.phi(ctx.i1(), "trial.last.lost") : null;
+      Value spent = b.phi(i64, "trial.refill.elements");
       Value spreadV = spread ? b.phi(i64, "trials.spread") : null;
       Value peakV = plainWatch ? b.phi(i64, "plain.peak") : null;
       Value alarmsV = plainWatch ? b.phi(i64, "plain.alarms") : null;
@@ -1322,8 +1401,36 @@ public final class RefillDriver {
           b.binop(Opcode.LSHR, b.mul(base, noise, ""), b.constInt(i64, 10), ""), "run.jittered");
       Value span = b.sub(b.max(jittered, b.constInt(i64, trialLen + w), true, ""), b.constInt(i64, trialLen), "run.span");
       Value pairedStep = paired ? b.icmpEq(pos, b.constInt(i64, 0), "trial.paired") : null;
-      Value full = b.select(atRun, span, paired ? b.constInt(i64, (long) refillP * w)
-          : b.select(atRefill, b.constInt(i64, (long) refillP * w), b.constInt(i64, (long) plainP * w), ""), "position.size");
+      // (adaptiveLossCut) a trial starting on sums of earlier trials in which refill took more than the loss factor times the
+      // plain body's cycles per element, with the plain body in use, no switch pending and not a restart, is a probe: refill
+      // (paired: both bodies) on 1/2^LOSS_PROBE_SHIFT of the chunk, its cycles counted as a whole trial's. The sums stored
+      // are those before the decay, so their ratio is the earlier trials' (three chunks: plain over 2·plainP·W elements a
+      // trial, refill over refillP·W)
+      Value probeNow = b.i1(false);
+      Value refillLen = b.constInt(i64, (long) refillP * w);
+      // (adaptiveLossCut, paired trials with the spread) the factor grows with the trials' spread S: F·(1 + S), in units of
+      // SPREAD_ONE; on an image in scan order single trials scatter (refill/plain 0.7-3.5 where the image gives 1.0), and
+      // sums drifting over F there are no loss
+      Value lossScale = null;
+      if (lossCut && spread) {
+        lossScale = b.cast(Opcode.ZEXT, b.add(b.max(b.add(spreadV, b.constInt(i64, SPREAD_ONE >> SPREAD_PRIOR_SHIFT), ""),
+            b.constInt(i64, 0), false, ""), b.constInt(i64, SPREAD_ONE), ""), i128, "loss.spread.scale");
+      }
+      if (lossCut) {
+        Value startsNow = b.and(b.icmpEq(pos, b.constInt(i64, 0), ""), fresh, "trial.starts");
+        Value lr = b.mul(b.cast(Opcode.ZEXT, rCyc, i128, ""), b.constInt(i128, (paired ? 16 : 16L * 2 * plainP * w) * (spread ? SPREAD_ONE : 1)),
+            "loss.refill");
+        Value lp = b.mul(b.cast(Opcode.ZEXT, pCyc, i128, ""), b.constInt(i128, paired ? lossNum : lossNum * refillP * w), "loss.plain");
+        if (spread) lp = b.mul(lp, lossScale, "loss.plain.spread");
+        // (the last trial decided lost badly too: one trial on a dear stretch of the input is no loss)
+        Value eligible = b.and(b.and(b.and(b.icmpNe(weight, b.constInt(i64, 0), ""), b.not(restarted, ""), ""),
+            b.and(b.not(choice, ""), b.not(pending, ""), ""), ""), lastLost, "probe.eligible");
+        Value lossy = b.and(eligible, b.icmpUlt(lp, lr, ""), "probe.lossy");
+        probeNow = b.select(startsNow, lossy, probe, "trial.probe.now");
+        refillLen = b.select(probeNow, b.constInt(i64, (long) probeP * w), refillLen, "trial.refill.len");
+      }
+      Value full = b.select(atRun, span, paired ? refillLen
+          : b.select(atRefill, refillLen, b.constInt(i64, (long) plainP * w), ""), "position.size");
       Value todo = b.select(fresh, full, left, "position.left");
       Value rest = b.sub(n, i, "rest");
       Value rest64 = sizeT.intWidth() == 64 ? rest : b.cast(Opcode.ZEXT, rest, i64, "");
@@ -1347,7 +1454,7 @@ public final class RefillDriver {
         Value at = b.add(b.mul(row, b.constInt(i64, 2), ""), b.constInt(i64, 1), "");
         Value cp = b.load(i64, b.gep(i64, clockScript, List.of(at), true, ""), 8, "clock.plain");
         Value cr = b.load(i64, b.gep(i64, clockScript, List.of(b.add(at, b.constInt(i64, 1), "")), true, ""), 8, "clock.refill");
-        scripted = new Value[] {cnt, cp, cr};
+        scripted = new Value[] {cnt, cp, cr, b.gep(i64, clockScript, List.of(b.constInt(i64, 1 + 2L * script)), true, "clock.refill.elements.ptr")};
       }
       Block callPlain = driver.appendBlock("plain");
       Block callRefill = driver.appendBlock("refill");
@@ -1421,8 +1528,16 @@ public final class RefillDriver {
         weight1 = b.select(trialStart, b.add(b.binop(Opcode.LSHR, weight, decay, ""), b.constInt(i64, WATCH_UNIT), ""), weight,
             "trials.weight.next");
       }
-      Value pCyc1 = b.select(b.or(atRun, atRefill, ""), pBase, b.add(pBase, dtPlain, ""), "plain.cycles.next");
-      Value rCyc1 = b.select(paired ? pairedStep : atRefill, b.add(rBase, dtRefill, ""), rBase, "refill.cycles.next");
+      // (adaptiveLossCut) a probe's refill cycles (paired: both bodies') count as a whole trial's
+      Value dtPlainSum = dtPlain;
+      Value dtRefillSum = dtRefill;
+      if (lossCut) {
+        Value kNum = b.constInt(i64, refillP), kDen = b.constInt(i64, probeP);
+        dtRefillSum = b.select(probeNow, b.binop(Opcode.UDIV, b.mul(dtRefill, kNum, ""), kDen, ""), dtRefill, "refill.dt.whole");
+        if (paired) dtPlainSum = b.select(probeNow, b.binop(Opcode.UDIV, b.mul(dtPlain, kNum, ""), kDen, ""), dtPlain, "plain.dt.whole");
+      }
+      Value pCyc1 = b.select(b.or(atRun, atRefill, ""), pBase, b.add(pBase, dtPlainSum, ""), "plain.cycles.next");
+      Value rCyc1 = b.select(paired ? pairedStep : atRefill, b.add(rBase, dtRefillSum, ""), rBase, "refill.cycles.next");
       Value left1 = b.sub(todo, cnt, "trial.left.next");
       if (watch) {
         // a piece of the plain body's run that took more than 3/2 times the cycles per element the refill body
@@ -1618,6 +1733,22 @@ public final class RefillDriver {
         decisive = b.or(decisive, plainWin, "decisive.or.plain.won");
       }
       Value up = b.select(decisive, b.min(b.add(resumed, step, ""), b.constInt(i64, maxLevel), true, ""), resumed, "");
+      // (adaptiveLossCut) the loss leap: the plain body kept on sums in which refill took more than the loss factor times its
+      // cycles per element: the back-off to its top level at once
+      // (only when the trial before it lost badly too: two in a row; the spread scales the factor as for the probe)
+      Value lostBadly = b.i1(false);
+      Value leapNow = b.i1(false);
+      if (lossCut) {
+        Value plainSide = b.mul(rhs, b.constInt(i128, lossNum), "");
+        if (spread) plainSide = b.mul(plainSide, lossScale, "");
+        lostBadly = b.and(b.not(cheaper, ""), b.icmpUlt(plainSide, b.mul(lhs, b.constInt(i128, 16L * (spread ? SPREAD_ONE : 1)), ""), ""),
+            "refill.lost.badly");
+        // (not at a restart: the trial confirming a fresh state's first one runs an epoch after it, on an input called again
+        // and again the same stretch each time, the start of an image in scan order; bin/bench-refill's march W8 on the image
+        // in scan order, where refill wins by 28 %, leapt there and kept the plain body in 2 of 3 runs)
+        leapNow = b.and(b.and(lostBadly, lastLost, ""), b.not(restarted, ""), "refill.lost.twice");
+        up = b.select(leapNow, b.constInt(i64, maxLevel), up, "backoff.up.loss");
+      }
       Value atZero = b.icmpEq(level, zero, "backoff.none");
       // confirm: a confirmed switch keeps the spacing the first contrary trial came from (saved): the trials' cost is
       // amortized over as long a run as before the switch (with level 0 after every switch, two nearly equal bodies whose
@@ -1655,8 +1786,10 @@ public final class RefillDriver {
         Value brought = b.icmpNe(b.and(watchV, b.constInt(i64, 1L << WATCH_BROUGHT_BIT), ""), zero, "watch.brought");
         Value futile = b.and(b.and(decide, brought, ""), b.and(b.not(choice1, ""), b.not(pending1, ""), ""), "watch.futile");
         Value switched = b.and(decide, b.xor(choice1, choice, ""), "watch.switched");
-        Value wl1 = b.select(switched, zero, b.select(futile, b.min(b.add(wl, b.constInt(i64, 1), ""), b.constInt(i64, watchMax),
-            true, ""), wl, ""), "watch.level.next");
+        // (adaptiveLossCut) a futile trial on which refill lost badly: the watch's level to its top at once
+        Value wlUp = b.select(leapNow, b.constInt(i64, watchMax), b.min(b.add(wl, b.constInt(i64, 1), ""), b.constInt(i64, watchMax),
+            true, ""), "watch.level.up");
+        Value wl1 = b.select(switched, zero, b.select(futile, wlUp, wl, ""), "watch.level.next");
         Value brought1 = b.select(decide, b.i1(false), b.or(brought, acted, ""), "watch.brought.next");
         Value count1 = b.add(b.binop(Opcode.LSHR, watchV, b.constInt(i64, WATCH_TRIALS_SHIFT), ""),
             b.cast(Opcode.ZEXT, b.and(decide, brought, ""), i64, ""), "watch.trials.next");
@@ -1671,6 +1804,9 @@ public final class RefillDriver {
         // (adaptiveClockScript) one more trial measured: decided or restarted
         b.store(b.add(scriptCount, b.cast(Opcode.ZEXT, b.or(decide, disturbed, ""), i64, ""), ""), scriptCounter, 8);
       }
+      // (statistics) the refill body's elements in trials
+      Value spent1 = b.add(spent, b.select(paired ? pairedStep : atRefill, cnt, zero, ""), "trial.refill.elements.next");
+      Value lastLost1 = lossCut ? b.select(decide, lostBadly, lastLost, "trial.last.lost.next") : null;
       Value i1 = b.add(i, chunk, "i.next");
       b.condBr(b.icmpUlt(i1, n, "more"), loop, done);
       i.addIncoming(List.of(b.constInt(sizeT, 0), i1), List.of(start, latch));
@@ -1689,6 +1825,12 @@ public final class RefillDriver {
       saved.addIncoming(List.of(saved0, saved1), List.of(start, latch));
       pending.addIncoming(List.of(pending0, pending1), List.of(start, latch));
       restarted.addIncoming(List.of(restarted0, restarted1), List.of(start, latch));
+      // (the probe flag holds while the trial is under way; the next trial's start sets it again)
+      if (lossCut) {
+        probe.addIncoming(List.of(probe0, probeNow), List.of(start, latch));
+        lastLost.addIncoming(List.of(lost0, lastLost1), List.of(start, latch));
+      }
+      spent.addIncoming(List.of(spent0, spent1), List.of(start, latch));
       if (spread) spreadV.addIncoming(List.of(spread0, spread1), List.of(start, latch));
       if (plainWatch) {
         peakV.addIncoming(List.of(peak0, peak1), List.of(start, latch));
@@ -1703,7 +1845,9 @@ public final class RefillDriver {
       b.atEnd(done);
       b.relaxed(b.store(b.or(b.or(b.or(pos1, b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, pending1, i64, ""), b.constInt(i64, 2), ""), ""),
           b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, restarted1, i64, ""), b.constInt(i64, 3), ""), ""),
-          b.binop(Opcode.SHL, weight1, b.constInt(i64, 8), ""), ""), field[STATE_POS], 8));
+          b.or(lossCut ? b.or(b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, probeNow, i64, ""), b.constInt(i64, POS_PROBE_BIT), ""),
+              b.binop(Opcode.SHL, b.cast(Opcode.ZEXT, lastLost1, i64, ""), b.constInt(i64, POS_LOST_BIT), ""), "") : b.constInt(i64, 0),
+              b.binop(Opcode.SHL, weight1, b.constInt(i64, 8), ""), ""), ""), field[STATE_POS], 8));
       b.relaxed(b.store(left1, field[STATE_LEFT], 8));
       b.relaxed(b.store(level1, field[STATE_LEVEL], 8));
       b.relaxed(b.store(b.cast(Opcode.ZEXT, choice1, i64, ""), field[STATE_CHOICE], 8));
@@ -1711,6 +1855,7 @@ public final class RefillDriver {
       b.relaxed(b.store(rCyc1, field[STATE_REFILL_CYCLES], 8));
       b.relaxed(b.store(trials1, field[STATE_TRIALS], 8));
       b.relaxed(b.store(saved1, field[STATE_SAVED_LEVEL], 8));
+      b.relaxed(b.store(spent1, field[STATE_TRIAL_REFILL], 8));
       if (spread) b.relaxed(b.store(spread1, field[STATE_SPREAD], 8));
       if (plainWatch) {
         b.relaxed(b.store(peak1, field[STATE_PLAIN_PEAK], 8));

@@ -36,8 +36,10 @@ import org.packetizer.core.toolchain.ProcessResult;
  * ({@link RefillDriver#adaptiveWatchSpacing}) on work rising for both bodies alike, as in AutoRefillWatchSpacingJitTest: the
  * exact count of trials in one call of 48 epochs (runs of 1, 2, 4, 8, 8, … epochs and the alarm's tail), the watch's levels
  * after the trials, and
- * an input that turns random after five of them taken within 2^{@link RefillDriver#WATCH_MAX_LEVEL} + 3 epochs. No timing of
- * the host is asserted.
+ * an input that turns random after five of them taken within 2^{@link RefillDriver#WATCH_MAX_LEVEL} + 3 epochs. Since the
+ * nineteenth round also the loss cut ({@link RefillDriver#adaptiveLossCut}): refill always 3 times plain over 64 epochs, 4
+ * trials (two whole, then two probes), the levels 0, {@link RefillDriver#PLAIN_LEAP}, top, top, and the refill body's elements
+ * in timed calls exactly two whole trials' and two probes' (the clock's last word). No timing of the host is asserted.
  */
 class AutoRefillScriptCallerTest {
   /** The script's rows: the first two scripts repeat their second row; the watch's rising work needs a row per trial. */
@@ -63,9 +65,11 @@ class AutoRefillScriptCallerTest {
     long trial = (avx512 ? RefillDriver.ADAPTIVE_REFILL_PACKETS : RefillDriver.ADAPTIVE_REFILL_PACKETS + 2L * RefillDriver.ADAPTIVE_PLAIN_PACKETS) * w;
     for (String out : AutoRefillCallerTest.runCallers(dir, clang, w, List.of("-DW=" + w, "-DE=" + 160 * w, "-DT=" + trial,
         "-DLEAP=" + RefillDriver.PLAIN_LEAP, "-DMAXLEVEL=" + RefillDriver.ADAPTIVE_MAX_LEVEL, "-DTOP=" + RefillDriver.WATCH_MAX_LEVEL,
-        "-DROWS=" + ROWS, "-DSTATE_WORDS=" + RefillDriver.STATE_FIELDS), "AutoRefillScriptCallerTest")) {
+        "-DROWS=" + ROWS, "-DSTATE_WORDS=" + RefillDriver.STATE_FIELDS, "-DTR=" + (long) RefillDriver.ADAPTIVE_REFILL_PACKETS * w,
+        "-DPROBE=" + (long) (RefillDriver.ADAPTIVE_REFILL_PACKETS >> RefillDriver.LOSS_PROBE_SHIFT) * w), "AutoRefillScriptCallerTest")) {
       assertTrue(out.contains("stuck on plain: refill from element ") && out.contains("plain wins: refill from element -1")
-          && out.contains("rising work: refill from element -1") && out.contains("input changes: refill "), out);
+          && out.contains("rising work: refill from element -1") && out.contains("input changes: refill ")
+          && out.contains("refill loses: refill from element -1") && out.contains("refill loses: 4 trials, "), out);
     }
   }
 }
