@@ -20,13 +20,15 @@ import org.packetizer.core.ir.LlvmModule;
  * hardware width) then read what the options name, and what the run clones from the scalar function inherits it.
  * Afterwards the user's functions get their own attributes back ({@link #restore}); a function the run made from
  * nothing gets the options' target where it carries none ({@link #mark}). A name given only as a CPU keeps the
- * function's feature string (LLVM adds the CPU's features to it), as the command does.
+ * function's feature string (LLVM adds the CPU's features to it), as the command does. A named CPU also drops the
+ * functions' {@code "tune-cpu"} (clang writes {@code "generic"} for bitcode compiled without {@code -march}), so that
+ * LLVM tunes for the CPU, as {@code clang -march=CPU} does.
  */
 final class RunTarget {
   private RunTarget() {}
 
-  /** A function's own {@code target-cpu} and {@code target-features} before the run. */
-  record Saved(Optional<String> cpu, Optional<String> features) {}
+  /** A function's own {@code target-cpu}, {@code target-features} and {@code tune-cpu} before the run. */
+  record Saved(Optional<String> cpu, Optional<String> features, Optional<String> tune) {}
 
   /**
    * Gives every defined function of {@code module} the options' CPU and features (those the options name); returns what
@@ -39,8 +41,15 @@ final class RunTarget {
     Map<String, Saved> saved = new LinkedHashMap<>();
     for (Function f : module.functions()) {
       if (f.isDeclaration()) continue;
-      saved.put(f.name(), new Saved(f.stringAttribute("target-cpu"), f.stringAttribute("target-features")));
-      cpu.ifPresent(c -> f.setStringAttribute("target-cpu", c));
+      saved.put(f.name(), new Saved(f.stringAttribute("target-cpu"), f.stringAttribute("target-features"),
+          f.stringAttribute("tune-cpu")));
+      cpu.ifPresent(c -> {
+        f.setStringAttribute("target-cpu", c);
+        // (tuned for the named CPU, as clang -march=CPU tunes: clang's "tune-cpu"="generic" of generic bitcode would
+        // keep LLVM's generic tuning, under which, e.g., AVX2 gathers are expanded lane by lane even for a CPU with
+        // fast ones)
+        f.removeStringAttribute("tune-cpu");
+      });
       features.ifPresent(t -> f.setStringAttribute("target-features", t));
     }
     return saved;
@@ -55,6 +64,8 @@ final class RunTarget {
         else f.removeStringAttribute("target-cpu");
         if (s.features().isPresent()) f.setStringAttribute("target-features", s.features().get());
         else f.removeStringAttribute("target-features");
+        if (s.tune().isPresent()) f.setStringAttribute("tune-cpu", s.tune().get());
+        else f.removeStringAttribute("tune-cpu");
       });
     }
   }

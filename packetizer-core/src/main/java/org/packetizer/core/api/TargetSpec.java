@@ -105,6 +105,9 @@ public record TargetSpec(String triple, String cpu, String features, int vectorB
         f.removeStringAttribute("prefer-vector-width");
       }
       if (!cpu.isEmpty() || otherFamily) f.setStringAttribute("target-cpu", cpuOrGeneric());
+      // (a named CPU is also the tuning CPU, as with clang -march=CPU: generic bitcode's "tune-cpu"="generic" would
+      // keep LLVM's generic tuning, e.g. AVX2 gathers expanded lane by lane on a CPU with fast ones)
+      if (!cpu.isEmpty()) f.removeStringAttribute("tune-cpu");
       if (!features.isEmpty() || otherFamily) f.setStringAttribute("target-features", effectiveFeatures());
       if (vectorBits != 0) f.setEnumAttributeValue("vscale_range", ((long) vscale() << 32) | vscale());
     }
