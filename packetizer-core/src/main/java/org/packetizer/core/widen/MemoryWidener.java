@@ -2292,14 +2292,24 @@ final class MemoryWidener extends EmissionPhase {
     next.addIncoming(jPlus, pre);
     next.addIncoming(b.i64(1), fast);
     next.addIncoming(b.i64(WINDOW_BYTES), slowEnd);
-    // this iteration's byte is each window's lowest; the next iteration's window is this one shifted
-    // by a byte (a constant shift carried by the loop, not a shift by 8 x the bytes used)
+    return windowByte(inst, vt, winX, next, order, n, used, window,
+        "bytes one per lane where a lane's window would cross into the next page");
+  }
+
+  /**
+   * The byte windows' common end: this iteration's byte is each window's lowest (in lane order where {@code order}
+   * placed the windows otherwise: {@link #windowOrder}); the next iteration's window is this one shifted by a byte (a
+   * constant shift carried by the loop, not a shift by 8 x the bytes used) and {@code next} bytes used. The remark ends
+   * with {@code pageEnd}, how a lane near its page's end is served.
+   */
+  private Value windowByte(Value inst, Type vt, Value winX, Value next, int[] order, String n, SlotSsa.Var used,
+      SlotSsa.Var window, String pageEnd) {
     Value res;
     if (order == null) {
       res = b.cast(Opcode.TRUNC, winX, vt, nameOf(inst));
     } else {
       // (the low dword of window j is dword 2j of the windows as 2W dwords, little-endian)
-      Value dwords = b.cast(Opcode.BITCAST, winX, ctx.i32().vectorOf(2 * w), "");
+      Value dwords = b.cast(Opcode.BITCAST, winX, st.context().i32().vectorOf(2 * w), "");
       List<Value> idx = new ArrayList<>();
       for (int k = 0; k < w; k++) idx.add(b.i32(2L * order[k]));
       res = b.cast(Opcode.TRUNC, b.shuffle(dwords, b.poison(dwords.type()), b.constVector(idx), ""), vt, nameOf(inst));
@@ -2309,8 +2319,8 @@ final class MemoryWidener extends EmissionPhase {
     st.stats().laneLoads++;
     st.remark(Remark.Kind.MEMORY, current(), inst, "byte load whose address advances by one per iteration of a loop that"
         + " writes no memory: each lane reads " + WINDOW_BYTES + " bytes once every " + WINDOW_BYTES + " iterations (one"
-        + " load per lane where there were " + WINDOW_BYTES + "), and each iteration takes its byte by a shift; bytes one per"
-        + " lane where a lane's window would cross into the next page (knob -Dpacketizer.byteWindows=false)");
+        + " load per lane where there were " + WINDOW_BYTES + "), and each iteration takes its byte by a shift; " + pageEnd
+        + " (knob -Dpacketizer.byteWindows=false)");
     return res;
   }
 
@@ -2473,23 +2483,8 @@ final class MemoryWidener extends EmissionPhase {
     next.addIncoming(jPlus, pre);
     if (plain != null) next.addIncoming(b.i64(1), plainEnd);
     next.addIncoming(start, shiftedEnd);
-    Value res;
-    if (order == null) {
-      res = b.cast(Opcode.TRUNC, winX, vt, nameOf(inst));
-    } else {
-      Value dwords = b.cast(Opcode.BITCAST, winX, ctx.i32().vectorOf(2 * w), "");
-      List<Value> idx = new ArrayList<>();
-      for (int k = 0; k < w; k++) idx.add(b.i32(2L * order[k]));
-      res = b.cast(Opcode.TRUNC, b.shuffle(dwords, b.poison(dwords.type()), b.constVector(idx), ""), vt, nameOf(inst));
-    }
-    vars().write(used, next);
-    vars().write(window, b.binop(Opcode.LSHR, winX, b.splat(b.i64(8), w, ""), n + ".window.next"));
-    st.stats().laneLoads++;
-    st.remark(Remark.Kind.MEMORY, current(), inst, "byte load whose address advances by one per iteration of a loop that"
-        + " writes no memory: each lane reads " + WINDOW_BYTES + " bytes once every " + WINDOW_BYTES + " iterations (one"
-        + " load per lane where there were " + WINDOW_BYTES + "), and each iteration takes its byte by a shift; a lane near"
-        + " its page's end reads the page's last " + WINDOW_BYTES + " bytes, shifted (knob -Dpacketizer.byteWindows=false)");
-    return res;
+    return windowByte(inst, vt, winX, next, order, n, used, window,
+        "a lane near its page's end reads the page's last " + WINDOW_BYTES + " bytes, shifted");
   }
 
   /**
