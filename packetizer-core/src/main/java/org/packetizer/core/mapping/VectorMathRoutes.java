@@ -183,15 +183,30 @@ public final class VectorMathRoutes {
   /** {@link #effectiveFeatures(org.packetizer.core.ir.Function)} for a CPU name and a feature string. */
   public static String effectiveFeatures(String cpuName, String features) {
     String cpu = cpuName.toLowerCase(java.util.Locale.ROOT);
+    Set<String> tokens = Set.of(features.split(","));
     StringBuilder implied = new StringBuilder();
     for (String feature : impliedFeatures(cpu)) {
-      if (features.contains("-" + feature.substring(1)) || features.contains(feature)) continue;
+      String name = feature.substring(1);
+      // (a feature the string switches off takes every feature built on it along, as in LLVM: "-avx" leaves no AVX2,
+      // FMA or AVX-512F of the CPU's — the SSE variant of a vector function in an AVX-512 module)
+      if (tokens.contains(feature) || REQUIRES.getOrDefault(name, List.of(name)).stream().anyMatch(r -> tokens.contains("-" + r))) {
+        continue;
+      }
       if (!implied.isEmpty()) implied.append(',');
       implied.append(feature);
     }
     if (implied.isEmpty()) return features;
     return implied + suffix(features);
   }
+
+  /** The features each implied vector feature is built on, itself included (LLVM's implications, transitively). */
+  private static final java.util.Map<String, List<String>> REQUIRES = java.util.Map.of(
+      "sse4.1", List.of("sse4.1", "ssse3", "sse3", "sse2", "sse"),
+      "sse4.2", List.of("sse4.2", "sse4.1", "ssse3", "sse3", "sse2", "sse"),
+      "avx", List.of("avx", "sse4.2", "sse4.1", "ssse3", "sse3", "sse2", "sse"),
+      "avx2", List.of("avx2", "avx", "sse4.2", "sse4.1", "ssse3", "sse3", "sse2", "sse"),
+      "fma", List.of("fma", "avx", "sse4.2", "sse4.1", "ssse3", "sse3", "sse2", "sse"),
+      "avx512f", List.of("avx512f", "avx2", "fma", "f16c", "avx", "sse4.2", "sse4.1", "ssse3", "sse3", "sse2", "sse"));
 
   /** The vector features an x86 CPU name implies (LLVM's names; empty for generic and unknown names). */
   private static List<String> impliedFeatures(String cpu) {
