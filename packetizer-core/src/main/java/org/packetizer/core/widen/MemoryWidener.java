@@ -1111,10 +1111,7 @@ final class MemoryWidener extends EmissionPhase {
     for (Value i = inst; i != null; i = i.nextInstruction()) {
       Opcode op = st.ssa().opcode(i);
       if (op == Opcode.CALL && PURE.test(i)) continue;
-      if (op == Opcode.STORE || op == Opcode.CALL || op == Opcode.INVOKE || op == Opcode.CALLBR || op == Opcode.FENCE
-          || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG || op == Opcode.VAARG || op.isTerminator()) {
-        break;
-      }
+      if (endsLoadGroup(op)) break;
       if (op != Opcode.LOAD || i.isVolatile() || i.isAtomic() || !i.type().equals(t) || uniform(i)) continue;
       Value p = i.operand(0);
       if (p.type().isVector() || !root.equals(windowRoot(p)) || shape(p).isLinear()) continue;
@@ -1177,6 +1174,16 @@ final class MemoryWidener extends EmissionPhase {
     long size = st.module().allocSize(et);
     if ((size != 4 && size != 8) || st.module().storeSize(et) != size || !et.isVectorElement() || et.isVector()) return false;
     return !t.isVector() || (t.vectorSize() <= 16 && st.module().allocSize(t) == size * t.vectorSize());
+  }
+
+  /**
+   * Whether an instruction of opcode {@code op} (a pure call already passed over) ends a group of loads gathered from
+   * one instruction on: anything that may write memory or leave the block (a store, an impure call, a fence, an atomic,
+   * {@code va_arg}, the terminator).
+   */
+  private static boolean endsLoadGroup(Opcode op) {
+    return op == Opcode.STORE || op == Opcode.CALL || op == Opcode.INVOKE || op == Opcode.CALLBR || op == Opcode.FENCE
+        || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG || op == Opcode.VAARG || op.isTerminator();
   }
 
   /** Whether {@code p} is a GEP straight off a uniform base ({@link #tableElement}: a table lookup's address). */
@@ -1269,10 +1276,7 @@ final class MemoryWidener extends EmissionPhase {
     for (Value i = inst; i != null; i = i.nextInstruction()) {
       Opcode op = st.ssa().opcode(i);
       if (op == Opcode.CALL && PURE.test(i)) continue;
-      if (op == Opcode.STORE || op == Opcode.CALL || op == Opcode.INVOKE || op == Opcode.CALLBR || op == Opcode.FENCE
-          || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG || op == Opcode.VAARG || op.isTerminator()) {
-        break;
-      }
+      if (endsLoadGroup(op)) break;
       if (op != Opcode.LOAD || i.isVolatile() || i.isAtomic() || uniform(i) || windowed.containsKey(i) || dynamicDone.containsKey(i)) continue;
       if (!narrowMember(i.type()) || (i.type().isVector() && !dynamicConsidered.contains(i))) continue;
       Value p = i.operand(0);
@@ -1425,10 +1429,7 @@ final class MemoryWidener extends EmissionPhase {
     for (Value i = inst; i != null; i = i.nextInstruction()) {
       Opcode op = st.ssa().opcode(i);
       if (op == Opcode.CALL && PURE.test(i)) continue;
-      if (op == Opcode.STORE || op == Opcode.CALL || op == Opcode.INVOKE || op == Opcode.CALLBR || op == Opcode.FENCE
-          || op == Opcode.ATOMICRMW || op == Opcode.ATOMICCMPXCHG || op == Opcode.VAARG || op.isTerminator()) {
-        break;
-      }
+      if (endsLoadGroup(op)) break;
       if (op != Opcode.LOAD) continue;
       // (a later load must not move above an atomic or volatile one: such a group is left as it is)
       if (i.isAtomic() || i.isVolatile()) return null;
