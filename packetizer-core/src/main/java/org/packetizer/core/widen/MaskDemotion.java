@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.packetizer.core.ir.AddressMap;
 import org.packetizer.core.ir.Block;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.IrBuilder;
@@ -86,10 +87,12 @@ public final class MaskDemotion {
     final Type maskTy;
     Type wideTy;
     IrBuilder b;
-    final Map<Value, Value> wide = new HashMap<>();          // mask value -> integer mask
+    // keyed by native address (issue 16: HashMap lookups keyed by values were about a quarter of this
+    // pass on a 20k-instruction nested-loop function)
+    final AddressMap<Value> wide = new AddressMap<>();       // mask value -> integer mask
     final Map<At, Value> narrow = new HashMap<>();           // (value, block) -> icmp slt in that block
     final List<Value> rebuilt = new ArrayList<>();           // original convertible instructions
-    final Set<Value> convertible = new HashSet<>();
+    final AddressMap<Value> convertible = new AddressMap<>(); // (a set: each maps to itself)
 
     Rewriter(Function fn, int w) {
       this.fn = fn;
@@ -110,7 +113,7 @@ public final class MaskDemotion {
         for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
           Opcode op = i.opcode();
           if (isMask(i) && (op == Opcode.AND || op == Opcode.OR || op == Opcode.XOR || op == Opcode.PHI || op == Opcode.SELECT)) {
-            convertible.add(i);
+            convertible.put(i.id(), i);
           }
           if (op == Opcode.SELECT && isMask(i.operand(0)) && !isMask(i)) {
             int bits = elementBits(i.type());
@@ -119,7 +122,7 @@ public final class MaskDemotion {
           }
         }
       }
-      if (convertible.isEmpty()) return 0;
+      if (convertible.size() == 0) return 0;
       wideTy = (lanes64 > lanes32 ? ctx.i64() : ctx.i32()).vectorOf(w);
       try (IrBuilder builder = new IrBuilder(ctx)) {
         b = builder;
@@ -128,9 +131,9 @@ public final class MaskDemotion {
         for (Block bb : order) {
           for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
             if (i.opcode() != Opcode.PHI) break;
-            if (!convertible.contains(i)) continue;
+            if (convertible.get(i.id()) == null) continue;
             Value np = b.before(i).phi(wideTy, i.name());
-            wide.put(i, np);
+            wide.put(i.id(), np);
             phis.add(i);
           }
         }
@@ -140,7 +143,7 @@ public final class MaskDemotion {
           for (Value i : insts) {
             Opcode op = i.opcode();
             if (op == Opcode.PHI) continue;
-            if (convertible.contains(i)) {
+            if (convertible.get(i.id()) != null) {
               // the operands first (widening a compare inserts its extension elsewhere), then the
               // rebuilt instruction right before the original
               Value r;
@@ -178,13 +181,13 @@ public final class MaskDemotion {
                   default -> b.xor(x, y, i.name());
                 };
               }
-              wide.put(i, r);
+              wide.put(i.id(), r);
               rebuilt.add(i);
             }
           }
         }
         for (Value phi : phis) {
-          Value np = wide.get(phi);
+          Value np = wide.get(phi.id());
           int n = phi.incomingCount();
           List<Value> vals = new ArrayList<>(n);
           List<Block> bbs = new ArrayList<>(n);
@@ -199,25 +202,25 @@ public final class MaskDemotion {
         // the remaining uses of rebuilt instructions read an i1 mask made from the integer one: one
         // conversion per value and block, before the first use there (found by positions numbered
         // once per block: comparing instructions by walking the block was quadratic in its length)
-        Map<Block, Map<Value, Integer>> positions = new HashMap<>();
+        AddressMap<AddressMap.OfInt> positions = new AddressMap<>();
         Map<At, Value> firstUser = new LinkedHashMap<>();
         List<Value[]> uses = new ArrayList<>();
         for (Value old : rebuilt) {
           for (Value user : old.users()) {
-            if (convertible.contains(user)) continue;  // deleted below
+            if (convertible.get(user.id()) != null) continue;  // deleted below
             int idx = user.operandIndexOf(old);
             if (user.opcode() == Opcode.PHI) {
               user.setOperand(idx, narrowAtEnd(old, user.incomingBlock(idx)));
               continue;
             }
             Block bb = user.block().orElseThrow();
-            Map<Value, Integer> pos = positions.computeIfAbsent(bb, k -> {
-              Map<Value, Integer> m = new HashMap<>();
+            AddressMap.OfInt pos = positions.computeIfAbsent(bb.id(), k -> {
+              AddressMap.OfInt m = new AddressMap.OfInt(16);
               int n = 0;
-              for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) m.put(i, n++);
+              for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) m.putIfAbsent(i.id(), n++);
               return m;
             });
-            firstUser.merge(new At(old, bb, false), user, (a, c) -> pos.get(c) < pos.get(a) ? c : a);
+            firstUser.merge(new At(old, bb, false), user, (a, c) -> pos.get(c.id()) < pos.get(a.id()) ? c : a);
             uses.add(new Value[] {old, user});
           }
         }
@@ -226,7 +229,7 @@ public final class MaskDemotion {
           At key = new At(old, user.block().orElseThrow(), false);
           Value r = narrow.get(key);
           if (r == null) {
-            r = b.before(firstUser.get(key)).icmpSlt(wide.get(old), b.constNull(wideTy), old.name());
+            r = b.before(firstUser.get(key)).icmpSlt(wide.get(old.id()), b.constNull(wideTy), old.name());
             narrow.put(key, r);
           }
           user.setOperand(user.operandIndexOf(old), r);
@@ -338,7 +341,7 @@ public final class MaskDemotion {
 
     /** The integer mask of {@code v} where {@code v} is used (its definition dominates the use). */
     Value widen(Value v) {
-      Value r = wide.get(v);
+      Value r = wide.get(v.id());
       if (r != null) return r;
       if (v.isConstant()) {
         r = constant(v);
@@ -361,7 +364,7 @@ public final class MaskDemotion {
         // and lanes no one uses may hold poison (e.g. a compare of a value no lane computed)
         r = b.sext(b.freeze(v, ""), wideTy, v.name() + ".wide");
       }
-      wide.put(v, r);
+      wide.put(v.id(), r);
       return r;
     }
 
@@ -398,7 +401,7 @@ public final class MaskDemotion {
       At key = new At(v, bb, true);
       Value r = narrow.get(key);
       if (r != null) return r;
-      r = b.before(bb.terminator()).icmpSlt(wide.get(v), b.constNull(wideTy), v.name());
+      r = b.before(bb.terminator()).icmpSlt(wide.get(v.id()), b.constNull(wideTy), v.name());
       narrow.put(key, r);
       return r;
     }
