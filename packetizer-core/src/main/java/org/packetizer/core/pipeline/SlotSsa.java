@@ -451,8 +451,7 @@ public final class SlotSsa {
 
     // materialize the remaining phis at the top of their blocks, then their operands
     List<Phi> live = new ArrayList<>();
-    phis.sort(java.util.Comparator.comparingInt((Phi ph) -> rpoIndex[ph.block]).thenComparingInt(ph -> ph.var.id));
-    for (Phi phi : phis) {
+    for (Phi phi : inBlockOrder(phis, ph -> rpoIndex[ph.block], ph -> ph.var.id, n)) {
       if (phi.replacement != null) continue;
       phi.real = b.before(blocks.get(phi.block).firstInstruction()).phi(phi.var.type, phi.var.name);
       live.add(phi);
@@ -482,6 +481,35 @@ public final class SlotSsa {
       ph.inst.replaceAllUsesWith(value(ph));
     }
     for (Placeholder ph : placeholderList) ph.inst.eraseFromParent();
+  }
+
+  /**
+   * {@code items} (the phis) by their block's reverse-postorder index {@code rank} (0 .. n - 1), then by
+   * variable {@code var}. The phis are listed variable by variable (ascending ids), so a stable counting
+   * sort by block gives that order in linear time (issue 16: the comparator sort it replaces was about
+   * 1 % of a 20k-instruction nestedloop packetization); a list not in variable order is sorted by the
+   * comparator.
+   */
+  static <T> List<T> inBlockOrder(List<T> items, java.util.function.ToIntFunction<T> rank,
+      java.util.function.ToIntFunction<T> var, int n) {
+    int[] start = new int[n + 1];
+    int lastVar = Integer.MIN_VALUE;
+    for (T t : items) {
+      int v = var.applyAsInt(t);
+      if (v < lastVar) {
+        List<T> sorted = new ArrayList<>(items);
+        sorted.sort(java.util.Comparator.comparingInt(rank).thenComparingInt(var));
+        return sorted;
+      }
+      lastVar = v;
+      start[rank.applyAsInt(t) + 1]++;
+    }
+    for (int k = 0; k < n; k++) start[k + 1] += start[k];
+    Object[] out = new Object[items.size()];
+    for (T t : items) out[start[rank.applyAsInt(t)]++] = t;
+    @SuppressWarnings("unchecked")
+    List<T> list = (List<T>) java.util.Arrays.asList(out);
+    return list;
   }
 
   private static void writeLocal(int v, int blk, int stamp, Object value, int[] seenStamp, Object[] local,
