@@ -1199,18 +1199,24 @@ final class MemoryWidener extends EmissionPhase {
     org.packetizer.core.wrapper.HardwareWidth.Target t = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
         st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
     if (org.packetizer.core.wrapper.Latency.family(t.cpu(), false) != org.packetizer.core.wrapper.Latency.Family.INTEL) return null;
-    // (AVX-512 only: LLVM emits gather instructions on AVX2 targets only where the function's tuning CPU has fast ones, and
-    // a packet function of generic bitcode keeps tune-cpu=generic: its gathers become per-lane extracts and inserts, stencil
-    // W8 on skylake 0.86x -> 0.46x over scalar; with AVX-512 they are gather instructions whatever the tuning)
     boolean avx512 = t.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512 || (t.features() != null && t.features().contains("+avx512f"));
-    if (!avx512) return null;
-    return NARROW_GATHERS_REASON.replace("CPU", t.cpu());
+    if (avx512) return NARROW_GATHERS_REASON.replace("CPU", t.cpu());
+    // (AVX2: the Intel cores LLVM tunes as having fast gathers, W8 (one ymm gather per load) and W16 (two); LLVM emits
+    // the gather instructions where the function is tuned for such a core, which RunTarget and TargetSpec.applyTo make
+    // so where the CPU is named; W4 (xmm gathers) NOT: measured no better than the per-lane loads, see NARROW_GATHERS_AVX2)
+    if (!org.packetizer.core.wrapper.HardwareWidth.fastGathers(t.cpu(), t.features()) || w < 8) return null;
+    return NARROW_GATHERS_AVX2.replace("CPU", t.cpu());
   }
 
   static final String NARROW_GATHERS_REASON = "the target (CPU) is an Intel core with AVX-512 and fast hardware gathers, where a gather with"
       + " 32-bit indices costs less than per-lane loads, whose inserts and transposes all take the one shuffle port"
       + " (measured on a Sapphire Rapids host, stencil with random points: 9 gathers 1.47x over scalar at W16, 1.22x at W8,"
       + " against 0.83x and 0.87x per lane; -Dpacketizer.narrowGathers=false: per-lane loads)";
+
+  static final String NARROW_GATHERS_AVX2 = "the target (CPU) is an Intel AVX2 core that LLVM tunes as having fast hardware gathers,"
+      + " where a gather with 32-bit indices costs less than per-lane loads, whose inserts and transposes all take the one shuffle"
+      + " port (measured at W8 and W16 on a Sapphire Rapids host compiled for skylake and alderlake; not at W4, where xmm gathers"
+      + " measured no better; not on AMD's Zen: static evidence only, llvm-mca; -Dpacketizer.narrowGathers=false: per-lane loads)";
 
   /**
    * A varying GEP index as a 32-bit packet with the same value as the GEP's sign-extended index ({@code sext i32},

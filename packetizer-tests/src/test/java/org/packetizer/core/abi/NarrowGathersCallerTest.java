@@ -26,6 +26,11 @@ import org.packetizer.core.toolchain.ProcessResult;
  * built by GCC and by clang: every lane of random points, of packets at one point, of consecutive points and of points
  * at the grid's four corners, against the scalar functions of the same object; the grid lies between two PROT_NONE pages
  * and touches both, so a gather reading outside it faults.
+ *
+ * <p>AVX2 (twentieth round): the same at W8 for skylake and alderlake (Intel AVX2 cores LLVM tunes as having fast gathers),
+ * the CPU only in the options and {@code llc} run without {@code -mcpu} (the packet functions' attributes decide, as in
+ * {@link TuneCpuCallerTest}); their assembly must hold real {@code vgatherdps} with a 32-bit index register (not LLVM's
+ * per-lane expansion), one per load (9 for the cross, 4 for the bilinear fetch).
  */
 class NarrowGathersCallerTest {
   @TempDir Path dir;
@@ -117,10 +122,16 @@ class NarrowGathersCallerTest {
       """;
 
   @ParameterizedTest(name = "W={0} cpu={1}")
-  @CsvSource({"16, sapphirerapids", "8, sapphirerapids", "16, skylake-avx512"})
+  @CsvSource({"16, sapphirerapids", "8, sapphirerapids", "16, skylake-avx512", "8, skylake", "8, alderlake"})
   void gridKernelsFromCAgreeWithTheScalarFunctions(int w, String cpu) throws Exception {
-    Assumptions.assumeTrue(Toolchains.hostHas("avx512f") && Toolchains.hostHas("avx512vl") && Toolchains.hostHas("avx512bw")
-        && Toolchains.hostHas("avx512dq"), "SKIPPED (LOUD): the host has no AVX-512; the " + cpu + " packet functions were not run from C");
+    boolean avx2 = cpu.equals("skylake") || cpu.equals("alderlake");
+    if (avx2) {
+      Assumptions.assumeTrue(Toolchains.hostHas("avx2") && Toolchains.hostHas("fma"), "SKIPPED (LOUD): the host has no AVX2; the " + cpu
+          + " packet functions were not run from C");
+    } else {
+      Assumptions.assumeTrue(Toolchains.hostHas("avx512f") && Toolchains.hostHas("avx512vl") && Toolchains.hostHas("avx512bw")
+          && Toolchains.hostHas("avx512dq"), "SKIPPED (LOUD): the host has no AVX-512; the " + cpu + " packet functions were not run from C");
+    }
     if (Toolchains.gcc().isEmpty()) {
       System.err.println("SKIPPED (LOUD): gcc is not installed; NarrowGathersCallerTest did not run (bin/install-test-deps.sh installs it)");
       Assumptions.abort("gcc is not installed");
@@ -146,11 +157,29 @@ class NarrowGathersCallerTest {
       m.write(dir.resolve("kernel.packet.bc"));
     }
     Files.writeString(dir.resolve("caller.c"), CALLER);
-    ProcessResult llc = clang.run(List.of("llc", "-O2", "-mcpu=" + cpu, "-filetype=obj", "-relocation-model=pic",
-        dir.resolve("kernel.packet.bc").toString(), "-o", dir.resolve("kernel.o").toString()), dir);
+    // (AVX2: the CPU in the packet functions' attributes only, as a user's llc of the packetizer's output sees it)
+    List<String> mcpu = avx2 ? List.of() : List.of("-mcpu=" + cpu);
+    List<String> asm = new ArrayList<>(List.of("llc", "-O2"));
+    asm.addAll(mcpu);
+    asm.addAll(List.of(dir.resolve("kernel.packet.bc").toString(), "-o", dir.resolve("kernel.s").toString()));
+    ProcessResult asmRun = clang.run(asm, dir);
+    assertEquals(0, asmRun.exitCode(), asmRun.stderr());
+    String text = Files.readString(dir.resolve("kernel.s"));
+    // (a real gather with a 32-bit index register of the packet's width: vgatherdps ...(%base,%ymmN,4) / (%base,%zmmN,4))
+    java.util.regex.Pattern dps = java.util.regex.Pattern.compile("vgatherdps\\s+[^\\n]*\\(%r\\w+,%" + (w == 16 ? "z" : "y") + "mm\\d+,4\\)");
+    for (String[] k : new String[][] {{"cross5_simd" + w, "9"}, {"bilerp_simd" + w, "4"}}) {
+      String body = functionAssembly(text, k[0]);
+      long n = dps.matcher(body).results().count();
+      assertTrue(n >= Integer.parseInt(k[1]), () -> k[0] + " for " + cpu + ": " + n + " gathers with 32-bit indices, want " + k[1] + ":\n" + body);
+    }
+    List<String> obj = new ArrayList<>(List.of("llc", "-O2"));
+    obj.addAll(mcpu);
+    obj.addAll(List.of("-filetype=obj", "-relocation-model=pic", dir.resolve("kernel.packet.bc").toString(), "-o", dir.resolve("kernel.o").toString()));
+    ProcessResult llc = clang.run(obj, dir);
     assertEquals(0, llc.exitCode(), llc.stderr());
-    List<String> isa = List.of("-std=gnu11", "-Werror", "-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq", "-DLANES=" + w,
-        "-DCROSS=cross5_simd" + w, "-DBILERP=bilerp_simd" + w);
+    List<String> isa = new ArrayList<>(List.of("-std=gnu11", "-Werror"));
+    isa.addAll(avx2 ? List.of("-mavx2") : List.of("-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq"));
+    isa.addAll(List.of("-DLANES=" + w, "-DCROSS=cross5_simd" + w, "-DBILERP=bilerp_simd" + w));
     for (String exe : Toolchains.gccAndClangCallers(clang, dir, "caller.c", isa, List.of("kernel.o"))) {
       ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
       String out = r.stdoutText();
@@ -158,5 +187,13 @@ class NarrowGathersCallerTest {
           + "; 139 is a fault):\n" + out + r.stderr());
       assertTrue(out.contains("W=" + w + ": 4000 packets of two kernels checked, 0 differences"), out);
     }
+  }
+
+  /** The assembly of function {@code name} in {@code asm} (from its label to its {@code .size}). */
+  static String functionAssembly(String asm, String name) {
+    int start = asm.indexOf(name + ":");
+    assertTrue(start >= 0, () -> "no " + name + " in\n" + asm);
+    int end = asm.indexOf(".size\t" + name, start);
+    return asm.substring(start, end < 0 ? asm.length() : end);
   }
 }
