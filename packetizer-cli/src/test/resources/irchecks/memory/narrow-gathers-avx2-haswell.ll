@@ -1,11 +1,11 @@
-; The twin of narrow-gathers-avx2.ll on haswell (AVX2 without fast gathers: LLVM expands a gather into per-lane
+; The twin of narrow-gathers-avx2.ll (W16) on haswell (AVX2 without fast gathers: LLVM expands a gather into per-lane
 ; loads): the stencil's loads keep the old form (windows and per-lane loads, whatever their shape): no 32-bit
 ; index packet, no gather.
-; RUN: packetize -f f -w 8 --params uvv --target-cpu=haswell --remarks
-; CHECK-LABEL: define <8 x float> @f_simd8(ptr %g, <8 x i32> %x, <8 x i32> %y)
+; RUN: packetize -f f -w 16 --params uvv --target-cpu=haswell --remarks
+; CHECK-LABEL: define <16 x float> @f_simd16(ptr %g, <16 x i32> %x, <16 x i32> %y)
 ; CHECK-NOT:   narrow.index
 ; CHECK-NOT:   @llvm.masked.gather
-; CHECK:       ret <8 x float>
+; CHECK:       ret <16 x float>
 ; SHAPES-NOT:  gather(s) with 32-bit indices
 define float @f(ptr %g, i32 %x, i32 %y) {
 entry:

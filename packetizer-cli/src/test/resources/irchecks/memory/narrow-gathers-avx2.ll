@@ -1,26 +1,27 @@
-; On an Intel AVX2 core that LLVM tunes as having fast gathers (skylake, W8; alderlake, raptorlake, ... the same),
+; On skylake at W16 (an Intel AVX2 core that LLVM tunes as having fast gathers; the rule's only AVX2 target),
 ; loads at constant offsets from a stencil's point c = g + y*24 + x (a uniform base plus two 32-bit offsets)
-; are one <8 x float> gather each off ONE 32-bit index packet, y*24 + x summed in 32 bits, behind the run-time
-; test of the lanes' signed overflow (where a lane's sum wraps: gathers from the 64-bit pointers); llc makes each
-; a vgatherdps ymm where the function is tuned for the CPU (RunTarget drops clang's tune-cpu=generic). No windows,
-; no per-lane loads. The twins: narrow-gathers-avx2-haswell.ll (no fast gathers: the old form) and
-; narrow-gathers-avx2-w4.ll (W4: xmm gathers measured no better, the old form).
-; RUN: packetize -f f -w 8 --params uvv --target-cpu=skylake --remarks
-; CHECK-LABEL: define <8 x float> @f_simd8(ptr %g, <8 x i32> %x, <8 x i32> %y)
-; CHECK:       %narrow.index = add {{.*}}<8 x i32> %row, %x
-; CHECK:       %narrow.overflow = icmp slt <8 x i32>
+; are one <16 x float> gather each (two vgatherdps ymm after llc) off ONE 32-bit index packet, y*24 + x summed
+; in 32 bits, behind the run-time test of the lanes' signed overflow (where a lane's sum wraps: gathers from the
+; 64-bit pointers); llc emits the gather instructions where the function is tuned for the CPU (RunTarget drops
+; clang's tune-cpu=generic). No windows, no per-lane loads. The twins: narrow-gathers-avx2-w4.ll and
+; narrow-gathers-avx2-w8.ll (W4 and W8: the gathers measured no faster than the per-lane loads, the old form) and
+; narrow-gathers-avx2-haswell.ll (no fast gathers: the old form).
+; RUN: packetize -f f -w 16 --params uvv --target-cpu=skylake --remarks
+; CHECK-LABEL: define <16 x float> @f_simd16(ptr %g, <16 x i32> %x, <16 x i32> %y)
+; CHECK:       %narrow.index = add {{.*}}<16 x i32> %row, %x
+; CHECK:       %narrow.overflow = icmp slt <16 x i32>
 ; CHECK:       br i1 %narrow.wraps{{.*}}, label %{{.*}}.narrow, label %{{.*}}.wide
 ; CHECK-NOT:   load <4 x float>
 ; CHECK:       .narrow:
-; CHECK:       sext <8 x i32> %narrow.index to <8 x i64>
-; CHECK:       call <8 x float> @llvm.masked.gather.v8f32.v8p0
-; CHECK:       call <8 x float> @llvm.masked.gather.v8f32.v8p0
-; CHECK:       call <8 x float> @llvm.masked.gather.v8f32.v8p0
-; CHECK:       call <8 x float> @llvm.masked.gather.v8f32.v8p0
-; CHECK:       call <8 x float> @llvm.masked.gather.v8f32.v8p0
+; CHECK:       sext <16 x i32> %narrow.index to <16 x i64>
+; CHECK:       call <16 x float> @llvm.masked.gather.v16f32.v16p0
+; CHECK:       call <16 x float> @llvm.masked.gather.v16f32.v16p0
+; CHECK:       call <16 x float> @llvm.masked.gather.v16f32.v16p0
+; CHECK:       call <16 x float> @llvm.masked.gather.v16f32.v16p0
+; CHECK:       call <16 x float> @llvm.masked.gather.v16f32.v16p0
 ; CHECK:       .wide:
 ; CHECK-NOT:   load <4 x float>
-; SHAPES:      5 load(s) at constant offsets from %c became 5 gather(s) with 32-bit indices off the uniform base (2 varying offset(s) of at most 32 bits, summed in 32 bits; where a lane's sum overflows, gathers from the 64-bit pointers), not windows and per-lane loads: the target (skylake) is an Intel AVX2 core that LLVM tunes as having fast hardware gathers
+; SHAPES:      5 load(s) at constant offsets from %c became 5 gather(s) with 32-bit indices off the uniform base (2 varying offset(s) of at most 32 bits, summed in 32 bits; where a lane's sum overflows, gathers from the 64-bit pointers), not windows and per-lane loads: the target (skylake) is an Intel AVX2 core that LLVM tunes as having fast hardware gathers, and the width 16 (two ymm gathers per load)
 define float @f(ptr %g, i32 %x, i32 %y) {
 entry:
   %row = mul nsw i32 %y, 24

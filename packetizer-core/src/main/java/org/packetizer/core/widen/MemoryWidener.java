@@ -1201,10 +1201,15 @@ final class MemoryWidener extends EmissionPhase {
     if (org.packetizer.core.wrapper.Latency.family(t.cpu(), false) != org.packetizer.core.wrapper.Latency.Family.INTEL) return null;
     boolean avx512 = t.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512 || (t.features() != null && t.features().contains("+avx512f"));
     if (avx512) return NARROW_GATHERS_REASON.replace("CPU", t.cpu());
-    // (AVX2: the Intel cores LLVM tunes as having fast gathers, W8 (one ymm gather per load) and W16 (two); LLVM emits
-    // the gather instructions where the function is tuned for such a core, which RunTarget and TargetSpec.applyTo make
-    // so where the CPU is named; W4 (xmm gathers) NOT: measured no better than the per-lane loads, see NARROW_GATHERS_AVX2)
-    if (!org.packetizer.core.wrapper.HardwareWidth.fastGathers(t.cpu(), t.features()) || w < 8) return null;
+    // (AVX2: of the Intel cores LLVM tunes as having fast gathers (it emits their gathers where the function is tuned for
+    // such a core, which RunTarget and TargetSpec.applyTo make so where the CPU is named), skylake at W16 only (two ymm
+    // gathers per load): measured on random points (stencil, ns per element, code for skylake / alderlake on one host):
+    // W16 2.38-2.46 -> 2.03-2.12 / 2.07-2.15 -> 2.00-2.12 (alderlake's coherent 0.75-0.80 -> 0.79-0.85: no win);
+    // W8 2.41-2.51 -> 2.64-2.70 / 2.05-2.11 -> 2.20-2.36 (slower); W4 2.59-2.73 -> 2.47-2.54 / 2.08-2.15 -> 2.34-2.42
+    // (mixed); the other names unmeasured; docs/performance.md, twentieth round)
+    if (!org.packetizer.core.wrapper.HardwareWidth.fastGathers(t.cpu(), t.features()) || !NARROW_GATHERS_AVX2_CPUS.contains(t.cpu()) || w != 16) {
+      return null;
+    }
     return NARROW_GATHERS_AVX2.replace("CPU", t.cpu());
   }
 
@@ -1213,10 +1218,15 @@ final class MemoryWidener extends EmissionPhase {
       + " (measured on a Sapphire Rapids host, stencil with random points: 9 gathers 1.47x over scalar at W16, 1.22x at W8,"
       + " against 0.83x and 0.87x per lane; -Dpacketizer.narrowGathers=false: per-lane loads)";
 
+  /** The AVX2-only CPUs where {@link #narrowGathers} applies (at W16), by measurement. */
+  static final java.util.Set<String> NARROW_GATHERS_AVX2_CPUS = java.util.Set.of("skylake");
+
   static final String NARROW_GATHERS_AVX2 = "the target (CPU) is an Intel AVX2 core that LLVM tunes as having fast hardware gathers,"
-      + " where a gather with 32-bit indices costs less than per-lane loads, whose inserts and transposes all take the one shuffle"
-      + " port (measured at W8 and W16 on a Sapphire Rapids host compiled for skylake and alderlake; not at W4, where xmm gathers"
-      + " measured no better; not on AMD's Zen: static evidence only, llvm-mca; -Dpacketizer.narrowGathers=false: per-lane loads)";
+      + " and the width 16 (two ymm gathers per load), where gathers with 32-bit indices cost less than per-lane loads, whose"
+      + " inserts and transposes all take the one shuffle port (measured on a Sapphire Rapids-class host, code for skylake, stencil"
+      + " with random points: 2.38-2.46 -> 2.03-2.12 ns per element; not at W4 and W8, where the per-lane loads measured as fast"
+      + " or faster, nor for alderlake, where they measured even; not on AMD's Zen, whose only evidence here is static, llvm-mca;"
+      + " -Dpacketizer.narrowGathers=false: per-lane loads)";
 
   /**
    * A varying GEP index as a 32-bit packet with the same value as the GEP's sign-extended index ({@code sext i32},

@@ -25,14 +25,14 @@ import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmModule;
 
 /**
- * Narrow gathers (issue 16, nineteenth round; AVX2, twentieth): on Intel targets with AVX-512, and at W8 and W16 on the Intel
- * AVX2 cores LLVM tunes as having fast gathers (skylake, alderlake), loads at constant offsets
+ * Narrow gathers (issue 16, nineteenth round; AVX2, twentieth): on Intel targets with AVX-512, and at W16 on skylake (an Intel
+ * AVX2 core LLVM tunes as having fast gathers; not W4 and W8, nor alderlake, measured no faster), loads at constant offsets
  * from a varying point that is a uniform base plus narrow offsets ({@code g + y*16 + x}) are one gather each with a
  * 32-bit index packet instead of windows and per-lane loads; where two 32-bit offsets are summed, a run-time test of the
  * lanes' signed overflow sends the packet to gathers from the 64-bit pointers. Kernels of {@code beyond/narrow_gathers.c}
  * (a 9-point stencil, a double row, a short plus a byte offset into ints, an unsigned offset that must keep the old path)
  * compiled by the bundled clang at plain {@code -O1} / {@code -O2}, at W4/8/16 on skylake and alderlake (AVX2: the rule
- * applies at W8 and W16, W4 keeps the old path, checked), skylake-avx512 and sapphirerapids, unmasked and masked; and hand-written IR whose offsets do overflow 32 bits (every lane's sum wraps, at
+ * applies to skylake at W16; W4, W8 and alderlake keep the old path, checked), skylake-avx512 and sapphirerapids, unmasked and masked; and hand-written IR whose offsets do overflow 32 bits (every lane's sum wraps, at
  * a base 8 GB before or after the buffer) or are large with opposite signs (no wrap).
  *
  * <p>Differential on every lane against the scalar function: random points, all lanes at one point, consecutive points,
@@ -56,12 +56,12 @@ class NarrowGathersTest {
   }
 
   /**
-   * Whether the rule applies (by default) to a kernel it can take: every width on the AVX-512 CPUs; W8 and W16 on skylake
-   * and alderlake (AVX2 with fast gathers; W4's xmm gathers measured no better than per-lane loads); never on haswell.
+   * Whether the rule applies (by default) to a kernel it can take: every width on the AVX-512 CPUs; W16 on skylake (AVX2
+   * with fast gathers; at W4 and W8, and on alderlake, the gathers measured no faster than the per-lane loads); never on haswell.
    */
   static boolean narrowApplies(String cpu, int w) {
     if (!avx2Only(cpu)) return true;
-    return !cpu.equals("haswell") && w >= 8;
+    return cpu.equals("skylake") && w == 16;
   }
 
   static void assumeHost(String cpu) {
@@ -265,7 +265,7 @@ class NarrowGathersTest {
       """;
 
   @ParameterizedTest(name = "W={0} {1}")
-  @org.junit.jupiter.params.provider.CsvSource({"4, skylake-avx512", "8, skylake-avx512", "8, sapphirerapids", "16, sapphirerapids", "8, skylake", "16, skylake", "8, alderlake",
+  @org.junit.jupiter.params.provider.CsvSource({"4, skylake-avx512", "8, skylake-avx512", "8, sapphirerapids", "16, sapphirerapids", "8, skylake", "16, skylake", "4, alderlake",
       "16, alderlake", "4, skylake"})
   void sumsBeyond32BitsTakeThePointers(int w, String cpu) {
     assumeHost(cpu);
@@ -338,8 +338,8 @@ class NarrowGathersTest {
   /**
    * The decision in the IR: grid9 at W16 on sapphirerapids has the 32-bit index packet (the sum of y*16 and x), its
    * overflow test, 9 gathers off it and 9 from the pointers where the test fails, no windows; taps_sc (a 16-bit and an
-   * 8-bit offset) no overflow test; skylake and alderlake (AVX2, fast gathers) at W8 and W16 the same form with 8- and
-   * 16-lane gathers; taps_u (an unsigned 32-bit offset), skylake and alderlake at W4, haswell and x86-64-v3 (AVX2 without
+   * 8-bit offset) no overflow test; skylake (AVX2, fast gathers) at W16 the same form with 16-lane gathers; taps_u (an
+   * unsigned 32-bit offset), skylake at W4 and W8, alderlake, haswell and x86-64-v3 (AVX2 without
    * fast gathers), znver4 (AMD) and the size mode the old path; the knob
    * {@code false} the windows too. The remark names the decision.
    */
@@ -365,9 +365,9 @@ class NarrowGathersTest {
       new Packetizer(PacketizerOptions.builder().valueNames(true).width(16).params("uv").targetCpu("sapphirerapids").build()).run(m, "taps_u", "u16");
       String u16 = m.function("u16").orElseThrow().print();
       assertTrue(u16.contains("load <4 x float>") && !u16.contains("narrow"), u16);
-      // AVX2 Intel cores with fast gathers: W8 one <8 x float> gather per load, W16 one <16 x float> (two ymm gathers in llc);
-      // the remark says it is the AVX2 rule; W4 and haswell (no fast gathers) the old path
-      for (String[] c : new String[][] {{"8", "skylake"}, {"16", "skylake"}, {"8", "alderlake"}, {"16", "alderlake"}}) {
+      // AVX2 Intel cores with fast gathers: W16 one <16 x float> gather per load (two ymm gathers in llc); the remark says it
+      // is the AVX2 rule; W4 and W8 (measured no faster) and haswell (no fast gathers) the old path
+      for (String[] c : new String[][] {{"16", "skylake"}}) {
         List<String> rk = new ArrayList<>();
         int w = Integer.parseInt(c[0]);
         String name = "k" + w + c[1];
@@ -383,7 +383,8 @@ class NarrowGathersTest {
         assertTrue(rk.stream().anyMatch(x -> x.contains("became 9 gather(s) with 32-bit indices off the uniform base")
             && x.contains("the target (" + c[1] + ") is an Intel AVX2 core that LLVM tunes as having fast hardware gathers")), rk::toString);
       }
-      for (String[] c : new String[][] {{"4", "skylake"}, {"4", "alderlake"}, {"8", "haswell"}, {"16", "haswell"}, {"8", "x86-64-v3"}}) {
+      for (String[] c : new String[][] {{"4", "skylake"}, {"8", "skylake"}, {"4", "alderlake"}, {"8", "alderlake"}, {"16", "alderlake"}, {"8", "haswell"},
+          {"16", "haswell"}, {"8", "x86-64-v3"}}) {
         int w = Integer.parseInt(c[0]);
         String name = "o" + w + c[1].replace('-', '_');
         new Packetizer(PacketizerOptions.builder().valueNames(true).width(w).params("uvv").targetCpu(c[1]).build()).run(m, "grid9", name);
