@@ -1158,7 +1158,7 @@ final class MemoryWidener extends EmissionPhase {
 
   /**
    * The knob of {@link #narrowGathers}: {@code -Dpacketizer.narrowGathers=auto|true|false} (auto, the default: on
-   * Intel's cores with AVX-512; true: every fast-gather target; false: the rule before the nineteenth round, windows and
+   * Intel's cores with AVX-512, and on skylake (AVX2) at W16; true: every fast-gather target; false: the rule before the nineteenth round, windows and
    * per-lane loads). Read at each use.
    */
   static String narrowGathersKnob() {
