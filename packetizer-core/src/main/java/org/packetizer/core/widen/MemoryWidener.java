@@ -2114,6 +2114,11 @@ final class MemoryWidener extends EmissionPhase {
         && size <= 64) {
       return allActiveFastPath(inst, t, vt, align, lanePtr, bits, dummy);
     }
+    String blends = laneBlendsReason(t, vt);
+    if (blends != null) {
+      st.remark(Remark.Kind.MEMORY, current(), inst, "per-lane loads: " + w + " broadcasts from memory and " + (w - 1)
+          + " blends, not inserts: " + blends);
+    }
     Value acc = b.poison(vt);
     for (int k = 0; k < w; k++) {
       Value p = lanePtr.at(k, lanePtr.root().apply(k));
@@ -2124,10 +2129,73 @@ final class MemoryWidener extends EmissionPhase {
         if (size > 64) throw new IllegalStateException("element of " + size + " bytes");
         a = Math.min(align, 64);
       }
-      acc = b.insertElement(acc, b.load(t, p, a, ""), k, "");
+      Value ld = b.load(t, p, a, "");
+      acc = blends != null ? blendLane(acc, ld, k) : b.insertElement(acc, ld, k, "");
     }
+    if (blends != null && !acc.type().equals(vt)) acc = b.cast(Opcode.BITCAST, acc, vt, "");
     if (names && acc.isInstruction()) acc.setName(inst.name());
     return acc;
+  }
+
+  /**
+   * The knob of {@link #laneBlendsReason}: {@code -Dpacketizer.laneBlends=auto|true|false} (auto, the default: on
+   * Intel cores with AVX; true: on every x86 target with AVX, AMD included; false: the inserts of before). Read at each
+   * use.
+   */
+  static String laneBlendsKnob() {
+    return System.getProperty("packetizer.laneBlends", "auto").strip().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /**
+   * Whether {@link #perLane}'s W loads of {@code t} into a packet of type {@code vt} become, per lane, a broadcast from
+   * memory and an immediate blend ({@link #blendLane}) instead of inserts, and why (for the remark); null when they do
+   * not. On Intel's cores every insert of a loaded element ({@code vinsertps}, {@code vinsertf128} from a register) takes
+   * the one shuffle port (port 5), which bounds the per-lane path (stencil with random points W8/AVX2: about 54 port-5
+   * operations per 8 lanes); {@code vbroadcastss/sd ymm, m} is a load alone there and {@code vblendps/pd} with an
+   * immediate runs on three ports. Needs AVX (SSE has no broadcast from memory); 4- and 8-byte float and integer
+   * elements (AVX2's byte and word broadcasts take the shuffle port); not on AVX-512 targets where the packet is wider
+   * than 256 bits (a zmm blend takes a mask register); not on AMD (two shuffle pipes: the inserts measured faster
+   * there, tenth round).
+   */
+  private String laneBlendsReason(Type t, Type vt) {
+    String knob = laneBlendsKnob();
+    if (knob.equals("false") || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return null;
+    Type et = t.isVector() ? null : t;
+    if (et == null || !(et.isFloat() || et.isDouble() || et.isInteger(32) || et.isInteger(64))) return null;
+    if (!vt.isVector() || vt.vectorSize() != w || w < 4) return null;
+    org.packetizer.core.wrapper.HardwareWidth.Target tg = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
+        st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    boolean avx = org.packetizer.core.wrapper.HardwareWidth.of(tg.cpu(), tg.features()) >= org.packetizer.core.wrapper.HardwareWidth.AVX;
+    if (!avx) return null;
+    boolean avx512 = tg.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512 || (tg.features() != null && tg.features().contains("+avx512f"));
+    if (avx512 && st.module().allocSize(et) * w > 32) return null;
+    if (knob.equals("true")) return "-Dpacketizer.laneBlends=true";
+    org.packetizer.core.wrapper.Latency.Family fam = org.packetizer.core.wrapper.Latency.family(tg.cpu(), false);
+    if (fam != org.packetizer.core.wrapper.Latency.Family.INTEL && fam != org.packetizer.core.wrapper.Latency.Family.SANDY_BRIDGE) return null;
+    return LANE_BLENDS_REASON.replace("CPU", tg.cpu().isEmpty() ? "generic" : tg.cpu());
+  }
+
+  static final String LANE_BLENDS_REASON = "the target (CPU) is an Intel core, where every insert takes the one shuffle port and a"
+      + " broadcast from memory is a load alone (measured on a Sapphire Rapids host, stencil with random points W8/AVX2:"
+      + " 0.82x -> 1.14x over scalar; -Dpacketizer.laneBlends=false: inserts)";
+
+  /**
+   * Lane {@code k} of a packet built by {@link #perLane} with broadcasts and blends: the loaded element {@code ld} splat
+   * over the packet (a broadcast from memory), behind {@code llvm.arithmetic.fence} so that LLVM's DAG does not fold the
+   * splat and the blend back into an insert of the element ({@code vinsertps} for lanes 0-3, measured with the bundled
+   * llc), then blended into lane {@code k} of {@code acc} (lane 0: the splat itself). Integer elements travel as floats
+   * of their size (the fence takes floating-point types); {@link #perLane} casts the packet back.
+   */
+  private Value blendLane(Value acc, Value ld, int k) {
+    Type et = ld.type();
+    Type ft = et.isFloat() || et.isDouble() ? et : et.isInteger(32) ? st.context().floatType() : st.context().doubleType();
+    Value x = ft.equals(et) ? ld : b.cast(Opcode.BITCAST, ld, ft, "");
+    Value splat = b.splat(x, w, "");
+    Value fenced = b.call(st.module().intrinsic("llvm.arithmetic.fence", splat.type()), List.of(splat), "lane.bcast");
+    if (k == 0) return fenced;
+    List<Value> idx = new ArrayList<>();
+    for (int j = 0; j < w; j++) idx.add(b.i32(j == k ? w + j : j));
+    return b.shuffle(acc, fenced, b.constVector(idx), "");
   }
 
   /**
