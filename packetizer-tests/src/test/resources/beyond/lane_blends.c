@@ -8,20 +8,21 @@ float grid9(const float *g, int x, int y) {
   return 0.5f * c[0] + 0.1f * (c[-1] + c[1] + c[-GW] + c[GW]) - 0.025f * (c[-2] + c[2] + c[-2 * GW] + c[2 * GW]);
 }
 
-/* three ints 40 apart: single elements only, integer lanes */
-int taps_i(const int *g, int i) {
-  const int *c = g + i;
-  return c[-40] - 3 * c[0] + (c[40] ^ 0x55);
+/* rows of RW elements; (x, y) a point, the loads two rows above and below: single elements only (too far apart for a
+ * window), of ints (integer lanes), doubles and 64-bit ints */
+#define RW 32
+
+int taps_i(const int *g, int x, int y) {
+  const int *c = g + y * RW + x;
+  return c[-2 * RW] - 3 * c[0] + (c[2 * RW] ^ 0x55);
 }
 
-/* doubles 50 apart */
-double taps_d(const double *g, int i) {
-  const double *c = g + i;
-  return c[-50] + 0.5 * c[0] - c[50];
+double taps_d(const double *g, int x, int y) {
+  const double *c = g + y * RW + x;
+  return c[-2 * RW] + 0.5 * c[0] - c[2 * RW];
 }
 
-/* 64-bit integers 30 apart */
-long long taps_l(const long long *g, int i) {
-  const long long *c = g + i;
-  return c[0] * 7 + c[30];
+long long taps_l(const long long *g, int x, int y) {
+  const long long *c = g + y * RW + x;
+  return c[0] * 7 + c[2 * RW];
 }

@@ -1,19 +1,17 @@
 ; The same table lookup on an AVX2 target without fast gathers (haswell), where LLVM would expand a
 ; gather into extracts of 64-bit pointers: W scalar loads at the uniform base plus each lane's 32-bit
-; offset, and a remark saying why. (On this Intel target the loads are broadcasts and blends, lane-blends-intel.ll: the
-; 4-byte ints travel as floats and the packet is cast back to <8 x i32>.)
+; offset, and a remark saying why.
 ; RUN: packetize -f f -w 8 --params uv --target-cpu=haswell --remarks
 ; CHECK-LABEL: define <8 x i32> @f_simd8(ptr %t, <8 x i32> %k)
 ; CHECK:       extractelement <8 x i32>
-; CHECK:       load float, ptr
-; CHECK:       load float, ptr
-; CHECK:       load float, ptr
-; CHECK:       load float, ptr
-; CHECK:       load float, ptr
-; CHECK:       load float, ptr
-; CHECK:       load float, ptr
-; CHECK:       load float, ptr
-; CHECK:       bitcast <8 x float> %{{.*}} to <8 x i32>
+; CHECK:       load i32, ptr
+; CHECK:       load i32, ptr
+; CHECK:       load i32, ptr
+; CHECK:       load i32, ptr
+; CHECK:       load i32, ptr
+; CHECK:       load i32, ptr
+; CHECK:       load i32, ptr
+; CHECK:       load i32, ptr
 ; CHECK-NOT:   gather
 ; CHECK-NOT:   <8 x i64>
 ; SHAPES:      table lookup (uniform base, 32-bit offsets) became 8 scalar loads: the target (haswell) has no fast hardware gather

@@ -621,7 +621,7 @@ final class MemoryWidener extends EmissionPhase {
       Value fo = offs;
       java.util.function.IntFunction<Value> lanePtr = k -> b.gep(elem, bp, List.of(b.extractElement(fo, k, "")), ptr.isInBounds(), "");
       if (speculated.isEmpty()) {
-        return perLane(inst, t, vt, align, new LaneAddress(k -> b.extractElement(fo, k, ""),
+        return perLane(inst, t, vt, align, false, new LaneAddress(k -> b.extractElement(fo, k, ""),
             (k, o) -> b.gep(elem, bp, List.of(o), ptr.isInBounds(), "")));
       }
       Value acc = b.poison(vt);
@@ -1025,7 +1025,7 @@ final class MemoryWidener extends EmissionPhase {
     st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became " + w + " scalar loads"
         + (chain.isEmpty() ? "" : " at each lane's " + root.describe() + " plus " + chain.size() + " uniform offset(s)")
         + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
-    return perLane(inst, t, vt, align, new LaneAddress(k -> b.extractElement(rv, k, ""), (k, p) -> {
+    return perLane(inst, t, vt, align, true, new LaneAddress(k -> b.extractElement(rv, k, ""), (k, p) -> {
       for (int j = chain.size() - 1; j >= 0; j--) {
         Value g = chain.get(j);
         p = b.gep(g.gepSourceElementType(), p, indices.get(j), g.isInBounds(), "");
@@ -2099,9 +2099,11 @@ final class MemoryWidener extends EmissionPhase {
    * under a partial mask an inactive lane's load reads the module's private zero constant
    * {@link PacketEmitter#INACTIVE_LANE_SLOT} instead of its address (a select per lane on the mask's
    * bits: no branch, and no access the scalar code would not make). A constant global, not a stack
-   * slot: SROA would turn a load through a select of an alloca back into a branch per lane.
+   * slot: SROA would turn a load through a select of an alloca back into a branch per lane. With {@code blendsAllowed}
+   * (loads off a varying pointer, not table lookups, whose expansions a code-growth budget counts in IR instructions),
+   * broadcasts and blends where {@link #laneBlendsReason} says so.
    */
-  private Value perLane(Value inst, Type t, Type vt, int align, LaneAddress lanePtr) {
+  private Value perLane(Value inst, Type t, Type vt, int align, boolean blendsAllowed, LaneAddress lanePtr) {
     Value m = mask();
     boolean full = MaskOps.isAllTrue(m);
     Value dummy = null, bits = null;
@@ -2114,7 +2116,7 @@ final class MemoryWidener extends EmissionPhase {
         && size <= 64) {
       return allActiveFastPath(inst, t, vt, align, lanePtr, bits, dummy);
     }
-    String blends = laneBlendsReason(t, vt);
+    String blends = blendsAllowed ? laneBlendsReason(t, vt) : null;
     if (blends != null) {
       st.remark(Remark.Kind.MEMORY, current(), inst, "per-lane loads: " + w + " broadcasts from memory and " + (w - 1)
           + " blends, not inserts: " + blends);
@@ -2154,12 +2156,14 @@ final class MemoryWidener extends EmissionPhase {
    * operations per 8 lanes); {@code vbroadcastss/sd ymm, m} is a load alone there and {@code vblendps/pd} with an
    * immediate runs on three ports. Needs AVX (SSE has no broadcast from memory); 4- and 8-byte float and integer
    * elements (AVX2's byte and word broadcasts take the shuffle port); not on AVX-512 targets where the packet is wider
-   * than 256 bits (a zmm blend takes a mask register); not on AMD (two shuffle pipes: the inserts measured faster
-   * there, tenth round).
+   * than 256 bits (a zmm blend takes a mask register); not when optimizing for size; not on AMD (two shuffle pipes:
+   * the tenth round measured the inserts faster there).
    */
   private String laneBlendsReason(Type t, Type vt) {
     String knob = laneBlendsKnob();
     if (knob.equals("false") || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return null;
+    // (not when optimizing for size: a broadcast and a blend per lane where an insert was one instruction)
+    if (st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) return null;
     Type et = t.isVector() ? null : t;
     if (et == null || !(et.isFloat() || et.isDouble() || et.isInteger(32) || et.isInteger(64))) return null;
     if (!vt.isVector() || vt.vectorSize() != w || w < 4) return null;

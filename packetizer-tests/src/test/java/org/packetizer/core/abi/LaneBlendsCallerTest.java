@@ -19,7 +19,7 @@ import org.packetizer.core.toolchain.ProcessResult;
 
 /**
  * Per-lane loads as broadcasts from memory and blends (issue 16, twentieth round) from C: a 5x5-cross stencil and a
- * kernel of three ints 64 apart written as a C programmer writes them, compiled by the bundled clang at plain {@code -O2}
+ * kernel of three ints two rows of 32 apart written as a C programmer writes them, compiled by the bundled clang at plain {@code -O2}
  * for no CPU (generic attributes), packetized for an Intel AVX2 CPU named in the options only (the remark names the
  * broadcasts and blends), emitted by the bundled {@code llc} for that CPU (the packet functions' assembly has
  * {@code vbroadcastss} and {@code vblendps} and not one {@code vinsertps}) and called directly, as vector functions,
@@ -37,8 +37,8 @@ class LaneBlendsCallerTest {
         const float *c = g + y * W + x;
         return 0.4f * c[0] + 0.15f * (c[-1] + c[1] + c[-W] + c[W]) - 0.05f * (c[-2] + c[2] + c[-2 * W] + c[2 * W]);
       }
-      int taps3(const int *t, int i) {
-        const int *c = t + i;
+      int taps3(const int *t, int x, int y) {
+        const int *c = t + y * 32 + x;
         return c[-64] + 5 * c[0] - (c[64] >> 1);
       }
       """;
@@ -64,9 +64,9 @@ class LaneBlendsCallerTest {
       #define STOREI(p, v) _mm_storeu_si128((void *)(p), v)
       #endif
       float cross5(const float *g, int x, int y);
-      int taps3(const int *t, int i);
+      int taps3(const int *t, int x, int y);
       vf CROSS(const float *g, vi x, vi y);
-      vi TAPS(const int *t, vi i);
+      vi TAPS(const int *t, vi x, vi y);
       static unsigned long long s = 88172645463325252ULL;
       static unsigned rnd(void) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return (unsigned)(s >> 11); }
       static char *guarded(size_t bytes, size_t *span) {
@@ -77,7 +77,7 @@ class LaneBlendsCallerTest {
         return m + pg;
       }
       int main(void) {
-        size_t span, span2, bytes = W * H * sizeof(float), tn = 1000, tbytes = tn * sizeof(int);
+        size_t span, span2, bytes = W * H * sizeof(float), tn = 31 * 32, tbytes = tn * sizeof(int);
         /* grid g at the page end (its last element before the upper guard page); table t at the page start */
         float *g = (float *)(guarded(bytes, &span) + span - bytes);
         int *t = (int *)guarded(tbytes, &span2);
@@ -85,15 +85,15 @@ class LaneBlendsCallerTest {
         for (size_t i = 0; i < tn; i++) t[i] = (int)(rnd() % 200001) - 100000;
         int bad = 0, packets = 0;
         for (int p = 0; p < 4000; p++) {
-          int x[LANES], y[LANES], ti[LANES], oi[LANES];
+          int x[LANES], y[LANES], tx[LANES], ty[LANES], oi[LANES];
           float out[LANES];
-          int mode = p % 5, x0 = 2 + (int)(rnd() % (W - 4)), y0 = 2 + (int)(rnd() % (H - 4)), i0 = 64 + (int)(rnd() % (tn - 128));
+          int mode = p % 5, x0 = 2 + (int)(rnd() % (W - 4)), y0 = 2 + (int)(rnd() % (H - 4)), tx0 = (int)(rnd() % 32), ty0 = 2 + (int)(rnd() % 27);
           for (int k = 0; k < LANES; k++) {
             switch (mode) {
-              case 0: case 1: x[k] = 2 + (int)(rnd() % (W - 4)); y[k] = 2 + (int)(rnd() % (H - 4)); ti[k] = 64 + (int)(rnd() % (tn - 128)); break;
-              case 2: x[k] = x0; y[k] = y0; ti[k] = i0; break;
-              case 3: x[k] = 2 + (x0 - 2 + k) % (W - 4); y[k] = y0; ti[k] = 64 + (i0 - 64 + k) % (int)(tn - 128); break;
-              default: x[k] = (rnd() & 1) ? 2 : W - 3; y[k] = (rnd() & 1) ? 2 : H - 3; ti[k] = (rnd() & 1) ? 64 : (int)tn - 65; break;
+              case 0: case 1: x[k] = 2 + (int)(rnd() % (W - 4)); y[k] = 2 + (int)(rnd() % (H - 4)); tx[k] = (int)(rnd() % 32); ty[k] = 2 + (int)(rnd() % 27); break;
+              case 2: x[k] = x0; y[k] = y0; tx[k] = tx0; ty[k] = ty0; break;
+              case 3: x[k] = 2 + (x0 - 2 + k) % (W - 4); y[k] = y0; tx[k] = (tx0 + k) % 32; ty[k] = ty0; break;
+              default: x[k] = (rnd() & 1) ? 2 : W - 3; y[k] = (rnd() & 1) ? 2 : H - 3; tx[k] = (rnd() & 1) ? 0 : 31; ty[k] = (rnd() & 1) ? 2 : 28; break;
             }
           }
           STOREF(out, CROSS(g, LOADI(x), LOADI(y)));
@@ -101,10 +101,10 @@ class LaneBlendsCallerTest {
             float e = cross5(g, x[k], y[k]);
             if (memcmp(&e, &out[k], 4)) { if (bad < 10) printf("cross5 lane %d (%d, %d): %a vs %a\\n", k, x[k], y[k], out[k], e); bad++; }
           }
-          STOREI(oi, TAPS(t, LOADI(ti)));
+          STOREI(oi, TAPS(t, LOADI(tx), LOADI(ty)));
           for (int k = 0; k < LANES; k++) {
-            int e = taps3(t, ti[k]);
-            if (e != oi[k]) { if (bad < 10) printf("taps3 lane %d (%d): %d vs %d\\n", k, ti[k], oi[k], e); bad++; }
+            int e = taps3(t, tx[k], ty[k]);
+            if (e != oi[k]) { if (bad < 10) printf("taps3 lane %d (%d, %d): %d vs %d\\n", k, tx[k], ty[k], oi[k], e); bad++; }
           }
           packets++;
         }
@@ -140,7 +140,7 @@ class LaneBlendsCallerTest {
     Files.writeString(dir.resolve("lane_kernels.c"), KERNELS);
     clang.compileToBitcode(dir, Path.of("lane_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
-      for (String[] k : new String[][] {{"cross5", "uvv"}, {"taps3", "uv"}}) {
+      for (String[] k : new String[][] {{"cross5", "uvv"}, {"taps3", "uvv"}}) {
         assertEquals("x86-64", m.function(k[0]).orElseThrow().stringAttribute("target-cpu").orElse(""), "generic bitcode");
         List<String> remarks = new ArrayList<>();
         new Packetizer(PacketizerOptions.builder().width(w).params(k[1]).verifyEachPhase(true).targetCpu(cpu).remarks(x -> remarks.add(x.message()))

@@ -28,7 +28,7 @@ import org.packetizer.core.ir.LlvmModule;
  * of a per-lane group become, per lane, a splat of the loaded element behind {@code llvm.arithmetic.fence} and an
  * immediate blend ({@code vbroadcastss/sd} + {@code vblendps/pd}, no shuffle-port insert), instead of inserts. Kernels of
  * {@code beyond/lane_blends.c} (a 9-point stencil: windows plus five single loads per lane; ints, doubles and 64-bit ints
- * at offsets too far apart for a window) compiled by the bundled clang at {@code -O1} / {@code -O2}, at W4/W8 on haswell
+ * two rows of 32 apart, too far for a window) compiled by the bundled clang at {@code -O1} / {@code -O2}, at W4/W8 on haswell
  * and x86-64-v3 (the new form), x86-64-v2 (no AVX: inserts) and znver4 (AMD: inserts), unmasked and masked.
  *
  * <p>Differential on every lane against the scalar function: random points, all lanes at one point, consecutive points,
@@ -36,7 +36,7 @@ import org.packetizer.core.ir.LlvmModule;
  * between guard pages. {@link #structure} fails with {@code -Dpacketizer.laneBlends=false}.
  */
 class LaneBlendsTest {
-  static final int GW = 24, N = GW * GW, M = 512;
+  static final int GW = 24, N = GW * GW, RW = 32, M = 16 * RW;
 
   static Stream<Arguments> cases() {
     List<Arguments> out = new ArrayList<>();
@@ -97,15 +97,15 @@ class LaneBlendsTest {
     }
   }
 
-  /** One index argument per lane in [lo, hi]; an inactive lane's index reaches 1-4 KB outside a buffer of count elements. */
-  static NarrowGathersTest.Points one(long lo, long hi, int count, int elemBytes) {
+  /** (x, y) per lane, x in [0, RW-1], y in [ylo, yhi]; an inactive lane's x reaches 1-4 KB outside the buffer of M elements. */
+  static NarrowGathersTest.Points rows(long ylo, long yhi, int elemBytes) {
     return new NarrowGathersTest.Points() {
       public long[][] packet(int p, int w, SplittableRandom r) {
-        return new long[][] {NarrowGathersTest.lanes(p, w, r, lo, hi)};
+        return new long[][] {NarrowGathersTest.lanes(p, w, r, 0, RW - 1), NarrowGathersTest.lanes(p / 2, w, r, ylo, yhi)};
       }
 
       public long[] wild(SplittableRandom r) {
-        return new long[] {DynamicVariantsTest.wild(r, count, elemBytes)};
+        return new long[] {DynamicVariantsTest.wild(r, M, elemBytes), 0};
       }
     };
   }
@@ -126,19 +126,20 @@ class LaneBlendsTest {
               return new long[] {DynamicVariantsTest.wild(r, N, 4), r.nextLong(2, GW - 2)};
             }
           }, 10 + w);
-      check(m, "taps_i", "uv", w, cpu, ParamSpec.uniformPtr(ctx.i32(), M, Direction.IN), List.of(ParamSpec.varying(ints)),
-          one(40, M - 41, M, 4), 20 + w);
-      check(m, "taps_d", "uv", w, cpu, ParamSpec.uniformPtr(ctx.doubleType(), M, Direction.IN), List.of(ParamSpec.varying(ints)),
-          one(50, M - 51, M, 8), 30 + w);
-      check(m, "taps_l", "uv", w, cpu, ParamSpec.uniformPtr(ctx.i64(), M, Direction.IN), List.of(ParamSpec.varying(ints)),
-          one(0, M - 31, M, 8), 40 + w);
+      // taps_*: rows of 32, 16 rows; x in [0, 31], y two rows from either end (taps_l: from the last two)
+      check(m, "taps_i", "uvv", w, cpu, ParamSpec.uniformPtr(ctx.i32(), M, Direction.IN), List.of(ParamSpec.varying(ints), ParamSpec.varying(ints)),
+          rows(2, 13, 4), 20 + w);
+      check(m, "taps_d", "uvv", w, cpu, ParamSpec.uniformPtr(ctx.doubleType(), M, Direction.IN), List.of(ParamSpec.varying(ints), ParamSpec.varying(ints)),
+          rows(2, 13, 8), 30 + w);
+      check(m, "taps_l", "uvv", w, cpu, ParamSpec.uniformPtr(ctx.i64(), M, Direction.IN), List.of(ParamSpec.varying(ints), ParamSpec.varying(ints)),
+          rows(0, 13, 8), 40 + w);
     }
   }
 
   /**
    * The form in the IR: grid9 at W8 on haswell has five single loads per lane as splats behind the fence and blends (40
    * fences, no insertelement into a packet), the windows as before; taps_i's ints travel as floats and the packet is
-   * cast back; x86-64-v2, znver4 and the knob {@code false} keep the inserts; the knob {@code true} takes znver4 too. The
+   * cast back; x86-64-v2, znver4, the size mode and the knob {@code false} keep the inserts; the knob {@code true} takes znver4 too. The
    * remark names the decision.
    */
   @Test
@@ -153,7 +154,7 @@ class LaneBlendsTest {
       assertTrue(g8.contains("load <4 x float>"), g8);
       assertTrue(remarks.stream().anyMatch(x -> x.contains("per-lane loads: 8 broadcasts from memory and 7 blends, not inserts")
           && x.contains("the target (haswell) is an Intel core, where every insert takes the one shuffle port")), remarks::toString);
-      new Packetizer(PacketizerOptions.builder().valueNames(true).width(8).params("uv").targetCpu("haswell").build()).run(m, "taps_i", "i8");
+      new Packetizer(PacketizerOptions.builder().valueNames(true).width(8).params("uvv").targetCpu("haswell").build()).run(m, "taps_i", "i8");
       String i8 = m.function("i8").orElseThrow().print();
       assertEquals(24, NarrowGathersTest.count(i8, "call <8 x float> @llvm.arithmetic.fence.v8f32"), i8);
       assertTrue(i8.contains("bitcast <8 x float>") && i8.contains("to <8 x i32>"), i8);
@@ -166,6 +167,10 @@ class LaneBlendsTest {
           .targetCpu("haswell").build()).run(m, "grid9", "f8"));
       String f8 = m.function("f8").orElseThrow().print();
       assertTrue(!f8.contains("arithmetic.fence") && f8.contains("insertelement <8 x float> %"), f8);
+      new Packetizer(PacketizerOptions.builder().valueNames(true).width(8).params("uvv").targetCpu("haswell")
+          .optimize(PacketizerOptions.Optimize.SIZE).build()).run(m, "grid9", "s8");
+      String s8 = m.function("s8").orElseThrow().print();
+      assertTrue(!s8.contains("arithmetic.fence"), s8);
       Knobs.with("packetizer.laneBlends", "true", () -> new Packetizer(PacketizerOptions.builder().valueNames(true).width(8).params("uvv")
           .targetCpu("znver4").build()).run(m, "grid9", "t8"));
       String t8 = m.function("t8").orElseThrow().print();
