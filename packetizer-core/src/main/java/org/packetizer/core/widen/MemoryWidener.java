@@ -621,7 +621,7 @@ final class MemoryWidener extends EmissionPhase {
       Value fo = offs;
       java.util.function.IntFunction<Value> lanePtr = k -> b.gep(elem, bp, List.of(b.extractElement(fo, k, "")), ptr.isInBounds(), "");
       if (speculated.isEmpty()) {
-        return perLane(inst, t, vt, align, new LaneAddress(k -> b.extractElement(fo, k, ""),
+        return perLane(inst, t, vt, align, false, new LaneAddress(k -> b.extractElement(fo, k, ""),
             (k, o) -> b.gep(elem, bp, List.of(o), ptr.isInBounds(), "")));
       }
       Value acc = b.poison(vt);
@@ -1025,7 +1025,7 @@ final class MemoryWidener extends EmissionPhase {
     st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became " + w + " scalar loads"
         + (chain.isEmpty() ? "" : " at each lane's " + root.describe() + " plus " + chain.size() + " uniform offset(s)")
         + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
-    return perLane(inst, t, vt, align, new LaneAddress(k -> b.extractElement(rv, k, ""), (k, p) -> {
+    return perLane(inst, t, vt, align, true, new LaneAddress(k -> b.extractElement(rv, k, ""), (k, p) -> {
       for (int j = chain.size() - 1; j >= 0; j--) {
         Value g = chain.get(j);
         p = b.gep(g.gepSourceElementType(), p, indices.get(j), g.isInBounds(), "");
@@ -2115,9 +2115,11 @@ final class MemoryWidener extends EmissionPhase {
    * under a partial mask an inactive lane's load reads the module's private zero constant
    * {@link PacketEmitter#INACTIVE_LANE_SLOT} instead of its address (a select per lane on the mask's
    * bits: no branch, and no access the scalar code would not make). A constant global, not a stack
-   * slot: SROA would turn a load through a select of an alloca back into a branch per lane.
+   * slot: SROA would turn a load through a select of an alloca back into a branch per lane. With {@code blendsAllowed}
+   * (loads off a varying pointer, not table lookups, whose expansions a code-growth budget counts in IR instructions),
+   * broadcasts and blends where {@link #laneBlendsReason} says so.
    */
-  private Value perLane(Value inst, Type t, Type vt, int align, LaneAddress lanePtr) {
+  private Value perLane(Value inst, Type t, Type vt, int align, boolean blendsAllowed, LaneAddress lanePtr) {
     Value m = mask();
     boolean full = MaskOps.isAllTrue(m);
     Value dummy = null, bits = null;
@@ -2130,6 +2132,11 @@ final class MemoryWidener extends EmissionPhase {
         && size <= 64) {
       return allActiveFastPath(inst, t, vt, align, lanePtr, bits, dummy);
     }
+    String blends = blendsAllowed ? laneBlendsReason(t, vt) : null;
+    if (blends != null) {
+      st.remark(Remark.Kind.MEMORY, current(), inst, "per-lane loads: " + w + " broadcasts from memory and " + (w - 1)
+          + " blends, not inserts: " + blends);
+    }
     Value acc = b.poison(vt);
     for (int k = 0; k < w; k++) {
       Value p = lanePtr.at(k, lanePtr.root().apply(k));
@@ -2140,10 +2147,75 @@ final class MemoryWidener extends EmissionPhase {
         if (size > 64) throw new IllegalStateException("element of " + size + " bytes");
         a = Math.min(align, 64);
       }
-      acc = b.insertElement(acc, b.load(t, p, a, ""), k, "");
+      Value ld = b.load(t, p, a, "");
+      acc = blends != null ? blendLane(acc, ld, k) : b.insertElement(acc, ld, k, "");
     }
+    if (blends != null && !acc.type().equals(vt)) acc = b.cast(Opcode.BITCAST, acc, vt, "");
     if (names && acc.isInstruction()) acc.setName(inst.name());
     return acc;
+  }
+
+  /**
+   * The knob of {@link #laneBlendsReason}: {@code -Dpacketizer.laneBlends=auto|true|false} (auto, the default: on
+   * Intel cores with AVX; true: on every x86 target with AVX, AMD included; false: the inserts of before). Read at each
+   * use.
+   */
+  static String laneBlendsKnob() {
+    return System.getProperty("packetizer.laneBlends", "auto").strip().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /**
+   * Whether {@link #perLane}'s W loads of {@code t} into a packet of type {@code vt} become, per lane, a broadcast from
+   * memory and an immediate blend ({@link #blendLane}) instead of inserts, and why (for the remark); null when they do
+   * not. On Intel's cores every insert of a loaded element ({@code vinsertps}, {@code vinsertf128} from a register) takes
+   * the one shuffle port (port 5), which bounds the per-lane path (stencil with random points W8/AVX2: about 54 port-5
+   * operations per 8 lanes); {@code vbroadcastss/sd ymm, m} is a load alone there and {@code vblendps/pd} with an
+   * immediate runs on three ports. Needs AVX (SSE has no broadcast from memory); 4- and 8-byte float and integer
+   * elements (AVX2's byte and word broadcasts take the shuffle port); not on AVX-512 targets where the packet is wider
+   * than 256 bits (a zmm blend takes a mask register); not when optimizing for size; not on AMD (two shuffle pipes:
+   * the tenth round measured the inserts faster there).
+   */
+  private String laneBlendsReason(Type t, Type vt) {
+    String knob = laneBlendsKnob();
+    if (knob.equals("false") || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return null;
+    // (not when optimizing for size: a broadcast and a blend per lane where an insert was one instruction)
+    if (st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) return null;
+    Type et = t.isVector() ? null : t;
+    if (et == null || !(et.isFloat() || et.isDouble() || et.isInteger(32) || et.isInteger(64))) return null;
+    if (!vt.isVector() || vt.vectorSize() != w || w < 4) return null;
+    org.packetizer.core.wrapper.HardwareWidth.Target tg = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
+        st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    boolean avx = org.packetizer.core.wrapper.HardwareWidth.of(tg.cpu(), tg.features()) >= org.packetizer.core.wrapper.HardwareWidth.AVX;
+    if (!avx) return null;
+    boolean avx512 = tg.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512 || (tg.features() != null && tg.features().contains("+avx512f"));
+    if (avx512 && st.module().allocSize(et) * w > 32) return null;
+    if (knob.equals("true")) return "-Dpacketizer.laneBlends=true";
+    org.packetizer.core.wrapper.Latency.Family fam = org.packetizer.core.wrapper.Latency.family(tg.cpu(), false);
+    if (fam != org.packetizer.core.wrapper.Latency.Family.INTEL && fam != org.packetizer.core.wrapper.Latency.Family.SANDY_BRIDGE) return null;
+    return LANE_BLENDS_REASON.replace("CPU", tg.cpu().isEmpty() ? "generic" : tg.cpu());
+  }
+
+  static final String LANE_BLENDS_REASON = "the target (CPU) is an Intel core, where every insert takes the one shuffle port and a"
+      + " broadcast from memory is a load alone (measured on a Sapphire Rapids host, stencil with random points W8/AVX2:"
+      + " 0.82x -> 1.14x over scalar; -Dpacketizer.laneBlends=false: inserts)";
+
+  /**
+   * Lane {@code k} of a packet built by {@link #perLane} with broadcasts and blends: the loaded element {@code ld} splat
+   * over the packet (a broadcast from memory), behind {@code llvm.arithmetic.fence} so that LLVM's DAG does not fold the
+   * splat and the blend back into an insert of the element ({@code vinsertps} for lanes 0-3, measured with the bundled
+   * llc), then blended into lane {@code k} of {@code acc} (lane 0: the splat itself). Integer elements travel as floats
+   * of their size (the fence takes floating-point types); {@link #perLane} casts the packet back.
+   */
+  private Value blendLane(Value acc, Value ld, int k) {
+    Type et = ld.type();
+    Type ft = et.isFloat() || et.isDouble() ? et : et.isInteger(32) ? st.context().floatType() : st.context().doubleType();
+    Value x = ft.equals(et) ? ld : b.cast(Opcode.BITCAST, ld, ft, "");
+    Value splat = b.splat(x, w, "");
+    Value fenced = b.call(st.module().intrinsic("llvm.arithmetic.fence", splat.type()), List.of(splat), "lane.bcast");
+    if (k == 0) return fenced;
+    List<Value> idx = new ArrayList<>();
+    for (int j = 0; j < w; j++) idx.add(b.i32(j == k ? w + j : j));
+    return b.shuffle(acc, fenced, b.constVector(idx), "");
   }
 
   /**
