@@ -19,6 +19,7 @@ import org.packetizer.core.ir.Opcode;
 import org.packetizer.core.ir.Type;
 import org.packetizer.core.ir.Value;
 import org.packetizer.core.mapping.SignatureAbi;
+import org.packetizer.core.wrapper.Latency;
 
 /**
  * The array driver with lane refill (active lane consolidation, issue 17 §2; docs/drivers.md).
@@ -232,6 +233,36 @@ public final class RefillDriver {
   }
 
   /**
+   * Whether the hot loop of an x86 refill driver without AVX-512 carries each set's active mask as a packet of
+   * sign-extended integers of the state's width (an AVX2 compare's own result, a blend's mask operand as it is)
+   * instead of an i1 packet: LLVM gives an i1 packet that crosses the loop's back edge the type of 16-bit lanes
+   * (AVX2 has no mask registers), so each iteration packed every compare's mask ({@code vpackssdw} and an extract)
+   * and unpacked it again for each blend ({@code vpmovzxwd}, {@code vpslld}). {@code auto}, the default: on for
+   * Intel CPUs ({@link Latency.Family#INTEL}; measured on this project's Intel host, docs/performance.md "AVX2 masks
+   * in the refill loop"), off elsewhere (AMD's AVX2 not measured: its behaviour kept). {@code
+   * -Dpacketizer.refill.wideMask=auto|true|false} (true: every x86 target without AVX-512; read whenever a driver is
+   * built). AVX-512 (mask registers), SVE (predicates) and the other targets keep the i1 packet.
+   */
+  static boolean wideMask(boolean x86NoAvx512, Latency.Family family) {
+    String v = System.getProperty("packetizer.refill.wideMask", "auto").strip();
+    if (!v.equals("auto") && !v.equals("true") && !v.equals("false")) {
+      throw new IllegalArgumentException("packetizer.refill.wideMask: expected auto, true or false, not " + v);
+    }
+    return x86NoAvx512 && (v.equals("true") || v.equals("auto") && family == Latency.Family.INTEL);
+  }
+
+  /** The element of the wide active mask: an integer as wide as the widest element of the state (8 to 64 bits). */
+  static Type laneMaskElem(LlvmContext ctx, List<Type> stateT) {
+    int bits = 0;
+    for (Type t : stateT) {
+      Type e = t.scalarType();
+      int eb = e.isInteger() ? e.intWidth() : e.isDouble() ? 64 : e.isFloat() ? 32 : e.isHalf() ? 16 : 0;
+      bits = Math.max(bits, eb);
+    }
+    return ctx.intType(bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 32 ? 32 : 64);
+  }
+
+  /**
    * The bits of the widest fixed packet one RVV instruction handles (a register group of LMUL 8: 8 × the least
    * VLEN the function is compiled for), or 0 when {@code feats} has no {@code +v} or the module is not RISC-V.
    */
@@ -396,16 +427,27 @@ public final class RefillDriver {
         && permutable(kinds, scalar.functionType().paramTypes(), w);
     boolean blocks = blocks(options, sve || rvv || x86Compact || permute && x86PermuteBlocks());
     boolean atRound = whyMasked.isEmpty() && !scalar.returnType().isVoid() && resultAtRound(avx512);
+    // x86 without AVX-512: the active mask in the hot loop as a packet of sign-extended integers (Intel: the default)
+    boolean x86 = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86;
+    Latency.Family family = Latency.family(Interleave.registers(scalar, options.targetCpu().orElse(null),
+        options.targetFeatures().orElse(null)).cpu(), false);
+    boolean wide = x86 && !sve && !rvv && wideMask(!avx512, family);
+    Type maskElem = null;
+    if (wide) {
+      List<Type> stT = new ArrayList<>();
+      for (int k = 0; k < split.state().size(); k++) stT.add(prePacket.returnType().structElements().get(1 + k));
+      maskElem = laneMaskElem(module.context(), stT);
+    }
     Emitter main = new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, minFree(w, options), sve || rvv || x86Compact, sveBits,
-        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).resultAtRound(atRound);
+        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).resultAtRound(atRound).laneMask(maskElem);
     main.emit();
     boolean narrowIndices = main.index32;
     if (probe != null) {
       // lock step: a round only when all W lanes of every set are free (the batch rule with minFree = W)
       new Emitter(module, probe, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
           split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, w, sve || rvv || x86Compact, sveBits, 0, probeIc,
-          permute).rvvCompress(rvv).resultAtRound(atRound).counting().emit();
+          permute).rvvCompress(rvv).resultAtRound(atRound).laneMask(maskElem).counting().emit();
     }
     for (Function f : probe == null ? List.of(driver) : List.of(driver, probe)) {
       Optional<String> bad = f.verify();
@@ -449,6 +491,9 @@ public final class RefillDriver {
             + " scatters lane by lane" : !rvvCompressRounds() ? "RISC-V V vcompress rounds switched off: -Dpacketizer.refill.rvvCompress=false"
             : "RISC-V V: a value of the state does not fit vcompress over a register group of " + rvvBits + " bits")
             + "), finished ones store theirs the same way; ")
+        + (maskElem != null ? "the lanes' active mask carried through the iterations as sign-extended " + maskElem.intWidth()
+            + "-bit lanes (no mask registers: an i1 packet would be packed at every iteration and unpacked for each blend;"
+            + " -Dpacketizer.refill.wideMask=false: the i1 packet); " : "")
         + (narrowIndices ? "each lane's element index is a 32-bit offset from the start of a chunk of at most " + index32Chunk()
             + " elements (the lanes drain at a chunk's end; -Dpacketizer.refill.index32=false: size_t indices); " : "")
         + (split.budget() > 0 ? "each iteration of the driver runs up to " + split.budget() + " iterations of the loop (iter keeps"
@@ -1982,6 +2027,18 @@ public final class RefillDriver {
       resultAtRoundWanted = on;
       return this;
     }
+
+    /**
+     * The element type of the lanes' active mask in the hot loop's phis ({@link RefillDriver#wideMask}), or null: an
+     * i1 packet. AVX2 has no mask registers: LLVM keeps an i1 packet that crosses the loop's back edge as a packed
+     * vector of 16-bit lanes, so every iteration packed the compare's mask and unpacked it again for each blend.
+     */
+    private Type laneMaskElem;
+
+    Emitter laneMask(Type elem) {
+      laneMaskElem = elem;
+      return this;
+    }
     /** The widest packet one compress handles, in bits (SVE: the vector length; AVX-512: 32·W). */
     private final int compactBits;
     /**
@@ -2189,6 +2246,12 @@ public final class RefillDriver {
               b.icmpUlt(budget, b.mul(b.mul(block, block, ""), started, ""), ""), "block.down");
           block2 = b.select(up, k1, b.select(down, b.sub(block, b.constInt(sizeT, 1), ""), block, ""), "block.next");
         }
+        // (the active masks entering the hot loop, in its phis' type)
+        Type wideT = laneMaskElem == null ? null : laneMaskElem.vectorOf(w);
+        List<Value> mergedWide = new ArrayList<>();
+        for (int s = 0; s < ic; s++) {
+          mergedWide.add(wideT == null ? merged.get(s).active() : b.sext(merged.get(s).active(), wideT, "active.r.wide" + sfx(s)));
+        }
         b.condBr(any(b, union(b, merged, Lanes::active, "active.r.all"), "any.active"), run, idle);
 
         // idle: nobody in the loop; store what pre finished, refill again, or stop
@@ -2208,6 +2271,7 @@ public final class RefillDriver {
         List<List<Value>> srs = new ArrayList<>();
         List<Value> resRs = new ArrayList<>();
         List<Value> activeRs = new ArrayList<>();
+        List<Value> activePhis = new ArrayList<>();
         for (int s = 0; s < ic; s++) {
           String sfx = sfx(s);
           List<Value> sr = new ArrayList<>();
@@ -2215,9 +2279,13 @@ public final class RefillDriver {
           srs.add(sr);
           // (the result computed at the round: none in the hot loop; the lanes pre finished keep theirs through it)
           resRs.add(resT == null || resultAtRound ? null : b.phi(resT, "result.it" + sfx));
-          activeRs.add(b.phi(mT, "active.it" + sfx));
+          activePhis.add(b.phi(wideT == null ? mT : wideT, "active.it" + sfx));
         }
         Value count = blockScale > 0 ? b.phi(sizeT, "block.count") : null;
+        for (int s = 0; s < ic; s++) {
+          Value p = activePhis.get(s);
+          activeRs.add(wideT == null ? p : b.icmpSlt(p, b.constNull(wideT), "active.it.mask" + sfx(s)));
+        }
         // a lane is always busy here: with one set this lets the clean-up drop iter's own "any lane
         // active" test, so that codegen hoists its invariants out of the loop (with several sets only the
         // union is known to be busy; an unmasked iter has no such test)
@@ -2242,6 +2310,7 @@ public final class RefillDriver {
           b.store(b.add(b.load(i64, stepsP, 8, "probe.steps.old"), b.constInt(i64, 1), "probe.steps.new"), stepsP, 8);
         }
         List<Lanes> after = new ArrayList<>();
+        List<Value> afterWide = new ArrayList<>();
         for (int s = 0; s < ic; s++) {
           String sfx = sfx(s);
           Value activeR = activeRs.get(s);
@@ -2258,7 +2327,17 @@ public final class RefillDriver {
           Value res3 = resT == null ? null : resultAtRound ? merged.get(s).result()
               : b.select(activeR, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resRs.get(s), "result.next" + sfx);
           // (a select, not an and: an unmasked iter's answer for a lane that is not in the loop may be poison)
-          Value active3 = b.select(activeR, iterAt, b.constNull(mT), "active.next" + sfx);
+          Value active3;
+          if (wideT == null) {
+            active3 = b.select(activeR, iterAt, b.constNull(mT), "active.next" + sfx);
+          } else {
+            // the wide mask kept where iter stays in the loop (frozen: an unmasked iter's answer for a lane not in the
+            // loop may be poison; that lane's wide mask is 0 either way). Not a sext of the i1 answer: the clean-up
+            // would fold a phi of sexts back into an i1 phi
+            Value w3 = b.select(b.freeze(iterAt, "iter.at.fr" + sfx), activePhis.get(s), b.constNull(wideT), "active.next.wide" + sfx);
+            afterWide.add(w3);
+            active3 = b.icmpSlt(w3, b.constNull(wideT), "active.next" + sfx);
+          }
           if (resultAtRound) {
             // a lane that leaves keeps the state it left with (the start of this iteration): the round runs
             // iter once more on it for the result
@@ -2282,6 +2361,7 @@ public final class RefillDriver {
           }
           keep = b.icmpUlt(threshold, busy, "keep.iterating");
         }
+        if (wideT == null) for (Lanes a : after) afterWide.add(a.active());
         Block runExit = driver.appendBlock("iterate.exit");
         b.condBr(keep, run, runExit);
         if (count != null) count.addIncoming(List.of(b.constInt(sizeT, 0), count1), List.of(runCheck, run));
@@ -2290,15 +2370,21 @@ public final class RefillDriver {
           Lanes a = after.get(s);
           for (int k = 0; k < ns; k++) srs.get(s).get(k).addIncoming(List.of(m.state().get(k), a.state().get(k)), List.of(runCheck, run));
           if (resRs.get(s) != null) resRs.get(s).addIncoming(List.of(m.result(), a.result()), List.of(runCheck, run));
-          activeRs.get(s).addIncoming(List.of(m.active(), a.active()), List.of(runCheck, run));
+          activePhis.get(s).addIncoming(List.of(mergedWide.get(s), afterWide.get(s)), List.of(runCheck, run));
         }
         b.atEnd(runExit);
+        // (with wide masks, the lanes still in the loop from the wide value that left it)
+        List<Value> activeOut = new ArrayList<>();
+        for (int s = 0; s < ic; s++) {
+          activeOut.add(wideT == null ? after.get(s).active()
+              : b.icmpSlt(afterWide.get(s), b.constNull(wideT), "active.out" + sfx(s)));
+        }
         List<Value> done3 = new ArrayList<>();
         List<Value> res4 = new ArrayList<>();
         for (int s = 0; s < ic; s++) {
           Lanes m = merged.get(s);
           Lanes a = after.get(s);
-          Value finished = b.and(m.active(), b.not(a.active(), ""), "finished" + sfx(s));
+          Value finished = b.and(m.active(), b.not(activeOut.get(s), ""), "finished" + sfx(s));
           done3.add(b.or(m.done(), finished, "done.next" + sfx(s)));
           if (resultAtRound) {
             // the result of the lanes that left in the block: iter once more on the state each kept (the start of
@@ -2344,7 +2430,7 @@ public final class RefillDriver {
                 List.of(into, idle, runExit));
           }
           if (resT != null) l.result().addIncoming(List.of(b.poison(resT), m.result(), res4.get(s)), List.of(into, idle, runExit));
-          l.active().addIncoming(List.of(b.constNull(mT), m.active(), a.active()), List.of(into, idle, runExit));
+          l.active().addIncoming(List.of(b.constNull(mT), m.active(), activeOut.get(s)), List.of(into, idle, runExit));
           l.done().addIncoming(List.of(b.constNull(mT), m.done(), done3.get(s)), List.of(into, idle, runExit));
         }
         next.addIncoming(List.of(index32 ? chunkBase : b.constInt(sizeT, 0), next3, next3), List.of(into, idle, runExit));

@@ -44,11 +44,14 @@ class RefillDriverCallerTest {
    * step, then n runs from 0 to 3·2W+1); {@code target}: the kernels compiled for AVX-512 (rounds by
    * a register vpexpand, refill blocks), for AVX2 ({@code haswell}: rounds by masked loads and a vpermd
    * from the rank table, refill blocks, branch-free result stores; mandelbrot's adaptive driver for AVX2)
-   * or for baseline x86-64 (empty: scalar moves and the batch rule).
+   * or for baseline x86-64 (empty: scalar moves and the batch rule); {@code skylake} and {@code znver2}: AVX2 as
+   * haswell, the hot loop's active mask as sign-extended lanes on Intel ({@code haswell}, {@code skylake}) and the i1
+   * packet on AMD ({@code znver2}; {@code RefillDriver.wideMask}'s default, which the remarks must name).
    */
   @ParameterizedTest(name = "W={0} IC={1} target={2}")
   @CsvSource({"4,0,''", "8,0,''", "16,0,''", "4,2,''", "8,2,''", "16,2,''", "8,2,avx512", "16,2,avx512",
-      "4,0,haswell", "8,0,haswell", "16,0,haswell", "8,2,haswell", "16,2,haswell"})
+      "4,0,haswell", "8,0,haswell", "16,0,haswell", "8,2,haswell", "16,2,haswell", "8,0,skylake", "16,2,skylake", "8,0,znver2",
+      "16,2,znver2"})
   void separatelyCompiledCallersMatchTheScalarFunction(int w, int ic, String target) throws Exception {
     callersMatch(w, ic, target);
   }
@@ -70,10 +73,14 @@ class RefillDriverCallerTest {
     }
   }
 
+  static final String WIDE_MASK = "the lanes' active mask carried through the iterations as sign-extended";
+
   private void callersMatch(int w, int ic, String target) throws Exception {
     BundledClang clang = BundledClang.locate();
     boolean compact = target.equals("avx512");
-    boolean haswell = target.equals("haswell");
+    // AVX2 targets (the vpermd rounds): haswell and skylake (Intel: wide masks), znver2 (AMD: the i1 mask)
+    boolean haswell = target.equals("haswell") || target.equals("skylake") || target.equals("znver2");
+    String cpu = haswell ? target : null;
     Assumptions.assumeTrue(!haswell || Toolchains.hostHas("avx2"), "SKIPPED (LOUD): the host has no AVX2; the AVX2 vpermd"
         + " refill driver was not run from C");
     boolean avx512 = !haswell && Toolchains.hostHas("avx512f") && Toolchains.hostHas("avx512vl");
@@ -85,7 +92,7 @@ class RefillDriverCallerTest {
         + " driver was not run from C");
     Files.writeString(dir.resolve("refill_kernels.c"), ArrayDriverCallerTest.resource("refill_kernels.c"));
     clang.compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("kernels.bc"),
-        compact ? List.of("-O2", "-march=skylake-avx512") : haswell ? List.of("-O2", "-march=haswell") : List.of("-O2"));
+        compact ? List.of("-O2", "-march=skylake-avx512") : haswell ? List.of("-O2", "-march=" + cpu) : List.of("-O2"));
     List<PacketizationResult.DriverInfo> drivers = new ArrayList<>();
     String sets = ic + " independent sets of " + w + " lanes";
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
@@ -101,6 +108,9 @@ class RefillDriverCallerTest {
           assertTrue(remarks.stream().anyMatch(x -> x.contains("a 256-entry table of vpermd indices")
               && x.contains("a refill round every k iterations")), k[0] + ": " + remarks);
         }
+        if (haswell || compact) {
+          assertEquals(haswell && !cpu.equals("znver2"), remarks.stream().anyMatch(x -> x.contains(WIDE_MASK)), k[0] + ": " + remarks);
+        }
         drivers.add(r.driver().orElseThrow());
       }
       m.write(dir.resolve("kernels.packet.bc"));
@@ -112,7 +122,7 @@ class RefillDriverCallerTest {
       Manifest.Entry e = mf.require(k[0]);
       try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
         if (haswell) {
-          m.function(k[0]).orElseThrow().setStringAttribute("target-cpu", "haswell");
+          m.function(k[0]).orElseThrow().setStringAttribute("target-cpu", cpu);
           m.function(k[0]).orElseThrow().setStringAttribute("target-features", "+avx2,+avx,+fma,+sse4.2,+popcnt,+bmi,+bmi2");
         } else if ((k[0].equals("mandelbrot") && avx512) || compact) {
           // --refill=auto builds its adaptive driver for AVX2 and AVX-512 targets only (the bitcode is for baseline x86-64)
@@ -125,6 +135,7 @@ class RefillDriverCallerTest {
             .refill(Refill.ON).interleave(ic).remarks(x -> rr.add(x.message())).build()).run(m, k[0], k[0] + "_simd" + w)
             .driver().orElseThrow());
         if (ic > 1) assertTrue(rr.stream().anyMatch(x -> x.contains(sets)), k[0] + ": " + rr);
+        if (haswell) assertEquals(!cpu.equals("znver2"), rr.stream().anyMatch(x -> x.contains(WIDE_MASK)), k[0] + ": " + rr);
         if (k[0].equals("mandelbrot")) {
           List<String> remarks = new ArrayList<>();
           // with IC 2: the opt-in occupancy gate (the plain epochs in parts, each ending with the lock-step probe), with

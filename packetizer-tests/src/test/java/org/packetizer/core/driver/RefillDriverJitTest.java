@@ -111,9 +111,9 @@ class RefillDriverJitTest {
     if (route.startsWith("avx512")) {
       Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the " + route + " route did not run");
       flags.add("-march=skylake-avx512");
-    } else if (route.equals("haswell")) {
-      Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the haswell route did not run");
-      flags.add("-march=haswell");
+    } else if (route.equals("haswell") || route.equals("skylake")) {
+      Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the " + route + " route did not run");
+      flags.add("-march=" + route);
     } else if (!route.equals("baseline")) {
       throw new IllegalArgumentException("no such route: " + route);
     }
@@ -781,6 +781,80 @@ class RefillDriverJitTest {
         }
       }
     }
+  }
+
+  /**
+   * The AVX2 refill loop's active mask as sign-extended lanes ({@code RefillDriver.wideMask}): by default on Intel
+   * CPUs ({@code haswell}, {@code skylake}: the C kernels compiled by clang -O2 for the CPU, the bundled escape-time
+   * kernels retargeted to it), forced on for baseline x86-64 (SSE: the scalar moves, a mask of two registers at W8),
+   * forced off on haswell (the i1 packet), and by default off for an AMD AVX2 CPU ({@code znver2}, the bundled kernels
+   * retargeted). The remark names the mask exactly where it is built; W = 4, 8, 16 with one, two and four refill states;
+   * every element of every kernel (several exits, nested loops, 64-bit and double state, a bool result, masked
+   * iterations) equal to the scalar function's, n from 0 to 3·IC·W+1, 97 and 10·IC·W+3, random and coherent inputs,
+   * nothing written after the output.
+   */
+  @ParameterizedTest(name = "W={0} route={1} wideMask={2}")
+  @MethodSource("wideMaskCases")
+  void avx2WideMasksMatchTheScalarFunction(int w, String route, String knob) throws Throwable {
+    boolean amd = route.equals("znver2");
+    Path bc = amd ? null : kernelsFor(route);
+    if (amd) Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the znver2 route did not run");
+    boolean want = knob.equals("true") || knob.equals("auto") && (route.equals("haswell") || route.equals("skylake"));
+    System.setProperty("packetizer.refill.wideMask", knob);
+    try {
+      for (int ic : new int[] {1, 2, 4}) {
+        if (ic == 4 && w == 16) continue;
+        List<Integer> ns = sizes(ic * w);
+        if (!amd) {
+          try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
+            List<Remark> remarks = new ArrayList<>();
+            for (K k : C_KERNELS) {
+              packetizeWithRefill(m, k, w, ic, remarks);
+              assertEquals(want, remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(WIDE_MASK_REMARK)),
+                  k.name() + ": " + remarks);
+            }
+            try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+              jit.addModule(m);
+              for (K k : C_KERNELS) check(jit, arena, k, w, ns);
+            }
+          }
+        }
+        Manifest mf = Manifest.load();
+        for (K k : BUNDLED) {
+          Manifest.Entry e = mf.require(k.name());
+          List<Remark> remarks = new ArrayList<>();
+          try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
+            if (!route.equals("baseline")) retarget(m, k.name(), route, AVX2_FEATURES);
+            packetizeWithRefill(m, k, w, ic, remarks);
+            assertEquals(want, remarks.stream().anyMatch(r -> r.message().contains(WIDE_MASK_REMARK)), remarks.toString());
+            if (!route.equals("baseline")) {
+              assertTrue(remarks.stream().anyMatch(r -> r.message().contains(PERMUTE_REMARK)), remarks.toString());
+            }
+            try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+              jit.addModule(m);
+              check(jit, arena, k, w, ns);
+            }
+          }
+        }
+      }
+    } finally {
+      System.clearProperty("packetizer.refill.wideMask");
+    }
+  }
+
+  static final String WIDE_MASK_REMARK = "the lanes' active mask carried through the iterations as sign-extended";
+
+  static Stream<Arguments> wideMaskCases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) {
+      out.add(Arguments.of(w, "haswell", "auto"));
+      out.add(Arguments.of(w, "skylake", "auto"));
+      out.add(Arguments.of(w, "baseline", "true"));
+    }
+    out.add(Arguments.of(8, "haswell", "false"));
+    out.add(Arguments.of(8, "znver2", "auto"));
+    out.add(Arguments.of(16, "znver2", "true"));
+    return out.stream();
   }
 
   static Stream<Arguments> interleavedCases() {
