@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
-#include "guard_pages.h"
+#include "caller_support.h"
 
 int mandelbrot(float x0, float y0, int maxIter);
 extern long long auto_state[STATE_WORDS] __asm__("mandelbrot_auto.state");
@@ -23,21 +23,12 @@ enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED, SPREAD, PEAK, LAST, 
 /* the spread field holds the spread less the prior 1/4, in units of 2^-16: 0 is the prior, SPREAD_ZERO the spread 0 */
 #define SPREAD_ZERO (-(1LL << 14))
 
-#define G 64
-static int bad, calls;
 /* set when the driver's state says "refill" after any call of a run: a timed trial on a loaded host may later favour
    the other body for a while, so the decision is judged by whether the switch happened, not by the state at the end */
 static int refill_seen;
 static unsigned long long rng = 88172645463325252ULL;
 
-static double uniform(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return (double)(rng >> 11) / 9007199254740992.0; }
-
-static void release(void *p, size_t bytes) {
-  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  size_t span = (bytes + pg - 1) / pg * pg;
-  if (span == 0) span = pg;
-  munmap((char *)p + bytes - span, span + pg);
-}
+static double uniform(void) { return (double)(xorshift64(&rng) >> 11) / 9007199254740992.0; }
 
 /* points 0 .. coherent-1: an image in scan order 64 points wide; the rest random */
 static void points(float *x, float *y, size_t n, size_t coherent) {

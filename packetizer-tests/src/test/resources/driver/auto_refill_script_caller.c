@@ -32,7 +32,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
-#include "guard_pages.h"
+#include "caller_support.h"
 
 int mandelbrot(float x0, float y0, int maxIter);
 extern long long auto_state[STATE_WORDS] __asm__("mandelbrot_auto.state");
@@ -41,18 +41,9 @@ enum { POS, LEFT, LEVEL, CHOICE, PCYC, RCYC, TRIALS, SAVED, WATCH = 12 };
 #define WATCH_LEVEL(s) ((s) & 0xFF)
 #define WATCH_TRIALS(s) ((s) >> 16)
 
-#define G 64
-static int bad, calls;
 static unsigned long long rng = 88172645463325252ULL;
 
-static double uniform(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return (double)(rng >> 11) / 9007199254740992.0; }
-
-static void release(void *p, size_t bytes) {
-  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  size_t span = (bytes + pg - 1) / pg * pg;
-  if (span == 0) span = pg;
-  munmap((char *)p + bytes - span, span + pg);
-}
+static double uniform(void) { return (double)(xorshift64(&rng) >> 11) / 9007199254740992.0; }
 
 /* what one run saw: the element after which refill was first in use (-1: never), plain again after it, the levels and the
    watch's levels after each trial decided, the element (a call's end) by which each trial was measured */

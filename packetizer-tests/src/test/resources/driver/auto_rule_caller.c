@@ -13,36 +13,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
-#include "guard_pages.h"
+#include "caller_support.h"
 
 unsigned tail_hash(const unsigned char *buf, int off, int len, unsigned seed);
 float newton_poly(float a, float b);
 
-#define G 64
 #define TABLE 320
-static int bad, calls;
 static unsigned long long rng = 88172645463325252ULL;
-static int coherent;
 
-static unsigned next(void) {
-  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-  return (unsigned)(rng >> 32);
-}
-static void release(void *p, size_t bytes) {
-  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  size_t span = (bytes + pg - 1) / pg * pg;
-  if (span == 0) span = pg;
-  munmap((char *)p + bytes - span, span + pg);
-}
-static void fail(const char *what, size_t n, long i) {
-  if (bad++ < 30) {
-    if (i < 0) printf("%s: n=%zu%s: guard bytes in front of the output overwritten\n", what, n, coherent ? " coherent" : "");
-    else printf("%s: n=%zu%s: element %ld differs from the scalar function\n", what, n, coherent ? " coherent" : "", i);
-  }
-}
-static void guard(const char *what, size_t n, const unsigned char *g) {
-  for (int k = 0; k < G; k++) if (g[k] != 0xA5) { fail(what, n, -1); return; }
-}
+static unsigned next(void) { return (unsigned)(xorshift64(&rng) >> 32); }
 
 static void run(size_t n) {
   /* tail_hash: offsets 0..256 and lengths 0..64 (random), or slowly growing ones (coherent): the last byte read is the

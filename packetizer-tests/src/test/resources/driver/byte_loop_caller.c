@@ -13,31 +13,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
-#include "guard_pages.h"
+#include "caller_support.h"
 
 unsigned token_hash(const unsigned char *buf, int off, int len);
 unsigned zhash(const char *s);
 
-#define G 64
 #define TEXT 700
 #define POOL 900
-static int bad, calls;
 static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
-static int coherent;
 
-static unsigned next(void) {
-  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-  return (unsigned)(rng >> 32);
-}
-static void fail(const char *what, size_t n, long i) {
-  if (bad++ < 30) {
-    if (i < 0) printf("%s: n=%zu%s: guard bytes in front of the output overwritten\n", what, n, coherent ? " coherent" : "");
-    else printf("%s: n=%zu%s: element %ld differs from the scalar function\n", what, n, coherent ? " coherent" : "", i);
-  }
-}
-static void guard(const char *what, size_t n, const unsigned char *g) {
-  for (int k = 0; k < G; k++) if (g[k] != 0xA5) { fail(what, n, -1); return; }
-}
+static unsigned next(void) { return (unsigned)(xorshift64(&rng) >> 32); }
 /* a text byte: letters, blanks, tabs, newlines and now and then a NUL (the tokenizer stops there) */
 static unsigned char text_byte(void) {
   unsigned r = next() % 64;

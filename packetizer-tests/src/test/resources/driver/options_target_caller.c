@@ -9,30 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "drivers.h"
-#include "guard_pages.h"
+#include "caller_support.h"
 
 int cell(float x, float y);
 unsigned fnv(const unsigned char *s, int start, int len);
 
-#define G 64
 #define TEXT 600
-static int bad, calls;
 static unsigned long long rng = 0x2545F4914F6CDD1DULL;
-static int coherent;
 
-static unsigned next(void) {
-  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-  return (unsigned)(rng >> 32);
-}
-static void fail(const char *what, size_t n, long i) {
-  if (bad++ < 30) {
-    if (i < 0) printf("%s: n=%zu%s: guard bytes in front of the output overwritten\n", what, n, coherent ? " coherent" : "");
-    else printf("%s: n=%zu%s: element %ld differs from the scalar function\n", what, n, coherent ? " coherent" : "", i);
-  }
-}
-static void guard(const char *what, size_t n, const unsigned char *g) {
-  for (int k = 0; k < G; k++) if (g[k] != 0xA5) { fail(what, n, -1); return; }
-}
+static unsigned next(void) { return (unsigned)(xorshift64(&rng) >> 32); }
 /* a float around the rounding edges: quarters and random fractions in [-3000, 3000], signed zeros */
 static float value(size_t i) {
   unsigned r = coherent ? (unsigned)(i / 8) * 2654435761u : next();

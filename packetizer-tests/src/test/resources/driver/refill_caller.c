@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
-#include "guard_pages.h"
+#include "caller_support.h"
 
 long collatz(long v);
 int multi_exit(float x, int limit);
@@ -27,34 +27,14 @@ int mandelbrot(float x0, float y0, int maxIter);
 int julia(float x, float y, float cr, float ci, int maxIter);
 float march(float ox, float oy, float oz, float dx, float dy, float dz);
 
-#define G 64
-static int bad, calls;
 static unsigned long long rng = 88172645463325252ULL;
-static int coherent;
 static size_t cur_n;
 
 /* random: the whole range; coherent: a smooth ramp over a narrow band (neighbours need similar work) */
 static double gen(double lo, double hi, size_t i) {
-  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+  xorshift64(&rng);
   if (coherent) return lo + (hi - lo) * (0.4 + 0.05 * (cur_n <= 1 ? 0.5 : (double)i / (double)(cur_n - 1)));
   return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
-
-static void release(void *p, size_t bytes) {
-  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  size_t span = (bytes + pg - 1) / pg * pg;
-  if (span == 0) span = pg;
-  munmap((char *)p + bytes - span, span + pg);
-}
-
-static void fail(const char *what, size_t n, long i) {
-  if (bad++ < 30) {
-    if (i < 0) printf("%s: n=%zu%s: guard bytes in front of the output overwritten\n", what, n, coherent ? " coherent" : "");
-    else printf("%s: n=%zu%s: element %ld differs from the scalar function\n", what, n, coherent ? " coherent" : "", i);
-  }
-}
-static void guard(const char *what, size_t n, const unsigned char *g) {
-  for (int k = 0; k < G; k++) if (g[k] != 0xA5) { fail(what, n, -1); return; }
 }
 
 #define IN(T, name, lo, hi) \

@@ -108,14 +108,13 @@ final class Pipeline {
     module.function(scalarName).ifPresent(f -> Llvm.notePacketizing(f.instructionCount()));
     Set<String> before = new HashSet<>();
     for (Function f : module.functions()) before.add(f.name());
-    // a vector-function-ABI variant named for another ISA than the scalar function's is emitted for that
-    // ISA from the start (vector math variants, the hardware width, nested packet versions of callees):
-    // the module's functions carry the ISA's features during the run and get their own back afterwards
-    // a CPU or features named in the options: the module's functions carry that target during the run (so that every
-    // decision reading a function's attributes sees what the options name, and the functions the run clones inherit
-    // it), the user's functions get their own back afterwards (RunTarget)
-    Map<String, RunTarget.Saved> savedTarget = RunTarget.retarget(module, options);
-    Map<String, Optional<String>> savedFeatures = options.vectorAbi() && !options.scalable() ? Publication.overrideIsa(module, scalarName, simdName) : Map.of();
+    // the run's target, in this order (RunTarget): a CPU or features named in the options: the module's functions carry
+    // that target during the run (so that every decision reading a function's attributes sees what the options name,
+    // and the functions the run clones inherit it); then a vector-function-ABI variant named for another ISA than the
+    // scalar function's is emitted for that ISA from the start (vector math variants, the hardware width, nested packet
+    // versions of callees): the module's functions carry the ISA's features on top. The user's functions get their own
+    // back afterwards
+    RunTarget.State savedTarget = RunTarget.retarget(module, options, scalarName, simdName);
     long marks = org.packetizer.core.ir.LoopAlign.marksMade();
     try {
       if (options.scalable()) return finishRun(options, savedTarget, module, before, marks, runScalable(options, module, scalarName, simdName));
@@ -141,12 +140,6 @@ final class Pipeline {
       if (e instanceof PacketizationException pe && pe.reason().isPresent() && REPORTED.add(pe)) reportRejection(options, pe, scalarName);
       throw e;
     } finally {
-      for (var e : savedFeatures.entrySet()) {
-        module.function(e.getKey()).ifPresent(f -> {
-          if (e.getValue().isPresent()) f.setStringAttribute("target-features", e.getValue().get());
-          else f.removeStringAttribute("target-features");
-        });
-      }
       RunTarget.restore(module, savedTarget);
     }
   }
@@ -158,7 +151,7 @@ final class Pipeline {
    * it: to the widest X86 intrinsic it calls, and to 512 where it holds vectors wider than 256 bits
    * ({@link org.packetizer.core.mapping.SignatureAbi#fitTargetIntrinsicCallers}, {@code fitWideVectors}).
    */
-  private static PacketizationResult finishRun(PacketizerOptions options, Map<String, RunTarget.Saved> savedTarget,
+  private static PacketizationResult finishRun(PacketizerOptions options, RunTarget.State savedTarget,
       LlvmModule module, Set<String> before, long marks, PacketizationResult r) {
     if (org.packetizer.core.ir.LoopAlign.marksMade() != marks) {
       for (Function f : module.functions()) if (!before.contains(f.name())) org.packetizer.core.ir.LoopAlign.unmarkColdLaneLoops(f);
@@ -176,7 +169,7 @@ final class Pipeline {
     // reverse): the packet function computes what the user's function computes (RunTarget.keepContraction). A scalar
     // function without target attributes is compiled for whatever its module is compiled for (a JIT's or llc's CPU):
     // nothing to keep
-    RunTarget.Saved own = savedTarget.get(r.scalarFunction());
+    RunTarget.Saved own = savedTarget.optionsOwn(r.scalarFunction());
     if (own != null && (own.cpu().isPresent() || own.features().isPresent())
         && org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86) {
       boolean scalarFma = RunTarget.fma(own.cpu().orElse(""), own.features().orElse(""));

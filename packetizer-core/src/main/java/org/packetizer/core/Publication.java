@@ -1,8 +1,6 @@
 package org.packetizer.core;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.packetizer.core.api.PacketizationException;
@@ -146,31 +144,23 @@ final class Publication {
   }
 
   /**
-   * When {@code simdName} is a vector-function-ABI name for {@code scalarName} whose ISA differs from
-   * the scalar function's, gives every defined function of the module that ISA's features and
-   * returns their own (to restore); else an empty map.
+   * The ISA a run is compiled for when {@code simdName} is a vector-function-ABI name for {@code scalarName} whose ISA
+   * differs from the scalar function's (its {@code target-features} as they are now: after the options' target,
+   * {@link RunTarget#retarget}, which gives every defined function that ISA's features for the run); else empty.
    */
-  static Map<String, Optional<String>> overrideIsa(LlvmModule module, String scalarName, String simdName) {
-    if (simdName == null) return Map.of();
+  static Optional<Character> switchedIsa(LlvmModule module, String scalarName, String simdName) {
+    if (simdName == null) return Optional.empty();
     Optional<VectorAbi.Variant> v;
     try {
       v = VectorAbi.demangle(simdName).filter(x -> x.scalarName().equals(scalarName));
     } catch (IllegalArgumentException e) {
-      return Map.of(); // reported by the run
+      return Optional.empty(); // reported by the run
     }
     Optional<Function> scalar = module.function(scalarName);
-    if (v.isEmpty() || scalar.isEmpty()) return Map.of();
+    if (v.isEmpty() || scalar.isEmpty()) return Optional.empty();
     char isa = v.get().isa();
-    if (isa == 'n') return Map.of(); // AArch64: one Advanced SIMD width, nothing to switch
+    if (isa == 'n') return Optional.empty(); // AArch64: one Advanced SIMD width, nothing to switch
     String own = scalar.get().stringAttribute("target-features").orElse("");
-    if (VectorAbi.isa(own) == isa) return Map.of();
-    Map<String, Optional<String>> saved = new LinkedHashMap<>();
-    for (Function f : module.functions()) {
-      if (f.isDeclaration()) continue;
-      Optional<String> old = f.stringAttribute("target-features");
-      saved.put(f.name(), old);
-      f.setStringAttribute("target-features", SignatureAbi.isaFeatures(isa, old.orElse("")));
-    }
-    return saved;
+    return VectorAbi.isa(own) == isa ? Optional.empty() : Optional.of(isa);
   }
 }

@@ -6,6 +6,7 @@ import java.util.Optional;
 import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmModule;
+import org.packetizer.core.mapping.SignatureAbi;
 
 /**
  * The one rule for a CPU or features named in the API's options ({@link PacketizerOptions#targetCpu()} /
@@ -19,7 +20,10 @@ import org.packetizer.core.ir.LlvmModule;
  * the decisions that read a function's attributes (rounded conversions, the vector-math routes, mask registers, the
  * hardware width) then read what the options name, and what the run clones from the scalar function inherits it.
  * Afterwards the user's functions get their own attributes back ({@link #restore}); a function the run made from
- * nothing gets the options' target where it carries none ({@link #mark}). A name given only as a CPU keeps the
+ * nothing gets the options' target where it carries none ({@link #mark}). A vector-function-ABI name spelling another
+ * ISA than the scalar function's is the second step of the same rule: on top of the options' target, every defined
+ * function carries that ISA's features during the run (the variant is emitted for its ISA from the start: vector math
+ * variants, the hardware width, nested packet versions of callees), given back by the same restore. A name given only as a CPU keeps the
  * function's feature string (LLVM adds the CPU's features to it), as the command does. A named CPU also drops the
  * functions' {@code "tune-cpu"} (clang writes {@code "generic"} for bitcode compiled without {@code -march}), so that
  * LLVM tunes for the CPU, as {@code clang -march=CPU} does.
@@ -31,13 +35,34 @@ final class RunTarget {
   record Saved(Optional<String> cpu, Optional<String> features, Optional<String> tune) {}
 
   /**
-   * Gives every defined function of {@code module} the options' CPU and features (those the options name); returns what
-   * each had (empty when the options name neither: nothing changed).
+   * What a top-level run changed on the module's defined functions, for {@link #restore}: each function's own
+   * attributes ({@code own}, by name), whether the options named a target ({@code options}: all three attributes are
+   * given back) and whether a vector-function-ABI ISA was put on top ({@code isa}: the features are).
    */
-  static Map<String, Saved> retarget(LlvmModule module, PacketizerOptions options) {
+  record State(Map<String, Saved> own, boolean options, boolean isa) {
+    static final State NONE = new State(Map.of(), false, false);
+
+    /**
+     * {@code name}'s own attributes when the options named a target (those the run's functions are compared with,
+     * {@link #keepContraction}); null otherwise (nothing was retargeted for the options).
+     */
+    Saved optionsOwn(String name) {
+      return options ? own.get(name) : null;
+    }
+  }
+
+  /**
+   * The target of a top-level run, in this order: every defined function of {@code module} gets the options' CPU and
+   * features (those the options name); then, under {@link PacketizerOptions#vectorAbi} (fixed-width), when
+   * {@code simdName} is a vector-function-ABI name for {@code scalarName} spelling another ISA than the scalar
+   * function's (decided on the attributes as the first step left them: {@link Publication#switchedIsa}), every defined
+   * function gets that ISA's features on top of its feature string. Returns what each had before either step
+   * ({@link State#NONE} when nothing changed).
+   */
+  static State retarget(LlvmModule module, PacketizerOptions options, String scalarName, String simdName) {
     Optional<String> cpu = options.targetCpu().filter(c -> !c.isBlank());
     Optional<String> features = options.targetFeatures().filter(c -> !c.isBlank());
-    if (cpu.isEmpty() && features.isEmpty()) return Map.of();
+    boolean byOptions = cpu.isPresent() || features.isPresent();
     Map<String, Saved> saved = new LinkedHashMap<>();
     for (Function f : module.functions()) {
       if (f.isDeclaration()) continue;
@@ -52,22 +77,40 @@ final class RunTarget {
       });
       features.ifPresent(t -> f.setStringAttribute("target-features", t));
     }
-    return saved;
+    Optional<Character> abiIsa = options.vectorAbi() && !options.scalable()
+        ? Publication.switchedIsa(module, scalarName, simdName) : Optional.empty();
+    abiIsa.ifPresent(letter -> {
+      for (Function f : module.functions()) {
+        if (!f.isDeclaration()) {
+          f.setStringAttribute("target-features", SignatureAbi.isaFeatures(letter, f.stringAttribute("target-features").orElse("")));
+        }
+      }
+    });
+    if (!byOptions && abiIsa.isEmpty()) return State.NONE;
+    return new State(saved, byOptions, abiIsa.isPresent());
   }
 
-  /** Gives the functions of {@code saved} (those still in {@code module}) their own attributes back. */
-  static void restore(LlvmModule module, Map<String, Saved> saved) {
-    for (Map.Entry<String, Saved> e : saved.entrySet()) {
+  /**
+   * Gives the functions of {@code state} (those still in {@code module}) their own attributes back: all three where the
+   * options named a target, the features where only an ABI ISA was put on.
+   */
+  static void restore(LlvmModule module, State state) {
+    if (!state.options() && !state.isa()) return;
+    for (Map.Entry<String, Saved> e : state.own().entrySet()) {
       module.function(e.getKey()).ifPresent(f -> {
         Saved s = e.getValue();
-        if (s.cpu().isPresent()) f.setStringAttribute("target-cpu", s.cpu().get());
-        else f.removeStringAttribute("target-cpu");
-        if (s.features().isPresent()) f.setStringAttribute("target-features", s.features().get());
-        else f.removeStringAttribute("target-features");
-        if (s.tune().isPresent()) f.setStringAttribute("tune-cpu", s.tune().get());
-        else f.removeStringAttribute("tune-cpu");
+        if (state.options()) {
+          restore(f, "target-cpu", s.cpu());
+          restore(f, "tune-cpu", s.tune());
+        }
+        restore(f, "target-features", s.features());
       });
     }
+  }
+
+  private static void restore(Function f, String attribute, Optional<String> own) {
+    if (own.isPresent()) f.setStringAttribute(attribute, own.get());
+    else f.removeStringAttribute(attribute);
   }
 
   /**

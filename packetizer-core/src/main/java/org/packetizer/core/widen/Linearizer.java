@@ -450,25 +450,44 @@ final class Linearizer extends EmissionPhase {
     Block s1 = term.successor(0);
     boolean exitOnTrue = !s1.equals(header);
     Block exitSucc = exitOnTrue ? s1 : term.successor(1);
+    LatchFork fork = latchFork(sb);
+    // (frozen: when every lane left the loop earlier in this iteration the latch runs with no lane
+    // active, and a uniform value computed there may be poison; a branch on poison is undefined)
+    Value c = masks.frozen(scal(term.condition()), nameOf(sb, ".exit"));
+    st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform exit of a divergent loop kept as a branch");
+    leaveOrStay(fork, c, exitOnTrue, sb, exitSucc, header);
+    e.maskGenerator.contribute(sb, header, mask());
+    b.condBr(masks.any(mask(), nameOf("continue.", sb)), head.get(header), afterLoop(header));
+  }
+
+  /** The two ways out of a latch that a uniform condition decides for every lane ({@link #latchFork}). */
+  private record LatchFork(Block leave, Block stay) {}
+
+  /** The blocks {@code leave} and {@code stay} for the latch {@code sb}, in this order after the current block. */
+  private LatchFork latchFork(Block sb) {
     Block here = b.currentBlock();
     Block leave = packet.appendBlock(nameOf(sb, ".leave"));
     Block stay = packet.appendBlock(nameOf(sb, ".stay"));
     leave.moveAfter(here);
     stay.moveAfter(leave);
-    // (frozen: when every lane left the loop earlier in this iteration the latch runs with no lane
-    // active, and a uniform value computed there may be poison; a branch on poison is undefined)
-    Value c = masks.frozen(scal(term.condition()), nameOf(sb, ".exit"));
-    b.condBr(c, exitOnTrue ? leave : stay, exitOnTrue ? stay : leave);
+    return new LatchFork(leave, stay);
+  }
+
+  /**
+   * The kept branch of a uniform latch exit ({@link #emitUniformLatchExit}, {@link #emitSplitLatchExit}): on the frozen
+   * uniform {@code u}, to {@code leave} where it is {@code leaveOn}, else to {@code stay}; {@code leave} gives the
+   * current mask to the exit {@code exitSucc} and goes on after the loop. Returns with the builder at the end of
+   * {@code stay}, the caches as they were before the fork.
+   */
+  private void leaveOrStay(LatchFork fork, Value u, boolean leaveOn, Block sb, Block exitSucc, Block header) {
+    b.condBr(u, leaveOn ? fork.leave() : fork.stay(), leaveOn ? fork.stay() : fork.leave());
     st.stats().keptBranches++;
-    st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform exit of a divergent loop kept as a branch");
     Caches before = saveCaches();
-    b.atEnd(leave);
+    b.atEnd(fork.leave());
     e.maskGenerator.contribute(sb, exitSucc, mask());
     b.br(afterLoop(header));
     restoreCaches(before);
-    b.atEnd(stay);
-    e.maskGenerator.contribute(sb, header, mask());
-    b.condBr(masks.any(mask(), nameOf("continue.", sb)), head.get(header), afterLoop(header));
+    b.atEnd(fork.stay());
   }
 
   /**
@@ -555,25 +574,14 @@ final class Linearizer extends EmissionPhase {
     Block s2 = term.successor(1);
     boolean exitOnTrue = !s1.equals(header);
     Block exitSucc = exitOnTrue ? s1 : s2;
-    Block here = b.currentBlock();
-    Block leave = packet.appendBlock(nameOf(sb, ".leave"));
-    Block stay = packet.appendBlock(nameOf(sb, ".stay"));
-    leave.moveAfter(here);
-    stay.moveAfter(leave);
+    LatchFork fork = latchFork(sb);
     // (frozen, as in emitUniformLatchExit: the latch may run with no lane active)
     Value u = masks.frozen(scal(split.uniform()), nameOf(sb, ".limit"));
-    b.condBr(u, split.forcing() ? leave : stay, split.forcing() ? stay : leave);
-    st.stats().keptBranches++;
     st.stats().linearizedBranches++;
     st.remark(Remark.Kind.UNIFORM_BRANCH, sb, term, "uniform part of a divergent loop's exit condition kept as a branch; "
         + "the varying part in the lane mask: " + st.divergence().reason(split.varying())
         + " (-Dpacketizer.splitLatchExits=" + System.getProperty("packetizer.splitLatchExits", "auto") + ")");
-    Caches before = saveCaches();
-    b.atEnd(leave);
-    e.maskGenerator.contribute(sb, exitSucc, mask());
-    b.br(afterLoop(header));
-    restoreCaches(before);
-    b.atEnd(stay);
+    leaveOrStay(fork, u, split.forcing(), sb, exitSucc, header);
     Value[] edges = e.maskGenerator.edgeMasks(sb, split.varying(), s1, s2);
     e.maskGenerator.contribute(sb, s1, edges[0]);
     e.maskGenerator.contribute(sb, s2, edges[1]);

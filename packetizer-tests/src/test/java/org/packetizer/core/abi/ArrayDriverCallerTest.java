@@ -118,11 +118,18 @@ class ArrayDriverCallerTest {
     }
   }
 
-  /** Writes the C caller {@code driver/NAME} into {@code dir} as {@code caller.c}, with the guard-page helper it includes. */
+  /**
+   * The caller {@code name} as {@code dir/caller.c}, with the headers the callers include beside it (the guard-page
+   * allocator, the callers' shared support): a quoted include is found next to the source by every compiler, native and
+   * cross, without an include option.
+   */
   static void writeCaller(Path dir, String name) throws IOException {
     Files.writeString(dir.resolve("caller.c"), resource(name));
-    Files.writeString(dir.resolve("guard_pages.h"), resource("guard_pages.h"));
+    for (String h : CALLER_HEADERS) Files.writeString(dir.resolve(h), resource(h));
   }
+
+  /** The headers of {@code driver/} the C callers include. */
+  static final java.util.List<String> CALLER_HEADERS = java.util.List.of("guard_pages.h", "caller_support.h");
 
   static String resource(String name) {
     try (InputStream in = ArrayDriverCallerTest.class.getResourceAsStream("/driver/" + name)) {

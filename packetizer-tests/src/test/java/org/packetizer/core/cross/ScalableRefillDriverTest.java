@@ -149,7 +149,8 @@ class ScalableRefillDriverTest {
         || header.contains("vfloat") || header.contains("__rvv"), header);
     Files.writeString(dir.resolve("drivers.h"), header);
     Files.writeString(dir.resolve("caller.c"), resource("scalable_refill_caller.c"));
-    Files.writeString(dir.resolve("guard_pages.h"), resource("guard_pages.h"));
+    // (the headers the caller includes, beside it: found by the cross compilers without an include option)
+    for (String h : List.of("guard_pages.h", "caller_support.h")) Files.writeString(dir.resolve(h), resource(h));
     List<String> defs = w8 ? List.of("-DW8_DRIVERS") : List.of();
     List<String> clangCompile = new ArrayList<>(List.of("clang"));
     clangCompile.addAll(t.clangTarget());
