@@ -5,8 +5,8 @@
 ; bench-refill --march haswell). Twins: refill-avx2-wide-ic16-knob-off.ll (-Dpacketizer.refill.avx2WideIc=false: two
 ; states) and refill-avx2-wide-ic16-amd.ll (znver2: the i1 masks, the cap of 4, two states).
 ; RUN: packetize -f escape2 -w 16 --params vvu --array-driver --refill --remarks
-; SHAPES: at most 8 registers per value over the states (Intel, sign-extended active masks, 32-bit lanes
 ; SHAPES: refill body: interleave count 4 (64 elements per step as 4 chains of 16 lanes)
+; SHAPES: at most 8 registers per value over the states (Intel, sign-extended active masks, 32-bit lanes
 ; CHECK-LABEL: define void @escape2_map(ptr %cr, ptr %ci, i32 %limit, ptr %out, i64 %n)
 ; CHECK:       iterate:
 ; CHECK:       %active.it.0 = phi <16 x i32> [ %active.r.wide.0, %run.check.3 ]
