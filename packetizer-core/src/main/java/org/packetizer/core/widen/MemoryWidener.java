@@ -621,7 +621,7 @@ final class MemoryWidener extends EmissionPhase {
       Value fo = offs;
       java.util.function.IntFunction<Value> lanePtr = k -> b.gep(elem, bp, List.of(b.extractElement(fo, k, "")), ptr.isInBounds(), "");
       if (speculated.isEmpty()) {
-        return perLane(inst, t, vt, align, new LaneAddress(k -> b.extractElement(fo, k, ""),
+        return perLane(inst, t, vt, align, false, new LaneAddress(k -> b.extractElement(fo, k, ""),
             (k, o) -> b.gep(elem, bp, List.of(o), ptr.isInBounds(), "")));
       }
       Value acc = b.poison(vt);
@@ -1025,7 +1025,7 @@ final class MemoryWidener extends EmissionPhase {
     st.remark(Remark.Kind.MEMORY, current(), inst, "load from varying addresses became " + w + " scalar loads"
         + (chain.isEmpty() ? "" : " at each lane's " + root.describe() + " plus " + chain.size() + " uniform offset(s)")
         + (full ? "" : " (inactive lanes read a private dummy slot)") + ": " + reason);
-    return perLane(inst, t, vt, align, new LaneAddress(k -> b.extractElement(rv, k, ""), (k, p) -> {
+    return perLane(inst, t, vt, align, true, new LaneAddress(k -> b.extractElement(rv, k, ""), (k, p) -> {
       for (int j = chain.size() - 1; j >= 0; j--) {
         Value g = chain.get(j);
         p = b.gep(g.gepSourceElementType(), p, indices.get(j), g.isInBounds(), "");
@@ -1158,7 +1158,7 @@ final class MemoryWidener extends EmissionPhase {
 
   /**
    * The knob of {@link #narrowGathers}: {@code -Dpacketizer.narrowGathers=auto|true|false} (auto, the default: on
-   * Intel's cores with AVX-512; true: every fast-gather target; false: the rule before the nineteenth round, windows and
+   * Intel's cores with AVX-512, and on skylake (AVX2) at W16; true: every fast-gather target; false: the rule before the nineteenth round, windows and
    * per-lane loads). Read at each use.
    */
   static String narrowGathersKnob() {
@@ -1199,18 +1199,34 @@ final class MemoryWidener extends EmissionPhase {
     org.packetizer.core.wrapper.HardwareWidth.Target t = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
         st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
     if (org.packetizer.core.wrapper.Latency.family(t.cpu(), false) != org.packetizer.core.wrapper.Latency.Family.INTEL) return null;
-    // (AVX-512 only: LLVM emits gather instructions on AVX2 targets only where the function's tuning CPU has fast ones, and
-    // a packet function of generic bitcode keeps tune-cpu=generic: its gathers become per-lane extracts and inserts, stencil
-    // W8 on skylake 0.86x -> 0.46x over scalar; with AVX-512 they are gather instructions whatever the tuning)
     boolean avx512 = t.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512 || (t.features() != null && t.features().contains("+avx512f"));
-    if (!avx512) return null;
-    return NARROW_GATHERS_REASON.replace("CPU", t.cpu());
+    if (avx512) return NARROW_GATHERS_REASON.replace("CPU", t.cpu());
+    // (AVX2: of the Intel cores LLVM tunes as having fast gathers (it emits their gathers where the function is tuned for
+    // such a core, which RunTarget and TargetSpec.applyTo make so where the CPU is named), skylake at W16 only (two ymm
+    // gathers per load): measured on random points (stencil, ns per element, code for skylake / alderlake on one host):
+    // W16 2.38-2.46 -> 2.03-2.12 / 2.07-2.15 -> 2.00-2.12 (alderlake's coherent 0.75-0.80 -> 0.79-0.85: no win);
+    // W8 2.41-2.51 -> 2.64-2.70 / 2.05-2.11 -> 2.20-2.36 (slower); W4 2.59-2.73 -> 2.47-2.54 / 2.08-2.15 -> 2.34-2.42
+    // (mixed); the other names unmeasured; docs/performance.md, twentieth round)
+    if (!org.packetizer.core.wrapper.HardwareWidth.fastGathers(t.cpu(), t.features()) || !NARROW_GATHERS_AVX2_CPUS.contains(t.cpu()) || w != 16) {
+      return null;
+    }
+    return NARROW_GATHERS_AVX2.replace("CPU", t.cpu());
   }
 
   static final String NARROW_GATHERS_REASON = "the target (CPU) is an Intel core with AVX-512 and fast hardware gathers, where a gather with"
       + " 32-bit indices costs less than per-lane loads, whose inserts and transposes all take the one shuffle port"
       + " (measured on a Sapphire Rapids host, stencil with random points: 9 gathers 1.47x over scalar at W16, 1.22x at W8,"
       + " against 0.83x and 0.87x per lane; -Dpacketizer.narrowGathers=false: per-lane loads)";
+
+  /** The AVX2-only CPUs where {@link #narrowGathers} applies (at W16), by measurement. */
+  static final java.util.Set<String> NARROW_GATHERS_AVX2_CPUS = java.util.Set.of("skylake");
+
+  static final String NARROW_GATHERS_AVX2 = "the target (CPU) is an Intel AVX2 core that LLVM tunes as having fast hardware gathers,"
+      + " and the width 16 (two ymm gathers per load), where gathers with 32-bit indices cost less than per-lane loads, whose"
+      + " inserts and transposes all take the one shuffle port (measured on a Sapphire Rapids-class host, code for skylake, stencil"
+      + " with random points: 2.38-2.46 -> 2.03-2.12 ns per element; not at W4 and W8, where the per-lane loads measured as fast"
+      + " or faster, nor for alderlake, where they measured even; not on AMD's Zen, whose only evidence here is static, llvm-mca;"
+      + " -Dpacketizer.narrowGathers=false: per-lane loads)";
 
   /**
    * A varying GEP index as a 32-bit packet with the same value as the GEP's sign-extended index ({@code sext i32},
@@ -2099,9 +2115,11 @@ final class MemoryWidener extends EmissionPhase {
    * under a partial mask an inactive lane's load reads the module's private zero constant
    * {@link PacketEmitter#INACTIVE_LANE_SLOT} instead of its address (a select per lane on the mask's
    * bits: no branch, and no access the scalar code would not make). A constant global, not a stack
-   * slot: SROA would turn a load through a select of an alloca back into a branch per lane.
+   * slot: SROA would turn a load through a select of an alloca back into a branch per lane. With {@code blendsAllowed}
+   * (loads off a varying pointer, not table lookups, whose expansions a code-growth budget counts in IR instructions),
+   * broadcasts and blends where {@link #laneBlendsReason} says so.
    */
-  private Value perLane(Value inst, Type t, Type vt, int align, LaneAddress lanePtr) {
+  private Value perLane(Value inst, Type t, Type vt, int align, boolean blendsAllowed, LaneAddress lanePtr) {
     Value m = mask();
     boolean full = MaskOps.isAllTrue(m);
     Value dummy = null, bits = null;
@@ -2114,6 +2132,11 @@ final class MemoryWidener extends EmissionPhase {
         && size <= 64) {
       return allActiveFastPath(inst, t, vt, align, lanePtr, bits, dummy);
     }
+    String blends = blendsAllowed ? laneBlendsReason(t, vt) : null;
+    if (blends != null) {
+      st.remark(Remark.Kind.MEMORY, current(), inst, "per-lane loads: " + w + " broadcasts from memory and " + (w - 1)
+          + " blends, not inserts: " + blends);
+    }
     Value acc = b.poison(vt);
     for (int k = 0; k < w; k++) {
       Value p = lanePtr.at(k, lanePtr.root().apply(k));
@@ -2124,10 +2147,75 @@ final class MemoryWidener extends EmissionPhase {
         if (size > 64) throw new IllegalStateException("element of " + size + " bytes");
         a = Math.min(align, 64);
       }
-      acc = b.insertElement(acc, b.load(t, p, a, ""), k, "");
+      Value ld = b.load(t, p, a, "");
+      acc = blends != null ? blendLane(acc, ld, k) : b.insertElement(acc, ld, k, "");
     }
+    if (blends != null && !acc.type().equals(vt)) acc = b.cast(Opcode.BITCAST, acc, vt, "");
     if (names && acc.isInstruction()) acc.setName(inst.name());
     return acc;
+  }
+
+  /**
+   * The knob of {@link #laneBlendsReason}: {@code -Dpacketizer.laneBlends=auto|true|false} (auto, the default: on
+   * Intel cores with AVX; true: on every x86 target with AVX, AMD included; false: the inserts of before). Read at each
+   * use.
+   */
+  static String laneBlendsKnob() {
+    return System.getProperty("packetizer.laneBlends", "auto").strip().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /**
+   * Whether {@link #perLane}'s W loads of {@code t} into a packet of type {@code vt} become, per lane, a broadcast from
+   * memory and an immediate blend ({@link #blendLane}) instead of inserts, and why (for the remark); null when they do
+   * not. On Intel's cores every insert of a loaded element ({@code vinsertps}, {@code vinsertf128} from a register) takes
+   * the one shuffle port (port 5), which bounds the per-lane path (stencil with random points W8/AVX2: about 54 port-5
+   * operations per 8 lanes); {@code vbroadcastss/sd ymm, m} is a load alone there and {@code vblendps/pd} with an
+   * immediate runs on three ports. Needs AVX (SSE has no broadcast from memory); 4- and 8-byte float and integer
+   * elements (AVX2's byte and word broadcasts take the shuffle port); not on AVX-512 targets where the packet is wider
+   * than 256 bits (a zmm blend takes a mask register); not when optimizing for size; not on AMD (two shuffle pipes:
+   * the tenth round measured the inserts faster there).
+   */
+  private String laneBlendsReason(Type t, Type vt) {
+    String knob = laneBlendsKnob();
+    if (knob.equals("false") || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return null;
+    // (not when optimizing for size: a broadcast and a blend per lane where an insert was one instruction)
+    if (st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) return null;
+    Type et = t.isVector() ? null : t;
+    if (et == null || !(et.isFloat() || et.isDouble() || et.isInteger(32) || et.isInteger(64))) return null;
+    if (!vt.isVector() || vt.vectorSize() != w || w < 4) return null;
+    org.packetizer.core.wrapper.HardwareWidth.Target tg = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
+        st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    boolean avx = org.packetizer.core.wrapper.HardwareWidth.of(tg.cpu(), tg.features()) >= org.packetizer.core.wrapper.HardwareWidth.AVX;
+    if (!avx) return null;
+    boolean avx512 = tg.width() >= org.packetizer.core.wrapper.HardwareWidth.AVX512 || (tg.features() != null && tg.features().contains("+avx512f"));
+    if (avx512 && st.module().allocSize(et) * w > 32) return null;
+    if (knob.equals("true")) return "-Dpacketizer.laneBlends=true";
+    org.packetizer.core.wrapper.Latency.Family fam = org.packetizer.core.wrapper.Latency.family(tg.cpu(), false);
+    if (fam != org.packetizer.core.wrapper.Latency.Family.INTEL && fam != org.packetizer.core.wrapper.Latency.Family.SANDY_BRIDGE) return null;
+    return LANE_BLENDS_REASON.replace("CPU", tg.cpu().isEmpty() ? "generic" : tg.cpu());
+  }
+
+  static final String LANE_BLENDS_REASON = "the target (CPU) is an Intel core, where every insert takes the one shuffle port and a"
+      + " broadcast from memory is a load alone (measured on a Sapphire Rapids host, stencil with random points W8/AVX2:"
+      + " 0.82x -> 1.14x over scalar; -Dpacketizer.laneBlends=false: inserts)";
+
+  /**
+   * Lane {@code k} of a packet built by {@link #perLane} with broadcasts and blends: the loaded element {@code ld} splat
+   * over the packet (a broadcast from memory), behind {@code llvm.arithmetic.fence} so that LLVM's DAG does not fold the
+   * splat and the blend back into an insert of the element ({@code vinsertps} for lanes 0-3, measured with the bundled
+   * llc), then blended into lane {@code k} of {@code acc} (lane 0: the splat itself). Integer elements travel as floats
+   * of their size (the fence takes floating-point types); {@link #perLane} casts the packet back.
+   */
+  private Value blendLane(Value acc, Value ld, int k) {
+    Type et = ld.type();
+    Type ft = et.isFloat() || et.isDouble() ? et : et.isInteger(32) ? st.context().floatType() : st.context().doubleType();
+    Value x = ft.equals(et) ? ld : b.cast(Opcode.BITCAST, ld, ft, "");
+    Value splat = b.splat(x, w, "");
+    Value fenced = b.call(st.module().intrinsic("llvm.arithmetic.fence", splat.type()), List.of(splat), "lane.bcast");
+    if (k == 0) return fenced;
+    List<Value> idx = new ArrayList<>();
+    for (int j = 0; j < w; j++) idx.add(b.i32(j == k ? w + j : j));
+    return b.shuffle(acc, fenced, b.constVector(idx), "");
   }
 
   /**

@@ -261,8 +261,8 @@ public final class HardwareWidth {
   /**
    * Whether LLVM 20 lowers {@code llvm.masked.gather} to gather instructions on this CPU and feature
    * string: AVX-512 targets, and the AVX2 CPUs it tunes as having fast gathers (Intel Skylake and
-   * later client cores). Elsewhere (Haswell, Broadwell, Zen 1-3, x86-64-v3) it expands a gather into
-   * scalar loads of extracted pointers. Checked against the bundled llc by GatherTargetsTest.
+   * later client cores, and Clearwater Forest). Elsewhere (Haswell, Broadwell, Zen 1-3, x86-64-v3) it expands a gather into
+   * scalar loads of extracted pointers. Checked against the bundled llc by TableLookupTest.fastGatherCpusAgreeWithLlvm.
    */
   public static boolean fastGathers(String cpu, String features) {
     if (features != null && features.contains("+avx512f")) return true;
@@ -271,8 +271,10 @@ public final class HardwareWidth {
     return width == AVX && cpu != null && FAST_GATHER_AVX2.contains(cpu);
   }
 
+  // (checked against the bundled llc, TableLookupTest.fastGatherCpusAgreeWithLlvm: of the AVX2 CPUs these are the ones
+  // LLVM 20 tunes with fast gathers, clearwaterforest included; gracemont, sierraforest and grandridge are not)
   private static final java.util.Set<String> FAST_GATHER_AVX2 = java.util.Set.of("skylake", "alderlake", "raptorlake", "meteorlake",
-      "arrowlake", "arrowlake-s", "lunarlake", "pantherlake");
+      "arrowlake", "arrowlake-s", "lunarlake", "pantherlake", "clearwaterforest");
 
   /**
    * A detection result.

@@ -26,6 +26,12 @@ import org.packetizer.core.toolchain.ProcessResult;
  * built by GCC and by clang: every lane of random points, of packets at one point, of consecutive points and of points
  * at the grid's four corners, against the scalar functions of the same object; the grid lies between two PROT_NONE pages
  * and touches both, so a gather reading outside it faults.
+ *
+ * <p>AVX2 (twentieth round, {@link #avx2W16ThroughArrayDriversFromC}): W16 for skylake (an Intel AVX2 core LLVM tunes as
+ * having fast gathers), the CPU only in the options and {@code llc} run without {@code -mcpu} (the packet
+ * functions' attributes decide, as in {@link TuneCpuCallerTest}); their assembly must hold real {@code vgatherdps} with a
+ * 32-bit ymm index register (not LLVM's per-lane expansion), two per load; called through their array drivers (a 64-byte
+ * vector without AVX-512 is passed in memory by GCC, in two ymm registers by LLVM: no direct call from C).
  */
 class NarrowGathersCallerTest {
   @TempDir Path dir;
@@ -146,17 +152,145 @@ class NarrowGathersCallerTest {
       m.write(dir.resolve("kernel.packet.bc"));
     }
     Files.writeString(dir.resolve("caller.c"), CALLER);
-    ProcessResult llc = clang.run(List.of("llc", "-O2", "-mcpu=" + cpu, "-filetype=obj", "-relocation-model=pic",
-        dir.resolve("kernel.packet.bc").toString(), "-o", dir.resolve("kernel.o").toString()), dir);
+    List<String> mcpu = List.of("-mcpu=" + cpu);
+    List<String> asm = new ArrayList<>(List.of("llc", "-O2"));
+    asm.addAll(mcpu);
+    asm.addAll(List.of(dir.resolve("kernel.packet.bc").toString(), "-o", dir.resolve("kernel.s").toString()));
+    ProcessResult asmRun = clang.run(asm, dir);
+    assertEquals(0, asmRun.exitCode(), asmRun.stderr());
+    String text = Files.readString(dir.resolve("kernel.s"));
+    // (a real gather with a 32-bit index register of the packet's width: vgatherdps ...(%base,%ymmN,4) / (%base,%zmmN,4))
+    java.util.regex.Pattern dps = java.util.regex.Pattern.compile("vgatherdps\\s+[^\\n]*\\(%r\\w+,%" + (w == 16 ? "z" : "y") + "mm\\d+,4\\)");
+    for (String[] k : new String[][] {{"cross5_simd" + w, "9"}, {"bilerp_simd" + w, "4"}}) {
+      String body = functionAssembly(text, k[0]);
+      long n = dps.matcher(body).results().count();
+      assertTrue(n >= Integer.parseInt(k[1]), () -> k[0] + " for " + cpu + ": " + n + " gathers with 32-bit indices, want " + k[1] + ":\n" + body);
+    }
+    List<String> obj = new ArrayList<>(List.of("llc", "-O2"));
+    obj.addAll(mcpu);
+    obj.addAll(List.of("-filetype=obj", "-relocation-model=pic", dir.resolve("kernel.packet.bc").toString(), "-o", dir.resolve("kernel.o").toString()));
+    ProcessResult llc = clang.run(obj, dir);
     assertEquals(0, llc.exitCode(), llc.stderr());
-    List<String> isa = List.of("-std=gnu11", "-Werror", "-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq", "-DLANES=" + w,
-        "-DCROSS=cross5_simd" + w, "-DBILERP=bilerp_simd" + w);
+    List<String> isa = new ArrayList<>(List.of("-std=gnu11", "-Werror"));
+    isa.addAll(List.of("-mavx512f", "-mavx512vl", "-mavx512bw", "-mavx512dq"));
+    isa.addAll(List.of("-DLANES=" + w, "-DCROSS=cross5_simd" + w, "-DBILERP=bilerp_simd" + w));
     for (String exe : Toolchains.gccAndClangCallers(clang, dir, "caller.c", isa, List.of("kernel.o"))) {
       ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
       String out = r.stdoutText();
       assertEquals(0, r.exitCode(), exe + " W=" + w + " " + cpu + ": lanes differ from the scalar functions (exit " + r.exitCode()
           + "; 139 is a fault):\n" + out + r.stderr());
       assertTrue(out.contains("W=" + w + ": 4000 packets of two kernels checked, 0 differences"), out);
+    }
+  }
+
+  /** The assembly of function {@code name} in {@code asm} (from its label to its {@code .size}). */
+  static String functionAssembly(String asm, String name) {
+    int start = asm.indexOf(name + ":");
+    assertTrue(start >= 0, () -> "no " + name + " in\n" + asm);
+    int end = asm.indexOf(".size\t" + name, start);
+    return asm.substring(start, end < 0 ? asm.length() : end);
+  }
+
+  static final String DRIVER_CALLER = """
+      #include <stdio.h>
+      #include <stdlib.h>
+      #include <string.h>
+      #include <sys/mman.h>
+      #include <unistd.h>
+      #include "drivers.h"
+      #define W 40
+      #define H 24
+      #define NP 16003
+      float cross5(const float *g, int x, int y);
+      float bilerp(const float *t, int x, int y, float fx, float fy);
+      static unsigned long long s = 0x9E3779B97F4A7C15ULL;
+      static unsigned rnd(void) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return (unsigned)(s >> 11); }
+      static int32_t x[NP], y[NP], bx[NP], by[NP];
+      static float fx[NP], fy[NP], out[NP];
+      int main(void) {
+        size_t pg = (size_t)sysconf(_SC_PAGESIZE), bytes = W * H * sizeof(float);
+        size_t span = (bytes + pg - 1) / pg * pg;
+        char *m = mmap(NULL, span + 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        char *m2 = mmap(NULL, span + 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED || m2 == MAP_FAILED || mprotect(m, pg, PROT_NONE) || mprotect(m + pg + span, pg, PROT_NONE)
+            || mprotect(m2, pg, PROT_NONE) || mprotect(m2 + pg + span, pg, PROT_NONE)) { perror("mmap"); return 2; }
+        float *g = (float *)(m + pg + span - bytes), *t = (float *)(m2 + pg);
+        for (int i = 0; i < W * H; i++) { g[i] = (float)(rnd() % 2001) / 1000.0f - 1.0f; t[i] = (float)(rnd() % 1001) / 100.0f; }
+        int x0 = 2, y0 = 2;
+        for (int i = 0; i < NP; i++) {
+          int mode = (i / 16) % 5;
+          if (i % 16 == 0) { x0 = 2 + (int)(rnd() % (W - 4)); y0 = 2 + (int)(rnd() % (H - 4)); }
+          switch (mode) {
+            case 0: case 1: x[i] = 2 + (int)(rnd() % (W - 4)); y[i] = 2 + (int)(rnd() % (H - 4)); break;
+            case 2: x[i] = x0; y[i] = y0; break;
+            case 3: x[i] = 2 + (x0 - 2 + i % 16) % (W - 4); y[i] = y0; break;
+            default: x[i] = (rnd() & 1) ? 2 : W - 3; y[i] = (rnd() & 1) ? 2 : H - 3; break;
+          }
+          bx[i] = mode == 4 ? ((rnd() & 1) ? 0 : W - 2) : x[i] - 2 + (int)(rnd() % 3);
+          by[i] = mode == 4 ? ((rnd() & 1) ? 0 : H - 2) : y[i] - 2 + (int)(rnd() % 3);
+          fx[i] = (float)(rnd() % 1000) / 1000.0f; fy[i] = (float)(rnd() % 1000) / 1000.0f;
+        }
+        int bad = 0;
+        cross5_drv(g, x, y, out, NP);
+        for (int i = 0; i < NP; i++) {
+          float e = cross5(g, x[i], y[i]);
+          if (memcmp(&e, &out[i], 4)) { if (bad < 10) printf("cross5 %d (%d, %d): %a vs %a\\n", i, x[i], y[i], out[i], e); bad++; }
+        }
+        bilerp_drv(t, bx, by, fx, fy, out, NP);
+        for (int i = 0; i < NP; i++) {
+          float e = bilerp(t, bx[i], by[i], fx[i], fy[i]);
+          if (memcmp(&e, &out[i], 4)) { if (bad < 10) printf("bilerp %d (%d, %d): %a vs %a\\n", i, bx[i], by[i], out[i], e); bad++; }
+        }
+        printf("drivers: %d elements of two kernels checked, %d differences\\n", NP, bad);
+        return bad != 0;
+      }
+      """;
+
+  @ParameterizedTest(name = "W=16 cpu={0}")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"skylake"})
+  void avx2W16ThroughArrayDriversFromC(String cpu) throws Exception {
+    Assumptions.assumeTrue(Toolchains.hostHas("avx2") && Toolchains.hostHas("fma"), "SKIPPED (LOUD): the host has no AVX2; the " + cpu
+        + " packet functions were not run from C");
+    if (Toolchains.gcc().isEmpty()) {
+      System.err.println("SKIPPED (LOUD): gcc is not installed; NarrowGathersCallerTest did not run (bin/install-test-deps.sh installs it)");
+      Assumptions.abort("gcc is not installed");
+    }
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("grid_kernels.c"), KERNELS);
+    clang.compileToBitcode(dir, Path.of("grid_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));
+    List<org.packetizer.core.api.PacketizationResult.DriverInfo> drivers = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
+      for (String[] k : new String[][] {{"cross5", "uvv", "9"}, {"bilerp", "uvvvv", "4"}}) {
+        assertEquals("generic", m.function(k[0]).orElseThrow().stringAttribute("tune-cpu").orElse(""), "generic bitcode");
+        List<String> remarks = new ArrayList<>();
+        drivers.add(new Packetizer(PacketizerOptions.builder().width(16).params(k[1]).verifyEachPhase(true).targetCpu(cpu).arrayDriver("*_drv")
+            .remarks(x -> remarks.add(x.message())).build()).run(m, k[0], k[0] + "_simd16").driver().orElseThrow());
+        assertTrue(remarks.stream().anyMatch(x -> x.contains("became " + k[2] + " gather(s) with 32-bit indices off the uniform base")
+            && x.contains("is an Intel AVX2 core that LLVM tunes as having fast hardware gathers")), () -> k[0] + ": " + remarks);
+      }
+      m.write(dir.resolve("kernel.packet.bc"));
+    }
+    Files.writeString(dir.resolve("drivers.h"), org.packetizer.core.driver.ArrayDriver.header(drivers, "drivers.h", null));
+    Files.writeString(dir.resolve("caller.c"), DRIVER_CALLER);
+    // (no -mcpu: the packet functions' own attributes, skylake / alderlake without a tuning CPU)
+    ProcessResult asmRun = clang.run(List.of("llc", "-O2", dir.resolve("kernel.packet.bc").toString(), "-o", dir.resolve("kernel.s").toString()), dir);
+    assertEquals(0, asmRun.exitCode(), asmRun.stderr());
+    String text = Files.readString(dir.resolve("kernel.s"));
+    java.util.regex.Pattern dps = java.util.regex.Pattern.compile("vgatherdps\\s+%ymm\\d+,\\s*[^\\n]*\\(%r\\w+,%ymm\\d+,4\\)");
+    for (String[] k : new String[][] {{"cross5_simd16", "18"}, {"bilerp_simd16", "8"}}) {
+      String body = functionAssembly(text, k[0]);
+      long n = dps.matcher(body).results().count();
+      assertTrue(n >= Integer.parseInt(k[1]), () -> k[0] + " for " + cpu + ": " + n + " ymm gathers with 32-bit indices, want " + k[1] + ":\n" + body);
+    }
+    ProcessResult llc = clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic", dir.resolve("kernel.packet.bc").toString(), "-o",
+        dir.resolve("kernel.o").toString()), dir);
+    assertEquals(0, llc.exitCode(), llc.stderr());
+    for (String exe : Toolchains.gccAndClangCallers(clang, dir, "caller.c", List.of("-std=gnu11", "-Werror", "-mavx2"), List.of("kernel.o"))) {
+      ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);
+      String out = r.stdoutText();
+      assertEquals(0, r.exitCode(), exe + " W=16 " + cpu + ": elements differ from the scalar functions (exit " + r.exitCode()
+          + "; 139 is a fault):\n" + out + r.stderr());
+      assertTrue(out.contains("drivers: 16003 elements of two kernels checked, 0 differences"), out);
     }
   }
 }

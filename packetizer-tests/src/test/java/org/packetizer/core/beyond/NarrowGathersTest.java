@@ -25,13 +25,14 @@ import org.packetizer.core.ir.LlvmContext;
 import org.packetizer.core.ir.LlvmModule;
 
 /**
- * Narrow gathers (issue 16, nineteenth round): on Intel targets with AVX-512, loads at constant offsets
+ * Narrow gathers (issue 16, nineteenth round; AVX2, twentieth): on Intel targets with AVX-512, and at W16 on skylake (an Intel
+ * AVX2 core LLVM tunes as having fast gathers; not W4 and W8, nor alderlake, measured no faster), loads at constant offsets
  * from a varying point that is a uniform base plus narrow offsets ({@code g + y*16 + x}) are one gather each with a
  * 32-bit index packet instead of windows and per-lane loads; where two 32-bit offsets are summed, a run-time test of the
  * lanes' signed overflow sends the packet to gathers from the 64-bit pointers. Kernels of {@code beyond/narrow_gathers.c}
  * (a 9-point stencil, a double row, a short plus a byte offset into ints, an unsigned offset that must keep the old path)
- * compiled by the bundled clang at plain {@code -O1} / {@code -O2}, at W4/8/16 on skylake (AVX2: the rule does not apply,
- * the old path is checked), skylake-avx512 and sapphirerapids, unmasked and masked; and hand-written IR whose offsets do overflow 32 bits (every lane's sum wraps, at
+ * compiled by the bundled clang at plain {@code -O1} / {@code -O2}, at W4/8/16 on skylake and alderlake (AVX2: the rule
+ * applies to skylake at W16; W4, W8 and alderlake keep the old path, checked), skylake-avx512 and sapphirerapids, unmasked and masked; and hand-written IR whose offsets do overflow 32 bits (every lane's sum wraps, at
  * a base 8 GB before or after the buffer) or are large with opposite signs (no wrap).
  *
  * <p>Differential on every lane against the scalar function: random points, all lanes at one point, consecutive points,
@@ -43,14 +44,28 @@ class NarrowGathersTest {
 
   static Stream<Arguments> cases() {
     List<Arguments> out = new ArrayList<>();
-    for (int w : new int[] {4, 8, 16}) for (String cpu : new String[] {"skylake", "skylake-avx512", "sapphirerapids"}) for (String o : new String[] {"-O1", "-O2"}) {
+    for (int w : new int[] {4, 8, 16}) for (String cpu : new String[] {"skylake", "alderlake", "skylake-avx512", "sapphirerapids"}) for (String o : new String[] {"-O1", "-O2"}) {
       out.add(Arguments.of(w, cpu, o));
     }
     return out.stream();
   }
 
+  /** The AVX2-only CPUs of these tests (the others have AVX-512). */
+  static boolean avx2Only(String cpu) {
+    return cpu.equals("skylake") || cpu.equals("alderlake") || cpu.equals("haswell");
+  }
+
+  /**
+   * Whether the rule applies (by default) to a kernel it can take: every width on the AVX-512 CPUs; W16 on skylake (AVX2
+   * with fast gathers; at W4 and W8, and on alderlake, the gathers measured no faster than the per-lane loads); never on haswell.
+   */
+  static boolean narrowApplies(String cpu, int w) {
+    if (!avx2Only(cpu)) return true;
+    return cpu.equals("skylake") && w == 16;
+  }
+
   static void assumeHost(String cpu) {
-    boolean avx512 = !cpu.equals("skylake");
+    boolean avx512 = !avx2Only(cpu);
     Assumptions.assumeTrue(hostHas(avx512 ? "avx512vl" : "avx2"), "SKIPPED (LOUD): the host cannot run " + cpu + " code");
   }
 
@@ -108,9 +123,8 @@ class NarrowGathersTest {
     for (boolean masked : new boolean[] {false, true}) {
       List<String> remarks = new ArrayList<>();
       String simd = packetize(m, fn, kinds, w, cpu, masked, "auto", remarks);
-      // (the rule applies under a full mask only)
-      // (and on AVX-512 targets only: skylake's AVX2 gathers would be scalarized by LLVM under a generic tuning CPU)
-      if (!masked) assertEquals(expectNarrow && !cpu.equals("skylake"), remarks.stream().anyMatch(x -> x.contains("gather(s) with 32-bit indices off the uniform base")),
+      // (the rule applies under a full mask only, and on the targets of narrowApplies)
+      if (!masked) assertEquals(expectNarrow && narrowApplies(cpu, w), remarks.stream().anyMatch(x -> x.contains("gather(s) with 32-bit indices off the uniform base")),
           () -> simd + ": " + remarks + "\n" + m.function(simd).orElseThrow().print());
       List<ParamSpec> ps = new ArrayList<>(List.of(buffer));
       ps.addAll(idxSpecs);
@@ -251,7 +265,8 @@ class NarrowGathersTest {
       """;
 
   @ParameterizedTest(name = "W={0} {1}")
-  @org.junit.jupiter.params.provider.CsvSource({"4, skylake-avx512", "8, skylake-avx512", "8, sapphirerapids", "16, sapphirerapids"})
+  @org.junit.jupiter.params.provider.CsvSource({"4, skylake-avx512", "8, skylake-avx512", "8, sapphirerapids", "16, sapphirerapids", "8, skylake", "16, skylake", "4, alderlake",
+      "16, alderlake", "4, skylake"})
   void sumsBeyond32BitsTakeThePointers(int w, String cpu) {
     assumeHost(cpu);
     final long base = (1L << 31) + 64;
@@ -323,8 +338,9 @@ class NarrowGathersTest {
   /**
    * The decision in the IR: grid9 at W16 on sapphirerapids has the 32-bit index packet (the sum of y*16 and x), its
    * overflow test, 9 gathers off it and 9 from the pointers where the test fails, no windows; taps_sc (a 16-bit and an
-   * 8-bit offset) no overflow test; taps_u (an unsigned 32-bit offset), skylake (AVX2 only), znver4 (AMD) and the size mode the
-   * old path; the knob
+   * 8-bit offset) no overflow test; skylake (AVX2, fast gathers) at W16 the same form with 16-lane gathers; taps_u (an
+   * unsigned 32-bit offset), skylake at W4 and W8, alderlake, haswell and x86-64-v3 (AVX2 without
+   * fast gathers), znver4 (AMD) and the size mode the old path; the knob
    * {@code false} the windows too. The remark names the decision.
    */
   @Test
@@ -349,9 +365,32 @@ class NarrowGathersTest {
       new Packetizer(PacketizerOptions.builder().valueNames(true).width(16).params("uv").targetCpu("sapphirerapids").build()).run(m, "taps_u", "u16");
       String u16 = m.function("u16").orElseThrow().print();
       assertTrue(u16.contains("load <4 x float>") && !u16.contains("narrow"), u16);
-      new Packetizer(PacketizerOptions.builder().valueNames(true).width(8).params("uvv").targetCpu("skylake").build()).run(m, "grid9", "k8");
-      String k8 = m.function("k8").orElseThrow().print();
-      assertTrue(!k8.contains("narrow.index"), k8);
+      // AVX2 Intel cores with fast gathers: W16 one <16 x float> gather per load (two ymm gathers in llc); the remark says it
+      // is the AVX2 rule; W4 and W8 (measured no faster) and haswell (no fast gathers) the old path
+      for (String[] c : new String[][] {{"16", "skylake"}}) {
+        List<String> rk = new ArrayList<>();
+        int w = Integer.parseInt(c[0]);
+        String name = "k" + w + c[1];
+        new Packetizer(PacketizerOptions.builder().valueNames(true).width(w).params("uvv").targetCpu(c[1]).remarks(x -> rk.add(x.message())).build())
+            .run(m, "grid9", name);
+        String k = m.function(name).orElseThrow().print();
+        assertTrue(line(k, "%narrow.index = add").contains("<" + w + " x i32>"), k);
+        assertTrue(k.contains("%narrow.overflow = icmp slt <" + w + " x i32>"), k);
+        String gather = "@llvm.masked.gather.v" + w + "f32.v" + w + "p0";
+        assertEquals(9, count(DynamicVariantsTest.block(k, ".narrow:"), gather), k);
+        assertEquals(9, count(DynamicVariantsTest.block(k, ".wide:"), gather), k);
+        assertFalse(k.contains("load <4 x float>"), k);
+        assertTrue(rk.stream().anyMatch(x -> x.contains("became 9 gather(s) with 32-bit indices off the uniform base")
+            && x.contains("the target (" + c[1] + ") is an Intel AVX2 core that LLVM tunes as having fast hardware gathers")), rk::toString);
+      }
+      for (String[] c : new String[][] {{"4", "skylake"}, {"8", "skylake"}, {"4", "alderlake"}, {"8", "alderlake"}, {"16", "alderlake"}, {"8", "haswell"},
+          {"16", "haswell"}, {"8", "x86-64-v3"}}) {
+        int w = Integer.parseInt(c[0]);
+        String name = "o" + w + c[1].replace('-', '_');
+        new Packetizer(PacketizerOptions.builder().valueNames(true).width(w).params("uvv").targetCpu(c[1]).build()).run(m, "grid9", name);
+        String k = m.function(name).orElseThrow().print();
+        assertTrue(!k.contains("narrow.index") && k.contains("load <4 x float>"), k);
+      }
       new Packetizer(PacketizerOptions.builder().valueNames(true).width(16).params("uvv").targetCpu("znver4").build()).run(m, "grid9", "z16");
       String z16 = m.function("z16").orElseThrow().print();
       assertTrue(z16.contains("load <4 x float>") && !z16.contains("narrow.index"), z16);

@@ -214,7 +214,8 @@ class TableLookupTest {
   @Test
   void fastGatherCpusAgreeWithLlvm() {
     for (String cpu : List.of("haswell", "broadwell", "skylake", "skylake-avx512", "icelake-client", "alderlake", "x86-64-v3",
-        "x86-64-v4", "znver1", "znver2", "znver3", "znver4", "sapphirerapids")) {
+        "x86-64-v4", "znver1", "znver2", "znver3", "znver4", "sapphirerapids", "raptorlake", "meteorlake", "arrowlake", "arrowlake-s",
+        "lunarlake", "pantherlake", "gracemont", "sierraforest", "grandridge", "clearwaterforest")) {
       try (LlvmContext ctx = LlvmContext.create();
           LlvmModule m = ctx.parseIr("""
               define <8 x i32> @g(ptr %b, <8 x i32> %i) {
