@@ -75,11 +75,18 @@ public final class Interleave {
 
   /** The estimate for one loop. */
   public record LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
-      int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill) {
+      int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill, int avx2Regs) {
     /** The estimate of a plain driver's loop. */
     public LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
         int registersNeeded, int registers, int choice) {
-      this(header, latency, throughput, dataDependentExit, liveValues, registersNeeded, registers, choice, false, false);
+      this(header, latency, throughput, dataDependentExit, liveValues, registersNeeded, registers, choice, false, false, 0);
+    }
+
+    /** An estimate without the AVX2 refill rule's register cap ({@code avx2Regs} the cap when {@code avx2Refill}). */
+    public LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
+        int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill) {
+      this(header, latency, throughput, dataDependentExit, liveValues, registersNeeded, registers, choice, refill, avx2Refill,
+          avx2Refill ? AVX2_REFILL_REGS : 0);
     }
 
     /** One line for a remark. */
@@ -88,7 +95,9 @@ public final class Interleave {
           + " %d live values%s (%d of %d vector registers at IC " + Math.max(2, choice) + ")%s -> IC %d", header, latency, throughput,
           !dataDependentExit ? "" : refill ? " (data-dependent exit; no charge: refill gives finished lanes new elements)"
               : " (data-dependent exit)", liveValues, refill ? " and the lane's result" : "", registersNeeded, registers,
-          avx2Refill ? "; AVX2 refill rule: spills not charged, at most " + AVX2_REFILL_REGS + " registers per value over the states"
+          avx2Refill ? "; AVX2 refill rule: spills not charged, at most " + avx2Regs + " registers per value over the states"
+              + (avx2Regs == AVX2_WIDE_MASK_REFILL_REGS ? " (Intel, sign-extended active masks, 32-bit lanes;"
+                  + " -Dpacketizer.refill.avx2WideIc=false: " + AVX2_REFILL_REGS + ")" : "")
               : "", choice);
     }
   }
@@ -503,8 +512,9 @@ public final class Interleave {
       // AVX2_REFILL_REGS registers per value; IC 2 or 4 where the recurrence latency over IC chains still beats the
       // throughput by MIN_GAIN against half as many chains (measured on bench-refill --march haswell:
       // docs/performance.md "AVX2 refill interleave count")
+      int cap = avx2RefillRegs(family, maxBits);
       int best = 1;
-      for (int ic = 2; ic <= 4 && ic * regsPerValue <= AVX2_REFILL_REGS; ic *= 2) {
+      for (int ic = 2; ic <= 4 && ic * regsPerValue <= cap; ic *= 2) {
         double fewer = Math.max(latency / (ic / 2), throughput);
         double more = Math.max(latency / ic, throughput);
         if (fewer / more >= MIN_GAIN) best = ic;
@@ -512,7 +522,7 @@ public final class Interleave {
       }
       int neededAt = (Math.max(2, best) * (live.size() + 1 - shared) + shared) * regsPerValue;
       return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(), neededAt, registers, best, true,
-          true);
+          true, cap);
     }
     if (refill && choice == 2) {
       // the refill body may take 4 chains: the same estimate at IC 4 against IC 2 (measured: docs/performance.md)
@@ -560,6 +570,28 @@ public final class Interleave {
 
   /** The AVX2 refill states hold at most this many registers per value together (IC × registers per W-lane value). */
   public static final int AVX2_REFILL_REGS = 4;
+
+  /**
+   * The cap ({@link #AVX2_REFILL_REGS}) where the refill loop carries sign-extended active masks ({@link
+   * RefillDriver#wideMask}: Intel) and the state's lanes are 32 bits: 4 states at W16 (two registers per value).
+   */
+  public static final int AVX2_WIDE_MASK_REFILL_REGS = 8;
+
+  /**
+   * The AVX2 refill rule's register cap for {@code family} and the state's widest lane ({@code maxBits}): {@link
+   * #AVX2_WIDE_MASK_REFILL_REGS} where the refill loop carries its active masks as sign-extended lanes (Intel by
+   * default) and the lanes are 32 bits, else {@link #AVX2_REFILL_REGS}. Measured on this project's Intel host with the
+   * wide masks (docs/performance.md "AVX2 masks in the refill loop", twenty-first round; nine alternated pairs of
+   * {@code bench-refill --march haswell --refill-interleave 2|4}): four states at W16 were faster than two for
+   * mandelbrot (−3.0 % median, 7 of 9 pairs) and julia (−3.5 %, 7 of 9) and about even for march (−1.9 %; the estimate
+   * keeps march at 2); with the i1 masks on Zen (eleventh round) mandelbrot W16 lost 12 % at four states, so AMD keeps 4;
+   * 64-bit lanes were not measured. {@code -Dpacketizer.refill.avx2WideIc=false} (read when a driver is built): 4
+   * everywhere, the rule before.
+   */
+  static int avx2RefillRegs(Latency.Family family, int maxBits) {
+    boolean on = !"false".equals(System.getProperty("packetizer.refill.avx2WideIc", "true").strip());
+    return on && maxBits == 32 && RefillDriver.wideMask(true, family) ? AVX2_WIDE_MASK_REFILL_REGS : AVX2_REFILL_REGS;
+  }
 
   /**
    * {@code -Dpacketizer.refill.avx2Ic=false} (read when a driver is built; a measuring switch): the refill body on AVX2

@@ -51,7 +51,7 @@ class RefillDriverCallerTest {
   @ParameterizedTest(name = "W={0} IC={1} target={2}")
   @CsvSource({"4,0,''", "8,0,''", "16,0,''", "4,2,''", "8,2,''", "16,2,''", "8,2,avx512", "16,2,avx512",
       "4,0,haswell", "8,0,haswell", "16,0,haswell", "8,2,haswell", "16,2,haswell", "8,0,skylake", "16,2,skylake", "8,0,znver2",
-      "16,2,znver2"})
+      "16,2,znver2", "16,4,haswell", "16,0,skylake"})
   void separatelyCompiledCallersMatchTheScalarFunction(int w, int ic, String target) throws Exception {
     callersMatch(w, ic, target);
   }

@@ -842,6 +842,53 @@ class RefillDriverJitTest {
     }
   }
 
+  /**
+   * The AVX2 refill rule's register cap with the wide masks (twenty-first round, {@code Interleave.avx2RefillRegs}): on an
+   * Intel AVX2 CPU ({@code haswell}, {@code skylake}) the states of a 32-bit kernel may hold 8 registers per value, so the
+   * rule (no forced count) gives mandelbrot and julia four states at W16 (the estimate: recurrence 22 cycles over 4
+   * chains against 9 of throughput) and keeps march at two (its throughput bound); with {@code
+   * -Dpacketizer.refill.avx2WideIc=false}, with the i1 masks ({@code wideMask=false}) and on an AMD CPU ({@code znver2})
+   * the cap stays 4: two states. The bundled kernels retargeted; every element equal to the scalar function's, n from 0
+   * to 3·IC·W+1, 97 and 10·IC·W+3, random and coherent inputs, nothing written after the output.
+   */
+  @ParameterizedTest(name = "route={0} avx2WideIc={1} wideMask={2}")
+  @MethodSource("wideIcCases")
+  void avx2WideMaskRuleTakesFourStatesAtSixteenLanes(String route, String knob, String wideMask) throws Throwable {
+    Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the " + route + " route did not run");
+    boolean intel = !route.equals("znver2");
+    System.setProperty("packetizer.refill.avx2WideIc", knob);
+    System.setProperty("packetizer.refill.wideMask", wideMask);
+    try {
+      Manifest mf = Manifest.load();
+      for (K k : BUNDLED) {
+        Manifest.Entry e = mf.require(k.name());
+        List<Remark> remarks = new ArrayList<>();
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
+          retarget(m, k.name(), route, AVX2_FEATURES);
+          packetizeWithRefill(m, k, 16, 0, remarks);
+          int want = intel && knob.equals("true") && !wideMask.equals("false") && !k.name().equals("march") ? 4 : 2;
+          String note = remarks.stream().map(Remark::message).filter(x -> x.startsWith("refill body: interleave count"))
+              .findFirst().orElseThrow(() -> new AssertionError(remarks.toString()));
+          assertTrue(note.startsWith("refill body: interleave count " + want + " ") && note.endsWith("-> IC " + want), k.name() + ": " + note);
+          assertEquals(intel && knob.equals("true") && !wideMask.equals("false"), note.contains("at most 8 registers per value"),
+              k.name() + ": " + note);
+          try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+            jit.addModule(m);
+            check(jit, arena, k, 16, sizes(want * 16));
+          }
+        }
+      }
+    } finally {
+      System.clearProperty("packetizer.refill.avx2WideIc");
+      System.clearProperty("packetizer.refill.wideMask");
+    }
+  }
+
+  static Stream<Arguments> wideIcCases() {
+    return Stream.of(Arguments.of("haswell", "true", "auto"), Arguments.of("skylake", "true", "auto"),
+        Arguments.of("haswell", "false", "auto"), Arguments.of("haswell", "true", "false"), Arguments.of("znver2", "true", "auto"));
+  }
+
   static final String WIDE_MASK_REMARK = "the lanes' active mask carried through the iterations as sign-extended";
 
   static Stream<Arguments> wideMaskCases() {
