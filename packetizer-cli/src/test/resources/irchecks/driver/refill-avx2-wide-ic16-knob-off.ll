@@ -1,5 +1,5 @@
 ; The kernel of refill-avx2-wide-ic16.ll under -Dpacketizer.refill.avx2WideIc=false (the AVX2 refill rule's cap of 4
-; registers per value, as before the twenty-first round): two refill states at W16, the wide masks kept.
+; registers per value, as before the twentieth round): two refill states at W16, the wide masks kept.
 ; SET: packetizer.refill.avx2WideIc=false
 ; RUN: packetize -f escape2 -w 16 --params vvu --array-driver --refill --remarks
 ; SHAPES: refill body: interleave count 2 (32 elements per step as 2 chains of 16 lanes)

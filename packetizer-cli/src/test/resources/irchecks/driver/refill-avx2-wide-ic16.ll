@@ -1,4 +1,4 @@
-; The AVX2 refill rule's register cap with the wide masks (twenty-first round; Interleave.avx2RefillRegs): on an Intel
+; The AVX2 refill rule's register cap with the wide masks (twentieth round; Interleave.avx2RefillRegs): on an Intel
 ; CPU the refill loop carries sign-extended active masks (RefillDriver.wideMask) and a 32-bit state may take 8
 ; registers per value over the states, so an escape-time loop whose recurrence (21 cycles) over four chains still
 ; beats its throughput (8) gets four refill states at W16 (measured 3 % faster than two for mandelbrot and julia on

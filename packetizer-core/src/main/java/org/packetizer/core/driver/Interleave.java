@@ -581,7 +581,7 @@ public final class Interleave {
    * The AVX2 refill rule's register cap for {@code family} and the state's widest lane ({@code maxBits}): {@link
    * #AVX2_WIDE_MASK_REFILL_REGS} where the refill loop carries its active masks as sign-extended lanes (Intel by
    * default) and the lanes are 32 bits, else {@link #AVX2_REFILL_REGS}. Measured on this project's Intel host with the
-   * wide masks (docs/performance.md "AVX2 masks in the refill loop", twenty-first round; nine alternated pairs of
+   * wide masks (docs/performance.md "AVX2 masks in the refill loop", twentieth round; nine alternated pairs of
    * {@code bench-refill --march haswell --refill-interleave 2|4}): four states at W16 were faster than two for
    * mandelbrot (−3.0 % median, 7 of 9 pairs) and julia (−3.5 %, 7 of 9) and about even for march (−1.9 %; the estimate
    * keeps march at 2); with the i1 masks on Zen (eleventh round) mandelbrot W16 lost 12 % at four states, so AMD keeps 4;

@@ -204,7 +204,7 @@ class InterleaveTest {
       assertTrue(remarks.stream().anyMatch(x -> x.message().startsWith("lane refill (--refill) at")
           && x.message().contains("4 independent sets of 8 lanes")), remarks.toString());
       // W16 on AVX2 (haswell, Intel): two registers per value; with the wide active masks a 32-bit state may take 8
-      // registers per value over the states (twenty-first round; 4 with -Dpacketizer.refill.avx2WideIc=false, as
+      // registers per value over the states (twentieth round; 4 with -Dpacketizer.refill.avx2WideIc=false, as
       // avx2WideMaskCapAppliesToIntelOnly checks), and the 21-cycle recurrence over four chains still beats the
       // throughput (8): four; and no "wider than the hardware" veto for refill (its states are separate chains)
       remarks.clear();
@@ -414,7 +414,7 @@ class InterleaveTest {
    * A long recurrence with eight live values (a sphere tracer) gets 4 states at W8 and 2 at W16 — the general rule's
    * register veto gave it 2 and 1, measured 20-25 % slower (docs/performance.md "AVX2 refill interleave count");
    * the escape loop keeps 4 and 2 (W16 IC 4 measured slower: more than four registers per value) — except that on
-   * Intel, with the refill loop's active masks as sign-extended lanes (twenty-first round), a 32-bit state may hold
+   * Intel, with the refill loop's active masks as sign-extended lanes (twentieth round), a 32-bit state may hold
    * 8 registers per value and the escape loop gets 4 at W16 (measured 3 % faster on this project's Intel host);
    * {@code -Dpacketizer.refill.avx2WideIc=false} and AMD keep 2 (next test).
    */
@@ -433,7 +433,7 @@ class InterleaveTest {
             String note = remarks.stream().map(Remark::message).filter(x -> x.startsWith("refill body: interleave count"))
                 .findFirst().orElseThrow(() -> new AssertionError(remarks.toString()));
             // escape W16: 4 states under the rule (haswell is Intel: wide masks, 8 registers per value since the
-            // twenty-first round), 2 under the general rule
+            // twentieth round), 2 under the general rule
             int want = fn.equals("escape") ? (w == 8 ? 4 : rule ? 4 : 2) : rule ? (w == 8 ? 4 : 2) : (w == 8 ? 2 : 1);
             assertTrue(note.startsWith("refill body: interleave count " + want + " ") && note.contains("-> IC " + want),
                 fn + " W" + w + " rule " + rule + ": " + note);

@@ -843,7 +843,7 @@ class RefillDriverJitTest {
   }
 
   /**
-   * The AVX2 refill rule's register cap with the wide masks (twenty-first round, {@code Interleave.avx2RefillRegs}): on an
+   * The AVX2 refill rule's register cap with the wide masks (twentieth round, {@code Interleave.avx2RefillRegs}): on an
    * Intel AVX2 CPU ({@code haswell}, {@code skylake}) the states of a 32-bit kernel may hold 8 registers per value, so the
    * rule (no forced count) gives mandelbrot and julia four states at W16 (the estimate: recurrence 22 cycles over 4
    * chains against 9 of throughput) and keeps march at two (its throughput bound); with {@code
