@@ -568,22 +568,12 @@ class RefillDriverJitTest {
   void compactionByVpcompressMatchesTheScalarFunction(int w) throws Throwable {
     Path bc = kernelsFor("avx512");
     for (int ic : new int[] {1, 2}) {
-      List<Remark> remarks = new ArrayList<>();
-      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
-        System.setProperty("packetizer.refill.compress", "true");
-        try {
-          for (K k : C_KERNELS) {
-            packetizeWithRefill(m, k, w, ic, remarks);
-            assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains("(AVX-512 vpcompress)")),
-                k.name() + ": " + remarks);
-          }
-        } finally {
-          System.clearProperty("packetizer.refill.compress");
-        }
-        try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
-          jit.addModule(m);
-          for (K k : C_KERNELS) check(jit, arena, k, w, sizes(ic * w));
-        }
+      System.setProperty("packetizer.refill.compress", "true");
+      try {
+        checkCKernels(bc, w, ic, sizes(ic * w), (k, remarks) -> assertTrue(remarks.stream()
+            .anyMatch(r -> r.function().equals(k.name()) && r.message().contains("(AVX-512 vpcompress)")), k.name() + ": " + remarks));
+      } finally {
+        System.clearProperty("packetizer.refill.compress");
       }
     }
   }
@@ -608,33 +598,11 @@ class RefillDriverJitTest {
     try {
       for (int ic : new int[] {1, 2}) {
         List<Integer> ns = sizes(ic * w);
-        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
-          List<Remark> remarks = new ArrayList<>();
-          for (K k : C_KERNELS) {
-            packetizeWithRefill(m, k, w, ic, remarks);
-            boolean want = on && UNMASKED.contains(k.name());
-            assertEquals(want, remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(AT_ROUND_REMARK)),
-                k.name() + ": " + remarks);
-          }
-          try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
-            jit.addModule(m);
-            for (K k : C_KERNELS) check(jit, arena, k, w, ns);
-          }
-        }
-        Manifest mf = Manifest.load();
+        checkCKernels(bc, w, ic, ns, (k, remarks) -> assertEquals(on && UNMASKED.contains(k.name()),
+            remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(AT_ROUND_REMARK)), k.name() + ": " + remarks));
         for (K k : BUNDLED) {
-          Manifest.Entry e = mf.require(k.name());
-          List<Remark> remarks = new ArrayList<>();
-          try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
-            if (route.equals("avx512")) retarget(m, k.name(), "skylake-avx512", AVX512_FEATURES);
-            if (route.equals("haswell")) retarget(m, k.name(), "haswell", AVX2_FEATURES);
-            packetizeWithRefill(m, k, w, ic, remarks);
-            assertEquals(on, remarks.stream().anyMatch(r -> r.message().contains(AT_ROUND_REMARK)), remarks.toString());
-            try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
-              jit.addModule(m);
-              check(jit, arena, k, w, ns);
-            }
-          }
+          checkBundled(k, routeCpu(route), w, ic, ns,
+              remarks -> assertEquals(on, remarks.stream().anyMatch(r -> r.message().contains(AT_ROUND_REMARK)), remarks.toString()));
         }
       }
     } finally {
@@ -672,31 +640,17 @@ class RefillDriverJitTest {
     try {
       for (int ic : new int[] {1, 2}) {
         List<Integer> ns = sizes(ic * w);
-        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
-          List<Remark> remarks = new ArrayList<>();
-          for (K k : C_KERNELS) packetizeWithRefill(m, k, w, ic, remarks);
+        checkCKernels(bc, w, ic, ns, (k, remarks) -> {
           if (route.equals("avx512compress")) {
-            assertTrue(remarks.stream().anyMatch(r -> r.message().contains("(AVX-512 vpcompress)")), remarks.toString());
+            assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains("(AVX-512 vpcompress)")),
+                k.name() + ": " + remarks);
           }
-          if (route.equals("haswell")) assertTrue(remarks.stream().anyMatch(r -> r.message().contains(PERMUTE_REMARK)), remarks.toString());
-          try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
-            jit.addModule(m);
-            for (K k : C_KERNELS) check(jit, arena, k, w, ns);
+          if (route.equals("haswell")) {
+            assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(PERMUTE_REMARK)),
+                k.name() + ": " + remarks);
           }
-        }
-        Manifest mf = Manifest.load();
-        for (K k : BUNDLED) {
-          Manifest.Entry e = mf.require(k.name());
-          try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
-            if (route.startsWith("avx512")) retarget(m, k.name(), "skylake-avx512", AVX512_FEATURES);
-            if (route.equals("haswell")) retarget(m, k.name(), "haswell", AVX2_FEATURES);
-            packetizeWithRefill(m, k, w, ic, new ArrayList<>());
-            try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
-              jit.addModule(m);
-              check(jit, arena, k, w, ns);
-            }
-          }
-        }
+        });
+        for (K k : BUNDLED) checkBundled(k, routeCpu(route), w, ic, ns, remarks -> { });
       }
     } finally {
       System.clearProperty("packetizer.refill.index32");
@@ -714,6 +668,53 @@ class RefillDriverJitTest {
       }
     }
     return out.stream();
+  }
+
+  /**
+   * The C kernels of {@code bc} packetized with refill into one module, {@code judge} given each kernel and the remarks so
+   * far right after its packetization, then every element of every kernel against the scalar function for the sizes
+   * {@code ns}.
+   */
+  static void checkCKernels(Path bc, int w, int ic, List<Integer> ns, java.util.function.BiConsumer<K, List<Remark>> judge)
+      throws Throwable {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
+      List<Remark> remarks = new ArrayList<>();
+      for (K k : C_KERNELS) {
+        packetizeWithRefill(m, k, w, ic, remarks);
+        judge.accept(k, remarks);
+      }
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        for (K k : C_KERNELS) check(jit, arena, k, w, ns);
+      }
+    }
+  }
+
+  /**
+   * The bundled kernel {@code k} compiled for {@code cpu} (AVX-512 features for {@code skylake-avx512}, else AVX2's; null:
+   * as bundled, baseline x86-64), packetized with refill, {@code judge} given its remarks, then every element against the
+   * scalar function for the sizes {@code ns}.
+   */
+  static void checkBundled(K k, String cpu, int w, int ic, List<Integer> ns, java.util.function.Consumer<List<Remark>> judge)
+      throws Throwable {
+    Manifest mf = Manifest.load();
+    Manifest.Entry e = mf.require(k.name());
+    List<Remark> remarks = new ArrayList<>();
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
+      if (cpu != null) retarget(m, k.name(), cpu, cpu.equals("skylake-avx512") ? AVX512_FEATURES : AVX2_FEATURES);
+      packetizeWithRefill(m, k, w, ic, remarks);
+      judge.accept(remarks);
+      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+        jit.addModule(m);
+        check(jit, arena, k, w, ns);
+      }
+    }
+  }
+
+  /** The CPU a route of these tests compiles the bundled kernels for (null: baseline x86-64, as bundled). */
+  static String routeCpu(String route) {
+    if (route.startsWith("avx512")) return "skylake-avx512";
+    return route.equals("haswell") ? "haswell" : null;
   }
 
   static final String AVX512_FEATURES = "+avx512f,+avx512vl,+avx512bw,+avx512dq,+avx2,+avx,+fma,+sse4.2";
@@ -754,32 +755,11 @@ class RefillDriverJitTest {
   void avx2PermutationRoundsMatchTheScalarFunction(int w, int ic) throws Throwable {
     Path bc = kernelsFor("haswell");
     List<Integer> ns = sizes(ic * w);
-    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
-      List<Remark> remarks = new ArrayList<>();
-      for (K k : C_KERNELS) {
-        packetizeWithRefill(m, k, w, ic, remarks);
-        assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().startsWith("lane refill (--refill) at")
-            && r.message().contains(PERMUTE_REMARK)), k.name() + ": " + remarks);
-      }
-      try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
-        jit.addModule(m);
-        for (K k : C_KERNELS) check(jit, arena, k, w, ns);
-      }
-    }
-    Manifest mf = Manifest.load();
+    checkCKernels(bc, w, ic, ns, (k, remarks) -> assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name())
+        && r.message().startsWith("lane refill (--refill) at") && r.message().contains(PERMUTE_REMARK)), k.name() + ": " + remarks));
     for (K k : BUNDLED) {
-      Manifest.Entry e = mf.require(k.name());
-      List<Remark> remarks = new ArrayList<>();
-      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
-        retarget(m, k.name(), "haswell", AVX2_FEATURES);
-        packetizeWithRefill(m, k, w, ic, remarks);
-        assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
-            && r.message().contains(PERMUTE_REMARK)), remarks.toString());
-        try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
-          jit.addModule(m);
-          check(jit, arena, k, w, ns);
-        }
-      }
+      checkBundled(k, "haswell", w, ic, ns, remarks -> assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")
+          && r.message().contains(PERMUTE_REMARK)), remarks.toString()));
     }
   }
 
@@ -806,35 +786,16 @@ class RefillDriverJitTest {
         if (ic == 4 && w == 16) continue;
         List<Integer> ns = sizes(ic * w);
         if (!amd) {
-          try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
-            List<Remark> remarks = new ArrayList<>();
-            for (K k : C_KERNELS) {
-              packetizeWithRefill(m, k, w, ic, remarks);
-              assertEquals(want, remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(WIDE_MASK_REMARK)),
-                  k.name() + ": " + remarks);
-            }
-            try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
-              jit.addModule(m);
-              for (K k : C_KERNELS) check(jit, arena, k, w, ns);
-            }
-          }
+          checkCKernels(bc, w, ic, ns, (k, remarks) -> assertEquals(want,
+              remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(WIDE_MASK_REMARK)), k.name() + ": " + remarks));
         }
-        Manifest mf = Manifest.load();
         for (K k : BUNDLED) {
-          Manifest.Entry e = mf.require(k.name());
-          List<Remark> remarks = new ArrayList<>();
-          try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
-            if (!route.equals("baseline")) retarget(m, k.name(), route, AVX2_FEATURES);
-            packetizeWithRefill(m, k, w, ic, remarks);
+          checkBundled(k, route.equals("baseline") ? null : route, w, ic, ns, remarks -> {
             assertEquals(want, remarks.stream().anyMatch(r -> r.message().contains(WIDE_MASK_REMARK)), remarks.toString());
             if (!route.equals("baseline")) {
               assertTrue(remarks.stream().anyMatch(r -> r.message().contains(PERMUTE_REMARK)), remarks.toString());
             }
-            try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
-              jit.addModule(m);
-              check(jit, arena, k, w, ns);
-            }
-          }
+          });
         }
       }
     } finally {
