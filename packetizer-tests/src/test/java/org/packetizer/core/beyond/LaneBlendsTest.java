@@ -3,7 +3,6 @@ package org.packetizer.core.beyond;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -14,9 +13,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizerOptions;
-import org.packetizer.core.check.CheckResult;
-import org.packetizer.core.check.DifferentialCheck;
-import org.packetizer.core.check.Inputs;
 import org.packetizer.core.check.ParamSpec;
 import org.packetizer.core.check.ParamSpec.Direction;
 import org.packetizer.core.check.ValueDomain;
@@ -66,34 +62,7 @@ class LaneBlendsTest {
       boolean blends = remarks.stream().anyMatch(x -> x.contains("broadcasts from memory and") && x.contains("blends, not inserts"));
       assertEquals(expectBlends(cpu), blends, () -> simd + ": " + remarks + "\n" + ir);
       assertEquals(expectBlends(cpu), ir.contains("@llvm.arithmetic.fence"), () -> simd + "\n" + ir);
-      List<ParamSpec> ps = new ArrayList<>(List.of(buffer));
-      ps.addAll(idxSpecs);
-      if (masked) ps.add(ParamSpec.mask());
-      SplittableRandom r = new SplittableRandom(seed + (masked ? 1000 : 0));
-      int n = idxSpecs.size();
-      try (DifferentialCheck c = DifferentialCheck.builder(m, fn, simd, w).params(ps).build()) {
-        int lanes = 0;
-        for (int p = 0; p < 10; p++) {
-          for (int q = 0; q < (masked ? 8 : 2); q++) {
-            boolean[] mk = masked ? NarrowGathersTest.mask(q, w, r) : null;
-            long[][] v = pts.packet(p, w, r);
-            Object[][] idx = new Object[n][w];
-            for (int k = 0; k < w; k++) {
-              long[] wl = mk != null && !mk[k] ? pts.wild(r) : null;
-              for (int i = 0; i < n; i++) idx[i][k] = wl != null ? wl[i] : v[i][k];
-            }
-            List<Object> args = new ArrayList<>();
-            args.add(null);
-            args.addAll(Arrays.asList(idx));
-            if (masked) args.add(mk);
-            CheckResult res = c.run(new Inputs(args, r.nextLong()));
-            assertTrue(res.passed(), () -> simd + " " + Arrays.deepToString(idx) + (mk == null ? "" : " " + Arrays.toString(mk)) + ":\n"
-                + res.report() + "\n" + ir);
-            lanes += res.lanesCompared();
-          }
-        }
-        assertTrue(lanes > 0, simd);
-      }
+      NarrowGathersTest.checkLanes(m, fn, simd, w, masked, buffer, idxSpecs, pts, seed);
     }
   }
 

@@ -126,34 +126,44 @@ class NarrowGathersTest {
       // (the rule applies under a full mask only, and on the targets of narrowApplies)
       if (!masked) assertEquals(expectNarrow && narrowApplies(cpu, w), remarks.stream().anyMatch(x -> x.contains("gather(s) with 32-bit indices off the uniform base")),
           () -> simd + ": " + remarks + "\n" + m.function(simd).orElseThrow().print());
-      List<ParamSpec> ps = new ArrayList<>(List.of(buffer));
-      ps.addAll(idxSpecs);
-      if (masked) ps.add(ParamSpec.mask());
-      SplittableRandom r = new SplittableRandom(seed + (masked ? 1000 : 0));
-      int n = idxSpecs.size();
-      try (DifferentialCheck c = DifferentialCheck.builder(m, fn, simd, w).params(ps).build()) {
-        int lanes = 0;
-        for (int p = 0; p < 10; p++) {
-          for (int q = 0; q < (masked ? 8 : 2); q++) {
-            boolean[] mk = masked ? mask(q, w, r) : null;
-            long[][] v = pts.packet(p, w, r);
-            Object[][] idx = new Object[n][w];
-            for (int k = 0; k < w; k++) {
-              long[] wl = mk != null && !mk[k] ? pts.wild(r) : null;
-              for (int i = 0; i < n; i++) idx[i][k] = wl != null ? wl[i] : v[i][k];
-            }
-            List<Object> args = new ArrayList<>();
-            args.add(null);
-            args.addAll(Arrays.asList(idx));
-            if (masked) args.add(mk);
-            CheckResult res = c.run(new Inputs(args, r.nextLong()));
-            assertTrue(res.passed(), () -> simd + " " + Arrays.deepToString(idx) + (mk == null ? "" : " " + Arrays.toString(mk)) + ":\n"
-                + res.report() + "\n" + m.function(simd).orElseThrow().print());
-            lanes += res.lanesCompared();
+      checkLanes(m, fn, simd, w, masked, buffer, idxSpecs, pts, seed);
+    }
+  }
+
+  /**
+   * The packet function {@code simd} of {@code m} against the scalar {@code fn}: 10 packets of points from {@code pts},
+   * under 8 masks each when {@code masked} (an inactive lane's indices address the guard page), twice otherwise; every
+   * active lane compared, and at least one.
+   */
+  static void checkLanes(LlvmModule m, String fn, String simd, int w, boolean masked, ParamSpec buffer, List<ParamSpec> idxSpecs,
+      Points pts, long seed) {
+    List<ParamSpec> ps = new ArrayList<>(List.of(buffer));
+    ps.addAll(idxSpecs);
+    if (masked) ps.add(ParamSpec.mask());
+    SplittableRandom r = new SplittableRandom(seed + (masked ? 1000 : 0));
+    int n = idxSpecs.size();
+    try (DifferentialCheck c = DifferentialCheck.builder(m, fn, simd, w).params(ps).build()) {
+      int lanes = 0;
+      for (int p = 0; p < 10; p++) {
+        for (int q = 0; q < (masked ? 8 : 2); q++) {
+          boolean[] mk = masked ? mask(q, w, r) : null;
+          long[][] v = pts.packet(p, w, r);
+          Object[][] idx = new Object[n][w];
+          for (int k = 0; k < w; k++) {
+            long[] wl = mk != null && !mk[k] ? pts.wild(r) : null;
+            for (int i = 0; i < n; i++) idx[i][k] = wl != null ? wl[i] : v[i][k];
           }
+          List<Object> args = new ArrayList<>();
+          args.add(null);
+          args.addAll(Arrays.asList(idx));
+          if (masked) args.add(mk);
+          CheckResult res = c.run(new Inputs(args, r.nextLong()));
+          assertTrue(res.passed(), () -> simd + " " + Arrays.deepToString(idx) + (mk == null ? "" : " " + Arrays.toString(mk)) + ":\n"
+              + res.report() + "\n" + m.function(simd).orElseThrow().print());
+          lanes += res.lanesCompared();
         }
-        assertTrue(lanes > 0, simd);
       }
+      assertTrue(lanes > 0, simd);
     }
   }
 
