@@ -436,19 +436,20 @@ class AutoRefillBackoffJitTest {
         state.setAtIndex(JAVA_LONG, RefillDriver.STATE_SPREAD, eighth);
         run(driver, scalar, arena, p, 0, t, t, "trial on a history", state, t);
         if (state.getAtIndex(JAVA_LONG, RefillDriver.STATE_TRIALS) != 1) continue;
-        measured = true;
         int msh = RefillDriver.SPREAD_MEMORY_SHIFT;
         long pt = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_PLAIN_CYCLES) - (hp - (hp >> msh));
         long rt = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_REFILL_CYCLES) - (hr - (hr >> msh));
         double d = Math.min(1.0, Math.abs((double) rt * hp - (double) hr * pt) / ((double) hp * hp));
         double want = 0.125 * 0.75 + d * 0.25;
         long got = state.getAtIndex(JAVA_LONG, RefillDriver.STATE_SPREAD) - SPREAD_ZERO;
-        assertTrue(d > 0.01, "a trial 3/2 off its history deviates: d = " + d + "; " + describe(state));
         assertEquals(want * RefillDriver.SPREAD_ONE, got, 2.0, "the spread after a deviation of " + d + "; " + describe(state));
         assertEquals(2 * RefillDriver.WATCH_UNIT - (RefillDriver.WATCH_UNIT >> msh), state.getAtIndex(JAVA_LONG, RefillDriver.STATE_POS) >>> 8,
             "the history's weight keeps 7/8, plus this trial; " + describe(state));
+        // (the trial must deviate from its history for the case to mean something: a host whose speed changed between the
+        // first trial and this one can leave this one in the history's 3/2 proportion, d near 0; then it is tried again)
+        measured = d > 0.01;
       }
-      assertTrue(measured, "a trial undisturbed in 5 attempts; " + describe(state));
+      assertTrue(measured, "a trial undisturbed and 3/2 off its history (d > 0.01) in 5 attempts; " + describe(state));
     }
   }
 
