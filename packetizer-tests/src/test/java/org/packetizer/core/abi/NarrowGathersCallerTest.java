@@ -51,6 +51,21 @@ class NarrowGathersCallerTest {
       }
       """;
 
+  /**
+   * The grid kernels compiled by the bundled clang -O2 into {@code dir/kernels.bc}; the test is aborted, loudly, where
+   * gcc (the second C compiler of the callers) is missing.
+   */
+  static BundledClang gridKernels(Path dir) throws Exception {
+    if (Toolchains.gcc().isEmpty()) {
+      System.err.println("SKIPPED (LOUD): gcc is not installed; NarrowGathersCallerTest did not run (bin/install-test-deps.sh installs it)");
+      Assumptions.abort("gcc is not installed");
+    }
+    BundledClang clang = BundledClang.locate();
+    Files.writeString(dir.resolve("grid_kernels.c"), KERNELS);
+    clang.compileToBitcode(dir, Path.of("grid_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));
+    return clang;
+  }
+
   static final String CALLER = """
       #include <immintrin.h>
       #include <stdio.h>
@@ -127,13 +142,7 @@ class NarrowGathersCallerTest {
   void gridKernelsFromCAgreeWithTheScalarFunctions(int w, String cpu) throws Exception {
     Assumptions.assumeTrue(Toolchains.hostHas("avx512f") && Toolchains.hostHas("avx512vl") && Toolchains.hostHas("avx512bw")
         && Toolchains.hostHas("avx512dq"), "SKIPPED (LOUD): the host has no AVX-512; the " + cpu + " packet functions were not run from C");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; NarrowGathersCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("grid_kernels.c"), KERNELS);
-    clang.compileToBitcode(dir, Path.of("grid_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));
+    BundledClang clang = gridKernels(dir);
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
       for (String[] k : new String[][] {{"cross5", "uvv", "9"}, {"bilerp", "uvvvv", "4"}}) {
         assertEquals("x86-64", m.function(k[0]).orElseThrow().stringAttribute("target-cpu").orElse(""), "generic bitcode");
@@ -251,13 +260,7 @@ class NarrowGathersCallerTest {
   void avx2W16ThroughArrayDriversFromC(String cpu) throws Exception {
     Assumptions.assumeTrue(Toolchains.hostHas("avx2") && Toolchains.hostHas("fma"), "SKIPPED (LOUD): the host has no AVX2; the " + cpu
         + " packet functions were not run from C");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; NarrowGathersCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
-    BundledClang clang = BundledClang.locate();
-    Files.writeString(dir.resolve("grid_kernels.c"), KERNELS);
-    clang.compileToBitcode(dir, Path.of("grid_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));
+    BundledClang clang = gridKernels(dir);
     List<org.packetizer.core.api.PacketizationResult.DriverInfo> drivers = new ArrayList<>();
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve("kernels.bc"))) {
       for (String[] k : new String[][] {{"cross5", "uvv", "9"}, {"bilerp", "uvvvv", "4"}}) {
