@@ -258,15 +258,18 @@ public final class RefillDriver {
    * AVX2 no spill and reload of it with four sets); the counter takes iter's new value only in the lanes in the loop.
    * {@code auto}, the default: on for Intel CPUs without AVX-512 ({@link Latency.Family#INTEL}, measured on this
    * project's Intel host, docs/performance.md "The result in the counter"); off elsewhere (AVX-512 keeps its results
-   * at the round, AMD not measured). {@code -Dpacketizer.refill.counterResult=auto|true|false} (true: every target,
-   * taking precedence over the results at the round; read whenever a driver is built).
+   * at the round, AMD not measured; and off where {@code -Dpacketizer.refill.resultAtRound=true} asks for the results at
+   * the round). {@code -Dpacketizer.refill.counterResult=auto|true|false} (true: every target, taking precedence over
+   * the results at the round; read whenever a driver is built). A loop without such a counter is not affected.
    */
   static boolean counterResult(boolean x86NoAvx512, Latency.Family family) {
     String v = System.getProperty("packetizer.refill.counterResult", "auto").strip();
     if (!v.equals("auto") && !v.equals("true") && !v.equals("false")) {
       throw new IllegalArgumentException("packetizer.refill.counterResult: expected auto, true or false, not " + v);
     }
-    return v.equals("true") || v.equals("auto") && x86NoAvx512 && family == Latency.Family.INTEL;
+    // (auto steps aside where the results at the round are asked for by name: -Dpacketizer.refill.resultAtRound=true)
+    return v.equals("true") || v.equals("auto") && x86NoAvx512 && family == Latency.Family.INTEL
+        && !"true".equals(System.getProperty("packetizer.refill.resultAtRound"));
   }
 
   /** The element of the wide active mask: an integer as wide as the widest element of the state (8 to 64 bits). */
@@ -2053,10 +2056,10 @@ public final class RefillDriver {
     }
 
     /**
-     * The slot of the state that carries the result out of the loop ({@link RefillSplit#counterSlot}: the counter,
-     * which iter's answer for a leaving lane sets to its result), or -1. With it the hot loop carries no result: a
-     * lane keeps its counter from the iteration it left in on (only the lanes in the loop take iter's new value), and
-     * the round reads the results of the lanes that finished from that slot.
+     * The slot of the state that carries the result out of the loop ({@link RefillSplit#counterSlot}: the loop's
+     * counter, where iter answers whether it advanced it), or -1. With it the hot loop carries no result: the driver
+     * advances the counter by {@link RefillSplit.Split#counterStep} in the lanes in the loop whose flag is set, so a lane
+     * keeps the counter it left with, and the round reads the results of the lanes that finished from that slot.
      */
     private int counterSlot = -1;
     /** Whether {@link #counterSlot} is in use ({@link #emit}: a result, and the slot). */

@@ -524,14 +524,17 @@ final class RefillSplit {
     private final Type retT, rt;
     /** Iterations per call of iter (above 1: H stays a loop header with a uniform count); 0 otherwise. */
     private int budget;
-    /** The slot of the state that also carries the result when iter leaves the loop ({@link #counterSlot}), or -1. */
+    /** The counter's slot of the state ({@link RefillSplit#counterSlot}), where iter answers "advanced" (a flag), or -1. */
     private int counterSlot = -1;
     /** The region's blocks to their copies in {@code f} (set by {@link #build}). */
     private Map<Block, Block> blockMap;
 
     private Block bmap(Block ob) { return blockMap.get(ob); }
 
-    /** The returns out of the loop also put the result (the counter as the lane leaves) into state slot {@code k}. */
+    /**
+     * Every return of iter puts into state slot {@code k} whether the call advanced the counter ({@link #counterFlag}:
+     * all ones back at H, the exit's own flag out of the loop) instead of the next counter.
+     */
     Part counterSlot(int k) {
       this.counterSlot = k;
       return this;
