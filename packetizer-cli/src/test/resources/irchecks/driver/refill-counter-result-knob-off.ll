@@ -8,6 +8,7 @@
 ; CHECK:       iterate:
 ; CHECK:       %result.it.0 = phi <8 x i32> [ %result.r.0, %run.check.3 ], [ %result.next.0, %iterate ]
 ; CHECK-NOT:   counter.adv
+; CHECK-NOT:   counter.limit
 ; CHECK:       %result.next.0 = select <8 x i1> %active.it.mask.0, <8 x i32> {{.*}}, <8 x i32> %result.it.0
 ; CHECK:       iterate.exit:
 ; CHECK-NOT:   result.counter

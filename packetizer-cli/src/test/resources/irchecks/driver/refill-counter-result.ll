@@ -4,7 +4,8 @@
 ; equal to the increment %i2. iter answers in the counter's slot whether it advanced the counter (all ones / 0), the
 ; driver adds that for the lanes in the loop only (an and with the wide active mask and a sub: no blend), so a lane
 ; that left holds its result in the counter: no result phi, no result blend in the hot loop; after it, the round takes
-; the results of the lanes that finished from the counter. Twins: refill-counter-result-knob-off.ll
+; the results of the lanes that finished from the counter. The count exit's test %i2 == %limit compares the counter
+; itself with %limit - 1 (computed from the uniform %limit once per call): no vector add for it. Twins: refill-counter-result-knob-off.ll
 ; (-Dpacketizer.refill.counterResult=false) and refill-counter-result-amd.ll (znver2: the result carried, as before).
 ; RUN: packetize -f count -w 8 --params vu --array-driver --refill --remarks
 ; SHAPES: the result is the loop's counter as a lane leaves it (value 1 of the state)
@@ -16,6 +17,9 @@
 ; CHECK-NOT:   result.it
 ; CHECK:       %block.count = phi i64
 ; CHECK-NOT:   result.next
+; CHECK:       %counter.limit{{.*}} = add i32 %limit, -1
+; CHECK-NOT:   add nuw nsw <8 x i32> %state1.it.0
+; CHECK:       icmp eq <8 x i32> %state1.it.0, %counter.limit
 ; CHECK:       %counter.adv.0 = select <8 x i1> {{.*}}, <8 x i32> %active.it.0, <8 x i32> zeroinitializer
 ; CHECK-NEXT:  %state1.counter.0 = sub <8 x i32> %state1.it.0, %counter.adv.0
 ; CHECK:       iterate.exit:

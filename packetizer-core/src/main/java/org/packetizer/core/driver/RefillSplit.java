@@ -684,6 +684,40 @@ final class RefillSplit {
           if (counter != null) agg = b.insertValue(agg, counter, 1 + counterSlot, "");
           b.ret(agg);
         }
+        if (counterSlot >= 0) compareCounterItself(b);
+      }
+    }
+
+    /**
+     * With the counter's slot answering a flag, the increment {@code cn = c + K} is left with the exit test that compares
+     * it for equality with a value fixed for the call (a uniform argument, or a constant): {@code cn == V} becomes {@code
+     * c == V - K}, with {@code V - K} computed once at iter's entry (in the driver: outside the hot loop), so that the
+     * packet iter needs no vector add for the test (and none at all where nothing else reads the increment). The same
+     * for {@code !=}; exact in wrapping arithmetic (a wrapped {@code c + K} was poison before: a refinement).
+     */
+    private void compareCounterItself(IrBuilder b) {
+      Value c = headerPhis.get(counterSlot);
+      Value cn = null;
+      for (int i = 0; i < c.incomingCount(); i++) if (region.contains(c.incomingBlock(i))) cn = c.incomingValue(i);
+      Value cnCopy = vmap.get(cn);
+      Value cCopy = map(c);
+      if (cnCopy == null) return;
+      Value k = cn.operand(0).equals(c) ? cn.operand(1) : cn.operand(0);
+      boolean sub = cn.opcode() == Opcode.SUB;
+      int firstUniform = headerPhis.size() + liveIns.size();
+      List<Value> params = f.params();
+      List<Value> users = new ArrayList<>(cnCopy.users());
+      for (Value u : users) {
+        if (!u.isInstruction() || u.opcode() != Opcode.ICMP || !(u.isICmpEq() || u.isICmpNe()) || u.numOperands() != 2) continue;
+        int at = u.operand(0).equals(cnCopy) ? 0 : u.operand(1).equals(cnCopy) ? 1 : -1;
+        if (at < 0) continue;
+        Value v = u.operand(1 - at);
+        boolean fixed = v.isConstantInt() || v.isArgument() && params.indexOf(v) >= firstUniform;
+        if (!fixed) continue;
+        b.before(f.entry().firstInstruction());
+        Value vk = sub ? b.add(v, k, "counter.limit") : b.sub(v, k, "counter.limit");
+        u.setOperand(at, cCopy);
+        u.setOperand(1 - at, vk);
       }
     }
 
