@@ -25,7 +25,8 @@ import org.packetizer.core.ir.Value;
  * <p>Without VBMI (eleventh round, {@link Route}): four entries per dword, permuted by
  * {@code vpermi2d} (AVX-512F, 128 entries) or {@code vpermd} (AVX2, 32 entries) and the entry's byte
  * shifted down per lane; up to 16 entries {@code vpshufb} (AVX2) and, on SSE4.1, {@code pshufb} per 16
- * entries. The route follows the target's level ({@link #isa}) and the table's size.
+ * entries. The route follows the target's level ({@link #isa}) and the table's size, and on AVX2 the CPU's
+ * family (twenty-first round: Intel's cores up to 64 entries, {@link #intelAvx2Entries}).
  *
  * <p>No memory is read, so the mask does not matter: an inactive lane's index may be anything (it is
  * frozen) and its result is never used. An active lane's index is within the table: its scalar load
@@ -95,9 +96,10 @@ public final class PermuteLookup {
    * {@code vpermd} runs on the one shuffle port (port 5, one per cycle) and {@code vblendvps} is two or three
    * micro-operations, so a lookup of P entries costs P/32 port-5 cycles plus its blends, where AMD's Zen has two
    * shuffle pipes. Measured on a Sapphire Rapids-class host (docs/performance.md, twenty-first round): noise3 W8's
-   * 256-entry table as 8 {@code vpermd} and 7 blends per lookup ran 1.3-2x slower than the per-lane loads (haswell's
-   * code) and the paired {@code vpgatherdq} (skylake's); volume's 64 entries (2 {@code vpermd}, 1 blend) 1.7x faster
-   * than its word gathers. Knob {@code -Dpacketizer.permuteLookupEntries.intel=N} (256: the rule before, as on Zen);
+   * 256-entry table as 8 {@code vpermd} and 7 blends per lookup ran 1.3-2.2x slower than the paired per-lane loads
+   * (haswell's code) and the paired 8-byte gathers (skylake's, alderlake's); volume's 64 entries (2 {@code vpermd}, 1
+   * blend) 1.2-1.7x faster than its word gathers; a test kernel's 128 entries (4 {@code vpermd}, 3 blends) 1.3x slower
+   * than word gathers, its 64 entries 1.5x faster. Knob {@code -Dpacketizer.permuteLookupEntries.intel=N} (256: the rule before, as on Zen);
    * {@code -Dpacketizer.permuteLookupEntries=N} sets every limit, Intel's included.
    */
   static int intelAvx2Entries() {
@@ -111,8 +113,9 @@ public final class PermuteLookup {
   /** Why a larger table is not permuted on an Intel AVX2 core (the remark; CPU and LIMIT filled in). */
   static final String INTEL_DECLINED = "the target (CPU) is an Intel core, where every vpermd takes the one shuffle port and a"
       + " variable blend two or three micro-operations, so above LIMIT entries the gather routes"
-      + " (measured on a Sapphire Rapids-class host, noise3 W8 with its 256-entry table: 8 vpermd and 7 blends per lookup"
-      + " 1.3-2x slower than per-lane loads and paired gathers; -Dpacketizer.permuteLookupEntries.intel=256: the permutes)";
+      + " (measured on a Sapphire Rapids-class host: noise3 W8's 256-entry table, 8 vpermd and 7 blends per lookup, 1.3-2.2x"
+      + " slower than per-lane loads or paired gathers, a 128-entry table 1.3x slower than word gathers, 64 entries 1.5x faster;"
+      + " -Dpacketizer.permuteLookupEntries.intel=256: the permutes)";
 
   /** LLVM CPU names that have AVX512-VBMI (LLVM 20's X86 processor table). */
   private static final Set<String> VBMI_CPUS = Set.of("cannonlake", "icelake-client", "icelake-server", "tigerlake", "rocketlake",
