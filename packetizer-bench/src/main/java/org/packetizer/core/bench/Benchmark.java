@@ -33,6 +33,7 @@ public final class Benchmark {
       "packetizer.narrowCompares", "packetizer.maskBitsPhis", "packetizer.vectorCounters", "packetizer.vectorCounters.clamp", "packetizer.narrowCounterCompares",
       "packetizer.allActiveLaneLoads", "packetizer.libmLanes", "packetizer.fmodPow2",
       "packetizer.mathHelpers", "packetizer.mathHelpers.sharedCold", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups", "packetizer.permuteLookups", "packetizer.permuteLookupEntries", "packetizer.permuteLookupEntries.intel",
+      "packetizer.tableLookup.pairs", "packetizer.tableLookup.perCpu",
       "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.byteWindows.laneOrder", "packetizer.byteWindows.slowLanes", "packetizer.byteWindows.inPage", "packetizer.ffm", "packetizer.ffm.after",
       "packetizer.splitLatchExits", "packetizer.loopAlign", "packetizer.optimize", "packetizer.sizeScalarLanes", "packetizer.sizeBudget", "packetizer.sizeLanesResult", "packetizer.sizeLanesArgs", "packetizer.sizeLanesLocals", "packetizer.sizeLanesMasked", "packetizer.exitConstants",
       "packetizer.refill.avx2Ic", "packetizer.latency.perCpu", "packetizer.latency.genericNames", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
