@@ -251,6 +251,27 @@ public final class RefillDriver {
     return x86NoAvx512 && (v.equals("true") || v.equals("auto") && family == Latency.Family.INTEL);
   }
 
+  /**
+   * Whether a loop whose result is its counter ({@link RefillSplit#counterSlot}: the header value or its increment as
+   * the lane leaves, like mandelbrot's iteration count) keeps the result in the counter's slot of the state instead
+   * of carrying a result through the iterations: no result phi, no blend of the result per iteration and set (and on
+   * AVX2 no spill and reload of it with four sets); the counter takes iter's new value only in the lanes in the loop.
+   * {@code auto}, the default: on for Intel CPUs without AVX-512 ({@link Latency.Family#INTEL}, measured on this
+   * project's Intel host, docs/performance.md "The result in the counter"); off elsewhere (AVX-512 keeps its results
+   * at the round, AMD not measured; and off where {@code -Dpacketizer.refill.resultAtRound=true} asks for the results at
+   * the round). {@code -Dpacketizer.refill.counterResult=auto|true|false} (true: every target, taking precedence over
+   * the results at the round; read whenever a driver is built). A loop without such a counter is not affected.
+   */
+  static boolean counterResult(boolean x86NoAvx512, Latency.Family family) {
+    String v = System.getProperty("packetizer.refill.counterResult", "auto").strip();
+    if (!v.equals("auto") && !v.equals("true") && !v.equals("false")) {
+      throw new IllegalArgumentException("packetizer.refill.counterResult: expected auto, true or false, not " + v);
+    }
+    // (auto steps aside where the results at the round are asked for by name: -Dpacketizer.refill.resultAtRound=true)
+    return v.equals("true") || v.equals("auto") && x86NoAvx512 && family == Latency.Family.INTEL
+        && !"true".equals(System.getProperty("packetizer.refill.resultAtRound"));
+  }
+
   /** The element of the wide active mask: an integer as wide as the widest element of the state (8 to 64 bits). */
   static Type laneMaskElem(LlvmContext ctx, List<Type> stateT) {
     int bits = 0;
@@ -354,7 +375,12 @@ public final class RefillDriver {
     String mode = options.refill() == Refill.AUTO ? "--refill=auto" : "--refill";
     if (w > MAX_WIDTH) return new Outcome(false, note(fn, "lane refill not used (" + mode + "): width " + w + " is above " + MAX_WIDTH));
     List<ParamKind> kinds = result.params();
-    Object s = RefillSplit.split(module, scalar, kinds, options, iterBudget(w));
+    String feats = targetFeatures(driver, options);
+    boolean avx512 = feats.contains("+avx512f") && feats.contains("+avx512vl");
+    boolean x86 = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86;
+    Latency.Family family = Latency.family(Interleave.registers(scalar, options.targetCpu().orElse(null),
+        options.targetFeatures().orElse(null)).cpu(), false);
+    Object s = RefillSplit.split(module, scalar, kinds, options, iterBudget(w), counterResult(x86 && !avx512, family));
     if (s instanceof RefillSplit.Refusal r) {
       return new Outcome(false, note(fn, "lane refill not used (" + mode + "): " + r.reason() + "; plain driver"));
     }
@@ -362,8 +388,6 @@ public final class RefillDriver {
     int share = split.instructions() == 0 ? 0 : 100 * split.loopInstructions() / split.instructions();
     String what = "the loop at %" + split.header() + " (" + (split.divergentLoop() ? "trip count differs between lanes"
         : "same trip count in every lane") + ", " + share + "% of the instructions)";
-    String feats = targetFeatures(driver, options);
-    boolean avx512 = feats.contains("+avx512f") && feats.contains("+avx512vl");
     boolean measured = avx512 || feats.contains("+avx2");
     int trips = autoTripEstimate();
     int wantShare = autoLoopShare();
@@ -428,9 +452,6 @@ public final class RefillDriver {
     boolean blocks = blocks(options, sve || rvv || x86Compact || permute && x86PermuteBlocks());
     boolean atRound = whyMasked.isEmpty() && !scalar.returnType().isVoid() && resultAtRound(avx512);
     // x86 without AVX-512: the active mask in the hot loop as a packet of sign-extended integers (Intel: the default)
-    boolean x86 = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86;
-    Latency.Family family = Latency.family(Interleave.registers(scalar, options.targetCpu().orElse(null),
-        options.targetFeatures().orElse(null)).cpu(), false);
     boolean wide = x86 && !sve && !rvv && wideMask(!avx512, family);
     Type maskElem = null;
     if (wide) {
@@ -440,14 +461,16 @@ public final class RefillDriver {
     }
     Emitter main = new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, minFree(w, options), sve || rvv || x86Compact, sveBits,
-        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).resultAtRound(atRound).laneMask(maskElem);
+        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).resultAtRound(atRound).laneMask(maskElem)
+        .counterResult(split.counterSlot());
     main.emit();
+    boolean inCounter = main.counterResult;
     boolean narrowIndices = main.index32;
     if (probe != null) {
       // lock step: a round only when all W lanes of every set are free (the batch rule with minFree = W)
       new Emitter(module, probe, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
           split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, w, sve || rvv || x86Compact, sveBits, 0, probeIc,
-          permute).rvvCompress(rvv).resultAtRound(atRound).laneMask(maskElem).counting().emit();
+          permute).rvvCompress(rvv).resultAtRound(atRound).laneMask(maskElem).counterResult(split.counterSlot()).counting().emit();
     }
     for (Function f : probe == null ? List.of(driver) : List.of(driver, probe)) {
       Optional<String> bad = f.verify();
@@ -501,8 +524,12 @@ public final class RefillDriver {
             + "-byte windows and the code after the loop runs once per call; -Dpacketizer.refill.iterBudget=0: one); " : "")
         + whyMasked.map(y -> "iterations masked (" + y + ")")
             .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)"
-                + (atRound ? "; results at the round: a lane that leaves keeps the state it left with, and iter runs once more"
-                + " on the lanes that finished after each block (no result blended in the iterations)" : ""))));
+                + (atRound && !inCounter ? "; results at the round: a lane that leaves keeps the state it left with, and iter runs once more"
+                + " on the lanes that finished after each block (no result blended in the iterations)" : ""))
+        + (inCounter ? "; the result is the loop's counter as a lane leaves it (value " + split.counterSlot() + " of the state):"
+            + " a lane that leaves keeps its counter, which then holds its result, and the round reads the results from it"
+            + " (no result carried or blended in the iterations; -Dpacketizer.refill.counterResult=false: the result blended"
+            + " under the active mask in every iteration)" : "")));
   }
 
   /**
@@ -2029,6 +2056,21 @@ public final class RefillDriver {
     }
 
     /**
+     * The slot of the state that carries the result out of the loop ({@link RefillSplit#counterSlot}: the loop's
+     * counter, where iter answers whether it advanced it), or -1. With it the hot loop carries no result: the driver
+     * advances the counter by {@link RefillSplit.Split#counterStep} in the lanes in the loop whose flag is set, so a lane
+     * keeps the counter it left with, and the round reads the results of the lanes that finished from that slot.
+     */
+    private int counterSlot = -1;
+    /** Whether {@link #counterSlot} is in use ({@link #emit}: a result, and the slot). */
+    private boolean counterResult;
+
+    Emitter counterResult(int slot) {
+      counterSlot = slot;
+      return this;
+    }
+
+    /**
      * The element type of the lanes' active mask in the hot loop's phis ({@link RefillDriver#wideMask}), or null: an
      * i1 packet. AVX2 has no mask registers: LLVM keeps an i1 packet that crosses the loop's back edge as a packed
      * vector of 16-bit lanes, so every iteration packed the compare's mask and unpacked it again for each blend.
@@ -2126,6 +2168,8 @@ public final class RefillDriver {
       Value nAll = driver.param(driver.paramCount() - (counting ? 2 : 1));
       Value n = nAll;
       resultAtRound = resT != null && unmaskedIter && resultAtRoundWanted;
+      counterResult = resT != null && counterSlot >= 0;
+      if (counterResult) resultAtRound = false;
       try (IrBuilder b = new IrBuilder(ctx)) {
         Block entry = driver.appendBlock("entry");
         // 32-bit indices: the input in chunks, each run to the end (its lanes drained) before the next starts
@@ -2278,7 +2322,7 @@ public final class RefillDriver {
           for (int k = 0; k < ns; k++) sr.add(b.phi(stateT.get(k), "state" + k + ".it" + sfx));
           srs.add(sr);
           // (the result computed at the round: none in the hot loop; the lanes pre finished keep theirs through it)
-          resRs.add(resT == null || resultAtRound ? null : b.phi(resT, "result.it" + sfx));
+          resRs.add(resT == null || resultAtRound || counterResult ? null : b.phi(resT, "result.it" + sfx));
           activePhis.add(b.phi(wideT == null ? mT : wideT, "active.it" + sfx));
         }
         Value count = blockScale > 0 ? b.phi(sizeT, "block.count") : null;
@@ -2324,7 +2368,7 @@ public final class RefillDriver {
           Value iterAt = toMask(b, b.extractValue(ir, 0, "iter.at" + sfx));
           List<Value> st3 = new ArrayList<>();
           for (int k = 0; k < ns; k++) st3.add(convert(b, b.extractValue(ir, 1 + k, "state" + k + ".next" + sfx), stateT.get(k)));
-          Value res3 = resT == null ? null : resultAtRound ? merged.get(s).result()
+          Value res3 = resT == null ? null : resultAtRound || counterResult ? merged.get(s).result()
               : b.select(activeR, convert(b, b.extractValue(ir, 1 + ns, ""), resT), resRs.get(s), "result.next" + sfx);
           // (a select, not an and: an unmasked iter's answer for a lane that is not in the loop may be poison)
           Value active3;
@@ -2337,6 +2381,21 @@ public final class RefillDriver {
             Value w3 = b.select(b.freeze(iterAt, "iter.at.fr" + sfx), activePhis.get(s), b.constNull(wideT), "active.next.wide" + sfx);
             afterWide.add(w3);
             active3 = b.icmpSlt(w3, b.constNull(wideT), "active.next" + sfx);
+          }
+          if (counterResult) {
+            // the counter, kept here: iter's answer in its slot is all ones where it advanced the counter, 0 where
+            // not; only the lanes that were in the loop advance (iter's answer for the others may be poison: frozen,
+            // then masked), so a lane that left holds the counter it left with, which is its result
+            int k = counterSlot;
+            Value c = srs.get(s).get(k);
+            Type ct = c.type();
+            Value flag = b.freeze(st3.get(k), "counter.flag" + sfx);
+            Value in = wideT != null && wideT.equals(ct) ? activePhis.get(s) : b.sext(activeR, ct, "active.it.int" + sfx);
+            Value adv = b.and(flag, in, "counter.adv" + sfx);
+            long step = split.counterStep();
+            st3.set(k, step == 1 ? b.sub(c, adv, "state" + k + ".counter" + sfx)
+                : step == -1 ? b.add(c, adv, "state" + k + ".counter" + sfx)
+                : b.add(c, b.and(adv, b.splat(b.constInt(ct.scalarType(), step), w, ""), ""), "state" + k + ".counter" + sfx));
           }
           if (resultAtRound) {
             // a lane that leaves keeps the state it left with (the start of this iteration): the round runs
@@ -2398,6 +2457,9 @@ public final class RefillDriver {
             Value ir = b.call(iter, iargs, "iter.left" + sfx(s));
             ir.setInstructionCallConv(iter.callingConvention());
             res4.add(b.select(finished, convert(b, b.extractValue(ir, 1 + ns, ""), resT), m.result(), "result.left" + sfx(s)));
+          } else if (counterResult) {
+            // the lanes that left in the block carry their result in the counter's slot; the lanes pre finished keep theirs
+            res4.add(b.select(finished, convert(b, a.state().get(counterSlot), resT), m.result(), "result.counter" + sfx(s)));
           } else {
             res4.add(a.result());
           }

@@ -68,7 +68,8 @@ final class RefillSplit {
 
   /** A split: the two new scalar functions (internal; the caller deletes them) and what the rule needs. */
   record Split(Function pre, Function iter, List<Type> state, List<Integer> uniformArgs, String header,
-      int loopInstructions, int instructions, boolean divergentLoop, Optional<String> whyIterMasked, int budget) {}
+      int loopInstructions, int instructions, boolean divergentLoop, Optional<String> whyIterMasked, int budget,
+      int counterSlot, long counterStep) {}
 
   /** Why no split was made. */
   record Refusal(String reason) {}
@@ -88,17 +89,31 @@ final class RefillSplit {
    * the scalar function step for step.
    */
   static Object split(LlvmModule module, Function scalar, List<ParamKind> kinds, PacketizerOptions options, int budget) {
+    return split(module, scalar, kinds, options, budget, false);
+  }
+
+  /**
+   * As above; with {@code counterResult}, where {@link #counterSlot} finds the loop's counter (the function returns
+   * its value as the lane leaves), {@code iter} answers in that slot of the state ({@link Split#counterSlot}; -1 where
+   * it does not apply) not the next counter but whether this call advanced it: all ones where it did (back at H, or
+   * out of the loop by an exit that returns the increment), 0 where it did not (an exit that returns the counter as
+   * it was). The driver then keeps the counter itself, adding {@link Split#counterStep} where the flag is set in the
+   * lanes in the loop, and a lane that left holds its result there.
+   */
+  static Object split(LlvmModule module, Function scalar, List<ParamKind> kinds, PacketizerOptions options, int budget,
+      boolean counterResult) {
     String fn = scalar.name();
     Function temp = FunctionCloner.cloneInModule(module, scalar, "__packetizer.refill.scalar." + fn);
     try {
       Preparer.prepare(module, temp, options, fn);
-      return splitPrepared(module, scalar, temp, kinds, budget);
+      return splitPrepared(module, scalar, temp, kinds, budget, counterResult);
     } finally {
       temp.delete();
     }
   }
 
-  private static Object splitPrepared(LlvmModule module, Function scalar, Function temp, List<ParamKind> kinds, int budget) {
+  private static Object splitPrepared(LlvmModule module, Function scalar, Function temp, List<ParamKind> kinds, int budget,
+      boolean counterResult) {
     for (Block b : temp.blocks()) {
       for (Value i : b.instructions()) {
         if (i.opcode() == Opcode.CALL) {
@@ -207,6 +222,8 @@ final class RefillSplit {
     Function iter = null;
     Optional<String> whyMasked;
     int used = 0;
+    int slot = counterResult ? counterSlot(headerPhis, iterRegion, rt) : -1;
+    long step = slot < 0 ? 0 : counterStep(headerPhis.get(slot), iterRegion);
     try {
       // pre: the scalar parameters
       pre = module.addFunction("__packetizer.refill.pre." + fn, ctx.functionType(retT, temp.functionType().paramTypes(), false));
@@ -220,7 +237,8 @@ final class RefillSplit {
       List<Type> iterParams = new ArrayList<>(stateTypes);
       for (int i : uniformArgs) iterParams.add(temp.functionType().paramTypes().get(i));
       iter = iterFunction(module, temp, fn, retT, iterParams, state, uniformArgs);
-      new Part(module, scalar, iter, iterRegion, h, h, headerPhis, liveIns, iterMap(iter, temp, state, uniformArgs), retT, rt).build();
+      new Part(module, scalar, iter, iterRegion, h, h, headerPhis, liveIns, iterMap(iter, temp, state, uniformArgs), retT, rt)
+          .counterSlot(slot).build();
       whyMasked = whyNotSpeculatable(iter);
       // the budget only where the iterations are masked anyway (an inner loop makes them masked) and the loop
       // reads bytes the way the packet loop's byte windows read them
@@ -231,6 +249,7 @@ final class RefillSplit {
         new Part(module, scalar, iter, iterRegion, h, h, headerPhis, liveIns, iterMap(iter, temp, state, uniformArgs), retT, rt)
             .budget(budget).build();
         used = budget;
+        slot = -1; // (that iter answers with the next counter)
       }
       for (Function f : List.of(pre, iter)) {
         Optional<String> bad = f.verify();
@@ -242,7 +261,95 @@ final class RefillSplit {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: splitting @" + fn
           + " at the loop header " + h.describe() + " for lane refill failed: " + e.getMessage(), fn);
     }
-    return new Split(pre, iter, stateTypes, uniformArgs, h.name(), bestSize, total, divergent, whyMasked, used);
+    return new Split(pre, iter, stateTypes, uniformArgs, h.name(), bestSize, total, divergent, whyMasked, used, slot, step);
+  }
+
+  /**
+   * The loop's counter whose value the function returns, as an index into H's phis, or -1: a phi {@code c} of H of
+   * the return type whose value on every back edge is one {@code cn = c + K} (K a constant), where every return in
+   * the loop and after it returns {@code c}, {@code cn}, or a phi whose value on each edge from the loop is {@code
+   * c}, {@code cn} or a value the edge's branch has just compared equal to {@code cn} ({@code br (icmp eq cn, V)}
+   * taken on its true side, {@code icmp ne} on its false side: the {@code maxIter} that clang puts for the counter
+   * at a counted exit). Then a lane's result is its counter as it leaves: the header value when it leaves before the
+   * increment, the incremented one after it, so {@code iter} need only say whether it advanced the counter ({@link
+   * Part#counterSlot}) and the driver keeps the counter, and with it the result, without a blend (mandelbrot's and
+   * julia's iteration count; docs/performance.md "The result in the counter").
+   */
+  static int counterSlot(List<Value> headerPhis, Set<Block> iterRegion, Type rt) {
+    if (!rt.isInteger() || rt.intWidth() < 8) return -1;
+    List<Value> rets = new ArrayList<>();
+    for (Block b : iterRegion) {
+      Value t = b.terminator();
+      if (t != null && t.opcode() == Opcode.RET) rets.add(t);
+    }
+    if (rets.isEmpty()) return -1;
+    for (int k = 0; k < headerPhis.size(); k++) {
+      Value c = headerPhis.get(k);
+      if (!c.type().equals(rt)) continue;
+      Value cn = null;
+      boolean one = true;
+      for (int i = 0; i < c.incomingCount(); i++) {
+        if (!iterRegion.contains(c.incomingBlock(i))) continue;
+        Value v = c.incomingValue(i);
+        if (cn == null) cn = v;
+        else one &= cn.equals(v);
+      }
+      if (!one || cn == null || !steps(cn, c)) continue;
+      boolean all = true;
+      for (Value r : rets) all &= r.numOperands() == 1 && leavesWith(r.operand(0), c, cn, iterRegion, new HashSet<>());
+      if (all) return k;
+    }
+    return -1;
+  }
+
+  /** K of the counter's increment {@code c + K} ({@link #counterSlot} found it: an add or a sub of a constant). */
+  private static long counterStep(Value c, Set<Block> iterRegion) {
+    Value cn = null;
+    for (int i = 0; i < c.incomingCount(); i++) if (iterRegion.contains(c.incomingBlock(i))) cn = c.incomingValue(i);
+    Value k = cn.operand(0).equals(c) ? cn.operand(1) : cn.operand(0);
+    return cn.opcode() == Opcode.SUB ? -k.constIntSExt() : k.constIntSExt();
+  }
+
+  /** Whether {@code cn} is {@code c + K} or {@code c - K} for a constant K. */
+  private static boolean steps(Value cn, Value c) {
+    if (!cn.isInstruction() || cn.numOperands() != 2) return false;
+    Opcode op = cn.opcode();
+    if (op == Opcode.ADD) {
+      return cn.operand(0).equals(c) && cn.operand(1).isConstantInt() || cn.operand(1).equals(c) && cn.operand(0).isConstantInt();
+    }
+    return op == Opcode.SUB && cn.operand(0).equals(c) && cn.operand(1).isConstantInt();
+  }
+
+  /**
+   * Whether the returned value {@code r} is the counter as the lane leaves ({@link #counterSlot}): the counter, its
+   * increment, or a phi after the loop whose values from the loop's side are (recursively) such values.
+   */
+  private static boolean leavesWith(Value r, Value c, Value cn, Set<Block> iterRegion, Set<Value> seen) {
+    if (r.equals(c) || r.equals(cn)) return true;
+    if (!r.isInstruction() || r.opcode() != Opcode.PHI || !seen.add(r)) return false;
+    Block e = r.block().orElse(null);
+    if (e == null || !iterRegion.contains(e)) return false;
+    for (int i = 0; i < r.incomingCount(); i++) {
+      Block from = r.incomingBlock(i);
+      if (!iterRegion.contains(from)) continue; // (an edge from before the loop: not iter's)
+      Value v = r.incomingValue(i);
+      if (!equalOnEdge(from, e, cn, v) && !leavesWith(v, c, cn, iterRegion, seen)) return false;
+    }
+    return true;
+  }
+
+  /** Whether the branch from {@code from} to {@code to} is taken only when {@code cn == v}. */
+  static boolean equalOnEdge(Block from, Block to, Value cn, Value v) {
+    Value t = from.terminator();
+    if (t == null || t.opcode() != Opcode.BR || !t.isConditional()) return false;
+    Value cond = t.condition();
+    if (!cond.isInstruction() || cond.opcode() != Opcode.ICMP || cond.numOperands() != 2) return false;
+    boolean operands = cond.operand(0).equals(cn) && cond.operand(1).equals(v) || cond.operand(0).equals(v) && cond.operand(1).equals(cn);
+    if (!operands) return false;
+    Block onTrue = t.successor(0);
+    Block onFalse = t.successor(1);
+    if (onTrue.equals(onFalse)) return false;
+    return cond.isICmpEq() && onTrue.equals(to) || cond.isICmpNe() && onFalse.equals(to);
   }
 
   /** A new, empty {@code iter}: the state, then the uniform parameters, named. */
@@ -417,6 +524,21 @@ final class RefillSplit {
     private final Type retT, rt;
     /** Iterations per call of iter (above 1: H stays a loop header with a uniform count); 0 otherwise. */
     private int budget;
+    /** The counter's slot of the state ({@link RefillSplit#counterSlot}), where iter answers "advanced" (a flag), or -1. */
+    private int counterSlot = -1;
+    /** The region's blocks to their copies in {@code f} (set by {@link #build}). */
+    private Map<Block, Block> blockMap;
+
+    private Block bmap(Block ob) { return blockMap.get(ob); }
+
+    /**
+     * Every return of iter puts into state slot {@code k} whether the call advanced the counter ({@link #counterFlag}:
+     * all ones back at H, the exit's own flag out of the loop) instead of the next counter.
+     */
+    Part counterSlot(int k) {
+      this.counterSlot = k;
+      return this;
+    }
 
     Part(LlvmModule module, Function scalar, Function f, Set<Block> region, Block start, Block h, List<Value> headerPhis,
         Set<Value> liveIns, Map<Value, Value> vmap, Type retT, Type rt) {
@@ -455,6 +577,7 @@ final class RefillSplit {
       // with a budget: an entry block before H, which stays a loop header (its phis start from the state)
       Block entry = inner ? f.appendBlock("budget.entry") : null;
       Map<Block, Block> bmap = new HashMap<>();
+      blockMap = bmap;
       for (Block b : order) bmap.put(b, f.appendBlock(b.name()));
       Map<Block, Block> cuts = new LinkedHashMap<>();
       List<Value[]> rets = new ArrayList<>();
@@ -541,7 +664,9 @@ final class RefillSplit {
           agg = b.insertValue(agg, b.i1(true), 0, "");
           int k = 1;
           for (Value phi : headerPhis) {
-            agg = b.insertValue(agg, map(incoming(phi, e.getKey())), k++, "");
+            // (the counter's slot: the flag "advanced", all ones, see counterFlag)
+            Value v = k - 1 == counterSlot ? b.allOnes(phi.type()) : map(incoming(phi, e.getKey()));
+            agg = b.insertValue(agg, v, k++, "");
           }
           for (Value v : liveIns) agg = b.insertValue(agg, map(v), k++, "");
           b.ret(agg);
@@ -551,12 +676,89 @@ final class RefillSplit {
           Value inst = r[0];
           Block ob = inst.block().orElseThrow();
           b.atEnd(bmap.get(ob));
+          Value counter = counterSlot >= 0 ? counterFlag(b, inst.operand(0)) : null;
+          b.atEnd(bmap.get(ob));
           Value agg = b.poison(retT);
           agg = b.insertValue(agg, b.i1(false), 0, "");
           if (!rt.isVoid()) agg = b.insertValue(agg, map(inst.operand(0)), retT.structElements().size() - 1, "");
+          if (counter != null) agg = b.insertValue(agg, counter, 1 + counterSlot, "");
           b.ret(agg);
         }
+        if (counterSlot >= 0) compareCounterItself(b);
       }
+    }
+
+    /**
+     * With the counter's slot answering a flag, the increment {@code cn = c + K} is left with the exit test that compares
+     * it for equality with a value fixed for the call (a uniform argument, or a constant): {@code cn == V} becomes {@code
+     * c == V - K}, with {@code V - K} computed once at iter's entry (in the driver: outside the hot loop), so that the
+     * packet iter needs no vector add for the test (and none at all where nothing else reads the increment). The same
+     * for {@code !=}; exact in wrapping arithmetic (a wrapped {@code c + K} was poison before: a refinement).
+     */
+    private void compareCounterItself(IrBuilder b) {
+      Value c = headerPhis.get(counterSlot);
+      Value cn = null;
+      for (int i = 0; i < c.incomingCount(); i++) if (region.contains(c.incomingBlock(i))) cn = c.incomingValue(i);
+      Value cnCopy = vmap.get(cn);
+      Value cCopy = map(c);
+      if (cnCopy == null) return;
+      Value k = cn.operand(0).equals(c) ? cn.operand(1) : cn.operand(0);
+      boolean sub = cn.opcode() == Opcode.SUB;
+      int firstUniform = headerPhis.size() + liveIns.size();
+      List<Value> params = f.params();
+      List<Value> users = new ArrayList<>(cnCopy.users());
+      for (Value u : users) {
+        if (!u.isInstruction() || u.opcode() != Opcode.ICMP || !(u.isICmpEq() || u.isICmpNe()) || u.numOperands() != 2) continue;
+        int at = u.operand(0).equals(cnCopy) ? 0 : u.operand(1).equals(cnCopy) ? 1 : -1;
+        if (at < 0) continue;
+        Value v = u.operand(1 - at);
+        boolean fixed = v.isConstantInt() || v.isArgument() && params.indexOf(v) >= firstUniform;
+        if (!fixed) continue;
+        b.before(f.entry().firstInstruction());
+        Value vk = sub ? b.add(v, k, "counter.limit") : b.sub(v, k, "counter.limit");
+        u.setOperand(at, cCopy);
+        u.setOperand(1 - at, vk);
+      }
+    }
+
+    /**
+     * What the counter's slot says at a return out of the loop ({@link RefillSplit#counterSlot}): whether the returned
+     * value {@code r} is the counter's increment (all ones) or the counter as it was (0); a phi of such flags where
+     * {@code r} is a phi after the loop (a value {@code V} on an edge whose branch compared it equal to the increment
+     * counts as the increment). {@link RefillSplit#leavesWith} checked that every value is one of the two.
+     */
+    private Value counterFlag(IrBuilder b, Value r) {
+      Value c = headerPhis.get(counterSlot);
+      Value cn = null;
+      for (int i = 0; i < c.incomingCount(); i++) if (region.contains(c.incomingBlock(i))) cn = c.incomingValue(i);
+      return counterFlag(b, r, c, cn, new HashMap<>());
+    }
+
+    private Value counterFlag(IrBuilder b, Value r, Value c, Value cn, Map<Value, Value> done) {
+      Type t = c.type();
+      if (r.equals(c)) return b.constNull(t);
+      if (r.equals(cn)) return b.allOnes(t);
+      if (!r.isInstruction() || r.opcode() != Opcode.PHI) {
+        throw new IllegalStateException("the value " + r.describe() + " is not the counter " + c.describe() + " as the loop leaves");
+      }
+      Value known = done.get(r);
+      if (known != null) return known;
+      Block e = r.block().orElseThrow();
+      Block ce = bmap(e);
+      b.before(ce.firstInstruction());
+      Value phi = b.phi(t, r.name() + ".advanced");
+      done.put(r, phi);
+      List<Value> vals = new ArrayList<>();
+      List<Block> from = new ArrayList<>();
+      for (int i = 0; i < r.incomingCount(); i++) {
+        Block p = r.incomingBlock(i);
+        if (!region.contains(p)) continue;
+        Value v = r.incomingValue(i);
+        vals.add(!v.equals(c) && !v.equals(cn) && equalOnEdge(p, e, cn, v) ? b.allOnes(t) : counterFlag(b, v, c, cn, done));
+        from.add(bmap(p));
+      }
+      phi.addIncoming(vals, from);
+      return phi;
     }
 
     /** The value {@code phi} (of H) takes on the edge from {@code from}. */

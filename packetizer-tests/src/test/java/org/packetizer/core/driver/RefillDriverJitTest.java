@@ -107,6 +107,11 @@ class RefillDriverJitTest {
    * returns the bitcode.
    */
   Path kernelsFor(String route) throws IOException {
+    return kernelsFor(route, "refill_kernels.c");
+  }
+
+  /** As {@link #kernelsFor(String)}, for the kernels of the resource {@code driver/FILE}. */
+  Path kernelsFor(String route, String file) throws IOException {
     List<String> flags = new ArrayList<>(List.of("-O2"));
     if (route.startsWith("avx512")) {
       Assumptions.assumeTrue(hostHasAvx512(), "SKIPPED (LOUD): the host has no AVX-512; the " + route + " route did not run");
@@ -117,8 +122,8 @@ class RefillDriverJitTest {
     } else if (!route.equals("baseline")) {
       throw new IllegalArgumentException("no such route: " + route);
     }
-    Files.writeString(dir.resolve("refill_kernels.c"), resource("refill_kernels.c"));
-    BundledClang.locate().compileToBitcode(dir, Path.of("refill_kernels.c"), Path.of("k.bc"), flags);
+    Files.writeString(dir.resolve(file), resource(file));
+    BundledClang.locate().compileToBitcode(dir, Path.of(file), Path.of("k.bc"), flags);
     return dir.resolve("k.bc");
   }
 
@@ -852,6 +857,78 @@ class RefillDriverJitTest {
 
   static final String WIDE_MASK_REMARK = "the lanes' active mask carried through the iterations as sign-extended";
 
+  /** driver/counter_kernels.c: loops whose result is their counter as the lane leaves, and one that is not. */
+  static final List<K> COUNTER_KERNELS = List.of(
+      new K("count_early", "vu", "fi", 'i', -2, 2),
+      new K("count_late", "vu", "fi", 'i', -2.2, 2.2),
+      new K("count_down", "vu", "fi", 'i', -3, 8),
+      new K("count_step", "vu", "fi", 'l', -3, 3),
+      new K("count_div", "vv", "ii", 'i', -1000, 1000),
+      new K("not_counter", "vu", "fi", 'i', -10, 45));
+
+  static final String COUNTER_REMARK = "the result is the loop's counter as a lane leaves it";
+
+  /**
+   * The result kept in the loop's counter ({@code RefillDriver.counterResult}, {@code RefillSplit.counterSlot}): by default
+   * on Intel AVX2 CPUs ({@code haswell}, {@code skylake}), forced on for baseline x86-64 (scalar moves, i1 masks) and for
+   * AVX-512 (where it takes the place of the results at the round), by default off on AVX-512 and with the knob off on
+   * haswell. The kernels of {@code driver/counter_kernels.c} compiled by the bundled clang -O2 for the route's CPU (the
+   * counter before its increment at one exit and the limit compared equal to the increment at the other, the increment at
+   * both, a counter stepping down by 3, a 64-bit counter stepping by 2 next to 32-bit state, masked iterations, and a loop
+   * whose result is computed from the counter, which must keep the carried result) and the bundled mandelbrot and julia
+   * (counters) and march (not) retargeted; the remark names the counter exactly where it is used. W = 4, 8, 16 with one,
+   * two and four refill states; every element equal to the scalar function's, n from 0 to 3·IC·W+1, 97 and 10·IC·W+3,
+   * random and coherent inputs, nothing written after the output.
+   */
+  @ParameterizedTest(name = "W={0} route={1} counterResult={2}")
+  @MethodSource("counterCases")
+  void counterResultsMatchTheScalarFunction(int w, String route, String knob) throws Throwable {
+    Path bc = kernelsFor(route, "counter_kernels.c");
+    boolean on = knob.equals("true") || knob.equals("auto") && (route.equals("haswell") || route.equals("skylake"));
+    System.setProperty("packetizer.refill.counterResult", knob);
+    try {
+      for (int ic : new int[] {1, 2, 4}) {
+        if (ic == 4 && w == 16) continue;
+        List<Integer> ns = sizes(ic * w);
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
+          List<Remark> remarks = new ArrayList<>();
+          for (K k : COUNTER_KERNELS) {
+            packetizeWithRefill(m, k, w, ic, remarks);
+            boolean want = on && !k.name().equals("not_counter");
+            assertEquals(want, remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(COUNTER_REMARK)),
+                k.name() + ": " + remarks);
+          }
+          try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+            jit.addModule(m);
+            for (K k : COUNTER_KERNELS) check(jit, arena, k, w, ns);
+          }
+        }
+        for (K k : BUNDLED) {
+          checkBundled(k, routeCpu(route) == null && !route.equals("baseline") ? route : routeCpu(route), w, ic, ns,
+              remarks -> assertEquals(on && !k.name().equals("march"),
+                  remarks.stream().anyMatch(r -> r.message().contains(COUNTER_REMARK)), remarks.toString()));
+        }
+      }
+    } finally {
+      System.clearProperty("packetizer.refill.counterResult");
+    }
+  }
+
+  static Stream<Arguments> counterCases() {
+    List<Arguments> out = new ArrayList<>();
+    for (int w : new int[] {4, 8, 16}) {
+      out.add(Arguments.of(w, "haswell", "auto"));
+      out.add(Arguments.of(w, "skylake", "auto"));
+    }
+    out.add(Arguments.of(8, "haswell", "false"));
+    out.add(Arguments.of(8, "baseline", "true"));
+    out.add(Arguments.of(16, "baseline", "true"));
+    out.add(Arguments.of(8, "avx512", "auto"));
+    out.add(Arguments.of(8, "avx512", "true"));
+    out.add(Arguments.of(16, "avx512", "true"));
+    return out.stream();
+  }
+
   static Stream<Arguments> wideMaskCases() {
     List<Arguments> out = new ArrayList<>();
     for (int w : new int[] {4, 8, 16}) {
@@ -1009,6 +1086,7 @@ class RefillDriverJitTest {
               case "stack_slot" -> 20;
               case "saxpy" -> 1.75f;
               case "vsum" -> 150;
+              case "count_early", "count_late", "count_down", "count_step", "not_counter" -> 45;
               default -> throw new IllegalStateException(k.name());
             };
           }

@@ -1,0 +1,73 @@
+/* Loops whose result is their counter as a lane leaves them (RefillDriver's counterResult: RefillSplit.counterSlot
+ * finds the counter, the driver keeps it and reads the results from it), in the shapes clang -O2 gives them, and one
+ * loop whose result is computed from its counter (not the counter: the result is carried as before).
+ * RefillDriverJitTest.counterResultsMatchTheScalarFunction compiles them with the bundled clang. */
+
+/* the counter before its increment at the escape, the limit (which the latch compared equal to the increment) at the
+ * count, as mandelbrot (vu) */
+int count_early(float x, int limit) {
+  float z = 0.0f;
+  int i = 0;
+  for (; i < limit; i++) {
+    if (z * z > 4.0f + x) return i;
+    z = z * z * 0.5f + x;
+  }
+  return limit;
+}
+
+/* the counter after its increment at both exits: a loop with a break after the increment (vu) */
+int count_late(float x, int limit) {
+  float z = x;
+  int n = 0;
+  do {
+    z = z * z - 1.5f + 0.01f * (float)n;
+    n++;
+    if (z > 3.0f || z < -3.0f) break;
+  } while (n < limit);
+  return n;
+}
+
+/* a counter that steps down by 3 (vu) */
+int count_down(float x, int limit) {
+  int left = limit * 3;
+  float z = x;
+  while (left > 0 && z < 10.0f) {
+    z = z * 1.21f + 0.3f;
+    left -= 3;
+  }
+  return left;
+}
+
+/* a 64-bit counter stepping by 2 next to 32-bit state (the active mask in 32-bit lanes, the counter in 64) (vu) */
+long count_step(float x, int limit) {
+  long k = 0;
+  float z = x;
+  while (k < 2L * limit && z * z < 9.0f) {
+    z = z * 0.9f + 1.3f - z * z * 0.2f;
+    k += 2;
+  }
+  return k;
+}
+
+/* masked iterations (a remainder by a value of the state) with the counter as the result (vv) */
+int count_div(int a, int b) {
+  int n = 0;
+  while (b != 0 && n < 30) {
+    int t = a % b;
+    a = b;
+    b = t;
+    n++;
+  }
+  return n;
+}
+
+/* the result computed from the counter after the loop: not the counter itself (vu) */
+int not_counter(float x, int limit) {
+  float z = x;
+  int i = 0;
+  while (i < limit && z < 50.0f) {
+    z = z * 1.1f + 0.7f;
+    i++;
+  }
+  return 2 * i + 1;
+}
