@@ -1,6 +1,7 @@
 /* Calls the packet functions of table_kernel.c at W4 (x86-64-v2, 128-bit vectors), W8 (haswell,
-   256-bit; twice: scalar loads, and "8h" the AVX2 vpermd halves route) and, with -DWIDE, W8 (x86-64-v4: its lookups are AVX-512 permutes behind a 256-bit
-   signature) and W16 (znver4, 512-bit), compiled in its own translation unit by GCC or by
+   256-bit; twice: the Intel route, gathers and halves, and "8h" the AVX2 vpermd halves route by the knob; "8s" skylake,
+   the Intel route again; "8z" znver3, AMD's AVX2: scalar loads) and, with -DWIDE, W8 (x86-64-v4: its lookups are
+   AVX-512 permutes behind a 256-bit signature), W16 (znver4, 512-bit) and "16i" (icelake-server), compiled in its own translation unit by GCC or by
    clang (no system headers: GCC vector types), and compares every lane with the scalar functions
    (glibc's expf and logf) bit for bit. The inputs reach every entry of both tables: expf at
    x = i·ln2/32 plus a small offset for every i over its fast path, logf on every 2^-19 step of the
@@ -14,9 +15,12 @@ float tl_exp(float), tl_log(float), tl_mix(float, float);
 v4f tl_exp4(v4f), tl_log4(v4f), tl_mix4(v4f, v4f);
 v8f tl_exp8(v8f), tl_log8(v8f), tl_mix8(v8f, v8f);
 v8f tl_exp8h(v8f), tl_log8h(v8f), tl_mix8h(v8f, v8f); /* W8 haswell, the AVX2 vpermd halves route */
+v8f tl_exp8s(v8f), tl_log8s(v8f), tl_mix8s(v8f, v8f); /* W8 skylake: Intel's AVX2 route */
+v8f tl_exp8z(v8f), tl_log8z(v8f), tl_mix8z(v8f, v8f); /* W8 znver3: AMD's AVX2 route, scalar loads */
 #ifdef WIDE
 v8f tl_exp8v(v8f), tl_log8v(v8f), tl_mix8v(v8f, v8f);
 v16f tl_exp16(v16f), tl_log16(v16f), tl_mix16(v16f, v16f);
+v16f tl_exp16i(v16f), tl_log16i(v16f), tl_mix16i(v16f, v16f); /* W16 icelake-server: Intel's AVX-512, permutes */
 #endif
 
 static u32 bits(float f) { union { float f; u32 u; } c; c.f = f; return c.u; }
@@ -74,16 +78,19 @@ static void cmp(const char *fn, int w, int i, float x, float want, float got) {
 RUN(run4, 4, v4f, tl_exp4, tl_log4, tl_mix4)
 RUN(run8, 8, v8f, tl_exp8, tl_log8, tl_mix8)
 RUN(run8h, 8, v8f, tl_exp8h, tl_log8h, tl_mix8h)
+RUN(run8s, 8, v8f, tl_exp8s, tl_log8s, tl_mix8s)
+RUN(run8z, 8, v8f, tl_exp8z, tl_log8z, tl_mix8z)
 #ifdef WIDE
 RUN(run8v, 8, v8f, tl_exp8v, tl_log8v, tl_mix8v)
 RUN(run16, 16, v16f, tl_exp16, tl_log16, tl_mix16)
+RUN(run16i, 16, v16f, tl_exp16i, tl_log16i, tl_mix16i)
 #endif
 
 int main(void) {
   inputs();
-  long checked = run4() + run8() + run8h();
+  long checked = run4() + run8() + run8h() + run8s() + run8z();
 #ifdef WIDE
-  checked += run8v() + run16();
+  checked += run8v() + run16() + run16i();
 #endif
   printf("%ld lanes checked, %d differences\n", checked, bad);
   return bad != 0;

@@ -1,8 +1,9 @@
 ; The glibc-exact expf and logf helpers look up their tables by a 32-bit index from a uniform base; on
-; AVX2 (haswell) at W8 the lookup is one scalar load per lane at the table plus the lane's 32-bit byte
+; AMD's AVX2 (znver3) at W8 the lookup is one scalar load per lane at the table plus the lane's 32-bit byte
 ; offset (one vector shift, then vpextrd, vmovq tab(%r)), not a gather of 64-bit pointers, which LLVM
 ; expands into vpextrq/vmovq of every address; logf's (1/c, log c) pairs are 16-byte rows, one load
-; per lane (issue 16, TableLookup; AVX2's vpgatherdq and vpermd halves measured no faster: knob only).
+; per lane (issue 16, TableLookup; AVX2's vpgatherdq and vpermd halves measured no faster on Zen: knob only;
+; Intel's AVX2 cores gather since the twenty-first round, glibc-table-intel-avx2.ll).
 ; RUN: packetize -f f -w 8 --params vv --vector-math=intrinsics --remarks
 ; CHECK-LABEL: define internal <8 x float> @__packetizer_glibc_expf_v8_
 ; CHECK:       %e.idx{{.*}} = and <8 x i32> %e.k32{{.*}}, splat (i32 31)
@@ -27,4 +28,4 @@ entry:
 }
 declare float @expf(float)
 declare float @logf(float)
-attributes #0 = { "target-cpu"="haswell" }
+attributes #0 = { "target-cpu"="znver3" }

@@ -6,7 +6,7 @@
 ; RUN: packetize -f f -w 16 --params vv --vector-math=intrinsics
 ; SET: packetizer.mathHelpers.sharedCold=false
 ; CHECK-NOT:   __packetizer_cold_v
-; CHECK-LABEL: define internal <16 x float> @{{__packetizer_glibc_powf_v16_[0-9a-f]+}}.lanes(<16 x float> %x, <16 x float> %y, <16 x i1> %mask, <16 x float> %acc)
+; CHECK-LABEL: define internal <16 x float> @{{__packetizer_glibc_powf_v16_[0-9a-f]+[a-z]*}}.lanes(<16 x float> %x, <16 x float> %y, <16 x i1> %mask, <16 x float> %acc)
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    %mi = bitcast <16 x i1> %mask to i16
 ; CHECK-NEXT:    %any = icmp ne i16 %mi, 0
@@ -28,7 +28,7 @@
 ; CHECK-NEXT:    %r = phi <16 x float> [ %acc, %entry ], [ %na, %loop ]
 ; CHECK-NEXT:    ret <16 x float> %r
 ; CHECK-NEXT:  }
-; CHECK-LABEL: define internal <16 x float> @{{__packetizer_glibc_expf_v16_[0-9a-f]+}}.lanes(<16 x float> %x, <16 x i1> %mask, <16 x float> %acc)
+; CHECK-LABEL: define internal <16 x float> @{{__packetizer_glibc_expf_v16_[0-9a-f]+[a-z]*}}.lanes(<16 x float> %x, <16 x i1> %mask, <16 x float> %acc)
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    %mi = bitcast <16 x i1> %mask to i16
 ; CHECK-NEXT:    %any = icmp ne i16 %mi, 0

@@ -5,7 +5,7 @@
 ; SET: packetizer.mathHelpers.sharedCold=false
 ; CHECK-NOT:   __packetizer_cold_v
 ; CHECK-NOT:   .desc =
-; CHECK-LABEL: define internal <8 x float> @[[P:__packetizer_glibc_powf_v8_[0-9a-f]+]](<8 x float> %x, <8 x float> %y, <8 x i1> %m)
+; CHECK-LABEL: define internal <8 x float> @[[P:__packetizer_glibc_powf_v8_[0-9a-f]+[a-z]*]](<8 x float> %x, <8 x float> %y, <8 x i1> %m)
 ; CHECK:       call <8 x float> @[[P]].lanes(<8 x float> %x, <8 x float> %y, <8 x i1> %sm,
 ; CHECK:       call <8 x float> @[[P]].slow(<8 x float> %x, <8 x float> %y, <8 x i1> %m)
 ; CHECK-LABEL: define internal <8 x float> @[[P]].lanes(
@@ -13,7 +13,7 @@
 ; CHECK-LABEL: define internal <8 x float> @[[P]].slow(
 ; CHECK:       call i1 @[[P]].probe()
 ; CHECK-LABEL: define internal i1 @[[P]].probe()
-; CHECK-LABEL: define internal <8 x float> @[[E:__packetizer_glibc_expf_v8_[0-9a-f]+]](<8 x float> %x, <8 x i1> %m)
+; CHECK-LABEL: define internal <8 x float> @[[E:__packetizer_glibc_expf_v8_[0-9a-f]+[a-z]*]](<8 x float> %x, <8 x i1> %m)
 ; CHECK:       call <8 x float> @[[E]].lanes(<8 x float> %x, <8 x i1> %sm,
 ; CHECK:       call <8 x float> @[[E]].slow(<8 x float> %x, <8 x i1> %m)
 ; CHECK-LABEL: define internal <8 x float> @[[E]].lanes(

@@ -111,7 +111,18 @@ public final class GlibcMath {
 
   /** The route of the helper's table lookups for {@code packet}'s target at width {@code w} (for the remark). */
   public static TableLookup.Route tableRoute(Function packet, int w) {
-    return TableLookup.route(w, VectorMathRoutes.effectiveFeatures(packet));
+    return TableLookup.route(w, VectorMathRoutes.effectiveFeatures(packet), packet.stringAttribute("target-cpu").orElse(""));
+  }
+
+  /** Words for the remark on the routes of the helper's table lookups for {@code packet}'s target at width {@code w}. */
+  public static String describeTableRoutes(Function packet, int w) {
+    String features = VectorMathRoutes.effectiveFeatures(packet), cpu = packet.stringAttribute("target-cpu").orElse("");
+    return TableLookup.describe(tableRoute(packet, w), pairRoute(packet, w), w, features, cpu);
+  }
+
+  /** The route of the helper's lookups in two tables indexed alike (logf's, log2f's and powf's (1/c, log c)). */
+  public static TableLookup.Route pairRoute(Function packet, int w) {
+    return TableLookup.pairRoute(tableRoute(packet, w), w, VectorMathRoutes.effectiveFeatures(packet), packet.stringAttribute("target-cpu").orElse(""));
   }
 
   /**
@@ -206,7 +217,7 @@ public final class GlibcMath {
       }
       // (1/c, log c) looked up by the 32-bit index (TableLookup: as 16-byte rows for scalar loads)
       StringBuilder glob = new StringBuilder();
-      String lookups = TableLookup.lookupPair(route, glob, "%invcb", "%logcb", name + ".logtab", invcBits, logcBits, "%i", w);
+      String lookups = TableLookup.lookupPair(pairRoute, glob, "%invcb", "%logcb", name + ".logtab", invcBits, logcBits, "%i", w);
       s.append(glob);
       s.append("define internal ").append(f).append(" @\"").append(name).append(".core\"(").append(f).append(" %x) #1 {\nentry:\n");
       s.append("  %ix = bitcast ").append(f).append(" %x to ").append(i32v).append("\n");

@@ -126,7 +126,7 @@ public final class GlibcPow {
 
     /** Two tables indexed alike (log2's 1/c and log2 c): {@link TableLookup#lookupPair}. */
     String lookupPair(String out0, String out1, String tableName, long[] bits0, long[] bits1, String idx) {
-      return TableLookup.lookupPair(route, globals, out0, out1, tableName, bits0, bits1, idx, w);
+      return TableLookup.lookupPair(pairRoute, globals, out0, out1, tableName, bits0, bits1, idx, w);
     }
 
     @Override

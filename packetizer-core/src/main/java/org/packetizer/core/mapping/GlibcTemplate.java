@@ -16,9 +16,12 @@ abstract class GlibcTemplate {
   /** The module's shared cold pieces' stem ({@link SharedCold}), or null for the helper's own. */
   String shared;
   final TableLookup.Route route;
+  /** The route of the lookups in two tables indexed alike ({@link TableLookup#lookupPair}); {@link #route} unless set. */
+  TableLookup.Route pairRoute;
 
   GlibcTemplate(String fn, int w, String name, boolean fma, String libm, TableLookup.Route route) {
     this.route = route;
+    this.pairRoute = route;
     this.fn = fn;
     this.w = w;
     this.name = name;
@@ -50,8 +53,10 @@ abstract class GlibcTemplate {
     String cpu = packet.stringAttribute("target-cpu").orElse("");
     String ownFeatures = packet.stringAttribute("target-features").orElse("");
     TableLookup.Route route = GlibcMath.tableRoute(packet, w);
+    TableLookup.Route pairRoute = GlibcMath.pairRoute(packet, w);
     boolean shared = SharedCold.enabled();
-    String tail = (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route)) + (LibmGuard.leanGuard() ? "" : "m");
+    String tail = (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route)) + (pairRoute == route ? "" : "p" + TableLookup.tag(pairRoute))
+        + (LibmGuard.leanGuard() ? "" : "m");
     String stem = "__packetizer_glibc_" + fn + "_v" + w + "_";
     String key = cpu + "|" + ownFeatures + "|" + fma + "|" + libm;
     // the helper with its own cold pieces keeps the name it had before the shared pieces (SharedCold)
@@ -63,6 +68,7 @@ abstract class GlibcTemplate {
     Optional<Function> earlier = m.function(own);
     if (earlier.isPresent()) return earlier.get();
     GlibcTemplate t = make.make(fn, w, name, fma, libm, route);
+    t.pairRoute = pairRoute;
     if (shared) t.shared = SharedCold.ensure(m, packet, w);
     return ExactMath.linkHelper(m, packet, name, t.module(), w);
   }
@@ -87,10 +93,9 @@ abstract class GlibcTemplate {
   String expTail(String ks, String r, String tableName, double c0, double c1, double c2) {
     StringBuilder s = new StringBuilder();
     s.append("  %e.ki = bitcast ").append(d).append(" ").append(ks).append(" to ").append(l).append("\n");
-    // the table index as 32-bit lanes from a uniform base (TableLookup: permute, gather or scalar loads)
-    s.append("  %e.k32 = trunc ").append(l).append(" %e.ki to ").append(i32v).append("\n");
-    s.append("  %e.idx = and ").append(i32v).append(" %e.k32, ").append(sp("i32", "31")).append("\n");
-    s.append(TableLookup.lookup(route, "%e.t0", tableName, GlibcMath.EXP_TABLE, "%e.idx", w));
+    // the table index k mod 32 from a uniform base (TableLookup: permute, gather or scalar loads; 32-bit lanes, or the
+    // 64-bit lanes themselves for the AVX2 gather)
+    s.append(TableLookup.lookupByLowBits(route, "%e.t0", tableName, GlibcMath.EXP_TABLE, "%e.ki", "%e.k32", "%e.idx", w));
     s.append("  %e.kh = shl ").append(l).append(" %e.ki, ").append(sp("i64", "47")).append("\n");
     s.append("  %e.t = add ").append(l).append(" %e.t0, %e.kh\n");
     s.append("  %e.s = bitcast ").append(l).append(" %e.t to ").append(d).append("\n");
@@ -105,7 +110,7 @@ abstract class GlibcTemplate {
   /** The declarations and attribute groups every helper module ends with. */
   String tail() {
     return "declare " + d + " @llvm.fma.v" + w + "f64(" + d + ", " + d + ", " + d + ")\n"
-        + TableLookup.declarations(route, w)
+        + TableLookup.declarations(route, w) + (pairRoute == route ? "" : TableLookup.declarations(pairRoute, w))
         + "attributes #0 = { nounwind }\nattributes #1 = { alwaysinline nounwind willreturn memory(read) }\n";
   }
 }

@@ -17,17 +17,25 @@ import java.util.Locale;
  *       instructions than scalar loads (llvm-mca), no faster on the benchmark where measured.</li>
  *   <li>{@link Route#GATHER}: a hardware gather with 32-bit indices from the uniform base (AVX2
  *       {@code vpgatherdq} through LLVM's x86 gather intrinsic, 4 lanes each: LLVM itself does not
- *       form hardware gathers from {@code masked.gather} for haswell or the generic AVX2 levels). Only
- *       by the knob: slower than scalar loads where measured.</li>
+ *       form hardware gathers from {@code masked.gather} for haswell or the generic AVX2 levels), or
+ *       with the 64-bit lanes of expf's and exp2's k as the index ({@code vpgatherqq}, {@link
+ *       #lookupByLowBits}). The default for single lookups on Intel's AVX2 cores at W a multiple of 8
+ *       (twenty-first round, measured on a Sapphire Rapids host); on Zen no faster than scalar loads
+ *       (eighth round).</li>
  *   <li>{@link Route#SCALAR}: per lane, the 32-bit index extracted and one scalar load from the base
  *       ({@code vpextrd} + {@code vmovsd tab(,%r,8)}), the results inserted.</li>
  *   <li>{@link Route#POINTER}: the earlier form, a {@code masked.gather} of a {@code <W x ptr>} vector
  *       of 64-bit addresses (on AVX2 LLVM expands it into {@code vpextrq}/{@code vmovq} of each
  *       address, a load and unpacks). Kept for side-by-side measurements.</li>
  * </ul>
- * The default ({@link #route}): permute on AVX-512 at W a multiple of 8, scalar loads elsewhere. The
- * knob {@code -Dpacketizer.tableLookup=auto|permute|halves|gather|scalar|pointer} forces a route (a route the
- * target cannot run falls back to the default); helper names carry the route.
+ * The default ({@link #route}): permute on AVX-512 at W a multiple of 8; on Intel's AVX2 cores at W a
+ * multiple of 8 ({@link #intelAvx2}) gathers for single lookups and, for pairs of tables indexed alike
+ * ({@link #pairRoute}), the halves at W8 and scalar loads from W16; scalar loads elsewhere (AMD's AVX2
+ * cores, SSE, W4, other architectures). The knob {@code
+ * -Dpacketizer.tableLookup=auto|permute|halves|gather|scalar|pointer} forces a route for every lookup and
+ * {@code -Dpacketizer.tableLookup.pairs=...} the pairs' alone (a route the target cannot run falls back to
+ * the default); {@code -Dpacketizer.tableLookup.perCpu=false} gives Intel's AVX2 cores scalar loads again;
+ * helper names carry the routes.
  */
 public final class TableLookup {
   private TableLookup() {}
@@ -36,7 +44,7 @@ public final class TableLookup {
   public enum Route {
     PERMUTE("permute in registers (AVX-512 vpermi2q)"),
     HALVES("32-bit halves permuted in registers (AVX2 vpermd)"),
-    GATHER("hardware gather with 32-bit indices (vpgatherdq)"),
+    GATHER("hardware gather (AVX2 vpgatherdq by 32-bit index, vpgatherqq by the 64-bit lanes of expf's k)"),
     SCALAR("scalar loads by 32-bit index"),
     POINTER("gather of 64-bit pointers");
 
@@ -49,8 +57,13 @@ public final class TableLookup {
   }
 
   /** The knob's value, or null for auto. */
-  static Route forced() {
-    String s = System.getProperty("packetizer.tableLookup", "auto").strip().toLowerCase(Locale.ROOT);
+  static Route forced() { return parse("packetizer.tableLookup"); }
+
+  /** The pair knob's value ({@code -Dpacketizer.tableLookup.pairs}), or null for auto. */
+  static Route forcedPairs() { return parse("packetizer.tableLookup.pairs"); }
+
+  private static Route parse(String knob) {
+    String s = System.getProperty(knob, "auto").strip().toLowerCase(Locale.ROOT);
     return switch (s) {
       case "", "auto" -> null;
       case "permute" -> Route.PERMUTE;
@@ -58,7 +71,7 @@ public final class TableLookup {
       case "gather" -> Route.GATHER;
       case "scalar" -> Route.SCALAR;
       case "pointer", "ptr" -> Route.POINTER;
-      default -> throw new IllegalArgumentException("-Dpacketizer.tableLookup=" + s + ": expected auto, permute, halves, gather, scalar or pointer");
+      default -> throw new IllegalArgumentException("-D" + knob + "=" + s + ": expected auto, permute, halves, gather, scalar or pointer");
     };
   }
 
@@ -67,13 +80,71 @@ public final class TableLookup {
    * (effective) features, by measurement (docs/performance.md, "Table lookups of the glibc-exact
    * helpers"): AVX-512 and W a multiple of 8: permute; otherwise scalar loads by 32-bit index. AVX2's
    * hardware gather ({@code -Dpacketizer.tableLookup=gather}) was as fast as scalar loads on the
-   * benchmark's bs_call and 30% slower on binomial at W8 (znver5 host), so it is not the default.
+   * benchmark's bs_call and 30% slower on binomial at W8 (znver5 host), so it is not the default there;
+   * {@link #route(int, String, String)} chooses per CPU.
    */
-  public static Route route(int w, String features) {
+  public static Route route(int w, String features) { return route(w, features, ""); }
+
+  /**
+   * The route of the single lookups (expf's and exp2's 2^(i/32)) for the CPU {@code cpu} (an LLVM CPU name; empty: not
+   * named) at width {@code w}: the knob {@code -Dpacketizer.tableLookup} when set and the target runs it; else permute
+   * on AVX-512 at W a multiple of 8; on an Intel core with AVX2 ({@link #intelAvx2}) at W a multiple of 8 the hardware
+   * gather, {@code vpgatherqq} from the 64-bit lanes themselves ({@link #lookupByLowBits}); else scalar loads.
+   */
+  public static Route route(int w, String features, String cpu) {
     Route f = forced();
-    Route auto = autoRoute(w, features);
+    Route auto = autoRoute(w, features, cpu);
     if (f == null) return auto;
     return runs(f, w, features) ? f : auto;
+  }
+
+  /**
+   * The route of lookups in two tables indexed alike ({@link #lookupPair}: logf's and log2's (1/c, log c)) for the CPU
+   * {@code cpu} at width {@code w}, where {@code single} is the route of the helper's single lookups: the knob
+   * {@code -Dpacketizer.tableLookup.pairs} when set and the target runs it; with {@code -Dpacketizer.tableLookup} set,
+   * {@code single}, as before the twenty-first round; on an Intel core with AVX2 ({@link #intelAvx2}) and no AVX-512,
+   * the 32-bit halves permuted in registers at W8 and scalar loads of 16-byte rows at W16 and above (measured: a C loop
+   * over the packet functions on a Sapphire Rapids host, docs/performance.md, twenty-first round); else {@code single}.
+   */
+  public static Route pairRoute(Route single, int w, String features, String cpu) {
+    Route f = forcedPairs();
+    if (f != null && runs(f, w, features)) return f;
+    if (forced() != null || single != Route.GATHER || !intelAvx2(w, features, cpu)) return single;
+    return w == 8 ? Route.HALVES : Route.SCALAR;
+  }
+
+  /**
+   * Whether {@code cpu} is one of Intel's cores with AVX2 and no AVX-512 in {@code features} at a width W that is a
+   * multiple of 8, where the glibc-exact helpers' single lookups are hardware gathers ({@link Route#GATHER}): the family
+   * of {@code core.wrapper.Latency.family} (Intel's big cores from Haswell, and {@code x86-64-v3}, which LLVM schedules
+   * as Haswell; {@code -Dpacketizer.latency.genericNames=generic} leaves the generic names out). On this host (Sapphire
+   * Rapids class, KVM), code for haswell: expf 25 % more calls per second at W8 than with scalar loads (0.86 against 1.14
+   * ns per element), powf 10 %, logf's pairs by the halves 5 % shorter latency; W4 not (a gather's latency lost more
+   * than its throughput gained). AMD's cores keep scalar loads: the eighth round measured the AVX2 gather no faster on
+   * Zen (docs/performance.md).
+   */
+  static boolean intelAvx2(int w, String features, String cpu) {
+    if (!perCpu()) return false;
+    if (w % 8 != 0 || Integer.bitCount(w) != 1 || !avx2(features) || avx512(features) || cpu == null) return false;
+    return org.packetizer.core.wrapper.Latency.family(cpu, false) == org.packetizer.core.wrapper.Latency.Family.INTEL;
+  }
+
+  /**
+   * Knob {@code -Dpacketizer.tableLookup.perCpu=false} (read at each use; a measuring switch): Intel's AVX2 cores take
+   * the routes of every other AVX2 target again (scalar loads), as before the twenty-first round.
+   */
+  static boolean perCpu() { return !"false".equals(System.getProperty("packetizer.tableLookup.perCpu", "true").strip()); }
+
+  /**
+   * Words for a remark on the routes of a helper's lookups: the single route's, the pair route's where it differs, and
+   * why where the CPU chose them.
+   */
+  public static String describe(Route single, Route pair, int w, String features, String cpu) {
+    String s = single.describe() + (pair == single ? "" : ", pairs of tables: " + pair.describe());
+    if (forced() == null && forcedPairs() == null && intelAvx2(w, features, cpu))
+      s += " (an Intel core, " + cpu + ", with AVX2: gathers, measured faster there than scalar loads;"
+          + " -Dpacketizer.tableLookup.perCpu=false: scalar loads)";
+    return s;
   }
 
   static boolean avx512(String features) { return features.contains("+avx512f"); }
@@ -90,8 +161,9 @@ public final class TableLookup {
     };
   }
 
-  static Route autoRoute(int w, String features) {
+  static Route autoRoute(int w, String features, String cpu) {
     if (runs(Route.PERMUTE, w, features)) return Route.PERMUTE;
+    if (intelAvx2(w, features, cpu)) return Route.GATHER;
     // HALVES (AVX2) is not the default: no faster than scalar loads on the benchmark where measured
     // (znver5), and binomial's loop ran 30% slower with it, a code-placement effect (docs/performance.md)
     return Route.SCALAR;
@@ -186,6 +258,37 @@ public final class TableLookup {
       }
       case HALVES -> halves(s, out, bits, idx, w);
     }
+    return s.toString();
+  }
+
+  /**
+   * {@code out} ({@code <W x i64>}) = {@code table[key & (N - 1)]} per lane, for a table of N = 2^k entries whose index
+   * is the low bits of the 64-bit lanes {@code key} ({@code <W x i64>}; expf's and exp2's shifted double): by
+   * {@link Route#GATHER} with W a multiple of 4, {@code vpgatherqq} straight from those lanes (the index masked in
+   * place: no packing of the 64-bit lanes into 32-bit ones, which on AVX2 is two cross-lane permutes and an insert);
+   * by the other routes the 32-bit index {@code k32 = trunc(key)}, {@code idx = k32 & (N - 1)} (the names given) and
+   * {@link #lookup}.
+   */
+  static String lookupByLowBits(Route r, String out, String tableName, long[] bits, String key, String k32, String idx, int w) {
+    int n = bits.length;
+    if (Integer.bitCount(n) != 1) throw new IllegalArgumentException("table of " + n + " entries: a power of two");
+    String l = "<" + w + " x i64>", i32v = "<" + w + " x i32>";
+    StringBuilder s = new StringBuilder();
+    if (r == Route.GATHER && w % 4 == 0 && Integer.bitCount(w) == 1) {
+      s.append("  ").append(out).append(".k = and ").append(l).append(" ").append(key).append(", splat (i64 ").append(n - 1).append(")\n");
+      int parts = w / 4;
+      for (int p = 0; p < parts; p++) {
+        String q = out + ".g" + p;
+        sliceLanes(s, q + ".i", l, out + ".k", p * 4, new int[] {0, 1, 2, 3});
+        s.append("  ").append(q).append(" = call <4 x i64> @llvm.x86.avx2.gather.q.q.256(<4 x i64> zeroinitializer, ptr @\"").append(tableName)
+            .append("\", <4 x i64> ").append(q).append(".i, <4 x i64> splat (i64 -1), i8 8)\n");
+      }
+      s.append(concat(out, out + ".g", parts, 4, "i64"));
+      return s.toString();
+    }
+    s.append("  ").append(k32).append(" = trunc ").append(l).append(" ").append(key).append(" to ").append(i32v).append("\n");
+    s.append("  ").append(idx).append(" = and ").append(i32v).append(" ").append(k32).append(", splat (i32 ").append(n - 1).append(")\n");
+    s.append(lookup(r, out, tableName, bits, idx, w));
     return s.toString();
   }
 
@@ -310,7 +413,7 @@ public final class TableLookup {
 
   /**
    * Appends {@code out = shufflevector vt idx, poison} taking lanes {@code first + order[k]} of the index
-   * vector {@code idx} (type {@code vt}) into a {@code <order.length x i32>}.
+   * vector {@code idx} (type {@code vt}: 32- or 64-bit lanes) into a vector of {@code order.length} such lanes.
    */
   private static void sliceLanes(StringBuilder s, String out, String vt, String idx, int first, int[] order) {
     s.append("  ").append(out).append(" = shufflevector ").append(vt).append(" ").append(idx).append(", ").append(vt)
@@ -352,7 +455,8 @@ public final class TableLookup {
     return switch (r) {
       case POINTER -> "declare <" + w + " x i64> @llvm.masked.gather.v" + w + "i64.v" + w + "p0(<" + w + " x ptr>, i32, <" + w + " x i1>, <" + w
           + " x i64>)\n";
-      case GATHER -> "declare <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64>, ptr, <4 x i32>, <4 x i64>, i8)\n";
+      case GATHER -> "declare <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64>, ptr, <4 x i32>, <4 x i64>, i8)\n"
+          + "declare <4 x i64> @llvm.x86.avx2.gather.q.q.256(<4 x i64>, ptr, <4 x i64>, <4 x i64>, i8)\n";
       case PERMUTE -> "declare <8 x i64> @llvm.x86.avx512.vpermi2var.q.512(<8 x i64>, <8 x i64>, <8 x i64>)\n";
       case HALVES -> "declare <8 x i32> @llvm.x86.avx2.permd(<8 x i32>, <8 x i32>)\n";
       case SCALAR -> "";

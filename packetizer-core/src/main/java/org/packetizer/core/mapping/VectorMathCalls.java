@@ -121,7 +121,7 @@ public final class VectorMathCalls {
         hargs.add(active);
         Value v = guard.apply(() -> b.call(h, hargs, call.name()));
         return Optional.of(new Emitted(v, "call to " + name + " became " + r.describe() + ", @" + h.name()
-            + "; its table lookups: " + GlibcMath.tableRoute(packet, w).describe()
+            + "; its table lookups: " + GlibcMath.describeTableRoutes(packet, w)
             + (LibmGuard.libmSymbol(g.function()).equals(g.function()) ? "" : " checked against " + LibmGuard.libmSymbol(g.function()))));
       }
       case Route.Intrinsic in when fn.shape() == Shape.LONG_OF_T -> {

@@ -641,6 +641,8 @@ final class MemoryWidener extends EmissionPhase {
   /** Tables already analysed for {@link #permuteLookup} (null-valued when unfit). */
   private final Map<Value, PermuteLookup.Table> permuteTables = new HashMap<>();
   private PermuteLookup.Isa permuteTarget;
+  /** The CPU {@link #permuteTarget} was chosen for (null: none named), whose family sets the AVX2 table limit. */
+  private String permuteCpu;
 
   /**
    * A lookup in a small constant table of byte-sized values, {@code t[i]} with a varying index, as
@@ -668,8 +670,19 @@ final class MemoryWidener extends EmissionPhase {
       permuteTables.put(base, table);
     }
     if (table == null || !elem.equals(t)) return null;
-    PermuteLookup.Route route = PermuteLookup.route(permuteTarget, table);
-    if (route == null) return null;
+    boolean intel = permuteCpu != null && org.packetizer.core.wrapper.Latency.family(permuteCpu, false) == org.packetizer.core.wrapper.Latency.Family.INTEL;
+    PermuteLookup.Route route = PermuteLookup.route(permuteTarget, intel, table);
+    if (route == null) {
+      PermuteLookup.Route amd = intel ? PermuteLookup.route(permuteTarget, false, table) : null;
+      if (amd != null) {
+        // (the Intel limit declined what AMD's would take: say so; the route that follows writes its own remark)
+        int n = table.permutes(amd);
+        st.remark(Remark.Kind.MEMORY, current(), inst, "table lookup in " + table.describe(base.name(), elem) + ": not as " + n + " "
+            + amd.noun + (n > 1 ? "s" : "") + " in registers (" + amd.describe(table) + (n > 1 ? ", " + (n - 1) + " blend" + (n > 2 ? "s" : "") + " on index bits" : "") + "): "
+            + PermuteLookup.INTEL_DECLINED.replace("CPU", permuteCpu).replace("LIMIT", Integer.toString(PermuteLookup.smallEntries(permuteTarget, true))));
+      }
+      return null;
+    }
     // the index as 32 bits: an extension's operand when at hand (only its low 9 bits matter: an active
     // lane's index is within the table)
     Type i32 = st.context().i32();
@@ -717,8 +730,11 @@ final class MemoryWidener extends EmissionPhase {
     String oCpu = st.options().targetCpu().orElse(null), oFeatures = st.options().targetFeatures().orElse(null);
     boolean attributes = aCpu != null || aFeatures != null;
     if (!attributes && oCpu == null && oFeatures == null) {
-      return PermuteLookup.isa(org.packetizer.core.ir.Llvm.hostCpuName(), org.packetizer.core.ir.Llvm.hostCpuFeatures());
+      permuteCpu = org.packetizer.core.ir.Llvm.hostCpuName();
+      return PermuteLookup.isa(permuteCpu, org.packetizer.core.ir.Llvm.hostCpuFeatures());
     }
+    // (the CPU whose family sets the AVX2 limit: the options', else the function's own)
+    permuteCpu = oCpu != null ? oCpu : aCpu;
     PermuteLookup.Isa chosen = PermuteLookup.isa(oCpu != null ? oCpu : aCpu, oFeatures != null ? oFeatures : aFeatures);
     if (!attributes) return chosen;
     PermuteLookup.Isa own = PermuteLookup.isa(aCpu, aFeatures);

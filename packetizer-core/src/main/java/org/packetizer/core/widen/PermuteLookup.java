@@ -25,7 +25,8 @@ import org.packetizer.core.ir.Value;
  * <p>Without VBMI (eleventh round, {@link Route}): four entries per dword, permuted by
  * {@code vpermi2d} (AVX-512F, 128 entries) or {@code vpermd} (AVX2, 32 entries) and the entry's byte
  * shifted down per lane; up to 16 entries {@code vpshufb} (AVX2) and, on SSE4.1, {@code pshufb} per 16
- * entries. The route follows the target's level ({@link #isa}) and the table's size.
+ * entries. The route follows the target's level ({@link #isa}) and the table's size, and on AVX2 the CPU's
+ * family (twenty-first round: Intel's cores up to 64 entries, {@link #intelAvx2Entries}).
  *
  * <p>No memory is read, so the mask does not matter: an inactive lane's index may be anything (it is
  * frozen) and its result is never used. An active lane's index is within the table: its scalar load
@@ -69,20 +70,52 @@ public final class PermuteLookup {
    * eleventh round; znver4 host): on AVX2 {@value #AVX2_ENTRIES}, noise3's 256-entry table (8
    * {@code vpermd} and 7 blends per lookup) ran 8% faster than its paired gathers at W8; on SSE4.1
    * {@value #SSE41_ENTRIES}, volume's 64 bytes (4 {@code pshufb}, 3 blends) 1.3x faster than scalar
-   * loads at W4, where noise3's 256 entries (16 {@code pshufb}) ran at half the speed.
+   * loads at W4, where noise3's 256 entries (16 {@code pshufb}) ran at half the speed. On AVX2 for an Intel
+   * core ({@code intel}) {@link #intelAvx2Entries} instead (twenty-first round).
    */
-  static int smallEntries(Isa isa) {
+  static int smallEntries(Isa isa, boolean intel) {
     String s = System.getProperty("packetizer.permuteLookupEntries", "").strip();
-    if (s.isEmpty()) return isa == Isa.AVX2 ? AVX2_ENTRIES : SSE41_ENTRIES;
+    if (s.isEmpty()) return isa == Isa.AVX2 ? (intel ? intelAvx2Entries() : AVX2_ENTRIES) : SSE41_ENTRIES;
+    return entries("packetizer.permuteLookupEntries", s);
+  }
+
+  private static int entries(String knob, String s) {
     try {
       return Math.max(0, Math.min(MAX_ENTRIES, Integer.parseInt(s)));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("-Dpacketizer.permuteLookupEntries=" + s + ": expected a number of table entries");
+      throw new IllegalArgumentException("-D" + knob + "=" + s + ": expected a number of table entries");
     }
   }
 
   /** The defaults of {@link #smallEntries}. */
   static final int AVX2_ENTRIES = 256, SSE41_ENTRIES = 64;
+
+  /**
+   * The AVX2 limit on Intel's cores ({@code core.wrapper.Latency.Family.INTEL}: Haswell to Granite Rapids and the
+   * Alder Lake line, and {@code x86-64-v3}, which LLVM schedules as Haswell), twenty-first round: there
+   * {@code vpermd} runs on the one shuffle port (port 5, one per cycle) and {@code vblendvps} is two or three
+   * micro-operations, so a lookup of P entries costs P/32 port-5 cycles plus its blends, where AMD's Zen has two
+   * shuffle pipes. Measured on a Sapphire Rapids-class host (docs/performance.md, twenty-first round): noise3 W8's
+   * 256-entry table as 8 {@code vpermd} and 7 blends per lookup ran 1.3-2.2x slower than the paired per-lane loads
+   * (haswell's code) and the paired 8-byte gathers (skylake's, alderlake's); volume's 64 entries (2 {@code vpermd}, 1
+   * blend) 1.2-1.7x faster than its word gathers; a test kernel's 128 entries (4 {@code vpermd}, 3 blends) 1.3x slower
+   * than word gathers, its 64 entries 1.5x faster. Knob {@code -Dpacketizer.permuteLookupEntries.intel=N} (256: the rule before, as on Zen);
+   * {@code -Dpacketizer.permuteLookupEntries=N} sets every limit, Intel's included.
+   */
+  static int intelAvx2Entries() {
+    String s = System.getProperty("packetizer.permuteLookupEntries.intel", "").strip();
+    return s.isEmpty() ? AVX2_INTEL_ENTRIES : entries("packetizer.permuteLookupEntries.intel", s);
+  }
+
+  /** The default of {@link #intelAvx2Entries}. */
+  static final int AVX2_INTEL_ENTRIES = 64;
+
+  /** Why a larger table is not permuted on an Intel AVX2 core (the remark; CPU and LIMIT filled in). */
+  static final String INTEL_DECLINED = "the target (CPU) is an Intel core, where every vpermd takes the one shuffle port and a"
+      + " variable blend two or three micro-operations, so above LIMIT entries the gather routes"
+      + " (measured on a Sapphire Rapids-class host: noise3 W8's 256-entry table, 8 vpermd and 7 blends per lookup, 1.3-2.2x"
+      + " slower than per-lane loads or paired gathers, a 128-entry table 1.3x slower than word gathers, 64 entries 1.5x faster;"
+      + " -Dpacketizer.permuteLookupEntries.intel=256: the permutes)";
 
   /** LLVM CPU names that have AVX512-VBMI (LLVM 20's X86 processor table). */
   private static final Set<String> VBMI_CPUS = Set.of("cannonlake", "icelake-client", "icelake-server", "tigerlake", "rocketlake",
@@ -192,17 +225,17 @@ public final class PermuteLookup {
   }
 
   /**
-   * The route for {@code t} on a target of level {@code isa}, or null: VBMI and AVX-512F up to
-   * {@value #MAX_ENTRIES} entries; AVX2 {@code vpshufb} up to 16 entries and {@code vpermd} up to
-   * {@link #smallEntries} (256); SSE4.1 {@code pshufb} up to {@link #smallEntries} (64).
+   * The route for {@code t} on a target of level {@code isa} ({@code intel}: an Intel core, {@link #intelAvx2Entries}),
+   * or null: VBMI and AVX-512F up to {@value #MAX_ENTRIES} entries; AVX2 {@code vpshufb} up to 16 entries and
+   * {@code vpermd} up to {@link #smallEntries} (256, on Intel 64); SSE4.1 {@code pshufb} up to {@link #smallEntries} (64).
    */
-  static Route route(Isa isa, Table t) {
+  static Route route(Isa isa, boolean intel, Table t) {
     if (isa == Isa.VBMI) return Route.VBMI;
     if (vbmiOnly()) return null;
     return switch (isa) {
       case AVX512 -> Route.DWORD512;
-      case AVX2 -> t.entries() <= 16 ? Route.BYTE256 : t.entries() <= smallEntries(isa) ? Route.DWORD256 : null;
-      case SSE41 -> t.entries() <= smallEntries(isa) ? Route.BYTE128 : null;
+      case AVX2 -> t.entries() <= 16 ? Route.BYTE256 : t.entries() <= smallEntries(isa, intel) ? Route.DWORD256 : null;
+      case SSE41 -> t.entries() <= smallEntries(isa, intel) ? Route.BYTE128 : null;
       default -> null;
     };
   }

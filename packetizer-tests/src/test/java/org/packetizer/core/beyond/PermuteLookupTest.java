@@ -97,18 +97,19 @@ class PermuteLookupTest {
 
   /**
    * The route per target and table size: AVX2 {@code vpshufb} up to 16 entries and {@code vpermd} up to
-   * 64, SSE4.1 {@code pshufb} up to 64, AVX-512F {@code vpermi2d} up to 512; no gather and no scalar
-   * load where a route applies; larger tables keep the earlier routes on AVX2 and SSE4.1.
+   * 256 on AMD (znver3), 64 on Intel (haswell), SSE4.1 {@code pshufb} up to 64, AVX-512F {@code vpermi2d} up to 512;
+   * no gather and no scalar load where a route applies; larger tables keep the earlier routes on AVX2 and SSE4.1.
    */
   @Test
   void smallTablesArePermutedOnAvx2Sse41AndAvx512() {
     for (String opt : List.of("-O1", "-O2")) {
-      for (String cpu : List.of("x86-64-v2", "haswell", "skylake-avx512")) {
+      for (String cpu : List.of("x86-64-v2", "haswell", "znver3", "skylake-avx512")) {
         try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "permute_lookup.c", opt, "-march=" + cpu)) {
-          int w = cpu.equals("x86-64-v2") ? 4 : cpu.equals("haswell") ? 8 : 16;
+          boolean avx2 = cpu.equals("haswell") || cpu.equals("znver3");
+          int w = cpu.equals("x86-64-v2") ? 4 : avx2 ? 8 : 16;
           String what = opt + " " + cpu;
           String perm = switch (cpu) {
-            case "haswell" -> "call <8 x i32> @llvm.x86.avx2.permd(";
+            case "haswell", "znver3" -> "call <8 x i32> @llvm.x86.avx2.permd(";
             case "x86-64-v2" -> "call <16 x i8> @llvm.x86.ssse3.pshuf.b.128(";
             default -> "call <16 x i32> @llvm.x86.avx512.vpermi2var.d.512(";
           };
@@ -116,17 +117,17 @@ class PermuteLookupTest {
           List<Remark> rs = new ArrayList<>();
           String c = packetize(m, "perm64_chain", "vvv", w, cpu, rs);
           String route = switch (cpu) {
-            case "haswell" -> "(64 x i8, values 0..255) became 2 dword permutes in registers (AVX2 vpermd, 4 entries per dword, a variable shift, 1 blend on index bits)";
+            case "haswell", "znver3" -> "(64 x i8, values 0..255) became 2 dword permutes in registers (AVX2 vpermd, 4 entries per dword, a variable shift, 1 blend on index bits)";
             case "x86-64-v2" -> "(64 x i8, values 0..255) became 4 byte shuffles in registers (SSSE3 pshufb, SSE4.1 blends, 3 blends on index bits)";
             default -> "(64 x i8, values 0..255) became 1 dword permute in registers (AVX-512 vpermi2d, 4 entries per dword, a variable shift)";
           };
           assertEquals(3, routeRemarks(rs, route), what + "\n" + rs + "\n" + c);
-          assertEquals(cpu.equals("haswell") ? 6 : cpu.equals("x86-64-v2") ? 12 : 3, count(c, perm), what + "\n" + c);
+          assertEquals(avx2 ? 6 : cpu.equals("x86-64-v2") ? 12 : 3, count(c, perm), what + "\n" + c);
           assertEquals(0, count(c, "load i8") + count(c, "gather"), what + "\n" + c);
           // 16 signed bytes under a branch: one vpshufb on AVX2, a sign extension, no mask
           rs.clear();
           String s = packetize(m, "s16_under_branch", "vv", w, cpu, rs);
-          assertEquals(1, routeRemarks(rs, cpu.equals("haswell") ? "became 1 byte shuffle in registers (AVX2 vpshufb): no memory access, so no mask"
+          assertEquals(1, routeRemarks(rs, avx2 ? "became 1 byte shuffle in registers (AVX2 vpshufb): no memory access, so no mask"
               : cpu.equals("x86-64-v2") ? "became 1 byte shuffle in registers (SSSE3 pshufb, SSE4.1 blends): no memory access, so no mask"
               : "became 1 dword permute in registers (AVX-512 vpermi2d, 4 entries per dword): no memory access, so no mask"), what + "\n" + rs);
           assertTrue(s.contains("sext <" + w + " x i8>") || s.contains("ashr exact <" + w + " x i32>") || s.contains("ashr <" + w + " x i32>"), what + "\n" + s);
@@ -137,7 +138,7 @@ class PermuteLookupTest {
           rs.clear();
           packetize(m, "sh40_ends", "v", w, cpu, rs);
           assertEquals(3, routeRemarks(rs, "(40 x i16, values -128..127) became"), what + "\n" + rs);
-          if (cpu.equals("haswell")) {
+          if (avx2) {
             assertEquals(3, routeRemarks(rs, "became 2 dword permutes"), what + "\n" + rs);
             rs.clear();
             String u = packetize(m, "u8ints_lookup", "v", w, cpu, rs);
@@ -148,18 +149,26 @@ class PermuteLookupTest {
           rs.clear();
           packetize(m, "p16_lookup", "v", w, cpu, rs);
           assertEquals(2, routeRemarks(rs, "(256 x i8, values 0..255, period 16) became 1 "), what + "\n" + rs);
-          // 128 entries: AVX2 (4 vpermd) and AVX-512 (1 vpermi2d), not SSE4.1; Perlin's 256-entry table: 8 vpermd
-          // on AVX2 (its paired gathers no more), 2 vpermi2d on AVX-512, the scalar loads on SSE4.1
+          // 128 entries: AVX2 on AMD (4 vpermd) and AVX-512 (1 vpermi2d), not SSE4.1, not AVX2 on Intel (above its 64
+          // entries since the twenty-first round); Perlin's 256-entry table: 8 vpermd on AMD's AVX2, 2 vpermi2d on AVX-512,
+          // the scalar loads on SSE4.1, the gather routes on Intel's AVX2 (each lookup with a remark naming why)
           rs.clear();
           packetize(m, "u128_lookup", "v", w, cpu, rs);
-          assertEquals(cpu.equals("x86-64-v2") ? 0 : 2, routeRemarks(rs, "(128 x i8, values 0..255) became " + (cpu.equals("haswell") ? "4" : "1")),
-              what + "\n" + rs);
+          assertEquals(cpu.equals("x86-64-v2") || cpu.equals("haswell") ? 0 : 2,
+              routeRemarks(rs, "(128 x i8, values 0..255) became " + (cpu.equals("znver3") ? "4" : "1")), what + "\n" + rs);
+          assertEquals(cpu.equals("haswell") ? 2 : 0, routeRemarks(rs, "(128 x i8, values 0..255): not as 4 dword permutes in registers"
+              + " (AVX2 vpermd, 4 entries per dword, a variable shift, 3 blends on index bits): the target (haswell) is an Intel core"), what + "\n" + rs);
           rs.clear();
           String p = packetize(m, "perm_hash", "vvv", w, cpu, rs);
-          assertEquals(cpu.equals("x86-64-v2") ? 0 : 14, routeRemarks(rs, "(512 x i32, values 0..255, period 256) became "
-              + (cpu.equals("haswell") ? "8 dword permutes in registers (AVX2 vpermd, 4 entries per dword, a variable shift, 7 blends"
+          assertEquals(cpu.equals("x86-64-v2") || cpu.equals("haswell") ? 0 : 14, routeRemarks(rs, "(512 x i32, values 0..255, period 256) became "
+              + (cpu.equals("znver3") ? "8 dword permutes in registers (AVX2 vpermd, 4 entries per dword, a variable shift, 7 blends"
                   : "2 dword permutes in registers (AVX-512 vpermi2d, 4 entries per dword, a variable shift, 1 blend")), what + "\n" + rs);
-          if (!cpu.equals("x86-64-v2")) assertEquals(0, count(p, "gather") + count(p, "load i32"), what + "\n" + p);
+          // (7 on haswell: the first of each pair perm[A], perm[A + 1]; the second comes with its pair's load)
+          assertEquals(cpu.equals("haswell") ? 7 : 0, routeRemarks(rs, "(512 x i32, values 0..255, period 256): not as 8 dword permutes"
+              + " in registers (AVX2 vpermd, 4 entries per dword, a variable shift, 7 blends on index bits): the target (haswell) is an Intel core"),
+              what + "\n" + rs);
+          if (cpu.equals("haswell")) assertEquals(0, count(p, "permd"), what + "\n" + p);
+          else if (!cpu.equals("x86-64-v2")) assertEquals(0, count(p, "gather") + count(p, "load i32"), what + "\n" + p);
           // 512 ints without a period: not on AVX2 (above 256 entries), 4 vpermi2d on AVX-512
           rs.clear();
           packetize(m, "int_table", "v", w, cpu, rs);
@@ -167,6 +176,82 @@ class PermuteLookupTest {
           assertEquals(0, permuteRemarks(rs), what);
         }
       }
+    }
+  }
+
+  /**
+   * Byte tables of 256, 128 and 64 entries on AVX2 (twenty-first round, {@code beyond/permute_intel.c} by clang -O2):
+   * every lane against the scalar function, unmasked and masked, on Intel's cores (the gather routes above 64
+   * entries: word gathers, per-lane loads where LLVM expands them) and AMD's (the permutes), at W4 (one vpermd per
+   * 8 lanes, padded), W8 and W16 (two parts); the branch's inactive lanes hold indices outside the tables.
+   */
+  @ParameterizedTest(name = "W={0} {1}")
+  @org.junit.jupiter.params.provider.CsvSource({"4,haswell", "8,haswell", "16,haswell", "8,skylake", "16,skylake", "8,alderlake",
+      "8,x86-64-v3", "4,znver3", "8,znver3", "16,znver3"})
+  void intelAndAmdAvx2TablesAgreeWithScalar(int w, String cpu) {
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "permute_intel.c", "-O2", "-march=" + cpu)) {
+      ParamSpec x = ParamSpec.varying(ValueDomain.ints(-100000, 100000));
+      ParamSpec near = ParamSpec.varying(ValueDomain.ints(-40, 300));
+      TableLookupTest.check(m, "hash256", w, cpu, "vvv", 300 + w, x, x, x);
+      TableLookupTest.check(m, "hash128", w, cpu, "vvv", 310 + w, x, x, x);
+      TableLookupTest.check(m, "hash64", w, cpu, "vvv", 320 + w, x, x, x);
+      TableLookupTest.check(m, "branch_lookup", w, cpu, "vv", 330 + w, near, near);
+    }
+  }
+
+  private static final String PERMD = "call <8 x i32> @llvm.x86.avx2.permd(";
+
+  /**
+   * The AVX2 limit per CPU family (twenty-first round): on Intel's cores (haswell, skylake, alderlake, and x86-64-v3,
+   * which LLVM schedules as Haswell) tables above 64 entries are not permuted, each such lookup with a remark naming
+   * the route not taken and why; AMD's (znver3, znver2) keep 8 and 4 {@code vpermd} per lookup in 256 and 128 entries;
+   * 64 entries are 2 {@code vpermd} everywhere. The knobs: {@code permuteLookupEntries.intel=256} gives Intel the
+   * permutes back, {@code permuteLookupEntries=64} sets every limit (AMD's too).
+   */
+  @Test
+  void intelAvx2CoresTakeTheGatherRoutesAbove64Entries() {
+    for (String cpu : List.of("haswell", "skylake", "alderlake", "x86-64-v3", "znver3", "znver2")) {
+      boolean intel = !cpu.startsWith("znver");
+      try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "permute_intel.c", "-O2", "-march=" + cpu)) {
+        List<Remark> rs = new ArrayList<>();
+        String h = packetize(m, "hash256", "vvv", 8, cpu, rs);
+        assertEquals(intel ? 0 : 48, count(h, PERMD), cpu + "\n" + h);
+        assertEquals(intel ? 6 : 0, routeRemarks(rs, "(256 x i8, values 0..255): not as 8 dword permutes in registers (AVX2 vpermd, 4 entries"
+            + " per dword, a variable shift, 7 blends on index bits): the target (" + cpu + ") is an Intel core, where every vpermd takes the one"
+            + " shuffle port"), cpu + "\n" + rs);
+        assertEquals(intel ? 0 : 6, routeRemarks(rs, "(256 x i8, values 0..255) became 8 dword permutes"), cpu + "\n" + rs);
+        if (intel) assertTrue(count(h, "gather") + count(h, "load i8") + count(h, "load i32") >= 6, cpu + "\n" + h);
+        rs.clear();
+        String q = packetize(m, "hash128", "vvv", 8, cpu, rs);
+        assertEquals(intel ? 0 : 24, count(q, PERMD), cpu + "\n" + q);
+        assertEquals(intel ? 6 : 0, routeRemarks(rs, "(128 x i8, values 0..255): not as 4 dword permutes in registers"), cpu + "\n" + rs);
+        assertEquals(intel ? 6 : 0, routeRemarks(rs, "above 64 entries the gather routes"), cpu + "\n" + rs);
+        rs.clear();
+        String s = packetize(m, "hash64", "vvv", 8, cpu, rs);
+        assertEquals(12, count(s, PERMD), cpu + "\n" + s);
+        assertEquals(6, routeRemarks(rs, "(64 x i8, values 0..255) became 2 dword permutes"), cpu + "\n" + rs);
+        assertEquals(0, count(s, "gather") + count(s, "load i8"), cpu + "\n" + s);
+        rs.clear();
+        String b = packetize(m, "branch_lookup", "vv", 8, cpu, rs);
+        assertEquals(intel ? 0 : 12, count(b, PERMD), cpu + "\n" + b);
+        assertEquals(intel ? 2 : 0, routeRemarks(rs, "is an Intel core"), cpu + "\n" + rs);
+      }
+    }
+    String saved = System.setProperty("packetizer.permuteLookupEntries.intel", "256");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "permute_intel.c", "-O2", "-march=haswell")) {
+      List<Remark> rs = new ArrayList<>();
+      assertEquals(48, count(packetize(m, "hash256", "vvv", 8, "haswell", rs), PERMD), rs::toString);
+      assertEquals(0, routeRemarks(rs, "is an Intel core"), rs::toString);
+    } finally {
+      restore("packetizer.permuteLookupEntries.intel", saved);
+    }
+    saved = System.setProperty("packetizer.permuteLookupEntries", "64");
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = PlainC.compile(ctx, "permute_intel.c", "-O2", "-march=znver3")) {
+      List<Remark> rs = new ArrayList<>();
+      assertEquals(0, count(packetize(m, "hash128", "vvv", 8, "znver3", rs), PERMD), rs::toString);
+      assertEquals(12, count(packetize(m, "hash64", "vvv", 8, "znver3", rs), PERMD), rs::toString);
+    } finally {
+      restore("packetizer.permuteLookupEntries", saved);
     }
   }
 

@@ -74,8 +74,11 @@ class GlibcPowTest {
       """;
 
   static Stream<Arguments> widths() {
-    // plus W32 on AVX2: more lanes than the guards' 16 probes (an internal error before the twelfth round)
-    return Stream.concat(MathSources.ISAS.stream().map(i -> Arguments.of(i.width(), i.march())), Stream.of(Arguments.of(32, "haswell")));
+    // plus W32 on AVX2: more lanes than the guards' 16 probes (an internal error before the twelfth round); the
+    // twenty-first round's routes per CPU: Intel's AVX2 gathers (skylake W8 with the pairs by the halves, haswell W16 with
+    // the pairs by scalar loads), AMD's AVX2 scalar loads (znver3 W8), Intel's AVX-512 permutes (icelake-server W16)
+    return Stream.concat(MathSources.ISAS.stream().map(i -> Arguments.of(i.width(), i.march())), Stream.of(Arguments.of(32, "haswell"),
+        Arguments.of(8, "skylake"), Arguments.of(16, "haswell"), Arguments.of(8, "znver3"), Arguments.of(16, "icelake-server")));
   }
 
   static boolean hostRuns(String march) { return GlibcExactMathTest.hostRuns(march); }

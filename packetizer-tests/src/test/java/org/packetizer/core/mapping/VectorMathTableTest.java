@@ -117,8 +117,14 @@ class VectorMathTableTest {
     t.append("keeps one libm call per active lane; [limits.md](limits.md)). The remark says `glibc-exact vector (verified\n");
     t.append("at run time)`, for expf and logf with how the helper reads its tables (expf's 32 entries, logf's 16\n");
     t.append("(1/c, log c) pairs: `TableLookup`, a 32-bit index from the table's base): an AVX-512 permute with the\n");
-    t.append("table in registers (`vpermi2q`) when W is a multiple of 8, scalar loads by 32-bit index otherwise (AVX2's\n");
-    t.append("`vpgatherdq` and `vpermd` on 32-bit halves measured no faster; knob `-Dpacketizer.tableLookup`;\n");
+    t.append("table in registers (`vpermi2q`) when W is a multiple of 8; on Intel's AVX2 cores (haswell to the Alder Lake\n");
+    t.append("P-cores, and `x86-64-v3`) at W a multiple of 8 the single lookups as hardware gathers (`vpgatherqq` from\n");
+    t.append("expf's and exp2's 64-bit k) and the (1/c, log c) pairs by `vpermd` on 32-bit halves at W8, by scalar loads\n");
+    t.append("from W16 (measured on a Sapphire Rapids host,\n");
+    t.append("[performance.md](performance.md#the-glibc-exact-helpers-table-lookups-on-intel-issue-16-twenty-first-round));\n");
+    t.append("scalar loads by 32-bit index otherwise, AMD's AVX2 cores included (their `vpgatherdq` and `vpermd` measured\n");
+    t.append("no faster on Zen; knobs `-Dpacketizer.tableLookup`, `-Dpacketizer.tableLookup.pairs`,\n");
+    t.append("`-Dpacketizer.tableLookup.perCpu=false`;\n");
     t.append("[performance.md](performance.md#table-lookups-of-the-glibc-exact-helpers-issue-16-eighth-round)).\n\n");
     t.append("Routes: **IR** — vector IR the packetizer emits (`ExactMath`), bit-identical to glibc for every input,\n");
     t.append("NaN payloads included (`VectorMathDifferentialTest`: special values crossed with each other, random\n");
