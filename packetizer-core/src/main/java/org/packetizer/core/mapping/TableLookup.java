@@ -116,7 +116,7 @@ public final class TableLookup {
   /**
    * Whether {@code cpu} is one of Intel's cores with AVX2 and no AVX-512 in {@code features} at a width W that is a
    * multiple of 8, where the glibc-exact helpers' single lookups are hardware gathers ({@link Route#GATHER}): the family
-   * of {@code core.wrapper.Latency.family} (Intel's big cores from Haswell, and {@code x86-64-v3}, which LLVM schedules
+   * of {@link org.packetizer.core.ir.CpuFamily#of} (Intel's big cores from Haswell, and {@code x86-64-v3}, which LLVM schedules
    * as Haswell; {@code -Dpacketizer.latency.genericNames=generic} leaves the generic names out). On this host (Sapphire
    * Rapids class, KVM), code for haswell: expf 25 % more calls per second at W8 than with scalar loads (0.86 against 1.14
    * ns per element), powf 10 %, logf's pairs by the halves 5 % shorter latency; W4 not (a gather's latency lost more
@@ -126,7 +126,7 @@ public final class TableLookup {
   static boolean intelAvx2(int w, String features, String cpu) {
     if (!perCpu()) return false;
     if (w % 8 != 0 || Integer.bitCount(w) != 1 || !avx2(features) || avx512(features) || cpu == null) return false;
-    return org.packetizer.core.wrapper.Latency.family(cpu, false) == org.packetizer.core.wrapper.Latency.Family.INTEL;
+    return org.packetizer.core.ir.CpuFamily.of(cpu, false) == org.packetizer.core.ir.CpuFamily.INTEL;
   }
 
   /**

@@ -55,52 +55,13 @@ public final class Latency {
     public String describe() { return text; }
   }
 
-  /** Intel cores with the 10-cycle {@code vpmulld} (LLVM's CPU names), and the ISA levels LLVM models as such. */
-  private static final java.util.Set<String> INTEL_CPUS = java.util.Set.of("haswell", "core-avx2", "broadwell", "skylake",
-      "skylake-avx512", "skx", "cascadelake", "cooperlake", "cannonlake", "icelake-client", "icelake-server", "tigerlake",
-      "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d", "alderlake", "raptorlake",
-      "meteorlake", "arrowlake", "arrowlake-s", "lunarlake", "pantherlake");
-
-  /** The generic ISA levels that LLVM schedules as Haswell ({@code x86-64-v3}) and Skylake-server ({@code x86-64-v4}). */
-  private static final java.util.Set<String> INTEL_MODELLED_LEVELS = java.util.Set.of("x86-64-v3", "x86-64-v4");
-
-  /** The names LLVM schedules with its Sandy Bridge model (generic names and the cores before Haswell). */
-  private static final java.util.Set<String> SANDY_BRIDGE_MODELLED = java.util.Set.of("", "generic", "x86-64", "x86-64-v2",
-      "core2", "penryn", "nehalem", "corei7", "westmere", "sandybridge", "corei7-avx", "ivybridge", "core-avx-i");
-
   /**
-   * The family of {@code cpu} (an LLVM CPU name, empty: generic; null: not known, {@link Family#GENERIC}). The generic
-   * names follow LLVM's own scheduling model for the name (target-determined, never the host's), unless
-   * {@link #genericNamesAsLlvm()} is off.
+   * The family of {@code cpu} (an LLVM CPU name, empty: generic; null: not known, {@link Family#GENERIC}): the latency
+   * table of {@link org.packetizer.core.ir.CpuFamily#of}'s family, which also holds the knobs
+   * {@code -Dpacketizer.latency.perCpu} and {@code -Dpacketizer.latency.genericNames}.
    */
   public static Family family(String cpu, boolean arm) {
-    if (arm) return Family.ARM;
-    if (!familyTables() || cpu == null) return Family.GENERIC;
-    String c = cpu.strip().toLowerCase(java.util.Locale.ROOT);
-    if (INTEL_CPUS.contains(c)) return Family.INTEL;
-    if (!genericNamesAsLlvm()) return Family.GENERIC;
-    if (INTEL_MODELLED_LEVELS.contains(c)) return Family.INTEL;
-    if (SANDY_BRIDGE_MODELLED.contains(c)) return Family.SANDY_BRIDGE;
-    return Family.GENERIC;
-  }
-
-  /**
-   * Knob {@code -Dpacketizer.latency.perCpu=false} (read at each use; a measuring switch): every x86 CPU takes the
-   * generic table, as before the eighteenth round.
-   */
-  public static boolean familyTables() { return !"false".equals(System.getProperty("packetizer.latency.perCpu")); }
-
-  /**
-   * Knob {@code -Dpacketizer.latency.genericNames=generic} (read at each use; default {@code llvm}): the generic names
-   * ({@code x86-64}, {@code x86-64-v2/v3/v4}, {@code generic}, empty) and the pre-Haswell Intel cores take the
-   * {@link Family#GENERIC} table, the rule before the nineteenth round; {@code llvm}: the family of LLVM's scheduling
-   * model for the name.
-   */
-  public static boolean genericNamesAsLlvm() {
-    String v = System.getProperty("packetizer.latency.genericNames", "llvm").strip();
-    if (v.equals("llvm")) return true;
-    if (v.equals("generic")) return false;
-    throw new IllegalArgumentException("packetizer.latency.genericNames: expected llvm or generic, not " + v);
+    return Family.valueOf(org.packetizer.core.ir.CpuFamily.of(cpu, arm).name());
   }
 
   /** Cycles from operands to result on {@code arm} (true: AArch64, else generic x86). */
