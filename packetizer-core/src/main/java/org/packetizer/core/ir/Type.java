@@ -46,8 +46,19 @@ public final class Type {
   /** A key identifying the native type (equal for equal types). */
   public long id() { return addr; }
 
+  /**
+   * LLVM's type kind plus one, 0 until first asked (issue 16: {@code isComposite}-style questions ask the same
+   * object for its kind up to three times; a native type's kind never changes while it lives). Racy but benign:
+   * every thread computes the same value.
+   */
+  private int kindPlusOne;
+
   public Kind kind() {
-    int k = Ffm.on ? Ffm.getTypeKind(addr) : LLVMGetTypeKind(ref());
+    int k = kindPlusOne - 1;
+    if (k < 0) {
+      k = Ffm.on ? Ffm.getTypeKind(addr) : LLVMGetTypeKind(ref());
+      kindPlusOne = k + 1;
+    }
     if (k == LLVMVoidTypeKind) return Kind.VOID;
     if (k == LLVMHalfTypeKind) return Kind.HALF;
     if (k == LLVMFloatTypeKind) return Kind.FLOAT;

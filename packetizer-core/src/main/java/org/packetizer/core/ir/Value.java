@@ -119,7 +119,23 @@ public class Value {
   // (the value's kind is one JNI call returning an int; the LLVMIsA* casts return a javacpp Pointer,
   // an object allocated through JNI per call, only to be tested for null: issue 16's profile)
   /** LLVM's value kind ({@code LLVMGetValueKind}: one of the {@code LLVM...ValueKind} constants). */
-  public int valueKind() { return Ffm.on ? Ffm.getValueKind(addr) : LLVMGetValueKind(ref()); }
+  public int valueKind() {
+    int k = kindPlusOne - 1;
+    if (k < 0) {
+      k = Ffm.on ? Ffm.getValueKind(addr) : LLVMGetValueKind(ref());
+      kindPlusOne = k + 1;
+    }
+    return k;
+  }
+
+  /**
+   * This object's value kind plus one and opcode, kept once asked (issue 16: {@code opcode()} asked the kind
+   * and the opcode of the same object again on every call, and the walks ask both several times). Neither
+   * changes while the native value lives (LLVM's C API cannot change an instruction's opcode or a value's
+   * kind in place); an object of an erased value is invalid anyway. Racy but benign.
+   */
+  private int kindPlusOne;
+  private Opcode opcode;
 
   public boolean isInstruction() { return valueKind() == LLVMInstructionValueKind; }
   public boolean isArgument() { return valueKind() == LLVMArgumentValueKind; }
@@ -137,7 +153,8 @@ public class Value {
   public boolean isConstantExpr() { return valueKind() == LLVMConstantExprValueKind; }
   public boolean isInlineAsm() { return valueKind() == LLVMInlineAsmValueKind; }
   public boolean isMetadataAsValue() { return valueKind() == LLVMMetadataAsValueValueKind; }
-  public boolean isBasicBlockValue() { return (Ffm.on ? Ffm.valueIsBasicBlock(addr) : LLVMValueIsBasicBlock(ref())) != 0; }
+  /** Whether this is a basic block used as a value ({@code isa<BasicBlock>}: exactly LLVM's basic-block value kind). */
+  public boolean isBasicBlockValue() { return valueKind() == LLVMBasicBlockValueKind; }
 
   private static boolean isNonNull(LLVMValueRef r) { return r != null && !r.isNull(); }
 
@@ -152,10 +169,14 @@ public class Value {
   // ---- instructions ----
 
   public Opcode opcode() {
+    Opcode o = opcode;
+    if (o != null) return o;
     int k = valueKind();
-    if (k == LLVMInstructionValueKind) return Opcode.of(Ffm.on ? Ffm.getInstructionOpcode(addr) : LLVMGetInstructionOpcode(ref()));
-    if (k == LLVMConstantExprValueKind) return Opcode.of(Ffm.on ? Ffm.getConstOpcode(addr) : LLVMGetConstOpcode(ref()));
-    return Opcode.UNKNOWN;
+    if (k == LLVMInstructionValueKind) o = Opcode.of(Ffm.on ? Ffm.getInstructionOpcode(addr) : LLVMGetInstructionOpcode(ref()));
+    else if (k == LLVMConstantExprValueKind) o = Opcode.of(Ffm.on ? Ffm.getConstOpcode(addr) : LLVMGetConstOpcode(ref()));
+    else o = Opcode.UNKNOWN;
+    opcode = o;
+    return o;
   }
 
   public int numOperands() { return Ffm.on ? Ffm.getNumOperands(addr) : LLVMGetNumOperands(ref()); }

@@ -118,16 +118,30 @@ public final class SignatureAbi {
     if (features.contains("-evex512") || features.contains("-avx512f")) return false;
     boolean wide = false;
     for (Value p : f.params()) wide |= vectorBits(p.type()) > 256;
+    // (the function's few distinct types measured once each: issue 16, this walk asked LLVM for the kind, element
+    // type and size of every instruction's type; -2 marks void, whose instructions may be stores)
+    org.packetizer.core.ir.AddressMap.OfInt bitsOf = new org.packetizer.core.ir.AddressMap.OfInt(64);
     for (org.packetizer.core.ir.Block bb : f.blocks()) {
       for (Value i = bb.firstInstruction(); i != null && !wide; i = i.nextInstruction()) {
-        if (vectorBits(i.type()) > 256) wide = true;
-        else if (i.opcode() == org.packetizer.core.ir.Opcode.STORE && vectorBits(i.operand(0).type()) > 256) wide = true;
+        int bits = typeBits(i.type(), bitsOf);
+        if (bits > 256) wide = true;
+        else if (bits == -2 && i.opcode() == org.packetizer.core.ir.Opcode.STORE && typeBits(i.operand(0).type(), bitsOf) > 256) wide = true;
       }
       if (wide) break;
     }
     if (!wide) return false;
     raise(f, 512);
     return true;
+  }
+
+  /** {@link #vectorBits} of {@code t} (capped at {@code Integer.MAX_VALUE}), -2 for void, through {@code memo} by the type's address. */
+  static int typeBits(Type t, org.packetizer.core.ir.AddressMap.OfInt memo) {
+    int b = memo.get(t.id());
+    if (b == -1) {
+      b = t.isVoid() ? -2 : (int) Math.min(Integer.MAX_VALUE, vectorBits(t));
+      memo.putIfAbsent(t.id(), b);
+    }
+    return b;
   }
 
   /** {@code f}'s {@code "min-legal-vector-width"} (0 when absent or malformed). */

@@ -109,8 +109,14 @@ public final class MaskDemotion {
       // masks blend (32 unless 64-bit lanes are the majority)
       int lanes32 = 0;
       int lanes64 = 0;
+      // (each block's instructions as this walk found them, walked again below: the objects keep their opcodes,
+      // and the later walks would meet only instructions this rewriting inserts, which they skip; issue 16)
+      List<List<Value>> blockInsts = new ArrayList<>(order.size());
       for (Block bb : order) {
+        List<Value> insts = new ArrayList<>();
+        blockInsts.add(insts);
         for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
+          insts.add(i);
           Opcode op = i.opcode();
           if (isMask(i) && (op == Opcode.AND || op == Opcode.OR || op == Opcode.XOR || op == Opcode.PHI || op == Opcode.SELECT)) {
             convertible.put(i.id(), i);
@@ -128,8 +134,8 @@ public final class MaskDemotion {
         b = builder;
         // phis first (their incoming values may come later in the order), then everything in order
         List<Value> phis = new ArrayList<>();
-        for (Block bb : order) {
-          for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
+        for (List<Value> insts : blockInsts) {
+          for (Value i : insts) {
             if (i.opcode() != Opcode.PHI) break;
             if (convertible.get(i.id()) == null) continue;
             Value np = b.before(i).phi(wideTy, i.name());
@@ -137,9 +143,7 @@ public final class MaskDemotion {
             phis.add(i);
           }
         }
-        for (Block bb : order) {
-          List<Value> insts = new ArrayList<>();
-          for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) insts.add(i);
+        for (List<Value> insts : blockInsts) {
           for (Value i : insts) {
             Opcode op = i.opcode();
             if (op == Opcode.PHI) continue;

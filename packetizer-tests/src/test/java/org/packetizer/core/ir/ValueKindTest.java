@@ -50,7 +50,7 @@ class ValueKindTest {
       work.addAll(m.globals());
       work.addAll(m.functions());
       for (LLVMValueRef a = LLVMGetFirstGlobalAlias(m.ref()); is(a); a = LLVMGetNextGlobalAlias(a)) work.add(Value.of(a));
-      int[] counts = new int[8];
+      int[] counts = new int[9];
       while (!work.isEmpty()) {
         Value v = work.pop();
         if (!seen.add(v.id())) continue;
@@ -69,6 +69,21 @@ class ValueKindTest {
         Opcode expected = is(LLVMIsAInstruction(r)) ? Opcode.of(LLVMGetInstructionOpcode(r))
             : is(LLVMIsAConstantExpr(r)) ? Opcode.of(LLVMGetConstOpcode(r)) : Opcode.UNKNOWN;
         assertEquals(expected, v.opcode(), what);
+        // asked again: the object keeps its kind and opcode (issue 16, twenty-first round); the basic-block test
+        // reads the kind too
+        assertEquals(expected, v.opcode(), what);
+        assertEquals(LLVMGetValueKind(r), v.valueKind(), what);
+        assertEquals(LLVMValueIsBasicBlock(r) != 0, v.isBasicBlockValue(), what);
+        assertEquals(is(LLVMIsAInstruction(r)), v.isInstruction(), what);
+        if (!v.isBasicBlockValue() && !v.isMetadataAsValue()) {
+          Type t = v.type();
+          int tk = LLVMGetTypeKind(LLVMTypeOf(r));
+          assertEquals(tk == LLVMVectorTypeKind, t.isVector(), what);
+          assertEquals(tk == LLVMStructTypeKind, t.isStruct(), what);
+          assertEquals(tk == LLVMPointerTypeKind, t.isPointer(), what);
+          assertEquals(tk == LLVMVoidTypeKind, t.isVoid(), what);
+          assertEquals(tk == LLVMFloatTypeKind, t.isFloat(), what);
+        }
         if (v.isInstruction()) counts[0]++;
         if (v.isArgument()) counts[1]++;
         if (v.isFunction()) counts[2]++;
@@ -82,6 +97,7 @@ class ValueKindTest {
           work.addAll(f.params());
           for (Block b : f.blocks()) for (Value i = b.firstInstruction(); i != null; i = i.nextInstruction()) work.add(i);
         }
+        if (v.isBasicBlockValue()) counts[8]++;
         if (v.isMetadataAsValue() || v.isBasicBlockValue()) continue;
         for (int k = 0; k < v.numOperands(); k++) {
           Value o = v.operand(k);
