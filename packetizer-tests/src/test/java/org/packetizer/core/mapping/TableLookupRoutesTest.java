@@ -47,38 +47,15 @@ class TableLookupRoutesTest {
   @ParameterizedTest(name = "{0} W={1} N={2}")
   @MethodSource("cases")
   void everyIndexInEveryLaneReadsItsEntry(TableLookup.Route r, int w, int n) throws Throwable {
-    String feat = r == TableLookup.Route.PERMUTE ? "avx512f" : "avx2";
-    Assumptions.assumeTrue(org.packetizer.core.ir.Llvm.hostCpuFeatures().contains("+" + feat), "SKIPPED (LOUD): the host has no " + feat);
     SplittableRandom rnd = new SplittableRandom(0x22B + 31L * w + n);
-    long[] bits = new long[n];
-    for (int i = 0; i < n; i++) bits[i] = rnd.nextLong();
-    String vi = "<" + w + " x i32>", vl = "<" + w + " x i64>";
-    String ir = TableLookup.global("tab", bits)
-        + "define void @look(ptr %ip, ptr %op) #0 {\nentry:\n  %idx = load " + vi + ", ptr %ip, align 4\n"
-        + TableLookup.lookup(r, "%out", "tab", bits, "%idx", w)
-        + "  store " + vl + " %out, ptr %op, align 8\n  ret void\n}\n"
-        + TableLookup.declarations(r, w)
-        + "attributes #0 = { nounwind \"target-cpu\"=\"" + cpu(r) + "\" }\n";
-    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(ir, "look.ll"); Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
-      jit.addModule(m);
-      MethodHandle look = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("look")), FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
-      MemorySegment in = arena.allocate(4L * w, 64), out = arena.allocate(8L * w, 64);
-      List<String> bad = new ArrayList<>();
-      for (int call = 0; call < 4 * n; call++) {
-        int[] idx = new int[w];
-        for (int k = 0; k < w; k++) {
-          // calls 0..n-1: index (call + 5k) mod n, so that every index reaches every lane; then random
-          idx[k] = call < n ? (call + 5 * k) % n : rnd.nextInt(n);
-          in.setAtIndex(JAVA_INT, k, idx[k]);
-        }
-        look.invokeExact(in, out);
-        for (int k = 0; k < w && bad.size() < 10; k++) {
-          long got = out.getAtIndex(JAVA_LONG, k);
-          if (got != bits[idx[k]]) bad.add(String.format("lane %d index %d: 0x%016x, want 0x%016x", k, idx[k], got, bits[idx[k]]));
-        }
-      }
-      assertTrue(bad.isEmpty(), r + " W=" + w + " N=" + n + ":\n" + String.join("\n", bad));
-    }
+    long[] bits = tableFor(r, n, rnd);
+    String body = TableLookup.lookup(r, "%out", "tab", bits, "%in", w);
+    List<String> bad = runLookups(r, w, bits, "<" + w + " x i32>", body, 4, (call, k) -> {
+      // calls 0..n-1: index (call + 5k) mod n, so that every index reaches every lane; then random
+      int idx = call < n ? (call + 5 * k) % n : rnd.nextInt(n);
+      return new long[] {idx, idx};
+    });
+    assertTrue(bad.isEmpty(), r + " W=" + w + " N=" + n + ":\n" + String.join("\n", bad));
   }
 
   static Stream<Arguments> lowBitsCases() {
@@ -99,40 +76,65 @@ class TableLookupRoutesTest {
   @ParameterizedTest(name = "{0} W={1} N={2}")
   @MethodSource("lowBitsCases")
   void lookupByTheLowBitsOfA64BitKeyReadsItsEntry(TableLookup.Route r, int w, int n) throws Throwable {
-    String feat = r == TableLookup.Route.PERMUTE ? "avx512f" : "avx2";
-    Assumptions.assumeTrue(org.packetizer.core.ir.Llvm.hostCpuFeatures().contains("+" + feat), "SKIPPED (LOUD): the host has no " + feat);
     SplittableRandom rnd = new SplittableRandom(0x21E + 17L * w + n);
-    long[] bits = new long[n];
-    for (int i = 0; i < n; i++) bits[i] = rnd.nextLong();
+    long[] bits = tableFor(r, n, rnd);
     String vl = "<" + w + " x i64>";
-    String body = TableLookup.lookupByLowBits(r, "%out", "tab", bits, "%key", "%k32", "%idx", w);
+    String body = TableLookup.lookupByLowBits(r, "%out", "tab", bits, "%in", "%k32", "%idx", w);
     if (r == TableLookup.Route.GATHER) assertTrue(body.contains("@llvm.x86.avx2.gather.q.q.256") && !body.contains("trunc"), body);
     else assertTrue(body.contains("trunc " + vl) && !body.contains("gather.q.q"), body);
+    List<String> bad = runLookups(r, w, bits, vl, body, 8, (call, k) -> {
+      int idx = call < n ? (call + 5 * k) % n : rnd.nextInt(n);
+      return new long[] {(rnd.nextLong() & -(long) n) | idx, idx};
+    });
+    assertTrue(bad.isEmpty(), r + " W=" + w + " N=" + n + ":\n" + String.join("\n", bad));
+  }
+
+  /** The input lane {@code k} of call {@code call}: {@code {value passed, index of the entry it must read}}. */
+  interface LaneInput { long[] at(int call, int k); }
+
+  /** N random 64-bit entries (distinct halves) for route {@code r}, after assuming the host runs the route's ISA. */
+  static long[] tableFor(TableLookup.Route r, int n, SplittableRandom rnd) {
+    String feat = r == TableLookup.Route.PERMUTE ? "avx512f" : "avx2";
+    Assumptions.assumeTrue(org.packetizer.core.ir.Llvm.hostCpuFeatures().contains("+" + feat), "SKIPPED (LOUD): the host has no " + feat);
+    long[] bits = new long[n];
+    for (int i = 0; i < n; i++) bits[i] = rnd.nextLong();
+    return bits;
+  }
+
+  /**
+   * JIT-compiles {@code @look(in, out)}: loads {@code %in} of type {@code inType} (lanes of {@code inBytes} bytes), runs
+   * {@code body} (which defines {@code %out}, {@code <w x i64>}) for route {@code r}'s CPU, stores it; calls it 4·N times
+   * with the lanes {@code input} gives and returns the lanes whose entry differs from the table's (at most 10).
+   */
+  static List<String> runLookups(TableLookup.Route r, int w, long[] bits, String inType, String body, int inBytes, LaneInput input)
+      throws Throwable {
+    String vl = "<" + w + " x i64>";
     String ir = TableLookup.global("tab", bits)
-        + "define void @look(ptr %kp, ptr %op) #0 {\nentry:\n  %key = load " + vl + ", ptr %kp, align 8\n" + body
+        + "define void @look(ptr %ip, ptr %op) #0 {\nentry:\n  %in = load " + inType + ", ptr %ip, align " + inBytes + "\n" + body
         + "  store " + vl + " %out, ptr %op, align 8\n  ret void\n}\n"
         + TableLookup.declarations(r, w)
         + "attributes #0 = { nounwind \"target-cpu\"=\"" + cpu(r) + "\" }\n";
+    List<String> bad = new ArrayList<>();
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(ir, "look.ll"); Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
       jit.addModule(m);
       MethodHandle look = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("look")), FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
-      MemorySegment in = arena.allocate(8L * w, 64), out = arena.allocate(8L * w, 64);
-      List<String> bad = new ArrayList<>();
-      for (int call = 0; call < 4 * n; call++) {
-        long[] key = new long[w];
+      MemorySegment in = arena.allocate((long) inBytes * w, 64), out = arena.allocate(8L * w, 64);
+      for (int call = 0; call < 4 * bits.length; call++) {
+        long[][] lane = new long[w][];
         for (int k = 0; k < w; k++) {
-          int idx = call < n ? (call + 5 * k) % n : rnd.nextInt(n);
-          key[k] = (rnd.nextLong() & -(long) n) | idx;
-          in.setAtIndex(JAVA_LONG, k, key[k]);
+          lane[k] = input.at(call, k);
+          if (inBytes == 4) in.setAtIndex(JAVA_INT, k, (int) lane[k][0]);
+          else in.setAtIndex(JAVA_LONG, k, lane[k][0]);
         }
         look.invokeExact(in, out);
         for (int k = 0; k < w && bad.size() < 10; k++) {
-          long got = out.getAtIndex(JAVA_LONG, k), want = bits[(int) (key[k] & (n - 1))];
-          if (got != want) bad.add(String.format("lane %d key 0x%016x: 0x%016x, want 0x%016x", k, key[k], got, want));
+          long got = out.getAtIndex(JAVA_LONG, k), want = bits[(int) lane[k][1]];
+          if (got != want)
+            bad.add(String.format("lane %d input 0x%x: 0x%016x, want 0x%016x (entry %d)", k, lane[k][0], got, want, lane[k][1]));
         }
       }
-      assertTrue(bad.isEmpty(), r + " W=" + w + " N=" + n + ":\n" + String.join("\n", bad));
     }
+    return bad;
   }
 
   /**
