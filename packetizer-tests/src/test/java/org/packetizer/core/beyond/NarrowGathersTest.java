@@ -153,18 +153,27 @@ class NarrowGathersTest {
             long[] wl = mk != null && !mk[k] ? pts.wild(r) : null;
             for (int i = 0; i < n; i++) idx[i][k] = wl != null ? wl[i] : v[i][k];
           }
-          List<Object> args = new ArrayList<>();
-          args.add(null);
-          args.addAll(Arrays.asList(idx));
-          if (masked) args.add(mk);
-          CheckResult res = c.run(new Inputs(args, r.nextLong()));
-          assertTrue(res.passed(), () -> simd + " " + Arrays.deepToString(idx) + (mk == null ? "" : " " + Arrays.toString(mk)) + ":\n"
-              + res.report() + "\n" + m.function(simd).orElseThrow().print());
-          lanes += res.lanesCompared();
+          lanes += runPacket(c, m, simd, idx, mk, r);
         }
       }
       assertTrue(lanes > 0, simd);
     }
+  }
+
+  /**
+   * One call of {@code c} on the buffer (null: the check's own), the index arguments {@code idx} ({@code [argument][lane]})
+   * and the mask {@code mk} (null: unmasked); asserts that every active lane agrees (the packet function printed
+   * otherwise) and returns the lanes compared.
+   */
+  static int runPacket(DifferentialCheck c, LlvmModule m, String simd, Object[][] idx, boolean[] mk, SplittableRandom r) {
+    List<Object> args = new ArrayList<>();
+    args.add(null);
+    args.addAll(Arrays.asList(idx));
+    if (mk != null) args.add(mk);
+    CheckResult res = c.run(new Inputs(args, r.nextLong()));
+    assertTrue(res.passed(), () -> simd + " " + Arrays.deepToString(idx) + (mk == null ? "" : " " + Arrays.toString(mk)) + ":\n"
+        + res.report() + "\n" + m.function(simd).orElseThrow().print());
+    return res.lanesCompared();
   }
 
   static long wild(SplittableRandom r, int count, int elemBytes) {

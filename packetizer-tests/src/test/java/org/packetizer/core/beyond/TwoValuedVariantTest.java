@@ -14,9 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.packetizer.core.Packetizer;
 import org.packetizer.core.api.PacketizationResult;
 import org.packetizer.core.api.PacketizerOptions;
-import org.packetizer.core.check.CheckResult;
 import org.packetizer.core.check.DifferentialCheck;
-import org.packetizer.core.check.Inputs;
 import org.packetizer.core.check.ParamSpec;
 import org.packetizer.core.check.ParamSpec.Direction;
 import org.packetizer.core.check.ValueDomain;
@@ -132,14 +130,7 @@ class TwoValuedVariantTest {
                 }
               }
             }
-            List<Object> args = new ArrayList<>();
-            args.add(null);
-            args.addAll(Arrays.asList(idx));
-            if (masked) args.add(mk);
-            CheckResult res = c.run(new Inputs(args, r.nextLong()));
-            assertTrue(res.passed(), () -> simd + " " + Arrays.deepToString(idx) + (mk == null ? "" : " " + Arrays.toString(mk)) + ":\n"
-                + res.report() + "\n" + m.function(simd).orElseThrow().print());
-            lanes += res.lanesCompared();
+            lanes += NarrowGathersTest.runPacket(c, m, simd, idx, mk, r);
           }
         }
         assertTrue(lanes > 0, simd);
