@@ -71,3 +71,17 @@ int not_counter(float x, int limit) {
   }
   return 2 * i + 1;
 }
+
+/* a 32-bit counter that also feeds 64-bit arithmetic: clang's induction-variable widening makes the counter 64 bits and
+ * returns its truncation (trunc of the increment at the loop's exit), the shape of refill_kernels.c's traced (vu) */
+int count_trunc(float x, int limit) {
+  float z = x;
+  long h = 0;
+  int i = 0;
+  while (i < limit && z < 20.0f) {
+    h = h * 3 + i;
+    z = z * 1.05f + 0.4f + (float)(h & 7) * 0.01f;
+    i++;
+  }
+  return i;
+}

@@ -75,7 +75,14 @@ public final class Interleave {
 
   /** The estimate for one loop. */
   public record LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
-      int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill, int avx2Regs) {
+      int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill, int avx2Regs, boolean resultInCounter) {
+    /** An estimate whose refill result, if any, is carried as one more live value. */
+    public LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
+        int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill, int avx2Regs) {
+      this(header, latency, throughput, dataDependentExit, liveValues, registersNeeded, registers, choice, refill, avx2Refill,
+          avx2Regs, false);
+    }
+
     /** The estimate of a plain driver's loop. */
     public LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
         int registersNeeded, int registers, int choice) {
@@ -94,7 +101,8 @@ public final class Interleave {
       return String.format(Locale.ROOT, "loop at %%%s: recurrence latency %.1f cycles, throughput %.1f cycles per iteration%s,"
           + " %d live values%s (%d of %d vector registers at IC " + Math.max(2, choice) + ")%s -> IC %d", header, latency, throughput,
           !dataDependentExit ? "" : refill ? " (data-dependent exit; no charge: refill gives finished lanes new elements)"
-              : " (data-dependent exit)", liveValues, refill ? " and the lane's result" : "", registersNeeded, registers,
+              : " (data-dependent exit)", liveValues, !refill ? "" : resultInCounter ? " (the lane's result is the loop's counter,"
+              + " one of them)" : " and the lane's result", registersNeeded, registers,
           avx2Refill ? "; AVX2 refill rule: spills not charged, at most " + avx2Regs + " registers per value over the states"
               + (avx2Regs == AVX2_WIDE_MASK_REFILL_REGS ? " (Intel, sign-extended active masks, 32-bit lanes;"
                   + " -Dpacketizer.refill.avx2WideIc=false: " + AVX2_REFILL_REGS + ")" : "")
@@ -189,7 +197,7 @@ public final class Interleave {
    * iteration of each per step): the same estimates, but a loop whose exit depends on the data is not
    * charged {@link #DIVERGENCE_PENALTY} (a lane that finishes takes a new element instead of waiting for
    * the slowest of IC·W lanes), and each chain also carries the lane's result through the loop (one more
-   * live value).
+   * live value), unless the loop's counter holds it ({@link #resultInCounter}: the counter is a live value already).
    */
   public static Choice chooseForRefill(Function scalar, int w, int forced, List<org.packetizer.core.api.ParamKind> kinds) {
     return chooseForRefill(scalar, w, forced, kinds, null, null);
@@ -237,8 +245,11 @@ public final class Interleave {
     // register (two chains of 16 lanes around the exact math helpers were then not timed; timed in the thirteenth
     // round: ao W16 21-22 % and binomial W16 1-7 % faster, docs/performance.md)
     boolean lowThreshold = 2 * w <= 16 || !sixteenLaneLimit() || onlyCheapCalls(scalar);
+    boolean x86 = org.packetizer.core.ir.TargetArch.of(scalar.module().targetTriple()) == org.packetizer.core.ir.TargetArch.X86;
     for (Map.Entry<Block, Set<Block>> e : innermostLoops(scalar).entrySet()) {
-      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, family, uniformArgs, refill, lowThreshold));
+      boolean inCounter = refill && resultInCounter(scalar, e.getKey(), family, x86 && !arm);
+      loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, family, uniformArgs, refill, lowThreshold,
+          inCounter));
     }
     if (forced > 0) return new Choice(forced, true, loops);
     if (loops.isEmpty() && !refill && w * 32 <= regBits && 2 * w <= MAX_MATH_LANES && straightLineMathRule()) {
@@ -425,9 +436,23 @@ public final class Interleave {
     return calleeNames(f).stream().allMatch(callee -> CHEAP_INTRINSICS.stream().anyMatch(callee::startsWith));
   }
 
+  /**
+   * Whether the refill driver keeps the lane's result in the counter of the loop at {@code header} ({@link
+   * RefillDriver#counterResult} for the target, and {@link RefillSplit#counterSlot} finds the counter): then the hot loop
+   * carries no result, and the refill rule counts no live value for it (the counter is one of the header's phis already).
+   * {@code x86}: an x86 target.
+   */
+  static boolean resultInCounter(Function scalar, Block header, Latency.Family family, boolean x86) {
+    Type rt = scalar.returnType();
+    if (!rt.isInteger() || !RefillDriver.counterResult(x86, family)) return false;
+    return RefillSplit.counterSlot(header.phis(), RefillSplit.reachableAvoiding(header, header), rt) >= 0;
+  }
+
   private static LoopEstimate estimate(Block header, Set<Block> body, int w, int regBits, int registers, boolean arm,
       Latency.Family family,
-      Set<Long> uniformArgs, boolean refill, boolean lowThreshold) {
+      Set<Long> uniformArgs, boolean refill, boolean lowThreshold, boolean resultInCounter) {
+    // the refill body carries the lane's result as one more value, unless the loop's counter holds it
+    int result = refill && !resultInCounter ? 1 : 0;
     Set<Long> inLoop = new HashSet<>();
     for (Block b : body) inLoop.add(b.id());
     Map<Long, Value> instrs = new HashMap<>();
@@ -487,7 +512,7 @@ public final class Interleave {
         }
       }
     }
-    int needed = (2 * (live.size() + (refill ? 1 : 0) - shared) + shared) * regsPerValue;
+    int needed = (2 * (live.size() + result - shared) + shared) * regsPerValue;
     boolean dataExit = dataDependentExit(body, inLoop, instrs, uniformArgs);
     // registers beyond the target's are spilled: a store and a reload per iteration each, charged to
     // the two chains' throughput at SPILL_CYCLES per spilled register; beyond twice the registers, no.
@@ -520,13 +545,13 @@ public final class Interleave {
         if (fewer / more >= MIN_GAIN) best = ic;
         else break;
       }
-      int neededAt = (Math.max(2, best) * (live.size() + 1 - shared) + shared) * regsPerValue;
+      int neededAt = (Math.max(2, best) * (live.size() + result - shared) + shared) * regsPerValue;
       return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(), neededAt, registers, best, true,
-          true, cap);
+          true, cap, resultInCounter);
     }
     if (refill && choice == 2) {
       // the refill body may take 4 chains: the same estimate at IC 4 against IC 2 (measured: docs/performance.md)
-      int needed4 = (4 * (live.size() + 1 - shared) + shared) * regsPerValue;
+      int needed4 = (4 * (live.size() + result - shared) + shared) * regsPerValue;
       double four = Math.max(latency, 4 * throughput + Math.max(0, needed4 - registers) * SPILL_CYCLES) / 4;
       if (four > 0 && two / four >= MIN_GAIN && needed4 <= 2 * registers) {
         choice = 4;
@@ -534,7 +559,7 @@ public final class Interleave {
       }
     }
     return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(),
-        needed, registers, choice, refill, false);
+        needed, registers, choice, refill, false, 0, resultInCounter);
   }
 
   /**

@@ -256,19 +256,22 @@ public final class RefillDriver {
    * the lane leaves, like mandelbrot's iteration count) keeps the result in the counter's slot of the state instead
    * of carrying a result through the iterations: no result phi, no blend of the result per iteration and set (and on
    * AVX2 no spill and reload of it with four sets); the counter takes iter's new value only in the lanes in the loop.
-   * {@code auto}, the default: on for Intel CPUs without AVX-512 ({@link Latency.Family#INTEL}, measured on this
-   * project's Intel host, docs/performance.md "The result in the counter"); off elsewhere (AVX-512 keeps its results
-   * at the round, AMD not measured; and off where {@code -Dpacketizer.refill.resultAtRound=true} asks for the results at
-   * the round). {@code -Dpacketizer.refill.counterResult=auto|true|false} (true: every target, taking precedence over
-   * the results at the round; read whenever a driver is built). A loop without such a counter is not affected.
+   * {@code auto}, the default: on for Intel's x86 CPUs ({@link Latency.Family#INTEL}), with and without AVX-512 (measured
+   * on this project's Intel host, docs/performance.md "The result in the counter": AVX2 in the twenty-first round,
+   * AVX-512 against its results at the round in the twenty-second, where the counter also takes precedence over them);
+   * off elsewhere (AMD not measured: its AVX2 carries the result, its AVX-512 computes it at the round; and off where
+   * {@code -Dpacketizer.refill.resultAtRound=true} asks for the results at the round by name). {@code
+   * -Dpacketizer.refill.counterResult=auto|true|false} (true: every target, taking precedence over the results at the
+   * round; read whenever a driver is built). A loop without such a counter is not affected. {@code x86}: the driver's
+   * target is x86 (the choice no longer depends on AVX-512).
    */
-  static boolean counterResult(boolean x86NoAvx512, Latency.Family family) {
+  static boolean counterResult(boolean x86, Latency.Family family) {
     String v = System.getProperty("packetizer.refill.counterResult", "auto").strip();
     if (!v.equals("auto") && !v.equals("true") && !v.equals("false")) {
       throw new IllegalArgumentException("packetizer.refill.counterResult: expected auto, true or false, not " + v);
     }
     // (auto steps aside where the results at the round are asked for by name: -Dpacketizer.refill.resultAtRound=true)
-    return v.equals("true") || v.equals("auto") && x86NoAvx512 && family == Latency.Family.INTEL
+    return v.equals("true") || v.equals("auto") && x86 && family == Latency.Family.INTEL
         && !"true".equals(System.getProperty("packetizer.refill.resultAtRound"));
   }
 
@@ -380,7 +383,7 @@ public final class RefillDriver {
     boolean x86 = org.packetizer.core.ir.TargetArch.of(module.targetTriple()) == org.packetizer.core.ir.TargetArch.X86;
     Latency.Family family = Latency.family(Interleave.registers(scalar, options.targetCpu().orElse(null),
         options.targetFeatures().orElse(null)).cpu(), false);
-    Object s = RefillSplit.split(module, scalar, kinds, options, iterBudget(w), counterResult(x86 && !avx512, family));
+    Object s = RefillSplit.split(module, scalar, kinds, options, iterBudget(w), counterResult(x86, family));
     if (s instanceof RefillSplit.Refusal r) {
       return new Outcome(false, note(fn, "lane refill not used (" + mode + "): " + r.reason() + "; plain driver"));
     }

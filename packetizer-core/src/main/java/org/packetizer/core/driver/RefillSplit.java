@@ -285,7 +285,9 @@ final class RefillSplit {
     if (rets.isEmpty()) return -1;
     for (int k = 0; k < headerPhis.size(); k++) {
       Value c = headerPhis.get(k);
-      if (!c.type().equals(rt)) continue;
+      // the result's type, or a wider integer whose truncation the function returns (a 32-bit counter that clang's
+      // induction-variable widening made 64 bits: it returns trunc of the wide counter)
+      if (!c.type().equals(rt) && !(c.type().isInteger() && c.type().intWidth() > rt.intWidth())) continue;
       Value cn = null;
       boolean one = true;
       for (int i = 0; i < c.incomingCount(); i++) {
@@ -326,6 +328,8 @@ final class RefillSplit {
    */
   private static boolean leavesWith(Value r, Value c, Value cn, Set<Block> iterRegion, Set<Value> seen) {
     if (r.equals(c) || r.equals(cn)) return true;
+    Value wide = truncOf(r, c);
+    if (wide != null) return leavesWith(wide, c, cn, iterRegion, seen);
     if (!r.isInstruction() || r.opcode() != Opcode.PHI || !seen.add(r)) return false;
     Block e = r.block().orElse(null);
     if (e == null || !iterRegion.contains(e)) return false;
@@ -336,6 +340,17 @@ final class RefillSplit {
       if (!equalOnEdge(from, e, cn, v) && !leavesWith(v, c, cn, iterRegion, seen)) return false;
     }
     return true;
+  }
+
+  /**
+   * The operand of {@code r} where {@code r} is a {@code trunc} of a value of the counter {@code c}'s type (the counter
+   * wider than the result, {@link #counterSlot}: the counter, its increment, or a phi of such values after the loop,
+   * the LCSSA phi the preparation puts at the loop's exit), else null.
+   */
+  static Value truncOf(Value r, Value c) {
+    if (!r.isInstruction() || r.opcode() != Opcode.TRUNC || r.type().equals(c.type())) return null;
+    Value o = r.operand(0);
+    return o.type().equals(c.type()) ? o : null;
   }
 
   /** Whether the branch from {@code from} to {@code to} is taken only when {@code cn == v}. */
@@ -475,7 +490,7 @@ final class RefillSplit {
   }
 
   /** Blocks reachable from {@code start} without passing through {@code cut} (start included). */
-  private static Set<Block> reachableAvoiding(Block start, Block cut) {
+  static Set<Block> reachableAvoiding(Block start, Block cut) {
     Set<Block> seen = new LinkedHashSet<>();
     ArrayDeque<Block> work = new ArrayDeque<>();
     seen.add(start);
@@ -736,6 +751,8 @@ final class RefillSplit {
 
     private Value counterFlag(IrBuilder b, Value r, Value c, Value cn, Map<Value, Value> done) {
       Type t = c.type();
+      Value wide = truncOf(r, c);
+      if (wide != null) r = wide; // (the result the counter's truncation: the flag is the wide counter's)
       if (r.equals(c)) return b.constNull(t);
       if (r.equals(cn)) return b.allOnes(t);
       if (!r.isInstruction() || r.opcode() != Opcode.PHI) {

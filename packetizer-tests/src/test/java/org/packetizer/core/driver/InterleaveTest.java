@@ -151,6 +151,13 @@ class InterleaveTest {
     }
   }
 
+  /** The N of "(N of R vector registers at IC k)" in a loop estimate's remark. */
+  static int registersAtIc(String remark) {
+    java.util.regex.Matcher mm = java.util.regex.Pattern.compile("\\((\\d+) of \\d+ vector registers at IC").matcher(remark);
+    assertTrue(mm.find(), remark);
+    return Integer.parseInt(mm.group(1));
+  }
+
   @Test
   void theRemarkNamesTheLoopTheEstimatesAndTheChoice() {
     try (LlvmContext ctx = LlvmContext.create();
@@ -191,7 +198,7 @@ class InterleaveTest {
       assertTrue(remarks.stream().anyMatch(x -> x.message().startsWith("interleave count 2") && x.message().endsWith("-> IC 2")),
           remarks.toString());
       // refill drivers follow the rule's refill variant: no charge for the data-dependent exit (lanes are refilled),
-      // the lane's result counted as one more live value; two refill states per step
+      // the lane's result counted as one more live value unless the loop's counter holds it; four refill states per step
       remarks.clear();
       new Packetizer(PacketizerOptions.builder().width(8).params("vvu").arrayDriver("esc_refill").refill(Refill.ON)
           .remarks(remarks::add).build()).run(m, "escape", "escape_r8");
@@ -199,8 +206,23 @@ class InterleaveTest {
           .orElseThrow(() -> new AssertionError(remarks.toString()));
       // (latency 21 cycles, throughput 4: four chains, registers spilled a little on AVX2's 16)
       assertTrue(rnote.startsWith("refill body: interleave count 4 (32 elements per step as 4 chains of 8 lanes): loop "), rnote);
+      // escape returns its counter: on Intel the refill driver keeps the result in it (RefillDriver.counterResult), so the
+      // rule counts no value for the result (twenty-second round); with -Dpacketizer.refill.counterResult=false the
+      // result is carried, one more live value per state: four more registers at IC 4
       assertTrue(rnote.contains("(data-dependent exit; no charge: refill gives finished lanes new elements)")
-          && rnote.contains("live values and the lane's result") && rnote.endsWith("-> IC 4"), rnote);
+          && rnote.contains("live values (the lane's result is the loop's counter, one of them)") && rnote.endsWith("-> IC 4"), rnote);
+      remarks.clear();
+      System.setProperty("packetizer.refill.counterResult", "false");
+      try {
+        new Packetizer(PacketizerOptions.builder().width(8).params("vvu").arrayDriver("esc_refill_carried").refill(Refill.ON)
+            .remarks(remarks::add).build()).run(m, "escape", "escape_r8c");
+      } finally {
+        System.clearProperty("packetizer.refill.counterResult");
+      }
+      String carried = remarks.stream().map(Remark::message).filter(x -> x.startsWith("refill body: interleave count")).findFirst()
+          .orElseThrow(() -> new AssertionError(remarks.toString()));
+      assertTrue(carried.contains("live values and the lane's result") && carried.endsWith("-> IC 4"), carried);
+      assertEquals(registersAtIc(rnote) + 4, registersAtIc(carried), rnote + " / " + carried);
       assertTrue(remarks.stream().anyMatch(x -> x.message().startsWith("lane refill (--refill) at")
           && x.message().contains("4 independent sets of 8 lanes")), remarks.toString());
       // W16 on AVX2 (haswell, Intel): two registers per value; with the wide active masks a 32-bit state may take 8

@@ -36,6 +36,7 @@ import org.packetizer.core.api.PacketizerOptions;
 import org.packetizer.core.api.Refill;
 import org.packetizer.core.api.Remark;
 import org.packetizer.core.ir.LlvmContext;
+import org.packetizer.core.ir.Function;
 import org.packetizer.core.ir.LlvmModule;
 import org.packetizer.core.jit.Jit;
 import org.packetizer.core.toolchain.BundledClang;
@@ -234,6 +235,9 @@ class RefillDriverJitTest {
       if (march.equals("haswell")) {
         assertTrue(remarks.stream().anyMatch(r -> r.message().contains(PERMUTE_REMARK)), remarks.toString());
       }
+      // traced returns its counter, which clang widened to 64 bits (the truncation of the increment): the counter holds
+      // the result on Intel (haswell, skylake-avx512; RefillDriver.counterResult's auto), not on baseline x86-64
+      assertEquals(!march.isEmpty(), remarks.stream().anyMatch(r -> r.message().contains(COUNTER_REMARK)), remarks.toString());
       try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
         jit.addModule(m);
         MethodHandle driver = C.downcallHandle(MemorySegment.ofAddress(jit.lookup("traced_map")),
@@ -706,7 +710,9 @@ class RefillDriverJitTest {
     Manifest.Entry e = mf.require(k.name());
     List<Remark> remarks = new ArrayList<>();
     try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(mf.bitcode(e), e.bitcode())) {
-      if (cpu != null) retarget(m, k.name(), cpu, cpu.equals("skylake-avx512") ? AVX512_FEATURES : AVX2_FEATURES);
+      if (cpu != null) {
+        retarget(m, k.name(), cpu, cpu.equals("skylake-avx512") || cpu.equals("znver4") ? AVX512_FEATURES : AVX2_FEATURES);
+      }
       packetizeWithRefill(m, k, w, ic, remarks);
       judge.accept(remarks);
       try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
@@ -718,6 +724,7 @@ class RefillDriverJitTest {
 
   /** The CPU a route of these tests compiles the bundled kernels for (null: baseline x86-64, as bundled). */
   static String routeCpu(String route) {
+    if (route.equals("avx512-amd")) return "znver4";
     if (route.startsWith("avx512")) return "skylake-avx512";
     return route.equals("haswell") ? "haswell" : null;
   }
@@ -864,17 +871,20 @@ class RefillDriverJitTest {
       new K("count_down", "vu", "fi", 'i', -3, 8),
       new K("count_step", "vu", "fi", 'l', -3, 3),
       new K("count_div", "vv", "ii", 'i', -1000, 1000),
+      new K("count_trunc", "vu", "fi", 'i', -4, 22),
       new K("not_counter", "vu", "fi", 'i', -10, 45));
 
   static final String COUNTER_REMARK = "the result is the loop's counter as a lane leaves it";
 
   /**
    * The result kept in the loop's counter ({@code RefillDriver.counterResult}, {@code RefillSplit.counterSlot}): by default
-   * on Intel AVX2 CPUs ({@code haswell}, {@code skylake}), forced on for baseline x86-64 (scalar moves, i1 masks) and for
-   * AVX-512 (where it takes the place of the results at the round), by default off on AVX-512 and with the knob off on
-   * haswell. The kernels of {@code driver/counter_kernels.c} compiled by the bundled clang -O2 for the route's CPU (the
+   * on Intel CPUs, AVX2 ({@code haswell}, {@code skylake}) and, since the twenty-second round, AVX-512 ({@code avx512},
+   * where it takes the place of the results at the round), forced on for baseline x86-64 (scalar moves, i1 masks), by
+   * default off on AMD's AVX-512 ({@code avx512-amd}: the functions' CPU named znver4) and with the knob off on haswell
+   * and AVX-512. The kernels of {@code driver/counter_kernels.c} compiled by the bundled clang -O2 for the route's CPU (the
    * counter before its increment at one exit and the limit compared equal to the increment at the other, the increment at
-   * both, a counter stepping down by 3, a 64-bit counter stepping by 2 next to 32-bit state, masked iterations, and a loop
+   * both, a counter stepping down by 3, a 64-bit counter stepping by 2 next to 32-bit state, masked iterations, a 32-bit
+   * counter widened to 64 bits by clang and returned truncated, and a loop
    * whose result is computed from the counter, which must keep the carried result) and the bundled mandelbrot and julia
    * (counters) and march (not) retargeted; the remark names the counter exactly where it is used. W = 4, 8, 16 with one,
    * two and four refill states; every element equal to the scalar function's, n from 0 to 3·IC·W+1, 97 and 10·IC·W+3,
@@ -884,13 +894,19 @@ class RefillDriverJitTest {
   @MethodSource("counterCases")
   void counterResultsMatchTheScalarFunction(int w, String route, String knob) throws Throwable {
     Path bc = kernelsFor(route, "counter_kernels.c");
-    boolean on = knob.equals("true") || knob.equals("auto") && (route.equals("haswell") || route.equals("skylake"));
+    // auto: Intel, AVX2 and (since the twenty-second round) AVX-512; not AMD (avx512-amd: the AVX-512 code with the
+    // functions' CPU named znver4, so that it runs on any AVX-512 host)
+    boolean on = knob.equals("true") || knob.equals("auto") && (route.equals("haswell") || route.equals("skylake")
+        || route.equals("avx512"));
     System.setProperty("packetizer.refill.counterResult", knob);
     try {
       for (int ic : new int[] {1, 2, 4}) {
         if (ic == 4 && w == 16) continue;
         List<Integer> ns = sizes(ic * w);
         try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(bc)) {
+          if (route.equals("avx512-amd")) {
+            for (Function f : m.functions()) if (!f.isDeclaration()) f.setStringAttribute("target-cpu", "znver4");
+          }
           List<Remark> remarks = new ArrayList<>();
           for (K k : COUNTER_KERNELS) {
             packetizeWithRefill(m, k, w, ic, remarks);
@@ -924,6 +940,9 @@ class RefillDriverJitTest {
     out.add(Arguments.of(8, "baseline", "true"));
     out.add(Arguments.of(16, "baseline", "true"));
     out.add(Arguments.of(8, "avx512", "auto"));
+    out.add(Arguments.of(16, "avx512", "auto"));
+    out.add(Arguments.of(8, "avx512-amd", "auto"));
+    out.add(Arguments.of(8, "avx512", "false"));
     out.add(Arguments.of(8, "avx512", "true"));
     out.add(Arguments.of(16, "avx512", "true"));
     return out.stream();
@@ -1086,7 +1105,7 @@ class RefillDriverJitTest {
               case "stack_slot" -> 20;
               case "saxpy" -> 1.75f;
               case "vsum" -> 150;
-              case "count_early", "count_late", "count_down", "count_step", "not_counter" -> 45;
+              case "count_early", "count_late", "count_down", "count_step", "count_trunc", "not_counter" -> 45;
               default -> throw new IllegalStateException(k.name());
             };
           }
