@@ -132,6 +132,34 @@ public final class RefillDriver {
    * {@code -Dpacketizer.refill.blockScale} overrides it, for measurement.
    */
   static final int BLOCK_SCALE = Integer.getInteger("packetizer.refill.blockScale", 4);
+
+  /**
+   * The block rule's constant c for the AVX2 permutation rounds on Intel CPUs ({@link Latency.Family#INTEL}): 8. There a
+   * round is dearer against a driver step than on AVX-512 (per state the branch-free stores of W results, the masked
+   * loads and the vpermd spread of each input: about 9 steps of four 16-lane states at W16, against 2-2.5 on AVX-512),
+   * so longer blocks pay; and the lanes of short elements idle up to k iterations, not k/2 (a lane takes a new element
+   * only at a round), which halves the model's √(2(b/a)·T). Measured on this project's Intel host (docs/performance.md
+   * "Longer blocks for the AVX2 rounds", twenty-second round; {@code bench-refill --march haswell}, c = 4 against 8 in
+   * nine alternated pairs): refill on random inputs mandelbrot W16 −4.3 % (9 of 9 pairs), W8 −3.4 %, julia −1.6..−4.3 %,
+   * march −2..−3 %, coherent inputs −1..−6 %; c = 16 and 32 slower on random inputs. AMD's AVX2 keeps {@link
+   * #BLOCK_SCALE} (not measured). {@code -Dpacketizer.refill.blockScale.avx2=C} (read when a driver is built) sets it;
+   * {@code -Dpacketizer.refill.blockScale} set by name is every route's constant, this one's included.
+   */
+  static int avx2BlockScale(Latency.Family family) {
+    if (System.getProperty("packetizer.refill.blockScale") != null) return BLOCK_SCALE;
+    String v = System.getProperty("packetizer.refill.blockScale.avx2");
+    if (v == null || v.isBlank()) return family == Latency.Family.INTEL ? AVX2_INTEL_BLOCK_SCALE : BLOCK_SCALE;
+    try {
+      int c = Integer.parseInt(v.strip());
+      if (c < 1) throw new NumberFormatException("below 1");
+      return c;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("packetizer.refill.blockScale.avx2: expected a whole number of at least 1, not " + v, e);
+    }
+  }
+
+  /** {@link #avx2BlockScale}'s default on Intel. */
+  static final int AVX2_INTEL_BLOCK_SCALE = 8;
   /**
    * AVX-512 refill rounds by compaction (vpcompress of the state, the lanes in the loop move to the front)
    * instead of the default register expand (the lanes stay, the new elements are spread into the free
@@ -453,6 +481,8 @@ public final class RefillDriver {
     boolean permute = !avx512 && !sve && feats.contains("+avx2") && x86PermuteRounds()
         && permutable(kinds, scalar.functionType().paramTypes(), w);
     boolean blocks = blocks(options, sve || rvv || x86Compact || permute && x86PermuteBlocks());
+    // the block rule's constant: the AVX2 permutation rounds' own on Intel (avx2BlockScale), else BLOCK_SCALE
+    int blockScale = !blocks ? 0 : permute && !sve && !rvv && !x86Compact ? avx2BlockScale(family) : BLOCK_SCALE;
     boolean atRound = whyMasked.isEmpty() && !scalar.returnType().isVoid() && resultAtRound(avx512);
     // x86 without AVX-512: the active mask in the hot loop as a packet of sign-extended integers (Intel: the default)
     boolean wide = x86 && !sve && !rvv && wideMask(!avx512, family);
@@ -464,7 +494,7 @@ public final class RefillDriver {
     }
     Emitter main = new Emitter(module, driver, prePacket, iterPacket, kinds, scalar.functionType().paramTypes(), scalar.returnType(),
         split, sizeT, w, expand, whyMasked.isEmpty(), !avx512 && !sve && !rvv, minFree(w, options), sve || rvv || x86Compact, sveBits,
-        blocks ? BLOCK_SCALE : 0, ic, permute).rvvCompress(rvv).resultAtRound(atRound).laneMask(maskElem)
+        blockScale, ic, permute).rvvCompress(rvv).resultAtRound(atRound).laneMask(maskElem)
         .counterResult(split.counterSlot());
     main.emit();
     boolean inCounter = main.counterResult;
@@ -496,7 +526,7 @@ public final class RefillDriver {
         + split.state().size() + " values of state per lane; "
         + (ic > 1 ? ic + " independent sets of " + w + " lanes, each with its own refill state, one iteration of each per step"
             + " (interleave count " + ic + "); " : "")
-        + (blocks ? "a refill round every k iterations, k = ⌊√(" + BLOCK_SCALE + "·T" + (split.budget() > 1 ? "/" + split.budget() : "")
+        + (blocks ? "a refill round every k iterations, k = ⌊√(" + blockScale + "·T" + (split.budget() > 1 ? "/" + split.budget() : "")
             + ")⌋ (1 to " + MAX_BLOCK + "), T the measured iterations per element, adapted at every round; " : "a refill round when " + minFree(w, options) + " of " + w
             + " lanes are free; ")
         + "free lanes take the next elements by "
