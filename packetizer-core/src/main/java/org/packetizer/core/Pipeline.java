@@ -537,9 +537,9 @@ final class Pipeline {
   private void mulShifts(PacketizationState state, Function packet) {
     String cpu = options.targetCpu().orElse(null);
     String features = options.targetFeatures().orElse(null);
-    String resolved = org.packetizer.core.wrapper.HardwareWidth.resolve(packet, cpu, features).cpu();
-    var done = org.packetizer.core.widen.MulShifts.run(packet, resolved, x86(packet),
-        MaskDemotion.hasMaskRegisters(packet, cpu, features));
+    var target = org.packetizer.core.wrapper.HardwareWidth.resolve(packet, cpu, features);
+    var done = org.packetizer.core.widen.MulShifts.run(packet, target.cpu(), x86(packet),
+        MaskDemotion.hasMaskRegisters(packet, cpu, features), Math.max(128, target.width() * 32));
     for (var d : done) state.remark(Remark.Kind.NOTE, null, null, d.message());
   }
 

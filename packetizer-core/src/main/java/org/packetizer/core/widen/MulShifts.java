@@ -290,25 +290,31 @@ public final class MulShifts {
     return depth * 2 <= latency && depth + 2 <= latency;
   }
 
-  /** One rewritten multiply, for the remark. */
+  /** One multiply rewritten (or kept for the loop's estimate), for the remark. */
   public record Rewrite(String block, String multiply, long constant, int bits, int depth, int ops, int latency, String cpu,
-      boolean recurrence) {
+      boolean recurrence, Estimate before, Estimate after, boolean rewritten) {
     /** The remark's text. */
     public String message() {
       String c = bits == 64 ? Long.toUnsignedString(constant) : Long.toString(constant & 0xFFFF_FFFFL);
-      return "multiply by a constant as shifts and adds: " + multiply + " (x * " + c + " = 0x"
-          + Long.toHexString(bits == 64 ? constant : constant & 0xFFFF_FFFFL) + ", " + bits + "-bit) in " + ops
-          + " shifts/adds/subtracts of depth " + depth + " cycles against the multiply's " + latency + " on " + cpu
-          + (recurrence ? ", on a loop-carried recurrence" : ", not on a recurrence (-Dpacketizer.mulShifts=true)")
-          + " (-Dpacketizer.mulShifts=false keeps the multiply)";
+      String head = rewritten ? "multiply by a constant as shifts and adds: " : "multiply by a constant kept (the loop would not get faster, or"
+          + " loads per lane through selects that LLVM would turn into branches): ";
+      String loop = before == null ? "" : String.format(Locale.ROOT, "; loop estimate %.1f -> %.1f cycles per iteration (recurrence %.1f"
+          + " -> %.1f, issue %.1f -> %.1f)", before.cycles(), after.cycles(), before.recurrence(), after.recurrence(),
+          before.throughput(), after.throughput());
+      return head + multiply + " (x * " + c + " = 0x" + Long.toHexString(bits == 64 ? constant : constant & 0xFFFF_FFFFL) + ", "
+          + bits + "-bit) in " + ops + " shifts/adds/subtracts of depth " + depth + " cycles against the multiply's " + latency
+          + " on " + cpu + (recurrence ? ", on a loop-carried recurrence" : ", not on a recurrence (-Dpacketizer.mulShifts=true)")
+          + loop + (rewritten ? " (-Dpacketizer.mulShifts=false keeps the multiply)" : " (-Dpacketizer.mulShifts=true rewrites it)");
     }
   }
 
   /**
    * Rewrites the multiplies of {@code f} as the knob and the target say; {@code cpu} the target's CPU name (null: not
-   * known), {@code x86} whether f's target is x86, {@code avx512} whether it has AVX-512. Returns what was rewritten.
+   * known), {@code x86} whether f's target is x86, {@code avx512} whether it has AVX-512, {@code registerBits} its
+   * vector registers' width. Returns what was rewritten, then the multiplies kept because the loop's estimate would not
+   * get faster ({@link Rewrite#rewritten} false).
    */
-  public static List<Rewrite> run(Function f, String cpu, boolean x86, boolean avx512) {
+  public static List<Rewrite> run(Function f, String cpu, boolean x86, boolean avx512, int registerBits) {
     String knob = knob();
     if (knob.equals("false")) return List.of();
     boolean force = knob.equals("true");
@@ -324,6 +330,7 @@ public final class MulShifts {
     }
     if (found.isEmpty()) return List.of();
     List<Rewrite> out = new ArrayList<>();
+    List<Rewrite> kept = new ArrayList<>();
     LlvmContext ctx = f.functionType().context();
     try (IrBuilder b = new IrBuilder(ctx)) {
       for (Value mul : found) {
@@ -333,8 +340,18 @@ public final class MulShifts {
         Plan p = plan(c, bits);
         if (p == null || p.ops() > maxOps(bits)) continue;
         int latency = multiplyLatency(family, bits, avx512);
-        boolean recurrence = onCycle(mul);
-        if (!force && (!recurrence || !pays(p.depth(), latency))) continue;
+        List<Value> cycle = cycle(mul);
+        boolean recurrence = !cycle.isEmpty();
+        Estimate before = recurrence ? estimate(mul, cycle, latency, registerBits, multiplyUops(family, bits, avx512)) : null;
+        Estimate after = before == null ? null : before.with(p, latency);
+        if (!force) {
+          if (!recurrence || !pays(p.depth(), latency)) continue;
+          if (after.cycles() > GAIN * before.cycles() || scalarSelects(mul)) {
+            kept.add(new Rewrite(mul.block().map(Block::name).orElse(""), mul.print().strip(), c, bits, p.depth(), p.ops(), latency,
+                cpuName, true, before, after, false));
+            continue;
+          }
+        }
         Value x = mul.operand(0).isConstant() ? mul.operand(1) : mul.operand(0);
         String text = mul.print().strip();
         String block = mul.block().map(Block::name).orElse("");
@@ -343,9 +360,10 @@ public final class MulShifts {
         r.copyNameFrom(mul);
         mul.replaceAllUsesWith(r);
         mul.eraseFromParent();
-        out.add(new Rewrite(block, text, c, bits, p.depth(), p.ops(), latency, cpuName, recurrence));
+        out.add(new Rewrite(block, text, c, bits, p.depth(), p.ops(), latency, cpuName, recurrence, before, after, true));
       }
     }
+    out.addAll(kept);
     return out;
   }
 
@@ -387,18 +405,139 @@ public final class MulShifts {
     return null;
   }
 
-  /** Whether {@code mul} is on a cycle of the SSA graph (its operands lead back to it through a phi). */
-  static boolean onCycle(Value mul) {
+  /**
+   * The shortest cycle of the SSA graph through {@code mul} (its operands leading back to it through a phi), as the
+   * instructions on it from an operand of mul back to mul; empty when mul is on no cycle.
+   */
+  static List<Value> cycle(Value mul) {
     Deque<Value> work = new ArrayDeque<>();
-    Set<Value> seen = new HashSet<>();
-    for (Value o : mul.operands()) if (o.isInstruction()) work.push(o);
+    java.util.Map<Value, Value> parent = new java.util.HashMap<>();
+    for (Value o : mul.operands()) {
+      if (o != null && o.isInstruction() && !parent.containsKey(o)) {
+        parent.put(o, mul);
+        work.add(o);
+      }
+    }
     int budget = 4096;
     while (!work.isEmpty() && budget-- > 0) {
-      Value v = work.pop();
-      if (v.equals(mul)) return true;
-      if (!seen.add(v)) continue;
-      for (Value o : v.operands()) if (o != null && o.isInstruction()) work.push(o);
+      Value v = work.poll();
+      if (v.equals(mul)) {
+        List<Value> path = new ArrayList<>();
+        for (Value u = parent.get(mul); u != null && !u.equals(mul); u = parent.get(u)) path.add(u);
+        path.add(mul);
+        return path;
+      }
+      for (Value o : v.operands()) {
+        if (o == null || !o.isInstruction()) continue;
+        if (o.equals(mul) && !parent.containsKey(mul)) {
+          parent.put(mul, v);
+          work.addFirst(mul);
+        } else if (!parent.containsKey(o)) {
+          parent.put(o, v);
+          work.add(o);
+        }
+      }
+    }
+    return List.of();
+  }
+
+  /** Whether {@code mul} is on a cycle of the SSA graph (a loop-carried recurrence). */
+  static boolean onCycle(Value mul) {
+    return !cycle(mul).isEmpty();
+  }
+
+  /**
+   * The loop estimate around a multiply on a recurrence: the recurrence's latency (the cycle's operations: the multiply
+   * at its latency, a phi 0, a load 5, anything else 1) and the issue cycles of the blocks the cycle runs through (the
+   * loop's common path: every vector operation one uop per register it spans, on {@code ports} vector ports; the
+   * multiply {@code mulUops} per register; scalar operations a quarter; phis, branches, freezes and bitcasts free).
+   */
+  record Estimate(double recurrence, double throughput, int parts, double ports, int mulUops) {
+    /** Cycles per iteration: the larger of the recurrence and the throughput. */
+    double cycles() { return Math.max(recurrence, throughput); }
+
+    /** The estimate with the multiply (latency lat) replaced by plan p. */
+    Estimate with(Plan p, int lat) {
+      return new Estimate(recurrence - lat + p.depth(), throughput + parts * (p.ops() - mulUops) / ports, parts, ports, mulUops);
+    }
+  }
+
+  /** How much faster the estimate must get for the rewrite (after / before at most this). */
+  static final double GAIN = 0.85;
+
+  static Estimate estimate(Value mul, List<Value> cycle, int lat, int registerBits, int mulUops) {
+    double rec = 0;
+    Set<Block> blocks = new java.util.LinkedHashSet<>();
+    for (Value v : cycle) {
+      rec += v.equals(mul) ? lat : v.opcode() == Opcode.PHI ? 0 : v.opcode() == Opcode.LOAD ? 5 : 1;
+      v.block().ifPresent(blocks::add);
+    }
+    double ports = registerBits >= 512 ? 2 : 3;
+    double uops = 0;
+    for (Block bb : blocks) {
+      for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
+        Opcode op = i.opcode();
+        if (op == Opcode.PHI || op == Opcode.BR || op == Opcode.FREEZE || op == Opcode.BITCAST && !i.type().isInteger()) continue;
+        int parts = parts(i, registerBits);
+        if (parts == 0) uops += 0.25;
+        else uops += op == Opcode.MUL ? parts * (i.equals(mul) || constantOf(i) != null ? mulUops : mulUops) : parts;
+      }
+    }
+    return new Estimate(rec, uops / ports, parts(mul, registerBits), ports, mulUops);
+  }
+
+  /**
+   * Whether the loop around {@code mul} (the blocks reachable from its block that reach it back) selects scalars, as the
+   * per-lane loads' address selects between a lane's address and a safe one, or gathers (which LLVM scalarizes into such
+   * selects where the target has no fast gathers): LLVM's x86 cmov conversion turns those selects into branches once the
+   * recurrence is shorter than their chain (strhash W4 on haswell at IC 1: 4 {@code cmov} became branches on the lane
+   * bits, random inputs 1.7x slower), so those loops keep the multiply.
+   */
+  static boolean scalarSelects(Value mul) {
+    Block home = mul.block().orElse(null);
+    if (home == null) return false;
+    Function f = home.parent();
+    java.util.Map<Block, List<Block>> preds = new java.util.HashMap<>();
+    for (Block b : f.blocks()) for (Block s : b.successors()) preds.computeIfAbsent(s, k -> new ArrayList<>()).add(b);
+    Set<Block> fwd = reach(home, Block::successors);
+    Set<Block> back = reach(home, b -> preds.getOrDefault(b, List.of()));
+    for (Block b : fwd) {
+      if (!back.contains(b)) continue;
+      for (Value i = b.firstInstruction(); i != null; i = i.nextInstruction()) {
+        if (i.opcode() == Opcode.SELECT && !i.type().isVector()) return true;
+        if (i.opcode() == Opcode.CALL && i.calledFunction().map(Function::name).orElse("").startsWith("llvm.masked.gather")) return true;
+      }
     }
     return false;
+  }
+
+  private static Set<Block> reach(Block from, java.util.function.Function<Block, List<Block>> next) {
+    Set<Block> seen = new HashSet<>();
+    Deque<Block> work = new ArrayDeque<>(List.of(from));
+    while (!work.isEmpty()) {
+      Block b = work.pop();
+      if (seen.add(b)) work.addAll(next.apply(b));
+    }
+    return seen;
+  }
+
+  /** Registers a vector result (or a vector operand, for compares to a scalar) spans; 0 for scalar operations. */
+  private static int parts(Value i, int registerBits) {
+    Type t = i.type();
+    if (!t.isVector()) {
+      Value o = i.numOperands() > 0 ? i.operand(0) : null;
+      if (o == null || !o.type().isVector()) return 0;
+      t = o.type();
+    }
+    Type e = t.elementType();
+    int bits = e.isInteger() ? Math.max(8, e.intWidth()) : e.isDouble() || e.isPointer() ? 64 : 32;
+    return Math.max(1, (bits * t.vectorSize() + registerBits - 1) / registerBits);
+  }
+
+  /** The multiply's uops per register: Intel vpmulld 2, vpmullq 3, emulated 64-bit about 8; else 1 (64-bit emulated 6). */
+  static int multiplyUops(CpuFamily family, int bits, boolean avx512) {
+    if (bits <= 32) return family == CpuFamily.INTEL ? 2 : 1;
+    if (avx512) return family == CpuFamily.INTEL ? 3 : 1;
+    return family == CpuFamily.INTEL ? 8 : 6;
   }
 }
