@@ -332,26 +332,42 @@ public final class MulShifts {
     List<Rewrite> out = new ArrayList<>();
     List<Rewrite> kept = new ArrayList<>();
     LlvmContext ctx = f.functionType().context();
-    try (IrBuilder b = new IrBuilder(ctx)) {
-      for (Value mul : found) {
-        int bits = mul.type().elementType().intWidth();
-        long c = constantOf(mul);
-        if (llvmLowers(c, bits)) continue;
-        Plan p = plan(c, bits);
-        if (p == null || p.ops() > maxOps(bits)) continue;
-        int latency = multiplyLatency(family, bits, avx512);
-        List<Value> cycle = cycle(mul);
-        boolean recurrence = !cycle.isEmpty();
-        Estimate before = recurrence ? estimate(mul, cycle, latency, registerBits, multiplyUops(family, bits, avx512)) : null;
-        Estimate after = before == null ? null : before.with(p, latency);
-        if (!force) {
-          if (!recurrence || !pays(p.depth(), latency)) continue;
-          if (after.cycles() > GAIN * before.cycles() || scalarSelects(mul)) {
-            kept.add(new Rewrite(mul.block().map(Block::name).orElse(""), mul.print().strip(), c, bits, p.depth(), p.ops(), latency,
-                cpuName, true, before, after, false));
-            continue;
-          }
+    // the candidates: plans within the budget whose depth pays against the multiply (all of them with the knob true)
+    java.util.Map<Value, Plan> plans = new java.util.LinkedHashMap<>();
+    for (Value mul : found) {
+      int bits = mul.type().elementType().intWidth();
+      long c = constantOf(mul);
+      if (llvmLowers(c, bits)) continue;
+      Plan p = plan(c, bits);
+      if (p == null || p.ops() > maxOps(bits)) continue;
+      if (force || pays(p.depth(), multiplyLatency(family, bits, avx512))) plans.put(mul, p);
+    }
+    List<Value> chosen = new ArrayList<>();
+    List<Estimate[]> estimates = new ArrayList<>();
+    for (var e : plans.entrySet()) {
+      Value mul = e.getKey();
+      int bits = mul.type().elementType().intWidth();
+      int latency = multiplyLatency(family, bits, avx512);
+      List<Value> cycle = cycle(mul);
+      Estimate[] est = cycle.isEmpty() ? null : estimate(mul, cycle, plans, latency, registerBits, multiplyUops(family, bits, avx512));
+      if (!force) {
+        if (est == null) continue;
+        if (est[1].cycles() > GAIN * est[0].cycles() || scalarSelects(mul)) {
+          Plan p = e.getValue();
+          kept.add(new Rewrite(mul.block().map(Block::name).orElse(""), mul.print().strip(), constantOf(mul), bits, p.depth(), p.ops(),
+              latency, cpuName, true, est[0], est[1], false));
+          continue;
         }
+      }
+      chosen.add(mul);
+      estimates.add(est);
+    }
+    try (IrBuilder b = new IrBuilder(ctx)) {
+      for (int k = 0; k < chosen.size(); k++) {
+        Value mul = chosen.get(k);
+        Estimate[] est = estimates.get(k);
+        Plan p = plans.get(mul);
+        int bits = mul.type().elementType().intWidth();
         Value x = mul.operand(0).isConstant() ? mul.operand(1) : mul.operand(0);
         String text = mul.print().strip();
         String block = mul.block().map(Block::name).orElse("");
@@ -360,7 +376,8 @@ public final class MulShifts {
         r.copyNameFrom(mul);
         mul.replaceAllUsesWith(r);
         mul.eraseFromParent();
-        out.add(new Rewrite(block, text, c, bits, p.depth(), p.ops(), latency, cpuName, recurrence, before, after, true));
+        out.add(new Rewrite(block, text, p.constant(), bits, p.depth(), p.ops(), multiplyLatency(family, bits, avx512), cpuName,
+            est != null, est == null ? null : est[0], est == null ? null : est[1], true));
       }
     }
     out.addAll(kept);
@@ -456,34 +473,38 @@ public final class MulShifts {
     /** Cycles per iteration: the larger of the recurrence and the throughput. */
     double cycles() { return Math.max(recurrence, throughput); }
 
-    /** The estimate with the multiply (latency lat) replaced by plan p. */
-    Estimate with(Plan p, int lat) {
-      return new Estimate(recurrence - lat + p.depth(), throughput + parts * (p.ops() - mulUops) / ports, parts, ports, mulUops);
-    }
   }
 
   /** How much faster the estimate must get for the rewrite (after / before at most this). */
   static final double GAIN = 0.85;
 
-  static Estimate estimate(Value mul, List<Value> cycle, int lat, int registerBits, int mulUops) {
-    double rec = 0;
+  /**
+   * The estimate before and after for {@code mul}'s loop, where every multiply in {@code plans} (the candidates: all
+   * that would be rewritten together) takes its plan's depth on the recurrence and its operations in the issue count.
+   */
+  static Estimate[] estimate(Value mul, List<Value> cycle, java.util.Map<Value, Plan> plans, int lat, int registerBits, int mulUops) {
+    double rec = 0, recAfter = 0;
     Set<Block> blocks = new java.util.LinkedHashSet<>();
     for (Value v : cycle) {
-      rec += v.equals(mul) ? lat : v.opcode() == Opcode.PHI ? 0 : v.opcode() == Opcode.LOAD ? 5 : 1;
+      double l = v.opcode() == Opcode.MUL ? lat : v.opcode() == Opcode.PHI ? 0 : v.opcode() == Opcode.LOAD ? 5 : 1;
+      rec += l;
+      recAfter += plans.containsKey(v) ? plans.get(v).depth() : l;
       v.block().ifPresent(blocks::add);
     }
     double ports = registerBits >= 512 ? 2 : 3;
-    double uops = 0;
+    double uops = 0, uopsAfter = 0;
     for (Block bb : blocks) {
       for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
         Opcode op = i.opcode();
         if (op == Opcode.PHI || op == Opcode.BR || op == Opcode.FREEZE || op == Opcode.BITCAST && !i.type().isInteger()) continue;
         int parts = parts(i, registerBits);
-        if (parts == 0) uops += 0.25;
-        else uops += op == Opcode.MUL ? parts * (i.equals(mul) || constantOf(i) != null ? mulUops : mulUops) : parts;
+        double u = parts == 0 ? 0.25 : op == Opcode.MUL ? parts * mulUops : parts;
+        uops += u;
+        uopsAfter += plans.containsKey(i) ? parts * plans.get(i).ops() : u;
       }
     }
-    return new Estimate(rec, uops / ports, parts(mul, registerBits), ports, mulUops);
+    int parts = parts(mul, registerBits);
+    return new Estimate[] {new Estimate(rec, uops / ports, parts, ports, mulUops), new Estimate(recAfter, uopsAfter / ports, parts, ports, mulUops)};
   }
 
   /**
