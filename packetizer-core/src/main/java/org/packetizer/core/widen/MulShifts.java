@@ -352,7 +352,7 @@ public final class MulShifts {
       Estimate[] est = cycle.isEmpty() ? null : estimate(mul, cycle, plans, latency, registerBits, multiplyUops(family, bits, avx512));
       if (!force) {
         if (est == null) continue;
-        if (est[1].cycles() > GAIN * est[0].cycles() || scalarSelects(mul)) {
+        if (!worthwhile(est) || scalarSelects(mul)) {
           Plan p = e.getValue();
           kept.add(new Rewrite(mul.block().map(Block::name).orElse(""), mul.print().strip(), constantOf(mul), bits, p.depth(), p.ops(),
               latency, cpuName, true, est[0], est[1], false));
@@ -467,7 +467,7 @@ public final class MulShifts {
    * The loop estimate around a multiply on a recurrence: the recurrence's latency (the cycle's operations: the multiply
    * at its latency, a phi 0, a load 5, anything else 1) and the issue cycles of the blocks the cycle runs through (the
    * loop's common path: every vector operation one uop per register it spans, on {@code ports} vector ports; the
-   * multiply {@code mulUops} per register; scalar operations a quarter; phis, branches, freezes and bitcasts free).
+   * multiply {@code mulUops} per register; scalar operations a quarter; 2 ports where the multiply's vector is 512 bits; phis, branches, freezes and bitcasts free).
    */
   record Estimate(double recurrence, double throughput, int parts, double ports, int mulUops) {
     /** Cycles per iteration: the larger of the recurrence and the throughput. */
@@ -477,6 +477,20 @@ public final class MulShifts {
 
   /** How much faster the estimate must get for the rewrite (after / before at most this). */
   static final double GAIN = 0.85;
+
+  /**
+   * Whether the estimate after the rewrite pays: at most {@link #GAIN} of the cycles before, and the issue cycles after
+   * at most half the recurrence before or at most 1.2 times the issue cycles before (64-bit multiplies without
+   * {@code vpmullq}: LLVM's emulation is about as many operations as the plan). The second condition because calls of a packet function are independent: the
+   * out-of-order core overlaps a short loop's recurrence with the next call's, so in a caller's loop the latency saved
+   * is only worth what the extra operations leave of it (measured on this host, a C harness over 65536 elements:
+   * FNV-1a 32 W8 haswell with 0-12 rounds, 4 multiplies per round, flat, 0-100 rounds -32 %; a sparse LCG's remainder
+   * loop with one multiply of 10 operations +13..+37 %; FNV-1a 64 W4 haswell -21..-37 %).
+   */
+  static boolean worthwhile(Estimate[] est) {
+    return est[1].cycles() <= GAIN * est[0].cycles()
+        && (est[1].throughput() <= est[0].recurrence() / 2 || est[1].throughput() <= 1.2 * est[0].throughput());
+  }
 
   /**
    * The estimate before and after for {@code mul}'s loop, where every multiply in {@code plans} (the candidates: all
@@ -491,7 +505,9 @@ public final class MulShifts {
       recAfter += plans.containsKey(v) ? plans.get(v).depth() : l;
       v.block().ifPresent(blocks::add);
     }
-    double ports = registerBits >= 512 ? 2 : 3;
+    // (512-bit operations issue on two vector ports of Intel's cores, narrower ones on three, whatever the registers)
+    Type mt = mul.type();
+    double ports = Math.min(registerBits, mt.elementType().intWidth() * mt.vectorSize()) >= 512 ? 2 : 3;
     double uops = 0, uopsAfter = 0;
     for (Block bb : blocks) {
       for (Value i = bb.firstInstruction(); i != null; i = i.nextInstruction()) {
