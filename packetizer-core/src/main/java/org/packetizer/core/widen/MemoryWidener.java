@@ -2219,7 +2219,7 @@ final class MemoryWidener extends EmissionPhase {
   /**
    * The bytes, relative to {@code inst}'s lanes' root ({@link #windowRoot}), that every lane reads whenever {@code inst}
    * runs: the span from the lowest to the end of the highest of the loads off the same root at constant offsets in
-   * {@code inst}'s block (with no call in the block, which might not return); null when there is no such root, the
+   * {@code inst}'s block (with no call in the block but to LLVM's intrinsics, which return); null when there is no such root, the
    * span is 4096 bytes or more, or a load is volatile. Within a span under 4096 bytes every page a 16-byte window
    * inside it touches holds one of those loads' bytes (a window crossing a page end starts in the page of the lowest
    * load and ends in the page of the highest), so the window reads no page the scalar code does not read.
@@ -2233,7 +2233,12 @@ final class MemoryWidener extends EmissionPhase {
     boolean self = false;
     for (Value i : st.ssa().instructions(sb)) {
       Opcode op = st.ssa().opcode(i);
-      if (op == Opcode.CALL) return null;
+      if (op == Opcode.CALL) {
+        // (LLVM's intrinsics return, llvm.fmuladd among them, but for the traps; any other call might not)
+        String callee = i.calledFunction().map(Function::name).orElse("");
+        if (!callee.startsWith("llvm.") || callee.contains("trap")) return null;
+        continue;
+      }
       if (op != Opcode.LOAD || i.isVolatile()) continue;
       Value p = i.operand(0);
       if (!p.type().equals(st.context().ptrType()) || !root.equals(windowRoot(p))) continue;
