@@ -6,12 +6,17 @@
 ; leave that span keep their inserts: c-96 all three, c+96 lanes 1 and 2 (lane 3's window ends at c+100).
 ; RUN: packetize -f f -w 4 --params uvv --target-cpu=x86-64-v2 --remarks
 ; CHECK-LABEL: define <4 x float> @f_simd4(ptr %g, <4 x i32> %x, <4 x i32> %y)
+; CHECK:       %vu = insertelement <4 x float> %{{.*}}, float %{{.*}}, i64 3
 ; CHECK:       %[[W1:.*]] = load <4 x float>, ptr %{{.*}}, align 4
 ; CHECK:       %lane.window = call <4 x float> @llvm.arithmetic.fence.v4f32(<4 x float> %[[W1]])
-; CHECK:       shufflevector <4 x float> %{{.*}}, <4 x float> %lane.window, <4 x i32> <i32 0, i32 5, i32 2, i32 3>
+; CHECK:       insertelement <4 x float> %lane.window, float %{{.*}}, i64 0
 ; CHECK:       %lane.window{{[0-9]+}} = call <4 x float> @llvm.arithmetic.fence.v4f32(
+; CHECK:       shufflevector <4 x float> %{{.*}}, <4 x float> %lane.window{{[0-9]+}}, <4 x i32> <i32 0, i32 1, i32 6,
 ; CHECK:       %lane.window{{[0-9]+}} = call <4 x float> @llvm.arithmetic.fence.v4f32(
 ; CHECK:       %vc = shufflevector <4 x float> %{{.*}}, <4 x float> %lane.window{{[0-9]+}}, <4 x i32> <i32 0, i32 1, i32 2, i32 7>
+; CHECK:       insertelement <4 x float> %{{.*}}, float %{{.*}}, i64 2
+; CHECK:       %lane.window{{[0-9]+}} = call <4 x float> @llvm.arithmetic.fence.v4f32(
+; CHECK:       %vd = shufflevector <4 x float> %{{.*}}, <4 x float> %lane.window{{[0-9]+}}, <4 x i32> <i32 0, i32 1, i32 2, i32 7>
 ; CHECK:       ret <4 x float>
 ; SHAPES:      per-lane loads: 3 of 3 lanes as shifted 16-byte loads and blends, not inserts (the bytes lie within offsets -96..100 of the root
 ; SHAPES:      per-lane loads: 1 of 3 lanes as shifted 16-byte loads and blends
