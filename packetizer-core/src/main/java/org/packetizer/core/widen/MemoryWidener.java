@@ -2180,9 +2180,9 @@ final class MemoryWidener extends EmissionPhase {
   }
 
   /**
-   * The knob of {@link #shiftedLoadsReason}: {@code -Dpacketizer.sseLaneLoads=auto|shifted|insert} (auto, the default:
-   * shifted loads on Intel's cores and the generic x86-64-v2 names with SSE4.1 and without AVX; shifted: on every x86
-   * target with SSE4.1 and without AVX, AMD included; insert: the inserts of before). Read at each use.
+   * The knob of {@link #shiftedLoadsReason}: {@code -Dpacketizer.sseLaneLoads=auto|shifted|insert} (auto, the default,
+   * and insert: the inserts; shifted: shifted loads and blends on every x86 target with SSE4.1 and without AVX). Read at
+   * each use.
    */
   static String sseLaneLoadsKnob() {
     return System.getProperty("packetizer.sseLaneLoads", "auto").strip().toLowerCase(java.util.Locale.ROOT);
@@ -2191,30 +2191,27 @@ final class MemoryWidener extends EmissionPhase {
   /**
    * Whether {@link #perLane}'s W = 4 loads of a 4-byte element ({@code float}, {@code i32}) into a 128-bit packet become
    * shifted vector loads and immediate blends ({@link #shiftedLoads}) instead of inserts, and why (for the remark); null
-   * when they do not. On Intel's cores every {@code insertps}/{@code pinsrd} takes the one shuffle port (port 5) and SSE
-   * has no broadcast from memory (the AVX route, {@link #laneBlendsReason}); a 16-byte {@code movups} from lane k's
-   * address minus 4k bytes puts the element in lane k with a load alone, and {@code blendps} with an immediate runs on
-   * three ports (two on Sandy Bridge). Needs SSE4.1 ({@code blendps}), not AVX (there the broadcasts need no page
-   * test), not when optimizing for size; not on AMD by default (two shuffle pipes; no AMD host measured).
+   * when they do not. Only with {@code -Dpacketizer.sseLaneLoads=shifted}: on Intel's cores an {@code insertps}/{@code
+   * pinsrd} takes the shuffle port and SSE has no broadcast from memory (the AVX route, {@link #laneBlendsReason}); a
+   * 16-byte {@code movups} from lane k's address minus 4k puts the element in lane k with a load alone and {@code blendps}
+   * runs on three ports, which llvm-mca's Haswell and Sapphire Rapids models count as faster for stencil W4, but timed on
+   * a Sapphire Rapids-class host the packet loop was 8-12 % slower than with the inserts (docs/performance.md, twenty-second
+   * round), so the default keeps the inserts. Needs SSE4.1 ({@code blendps}), not AVX, not the size mode.
    */
   private String shiftedLoadsReason(Type t, Type vt) {
-    String knob = sseLaneLoadsKnob();
-    if (knob.equals("insert") || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return null;
+    if (!sseLaneLoadsKnob().equals("shifted") || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return null;
     if (st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) return null;
     if (w != 4 || !(t.isFloat() || t.isInteger(32)) || !vt.isVector() || vt.vectorSize() != 4) return null;
     org.packetizer.core.wrapper.HardwareWidth.Target tg = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
         st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
     if (org.packetizer.core.wrapper.HardwareWidth.of(tg.cpu(), tg.features()) >= org.packetizer.core.wrapper.HardwareWidth.AVX) return null;
     if (PermuteLookup.isa(tg.cpu(), tg.features()).compareTo(PermuteLookup.Isa.SSE41) < 0) return null;
-    if (knob.equals("shifted")) return "-Dpacketizer.sseLaneLoads=shifted";
-    org.packetizer.core.wrapper.Latency.Family fam = org.packetizer.core.wrapper.Latency.family(tg.cpu(), false);
-    if (fam != org.packetizer.core.wrapper.Latency.Family.INTEL && fam != org.packetizer.core.wrapper.Latency.Family.SANDY_BRIDGE) return null;
     return SHIFTED_LOADS_REASON.replace("CPU", tg.cpu().isEmpty() ? "generic" : tg.cpu());
   }
 
-  static final String SHIFTED_LOADS_REASON = "the target (CPU) has SSE4.1 and no AVX: every insert takes the one shuffle"
-      + " port of Intel's cores and SSE has no broadcast from memory; a 16-byte load from lane k's address minus 4k bytes"
-      + " is a load alone and the blend runs on three ports (-Dpacketizer.sseLaneLoads=insert: inserts)";
+  static final String SHIFTED_LOADS_REASON = "-Dpacketizer.sseLaneLoads=shifted, and the target (CPU) has SSE4.1 and no AVX:"
+      + " a 16-byte load from lane k's address minus 4k bytes is a load alone and the blend runs on three ports, where an"
+      + " insert takes the shuffle port (measured slower than the inserts on a Sapphire Rapids-class host: not the default)";
 
   /**
    * The bytes, relative to {@code inst}'s lanes' root ({@link #windowRoot}), that every lane reads whenever {@code inst}

@@ -19,7 +19,7 @@ import org.packetizer.core.toolchain.ProcessResult;
 
 /**
  * Per-lane loads on SSE4.1 without AVX as shifted 16-byte loads and immediate blends (issue 16, twenty-second round)
- * from C: a 5x5-cross stencil, three ints two rows apart, three floats 20 bytes apart off a per-lane pointer, fields of a
+ * ({@code -Dpacketizer.sseLaneLoads=shifted}, not the default) from C: a 5x5-cross stencil, three ints two rows apart, three floats 20 bytes apart off a per-lane pointer, fields of a
  * struct through a per-lane pointer and a float table read at a computed index, written as a C programmer writes them,
  * compiled by the bundled clang at plain {@code -O2} for no CPU, packetized at W4 for {@code x86-64-v2} (SSE4.2), emitted by
  * the bundled {@code llc} (the stencil's and the spaced loads' packet functions have {@code blendps}/{@code pblendw} and
@@ -167,8 +167,15 @@ class SseLaneLoadsCallerTest {
       for (String[] k : new String[][] {{"cross5", "uvv"}, {"taps3", "uvv"}, {"spaced", "uv"}, {"energy", "uv"}, {"lut", "uv"}}) {
         assertEquals("x86-64", m.function(k[0]).orElseThrow().stringAttribute("target-cpu").orElse(""), "generic bitcode");
         List<String> remarks = new ArrayList<>();
-        new Packetizer(PacketizerOptions.builder().width(4).params(k[1]).verifyEachPhase(true).targetCpu(cpu).remarks(x -> remarks.add(x.message()))
-            .build()).run(m, k[0], k[0] + "_simd4");
+        // (the route is opt-in: -Dpacketizer.sseLaneLoads=shifted)
+        String before = System.setProperty("packetizer.sseLaneLoads", "shifted");
+        try {
+          new Packetizer(PacketizerOptions.builder().width(4).params(k[1]).verifyEachPhase(true).targetCpu(cpu).remarks(x -> remarks.add(x.message()))
+              .build()).run(m, k[0], k[0] + "_simd4");
+        } finally {
+          if (before == null) System.clearProperty("packetizer.sseLaneLoads");
+          else System.setProperty("packetizer.sseLaneLoads", before);
+        }
         boolean shifted = remarks.stream().anyMatch(x -> x.contains("lanes as shifted 16-byte loads and blends, not inserts"));
         // (the stencil, the taps and the spaced loads have a load inside their span; the table lookup is not a per-lane
         // root's; the struct's fields may take the neighbour windows instead: either route, checked by the calls)

@@ -61,9 +61,7 @@ class LaneBlendsTest {
       String ir = m.function(simd).orElseThrow().print();
       boolean blends = remarks.stream().anyMatch(x -> x.contains("broadcasts from memory and") && x.contains("blends, not inserts"));
       assertEquals(expectBlends(cpu), blends, () -> simd + ": " + remarks + "\n" + ir);
-      // (x86-64-v2 at W4, unmasked: the 4-byte loads inside their root's span as shifted windows, SseLaneLoadsTest)
-      boolean windows = cpu.equals("x86-64-v2") && w == 4 && !masked && (fn.equals("grid9") || fn.equals("taps_i"));
-      assertEquals(expectBlends(cpu) || windows, ir.contains("@llvm.arithmetic.fence"), () -> simd + "\n" + ir);
+      assertEquals(expectBlends(cpu), ir.contains("@llvm.arithmetic.fence"), () -> simd + "\n" + ir);
       NarrowGathersTest.checkLanes(m, fn, simd, w, masked, buffer, idxSpecs, pts, seed);
     }
   }
