@@ -29,14 +29,14 @@ import org.packetizer.core.toolchain.Manifest;
 public final class Benchmark {
   /** The packetizer's measurement knobs that reach the worker JVMs (docs/performance.md lists them). */
   private static final java.util.Set<String> WORKER_KNOBS = java.util.Set.of(
-      "packetizer.gathers", "packetizer.narrowGathers", "packetizer.laneBlends", "packetizer.expansionBudget", "packetizer.dynamicVariants", "packetizer.dynamicVariants.keepImpossible", "packetizer.dynamicVariants.offsets", "packetizer.dynamicVariants.twoValued", "packetizer.gatherOutsideLoops",
+      "packetizer.gathers", "packetizer.narrowGathers", "packetizer.laneBlends", "packetizer.sseLaneLoads", "packetizer.expansionBudget", "packetizer.dynamicVariants", "packetizer.dynamicVariants.keepImpossible", "packetizer.dynamicVariants.offsets", "packetizer.dynamicVariants.twoValued", "packetizer.gatherOutsideLoops",
       "packetizer.narrowCompares", "packetizer.maskBitsPhis", "packetizer.vectorCounters", "packetizer.vectorCounters.clamp", "packetizer.narrowCounterCompares",
       "packetizer.allActiveLaneLoads", "packetizer.libmLanes", "packetizer.fmodPow2",
       "packetizer.mathHelpers", "packetizer.mathHelpers.sharedCold", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups", "packetizer.permuteLookups", "packetizer.permuteLookupEntries", "packetizer.permuteLookupEntries.intel",
       "packetizer.tableLookup.pairs", "packetizer.tableLookup.perCpu",
       "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.byteWindows.laneOrder", "packetizer.byteWindows.slowLanes", "packetizer.byteWindows.inPage", "packetizer.ffm", "packetizer.ffm.after",
       "packetizer.splitLatchExits", "packetizer.loopAlign", "packetizer.optimize", "packetizer.sizeScalarLanes", "packetizer.sizeBudget", "packetizer.sizeLanesResult", "packetizer.sizeLanesArgs", "packetizer.sizeLanesLocals", "packetizer.sizeLanesMasked", "packetizer.exitConstants",
-      "packetizer.refill.avx2Ic", "packetizer.latency.perCpu", "packetizer.latency.genericNames", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
+      "packetizer.refill.avx2Ic", "packetizer.mulShifts", "packetizer.latency.perCpu", "packetizer.latency.genericNames", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.anyLaneBitTest", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
       "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
       "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor", "packetizer.refill.autoWatchLesser", "packetizer.refill.autoTrials", "packetizer.refill.autoPlainLeap", "packetizer.refill.autoConfirmFirst", "packetizer.refill.autoWatchSpacing", "packetizer.refill.autoWatchMaxLevel", "packetizer.refill.autoTripEstimate", "packetizer.refill.autoLoopShare", "packetizer.driverStackRealign", "packetizer.llvmOptions",
