@@ -29,7 +29,7 @@ import org.packetizer.core.toolchain.Manifest;
 public final class Benchmark {
   /** The packetizer's measurement knobs that reach the worker JVMs (docs/performance.md lists them). */
   private static final java.util.Set<String> WORKER_KNOBS = java.util.Set.of(
-      "packetizer.gathers", "packetizer.narrowGathers", "packetizer.laneBlends", "packetizer.expansionBudget", "packetizer.dynamicVariants", "packetizer.dynamicVariants.keepImpossible", "packetizer.dynamicVariants.offsets", "packetizer.dynamicVariants.twoValued", "packetizer.gatherOutsideLoops",
+      "packetizer.gathers", "packetizer.narrowGathers", "packetizer.laneBlends", "packetizer.sseLaneLoads", "packetizer.expansionBudget", "packetizer.dynamicVariants", "packetizer.dynamicVariants.keepImpossible", "packetizer.dynamicVariants.offsets", "packetizer.dynamicVariants.twoValued", "packetizer.gatherOutsideLoops",
       "packetizer.narrowCompares", "packetizer.maskBitsPhis", "packetizer.vectorCounters", "packetizer.vectorCounters.clamp", "packetizer.narrowCounterCompares",
       "packetizer.allActiveLaneLoads", "packetizer.libmLanes", "packetizer.fmodPow2",
       "packetizer.mathHelpers", "packetizer.mathHelpers.sharedCold", "packetizer.glibcMath", "packetizer.wordGathers", "packetizer.glibcPow", "packetizer.tableLookup", "packetizer.pairedLookups", "packetizer.permuteLookups", "packetizer.permuteLookupEntries", "packetizer.permuteLookupEntries.intel",

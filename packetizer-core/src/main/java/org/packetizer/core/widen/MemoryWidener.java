@@ -2149,6 +2149,14 @@ final class MemoryWidener extends EmissionPhase {
       return allActiveFastPath(inst, t, vt, align, lanePtr, bits, dummy);
     }
     String blends = blendsAllowed ? laneBlendsReason(t, vt) : null;
+    String shifted = blendsAllowed && full && blends == null ? shiftedLoadsReason(t, vt) : null;
+    long[] span = shifted != null ? readSpan(inst, inst.operand(0)) : null;
+    if (span != null) {
+      long off = windowOffset(inst.operand(0));
+      boolean any = false;
+      for (int k = 1; k < w; k++) any |= off - 4L * k >= span[0] && off - 4L * k + 16 <= span[1];
+      if (any) return shiftedLoads(inst, t, vt, align, lanePtr, span, off, shifted);
+    }
     if (blends != null) {
       st.remark(Remark.Kind.MEMORY, current(), inst, "per-lane loads: " + w + " broadcasts from memory and " + (w - 1)
           + " blends, not inserts: " + blends);
@@ -2167,6 +2175,117 @@ final class MemoryWidener extends EmissionPhase {
       acc = blends != null ? blendLane(acc, ld, k) : b.insertElement(acc, ld, k, "");
     }
     if (blends != null && !acc.type().equals(vt)) acc = b.cast(Opcode.BITCAST, acc, vt, "");
+    if (names && acc.isInstruction()) acc.setName(inst.name());
+    return acc;
+  }
+
+  /**
+   * The knob of {@link #shiftedLoadsReason}: {@code -Dpacketizer.sseLaneLoads=auto|shifted|insert} (auto, the default,
+   * and insert: the inserts; shifted: shifted loads and blends on every x86 target with SSE4.1 and without AVX). Read at
+   * each use.
+   */
+  static String sseLaneLoadsKnob() {
+    return System.getProperty("packetizer.sseLaneLoads", "auto").strip().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /**
+   * Whether {@link #perLane}'s W = 4 loads of a 4-byte element ({@code float}, {@code i32}) into a 128-bit packet become
+   * shifted vector loads and immediate blends ({@link #shiftedLoads}) instead of inserts, and why (for the remark); null
+   * when they do not. Only with {@code -Dpacketizer.sseLaneLoads=shifted}: on Intel's cores an {@code insertps}/{@code
+   * pinsrd} takes the shuffle port and SSE has no broadcast from memory (the AVX route, {@link #laneBlendsReason}); a
+   * 16-byte {@code movups} from lane k's address minus 4k puts the element in lane k with a load alone and {@code blendps}
+   * runs on three ports, which llvm-mca's Haswell and Sapphire Rapids models count as faster for stencil W4, but timed on
+   * a Sapphire Rapids-class host the packet loop was 8-12 % slower than with the inserts (docs/performance.md, twenty-second
+   * round), so the default keeps the inserts. Needs SSE4.1 ({@code blendps}), not AVX, not the size mode.
+   */
+  private String shiftedLoadsReason(Type t, Type vt) {
+    if (!sseLaneLoadsKnob().equals("shifted") || org.packetizer.core.ir.TargetArch.of(st.module().targetTriple()) != org.packetizer.core.ir.TargetArch.X86) return null;
+    if (st.options().optimize() == org.packetizer.core.api.PacketizerOptions.Optimize.SIZE) return null;
+    if (w != 4 || !(t.isFloat() || t.isInteger(32)) || !vt.isVector() || vt.vectorSize() != 4) return null;
+    org.packetizer.core.wrapper.HardwareWidth.Target tg = org.packetizer.core.wrapper.HardwareWidth.resolve(st.scalar(),
+        st.options().targetCpu().orElse(null), st.options().targetFeatures().orElse(null));
+    if (org.packetizer.core.wrapper.HardwareWidth.of(tg.cpu(), tg.features()) >= org.packetizer.core.wrapper.HardwareWidth.AVX) return null;
+    if (PermuteLookup.isa(tg.cpu(), tg.features()).compareTo(PermuteLookup.Isa.SSE41) < 0) return null;
+    return SHIFTED_LOADS_REASON.replace("CPU", tg.cpu().isEmpty() ? "generic" : tg.cpu());
+  }
+
+  static final String SHIFTED_LOADS_REASON = "-Dpacketizer.sseLaneLoads=shifted, and the target (CPU) has SSE4.1 and no AVX:"
+      + " a 16-byte load from lane k's address minus 4k bytes is a load alone and the blend runs on three ports, where an"
+      + " insert takes the shuffle port (measured slower than the inserts on a Sapphire Rapids-class host: not the default)";
+
+  /**
+   * The bytes, relative to {@code inst}'s lanes' root ({@link #windowRoot}), that every lane reads whenever {@code inst}
+   * runs: the span from the lowest to the end of the highest of the loads off the same root at constant offsets in
+   * {@code inst}'s block (with no call in the block but to LLVM's intrinsics, which return); null when there is no such root, the
+   * span is 4096 bytes or more, or a load is volatile. Within a span under 4096 bytes every page a 16-byte window
+   * inside it touches holds one of those loads' bytes (a window crossing a page end starts in the page of the lowest
+   * load and ends in the page of the highest), so the window reads no page the scalar code does not read.
+   */
+  private long[] readSpan(Value inst, Value ptr) {
+    Value root = windowRoot(ptr);
+    if (root == null || inst.isVolatile()) return null;
+    Block sb = current();
+    if (sb == null) return null;
+    long lo = Long.MAX_VALUE, hi = Long.MIN_VALUE;
+    boolean self = false;
+    for (Value i : st.ssa().instructions(sb)) {
+      Opcode op = st.ssa().opcode(i);
+      if (op == Opcode.CALL) {
+        // (LLVM's intrinsics return, llvm.fmuladd among them, but for the traps; any other call might not)
+        String callee = i.calledFunction().map(Function::name).orElse("");
+        if (!callee.startsWith("llvm.") || callee.contains("trap")) return null;
+        continue;
+      }
+      if (op != Opcode.LOAD || i.isVolatile()) continue;
+      Value p = i.operand(0);
+      if (!p.type().equals(st.context().ptrType()) || !root.equals(windowRoot(p))) continue;
+      long o = windowOffset(p);
+      lo = Math.min(lo, o);
+      hi = Math.max(hi, o + st.module().allocSize(i.type()));
+      self |= i.equals(inst);
+    }
+    if (!self || hi - lo >= PAGE_BYTES) return null;
+    return new long[] {lo, hi};
+  }
+
+  /**
+   * {@link #perLane} under a full mask as shifted vector loads and immediate blends (SSE4.1, W = 4, 4-byte elements):
+   * lane 0's element a scalar load ({@code movss}), lane k's (k = 1..3) the 16 bytes from its address minus 4k, so that
+   * the element lands in lane k, behind {@code llvm.arithmetic.fence} (else LLVM's DAG narrows the vector load back to
+   * the element and inserts it), blended into the packet. The 16 bytes hold 4k bytes before the element and 12 - 4k
+   * after, which the scalar code may not read: a lane takes the window only where it lies inside {@code span}, the bytes
+   * every lane reads off the same root in this block ({@link #readSpan}); the other lanes keep their inserts (at the
+   * span's ends: stencil's outer rows). No test at run time; the bytes read besides the element are never used.
+   */
+  private Value shiftedLoads(Value inst, Type t, Type vt, int align, LaneAddress lanePtr, long[] span, long off,
+      String reason) {
+    var ctx = st.context();
+    Type ft = ctx.floatType();
+    Type fv = ft.vectorOf(w);
+    int windows = 0;
+    Value l0 = b.load(t, lanePtr.at(0, lanePtr.root().apply(0)), align, "");
+    Value acc = b.insertElement(b.poison(fv), t.equals(ft) ? l0 : b.cast(Opcode.BITCAST, l0, ft, ""), 0, "");
+    for (int k = 1; k < w; k++) {
+      Value p = lanePtr.at(k, lanePtr.root().apply(k));
+      long start = off - 4L * k;
+      if (start >= span[0] && start + 16 <= span[1]) {
+        Value q = b.gep(ctx.i8(), p, List.of(b.i64(-4L * k)), false, "");
+        Value win = b.load(fv, q, Math.min(align, 4), "");
+        Value fenced = b.call(st.module().intrinsic("llvm.arithmetic.fence", fv), List.of(win), "lane.window");
+        List<Value> idx = new ArrayList<>();
+        for (int j = 0; j < w; j++) idx.add(b.i32(j == k ? w + j : j));
+        acc = b.shuffle(acc, fenced, b.constVector(idx), "");
+        windows++;
+      } else {
+        Value ld = b.load(t, p, align, "");
+        acc = b.insertElement(acc, t.equals(ft) ? ld : b.cast(Opcode.BITCAST, ld, ft, ""), k, "");
+      }
+    }
+    st.remark(Remark.Kind.MEMORY, current(), inst, "per-lane loads: " + windows + " of " + (w - 1)
+        + " lanes as shifted 16-byte loads and blends, not inserts (the bytes lie within offsets " + span[0] + ".." + span[1]
+        + " of the root, which every lane reads in this block" + (windows < w - 1 ? "; the other lanes' windows would not" : "")
+        + "): " + reason);
+    if (!fv.equals(vt)) acc = b.cast(Opcode.BITCAST, acc, vt, "");
     if (names && acc.isInstruction()) acc.setName(inst.name());
     return acc;
   }
