@@ -349,7 +349,7 @@ final class Pipeline {
       try (var names = ctx.valueNames(options.valueNames())) {
         packet = packetFunction(request);
         emit(state, packet);
-        cleanUp(request, packet);
+        cleanUp(request, state, packet);
         packet = scalarLanesForSize(request, state, packet);
         alignLoops(packet);
       }
@@ -501,7 +501,7 @@ final class Pipeline {
   }
 
   /** Clean-up: LLVM's scalar optimizations on the packet function, then integer masks where they pay. */
-  private void cleanUp(Legality.Request r, Function packet) {
+  private void cleanUp(Legality.Request r, PacketizationState state, Function packet) {
     if (!options.cleanup()) return;
     // (measurement knob -Dpacketizer.cleanupPasses=PIPELINE: another pass list, e.g. one pass left out, read at each use)
     String passes = System.getProperty("packetizer.cleanupPasses");
@@ -522,10 +522,25 @@ final class Pipeline {
       // by one instruction)
       org.packetizer.core.widen.RoundedConversions.run(packet, x86(packet) && MaskDemotion.hasMaskRegisters(packet));
     }
+    // (after the clean-up too: InstCombine would fold the shifts and adds back into the multiply)
+    mulShifts(state, packet);
     requireReturnsLikeScalar(module, r.scalar(), packet, "the packet function", scalarName);
     phase("cleanup");
     if (options.verifyEachPhase()) verify(packet, "after clean-up");
     phase("verify");
+  }
+
+  /**
+   * Vector multiplies by constants on a recurrence as shifts and adds where the target's multiply is slow
+   * ({@link org.packetizer.core.widen.MulShifts}, knob {@code -Dpacketizer.mulShifts}), one remark per multiply.
+   */
+  private void mulShifts(PacketizationState state, Function packet) {
+    String cpu = options.targetCpu().orElse(null);
+    String features = options.targetFeatures().orElse(null);
+    var target = org.packetizer.core.wrapper.HardwareWidth.resolve(packet, cpu, features);
+    var done = org.packetizer.core.widen.MulShifts.run(packet, target.cpu(), x86(packet),
+        MaskDemotion.hasMaskRegisters(packet, cpu, features), Math.max(128, target.width() * 32));
+    for (var d : done) state.remark(Remark.Kind.NOTE, null, null, d.message());
   }
 
   /**

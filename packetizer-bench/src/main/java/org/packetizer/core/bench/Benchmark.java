@@ -36,7 +36,7 @@ public final class Benchmark {
       "packetizer.tableLookup.pairs", "packetizer.tableLookup.perCpu",
       "packetizer.helperGuard", "packetizer.byteWindows", "packetizer.byteWindows.laneOrder", "packetizer.byteWindows.slowLanes", "packetizer.byteWindows.inPage", "packetizer.ffm", "packetizer.ffm.after",
       "packetizer.splitLatchExits", "packetizer.loopAlign", "packetizer.optimize", "packetizer.sizeScalarLanes", "packetizer.sizeBudget", "packetizer.sizeLanesResult", "packetizer.sizeLanesArgs", "packetizer.sizeLanesLocals", "packetizer.sizeLanesMasked", "packetizer.exitConstants",
-      "packetizer.refill.avx2Ic", "packetizer.latency.perCpu", "packetizer.latency.genericNames", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
+      "packetizer.refill.avx2Ic", "packetizer.mulShifts", "packetizer.latency.perCpu", "packetizer.latency.genericNames", "packetizer.interleaveMath", "packetizer.refill.autoWatch", "packetizer.refill.autoCloseBackoff",
       "packetizer.remarkInstructions", "packetizer.anyLaneBitTest", "packetizer.refill.autoPaired", "packetizer.refill.autoPreferPlain", "packetizer.refill.autoConfirm",
       "packetizer.refill.autoSpread", "packetizer.refill.autoSpreadMemory",
       "packetizer.refill.autoPlainWatch", "packetizer.refill.autoPlainWatchFactor", "packetizer.refill.autoWatchLesser", "packetizer.refill.autoTrials", "packetizer.refill.autoPlainLeap", "packetizer.refill.autoConfirmFirst", "packetizer.refill.autoWatchSpacing", "packetizer.refill.autoWatchMaxLevel", "packetizer.refill.autoTripEstimate", "packetizer.refill.autoLoopShare", "packetizer.driverStackRealign", "packetizer.llvmOptions",
