@@ -94,6 +94,8 @@ public final class SlotSsa {
     final Map<Var, Value> endDefs = new IdentityHashMap<>();
     /** The block's predecessors, forever (see {@link #predecessorsFinal}); null when not declared. */
     BlockEvents[] preds;
+    /** Whether {@link #entryValueOrCycle} is walking through the block now. */
+    boolean onWalk;
   }
 
   private final IrBuilder b;
@@ -216,27 +218,46 @@ public final class SlotSsa {
   /**
    * {@code var}'s value at the start of {@code ev}'s block when every predecessor delivers the same
    * known value at its end (looked up through predecessors declared final, at most {@link #budget}
-   * blocks per read), else null.
+   * blocks per read), else null. A predecessor reached again on the walk (a loop whose back edges are
+   * all emitted, declared final by the emitter once it left the loop) adds no value of its own: around
+   * a cycle nothing writes the variable, so the blocks on it hold what enters it (Braun et al.'s trivial
+   * phis, decided before the phi would be made).
    */
   private Value entryValue(BlockEvents ev, Var var, int depth) {
+    Object v = entryValueOrCycle(ev, var, depth);
+    return v instanceof Value value ? value : null;
+  }
+
+  /** A marker: the walk came back to a block it is inside of. */
+  private static final Object CYCLE = new Object();
+
+  /** {@link #entryValue}, or {@link #CYCLE} when every predecessor leads back to a block on the walk. */
+  private Object entryValueOrCycle(BlockEvents ev, Var var, int depth) {
+    if (ev.onWalk) return CYCLE;
     if (ev.preds == null || ev.preds.length == 0 || depth > 16) return null;
-    Value same = null;
-    for (BlockEvents p : ev.preds) {
-      if (--budget < 0) return null;
-      Value v = p.endDefs.get(var);
-      if (v == null) {
-        if (p.touched.contains(var)) return null;
-        v = p.initValues.get(var);
-        if (v == null) v = entryValue(p, var, depth + 1);
-        if (v == null) return null;
+    ev.onWalk = true;
+    try {
+      Value same = null;
+      for (BlockEvents p : ev.preds) {
+        if (--budget < 0) return null;
+        Object v = p.endDefs.get(var);
+        if (v == null) {
+          if (p.touched.contains(var)) return null;
+          v = p.initValues.get(var);
+          if (v == null) v = entryValueOrCycle(p, var, depth + 1);
+          if (v == null) return null;
+        }
+        if (v == CYCLE) continue;
+        if (same == null) {
+          same = (Value) v;
+        } else if (!same.equals(v)) {
+          return null;
+        }
       }
-      if (same == null) {
-        same = v;
-      } else if (!same.equals(v)) {
-        return null;
-      }
+      return same == null ? CYCLE : same;
+    } finally {
+      ev.onWalk = false;
     }
-    return same;
   }
 
   private void sync() {

@@ -24,7 +24,11 @@ import org.packetizer.core.pipeline.SlotSsa;
 final class Linearizer extends EmissionPhase {
   Linearizer(PacketEmitter e) { super(e.state(), e); }
 
+  /** Scalar loop headers emitted whose loops may still get a back edge (see {@link #closeLoopsLeftBy}). */
+  private final java.util.ArrayList<Block> openLoops = new java.util.ArrayList<>();
+
   void emitBlock(Block sb) {
+    closeLoopsLeftBy(sb);
     st.setCurrentBlock(sb);
     local.clear();
     splats.clear();
@@ -625,6 +629,33 @@ final class Linearizer extends EmissionPhase {
   Block target(Block from, Block to) {
     boolean back = st.cfg().loops().loopWithHeader(to).map(l -> l.contains(from)).orElse(false);
     return back ? head.get(to) : entryOf(to);
+  }
+
+  /**
+   * Before scalar block {@code sb}: every loop it is not in whose header was emitted is complete (a loop's
+   * blocks are scheduled together), so its header's back edges exist and no edge into the header comes
+   * later. Declaring that to {@link SlotSsa#predecessorsFinal} lets a later read walk through the loop
+   * (a variable the loop never writes holds, at the header, what enters the loop), so e.g. the first
+   * contribution to a mask after an inner loop is folded at once instead of a placeholder that resolves
+   * to the empty mask and leaves {@code or zeroinitializer, m} for the clean-up (issue 16). Knob: {@code
+   * -Dpacketizer.loopHeadersFinal=false} (read per packetization) keeps the headers undeclared.
+   */
+  private void closeLoopsLeftBy(Block sb) {
+    if (openLoops.isEmpty() && st.cfg().loops().loopWithHeader(sb).isEmpty()) return;
+    for (int i = openLoops.size() - 1; i >= 0; i--) {
+      Block hd = openLoops.get(i);
+      if (st.cfg().loops().loopWithHeader(hd).map(l -> l.contains(sb)).orElse(false)) continue;
+      openLoops.remove(i);
+      Block ph = head.get(hd);
+      List<Block> into = ph == null ? null : predecessors(ph);
+      if (into != null) vars().predecessorsFinal(ph, into);
+    }
+    if (loopHeadersFinal() && st.cfg().loops().loopWithHeader(sb).isPresent()) openLoops.add(sb);
+  }
+
+  /** Knob {@code -Dpacketizer.loopHeadersFinal} (default true): see {@link #closeLoopsLeftBy}. */
+  static boolean loopHeadersFinal() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.loopHeadersFinal", "true"));
   }
 
   /** The blocks whose terminators branch to {@code bb} now (each once), or null when something else uses it. */
