@@ -32,17 +32,8 @@ import org.packetizer.core.toolchain.ProcessResult;
 class SseLaneLoadsCallerTest {
   @TempDir Path dir;
 
-  static final String KERNELS = """
-      #define W 40
-      #define H 24
-      float cross5(const float *g, int x, int y) {
-        const float *c = g + y * W + x;
-        return 0.4f * c[0] + 0.15f * (c[-1] + c[1] + c[-W] + c[W]) - 0.05f * (c[-2] + c[2] + c[-2 * W] + c[2 * W]);
-      }
-      int taps3(const int *t, int x, int y) {
-        const int *c = t + y * 32 + x;
-        return c[-64] + 5 * c[0] - (c[64] >> 1);
-      }
+  /** LaneBlendsCallerTest's grid kernels (cross5, taps3 on a 40-wide grid) and three of this test's own. */
+  static final String KERNELS = LaneBlendsCallerTest.KERNELS + """
       float spaced(const float *p, int i) {
         const float *c = p + i;
         return c[0] - 2.0f * c[5] + 0.5f * c[10];

@@ -24,11 +24,8 @@ import org.packetizer.core.ir.Value;
 class SlotSsaLoopHeaderTest {
   private static final String DECL = "declare i32 @f(i32, i32, i1, i1)\n";
 
-  private static int loads(Function f) {
-    int n = 0;
-    for (Block bl : f.blocks()) for (Value v : bl.instructions()) if (v.opcode() == Opcode.LOAD) n++;
-    return n;
-  }
+  /** The placeholder loads left in {@code f} (shared with {@link SlotSsaSolePredecessorTest}). */
+  private static int loads(Function f) { return SlotSsaSolePredecessorTest.loads(f); }
 
   /**
    * An outer loop resets {@code acc} at its header (an initial value, as a block's mask accumulator);

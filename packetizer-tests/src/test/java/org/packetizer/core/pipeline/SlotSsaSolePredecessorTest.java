@@ -25,7 +25,7 @@ import org.packetizer.core.ir.Value;
 class SlotSsaSolePredecessorTest {
   private static final String DECL = "declare i32 @f(i32, i32, i1, i32)\n";
 
-  private static int loads(Function f) {
+  static int loads(Function f) {
     int n = 0;
     for (Block bl : f.blocks()) for (Value v : bl.instructions()) if (v.opcode() == Opcode.LOAD) n++;
     return n;
