@@ -93,10 +93,7 @@ class MulShiftsCallerTest {
   @Test
   void fnvFromCAgreesWithTheScalarFunctions() throws Exception {
     Assumptions.assumeTrue(Toolchains.hostHas("avx2"), "SKIPPED (LOUD): the host has no AVX2; the haswell packet functions were not run from C");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; MulShiftsCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    Toolchains.requireGcc("MulShiftsCallerTest");
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("fnv.c"), KERNELS);
     clang.compileToBitcode(dir, Path.of("fnv.c"), Path.of("kernels.bc"), List.of("-O2"));

@@ -147,10 +147,7 @@ class SseLaneLoadsCallerTest {
   @ValueSource(strings = {"x86-64-v2", "nehalem"})
   void kernelsFromCAgreeWithTheScalarFunctions(String cpu) throws Exception {
     Assumptions.assumeTrue(Toolchains.hostHas("sse4_2"), "SKIPPED (LOUD): the host has no SSE4.2; the packet functions were not run from C");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; SseLaneLoadsCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    Toolchains.requireGcc("SseLaneLoadsCallerTest");
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("sse_kernels.c"), KERNELS);
     clang.compileToBitcode(dir, Path.of("sse_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));

@@ -27,6 +27,16 @@ final class Toolchains {
     return Optional.empty();
   }
 
+  /**
+   * Aborts the calling test (a loud skip on stderr naming {@code test}) when gcc is not installed: the foreign callers
+   * need it, and bin/install-test-deps.sh installs it.
+   */
+  static void requireGcc(String test) {
+    if (gcc().isPresent()) return;
+    System.err.println("SKIPPED (LOUD): gcc is not installed; " + test + " did not run (bin/install-test-deps.sh installs it)");
+    Assumptions.abort("gcc is not installed");
+  }
+
   /** Whether /proc/cpuinfo lists {@code flag} (e.g. avx512f). */
   static boolean hostHas(String flag) {
     try {
