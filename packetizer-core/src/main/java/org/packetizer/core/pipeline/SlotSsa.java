@@ -23,8 +23,10 @@ import org.packetizer.core.ir.Value;
  * placeholder's value on the emitted control-flow graph — per variable (numbered densely, arrays
  * stamped with the variable instead of per-block maps): its live-in blocks by a backward walk from
  * the reads that stop at writes; then, in reverse postorder, a block's entry value is its
- * predecessors' common value when all of them are forward predecessors delivering the same value,
- * else a phi; trivial phis (left at loop headers) removed (Braun et al., CC 2013: minimal for
+ * predecessors' common value when all of them are forward predecessors delivering the same value
+ * (a retreating predecessor counts as delivering the block's own entry value when no block of the
+ * loops through the block writes the variable: {@link #loopEnds}), else a phi; trivial phis (left at
+ * loop headers) removed (Braun et al., CC 2013: minimal for
  * reducible graphs) — and replaces it. Phis are placed in (reverse postorder, variable) order, so
  * the output does not depend on hash order.
  *
