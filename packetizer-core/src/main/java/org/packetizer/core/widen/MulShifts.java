@@ -273,16 +273,12 @@ public final class MulShifts {
 
   /**
    * Latency in cycles of a vector multiply of {@code bits}-bit elements on {@code family}; {@code avx512} whether the
-   * target has AVX-512 (with DQ's {@code vpmullq} on every CPU of these families that has AVX-512F); 0 for AArch64
-   * (not modelled: no rewrite).
+   * target has AVX-512 (with DQ's {@code vpmullq} on every CPU of these families that has AVX-512F): {@link
+   * CpuFamily#multiplyLatency}, the table the interleave rule's {@code wrapper.Latency} reads too; 0 for AArch64 (not
+   * modelled here: no rewrite).
    */
   public static int multiplyLatency(CpuFamily family, int bits, boolean avx512) {
-    return switch (family) {
-      case INTEL -> bits <= 32 ? 10 : avx512 ? 15 : 9;
-      case SANDY_BRIDGE -> bits <= 32 ? 5 : 7;
-      case GENERIC -> bits <= 32 ? 3 : avx512 ? 3 : 6;
-      case ARM -> 0;
-    };
+    return family == CpuFamily.ARM ? 0 : family.multiplyLatency(bits, avx512);
   }
 
   /** Whether a plan of this depth pays against a multiply of this latency: at most half, and 2 cycles below. */
