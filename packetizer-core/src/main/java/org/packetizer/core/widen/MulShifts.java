@@ -311,13 +311,38 @@ public final class MulShifts {
    * get faster ({@link Rewrite#rewritten} false).
    */
   public static List<Rewrite> run(Function f, String cpu, boolean x86, boolean avx512, int registerBits) {
+    return run(f, x86, () -> new Target(cpu, avx512, registerBits));
+  }
+
+  /**
+   * What the rewrite needs of the target beyond its architecture: the CPU's name (null: not known), whether it has
+   * AVX-512, its vector registers' width in bits.
+   */
+  public record Target(String cpu, boolean avx512, int registerBits) {}
+
+  /**
+   * {@link #run(Function, String, boolean, boolean, int)} for the code generated with the options' {@code cpu} and
+   * {@code features} (null: the function's attributes, else the host's), as the packet function's clean-up and the refill
+   * driver's call it: the target is resolved only once f has a candidate (a vector multiply by a constant), so a
+   * packetization without one pays nothing for it.
+   */
+  public static List<Rewrite> run(Function f, String cpu, String features) {
+    boolean x86 = org.packetizer.core.ir.TargetArch.of(f.module().targetTriple()) == org.packetizer.core.ir.TargetArch.X86;
+    return run(f, x86, () -> {
+      var t = org.packetizer.core.wrapper.HardwareWidth.resolve(f, cpu, features);
+      return new Target(t.cpu(), MaskDemotion.hasMaskRegisters(f, cpu, features), Math.max(128, t.width() * 32));
+    });
+  }
+
+  /**
+   * {@link #run(Function, String, boolean, boolean, int)} with the target asked of {@code target} only where f has a
+   * candidate multiply (and the knob and the architecture allow a rewrite).
+   */
+  public static List<Rewrite> run(Function f, boolean x86, java.util.function.Supplier<Target> target) {
     String knob = knob();
     if (knob.equals("false")) return List.of();
     boolean force = knob.equals("true");
     if (!force && !x86) return List.of();
-    CpuFamily family = CpuFamily.of(cpu, !x86);
-    String cpuName = (cpu == null || cpu.isBlank() ? "the generic CPU" : cpu) + " (" + family.name().toLowerCase(Locale.ROOT)
-        + " family)";
     List<Value> found = new ArrayList<>();
     boolean anyPhi = false;
     for (Block bb : f.blocks()) {
@@ -331,6 +356,13 @@ public final class MulShifts {
     // the per-multiply cycle searches (each up to 4,096 values), which made straight-line integer code with many
     // multiplies by constants measurably slower to packetize.
     if (found.isEmpty() || (!force && !anyPhi)) return List.of();
+    Target tg = target.get();
+    String cpu = tg.cpu();
+    boolean avx512 = tg.avx512();
+    int registerBits = tg.registerBits();
+    CpuFamily family = CpuFamily.of(cpu, !x86);
+    String cpuName = (cpu == null || cpu.isBlank() ? "the generic CPU" : cpu) + " (" + family.name().toLowerCase(Locale.ROOT)
+        + " family)";
     List<Rewrite> out = new ArrayList<>();
     List<Rewrite> kept = new ArrayList<>();
     LlvmContext ctx = f.functionType().context();
