@@ -386,7 +386,7 @@ public final class MulShifts {
       Estimate[] est = cycle.isEmpty() ? null : estimate(mul, cycle, plans, latency, registerBits, multiplyUops(family, bits, avx512));
       if (!force) {
         if (est == null) continue;
-        if (!worthwhile(est) || scalarSelects(mul)) {
+        if (!worthwhile(est) || scalarSelects(mul, cycle)) {
           Plan p = e.getValue();
           kept.add(new Rewrite(mul.block().map(Block::name).orElse(""), mul.print().strip(), constantOf(mul), bits, p.depth(), p.ops(),
               latency, cpuName, true, est[0], est[1], false));
@@ -558,28 +558,63 @@ public final class MulShifts {
   }
 
   /**
-   * Whether the loop around {@code mul} (the blocks reachable from its block that reach it back) selects scalars, as the
-   * per-lane loads' address selects between a lane's address and a safe one, or gathers (which LLVM scalarizes into such
-   * selects where the target has no fast gathers): LLVM's x86 cmov conversion turns those selects into branches once the
+   * Whether the innermost loop around {@code mul} on its recurrence ({@link #loopOf}) selects scalars, as the per-lane
+   * loads' address selects between a lane's address and a safe one, or gathers (which LLVM scalarizes into such selects
+   * where the target has no fast gathers): LLVM's x86 cmov conversion turns those selects into branches once the
    * recurrence is shorter than their chain (strhash W4 on haswell at IC 1: 4 {@code cmov} became branches on the lane
-   * bits, random inputs 1.7x slower), so those loops keep the multiply.
+   * bits, random inputs 1.7x slower), so those loops keep the multiply. Only that loop (twenty-third round): an
+   * enclosing loop's selects, as the refill driver's rounds around its hot loop, run once per round, not on the chain.
    */
-  static boolean scalarSelects(Value mul) {
-    Block home = mul.block().orElse(null);
-    if (home == null) return false;
-    Function f = home.parent();
-    java.util.Map<Block, List<Block>> preds = new java.util.HashMap<>();
-    for (Block b : f.blocks()) for (Block s : b.successors()) preds.computeIfAbsent(s, k -> new ArrayList<>()).add(b);
-    Set<Block> fwd = reach(home, Block::successors);
-    Set<Block> back = reach(home, b -> preds.getOrDefault(b, List.of()));
-    for (Block b : fwd) {
-      if (!back.contains(b)) continue;
+  static boolean scalarSelects(Value mul, List<Value> cycle) {
+    for (Block b : loopOf(mul, cycle)) {
       for (Value i = b.firstInstruction(); i != null; i = i.nextInstruction()) {
         if (i.opcode() == Opcode.SELECT && !i.type().isVector()) return true;
         if (i.opcode() == Opcode.CALL && i.calledFunction().map(Function::name).orElse("").startsWith("llvm.masked.gather")) return true;
       }
     }
     return false;
+  }
+
+  /**
+   * The innermost natural loop around {@code mul} whose header holds a phi of its recurrence {@code cycle}: the header
+   * and the blocks that reach one of its latches (predecessors it dominates) without passing it; the blocks reachable
+   * from mul's block that reach it back where no such header is found (an irreducible cycle).
+   */
+  static Set<Block> loopOf(Value mul, List<Value> cycle) {
+    Block home = mul.block().orElse(null);
+    if (home == null) return Set.of();
+    Function f = home.parent();
+    java.util.Map<Block, List<Block>> preds = new java.util.HashMap<>();
+    for (Block b : f.blocks()) for (Block s : b.successors()) preds.computeIfAbsent(s, k -> new ArrayList<>()).add(b);
+    Set<Block> best = null;
+    for (Value v : cycle) {
+      if (v.opcode() != Opcode.PHI) continue;
+      Block h = v.block().orElse(null);
+      if (h == null) continue;
+      // the blocks reachable from the entry without passing h: a predecessor of h not among them is dominated by h
+      Set<Block> avoiding = new HashSet<>();
+      Deque<Block> work = new ArrayDeque<>();
+      if (!f.entry().equals(h)) work.add(f.entry());
+      while (!work.isEmpty()) {
+        Block b = work.pop();
+        if (b.equals(h) || !avoiding.add(b)) continue;
+        work.addAll(b.successors());
+      }
+      Set<Block> loop = new HashSet<>(List.of(h));
+      for (Block p : preds.getOrDefault(h, List.of())) if (!avoiding.contains(p)) work.add(p);
+      while (!work.isEmpty()) {
+        Block b = work.pop();
+        if (loop.add(b)) work.addAll(preds.getOrDefault(b, List.of()));
+      }
+      if (loop.size() > 1 || preds.getOrDefault(h, List.of()).contains(h)) {
+        if (loop.contains(home) && (best == null || loop.size() < best.size())) best = loop;
+      }
+    }
+    if (best != null) return best;
+    Set<Block> fwd = reach(home, Block::successors);
+    Set<Block> back = reach(home, b -> preds.getOrDefault(b, List.of()));
+    fwd.retainAll(back);
+    return fwd;
   }
 
   private static Set<Block> reach(Block from, java.util.function.Function<Block, List<Block>> next) {
