@@ -43,7 +43,9 @@ import org.packetizer.core.ir.Value;
  * lowers to a shift and an add or subtract ({@code 2^k}, {@code 2^k+-1}, {@code -(2^k+-1)}) are left to it. {@code true}:
  * every vector multiply by a constant with a plan within {@link #maxOps}, on any CPU and off any recurrence (testing
  * and measuring); {@code false}: none. Runs after the clean-up (InstCombine folds sums of shifts back into a multiply);
- * LLVM's DAG combiner does not re-form it.
+ * LLVM's DAG combiner does not re-form it. The refill driver runs it again on the driver after its own clean-up
+ * (twenty-third round), deciding on the driver's hot loop; the interleave rule can mirror the decision per interleave
+ * count ({@code driver.Interleave}, knob {@code -Dpacketizer.interleave.mulShifts=depth}).
  */
 public final class MulShifts {
   private MulShifts() {}
@@ -493,7 +495,7 @@ public final class MulShifts {
   }
 
   /** Whether {@code mul} is on a cycle of the SSA graph (a loop-carried recurrence). */
-  static boolean onCycle(Value mul) {
+  public static boolean onCycle(Value mul) {
     return !cycle(mul).isEmpty();
   }
 
@@ -522,8 +524,16 @@ public final class MulShifts {
    * loop with one multiply of 10 operations +13..+37 %; FNV-1a 64 W4 haswell -21..-37 %).
    */
   static boolean worthwhile(Estimate[] est) {
-    return est[1].cycles() <= GAIN * est[0].cycles()
-        && (est[1].throughput() <= est[0].recurrence() / 2 || est[1].throughput() <= 1.2 * est[0].throughput());
+    return worthwhile(est[0].recurrence(), est[0].throughput(), est[1].recurrence(), est[1].throughput());
+  }
+
+  /**
+   * {@link #worthwhile(Estimate[])} on the figures: the recurrence and issue cycles before and after the rewrite (also the
+   * interleave rule's, {@code driver.Interleave}, per interleave count: the charge it makes for a multiply follows this).
+   */
+  public static boolean worthwhile(double recurrence, double issue, double recurrenceAfter, double issueAfter) {
+    return Math.max(recurrenceAfter, issueAfter) <= GAIN * Math.max(recurrence, issue)
+        && (issueAfter <= recurrence / 2 || issueAfter <= 1.2 * issue);
   }
 
   /**
@@ -641,7 +651,7 @@ public final class MulShifts {
   }
 
   /** The multiply's uops per register: Intel vpmulld 2, vpmullq 3, emulated 64-bit about 8; else 1 (64-bit emulated 6). */
-  static int multiplyUops(CpuFamily family, int bits, boolean avx512) {
+  public static int multiplyUops(CpuFamily family, int bits, boolean avx512) {
     if (bits <= 32) return family == CpuFamily.INTEL ? 2 : 1;
     if (avx512) return family == CpuFamily.INTEL ? 3 : 1;
     return family == CpuFamily.INTEL ? 8 : 6;
