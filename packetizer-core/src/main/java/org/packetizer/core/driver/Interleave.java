@@ -277,7 +277,7 @@ public final class Interleave {
     boolean lowThreshold = 2 * w <= 16 || !sixteenLaneLimit() || onlyCheapCalls(scalar);
     boolean x86 = org.packetizer.core.ir.TargetArch.of(scalar.module().targetTriple()) == org.packetizer.core.ir.TargetArch.X86;
     for (Map.Entry<Block, Set<Block>> e : innermostLoops(scalar).entrySet()) {
-      boolean inCounter = refill && resultInCounter(scalar, e.getKey(), family, x86 && !arm);
+      boolean inCounter = refill && resultInCounter(scalar, e.getKey(), family, x86 && !arm, uniformArgs);
       loops.add(estimate(e.getKey(), e.getValue(), w, regBits, registers, arm, family, uniformArgs, refill, lowThreshold,
           inCounter));
     }
@@ -470,12 +470,14 @@ public final class Interleave {
    * Whether the refill driver keeps the lane's result in the counter of the loop at {@code header} ({@link
    * RefillDriver#counterResult} for the target, and {@link RefillSplit#counterSlot} finds the counter): then the hot loop
    * carries no result, and the refill rule counts no live value for it (the counter is one of the header's phis already).
-   * {@code x86}: an x86 target.
+   * {@code x86}: an x86 target; {@code uniformArgs}: the ids of the uniform parameters (a step from the counter to the
+   * result may use them, as in the driver).
    */
-  static boolean resultInCounter(Function scalar, Block header, Latency.Family family, boolean x86) {
+  static boolean resultInCounter(Function scalar, Block header, Latency.Family family, boolean x86, Set<Long> uniformArgs) {
     Type rt = scalar.returnType();
     if (!rt.isInteger() || !RefillDriver.counterResult(x86, family)) return false;
-    return RefillSplit.counterSlot(header.phis(), RefillSplit.reachableAvoiding(header, header), rt) >= 0;
+    return RefillSplit.counterSlot(header.phis(), RefillSplit.reachableAvoiding(header, header), rt,
+        v -> v.isConstantInt() || v.isArgument() && uniformArgs.contains(v.id())) >= 0;
   }
 
   private static LoopEstimate estimate(Block header, Set<Block> body, int w, int regBits, int registers, boolean arm,

@@ -564,10 +564,29 @@ public final class RefillDriver {
             .orElse("iterations unmasked (no memory access, call, division or inner loop: lanes not in the loop compute unused values)"
                 + (atRound && !inCounter ? "; results at the round: a lane that leaves keeps the state it left with, and iter runs once more"
                 + " on the lanes that finished after each block (no result blended in the iterations)" : ""))
-        + (inCounter ? "; the result is the loop's counter as a lane leaves it (value " + split.counterSlot() + " of the state):"
+        + (inCounter ? "; the result is the loop's counter as a lane leaves it (value " + split.counterSlot() + " of the state"
+            + describeSteps(split.counterSteps()) + "):"
             + " a lane that leaves keeps its counter, which then holds its result, and the round reads the results from it"
             + " (no result carried or blended in the iterations; -Dpacketizer.refill.counterResult=false: the result blended"
             + " under the active mask in every iteration)" : "")));
+  }
+
+  /**
+   * The steps from the counter to the result for the remark ({@link RefillSplit#resultSteps}): empty where the result is
+   * the counter or its truncation, else ", the result computed from it: zext to i64, shl 1, ...".
+   */
+  static String describeSteps(List<RefillSplit.ResultStep> steps) {
+    if (steps.stream().allMatch(st -> st.op() == Opcode.TRUNC)) return "";
+    List<String> out = new ArrayList<>();
+    for (RefillSplit.ResultStep st : steps) {
+      String op = st.op().name().toLowerCase(java.util.Locale.ROOT);
+      if (st.constant() == null && st.uniform() < 0) out.add(op + " to " + st.type());
+      else {
+        String o = st.constant() != null ? Long.toString(st.constant().constIntSExt()) : "argument " + st.uniform();
+        out.add(st.valueFirst() ? op + " " + o : o + " " + op + " it");
+      }
+    }
+    return ", the result computed from it: " + String.join(", ", out);
   }
 
   /**
@@ -2497,7 +2516,7 @@ public final class RefillDriver {
             res4.add(b.select(finished, convert(b, b.extractValue(ir, 1 + ns, ""), resT), m.result(), "result.left" + sfx(s)));
           } else if (counterResult) {
             // the lanes that left in the block carry their result in the counter's slot; the lanes pre finished keep theirs
-            res4.add(b.select(finished, convert(b, a.state().get(counterSlot), resT), m.result(), "result.counter" + sfx(s)));
+            res4.add(b.select(finished, fromCounter(b, a.state().get(counterSlot), resT), m.result(), "result.counter" + sfx(s)));
           } else {
             res4.add(a.result());
           }
@@ -2843,6 +2862,27 @@ public final class RefillDriver {
         return b.cast(from.scalarType().intWidth() < t.scalarType().intWidth() ? Opcode.SEXT : Opcode.TRUNC, v, t, "");
       }
       throw new IllegalStateException("refill: cannot pass " + from + " as " + t);
+    }
+
+    /**
+     * The lanes' results from their counters ({@code counter}, a packet of the counter's type): the steps from the
+     * counter to the result ({@link RefillSplit.Split#counterSteps}: casts, and operations with a constant or a uniform
+     * argument, splat), in order; none: the counter itself; then in {@code resT}, the result's packet type.
+     */
+    private Value fromCounter(IrBuilder b, Value counter, Type resT) {
+      List<RefillSplit.ResultStep> steps = split.counterSteps();
+      if (steps.isEmpty()) return convert(b, counter, resT);
+      Value v = counter;
+      for (RefillSplit.ResultStep st : steps) {
+        Type t = st.type().vectorOf(w);
+        if (st.constant() == null && st.uniform() < 0) {
+          v = b.cast(st.op(), v, t, "result.cast");
+          continue;
+        }
+        Value o = b.splat(st.constant() != null ? st.constant() : driver.param(st.uniform()), w, "");
+        v = st.valueFirst() ? b.binop(st.op(), v, o, "result.step") : b.binop(st.op(), o, v, "result.step");
+      }
+      return convert(b, v, resT);
     }
 
     private Type storageType(Type t) { return t.isInteger(1) ? ctx.i8() : t; }

@@ -69,7 +69,17 @@ final class RefillSplit {
   /** A split: the two new scalar functions (internal; the caller deletes them) and what the rule needs. */
   record Split(Function pre, Function iter, List<Type> state, List<Integer> uniformArgs, String header,
       int loopInstructions, int instructions, boolean divergentLoop, Optional<String> whyIterMasked, int budget,
-      int counterSlot, long counterStep) {}
+      int counterSlot, long counterStep, List<ResultStep> counterSteps) {}
+
+  /**
+   * One step from the loop's counter as a lane leaves it to the function's result ({@link #counterSlot}): a cast to
+   * {@code type} ({@code op} TRUNC, ZEXT or SEXT; {@code constant} null, {@code uniform} -1), or a binary operation of
+   * the value so far with a constant ({@code constant}) or a uniform argument ({@code uniform}: its index among the scalar
+   * function's parameters), the value so far on the left where {@code valueFirst}. The steps are applied in order; no
+   * flag of the original instruction is kept ({@code nsw}, {@code nneg}, {@code disjoint}: dropping them only removes
+   * poison, and the driver applies the steps to the lanes that finished, whose counter is what the scalar function saw).
+   */
+  record ResultStep(Opcode op, Type type, Value constant, int uniform, boolean valueFirst) {}
 
   /** Why no split was made. */
   record Refusal(String reason) {}
@@ -222,8 +232,12 @@ final class RefillSplit {
     Function iter = null;
     Optional<String> whyMasked;
     int used = 0;
-    int slot = counterResult ? counterSlot(headerPhis, iterRegion, rt) : -1;
+    // the uniform arguments and constants that a step from the counter to the result may use
+    java.util.function.Predicate<Value> fixed = v -> v.isConstantInt() || v.isArgument() && params.contains(v)
+        && kinds.get(temp.params().indexOf(v)) instanceof ParamKind.Uniform;
+    int slot = counterResult ? counterSlot(headerPhis, iterRegion, rt, fixed) : -1;
     long step = slot < 0 ? 0 : counterStep(headerPhis.get(slot), iterRegion);
+    List<ResultStep> steps = slot < 0 ? List.of() : resultSteps(headerPhis.get(slot), iterRegion, rt, fixed, temp.params());
     try {
       // pre: the scalar parameters
       pre = module.addFunction("__packetizer.refill.pre." + fn, ctx.functionType(retT, temp.functionType().paramTypes(), false));
@@ -250,6 +264,7 @@ final class RefillSplit {
             .budget(budget).build();
         used = budget;
         slot = -1; // (that iter answers with the next counter)
+        steps = List.of();
       }
       for (Function f : List.of(pre, iter)) {
         Optional<String> bad = f.verify();
@@ -261,47 +276,144 @@ final class RefillSplit {
       throw new PacketizationException(PacketizationException.Kind.INTERNAL, "internal error: splitting @" + fn
           + " at the loop header " + h.describe() + " for lane refill failed: " + e.getMessage(), fn);
     }
-    return new Split(pre, iter, stateTypes, uniformArgs, h.name(), bestSize, total, divergent, whyMasked, used, slot, step);
+    return new Split(pre, iter, stateTypes, uniformArgs, h.name(), bestSize, total, divergent, whyMasked, used, slot, step, steps);
   }
 
   /**
-   * The loop's counter whose value the function returns, as an index into H's phis, or -1: a phi {@code c} of H of
-   * the return type whose value on every back edge is one {@code cn = c + K} (K a constant), where every return in
-   * the loop and after it returns {@code c}, {@code cn}, or a phi whose value on each edge from the loop is {@code
-   * c}, {@code cn} or a value the edge's branch has just compared equal to {@code cn} ({@code br (icmp eq cn, V)}
-   * taken on its true side, {@code icmp ne} on its false side: the {@code maxIter} that clang puts for the counter
-   * at a counted exit). Then a lane's result is its counter as it leaves: the header value when it leaves before the
-   * increment, the incremented one after it, so {@code iter} need only say whether it advanced the counter ({@link
-   * Part#counterSlot}) and the driver keeps the counter, and with it the result, without a blend (mandelbrot's and
-   * julia's iteration count; docs/performance.md "The result in the counter").
+   * The loop's counter from which the function computes its result, as an index into H's phis, or -1: a phi {@code c} of
+   * H of an integer type whose value on every back edge is one {@code cn = c + K} (K a constant), where every return in
+   * the loop and after it returns the same function of the counter as the lane leaves ({@link #resultSteps}): of
+   * {@code c}, {@code cn}, or a phi whose value on each edge from the loop is {@code c}, {@code cn}, a value the edge's
+   * branch has just compared equal to {@code cn} ({@code br (icmp eq cn, V)} taken on its true side, {@code icmp ne} on
+   * its false side: the {@code maxIter} that clang puts for the counter at a counted exit; also where the branch compared
+   * {@code cn} with {@code sext} or {@code zext} of V, V then the counter's truncation) or again such a value; the
+   * function being casts ({@code trunc}, {@code sext}, {@code zext}: a counter wider or narrower than the result) and
+   * integer operations with constants and uniform arguments ({@code 2 * i + 1}, {@code n - i}). Then a lane's result is
+   * that function of its counter as it leaves: the header value when it leaves before the increment, the incremented one
+   * after it, so {@code iter} need only say whether it advanced the counter ({@link Part#counterSlot}) and the driver
+   * keeps the counter without a blend and computes the result from it at the round (mandelbrot's and julia's
+   * iteration count; docs/performance.md "The result in the counter"). {@code fixed}: the values a step may take as its
+   * other operand (constants, the uniform arguments).
    */
-  static int counterSlot(List<Value> headerPhis, Set<Block> iterRegion, Type rt) {
+  static int counterSlot(List<Value> headerPhis, Set<Block> iterRegion, Type rt, java.util.function.Predicate<Value> fixed) {
     if (!rt.isInteger() || rt.intWidth() < 8) return -1;
+    for (int k = 0; k < headerPhis.size(); k++) {
+      if (resultSteps(headerPhis.get(k), iterRegion, rt, fixed, null) != null) return k;
+    }
+    return -1;
+  }
+
+  /**
+   * The steps from the header phi {@code c} (a counter, as the lane leaves the loop) to the function's result
+   * ({@link #counterSlot}), or null where {@code c} is not such a counter or the returns differ. {@code params}: the
+   * function's parameters (a step's uniform argument is named by its index among them; null: not needed).
+   */
+  static List<ResultStep> resultSteps(Value c, Set<Block> iterRegion, Type rt, java.util.function.Predicate<Value> fixed,
+      List<Value> params) {
+    if (!c.type().isInteger() || c.type().intWidth() < 8) return null;
     List<Value> rets = new ArrayList<>();
     for (Block b : iterRegion) {
       Value t = b.terminator();
       if (t != null && t.opcode() == Opcode.RET) rets.add(t);
     }
-    if (rets.isEmpty()) return -1;
-    for (int k = 0; k < headerPhis.size(); k++) {
-      Value c = headerPhis.get(k);
-      // the result's type, or a wider integer whose truncation the function returns (a 32-bit counter that clang's
-      // induction-variable widening made 64 bits: it returns trunc of the wide counter)
-      if (!c.type().equals(rt) && !(c.type().isInteger() && c.type().intWidth() > rt.intWidth())) continue;
-      Value cn = null;
-      boolean one = true;
-      for (int i = 0; i < c.incomingCount(); i++) {
-        if (!iterRegion.contains(c.incomingBlock(i))) continue;
-        Value v = c.incomingValue(i);
-        if (cn == null) cn = v;
-        else one &= cn.equals(v);
-      }
-      if (!one || cn == null || !steps(cn, c)) continue;
-      boolean all = true;
-      for (Value r : rets) all &= r.numOperands() == 1 && leavesWith(r.operand(0), c, cn, iterRegion, new HashSet<>());
-      if (all) return k;
+    if (rets.isEmpty()) return null;
+    Value cn = null;
+    boolean one = true;
+    for (int i = 0; i < c.incomingCount(); i++) {
+      if (!iterRegion.contains(c.incomingBlock(i))) continue;
+      Value v = c.incomingValue(i);
+      if (cn == null) cn = v;
+      else one &= cn.equals(v);
     }
-    return -1;
+    if (!one || cn == null || !steps(cn, c)) return null;
+    List<ResultStep> all = null;
+    Matcher m = new Matcher(c, cn, iterRegion, fixed, params == null ? List.of() : params);
+    for (Value r : rets) {
+      if (r.numOperands() != 1) return null;
+      List<ResultStep> s = m.stepsTo(r.operand(0));
+      if (s == null || s == Matcher.ANY) return null;
+      if (all == null) all = s;
+      else if (!all.equals(s)) return null;
+    }
+    Type end = all.isEmpty() ? c.type() : all.get(all.size() - 1).type();
+    return end.equals(rt) ? all : null;
+  }
+
+  /** {@link #resultSteps}'s search over the values that reach a return. */
+  private static final class Matcher {
+    /** A phi already on the walk (a cycle after the loop): agrees with every other way. */
+    static final List<ResultStep> ANY = new ArrayList<>();
+    private static final Set<Opcode> CASTS = Set.of(Opcode.TRUNC, Opcode.ZEXT, Opcode.SEXT);
+    private static final Set<Opcode> BINARY = Set.of(Opcode.ADD, Opcode.SUB, Opcode.MUL, Opcode.SHL, Opcode.LSHR,
+        Opcode.ASHR, Opcode.AND, Opcode.OR, Opcode.XOR);
+    private final Value c;
+    private final Value cn;
+    private final Set<Block> iterRegion;
+    private final java.util.function.Predicate<Value> fixed;
+    private final List<Value> params;
+    private final Map<Value, List<ResultStep>> done = new HashMap<>();
+
+    Matcher(Value c, Value cn, Set<Block> iterRegion, java.util.function.Predicate<Value> fixed, List<Value> params) {
+      this.c = c;
+      this.cn = cn;
+      this.iterRegion = iterRegion;
+      this.fixed = fixed;
+      this.params = params;
+    }
+
+    List<ResultStep> stepsTo(Value r) {
+      if (r.equals(c) || r.equals(cn)) return List.of();
+      if (!r.isInstruction()) return null;
+      Block e = r.block().orElse(null);
+      if (e == null || !iterRegion.contains(e)) return null;
+      Opcode op = r.opcode();
+      if (op == Opcode.PHI) {
+        // a phi of the header other than the counter holds a value of the iteration before: not the counter as it leaves
+        if (e.equals(c.block().orElse(null))) return null;
+        if (done.containsKey(r)) return done.get(r) == null ? ANY : done.get(r);
+        done.put(r, null);
+        List<ResultStep> all = ANY;
+        for (int i = 0; i < r.incomingCount(); i++) {
+          Block from = r.incomingBlock(i);
+          if (!iterRegion.contains(from)) continue; // (an edge from before the loop: not iter's)
+          Value v = r.incomingValue(i);
+          List<ResultStep> s = equalOnEdge(from, e, cn, v) ? onEdge(v) : stepsTo(v);
+          if (s == null) return null;
+          if (s == ANY) continue;
+          if (all == ANY) all = s;
+          else if (!all.equals(s)) return null;
+        }
+        done.put(r, all);
+        return all;
+      }
+      if (!r.type().isInteger()) return null;
+      if (CASTS.contains(op)) return append(stepsTo(r.operand(0)), new ResultStep(op, r.type(), null, -1, true));
+      if (BINARY.contains(op) && r.numOperands() == 2) {
+        boolean f0 = fixed.test(r.operand(0));
+        boolean f1 = fixed.test(r.operand(1));
+        if (f0 == f1) return null;
+        Value other = f0 ? r.operand(0) : r.operand(1);
+        int uniform = other.isArgument() ? params.indexOf(other) : -1;
+        if (other.isArgument() && uniform < 0 && !params.isEmpty()) return null;
+        return append(stepsTo(f0 ? r.operand(1) : r.operand(0)),
+            new ResultStep(op, r.type(), other.isArgument() ? null : other, uniform, !f0));
+      }
+      return null;
+    }
+
+    /** A value the branch compared equal to the increment: the counter, or its truncation to V's type. */
+    private List<ResultStep> onEdge(Value v) {
+      if (v.type().equals(cn.type())) return List.of();
+      return List.of(new ResultStep(Opcode.TRUNC, v.type(), null, -1, true));
+    }
+
+    private static List<ResultStep> append(List<ResultStep> s, ResultStep step) {
+      if (s == null) return null;
+      if (s == ANY) return null; // (a cast or operation of a value of a cycle only: not seen in practice, refused)
+      List<ResultStep> out = new ArrayList<>(s);
+      out.add(step);
+      return List.copyOf(out);
+    }
   }
 
   /** K of the counter's increment {@code c + K} ({@link #counterSlot} found it: an add or a sub of a constant). */
@@ -323,48 +435,64 @@ final class RefillSplit {
   }
 
   /**
-   * Whether the returned value {@code r} is the counter as the lane leaves ({@link #counterSlot}): the counter, its
-   * increment, or a phi after the loop whose values from the loop's side are (recursively) such values.
+   * The operand of a step from the counter to the result ({@link #resultSteps}) that carries the counter: a cast's
+   * operand, or the operand of a binary operation that is neither a constant nor an argument (the other is one), else
+   * null.
    */
-  private static boolean leavesWith(Value r, Value c, Value cn, Set<Block> iterRegion, Set<Value> seen) {
-    if (r.equals(c) || r.equals(cn)) return true;
-    Value wide = truncOf(r, c);
-    if (wide != null) return leavesWith(wide, c, cn, iterRegion, seen);
-    if (!r.isInstruction() || r.opcode() != Opcode.PHI || !seen.add(r)) return false;
-    Block e = r.block().orElse(null);
-    if (e == null || !iterRegion.contains(e)) return false;
-    for (int i = 0; i < r.incomingCount(); i++) {
-      Block from = r.incomingBlock(i);
-      if (!iterRegion.contains(from)) continue; // (an edge from before the loop: not iter's)
-      Value v = r.incomingValue(i);
-      if (!equalOnEdge(from, e, cn, v) && !leavesWith(v, c, cn, iterRegion, seen)) return false;
-    }
-    return true;
-  }
-
-  /**
-   * The operand of {@code r} where {@code r} is a {@code trunc} of a value of the counter {@code c}'s type (the counter
-   * wider than the result, {@link #counterSlot}: the counter, its increment, or a phi of such values after the loop,
-   * the LCSSA phi the preparation puts at the loop's exit), else null.
-   */
-  static Value truncOf(Value r, Value c) {
-    if (!r.isInstruction() || r.opcode() != Opcode.TRUNC || r.type().equals(c.type())) return null;
-    Value o = r.operand(0);
-    return o.type().equals(c.type()) ? o : null;
+  static Value stepOperand(Value r) {
+    if (!r.isInstruction()) return null;
+    Opcode op = r.opcode();
+    if (Matcher.CASTS.contains(op)) return r.operand(0);
+    if (!Matcher.BINARY.contains(op) || r.numOperands() != 2) return null;
+    boolean f0 = r.operand(0).isConstantInt() || r.operand(0).isArgument();
+    boolean f1 = r.operand(1).isConstantInt() || r.operand(1).isArgument();
+    return f0 == f1 ? null : f0 ? r.operand(1) : r.operand(0);
   }
 
   /** Whether the branch from {@code from} to {@code to} is taken only when {@code cn == v}. */
   static boolean equalOnEdge(Block from, Block to, Value cn, Value v) {
+    return equalOnEdge(from, to, cn, v, 8);
+  }
+
+  /**
+   * As above, also where {@code from} only forwards (no instruction but its unconditional branch, one predecessor: the
+   * dedicated exit block that the preparation's loop simplification puts on a count exit whose target has other
+   * predecessors), up to {@code depth} such blocks back.
+   */
+  private static boolean equalOnEdge(Block from, Block to, Value cn, Value v, int depth) {
     Value t = from.terminator();
+    if (t != null && t.opcode() == Opcode.BR && !t.isConditional() && from.instructions().size() == 1 && depth > 0) {
+      Block only = null;
+      int preds = 0;
+      for (Block p : from.parent().blocks()) {
+        for (Block s : p.successors()) {
+          if (s.equals(from)) {
+            only = p;
+            preds++;
+          }
+        }
+      }
+      return preds == 1 && !only.equals(from) && equalOnEdge(only, from, cn, v, depth - 1);
+    }
     if (t == null || t.opcode() != Opcode.BR || !t.isConditional()) return false;
     Value cond = t.condition();
     if (!cond.isInstruction() || cond.opcode() != Opcode.ICMP || cond.numOperands() != 2) return false;
-    boolean operands = cond.operand(0).equals(cn) && cond.operand(1).equals(v) || cond.operand(0).equals(v) && cond.operand(1).equals(cn);
+    boolean operands = cond.operand(0).equals(cn) && sameOrExtended(cond.operand(1), v)
+        || cond.operand(1).equals(cn) && sameOrExtended(cond.operand(0), v);
     if (!operands) return false;
     Block onTrue = t.successor(0);
     Block onFalse = t.successor(1);
     if (onTrue.equals(onFalse)) return false;
     return cond.isICmpEq() && onTrue.equals(to) || cond.isICmpNe() && onFalse.equals(to);
+  }
+
+  /**
+   * Whether the compared value {@code w} is {@code v}, or {@code sext}/{@code zext} of {@code v} (a count exit comparing
+   * a wider counter with the widened limit: the counter equal to it holds V in its low bits).
+   */
+  private static boolean sameOrExtended(Value w, Value v) {
+    if (w.equals(v)) return true;
+    return w.isInstruction() && (w.opcode() == Opcode.SEXT || w.opcode() == Opcode.ZEXT) && w.operand(0).equals(v);
   }
 
   /** A new, empty {@code iter}: the state, then the uniform parameters, named. */
@@ -740,7 +868,8 @@ final class RefillSplit {
      * What the counter's slot says at a return out of the loop ({@link RefillSplit#counterSlot}): whether the returned
      * value {@code r} is the counter's increment (all ones) or the counter as it was (0); a phi of such flags where
      * {@code r} is a phi after the loop (a value {@code V} on an edge whose branch compared it equal to the increment
-     * counts as the increment). {@link RefillSplit#leavesWith} checked that every value is one of the two.
+     * counts as the increment), through the steps from the counter to the result. {@link RefillSplit#resultSteps} checked that
+     * every value is one of the two.
      */
     private Value counterFlag(IrBuilder b, Value r) {
       Value c = headerPhis.get(counterSlot);
@@ -751,10 +880,12 @@ final class RefillSplit {
 
     private Value counterFlag(IrBuilder b, Value r, Value c, Value cn, Map<Value, Value> done) {
       Type t = c.type();
-      Value wide = truncOf(r, c);
-      if (wide != null) r = wide; // (the result the counter's truncation: the flag is the wide counter's)
       if (r.equals(c)) return b.constNull(t);
       if (r.equals(cn)) return b.allOnes(t);
+      // a step from the counter to the result (a cast, an operation with a constant or uniform argument): the flag is
+      // the counter's
+      Value inner = r.isInstruction() && r.opcode() != Opcode.PHI ? stepOperand(r) : null;
+      if (inner != null) return counterFlag(b, inner, c, cn, done);
       if (!r.isInstruction() || r.opcode() != Opcode.PHI) {
         throw new IllegalStateException("the value " + r.describe() + " is not the counter " + c.describe() + " as the loop leaves");
       }

@@ -23,6 +23,15 @@ final class BinaryLibmGuard {
    * descriptor {@code @"NAME.desc"}.
    */
   static String helper(String name, String libm, int w, long[] probeX, long[] probeY, String shared) {
+    return helper(name, libm, w, probeX, probeY, shared, null, null);
+  }
+
+  /**
+   * The helper with the range lanes finished in the vector ({@code range}: {@link LibmGuard}'s contract, null for
+   * none); {@code extra}, when not null, is the type of a third element of the core's result, extracted as {@code %c2}
+   * in the fast block for {@code range} to read (powf's y·log2 x).
+   */
+  static String helper(String name, String libm, int w, long[] probeX, long[] probeY, String shared, String range, String extra) {
     if (probeX.length != probeY.length) throw new IllegalArgumentException("one y per probe x");
     probeX = LibmGuard.padded(probeX, w);
     probeY = LibmGuard.padded(probeY, w);
@@ -31,7 +40,7 @@ final class BinaryLibmGuard {
     String vt = "<" + w + " x float>";
     String m = "<" + w + " x i1>";
     String q = "@\"" + name;
-    String ct = "{ " + vt + ", " + m + " }";
+    String ct = "{ " + vt + ", " + m + (extra == null ? "" : ", " + extra) + " }";
     StringBuilder s = new StringBuilder();
     s.append("@\"").append(name).append(".ok\" = internal global i8 0, align 1\n");
     s.append(LibmGuard.constants(name + ".px", "float", probeX)).append(LibmGuard.constants(name + ".py", "float", probeY));
@@ -46,8 +55,8 @@ final class BinaryLibmGuard {
     }
     // the entry, around the fast path that gives the result and the special lanes
     String fast = "fast:\n  %c = call " + ct + " " + q + ".core\"(" + vt + " %x, " + vt + " %y)\n  %r0 = extractvalue " + ct + " %c, 0\n"
-        + "  %special = extractvalue " + ct + " %c, 1\n";
-    LibmGuard.appendEntry(s, name, "float", w, true, fast, "%r0", shared);
+        + "  %special = extractvalue " + ct + " %c, 1\n" + (extra == null ? "" : "  %c2 = extractvalue " + ct + " %c, 2\n");
+    LibmGuard.appendEntry(s, name, "float", w, true, fast, "%r0", shared, range);
     if (shared == null) s.append(LibmGuard.ownSlow(name, "float", w, true));
     s.append(LibmGuard.declarations(libm, "float", w, true)).append(LibmGuard.WEIGHTS);
     return s.toString();

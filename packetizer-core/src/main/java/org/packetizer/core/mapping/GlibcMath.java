@@ -178,10 +178,17 @@ public final class GlibcMath {
         sp.append("  %sp.off = sub ").append(i32v).append(" %sp.xb, ").append(sp("i32", "8388608")).append("\n");
         sp.append("  %special = icmp uge ").append(i32v).append(" %sp.off, ").append(sp("i32", "2130706432")).append("\n");
       }
-      s.append(LibmGuard.unaryHelper(name, libm, "float", w, probes, sp.toString(), shared));
+      // glibc's expf for |x| >= 88: x < -0x1.9fe368p6 (log 2^-150) underflows to +0, x < -0x1.9d1d9ep6 (log 2^-149) to
+      // the least subnormal (errno ERANGE both), x > 0x1.62e42ep6 (log 2^128) overflows to +inf (ERANGE); the rest of
+      // [88, ...) and (..., -88] is its fast code (issue 16, twenty-third round)
+      String range = this.range && fn.equals("expf")
+          ? expRangeLanes(0xc2b00000L, bits(-0x1.9d1d9ep6f) + 1, bits(-0x1.9fe368p6f) + 1, 0x42b00000L, bits(0x1.62e42ep6f) + 1) : null;
+      s.append(LibmGuard.unaryHelper(name, libm, "float", w, probes, sp.toString(), shared, range));
       s.append(tail());
       return s.toString();
     }
+
+    static long bits(float v) { return Float.floatToRawIntBits(v) & 0xffffffffL; }
 
     String allTrue() { return sp("i1", "true"); }
 

@@ -134,10 +134,13 @@ public final class GlibcPow {
       StringBuilder s = new StringBuilder();
       if (fn.equals("powf")) {
         s.append(powCore());
-        s.append(BinaryLibmGuard.helper(name, libm, w, POW_PROBES_X, POW_PROBES_Y, shared));
+        s.append(BinaryLibmGuard.helper(name, libm, w, POW_PROBES_X, POW_PROBES_Y, shared, range ? powRangeLanes() : null, range ? d : null));
       } else {
         s.append(fn.equals("exp2f") ? exp2Core() : log2Core());
-        s.append(LibmGuard.unaryHelper(name, libm, "float", w, fn.equals("exp2f") ? EXP2_PROBES : LOG2_PROBES, unarySpecial(), shared));
+        // glibc's exp2f for |x| >= 128: x <= -150 underflows to +0, x < -149 to the least subnormal, x >= 128 overflows
+        // to +inf (errno ERANGE each); (-149, -128] is its fast code (issue 16, twenty-third round)
+        String range = this.range && fn.equals("exp2f") ? expRangeLanes(0xc3000000L, 0xc3150001L, 0xc3160000L, 0x43000000L, 0x43000000L) : null;
+        s.append(LibmGuard.unaryHelper(name, libm, "float", w, fn.equals("exp2f") ? EXP2_PROBES : LOG2_PROBES, unarySpecial(), shared, range));
       }
       s.append(tail());
       return globals + s.toString();
@@ -166,6 +169,33 @@ public final class GlibcPow {
       }
       sp.append("  %special = or ").append(m).append(" ").append(acc).append(", zeroinitializer\n");
       return sp.toString();
+    }
+
+    /**
+     * powf's range lanes ({@link LibmGuard}'s contract, on the cold edge): the special lanes with a positive normal
+     * finite x and a finite nonzero y, special only for |y·log2 x| >= 126 ({@code %c2}, the core's y·log2 x). glibc
+     * rounds y·log2 x > 0x1.fffffffd1d571p+6 to +inf, <= -150 to +0 and < -149 to the least subnormal (errno ERANGE
+     * each; x > 0, so no sign), and computes the rest by its fast code (round to nearest: its round-up test of
+     * (0x1.fffffffa3aae2p+6, 0x1.fffffffd1d571p+6] fails), as {@code %r0} holds them (issue 16, twenty-third round).
+     */
+    String powRangeLanes() {
+      StringBuilder s = new StringBuilder();
+      s.append("  %t.ix = bitcast ").append(f).append(" %x to ").append(i32v).append("\n");
+      s.append("  %t.iy = bitcast ").append(f).append(" %y to ").append(i32v).append("\n");
+      s.append(inRange("%t.xok", "%t.ix", 0x00800000L, 0x7f7fffffL));
+      // y finite and nonzero: 2·iy − 1 below 2·0x7f800000 − 1 (unsigned), the complement of the core's y test
+      s.append("  %t.iy2 = shl ").append(i32v).append(" %t.iy, ").append(ic(1)).append("\n");
+      s.append("  %t.iy2m = sub ").append(i32v).append(" %t.iy2, ").append(ic(1)).append("\n");
+      s.append("  %t.yok = icmp ult ").append(i32v).append(" %t.iy2m, ").append(ic(2 * 0x7f800000 - 1)).append("\n");
+      s.append("  %t.ok = and ").append(m).append(" %t.xok, %t.yok\n");
+      s.append("  %t.ov = fcmp ogt ").append(d).append(" %c2, ").append(dc(0x1.fffffffd1d571p+6)).append("\n");
+      s.append("  %t.uz = fcmp ole ").append(d).append(" %c2, ").append(dc(-150.0)).append("\n");
+      s.append("  %t.um = fcmp olt ").append(d).append(" %c2, ").append(dc(-149.0)).append("\n");
+      s.append("  %t.err = or ").append(m).append(" %t.ov, %t.um\n");
+      s.append("  %t.y0 = select ").append(m).append(" %t.um, ").append(f).append(" ").append(sp("float", LibmGuard.fp(Float.MIN_VALUE))).append(", ").append(f).append(" %r0\n");
+      s.append("  %t.y1 = select ").append(m).append(" %t.uz, ").append(f).append(" zeroinitializer, ").append(f).append(" %t.y0\n");
+      s.append("  %t.y = select ").append(m).append(" %t.ov, ").append(f).append(" ").append(sp("float", LibmGuard.fp(Double.POSITIVE_INFINITY))).append(", ").append(f).append(" %t.y1\n");
+      return s.toString();
     }
 
     /** glibc's exp2 in double of {@code xd} (powf's exp2_inline with sign bias 0, exp2f's body): defines {@code %e.y}. */
@@ -231,7 +261,7 @@ public final class GlibcPow {
      * NaN, |y·log2 x| ≥ 126).
      */
     String powCore() {
-      String rt = "{ " + f + ", " + m + " }";
+      String rt = "{ " + f + ", " + m + (range ? ", " + d : "") + " }";
       StringBuilder s = new StringBuilder();
       s.append("define internal ").append(rt).append(" @\"").append(name).append(".core\"(").append(f).append(" %x, ").append(f).append(" %y) #1 {\nentry:\n");
       s.append(log2Reduce());
@@ -261,7 +291,8 @@ public final class GlibcPow {
       s.append("  %special = or ").append(m).append(" %sp0, %lsp\n");
       s.append("  %o0 = insertvalue ").append(rt).append(" poison, ").append(f).append(" %res, 0\n");
       s.append("  %o1 = insertvalue ").append(rt).append(" %o0, ").append(m).append(" %special, 1\n");
-      s.append("  ret ").append(rt).append(" %o1\n}\n");
+      if (range) s.append("  %o2 = insertvalue ").append(rt).append(" %o1, ").append(d).append(" %ylogx, 2\n");
+      s.append("  ret ").append(rt).append(range ? " %o2" : " %o1").append("\n}\n");
       return s.toString();
     }
   }

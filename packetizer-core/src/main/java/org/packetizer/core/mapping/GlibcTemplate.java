@@ -16,6 +16,11 @@ abstract class GlibcTemplate {
   /** The module's shared cold pieces' stem ({@link SharedCold}), or null for the helper's own. */
   String shared;
   final TableLookup.Route route;
+  /**
+   * Whether the helper finishes its over- and underflow lanes in the vector ({@link LibmGuard#rangeLanes}; expf, exp2f
+   * and powf), set by {@link #helper}.
+   */
+  boolean range;
   /** The route of the lookups in two tables indexed alike ({@link TableLookup#lookupPair}); {@link #route} unless set. */
   TableLookup.Route pairRoute;
 
@@ -55,8 +60,10 @@ abstract class GlibcTemplate {
     TableLookup.Route route = GlibcMath.tableRoute(packet, w);
     TableLookup.Route pairRoute = GlibcMath.pairRoute(packet, w);
     boolean shared = SharedCold.enabled();
+    boolean rangeFn = fn.equals("expf") || fn.equals("exp2f") || fn.equals("powf");
+    boolean range = rangeFn && LibmGuard.rangeLanes(m.targetTriple());
     String tail = (route == TableLookup.Route.SCALAR ? "" : TableLookup.tag(route)) + (pairRoute == route ? "" : "p" + TableLookup.tag(pairRoute))
-        + (LibmGuard.leanGuard() ? "" : "m");
+        + (LibmGuard.leanGuard() ? "" : "m") + (rangeFn && !LibmGuard.rangeLanesKnob() ? "l" : "");
     String stem = "__packetizer_glibc_" + fn + "_v" + w + "_";
     String key = cpu + "|" + ownFeatures + "|" + fma + "|" + libm;
     // the helper with its own cold pieces keeps the name it had before the shared pieces (SharedCold)
@@ -69,6 +76,7 @@ abstract class GlibcTemplate {
     if (earlier.isPresent()) return earlier.get();
     GlibcTemplate t = make.make(fn, w, name, fma, libm, route);
     t.pairRoute = pairRoute;
+    t.range = range;
     if (shared) t.shared = SharedCold.ensure(m, packet, w);
     return ExactMath.linkHelper(m, packet, name, t.module(), w);
   }
@@ -104,6 +112,35 @@ abstract class GlibcTemplate {
     s.append(madd("%e.y1", dc(c2), r, dc(1.0)));
     s.append(madd("%e.y2", "%e.z", "%e.r2", "%e.y1"));
     s.append("  %e.y = fmul ").append(d).append(" %e.y2, %e.s\n");
+    return s.toString();
+  }
+
+  /** {@code <W x i1> %out = lo <= bits <= hi} (unsigned) for the {@code <W x i32>} value {@code bits}: one subtract, one compare. */
+  String inRange(String out, String bits, long lo, long hi) {
+    return "  " + out + ".off = sub " + i32v + " " + bits + ", " + sp("i32", Integer.toString((int) lo)) + "\n"
+        + "  " + out + " = icmp ule " + i32v + " " + out + ".off, " + sp("i32", Integer.toString((int) (hi - lo))) + "\n";
+  }
+
+  /**
+   * The range lanes of glibc's expf and exp2f ({@link LibmGuard}'s contract, on the cold edge): from {@code %x}'s bits
+   * and the fast block's {@code %y}, the lanes of [negLo, -inf) and [posLo, +inf) (the special lanes that are finite and
+   * not NaN), of which those from the bits {@code uflowMin} on (more negative) round to the least subnormal, those from
+   * {@code uflowZero} on to +0, and those from {@code oflow} on (positive) to +inf, each with ERANGE; glibc computes the
+   * rest of them by its fast code, as {@code %y} holds them.
+   */
+  String expRangeLanes(long negLo, long uflowMin, long uflowZero, long posLo, long oflow) {
+    StringBuilder s = new StringBuilder();
+    s.append("  %t.b = bitcast ").append(f).append(" %x to ").append(i32v).append("\n");
+    s.append(inRange("%t.neg", "%t.b", negLo, 0xff7fffffL));
+    s.append(inRange("%t.pos", "%t.b", posLo, 0x7f7fffffL));
+    s.append("  %t.ok = or ").append(m).append(" %t.neg, %t.pos\n");
+    s.append(inRange("%t.ov", "%t.b", oflow, 0x7f7fffffL));
+    s.append(inRange("%t.um", "%t.b", uflowMin, 0xff7fffffL));
+    s.append(inRange("%t.uz", "%t.b", uflowZero, 0xff7fffffL));
+    s.append("  %t.err = or ").append(m).append(" %t.ov, %t.um\n");
+    s.append("  %t.y0 = select ").append(m).append(" %t.um, ").append(f).append(" ").append(sp("float", LibmGuard.fp(Float.MIN_VALUE))).append(", ").append(f).append(" %y\n");
+    s.append("  %t.y1 = select ").append(m).append(" %t.uz, ").append(f).append(" zeroinitializer, ").append(f).append(" %t.y0\n");
+    s.append("  %t.y = select ").append(m).append(" %t.ov, ").append(f).append(" ").append(sp("float", LibmGuard.fp(Double.POSITIVE_INFINITY))).append(", ").append(f).append(" %t.y1\n");
     return s.toString();
   }
 

@@ -56,6 +56,23 @@ public final class LibmGuard {
    */
   public static boolean leanGuard() { return !"masked".equals(System.getProperty("packetizer.helperGuard", "lean").strip()); }
 
+  /** ERANGE on Linux, what glibc's over- and underflow paths store in errno. */
+  static final int ERANGE = 34;
+
+  /**
+   * Knob {@code -Dpacketizer.helperRangeLanes=vector|libm} (read at each use; a measuring switch): whether the glibc-exact
+   * helpers of expf, exp2f and powf finish the lanes whose result over- or underflows in the vector (the default,
+   * {@code vector}, on Linux targets, where errno is {@code *__errno_location()}) or send them to the scalar function
+   * as before (issue 16, twenty-third round). The helpers' names carry it.
+   */
+  public static boolean rangeLanesKnob() { return !"libm".equals(System.getProperty("packetizer.helperRangeLanes", "vector").strip()); }
+
+  /**
+   * Whether a helper for a module of target {@code triple} finishes its range lanes in the vector: the knob, the lean
+   * guard (the range lanes sit on its cold edge), and a Linux target (glibc's and musl's errno is {@code *__errno_location()}).
+   */
+  public static boolean rangeLanes(String triple) { return rangeLanesKnob() && leanGuard() && triple != null && triple.contains("linux"); }
+
   /** The scalar function the helper checks against and calls per lane: {@code fn}, unless a test hook renames it. */
   public static String libmSymbol(String fn) {
     String s = System.getProperty(HOOK_PREFIX + fn);
@@ -214,6 +231,20 @@ public final class LibmGuard {
    * {@code @"NAME.desc"}; its entry calls the shared {@code .slow} and {@code .lanes}.
    */
   static String unaryHelper(String name, String libm, String t, int w, long[] probeBits, String special, String shared) {
+    return unaryHelper(name, libm, t, w, probeBits, special, shared, null);
+  }
+
+  /**
+   * {@link #unaryHelper(String, String, String, int, long[], String, String)} with the range lanes finished in
+   * the vector when {@code range} is not null: instructions for the cold edge, after {@code %sm} (the special active
+   * lanes), that define {@code %t.ok} ({@code <W x i1>}, lanes the vector finishes: a special lane in it is one whose
+   * scalar result is the fast block's result or the value {@code %t.y} gives it, its errno effect at most ERANGE),
+   * {@code %t.err} (lanes whose scalar call stores ERANGE in errno) and {@code %t.y} (the result with those lanes'
+   * values), naming only values starting with {@code %t.}. When every special active lane is in {@code %t.ok} the
+   * helper returns {@code %t.y} and stores ERANGE once if one of them is in {@code %t.err}; else every special active
+   * lane calls the scalar function, as without {@code range}.
+   */
+  static String unaryHelper(String name, String libm, String t, int w, long[] probeBits, String special, String shared, String range) {
     probeBits = padded(probeBits, w);
     if (inlinedLayout()) return unaryHelperInlined(name, libm, t, w, probeBits, special);
     if (shared != null && !t.equals("float")) throw new IllegalArgumentException("shared cold pieces are float only");
@@ -230,7 +261,7 @@ public final class LibmGuard {
       s.append(SharedCold.descriptor(name, libm, name + ".probes", null, probeBits.length, w));
       s.append(SharedCold.declarations(shared, w));
     }
-    appendEntry(s, name, t, w, false, "fast:\n  %y = call " + vt + " " + q + ".core\"(" + vt + " %x)\n" + special, "%y", shared);
+    appendEntry(s, name, t, w, false, "fast:\n  %y = call " + vt + " " + q + ".core\"(" + vt + " %x)\n" + special, "%y", shared, range);
     if (shared == null) s.append(ownSlow(name, t, w, false));
     s.append(declarations(libm, t, w)).append(WEIGHTS);
     return s.toString();
@@ -251,6 +282,11 @@ public final class LibmGuard {
    * {@link #appendEntryTail} with the fast block {@code fast} that defines {@code result} and {@code %special}.
    */
   static void appendEntry(StringBuilder s, String name, String t, int w, boolean binary, String fast, String result, String shared) {
+    appendEntry(s, name, t, w, binary, fast, result, shared, null);
+  }
+
+  /** {@link #appendEntry(StringBuilder, String, String, int, boolean, String, String, String)} with the range lanes ({@code range}, or null: {@link #unaryHelper(String, String, String, int, long[], String, String, String)}). */
+  static void appendEntry(StringBuilder s, String name, String t, int w, boolean binary, String fast, String result, String shared, String range) {
     String vt = "<" + w + " x " + t + ">";
     String m = "<" + w + " x i1>";
     String iw = "i" + w;
@@ -260,7 +296,7 @@ public final class LibmGuard {
     s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %check, !prof !1\n");
     s.append("check:\n  %mi = bitcast ").append(m).append(" %m to ").append(iw).append("\n  %none = icmp eq ").append(iw).append(" %mi, 0\n");
     s.append("  br i1 %none, label %fast, label %cold\n");
-    appendEntryTail(s, name, t, w, binary, fast, result, shared);
+    appendEntryTail(s, name, t, w, binary, fast, result, shared, range);
   }
 
   /**
@@ -370,7 +406,7 @@ public final class LibmGuard {
     s.append("define ").append(vt).append(" ").append(q).append("\"(").append(vt).append(" %x, ").append(m).append(" %m) #0 {\nentry:\n");
     s.append("  %guard = load atomic i8, ptr ").append(q).append(".ok\" monotonic, align 1\n");
     s.append("  %verified = icmp eq i8 %guard, 1\n  br i1 %verified, label %fast, label %cold\n");
-    appendEntryTail(s, name, t, w, false, "fast:\n  %y = call " + vt + " " + q + ".core\"(" + vt + " %x)\n" + special, "%y", null);
+    appendEntryTail(s, name, t, w, false, "fast:\n  %y = call " + vt + " " + q + ".core\"(" + vt + " %x)\n" + special, "%y", null, null);
     // the first call (probe) and the calls after a failed probe
     s.append(slowHead(name, vt, vt + " %x, " + m + " %m", "%fast"));
     s.append("fast:\n  %y = call ").append(vt).append(" ").append(q).append(".core\"(").append(vt).append(" %x)\n");
@@ -459,7 +495,8 @@ public final class LibmGuard {
    * per-lane calls for its special lanes (own or shared {@code .lanes}), the first call's or failed probe's
    * cold path (own or shared {@code .slow}), and the join.
    */
-  private static void appendEntryTail(StringBuilder s, String name, String t, int w, boolean binary, String fast, String result, String shared) {
+  private static void appendEntryTail(StringBuilder s, String name, String t, int w, boolean binary, String fast, String result, String shared,
+      String range) {
     String vt = "<" + w + " x " + t + ">";
     String m = "<" + w + " x i1>";
     String iw = "i" + w;
@@ -481,14 +518,34 @@ public final class LibmGuard {
       s.append("  %spi = bitcast ").append(m).append(" %special to ").append(iw).append("\n  %any = icmp ne ").append(iw).append(" %spi, 0\n");
       s.append("  br i1 %any, label %edge, label %done, !prof !0\n");
       s.append("edge:\n  %sm = and ").append(m).append(" %special, %m\n");
-      s.append(lanesCall).append("  br label %done\n");
+      if (range == null) {
+        s.append(lanesCall).append("  br label %done\n");
+      } else {
+        // the range lanes (over- and underflow, rounded by glibc to a constant or computed by its fast
+        // code) finished here when they are the only special active lanes: no call, errno set to ERANGE
+        // once when one of them is an over- or underflow, as the scalar calls leave it (they set nothing
+        // else, and a successful call does not touch errno). Any other special active lane (NaN, an
+        // infinity, x <= 0 for powf...) sends all of them to the scalar function, in lane order, as before.
+        s.append(range);
+        s.append("  %t.notok = xor ").append(m).append(" %t.ok, ").append("splat (i1 true)\n");
+        s.append("  %t.wild = and ").append(m).append(" %sm, %t.notok\n");
+        s.append("  %t.wi = bitcast ").append(m).append(" %t.wild to ").append(iw).append("\n  %t.anyw = icmp ne ").append(iw).append(" %t.wi, 0\n");
+        s.append("  br i1 %t.anyw, label %lanes, label %range\n");
+        s.append("lanes:\n").append(lanesCall).append("  br label %done\n");
+        s.append("range:\n  %t.e = and ").append(m).append(" %sm, %t.err\n");
+        s.append("  %t.ei = bitcast ").append(m).append(" %t.e to ").append(iw).append("\n  %t.anye = icmp ne ").append(iw).append(" %t.ei, 0\n");
+        s.append("  br i1 %t.anye, label %erange, label %done\n");
+        s.append("erange:\n  %t.ep = call ptr @__errno_location()\n  store i32 ").append(ERANGE).append(", ptr %t.ep, align 4\n  br label %done\n");
+      }
     }
     if (shared == null) {
       s.append("cold:\n  %yc = call ").append(vt).append(" ").append(q).append(".slow\"(").append(params(vt, m, binary, "%m")).append(")\n  br label %done\n");
     } else {
       s.append(SharedCold.coldBlocks(shared, name, w, binary ? "%y" : "poison"));
     }
-    s.append("done:\n  %r = phi ").append(vt).append(" [ ").append(result).append(", %fast ], [ %ye, %edge ], ")
+    String fromLanes = range == null || !leanGuard() ? "[ %ye, %edge ], " : "[ %ye, %lanes ], [ %t.y, %range ], [ %t.y, %erange ], ";
+    s.append("done:\n  %r = phi ").append(vt).append(" [ ").append(result).append(", %fast ], ").append(fromLanes)
         .append(shared == null ? "[ %yc, %cold ]" : SharedCold.coldIncoming()).append("\n  ret ").append(vt).append(" %r\n}\n");
+    if (range != null && leanGuard()) s.append("declare ptr @__errno_location()\n");
   }
 }

@@ -878,9 +878,15 @@ class RefillDriverJitTest {
       new K("count_step", "vu", "fi", 'l', -3, 3),
       new K("count_div", "vv", "ii", 'i', -1000, 1000),
       new K("count_trunc", "vu", "fi", 'i', -4, 22),
-      new K("not_counter", "vu", "fi", 'i', -10, 45));
+      new K("not_counter", "vu", "fi", 'i', -10, 45),
+      new K("count_sext", "vu", "fi", 'l', -2, 2),
+      new K("count_zext", "vu", "fi", 'l', -10, 31),
+      new K("count_limit64", "vu", "fi", 'i', -5, 41),
+      new K("count_affine", "vu", "fi", 'i', -10, 45),
+      new K("count_left", "vu", "fi", 'i', -10, 45));
 
   static final String COUNTER_REMARK = "the result is the loop's counter as a lane leaves it";
+  static final String COMPUTED_REMARK = ", the result computed from it: ";
 
   /**
    * The result kept in the loop's counter ({@code RefillDriver.counterResult}, {@code RefillSplit.counterSlot}): by default
@@ -891,7 +897,10 @@ class RefillDriverJitTest {
    * counter before its increment at one exit and the limit compared equal to the increment at the other, the increment at
    * both, a counter stepping down by 3, a 64-bit counter stepping by 2 next to 32-bit state, masked iterations, a 32-bit
    * counter widened to 64 bits by clang and returned truncated, and a loop
-   * whose result is computed from the counter, which must keep the carried result) and the bundled mandelbrot and julia
+   * whose result is not a function of the counter alone, which must keep the carried result; since the twenty-third round
+   * also a 32-bit counter returned as a 64-bit result by sext and by zext, a 64-bit counter whose count exit compares it
+   * with the widened 32-bit limit, and results computed from the counter, 2·i+1 and limit−i, which the remark names as
+   * computed from it) and the bundled mandelbrot and julia
    * (counters) and march (not) retargeted; the remark names the counter exactly where it is used. W = 4, 8, 16 with one,
    * two and four refill states; every element equal to the scalar function's, n from 0 to 3·IC·W+1, 97 and 10·IC·W+3,
    * random and coherent inputs, nothing written after the output.
@@ -919,6 +928,19 @@ class RefillDriverJitTest {
             boolean want = on && !k.name().equals("not_counter");
             assertEquals(want, remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(COUNTER_REMARK)),
                 k.name() + ": " + remarks);
+            // the result computed from the counter at the round (twenty-third round): the steps named in the remark
+            String computed = switch (k.name()) {
+              case "count_sext", "count_zext" -> COMPUTED_REMARK + "zext to i64";
+              case "count_affine" -> COMPUTED_REMARK + "shl 1, or 1";
+              case "count_left" -> COMPUTED_REMARK + "argument 1 sub it";
+              default -> null;
+            };
+            boolean named = remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(COMPUTED_REMARK));
+            assertEquals(want && computed != null, named, k.name() + ": " + remarks);
+            if (want && computed != null) {
+              assertTrue(remarks.stream().anyMatch(r -> r.function().equals(k.name()) && r.message().contains(computed)),
+                  computed + ": " + remarks);
+            }
           }
           try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
             jit.addModule(m);
@@ -1191,7 +1213,8 @@ class RefillDriverJitTest {
               case "stack_slot" -> 20;
               case "saxpy" -> 1.75f;
               case "vsum" -> 150;
-              case "count_early", "count_late", "count_down", "count_step", "count_trunc", "not_counter" -> 45;
+              case "count_early", "count_late", "count_down", "count_step", "count_trunc", "not_counter", "count_sext", "count_zext",
+                  "count_limit64", "count_affine", "count_left" -> 45;
               default -> throw new IllegalStateException(k.name());
             };
           }

@@ -257,7 +257,8 @@ class GlibcExactMathTest {
    * The run-time guard: with the scalar function replaced (test hook) by one that differs by an ULP,
    * the probe fails and every active lane gets that function's result (W calls per packet call);
    * with an honest stand-in that counts its calls, the probe passes and ordinary lanes make no call
-   * after the probe, while lanes outside the fast path make exactly one each.
+   * after the probe, while lanes outside the fast path make exactly one each, except expf's over- and underflowing
+   * lanes when no other lane is outside it (the range lanes, finished in the vector: none).
    */
   @ParameterizedTest(name = "W={0} {1}")
   @MethodSource("widths")
@@ -290,7 +291,8 @@ class GlibcExactMathTest {
               for (int k = 0; k < w; k++) {
                 x[k] = (float) (rnd.nextDouble() * 20 + 0.5); // inside both fast paths
                 if (run % 2 == 1 && k % 3 == 0) {
-                  x[k] = fn.equals("expf") ? 100f : -1f; // outside: expf overflows, logf of a negative
+                  // outside: expf overflows (a range lane; with a NaN in lane 0 every fourth run), logf of a negative
+                  x[k] = fn.equals("expf") ? (run % 4 == 3 && k == 0 ? Float.NaN : 100f) : -1f;
                   outside++;
                 }
               }
@@ -302,7 +304,10 @@ class GlibcExactMathTest {
                 assertEquals(Float.floatToRawIntBits(want), Float.floatToRawIntBits(got[k]),
                     fn + " via " + stand + " W=" + w + " lane " + k + " x=" + x[k]);
               }
-              assertEquals(honest ? outside : w, made, fn + " via " + stand + " W=" + w + " run " + run + ": calls of the scalar function");
+              // expf's range lanes alone are finished in the vector (twenty-third round): no call; with a NaN lane, every
+              // special lane calls the scalar function, as before
+              boolean rangeOnly = fn.equals("expf") && run % 4 == 1 && LibmGuard.rangeLanes("x86_64-unknown-linux-gnu");
+              assertEquals(honest ? (rangeOnly ? 0 : outside) : w, made, fn + " via " + stand + " W=" + w + " run " + run + ": calls of the scalar function");
             }
           }
         }

@@ -206,7 +206,8 @@ class GlibcPowTest {
    * replaced (test hook) by one that differs by an ULP, the probe fails and every active lane gets that
    * function's result; with an honest stand-in that counts its calls, the probe passes, ordinary lanes
    * make no call after the probe, and lanes outside the fast path (powf: x negative, overflow; exp2f:
-   * x ≥ 128; log2f: x negative) make exactly one each.
+   * x ≥ 128; log2f: x negative) make exactly one each, except powf's and exp2f's overflowing lanes when no other lane
+   * is outside it (the range lanes, finished in the vector: none).
    */
   @ParameterizedTest(name = "W={0} {1}")
   @MethodSource("widths")
@@ -245,8 +246,8 @@ class GlibcPowTest {
                 x[k] = (float) (rnd.nextDouble() * 20 + 0.5); // inside every fast path
                 y[k] = (float) (rnd.nextDouble() * 6 - 3);
                 if (run % 2 == 1 && k % 3 == 0) {
-                  if (fn.equals("exp2f")) x[k] = 130f; // overflow
-                  else if (fn.equals("log2f") || k % 2 == 0) x[k] = -x[k]; // negative x
+                  if (fn.equals("exp2f")) x[k] = run % 4 == 3 && k == 0 ? Float.NaN : 130f; // overflow (a NaN in lane 0 every fourth run)
+                  else if (fn.equals("log2f") || (k % 2 == 0 && run % 4 == 3)) x[k] = -x[k]; // negative x
                   else {
                     x[k] += 2; // y·log2 x >= 200: overflow
                     y[k] = 200f;
@@ -262,7 +263,10 @@ class GlibcPowTest {
                 float want = bin ? (float) h.invokeExact(x[k], y[k]) : (float) h.invokeExact(x[k]);
                 assertEquals(Float.floatToRawIntBits(want), Float.floatToRawIntBits(got[k]), stand + " W=" + w + " lane " + k + " x=" + x[k] + " y=" + y[k]);
               }
-              assertEquals(honest ? outside : w, made, stand + " W=" + w + " run " + run + ": calls of the scalar function");
+              // exp2f's and powf's range lanes alone (overflow, every other run) are finished in the vector (twenty-third
+              // round): no call; with a NaN or a negative x among them every special lane calls the scalar function
+              boolean rangeOnly = !fn.equals("log2f") && run % 4 == 1 && LibmGuard.rangeLanes("x86_64-unknown-linux-gnu");
+              assertEquals(honest ? (rangeOnly ? 0 : outside) : w, made, stand + " W=" + w + " run " + run + ": calls of the scalar function");
             }
           }
         }

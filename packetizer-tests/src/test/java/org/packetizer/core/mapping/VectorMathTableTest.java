@@ -113,7 +113,12 @@ class VectorMathTableTest {
     t.append("(`LibmGuard`, `BinaryLibmGuard`: a libm that differs gets one call per lane from then on); lanes outside\n");
     t.append("glibc's fast path (expf: |x| ≥ 88, NaN; exp2f: |x| ≥ 128, NaN; logf, log2f: x ≤ 0, subnormal, infinite,\n");
     t.append("NaN; powf: x ≤ 0, x subnormal, infinite or NaN, y zero, infinite or NaN, |y·log2 x| ≥ 126) call libm, so\n");
-    t.append("they set `errno` as the scalar call does. powf takes the route on targets with FMA and AVX2 only (W4/SSE4.2\n");
+    t.append("they set `errno` as the scalar call does (on Linux targets the lanes of expf, exp2f and powf whose result over-\n");
+    t.append("or underflows, glibc's +0, least subnormal or +inf or its fast code near the thresholds, are finished in the\n");
+    t.append("vector when no other lane is outside the fast path, errno set to ERANGE once as those calls would;\n");
+    t.append("`-Dpacketizer.helperRangeLanes=libm`: libm for them too,\n");
+    t.append("[performance.md](performance.md#the-glibc-exact-helpers-range-lanes-issue-16-twenty-third-round)).\n");
+    t.append("powf takes the route on targets with FMA and AVX2 only (W4/SSE4.2\n");
     t.append("keeps one libm call per active lane; [limits.md](limits.md)). The remark says `glibc-exact vector (verified\n");
     t.append("at run time)`, for expf and logf with how the helper reads its tables (expf's 32 entries, logf's 16\n");
     t.append("(1/c, log c) pairs: `TableLookup`, a 32-bit index from the table's base): an AVX-512 permute with the\n");
