@@ -23,8 +23,10 @@ import org.packetizer.core.ir.Value;
  * placeholder's value on the emitted control-flow graph — per variable (numbered densely, arrays
  * stamped with the variable instead of per-block maps): its live-in blocks by a backward walk from
  * the reads that stop at writes; then, in reverse postorder, a block's entry value is its
- * predecessors' common value when all of them are forward predecessors delivering the same value,
- * else a phi; trivial phis (left at loop headers) removed (Braun et al., CC 2013: minimal for
+ * predecessors' common value when all of them are forward predecessors delivering the same value
+ * (a retreating predecessor counts as delivering the block's own entry value when no block of the
+ * loops through the block writes the variable: {@link #loopEnds}), else a phi; trivial phis (left at
+ * loop headers) removed (Braun et al., CC 2013: minimal for
  * reducible graphs) — and replaces it. Phis are placed in (reverse postorder, variable) order, so
  * the output does not depend on hash order.
  *
@@ -113,6 +115,26 @@ public final class SlotSsa {
   private long curBlock;
   private BlockEvents curEvents;
   private final Map<Var, Value> curDefs = new IdentityHashMap<>();
+
+  /**
+   * Knob {@code -Dpacketizer.headerPhiShortcut=false} (read per instance, so per packetization): make a
+   * candidate phi at every live-in block with a retreating in-edge and leave it to the trivial-phi pass,
+   * as before the twenty-third round; by default no candidate is made where no block of the loops
+   * through it writes the variable ({@link #loopEnds}). The resolution is the same either way.
+   */
+  static boolean headerPhiShortcut() {
+    return !"false".equalsIgnoreCase(System.getProperty("packetizer.headerPhiShortcut", "true"));
+  }
+
+  private final boolean loopHeadersSkipped = headerPhiShortcut();
+  private int skippedHeaderPhis;
+  private int candidatePhis;
+
+  /** Retreating edges {@link #resolve} left out of a candidate phi (none with the knob off). */
+  public int skippedHeaderPhis() { return skippedHeaderPhis; }
+
+  /** Candidate phis {@link #resolve} made (the trivial ones among them are not materialized). */
+  public int candidatePhis() { return candidatePhis; }
 
   public SlotSsa(IrBuilder builder, Function fn, Value nullPtr) {
     this(builder, fn, nullPtr, 64, 256);
@@ -306,6 +328,7 @@ public final class SlotSsa {
     int[] rpoIndex = new int[n];
     java.util.Arrays.fill(rpoIndex, -1);
     for (int k = 0; k < rpo.length; k++) rpoIndex[rpo[k]] = k;
+    int[] loopEnd = loopHeadersSkipped ? loopEnds(pred, rpo, rpoIndex, n) : null;
 
     // per block, in block order: the variables' values at its end (last write) and the reads not
     // answered by an earlier write in the block (upward-exposed; at most one per block and variable),
@@ -365,6 +388,7 @@ public final class SlotSsa {
         wStamp[defBlk[v][k]] = stamp;
         wVal[defBlk[v][k]] = defVal[v][k];
       }
+      int[] defRpo = null;  // the writes' blocks' reverse-postorder indices, sorted (made when first needed)
       int nl = 0;
       for (int k = 0; k < expCnt[v]; k++) {
         int blk = expBlk[v][k];
@@ -404,6 +428,15 @@ public final class SlotSsa {
         boolean needPhi = false;
         for (int p : ps) {
           if (rpoIndex[p] >= rpoIndex[blk]) {  // back edge: its value is not known yet
+            // (unless nothing in blk's loops writes var: the back edge then brings blk's own entry value,
+            // and the phi would be trivial; see loopEnds)
+            if (loopEnd != null && loopEnd[blk] >= 0) {
+              if (defRpo == null) defRpo = sortedRpo(defBlk[v], defCnt[v], rpoIndex);
+              if (!anyIn(defRpo, rpoIndex[blk], loopEnd[blk])) {
+                skippedHeaderPhis++;
+                continue;
+              }
+            }
             needPhi = true;
             break;
           }
@@ -416,6 +449,7 @@ public final class SlotSsa {
             break;
           }
         }
+        if (same == null) needPhi = true;  // (only back edges: not for a reachable block but the entry)
         if (needPhi) {
           Phi phi = new Phi(var, blk);
           varPhis.add(phi);
@@ -441,6 +475,7 @@ public final class SlotSsa {
       for (int k = 0; k < expCnt[v]; k++) expPh[v][k].value = entryVal[expBlk[v][k]];
     }
 
+    candidatePhis = phis.size();
     // trivial phis (all operands the same value or the phi itself) are replaced by that value
     for (Phi phi : phis) {
       for (Object op : phi.ops) {
@@ -597,6 +632,76 @@ public final class SlotSsa {
   private Value undef(Var v) {
     if (v.undef == null) v.undef = b.poison(v.type);
     return v.undef;
+  }
+
+  /**
+   * For each block with a retreating in-edge (a predecessor at or after it in reverse postorder): the
+   * highest reverse-postorder index of the blocks that reach such a predecessor without passing the
+   * block (its loops' bodies), when every one of them comes after it in reverse postorder — which is
+   * the case exactly when the block dominates each such predecessor (the entry, at index 0, does not
+   * reach them without passing it). -1 for every other block (no retreating in-edge, or one the block
+   * does not dominate: an irreducible graph).
+   *
+   * <p>Why: a variable that no block with an index in [index(h), loopEnd(h)] writes keeps its value at
+   * h's entry around every loop through h (every path from h to a retreating predecessor stays in
+   * those blocks), so the retreating edges bring h's own entry value and a phi there would merge only
+   * the forward predecessors' values: one where those agree is trivial, and is not made (Braun et al.'s
+   * trivial phi, decided before making it; issue 16, twenty-third round). Work: the loops' sizes.
+   */
+  static int[] loopEnds(int[][] pred, int[] rpo, int[] rpoIndex, int n) {
+    int[] end = new int[n];
+    java.util.Arrays.fill(end, -1);
+    int[] seen = new int[n];
+    int[] stack = new int[n];
+    for (int h : rpo) {
+      int hi = rpoIndex[h];
+      int sp = 0;
+      boolean retreating = false;
+      int stamp = hi + 1;
+      seen[h] = stamp;
+      for (int p : pred[h]) {
+        if (rpoIndex[p] >= hi) {
+          retreating = true;
+          if (seen[p] != stamp) {
+            seen[p] = stamp;
+            stack[sp++] = p;
+          }
+        }
+      }
+      if (!retreating) continue;
+      int max = hi;
+      boolean dominated = true;
+      while (sp > 0 && dominated) {
+        int x = stack[--sp];
+        max = Math.max(max, rpoIndex[x]);
+        for (int p : pred[x]) {
+          if (seen[p] == stamp || rpoIndex[p] < 0) continue;  // (unreachable: on no path from the entry)
+          if (rpoIndex[p] < hi) {
+            dominated = false;
+            break;
+          }
+          seen[p] = stamp;
+          stack[sp++] = p;
+        }
+      }
+      end[h] = dominated ? max : -1;
+    }
+    return end;
+  }
+
+  /** The reverse-postorder indices of the first {@code count} blocks of {@code blocks}, sorted. */
+  private static int[] sortedRpo(int[] blocks, int count, int[] rpoIndex) {
+    int[] out = new int[count];
+    for (int k = 0; k < count; k++) out[k] = rpoIndex[blocks[k]];
+    java.util.Arrays.sort(out);
+    return out;
+  }
+
+  /** Whether the sorted {@code values} hold one in [lo, hi]. */
+  private static boolean anyIn(int[] values, int lo, int hi) {
+    int k = java.util.Arrays.binarySearch(values, lo);
+    if (k < 0) k = -k - 1;
+    return k < values.length && values[k] <= hi;
   }
 
   private static int[] reachablePreds(int[] ps, boolean[] reachable) {
