@@ -535,11 +535,8 @@ final class Pipeline {
    * ({@link org.packetizer.core.widen.MulShifts}, knob {@code -Dpacketizer.mulShifts}), one remark per multiply.
    */
   private void mulShifts(PacketizationState state, Function packet) {
-    String cpu = options.targetCpu().orElse(null);
-    String features = options.targetFeatures().orElse(null);
-    var target = org.packetizer.core.wrapper.HardwareWidth.resolve(packet, cpu, features);
-    var done = org.packetizer.core.widen.MulShifts.run(packet, target.cpu(), x86(packet),
-        MaskDemotion.hasMaskRegisters(packet, cpu, features), Math.max(128, target.width() * 32));
+    // (the target is resolved only where the packet function has a vector multiply by a constant)
+    var done = org.packetizer.core.widen.MulShifts.run(packet, options.targetCpu().orElse(null), options.targetFeatures().orElse(null));
     for (var d : done) state.remark(Remark.Kind.NOTE, null, null, d.message());
   }
 

@@ -1,5 +1,6 @@
 package org.packetizer.core.driver;
 
+import org.packetizer.core.widen.MulShifts;
 import org.packetizer.core.wrapper.Latency;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -75,7 +76,15 @@ public final class Interleave {
 
   /** The estimate for one loop. */
   public record LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
-      int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill, int avx2Regs, boolean resultInCounter) {
+      int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill, int avx2Regs, boolean resultInCounter,
+      Decomposed decomposed) {
+    /** An estimate of a loop without a multiply that {@code widen.MulShifts} would rewrite. */
+    public LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
+        int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill, int avx2Regs, boolean resultInCounter) {
+      this(header, latency, throughput, dataDependentExit, liveValues, registersNeeded, registers, choice, refill, avx2Refill,
+          avx2Regs, resultInCounter, null);
+    }
+
     /** An estimate whose refill result, if any, is carried as one more live value. */
     public LoopEstimate(String header, double latency, double throughput, boolean dataDependentExit, int liveValues,
         int registersNeeded, int registers, int choice, boolean refill, boolean avx2Refill, int avx2Regs) {
@@ -106,7 +115,28 @@ public final class Interleave {
           avx2Refill ? "; AVX2 refill rule: spills not charged, at most " + avx2Regs + " registers per value over the states"
               + (avx2Regs == AVX2_WIDE_MASK_REFILL_REGS ? " (Intel, sign-extended active masks, 32-bit lanes;"
                   + " -Dpacketizer.refill.avx2WideIc=false: " + AVX2_REFILL_REGS + ")" : "")
-              : "", choice);
+              : "", choice) + (decomposed == null ? "" : "; " + decomposed.describe(choice));
+    }
+  }
+
+  /**
+   * The loop with its multiplies by constants on the recurrence as shifts and adds ({@code widen.MulShifts}, twenty-third
+   * round): recurrence {@code latency} (each such multiply charged its plan's depth) and {@code throughput} (its plan's
+   * operations), {@code multiplies} of them; {@code at[k]} whether the rewrite is taken at k chains (k = 1, 2, 4: the
+   * packet function of k·W lanes, or the refill driver's k sets, where MulShifts' loop estimate decides it again).
+   */
+  public record Decomposed(double latency, double throughput, int multiplies, boolean[] at) {
+    /** Whether the rewrite is taken at {@code ic} chains. */
+    public boolean taken(int ic) { return at[Math.min(ic, 4)]; }
+
+    /** The remark's part. */
+    public String describe(int choice) {
+      List<String> ics = new ArrayList<>();
+      for (int k : new int[] {1, 2, 4}) if (at[k]) ics.add(Integer.toString(k));
+      return String.format(Locale.ROOT, "%d multipl%s by constants on the recurrence as shifts and adds (-Dpacketizer.mulShifts)"
+          + " at IC %s: recurrence latency %.1f cycles, throughput %.1f there", multiplies, multiplies == 1 ? "y" : "ies",
+          ics.isEmpty() ? "none" : String.join(", ", ics), latency, throughput)
+          + (taken(choice) ? "" : " (not at IC " + choice + ": the multiplies stay)");
     }
   }
 
@@ -490,15 +520,45 @@ public final class Interleave {
     double throughput = Math.max((ops / 4) * regsPerValue + perLaneAccesses * w * Latency.PER_LANE_ACCESS_CYCLES,
         Math.max(fpOps / 2, divCycles) * regsPerValue);
     // the recurrence: longest latency chain from a header phi back to its incoming value on a back edge
-    double latency = 0;
-    for (Value phi : header.phis()) {
-      for (int i = 0; i < phi.incomingCount(); i++) {
-        if (!inLoop.contains(phi.incomingBlock(i).id())) continue;
-        double l = chain(phi.incomingValue(i), phi, instrs, new HashMap<>(), new HashSet<>(), family);
-        latency = Math.max(latency, l);
-      }
-    }
+    double latency = recurrence(header, inLoop, instrs, family, Map.of());
     if (opaque) latency = 0; // a call to an unknown function: its cost is not a latency we can see
+    // multiplies by constants on the recurrence that widen.MulShifts rewrites as shifts and adds: the chain and the issue
+    // slots as they will be where the rewrite is taken (MulShifts decides per packet function and per refill driver on
+    // its own loop estimate, which the rule mirrors per interleave count)
+    Map<Long, MulShifts.Plan> plans = opaque || !chargeDecomposed() ? Map.of() : decomposedMultiplies(body, family,
+        registers == 32 && !arm, perLaneAccesses > 0);
+    Decomposed decomposed = null;
+    if (!plans.isEmpty()) {
+      Map<Long, Double> depth = new HashMap<>();
+      double extraOps = 0;
+      for (var e : plans.entrySet()) {
+        depth.put(e.getKey(), (double) e.getValue().depth());
+        extraOps += e.getValue().ops() - 1;
+      }
+      double latency2 = recurrence(header, inLoop, instrs, family, depth);
+      double throughput2 = Math.max(((ops + extraOps) / 4) * regsPerValue + perLaneAccesses * w * Latency.PER_LANE_ACCESS_CYCLES,
+          Math.max(fpOps / 2, divCycles) * regsPerValue);
+      // whether MulShifts takes the rewrite at k chains: its own loop estimate (the multiply at the vector instruction's
+      // latency and uops for the target, emulated 64-bit without AVX-512; every operation one uop per register of k·W
+      // lanes on 3 ports, 2 at 512 bits) over the loop, before and after, by MulShifts.worthwhile
+      boolean force = MulShifts.knob().equals("true");
+      boolean avx512 = registers == 32 && !arm;
+      org.packetizer.core.ir.CpuFamily cf = org.packetizer.core.ir.CpuFamily.valueOf(family.name());
+      Map<Long, Double> mulLatency = new HashMap<>(depth);
+      for (Long id : plans.keySet()) {
+        mulLatency.put(id, (double) MulShifts.multiplyLatency(cf, instrs.get(id).type().intWidth(), avx512));
+      }
+      double recBefore = recurrence(header, inLoop, instrs, family, mulLatency);
+      boolean[] at = new boolean[5];
+      for (int k : new int[] {1, 2, 4}) {
+        // (the plain driver's k chains are one packet of k·W lanes; the refill driver's are k sets of W lanes, each also
+        // keeping its state by a select per header phi and its active mask, about two more operations)
+        double[] issue = refill ? rewriteIssue(body, plans, w, k, header.phis().size() + 2, regBits, cf, avx512)
+            : rewriteIssue(body, plans, k * w, 1, 0, regBits, cf, avx512);
+        at[k] = force || MulShifts.worthwhile(recBefore, issue[0], latency2, issue[1]);
+      }
+      decomposed = new Decomposed(latency2, throughput2, plans.size(), at);
+    }
     // live values around the loop: header phis and values defined outside used inside; one computed
     // from uniform parameters and constants only is the same for both chains (one register)
     Set<Long> live = new HashSet<>();
@@ -527,8 +587,8 @@ public final class Interleave {
       excess = Math.max(0, excess - invariantRegs);
     }
     double spill = excess * SPILL_CYCLES;
-    double one = Math.max(latency, throughput);
-    double two = Math.max(latency, 2 * throughput + spill) / 2;
+    double one = Math.max(lat(latency, decomposed, 1), thr(throughput, decomposed, 1));
+    double two = Math.max(lat(latency, decomposed, 2), 2 * thr(throughput, decomposed, 2) + spill) / 2;
     double gain = two <= 0 ? 1 : one / two;
     if (dataExit && !refill) gain /= DIVERGENCE_PENALTY;
     double threshold = refill ? MIN_GAIN : lowThreshold ? minGain() : Math.max(minGain(), MIN_GAIN);
@@ -542,26 +602,136 @@ public final class Interleave {
       int cap = avx2RefillRegs(family, maxBits);
       int best = 1;
       for (int ic = 2; ic <= 4 && ic * regsPerValue <= cap; ic *= 2) {
-        double fewer = Math.max(latency / (ic / 2), throughput);
-        double more = Math.max(latency / ic, throughput);
+        // (against the best so far: with multiplies decomposed at some counts only, the costs are not monotone in IC;
+        // without, the same as against ic / 2)
+        double fewer = Math.max(lat(latency, decomposed, best) / best, thr(throughput, decomposed, best));
+        double more = Math.max(lat(latency, decomposed, ic) / ic, thr(throughput, decomposed, ic));
         if (fewer / more >= MIN_GAIN) best = ic;
-        else break;
+        else if (decomposed == null) break;
       }
       int neededAt = (Math.max(2, best) * (live.size() + result - shared) + shared) * regsPerValue;
       return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(), neededAt, registers, best, true,
-          true, cap, resultInCounter);
+          true, cap, resultInCounter, decomposed);
     }
-    if (refill && choice == 2) {
-      // the refill body may take 4 chains: the same estimate at IC 4 against IC 2 (measured: docs/performance.md)
+    if (refill && (choice == 2 || decomposed != null)) {
+      // the refill body may take 4 chains: the same estimate at IC 4 against IC 2 (measured: docs/performance.md); with
+      // multiplies decomposed at some counts only, against the count chosen so far
       int needed4 = (4 * (live.size() + result - shared) + shared) * regsPerValue;
-      double four = Math.max(latency, 4 * throughput + Math.max(0, needed4 - registers) * SPILL_CYCLES) / 4;
-      if (four > 0 && two / four >= MIN_GAIN && needed4 <= 2 * registers) {
+      double four = Math.max(lat(latency, decomposed, 4), 4 * thr(throughput, decomposed, 4)
+          + Math.max(0, needed4 - registers) * SPILL_CYCLES) / 4;
+      double sofar = choice == 2 ? two : one;
+      if (four > 0 && sofar / four >= MIN_GAIN && needed4 <= 2 * registers) {
         choice = 4;
         needed = needed4;
       }
     }
     return new LoopEstimate(header.describe(), latency, throughput, dataExit, live.size(),
-        needed, registers, choice, refill, false, 0, resultInCounter);
+        needed, registers, choice, refill, false, 0, resultInCounter, decomposed);
+  }
+
+  /**
+   * Issue cycles of one iteration of the loop at {@code lanes} lanes ({@code copies} times, each with {@code overhead}
+   * more operations), before and after the rewrite of {@code plans}, as {@code widen.MulShifts}' loop estimate counts them: every operation one uop per register its lanes span (the element's
+   * bits × lanes over {@code regBits}), a multiply {@link MulShifts#multiplyUops} per register, a rewritten one its
+   * plan's operations per register, on 3 vector ports (2 where a value spans 512 bits); phis and branches free.
+   */
+  static double[] rewriteIssue(Set<Block> body, Map<Long, MulShifts.Plan> plans, int lanes, int copies, int overhead, int regBits,
+      org.packetizer.core.ir.CpuFamily cf, boolean avx512) {
+    double before = overhead, after = overhead;
+    int widest = 32;
+    for (Block b : body) {
+      for (Value v : b.instructions()) {
+        Opcode op = v.opcode();
+        if (op == Opcode.PHI || op == Opcode.BR) continue;
+        Type t = v.type().scalarType();
+        int bits = t.isInteger() ? Math.max(8, t.intWidth()) : t.isDouble() || t.isPointer() ? 64 : 32;
+        if (t.isInteger() || t.isFloatingPoint()) widest = Math.max(widest, bits);
+        int parts = Math.max(1, (bits * lanes + regBits - 1) / regBits);
+        double u = op == Opcode.MUL && t.isInteger() ? parts * MulShifts.multiplyUops(cf, bits, avx512) : parts;
+        before += u;
+        MulShifts.Plan p = plans.get(v.id());
+        after += p != null ? parts * p.ops() : u;
+      }
+    }
+    double ports = Math.min(regBits, widest * lanes) >= 512 ? 2 : 3;
+    return new double[] {copies * before / ports, copies * after / ports};
+  }
+
+  /**
+   * Knob {@code -Dpacketizer.interleave.mulShifts=latency|depth} (read when a driver is built; a measuring switch, default
+   * {@code latency}): {@code depth} charges a multiply by a constant on the recurrence what {@code widen.MulShifts} makes
+   * of it at each interleave count ({@link Decomposed}: its plan's depth and operations where the rewrite is taken
+   * there, the code the driver then gets, checked by InterleaveMulShiftsTest); {@code latency} charges every multiply its
+   * latency, as before the twenty-third round. Measured there (docs/performance.md, "twenty-third round"): on FNV-1a 32
+   * W8 and FNV-1a 64 W4 (haswell, clang -O2) {@code depth} takes IC 1 with shifts and adds where {@code latency} takes IC
+   * 2 with the multiplies kept (MulShifts keeps them at 2·W lanes), and IC 2 was 30-45 % faster: the estimate puts one
+   * chain of shifts against two of multiplies at 20 against 22 cycles per element, which the two independent chains beat
+   * by far. So the default stays.
+   */
+  static boolean chargeDecomposed() {
+    String v = System.getProperty("packetizer.interleave.mulShifts", "latency").strip();
+    if (v.equals("latency")) return false;
+    if (v.equals("depth")) return true;
+    throw new IllegalArgumentException("packetizer.interleave.mulShifts: expected latency or depth, not " + v);
+  }
+
+  /** The recurrence latency at {@code ic} chains: the decomposed multiplies' where the rewrite is taken there. */
+  private static double lat(double latency, Decomposed d, int ic) {
+    return d != null && d.taken(ic) ? d.latency() : latency;
+  }
+
+  /** The throughput-bound time of one chain's iteration at {@code ic} chains (the plans' operations where taken). */
+  private static double thr(double throughput, Decomposed d, int ic) {
+    return d != null && d.taken(ic) ? d.throughput() : throughput;
+  }
+
+  /**
+   * The longest latency chain from a header phi back to its incoming value on a back edge; {@code override}: latencies
+   * by instruction id in place of the table's.
+   */
+  private static double recurrence(Block header, Set<Long> inLoop, Map<Long, Value> instrs, Latency.Family family,
+      Map<Long, Double> override) {
+    double latency = 0;
+    for (Value phi : header.phis()) {
+      for (int i = 0; i < phi.incomingCount(); i++) {
+        if (!inLoop.contains(phi.incomingBlock(i).id())) continue;
+        double l = chain(phi.incomingValue(i), phi, instrs, new HashMap<>(), new HashSet<>(), family, override);
+        latency = Math.max(latency, l);
+      }
+    }
+    return latency;
+  }
+
+  /**
+   * The loop's scalar multiplies by a constant that {@code widen.MulShifts} would rewrite in the packet as shifts and adds
+   * (twenty-third round), by id, with their plans: on a cycle through a phi (a recurrence), i32 or i64, a constant LLVM does
+   * not lower itself, a plan within {@link MulShifts#maxOps} whose depth pays against the family's vector multiply
+   * ({@link MulShifts#pays}; {@code vpmullq}: AVX-512, else the 64-bit emulation), on x86; none where the loop loads or
+   * stores per lane ({@code perLane}: the packet's gathers or address selects, where auto keeps the multiply) or the
+   * knob is false. With the knob true every such multiply (the rewrite's own rule: recurrence or not, on any CPU).
+   */
+  static Map<Long, MulShifts.Plan> decomposedMultiplies(Set<Block> body, Latency.Family family, boolean avx512, boolean perLane) {
+    String knob = MulShifts.knob();
+    boolean force = knob.equals("true");
+    if (knob.equals("false") || family == Latency.Family.ARM || (!force && perLane)) return Map.of();
+    org.packetizer.core.ir.CpuFamily cf = org.packetizer.core.ir.CpuFamily.valueOf(family.name());
+    Map<Long, MulShifts.Plan> out = new java.util.LinkedHashMap<>();
+    for (Block b : body) {
+      for (Value v : b.instructions()) {
+        if (v.opcode() != Opcode.MUL || v.type().isVector() || !v.type().isInteger()) continue;
+        int bits = v.type().intWidth();
+        if (bits != 32 && bits != 64) continue;
+        Long c = null;
+        for (int k = 0; k < 2 && c == null; k++) if (v.operand(k).isConstantInt()) c = v.operand(k).constIntZExt();
+        if (c == null || MulShifts.llvmLowers(c, bits)) continue;
+        MulShifts.Plan p = MulShifts.plan(c, bits);
+        if (p == null || p.ops() > MulShifts.maxOps(bits)) continue;
+        if (!force && !MulShifts.pays(p.depth(), MulShifts.multiplyLatency(cf, bits, avx512))) continue;
+        if (!force && !MulShifts.onCycle(v)) continue;
+        out.put(v.id(), p);
+      }
+    }
+    return out;
   }
 
   /**
@@ -685,7 +855,8 @@ public final class Interleave {
   }
 
   /** Latency of the longest chain from {@code phi} to {@code v} inside the loop (-inf when v does not depend on phi). */
-  private static double chain(Value v, Value phi, Map<Long, Value> instrs, Map<Long, Double> memo, Set<Long> visiting, Latency.Family family) {
+  private static double chain(Value v, Value phi, Map<Long, Value> instrs, Map<Long, Double> memo, Set<Long> visiting, Latency.Family family,
+      Map<Long, Double> override) {
     if (v.id() == phi.id()) return 0;
     if (!v.isInstruction() || !instrs.containsKey(v.id())) return Double.NEGATIVE_INFINITY;
     Double m = memo.get(v.id());
@@ -694,10 +865,10 @@ public final class Interleave {
     double best = Double.NEGATIVE_INFINITY;
     for (Value o : v.operands()) {
       if (o == null || o.isBasicBlockValue() || o.isConstant()) continue;
-      best = Math.max(best, chain(o, phi, instrs, memo, visiting, family));
+      best = Math.max(best, chain(o, phi, instrs, memo, visiting, family, override));
     }
     visiting.remove(v.id());
-    double r = best == Double.NEGATIVE_INFINITY ? best : best + Latency.of(v, family);
+    double r = best == Double.NEGATIVE_INFINITY ? best : best + override.getOrDefault(v.id(), Latency.of(v, family));
     memo.put(v.id(), r);
     return r;
   }

@@ -515,6 +515,11 @@ public final class RefillDriver {
     inline(module, List.of(prePacket, iterPacket));
     LlvmModule.runPasses(driver, DRIVER_CLEANUP, null);
     if (probe != null) LlvmModule.runPasses(probe, DRIVER_CLEANUP, null);
+    // (after the driver's clean-up, whose InstCombine folds the packet functions' shifts and adds back into multiplies:
+    // the multiplies by constants on the driver's recurrences decided again, on the loop as it runs)
+    for (Function f : probe == null ? List.of(driver) : List.of(driver, probe)) {
+      org.packetizer.core.widen.MulShifts.run(f, options.targetCpu().orElse(null), options.targetFeatures().orElse(null));
+    }
     // (the pass deletes what it inlined completely: look the functions up by name again)
     for (String name : List.of(preName, iterName)) {
       module.function(name).ifPresent(f -> {

@@ -20,6 +20,27 @@ public enum CpuFamily {
   /** AArch64. */
   ARM;
 
+  /**
+   * Latency in cycles of an integer multiply of {@code bits}-bit elements on this family, by the vector instruction a
+   * varying multiply becomes (the one table that the interleave rule's {@code wrapper.Latency} and the packet function's
+   * {@code widen.MulShifts} read; issue 16, twenty-third round); {@code vpmullq}: whether a 64-bit element has its own
+   * instruction (AVX-512DQ), else LLVM's emulation (three {@code pmuludq}, shifts and adds). Intel from Haswell
+   * ({@link #INTEL}): {@code vpmullw} 5 (bytes go through words), {@code vpmulld} 10, {@code vpmullq} 15, emulated 9
+   * (uops.info and Agner Fog's tables for Haswell, Skylake(-X), Ice Lake, Alder Lake-P; LLVM 20's models alike; a chain
+   * of {@code vpmulld} measured 9.4-14 times a chain of {@code vpaddd} on this project's host); {@link #SANDY_BRIDGE}
+   * (LLVM's model for the generic names): {@code pmullw}/{@code pmulld} 5, 64-bit 7; {@link #GENERIC} (AMD Zen): 3, a
+   * 64-bit emulation 6; {@link #ARM}: 3. A multiply by a constant that LLVM lowers to a shift and an add is not this
+   * table's business (the callers judge the constant).
+   */
+  public int multiplyLatency(int bits, boolean vpmullq) {
+    return switch (this) {
+      case INTEL -> bits <= 16 ? 5 : bits <= 32 ? 10 : vpmullq ? 15 : 9;
+      case SANDY_BRIDGE -> bits <= 32 ? 5 : 7;
+      case GENERIC -> bits <= 32 ? 3 : vpmullq ? 3 : 6;
+      case ARM -> 3;
+    };
+  }
+
   /** Intel cores from Haswell on (LLVM's CPU names). */
   private static final Set<String> INTEL_CPUS = Set.of("haswell", "core-avx2", "broadwell", "skylake",
       "skylake-avx512", "skx", "cascadelake", "cooperlake", "cannonlake", "icelake-client", "icelake-server", "tigerlake",

@@ -43,7 +43,9 @@ import org.packetizer.core.ir.Value;
  * lowers to a shift and an add or subtract ({@code 2^k}, {@code 2^k+-1}, {@code -(2^k+-1)}) are left to it. {@code true}:
  * every vector multiply by a constant with a plan within {@link #maxOps}, on any CPU and off any recurrence (testing
  * and measuring); {@code false}: none. Runs after the clean-up (InstCombine folds sums of shifts back into a multiply);
- * LLVM's DAG combiner does not re-form it.
+ * LLVM's DAG combiner does not re-form it. The refill driver runs it again on the driver after its own clean-up
+ * (twenty-third round), deciding on the driver's hot loop; the interleave rule can mirror the decision per interleave
+ * count ({@code driver.Interleave}, knob {@code -Dpacketizer.interleave.mulShifts=depth}).
  */
 public final class MulShifts {
   private MulShifts() {}
@@ -273,16 +275,12 @@ public final class MulShifts {
 
   /**
    * Latency in cycles of a vector multiply of {@code bits}-bit elements on {@code family}; {@code avx512} whether the
-   * target has AVX-512 (with DQ's {@code vpmullq} on every CPU of these families that has AVX-512F); 0 for AArch64
-   * (not modelled: no rewrite).
+   * target has AVX-512 (with DQ's {@code vpmullq} on every CPU of these families that has AVX-512F): {@link
+   * CpuFamily#multiplyLatency}, the table the interleave rule's {@code wrapper.Latency} reads too; 0 for AArch64 (not
+   * modelled here: no rewrite).
    */
   public static int multiplyLatency(CpuFamily family, int bits, boolean avx512) {
-    return switch (family) {
-      case INTEL -> bits <= 32 ? 10 : avx512 ? 15 : 9;
-      case SANDY_BRIDGE -> bits <= 32 ? 5 : 7;
-      case GENERIC -> bits <= 32 ? 3 : avx512 ? 3 : 6;
-      case ARM -> 0;
-    };
+    return family == CpuFamily.ARM ? 0 : family.multiplyLatency(bits, avx512);
   }
 
   /** Whether a plan of this depth pays against a multiply of this latency: at most half, and 2 cycles below. */
@@ -315,13 +313,38 @@ public final class MulShifts {
    * get faster ({@link Rewrite#rewritten} false).
    */
   public static List<Rewrite> run(Function f, String cpu, boolean x86, boolean avx512, int registerBits) {
+    return run(f, x86, () -> new Target(cpu, avx512, registerBits));
+  }
+
+  /**
+   * What the rewrite needs of the target beyond its architecture: the CPU's name (null: not known), whether it has
+   * AVX-512, its vector registers' width in bits.
+   */
+  public record Target(String cpu, boolean avx512, int registerBits) {}
+
+  /**
+   * {@link #run(Function, String, boolean, boolean, int)} for the code generated with the options' {@code cpu} and
+   * {@code features} (null: the function's attributes, else the host's), as the packet function's clean-up and the refill
+   * driver's call it: the target is resolved only once f has a candidate (a vector multiply by a constant), so a
+   * packetization without one pays nothing for it.
+   */
+  public static List<Rewrite> run(Function f, String cpu, String features) {
+    boolean x86 = org.packetizer.core.ir.TargetArch.of(f.module().targetTriple()) == org.packetizer.core.ir.TargetArch.X86;
+    return run(f, x86, () -> {
+      var t = org.packetizer.core.wrapper.HardwareWidth.resolve(f, cpu, features);
+      return new Target(t.cpu(), MaskDemotion.hasMaskRegisters(f, cpu, features), Math.max(128, t.width() * 32));
+    });
+  }
+
+  /**
+   * {@link #run(Function, String, boolean, boolean, int)} with the target asked of {@code target} only where f has a
+   * candidate multiply (and the knob and the architecture allow a rewrite).
+   */
+  public static List<Rewrite> run(Function f, boolean x86, java.util.function.Supplier<Target> target) {
     String knob = knob();
     if (knob.equals("false")) return List.of();
     boolean force = knob.equals("true");
     if (!force && !x86) return List.of();
-    CpuFamily family = CpuFamily.of(cpu, !x86);
-    String cpuName = (cpu == null || cpu.isBlank() ? "the generic CPU" : cpu) + " (" + family.name().toLowerCase(Locale.ROOT)
-        + " family)";
     List<Value> found = new ArrayList<>();
     boolean anyPhi = false;
     for (Block bb : f.blocks()) {
@@ -335,6 +358,13 @@ public final class MulShifts {
     // the per-multiply cycle searches (each up to 4,096 values), which made straight-line integer code with many
     // multiplies by constants measurably slower to packetize.
     if (found.isEmpty() || (!force && !anyPhi)) return List.of();
+    Target tg = target.get();
+    String cpu = tg.cpu();
+    boolean avx512 = tg.avx512();
+    int registerBits = tg.registerBits();
+    CpuFamily family = CpuFamily.of(cpu, !x86);
+    String cpuName = (cpu == null || cpu.isBlank() ? "the generic CPU" : cpu) + " (" + family.name().toLowerCase(Locale.ROOT)
+        + " family)";
     List<Rewrite> out = new ArrayList<>();
     List<Rewrite> kept = new ArrayList<>();
     LlvmContext ctx = f.functionType().context();
@@ -358,7 +388,7 @@ public final class MulShifts {
       Estimate[] est = cycle.isEmpty() ? null : estimate(mul, cycle, plans, latency, registerBits, multiplyUops(family, bits, avx512));
       if (!force) {
         if (est == null) continue;
-        if (!worthwhile(est) || scalarSelects(mul)) {
+        if (!worthwhile(est) || scalarSelects(mul, cycle)) {
           Plan p = e.getValue();
           kept.add(new Rewrite(mul.block().map(Block::name).orElse(""), mul.print().strip(), constantOf(mul), bits, p.depth(), p.ops(),
               latency, cpuName, true, est[0], est[1], false));
@@ -465,7 +495,7 @@ public final class MulShifts {
   }
 
   /** Whether {@code mul} is on a cycle of the SSA graph (a loop-carried recurrence). */
-  static boolean onCycle(Value mul) {
+  public static boolean onCycle(Value mul) {
     return !cycle(mul).isEmpty();
   }
 
@@ -494,8 +524,16 @@ public final class MulShifts {
    * loop with one multiply of 10 operations +13..+37 %; FNV-1a 64 W4 haswell -21..-37 %).
    */
   static boolean worthwhile(Estimate[] est) {
-    return est[1].cycles() <= GAIN * est[0].cycles()
-        && (est[1].throughput() <= est[0].recurrence() / 2 || est[1].throughput() <= 1.2 * est[0].throughput());
+    return worthwhile(est[0].recurrence(), est[0].throughput(), est[1].recurrence(), est[1].throughput());
+  }
+
+  /**
+   * {@link #worthwhile(Estimate[])} on the figures: the recurrence and issue cycles before and after the rewrite (also the
+   * interleave rule's, {@code driver.Interleave}, per interleave count: the charge it makes for a multiply follows this).
+   */
+  public static boolean worthwhile(double recurrence, double issue, double recurrenceAfter, double issueAfter) {
+    return Math.max(recurrenceAfter, issueAfter) <= GAIN * Math.max(recurrence, issue)
+        && (issueAfter <= recurrence / 2 || issueAfter <= 1.2 * issue);
   }
 
   /**
@@ -530,28 +568,63 @@ public final class MulShifts {
   }
 
   /**
-   * Whether the loop around {@code mul} (the blocks reachable from its block that reach it back) selects scalars, as the
-   * per-lane loads' address selects between a lane's address and a safe one, or gathers (which LLVM scalarizes into such
-   * selects where the target has no fast gathers): LLVM's x86 cmov conversion turns those selects into branches once the
+   * Whether the innermost loop around {@code mul} on its recurrence ({@link #loopOf}) selects scalars, as the per-lane
+   * loads' address selects between a lane's address and a safe one, or gathers (which LLVM scalarizes into such selects
+   * where the target has no fast gathers): LLVM's x86 cmov conversion turns those selects into branches once the
    * recurrence is shorter than their chain (strhash W4 on haswell at IC 1: 4 {@code cmov} became branches on the lane
-   * bits, random inputs 1.7x slower), so those loops keep the multiply.
+   * bits, random inputs 1.7x slower), so those loops keep the multiply. Only that loop (twenty-third round): an
+   * enclosing loop's selects, as the refill driver's rounds around its hot loop, run once per round, not on the chain.
    */
-  static boolean scalarSelects(Value mul) {
-    Block home = mul.block().orElse(null);
-    if (home == null) return false;
-    Function f = home.parent();
-    java.util.Map<Block, List<Block>> preds = new java.util.HashMap<>();
-    for (Block b : f.blocks()) for (Block s : b.successors()) preds.computeIfAbsent(s, k -> new ArrayList<>()).add(b);
-    Set<Block> fwd = reach(home, Block::successors);
-    Set<Block> back = reach(home, b -> preds.getOrDefault(b, List.of()));
-    for (Block b : fwd) {
-      if (!back.contains(b)) continue;
+  static boolean scalarSelects(Value mul, List<Value> cycle) {
+    for (Block b : loopOf(mul, cycle)) {
       for (Value i = b.firstInstruction(); i != null; i = i.nextInstruction()) {
         if (i.opcode() == Opcode.SELECT && !i.type().isVector()) return true;
         if (i.opcode() == Opcode.CALL && i.calledFunction().map(Function::name).orElse("").startsWith("llvm.masked.gather")) return true;
       }
     }
     return false;
+  }
+
+  /**
+   * The innermost natural loop around {@code mul} whose header holds a phi of its recurrence {@code cycle}: the header
+   * and the blocks that reach one of its latches (predecessors it dominates) without passing it; the blocks reachable
+   * from mul's block that reach it back where no such header is found (an irreducible cycle).
+   */
+  static Set<Block> loopOf(Value mul, List<Value> cycle) {
+    Block home = mul.block().orElse(null);
+    if (home == null) return Set.of();
+    Function f = home.parent();
+    java.util.Map<Block, List<Block>> preds = new java.util.HashMap<>();
+    for (Block b : f.blocks()) for (Block s : b.successors()) preds.computeIfAbsent(s, k -> new ArrayList<>()).add(b);
+    Set<Block> best = null;
+    for (Value v : cycle) {
+      if (v.opcode() != Opcode.PHI) continue;
+      Block h = v.block().orElse(null);
+      if (h == null) continue;
+      // the blocks reachable from the entry without passing h: a predecessor of h not among them is dominated by h
+      Set<Block> avoiding = new HashSet<>();
+      Deque<Block> work = new ArrayDeque<>();
+      if (!f.entry().equals(h)) work.add(f.entry());
+      while (!work.isEmpty()) {
+        Block b = work.pop();
+        if (b.equals(h) || !avoiding.add(b)) continue;
+        work.addAll(b.successors());
+      }
+      Set<Block> loop = new HashSet<>(List.of(h));
+      for (Block p : preds.getOrDefault(h, List.of())) if (!avoiding.contains(p)) work.add(p);
+      while (!work.isEmpty()) {
+        Block b = work.pop();
+        if (loop.add(b)) work.addAll(preds.getOrDefault(b, List.of()));
+      }
+      if (loop.size() > 1 || preds.getOrDefault(h, List.of()).contains(h)) {
+        if (loop.contains(home) && (best == null || loop.size() < best.size())) best = loop;
+      }
+    }
+    if (best != null) return best;
+    Set<Block> fwd = reach(home, Block::successors);
+    Set<Block> back = reach(home, b -> preds.getOrDefault(b, List.of()));
+    fwd.retainAll(back);
+    return fwd;
   }
 
   private static Set<Block> reach(Block from, java.util.function.Function<Block, List<Block>> next) {
@@ -578,7 +651,7 @@ public final class MulShifts {
   }
 
   /** The multiply's uops per register: Intel vpmulld 2, vpmullq 3, emulated 64-bit about 8; else 1 (64-bit emulated 6). */
-  static int multiplyUops(CpuFamily family, int bits, boolean avx512) {
+  public static int multiplyUops(CpuFamily family, int bits, boolean avx512) {
     if (bits <= 32) return family == CpuFamily.INTEL ? 2 : 1;
     if (avx512) return family == CpuFamily.INTEL ? 3 : 1;
     return family == CpuFamily.INTEL ? 8 : 6;

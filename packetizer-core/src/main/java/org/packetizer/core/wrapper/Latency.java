@@ -81,7 +81,7 @@ public final class Latency {
       case FREM -> 20;
       case FNEG -> 1;
       case FCMP -> 3;
-      case MUL -> family == Family.INTEL ? intelMul(v) : family == Family.SANDY_BRIDGE ? sandyBridgeMul(v) : 3;
+      case MUL -> multiply(v, family);
       case UDIV, SDIV, UREM, SREM -> 20;
       case LOAD -> 5;
       case SITOFP, UITOFP, FPTOSI, FPTOUI, FPEXT, FPTRUNC -> 4;
@@ -102,26 +102,16 @@ public final class Latency {
   }
 
   /**
-   * An integer multiply on Intel: by element width, vpmullw 5, vpmulld 10, vpmullq 15 (bytes go through words); by a
-   * constant 2^k+1 or 2^k-1 (e.g. 33 of Bernstein's hash) 2, a shift and an add or subtract, as LLVM's x86 back end
-   * lowers it.
+   * An integer multiply: {@link org.packetizer.core.ir.CpuFamily#multiplyLatency}'s table for the family (by element
+   * width; a 64-bit element as its own instruction, {@code vpmullq}: the rule reads the scalar loop, before the target's
+   * features matter); on Intel and LLVM's Sandy Bridge model a multiply by a constant 2^k+1 or 2^k-1 (e.g. 33 of
+   * Bernstein's hash) 2, a shift and an add or subtract, as LLVM's x86 back end lowers it.
    */
-  private static double intelMul(Value v) {
-    if (shiftAndAdd(v)) return 2;
+  private static double multiply(Value v, Family family) {
+    if ((family == Family.INTEL || family == Family.SANDY_BRIDGE) && shiftAndAdd(v)) return 2;
     org.packetizer.core.ir.Type t = v.type().scalarType();
     int bits = t.isInteger() ? t.intWidth() : 32;
-    return bits <= 16 ? 5 : bits <= 32 ? 10 : 15;
-  }
-
-  /**
-   * An integer multiply on LLVM's Sandy Bridge model (the generic x86 names): {@code pmullw} / {@code pmulld} 5; 64-bit
-   * elements 7 ({@code pmuludq} 5, then a shift and an add on the chain); by 2^k+-1 2, as on Intel.
-   */
-  private static double sandyBridgeMul(Value v) {
-    if (shiftAndAdd(v)) return 2;
-    org.packetizer.core.ir.Type t = v.type().scalarType();
-    int bits = t.isInteger() ? t.intWidth() : 32;
-    return bits <= 32 ? 5 : 7;
+    return org.packetizer.core.ir.CpuFamily.valueOf(family.name()).multiplyLatency(bits, true);
   }
 
   /** Whether {@code v} multiplies by a constant 2^k+1 or 2^k-1 (k > 0: a shift and an add or subtract). */

@@ -97,14 +97,11 @@ class AosDriverCallerTest {
     clang.linkExecutable(List.of(dir.resolve("caller.c"), dir.resolve("kernels.o")), dir.resolve("caller.clang"),
         List.of("-O1", "-std=c11", "-DW=" + step, "-Wall", "-Werror"));
     List<String> executables = new ArrayList<>(List.of("caller.clang"));
-    if (Toolchains.gcc().isPresent()) {
+    if (Toolchains.gccCaller("AosDriverCallerTest")) {
       ProcessResult gcc = clang.run(List.of(Toolchains.gcc().get(), "-O2", "-std=c11", "-Wall", "-Werror", "-DW=" + step,
           "caller.c", "kernels.o", "-o", "caller.gcc"), dir);
       assertEquals(0, gcc.exitCode(), gcc.stderr());
       executables.add("caller.gcc");
-    } else {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; the GCC-compiled caller of AosDriverCallerTest did not run"
-          + " (bin/install-test-deps.sh installs it)");
     }
     for (String exe : executables) {
       ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);

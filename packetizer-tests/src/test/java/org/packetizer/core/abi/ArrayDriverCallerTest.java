@@ -99,14 +99,11 @@ class ArrayDriverCallerTest {
     int step = Math.max(1, ic) * w;
     clang.linkExecutable(inputs, dir.resolve("caller.clang"), List.of("-O1", "-std=c11", "-DW=" + step, "-Wall", "-Werror"));
     List<String> executables = new ArrayList<>(List.of("caller.clang"));
-    if (Toolchains.gcc().isPresent()) {
+    if (Toolchains.gccCaller("ArrayDriverCallerTest")) {
       ProcessResult gcc = clang.run(List.of(Toolchains.gcc().get(), "-O2", "-std=c11", "-Wall", "-Werror", "-DW=" + step,
           "caller.c", "kernels.o", "mandel.o", "-o", "caller.gcc"), dir);
       assertEquals(0, gcc.exitCode(), gcc.stderr());
       executables.add("caller.gcc");
-    } else {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; the GCC-compiled caller of ArrayDriverCallerTest did not run"
-          + " (bin/install-test-deps.sh installs it)");
     }
     int perN = KERNELS.size() + 2; // saxpy twice (in place), mandelbrot
     for (String exe : executables) {

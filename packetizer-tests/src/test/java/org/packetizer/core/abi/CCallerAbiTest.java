@@ -88,15 +88,12 @@ class CCallerAbiTest {
     clang.linkExecutable(List.of(dir.resolve("caller.c"), dir.resolve("packet.o")), dir.resolve("caller.clang"),
         List.of("-O1", "-march=" + march));
     List<String> executables = new ArrayList<>(List.of("caller.clang"));
-    if (Toolchains.gcc().isPresent()) {
+    if (Toolchains.gccCaller("CCallerAbiTest")) {
       // (-Wno-psabi: GCC notes that vectors wider than the ISA's registers go in memory, as the C form expects)
       ProcessResult gcc = clang.run(List.of(Toolchains.gcc().get(), "-O1", "-march=" + march, "-Wno-psabi", "caller.c",
           "packet.o", "-o", "caller.gcc"), dir);
       assertEquals(0, gcc.exitCode(), gcc.stderr());
       executables.add("caller.gcc");
-    } else {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; the GCC-compiled caller of CCallerAbiTest did not run"
-          + " (bin/install-test-deps.sh installs it)");
     }
     if (!Toolchains.hostHas(isa.hostFlag())) {
       System.err.println("SKIPPED (LOUD): this host has no " + isa.hostFlag() + "; the " + march + " callers were built"

@@ -43,10 +43,7 @@ class ExactTrigCallerTest {
   @CsvSource({"8, haswell, gcc", "8, haswell, clang", "4, x86-64-v2, gcc", "4, x86-64-v2, clang"})
   void callerGetsGlibcsBits(int w, String cpu, String compiler) throws Exception {
     Assumptions.assumeTrue(Toolchains.hostHas("avx2"), "SKIPPED (LOUD): the host has no AVX2");
-    if (compiler.equals("gcc") && Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; ExactTrigCallerTest (GCC caller) did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    if (compiler.equals("gcc")) Toolchains.requireGcc("ExactTrigCallerTest (GCC caller)");
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("trig_kernel.c"), FmodGccCallerTest.resource("trig_kernel.c"));
     Files.writeString(dir.resolve("trig_caller.c"), FmodGccCallerTest.resource("trig_caller.c"));

@@ -35,10 +35,7 @@ class FmodGccCallerTest {
   @Test
   void gccCallerGetsGlibcsBitsFromThePacketFunction() throws Exception {
     Assumptions.assumeTrue(Toolchains.hostHas("avx2"), "SKIPPED (LOUD): the host has no AVX2");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; FmodGccCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    Toolchains.requireGcc("FmodGccCallerTest");
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("rng_kernel.c"), resource("rng_kernel.c"));
     Files.writeString(dir.resolve("rng_caller.c"), resource("rng_caller.c"));

@@ -76,11 +76,7 @@ class GccOmpSimdCallerTest {
   @CsvSource({"x86-64-v2, b, sse4_2", "sandybridge, c, avx", "x86-64-v3, d, avx2",
       "x86-64-v4 -mprefer-vector-width=512, e, avx512f"})
   void gccCallsOurVariantsAndGetsTheScalarResults(String march, char isa, String hostFlag) throws Exception {
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed (bin/install-test-deps.sh installs it); GCC's #pragma omp simd"
-          + " caller did not run for " + march);
-      return;
-    }
+    Toolchains.requireGcc("GCC's #pragma omp simd caller for " + march);
     BundledClang clang = BundledClang.locate();
     String exe = "caller_" + isa;
     List<String> cmd = new ArrayList<>(List.of(Toolchains.gcc().get(), "-O3", "-fopenmp-simd", "-I."));

@@ -39,10 +39,7 @@ class IntelInterleaveCallerTest {
     boolean avx512 = !cpu.equals("haswell");
     Assumptions.assumeTrue(avx512 ? Toolchains.hostHas("avx512f") && Toolchains.hostHas("avx512vl") : Toolchains.hostHas("avx2"),
         "SKIPPED (LOUD): the host has no " + (avx512 ? "AVX-512" : "AVX2") + "; the " + cpu + " drivers were not run from C");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; IntelInterleaveCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    Toolchains.requireGcc("IntelInterleaveCallerTest");
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("byte_loop_kernels.c"), ArrayDriverCallerTest.resource("byte_loop_kernels.c"));
     clang.compileToBitcode(dir, Path.of("byte_loop_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));

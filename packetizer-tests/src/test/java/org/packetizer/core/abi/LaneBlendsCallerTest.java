@@ -132,10 +132,7 @@ class LaneBlendsCallerTest {
   void kernelsFromCAgreeWithTheScalarFunctions(int w, String cpu) throws Exception {
     Assumptions.assumeTrue(Toolchains.hostHas("avx2") && Toolchains.hostHas("fma"), "SKIPPED (LOUD): the host has no AVX2; the " + cpu
         + " packet functions were not run from C");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; LaneBlendsCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    Toolchains.requireGcc("LaneBlendsCallerTest");
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("lane_kernels.c"), KERNELS);
     clang.compileToBitcode(dir, Path.of("lane_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));

@@ -56,10 +56,7 @@ class NarrowGathersCallerTest {
    * gcc (the second C compiler of the callers) is missing.
    */
   static BundledClang gridKernels(Path dir) throws Exception {
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; NarrowGathersCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    Toolchains.requireGcc("NarrowGathersCallerTest");
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("grid_kernels.c"), KERNELS);
     clang.compileToBitcode(dir, Path.of("grid_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));

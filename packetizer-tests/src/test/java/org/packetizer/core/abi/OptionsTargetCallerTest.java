@@ -52,10 +52,7 @@ class OptionsTargetCallerTest {
       Assumptions.assumeTrue(Toolchains.hostHas("avx512_vbmi2") && Toolchains.hostHas("avx512_bitalg") && Toolchains.hostHas("gfni"),
           "SKIPPED (LOUD): the host lacks znver4's AVX-512 extensions; znver4 code was not run from C");
     }
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; OptionsTargetCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    Toolchains.requireGcc("OptionsTargetCallerTest");
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("options_target_kernels.c"), ArrayDriverCallerTest.resource("options_target_kernels.c"));
     clang.compileToBitcode(dir, Path.of("options_target_kernels.c"), Path.of("kernels.bc"), List.of("-O2"));

@@ -39,10 +39,7 @@ class PageEndWindowCallerTest {
     boolean avx512 = target.equals("avx512");
     Assumptions.assumeTrue(avx512 ? Toolchains.hostHas("avx512f") && Toolchains.hostHas("avx512vl") && Toolchains.hostHas("avx512bw")
         : Toolchains.hostHas("avx2"), "SKIPPED (LOUD): the host has no " + (avx512 ? "AVX-512" : "AVX2") + "; the page-end windows were not run from C");
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; PageEndWindowCallerTest did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    Toolchains.requireGcc("PageEndWindowCallerTest");
     BundledClang clang = BundledClang.locate();
     Files.writeString(dir.resolve("page_end_kernels.c"), ArrayDriverCallerTest.resource("page_end_kernels.c"));
     String march = avx512 ? "-march=skylake-avx512" : "-march=haswell";

@@ -128,10 +128,7 @@ class PermuteRouteCallerTest {
         assertTrue(LaneBlendsCallerTest.count(h128, "vpgatherdd") + LaneBlendsCallerTest.count(h128, "movzbl") >= 6, () -> cpu + ":\n" + h128);
       }
     }
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; PermuteRouteCallerTest's C callers did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    Toolchains.requireGcc("PermuteRouteCallerTest's C callers");
     ProcessResult llc = clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic", "kernels.packet.bc", "-o", "kernels.o"), dir);
     assertEquals(0, llc.exitCode(), llc.stderr());
     Files.writeString(dir.resolve("caller.c"), CALLER);

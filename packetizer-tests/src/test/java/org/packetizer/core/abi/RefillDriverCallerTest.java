@@ -192,7 +192,7 @@ class RefillDriverCallerTest {
     int step = Math.max(1, ic) * w;
     clang.linkExecutable(inputs, dir.resolve("caller.clang"), List.of("-O1", "-std=c11", "-DW=" + step, "-Wall", "-Werror"));
     List<String> executables = new ArrayList<>(List.of("caller.clang"));
-    if (Toolchains.gcc().isPresent()) {
+    if (Toolchains.gccCaller("RefillDriverCallerTest")) {
       List<String> cmd = new ArrayList<>(List.of(Toolchains.gcc().get(), "-O2", "-std=c11", "-Wall", "-Werror", "-DW=" + step,
           "caller.c"));
       cmd.addAll(objectFiles);
@@ -200,9 +200,6 @@ class RefillDriverCallerTest {
       ProcessResult gcc = clang.run(cmd, dir);
       assertEquals(0, gcc.exitCode(), gcc.stderr());
       executables.add("caller.gcc");
-    } else {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; the GCC-compiled caller of RefillDriverCallerTest did not run"
-          + " (bin/install-test-deps.sh installs it)");
     }
     int perN = KERNELS.size() + 4; // mandelbrot twice (refill, auto), julia, march
     int runs = 2 * (3 * step + 2 + 2);

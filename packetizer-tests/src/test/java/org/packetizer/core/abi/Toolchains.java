@@ -37,6 +37,17 @@ final class Toolchains {
     Assumptions.abort("gcc is not installed");
   }
 
+  /**
+   * Whether gcc is installed for the GCC-compiled caller of {@code test}, where the test also runs a clang-compiled one
+   * (which runs either way); if not, says so loudly.
+   */
+  static boolean gccCaller(String test) {
+    if (gcc().isPresent()) return true;
+    System.err.println("SKIPPED (LOUD): gcc is not installed; the GCC-compiled caller of " + test + " did not run"
+        + " (bin/install-test-deps.sh installs it)");
+    return false;
+  }
+
   /** Whether /proc/cpuinfo lists {@code flag} (e.g. avx512f). */
   static boolean hostHas(String flag) {
     try {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.*;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.packetizer.core.Packetizer;
@@ -90,10 +89,7 @@ class TuneCpuCallerTest {
 
     ProcessResult llc = clang.run(List.of("llc", "-O2", "-filetype=obj", "-relocation-model=pic", "tuned.bc", "-o", "lookup.o"), dir);
     assertEquals(0, llc.exitCode(), llc.stderr());
-    if (Toolchains.gcc().isEmpty()) {
-      System.err.println("SKIPPED (LOUD): gcc is not installed; TuneCpuCallerTest's C callers did not run (bin/install-test-deps.sh installs it)");
-      Assumptions.abort("gcc is not installed");
-    }
+    Toolchains.requireGcc("TuneCpuCallerTest's C callers");
     Files.writeString(dir.resolve("caller.c"), CALLER);
     for (String exe : Toolchains.gccAndClangCallers(clang, dir, "caller.c", List.of("-std=gnu11", "-Werror", "-mavx2"), List.of("lookup.o"))) {
       ProcessResult r = clang.run(List.of(dir.resolve(exe).toString()), dir);

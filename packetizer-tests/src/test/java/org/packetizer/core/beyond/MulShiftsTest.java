@@ -152,6 +152,59 @@ class MulShiftsTest {
     }
   }
 
+  /**
+   * The target is resolved only for a function with a candidate (twenty-third round): no vector multiply by a constant,
+   * a multiply by a varying value, or the knob false: the target is never asked for; a vector multiply by a splat
+   * constant on a recurrence: once.
+   */
+  @Test
+  void theTargetIsAskedForOnlyWithACandidate() {
+    String ir = """
+        target triple = "x86_64-unknown-linux-gnu"
+        define <8 x i32> @none(<8 x i32> %a, <8 x i32> %b) {
+          %s = add <8 x i32> %a, %b
+          ret <8 x i32> %s
+        }
+        define <8 x i32> @varying(<8 x i32> %a, <8 x i32> %b) {
+          %s = mul <8 x i32> %a, %b
+          ret <8 x i32> %s
+        }
+        define <8 x i32> @fnv(<8 x i32> %h0, i32 %n) {
+        entry:
+          br label %loop
+        loop:
+          %h = phi <8 x i32> [ %h0, %entry ], [ %m, %loop ]
+          %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+          %x = xor <8 x i32> %h, splat (i32 7)
+          %m = mul <8 x i32> %x, splat (i32 16777619)
+          %i1 = add i32 %i, 1
+          %c = icmp ult i32 %i1, %n
+          br i1 %c, label %loop, label %done
+        done:
+          ret <8 x i32> %m
+        }
+        """;
+    try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.parseIr(ir, "cand")) {
+      int[] asked = {0};
+      java.util.function.Supplier<MulShifts.Target> target = () -> {
+        asked[0]++;
+        return new MulShifts.Target("haswell", false, 256);
+      };
+      for (String fn : List.of("none", "varying")) {
+        assertEquals(List.of(), MulShifts.run(m.function(fn).orElseThrow(), true, target), fn);
+        assertEquals(0, asked[0], fn);
+      }
+      Knobs.with("packetizer.mulShifts", "false", () -> MulShifts.run(m.function("fnv").orElseThrow(), true, target));
+      assertEquals(0, asked[0], "knob false");
+      // (not x86: auto rewrites nothing there, nor asks)
+      MulShifts.run(m.function("fnv").orElseThrow(), false, target);
+      assertEquals(0, asked[0], "not x86");
+      List<MulShifts.Rewrite> done = MulShifts.run(m.function("fnv").orElseThrow(), true, target);
+      assertEquals(1, asked[0]);
+      assertEquals(1, done.size(), done::toString);
+    }
+  }
+
   /** The plans equal x * C modulo 2^32 / 2^64: every C below 2^16, C near 2^32 and 2^64, random C; random x incl. the ends. */
   @Test
   void decompositionIsExact() {

@@ -1052,6 +1052,64 @@ class RefillDriverJitTest {
     }
   }
 
+  /**
+   * The refill driver keeps the packet function's multiplies by constants as shifts and adds (issue 16, twenty-third
+   * round): FNV-1a 32 at W8 and FNV-1a 64 at W4 from {@code beyond/mul_shifts.c} (clang -O2 -march=haswell without
+   * runtime unrolling, a per-lane count of rounds), one refill set (IC 1), haswell: the driver's hot loop ({@code iterate}) has no vector multiply
+   * after the driver's own clean-up (whose InstCombine folded them back before), and every element equals the scalar
+   * function's; with the knob false the multiplies stay and the elements still agree; the rule's own interleave count
+   * runs too (whatever MulShifts decides there).
+   */
+  @Test
+  void multipliesAsShiftsStayInTheRefillLoop() throws Throwable {
+    Assumptions.assumeTrue(hostHasAvx2(), "SKIPPED (LOUD): the host has no AVX2; the haswell refill driver did not run");
+    String c;
+    try (InputStream in = RefillDriverJitTest.class.getResourceAsStream("/beyond/mul_shifts.c")) {
+      c = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    Files.writeString(dir.resolve("mul_shifts.c"), c);
+    // (without runtime unrolling: clang -O2 unrolls the rounds loop by 2, 8 multiplies per iteration, and with the
+    // driver's own work around them the loop estimate keeps them; that bitcode runs too, its shape not asserted)
+    BundledClang.locate().compileToBitcode(dir, Path.of("mul_shifts.c"), Path.of("ms.bc"),
+        List.of("-O2", "-mllvm", "-unroll-runtime=false", "-march=haswell"));
+    BundledClang.locate().compileToBitcode(dir, Path.of("mul_shifts.c"), Path.of("ms2.bc"), List.of("-O2", "-march=haswell"));
+    record Case(K k, int w, String type, String prime) {}
+    // (the prime's multiply: FNV-1a 64's key * 3 + 1 is LLVM's own shift and add, left as a multiply)
+    List<Case> cases = List.of(new Case(new K("fnv1a32_key", "vv", "ii", 'i', 0, 40), 8, "<8 x i32>", "splat (i32 16777619)"),
+        new Case(new K("fnv1a64_key", "vv", "li", 'l', 0, 30), 4, "<4 x i64>", "splat (i64 1099511628211)"));
+    for (String bc : new String[] {"ms.bc", "ms2.bc"}) for (String knob : new String[] {"auto", "false"}) {
+      for (int ic : new int[] {1, 0}) {
+        String old = System.getProperty("packetizer.mulShifts");
+        System.setProperty("packetizer.mulShifts", knob);
+        try (LlvmContext ctx = LlvmContext.create(); LlvmModule m = ctx.load(dir.resolve(bc))) {
+          for (Case cs : cases) {
+            List<Remark> remarks = new ArrayList<>();
+            new Packetizer(PacketizerOptions.builder().width(cs.w()).params(cs.k().kinds()).targetCpu("haswell").verifyEachPhase(true)
+                .arrayDriver("*_map").refill(Refill.ON).interleave(ic).remarks(remarks::add).build())
+                .run(m, cs.k().name(), cs.k().name() + "_v" + cs.w());
+            assertTrue(remarks.stream().anyMatch(r -> r.message().startsWith("lane refill (--refill) at")), remarks.toString());
+            String driver = m.function(cs.k().name() + "_map").orElseThrow().print();
+            int at = driver.indexOf("\niterate:");
+            assertTrue(at >= 0, driver);
+            String hot = driver.substring(at, driver.indexOf("\n\n", at));
+            if (ic == 1 && bc.equals("ms.bc")) {
+              assertEquals(knob.equals("false"), hot.lines().anyMatch(l -> l.contains(" mul " + cs.type()) && l.contains(cs.prime())),
+                  () -> cs.k().name() + " knob " + knob + ":\n" + hot);
+              if (knob.equals("auto")) assertTrue(hot.contains("shl " + cs.type()), hot);
+            }
+          }
+          try (Jit jit = Jit.host(); Arena arena = Arena.ofConfined()) {
+            jit.addModule(m);
+            for (Case cs : cases) check(jit, arena, cs.k(), cs.w(), sizes(4 * cs.w()));
+          }
+        } finally {
+          if (old == null) System.clearProperty("packetizer.mulShifts");
+          else System.setProperty("packetizer.mulShifts", old);
+        }
+      }
+    }
+  }
+
   static Stream<Arguments> batchCases() {
     return Stream.of(4, 8, 16).flatMap(w -> Stream.of(Arguments.of(w, false), Arguments.of(w, true)));
   }
