@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
+#define CALLER_INPUT_SEED 0x9E3779B97F4A7C15ULL
 #include "caller_support.h"
 
 long count_sext(float x, int limit);
@@ -21,28 +22,6 @@ int count_limit64(float x, int limit);
 int count_affine(float x, int limit);
 int count_left(float x, int limit);
 int count_trunc(float x, int limit);
-
-static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
-static size_t cur_n;
-
-/* random: the whole range; coherent: a smooth ramp over a narrow band (neighbours need similar work) */
-static double gen(double lo, double hi, size_t i) {
-  xorshift64(&rng);
-  if (coherent) return lo + (hi - lo) * (0.4 + 0.05 * (cur_n <= 1 ? 0.5 : (double)i / (double)(cur_n - 1)));
-  return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
-
-#define IN(T, name, lo, hi) \
-  T *name = at_page_end(n * sizeof(T)); \
-  for (size_t i_ = 0; i_ < n; i_++) name[i_] = (T)gen(lo, hi, i_);
-#define OUT(T, name) \
-  unsigned char *name##_g = at_page_end(G + n * sizeof(T)); \
-  memset(name##_g, 0xA5, G + n * sizeof(T)); \
-  T *name = (T *)(name##_g + G);
-#define SAME(what, got, want) \
-  do { __typeof__(want) w_ = (want); if (memcmp(&(got), &w_, sizeof w_) != 0) fail(what, n, (long)i); } while (0)
-#define FREE(T, name) release(name, n * sizeof(T));
-#define FREE_OUT(T, name) release(name##_g, G + n * sizeof(T));
 
 /* one kernel: float x in [lo, hi], the uniform limit, a result of type T */
 #define KERNEL(name, T, lo, hi) \

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "drivers.h"
+#define CALLER_INPUT_SEED 88172645463325252ULL
 #include "caller_support.h"
 
 long collatz(long v);
@@ -26,28 +27,6 @@ bool converges(float c);
 int mandelbrot(float x0, float y0, int maxIter);
 int julia(float x, float y, float cr, float ci, int maxIter);
 float march(float ox, float oy, float oz, float dx, float dy, float dz);
-
-static unsigned long long rng = 88172645463325252ULL;
-static size_t cur_n;
-
-/* random: the whole range; coherent: a smooth ramp over a narrow band (neighbours need similar work) */
-static double gen(double lo, double hi, size_t i) {
-  xorshift64(&rng);
-  if (coherent) return lo + (hi - lo) * (0.4 + 0.05 * (cur_n <= 1 ? 0.5 : (double)i / (double)(cur_n - 1)));
-  return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
-
-#define IN(T, name, lo, hi) \
-  T *name = at_page_end(n * sizeof(T)); \
-  for (size_t i_ = 0; i_ < n; i_++) name[i_] = (T)gen(lo, hi, i_);
-#define OUT(T, name) \
-  unsigned char *name##_g = at_page_end(G + n * sizeof(T)); \
-  memset(name##_g, 0xA5, G + n * sizeof(T)); \
-  T *name = (T *)(name##_g + G);
-#define SAME(what, got, want) \
-  do { __typeof__(want) w_ = (want); if (memcmp(&(got), &w_, sizeof w_) != 0) fail(what, n, (long)i); } while (0)
-#define FREE(T, name) release(name, n * sizeof(T));
-#define FREE_OUT(T, name) release(name##_g, G + n * sizeof(T));
 
 static void run(size_t n) {
   cur_n = n;

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 #include "drivers.h"
+#define CALLER_INPUT_SEED 88172645463325252ULL
 #include "caller_support.h"
 
 #if defined(__riscv)
@@ -45,29 +46,6 @@ static void make_pool(void) {
     pool[j].next = (s >> 9) % 8 == 0 ? NULL : &pool[(j * 7 + 3 + (int)((s >> 4) % 5)) % POOL];
   }
 }
-
-static unsigned long long rng = 88172645463325252ULL;
-static size_t cur_n;
-
-static double gen(double lo, double hi, size_t i) {
-  xorshift64(&rng);
-  if (coherent) return lo + (hi - lo) * (0.4 + 0.05 * (cur_n <= 1 ? 0.5 : (double)i / (double)(cur_n - 1)));
-  return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
-
-#define IN(T, name, lo, hi) \
-  T *name = at_page_end(n * sizeof(T)); \
-  for (size_t i_ = 0; i_ < n; i_++) name[i_] = (T)gen(lo, hi, i_);
-#define OUTN(T, name, count) \
-  unsigned char *name##_g = at_page_end(G + (count) * sizeof(T)); \
-  memset(name##_g, 0xA5, G + (count) * sizeof(T)); \
-  T *name = (T *)(name##_g + G);
-#define OUT(T, name) OUTN(T, name, n)
-#define SAME(what, got, want) \
-  do { __typeof__(want) w_ = (want); if (memcmp(&(got), &w_, sizeof w_) != 0) fail(what, n, (long)i); } while (0)
-#define FREE(T, name) release(name, n * sizeof(T));
-#define FREE_OUTN(T, name, count) release(name##_g, G + (count) * sizeof(T));
-#define FREE_OUT(T, name) FREE_OUTN(T, name, n)
 
 static void run(size_t n) {
   cur_n = n;
